@@ -1,0 +1,174 @@
+//! The arguments of `#[kernel(...)]`.
+//!
+//! ```text
+//! #[kernel(workgroup_size = 256)]
+//! #[kernel(workgroup_size = (16, 16))]
+//! #[kernel(workgroup_size = (8, 8, 4))]
+//! #[kernel(workgroup_size = 1024, max_workgroup_invocations = 1024)]
+//! ```
+
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use proc_macro2::{Span, TokenStream};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Expr, Lit, MetaNameValue, Token};
+
+/// The WebGPU default for `max_compute_invocations_per_workgroup`: the
+/// largest workgroup every device accepts.
+pub const DEFAULT_MAX_WORKGROUP_INVOCATIONS: u32 = 256;
+
+/// The checked arguments of one `#[kernel]` attribute.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelAttr {
+    /// Threads per workgroup (block) along x, y and z; unused axes are 1.
+    pub workgroup_size: [u32; 3],
+    /// The largest workgroup the kernel may use: 256 unless the user asks
+    /// for more (and then the launch checks the device supports it).
+    pub max_workgroup_invocations: u32,
+}
+
+impl KernelAttr {
+    /// Parses and checks the tokens inside `#[kernel(...)]`. `attr_span`
+    /// points at the attribute itself, for errors about missing keys.
+    pub fn parse(tokens: TokenStream, attr_span: Span) -> Result<KernelAttr, Vec<Diagnostic>> {
+        let mut diags = Diagnostics::default();
+        let args = match Punctuated::<MetaNameValue, Token![,]>::parse_terminated.parse2(tokens) {
+            Ok(args) => args,
+            Err(e) => {
+                return Err(vec![Diagnostic::new(e.span(), format!("malformed `#[kernel]` arguments: {e}"))
+                    .help("write `#[kernel(workgroup_size = 256)]` or `#[kernel(workgroup_size = (16, 16))]`")])
+            }
+        };
+        let mut size: Option<([u32; 3], Span)> = None;
+        let mut max: Option<(u32, Span)> = None;
+        for arg in &args {
+            let key = arg.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+            match key.as_str() {
+                "workgroup_size" => {
+                    if size.is_some() {
+                        diags.error(arg.path.span(), "duplicate `workgroup_size` argument");
+                        continue;
+                    }
+                    if let Some(s) = parse_size(&arg.value, &mut diags) {
+                        size = Some((s, arg.value.span()));
+                    }
+                }
+                "max_workgroup_invocations" => {
+                    if max.is_some() {
+                        diags.error(arg.path.span(), "duplicate `max_workgroup_invocations` argument");
+                        continue;
+                    }
+                    if let Some(v) = parse_u32(&arg.value, &mut diags) {
+                        max = Some((v, arg.value.span()));
+                    }
+                }
+                _ => diags.push(
+                    Diagnostic::new(arg.path.span(), format!("unknown `#[kernel]` argument `{}`", quote::ToTokens::to_token_stream(&arg.path)))
+                        .help("the arguments are `workgroup_size` and `max_workgroup_invocations`"),
+                ),
+            }
+        }
+        let Some((workgroup_size, size_span)) = size else {
+            if diags.is_empty() {
+                diags.push(
+                    Diagnostic::new(attr_span, "`#[kernel]` needs a workgroup size")
+                        .help("write `#[kernel(workgroup_size = 256)]`; 64 to 256 threads per block suit most GPUs"),
+                );
+            }
+            return Err(diags.into_vec());
+        };
+        let max_invocations = max.map(|(v, _)| v).unwrap_or(DEFAULT_MAX_WORKGROUP_INVOCATIONS);
+        let product: u64 = workgroup_size.iter().map(|&v| v as u64).product();
+        if product > max_invocations as u64 {
+            let d = Diagnostic::new(
+                size_span,
+                format!("a workgroup of {product} threads exceeds the limit of {max_invocations} threads per workgroup"),
+            );
+            diags.push(if max.is_none() {
+                d.help(format!(
+                    "256 is what every WebGPU device supports; to target devices that allow more, add `max_workgroup_invocations = {product}`"
+                ))
+            } else {
+                d.help("raise `max_workgroup_invocations` or shrink the workgroup")
+            });
+        }
+        diags.finish(KernelAttr { workgroup_size, max_workgroup_invocations: max_invocations })
+    }
+}
+
+fn parse_size(expr: &Expr, diags: &mut Diagnostics) -> Option<[u32; 3]> {
+    let elems: Vec<&Expr> = match expr {
+        Expr::Tuple(t) => t.elems.iter().collect(),
+        Expr::Array(a) => a.elems.iter().collect(),
+        Expr::Paren(p) => vec![&*p.expr],
+        other => vec![other],
+    };
+    if elems.is_empty() || elems.len() > 3 {
+        diags.push(
+            Diagnostic::new(expr.span(), format!("a workgroup size has one to three dimensions, found {}", elems.len()))
+                .help("write `workgroup_size = 256`, `(16, 16)` or `(8, 8, 4)`"),
+        );
+        return None;
+    }
+    let mut size = [1u32; 3];
+    let mut ok = true;
+    for (axis, e) in elems.into_iter().enumerate() {
+        match parse_u32(e, diags) {
+            Some(0) => {
+                diags.error(e.span(), "a workgroup size must be at least 1 in every dimension");
+                ok = false;
+            }
+            Some(v) => size[axis] = v,
+            None => ok = false,
+        }
+    }
+    ok.then_some(size)
+}
+
+fn parse_u32(expr: &Expr, diags: &mut Diagnostics) -> Option<u32> {
+    if let Expr::Lit(lit) = expr {
+        if let Lit::Int(int) = &lit.lit {
+            return match int.base10_parse::<u32>() {
+                Ok(v) => Some(v),
+                Err(_) => {
+                    diags.error(int.span(), "this number does not fit in a u32");
+                    None
+                }
+            };
+        }
+    }
+    diags.push(
+        Diagnostic::new(expr.span(), "expected an integer literal")
+            .help("workgroup sizes are fixed when the kernel is compiled: write a number such as `256`"),
+    );
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    fn parse(t: TokenStream) -> Result<KernelAttr, Vec<Diagnostic>> {
+        KernelAttr::parse(t, Span::call_site())
+    }
+
+    #[test]
+    fn sizes_in_one_to_three_dimensions() {
+        assert_eq!(parse(quote!(workgroup_size = 64)).unwrap().workgroup_size, [64, 1, 1]);
+        assert_eq!(parse(quote!(workgroup_size = (16, 16))).unwrap().workgroup_size, [16, 16, 1]);
+        assert_eq!(parse(quote!(workgroup_size = [4, 4, 4])).unwrap().workgroup_size, [4, 4, 4]);
+    }
+
+    #[test]
+    fn rejects_bad_sizes() {
+        assert!(parse(quote!()).is_err());
+        assert!(parse(quote!(workgroup_size = 0)).is_err());
+        assert!(parse(quote!(workgroup_size = 512)).is_err());
+        assert!(parse(quote!(workgroup_size = N)).is_err());
+        assert!(parse(quote!(workgroup_size = 64, workgroup_size = 64)).is_err());
+        assert!(parse(quote!(workgroup_size = 64, colour = 1)).is_err());
+        assert_eq!(parse(quote!(workgroup_size = 512, max_workgroup_invocations = 1024)).unwrap().max_workgroup_invocations, 1024);
+    }
+}

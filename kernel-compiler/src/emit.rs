@@ -1,0 +1,59 @@
+//! Validation and the back ends: naga module → checked module, WGSL text
+//! and SPIR-V words.
+
+use crate::diagnostic::Diagnostic;
+use naga::back::spv;
+use naga::valid::{Capabilities, ValidationFlags, Validator};
+
+/// Validates `module` as wgpu will (no optional capabilities), then writes
+/// WGSL and SPIR-V. `spans` maps naga span ids back to the user's tokens,
+/// so that a validation error lands on the Rust code that caused it.
+pub fn emit(module: &naga::Module, spans: &[proc_macro2::Span], fallback: proc_macro2::Span) -> Result<(String, Vec<u32>), Diagnostic> {
+    let info = Validator::new(ValidationFlags::all(), Capabilities::empty()).validate(module).map_err(|e| {
+        let span = e
+            .spans()
+            .filter_map(|(s, _)| s.to_range())
+            .filter_map(|r| spans.get(r.start).copied())
+            .last()
+            .unwrap_or(fallback);
+        let mut msg = e.as_inner().to_string();
+        let mut source = std::error::Error::source(e.as_inner());
+        while let Some(s) = source {
+            msg.push_str(": ");
+            msg.push_str(&s.to_string());
+            source = s.source();
+        }
+        Diagnostic::new(span, format!("internal compiler error: the generated GPU code is invalid: {msg}"))
+            .help("this is a bug in kernel; please report it with this kernel")
+    })?;
+    let wgsl = naga::back::wgsl::write_string(module, &info, naga::back::wgsl::WriterFlags::empty())
+        .map_err(|e| Diagnostic::new(fallback, format!("internal compiler error: WGSL output failed: {e}")))?;
+    let options = spv::Options {
+        lang_version: (1, 3),
+        // Out-of-bounds reads give zero and writes are dropped, as wgpu does
+        // for WGSL, so the SPIR-V is as safe to run as the WGSL.
+        bounds_check_policies: naga::proc::BoundsCheckPolicies {
+            index: naga::proc::BoundsCheckPolicy::ReadZeroSkipWrite,
+            buffer: naga::proc::BoundsCheckPolicy::ReadZeroSkipWrite,
+            ..Default::default()
+        },
+        flags: spv::WriterFlags::empty(),
+        ..spv::Options::default()
+    };
+    let entry = module.entry_points.first().map(|e| e.name.clone()).unwrap_or_default();
+    let pipeline = spv::PipelineOptions { shader_stage: naga::ShaderStage::Compute, entry_point: entry };
+    let words = spv::write_vec(module, &info, &options, Some(&pipeline))
+        .map_err(|e| Diagnostic::new(fallback, format!("internal compiler error: SPIR-V output failed: {e}")))?;
+    Ok((wgsl, words))
+}
+
+/// Parses WGSL text back and validates it: the oracle that the text the
+/// user sees is the program that runs. Returns the entry point's name as
+/// written in the WGSL (naga renames Rust names that are WGSL keywords).
+pub fn reparse_wgsl(wgsl: &str) -> Result<String, String> {
+    let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| e.emit_to_string(wgsl))?;
+    Validator::new(ValidationFlags::all(), Capabilities::empty())
+        .validate(&module)
+        .map_err(|e| e.emit_to_string(wgsl))?;
+    module.entry_points.first().map(|e| e.name.clone()).ok_or_else(|| "no entry point".to_string())
+}

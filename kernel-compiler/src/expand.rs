@@ -1,0 +1,357 @@
+//! The Rust code `#[kernel]` and `#[helper]` expand to.
+//!
+//! A kernel `fn vector_add(..)` becomes a module `vector_add` holding the
+//! compiled artefacts (`WGSL`, `SPIRV`, `KERNEL`, ...), a typed `launch`
+//! function, and `cpu_body`: the user's body, run once per invocation by
+//! the CPU executor. The body is the user's own tokens with two mechanical
+//! changes (spans kept, so rustc's errors point at the user's code):
+//!
+//! * thread-indexing builtins (`global_id()` ...) are local closures that
+//!   read the current [`Invocation`];
+//! * elements of `&mut [T]` parameters are read with `.load(i)` and written
+//!   with `.store(i, v)` on a `SharedSliceMut`, whose relaxed atomics make
+//!   racing invocations defined behaviour (see docs/cpu-executor.md).
+//!
+//! [`Invocation`]: https://docs.rs/kernel-runtime
+
+use crate::hir::{Builtin, ParamKind};
+use crate::types::Ty;
+use crate::CompiledKernel;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+use syn::visit_mut::VisitMut;
+
+/// The path of the facade crate in generated code.
+fn krate() -> TokenStream {
+    quote!(::kernel::__private)
+}
+
+fn elem_tokens(t: Ty) -> TokenStream {
+    match t {
+        Ty::F32 => quote!(f32),
+        Ty::I32 => quote!(i32),
+        Ty::U32 => quote!(u32),
+        Ty::Bool => quote!(bool),
+        Ty::Usize => quote!(usize),
+        _ => quote!(()),
+    }
+}
+
+/// The expansion of a successfully compiled kernel.
+pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStream {
+    let k = krate();
+    let vis = &item.vis;
+    let name = &item.sig.ident;
+    let docs: Vec<&syn::Attribute> = item.attrs.iter().filter(|a| a.path().is_ident("doc")).collect();
+    let wgsl = &compiled.wgsl;
+    let spirv = &compiled.spirv;
+    let entry = &compiled.entry_point;
+    let kernel_name = name.to_string();
+    let [wx, wy, wz] = compiled.workgroup_size;
+    let max_inv = compiled.max_workgroup_invocations;
+    let uniform_binding = compiled.uniform_binding;
+    let uniform_size = compiled.uniform_size;
+
+    let param_infos = compiled.params.iter().map(|p| {
+        let pname = &p.name;
+        let slot = p.slot;
+        let (kind, ty) = match p.kind {
+            ParamKind::Buffer { elem } => (quote!(ReadOnlyBuffer), elem),
+            ParamKind::BufferMut { elem } => (quote!(ReadWriteBuffer), elem),
+            ParamKind::Scalar { ty, .. } => (quote!(Scalar), ty),
+        };
+        let ty = match ty {
+            Ty::F32 => quote!(F32),
+            Ty::I32 => quote!(I32),
+            _ => quote!(U32),
+        };
+        quote!(#k::ParamInfo { name: #pname, kind: #k::ParamKind::#kind, ty: #k::ScalarType::#ty, slot: #slot })
+    });
+
+    // launch(): typed parameters, then the two paths.
+    let mut launch_params = Vec::new();
+    let mut gpu_args = Vec::new();
+    let mut scalars = Vec::new();
+    let mut cpu_prep = Vec::new();
+    let mut cpu_args = Vec::new();
+    let mut body_params = Vec::new();
+    for (index, (p, input)) in compiled.params.iter().zip(&item.sig.inputs).enumerate() {
+        let ident = format_ident!("{}", p.name, span = input.span());
+        match p.kind {
+            ParamKind::Buffer { elem } => {
+                let t = elem_tokens(elem);
+                launch_params.push(quote_spanned!(input.span()=> #ident: &#k::Buffer<#t>));
+                gpu_args.push(quote!(#ident.gpu_arg(&KERNEL, #index, gpu)?));
+                cpu_prep.push(quote!(let #ident = #ident.cpu_slice(&KERNEL, #index, cpu)?;));
+                cpu_args.push(quote!(#ident));
+                body_params.push(quote!(#ident: &[#t]));
+            }
+            ParamKind::BufferMut { elem } => {
+                let t = elem_tokens(elem);
+                launch_params.push(quote_spanned!(input.span()=> #ident: &mut #k::Buffer<#t>));
+                gpu_args.push(quote!(#ident.gpu_arg_mut(&KERNEL, #index, gpu)?));
+                cpu_prep.push(quote!(let #ident = #ident.cpu_shared(&KERNEL, #index, cpu)?;));
+                cpu_args.push(quote!(&#ident));
+                body_params.push(quote!(#ident: &#k::SharedSliceMut<'_, #t>));
+            }
+            ParamKind::Scalar { ty, mutable } => {
+                let t = elem_tokens(ty);
+                launch_params.push(quote_spanned!(input.span()=> #ident: #t));
+                scalars.push(match ty {
+                    Ty::F32 => quote!(#ident.to_bits()),
+                    _ => quote!(#ident as u32),
+                });
+                cpu_args.push(quote!(#ident));
+                let m = mutable.then(|| quote!(mut));
+                body_params.push(quote!(#m #ident: #t));
+            }
+        }
+    }
+
+    let body = cpu_body(item, compiled);
+    let wgsl_doc = format!("The WGSL this kernel compiles to:\n\n```wgsl\n{wgsl}```");
+    let bindings_table = bindings_table(compiled);
+
+    quote! {
+        #(#docs)*
+        #[allow(non_snake_case, dead_code, clippy::all)]
+        #vis mod #name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            #[doc = #wgsl_doc]
+            pub const WGSL: &str = #wgsl;
+            /// The SPIR-V words (validated by naga; `spirv-val` in the tests).
+            pub const SPIRV: &[u32] = &[#(#spirv),*];
+            /// The entry point's name in `WGSL` and `SPIRV`.
+            pub const ENTRY_POINT: &str = #entry;
+            /// Threads per block (workgroup) along x, y and z.
+            pub const WORKGROUP_SIZE: [u32; 3] = [#wx, #wy, #wz];
+            /// The binding layout, as a table for people.
+            pub const BINDINGS: &str = #bindings_table;
+            /// Everything the runtime needs to launch this kernel.
+            pub static KERNEL: #k::KernelInfo = #k::KernelInfo {
+                name: #kernel_name,
+                entry_point: ENTRY_POINT,
+                wgsl: WGSL,
+                spirv: SPIRV,
+                workgroup_size: WORKGROUP_SIZE,
+                params: &[#(#param_infos),*],
+                uniform_binding: #uniform_binding,
+                uniform_size: #uniform_size,
+                max_workgroup_invocations: #max_inv,
+            };
+
+            /// Launches the kernel on `device` over `grid` (a number of
+            /// threads, or `Grid::blocks(..)`). On a GPU this queues the work
+            /// and returns at once; reading a buffer waits for it.
+            pub fn launch(
+                device: &#k::Device,
+                grid: impl ::core::convert::Into<#k::Grid>,
+                #(#launch_params),*
+            ) -> ::core::result::Result<(), #k::LaunchError> {
+                let grid = grid.into();
+                match device.backend() {
+                    #k::DeviceBackend::Gpu(gpu) => {
+                        let args = [#(#gpu_args),*];
+                        gpu.dispatch(&KERNEL, grid, &args, &[#(#scalars),*])
+                    }
+                    #k::DeviceBackend::Cpu(cpu) => {
+                        #(#cpu_prep)*
+                        cpu.execute(&KERNEL, grid, |invocation| cpu_body(invocation, #(#cpu_args),*))
+                    }
+                }
+            }
+
+            /// The kernel body as the CPU executor runs it: once per
+            /// invocation, with that invocation's builtin values.
+            #[inline(always)]
+            #[allow(unused_variables, unused_mut, unused_parens, unreachable_code, clippy::all)]
+            pub fn cpu_body(__invocation: &#k::Invocation, #(#body_params),*) #body
+        }
+    }
+}
+
+/// A Markdown table of the bindings, for learners.
+fn bindings_table(c: &CompiledKernel) -> String {
+    let mut s = String::from("| parameter | WGSL | binding |\n|---|---|---|\n");
+    for p in &c.params {
+        let (wgsl, where_) = match p.kind {
+            ParamKind::Buffer { elem } => (format!("var<storage, read> {}: array<{}>", p.name, wgsl_ty(elem)), format!("@group(0) @binding({})", p.slot)),
+            ParamKind::BufferMut { elem } => {
+                (format!("var<storage, read_write> {}: array<{}>", p.name, wgsl_ty(elem)), format!("@group(0) @binding({})", p.slot))
+            }
+            ParamKind::Scalar { ty, .. } => (format!("params.{}: {}", p.name, wgsl_ty(ty)), format!("uniform, offset {}", p.slot)),
+        };
+        s.push_str(&format!("| `{}` | `{}` | {} |\n", p.name, wgsl, where_));
+    }
+    s.push_str(&format!("| (launch) | `var<uniform> params: LaunchParams` | @group(0) @binding({}), {} bytes |\n", c.uniform_binding, c.uniform_size));
+    s
+}
+
+fn wgsl_ty(t: Ty) -> &'static str {
+    match t {
+        Ty::F32 => "f32",
+        Ty::I32 => "i32",
+        Ty::Bool => "bool",
+        _ => "u32",
+    }
+}
+
+/// The user's body, rewritten for the CPU executor.
+fn cpu_body(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStream {
+    let k = krate();
+    let mut block = (*item.block).clone();
+    let shared: Vec<String> = compiled.params.iter().filter(|p| matches!(p.kind, ParamKind::BufferMut { .. })).map(|p| p.name.clone()).collect();
+    SharedRewriter { shared }.visit_block_mut(&mut block);
+    // The closures take the span of the user's body so that the user's
+    // `global_id()` resolves to them whatever macro expansion we are in.
+    let user_span = item.block.brace_token.span.open();
+    let builtins = Builtin::ALL.iter().map(|(_, name)| {
+        let ident = format_ident!("{}", name, span = user_span);
+        let field = format_ident!("{}", name);
+        quote!(let #ident = || -> #k::Dim3 { __invocation.#field };)
+    });
+    let stmts = &block.stmts;
+    let brace = block.brace_token;
+    let mut out = TokenStream::new();
+    brace.surround(&mut out, |t| {
+        quote!(#(#builtins)*).to_tokens(t);
+        for s in stmts {
+            s.to_tokens(t);
+        }
+    });
+    out
+}
+
+/// Rewrites `out[i]` into `out.load(i)` and `out[i] = v` into
+/// `out.store(i, v)` for the `&mut [T]` parameters named in `shared`.
+struct SharedRewriter {
+    shared: Vec<String>,
+}
+
+impl SharedRewriter {
+    fn shared_index<'e>(&self, e: &'e syn::Expr) -> Option<&'e syn::ExprIndex> {
+        let syn::Expr::Index(ix) = strip(e) else { return None };
+        let syn::Expr::Path(p) = strip(&ix.expr) else { return None };
+        let name = p.path.get_ident()?.to_string();
+        self.shared.contains(&name).then_some(ix)
+    }
+}
+
+fn strip(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Paren(p) => strip(&p.expr),
+        other => other,
+    }
+}
+
+impl VisitMut for SharedRewriter {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        let span = e.span();
+        // Writes first: their left side must not become a `load`.
+        let write: Option<syn::Expr> = match &mut *e {
+            syn::Expr::Assign(a) if self.shared_index(&a.left).is_some() => {
+                self.visit_expr_mut(&mut a.right);
+                let mut ix = self.shared_index(&a.left).cloned().expect("checked");
+                self.visit_expr_mut(&mut ix.index);
+                let (buf, index, value) = (&ix.expr, &ix.index, &a.right);
+                // Rust evaluates the value before the place.
+                Some(syn::parse_quote_spanned!(span=> { let __value = #value; #buf.store(#index, __value) }))
+            }
+            syn::Expr::Binary(b) if is_compound(&b.op) && self.shared_index(&b.left).is_some() => {
+                self.visit_expr_mut(&mut b.right);
+                let mut ix = self.shared_index(&b.left).cloned().expect("checked");
+                self.visit_expr_mut(&mut ix.index);
+                let (buf, index, value) = (&ix.expr, &ix.index, &b.right);
+                let op = compound_to_binary(&b.op);
+                Some(syn::parse_quote_spanned!(span=> {
+                    let __value = #value;
+                    let __index = #index;
+                    #buf.store(__index, #buf.load(__index) #op __value)
+                }))
+            }
+            _ => None,
+        };
+        if let Some(w) = write {
+            *e = w;
+            return;
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+        if let Some(ix) = self.shared_index(e) {
+            let (buf, index) = (&ix.expr, &ix.index);
+            *e = syn::parse_quote_spanned!(span=> #buf.load(#index));
+        }
+    }
+}
+
+fn is_compound(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(op, AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_) | BitAndAssign(_) | BitOrAssign(_) | BitXorAssign(_) | ShlAssign(_) | ShrAssign(_))
+}
+
+fn compound_to_binary(op: &syn::BinOp) -> TokenStream {
+    use syn::BinOp::*;
+    let s = op.span();
+    match op {
+        AddAssign(_) => quote_spanned!(s=> +),
+        SubAssign(_) => quote_spanned!(s=> -),
+        MulAssign(_) => quote_spanned!(s=> *),
+        DivAssign(_) => quote_spanned!(s=> /),
+        RemAssign(_) => quote_spanned!(s=> %),
+        BitAndAssign(_) => quote_spanned!(s=> &),
+        BitOrAssign(_) => quote_spanned!(s=> |),
+        BitXorAssign(_) => quote_spanned!(s=> ^),
+        ShlAssign(_) => quote_spanned!(s=> <<),
+        _ => quote_spanned!(s=> >>),
+    }
+}
+
+/// What `#[kernel]` emits when the kernel does not compile: the errors,
+/// plus the function itself unchanged so that rustc still checks it (and
+/// reports what it knows better, such as unknown names) without a cascade
+/// of errors about a missing module.
+pub fn expand_errors(item: &syn::ItemFn, errors: &[crate::Diagnostic]) -> TokenStream {
+    let errs = crate::diagnostic::to_syn_error(errors).map(|e| e.to_compile_error());
+    quote! {
+        #errs
+        #[allow(dead_code, unused_variables, unused_mut)]
+        #item
+    }
+}
+
+/// Name of the hidden macro a `#[helper] fn name` defines.
+pub fn helper_macro_name(name: &syn::Ident) -> syn::Ident {
+    format_ident!("__kernel_helper_{}", name, span = name.span())
+}
+
+/// `#[helper] fn f(..)`: the function unchanged (host code can call it), and
+/// a hidden macro that hands its tokens to kernels that call it.
+pub fn expand_helper(item: &syn::ItemFn) -> TokenStream {
+    let mac = helper_macro_name(&item.sig.ident);
+    quote! {
+        #[inline]
+        #item
+
+        #[doc(hidden)]
+        #[allow(unused_macros)]
+        macro_rules! #mac {
+            ($($rest:tt)*) => {
+                ::kernel::__private::kernel_with_helpers! { @helper { #item } $($rest)* }
+            };
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        pub(crate) use #mac;
+    }
+}
+
+/// Asks for the next missing helper: `__kernel_helper_NAME! { <state> }`,
+/// whose expansion calls `kernel_with_helpers!` again with NAME's tokens
+/// added. The span of the call site makes a missing helper's error point
+/// at the call.
+pub fn request_helper(name: &str, call_span: Span, state: TokenStream) -> TokenStream {
+    let mac = format_ident!("__kernel_helper_{}", name, span = call_span);
+    quote_spanned!(call_span=> #mac! { #state })
+}

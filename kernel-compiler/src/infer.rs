@@ -1,0 +1,559 @@
+//! Type inference: gives every expression and local exactly the type rustc
+//! gives it, so that the GPU computes in the same types as the CPU.
+//!
+//! It is a small unification over type variables. Unsuffixed literals start
+//! as "some integer" or "some float" and default to `i32` / `f64` as in
+//! rustc (`f64` is then reported: GPUs lack it). Problems that rustc reports
+//! itself (mismatched types, a method on the wrong type) are recorded as
+//! silent diagnostics: they stop the lowering but the user sees rustc's
+//! message, once.
+
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::hir::*;
+use crate::types::Ty;
+use std::collections::HashMap;
+
+/// The signature of a helper function, for checking calls.
+#[derive(Clone, Debug)]
+pub struct Signature {
+    /// Parameter types.
+    pub params: Vec<Ty>,
+    /// Result type.
+    pub ret: Ty,
+}
+
+/// The resolved types of one function.
+#[derive(Clone, Debug)]
+pub struct Types {
+    /// Type of each expression, by [`ExprId`].
+    pub exprs: Vec<Ty>,
+    /// Type of each local, by [`LocalId`].
+    pub locals: Vec<Ty>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Var {
+    Link(usize),
+    Unknown,
+    Int,
+    Float,
+    Known(Ty),
+}
+
+struct Infer<'a> {
+    f: &'a Function,
+    sigs: &'a HashMap<String, Signature>,
+    vars: Vec<Var>,
+    diags: Diagnostics,
+    /// Type variable of each enclosing loop's `break` value (label, var).
+    loops: Vec<(Option<String>, usize, bool)>,
+}
+
+/// Infers the types of `f`. `sigs` holds the helpers it may call.
+pub fn infer(f: &Function, sigs: &HashMap<String, Signature>) -> Result<Types, Vec<Diagnostic>> {
+    let n = f.exprs.len() + f.locals.len();
+    let mut cx = Infer { f, sigs, vars: vec![Var::Unknown; n], diags: Diagnostics::default(), loops: Vec::new() };
+    for (i, l) in f.locals.iter().enumerate() {
+        if let Some(t) = l.annotated {
+            let v = cx.local(i);
+            cx.vars[v] = Var::Known(t);
+        }
+    }
+    let body_ty = cx.block(&f.body);
+    let ret = cx.known(f.ret);
+    if !block_diverges(f, &f.body) {
+        cx.unify(body_ty, ret);
+    }
+    cx.finish()
+}
+
+impl<'a> Infer<'a> {
+    fn local(&self, id: LocalId) -> usize {
+        self.f.exprs.len() + id
+    }
+
+    fn fresh(&mut self, v: Var) -> usize {
+        self.vars.push(v);
+        self.vars.len() - 1
+    }
+
+    fn known(&mut self, t: Ty) -> usize {
+        self.fresh(Var::Known(t))
+    }
+
+    fn find(&mut self, mut v: usize) -> usize {
+        while let Var::Link(next) = self.vars[v] {
+            v = next;
+        }
+        v
+    }
+
+    fn unify(&mut self, a: usize, b: usize) {
+        let (a, b) = (self.find(a), self.find(b));
+        if a == b {
+            return;
+        }
+        let merged = match (self.vars[a], self.vars[b]) {
+            (Var::Unknown, x) | (x, Var::Unknown) => Some(x),
+            (Var::Int, Var::Int) => Some(Var::Int),
+            (Var::Float, Var::Float) => Some(Var::Float),
+            (Var::Known(t), Var::Int) | (Var::Int, Var::Known(t)) if t.is_integer() => Some(Var::Known(t)),
+            (Var::Known(Ty::F32), Var::Float) | (Var::Float, Var::Known(Ty::F32)) => Some(Var::Known(Ty::F32)),
+            (Var::Known(x), Var::Known(y)) if x == y => Some(Var::Known(x)),
+            _ => None,
+        };
+        match merged {
+            Some(v) => {
+                self.vars[a] = v;
+                self.vars[b] = Var::Link(a);
+            }
+            // rustc reports "mismatched types" itself.
+            None => self.diags.push(Diagnostic::silent()),
+        }
+    }
+
+    fn set(&mut self, e: ExprId, v: usize) -> usize {
+        self.unify(e, v);
+        e
+    }
+
+    fn set_known(&mut self, e: ExprId, t: Ty) -> usize {
+        let k = self.known(t);
+        self.set(e, k)
+    }
+
+    fn block(&mut self, b: &Block) -> usize {
+        for s in &b.stmts {
+            match s {
+                Stmt::Let { local, init } => {
+                    let lv = self.local(*local);
+                    if let Some(init) = init {
+                        let t = self.expr(*init);
+                        self.unify(lv, t);
+                    }
+                }
+                Stmt::Expr(e) => {
+                    self.expr(*e);
+                }
+            }
+        }
+        match b.tail {
+            Some(t) => self.expr(t),
+            None if block_diverges(self.f, b) => self.fresh(Var::Unknown),
+            None => self.known(Ty::Unit),
+        }
+    }
+
+    fn expr(&mut self, id: ExprId) -> usize {
+        let f = self.f;
+        match &f.exprs[id].kind {
+            ExprKind::Lit(Lit::Int(_, Some(t))) | ExprKind::Lit(Lit::Float(_, Some(t))) => self.set_known(id, *t),
+            ExprKind::Lit(Lit::Int(_, None)) => {
+                let v = self.fresh(Var::Int);
+                self.set(id, v)
+            }
+            ExprKind::Lit(Lit::Float(_, None)) => {
+                let v = self.fresh(Var::Float);
+                self.set(id, v)
+            }
+            ExprKind::Lit(Lit::Bool(_)) => self.set_known(id, Ty::Bool),
+            ExprKind::Const(c) => self.set_known(id, c.ty),
+            ExprKind::Local(l) => {
+                let lv = self.local(*l);
+                self.set(id, lv)
+            }
+            ExprKind::Param(p) => match f.params[*p].kind {
+                ParamKind::Scalar { ty, .. } => self.set_known(id, ty),
+                _ => id,
+            },
+            ExprKind::Builtin(_) => self.set_known(id, Ty::Dim3),
+            ExprKind::Axis(base, _) => {
+                let b = self.expr(*base);
+                let d = self.known(Ty::Dim3);
+                self.unify(b, d);
+                self.set_known(id, Ty::Usize)
+            }
+            ExprKind::Index { buffer, index } => {
+                let i = self.expr(*index);
+                let u = self.known(Ty::Usize);
+                self.unify(i, u);
+                self.set_known(id, buffer_elem(f, *buffer))
+            }
+            ExprKind::Len(_) => self.set_known(id, Ty::Usize),
+            ExprKind::Unary(_, x) => {
+                let x = self.expr(*x);
+                self.set(id, x)
+            }
+            ExprKind::Binary(op, l, r) => {
+                let (l, r) = (self.expr(*l), self.expr(*r));
+                if op.is_shift() {
+                    // The shift amount may be any integer type; an
+                    // unconstrained literal defaults to i32 as in rustc.
+                    self.set(id, l)
+                } else {
+                    self.unify(l, r);
+                    if op.is_comparison() {
+                        self.set_known(id, Ty::Bool)
+                    } else {
+                        self.set(id, l)
+                    }
+                }
+            }
+            ExprKind::Logical(_, l, r) => {
+                let (l, r) = (self.expr(*l), self.expr(*r));
+                let b = self.known(Ty::Bool);
+                self.unify(l, b);
+                self.unify(r, b);
+                self.set(id, b)
+            }
+            ExprKind::Cast(x, t) => {
+                self.expr(*x);
+                self.set_known(id, *t)
+            }
+            ExprKind::Typed(x, t) => {
+                let x = self.expr(*x);
+                let k = self.known(*t);
+                self.unify(x, k);
+                self.set(id, k)
+            }
+            ExprKind::Call { name, args } => {
+                let arg_vars: Vec<usize> = args.iter().map(|a| self.expr(*a)).collect();
+                match self.sigs.get(name).cloned() {
+                    Some(sig) => {
+                        if sig.params.len() != arg_vars.len() {
+                            self.diags.push(Diagnostic::silent());
+                        }
+                        for (a, t) in arg_vars.iter().zip(&sig.params) {
+                            let k = self.known(*t);
+                            self.unify(*a, k);
+                        }
+                        self.set_known(id, sig.ret)
+                    }
+                    None => id,
+                }
+            }
+            ExprKind::Math(op, args) => self.math(id, *op, args),
+            ExprKind::If { cond, then, else_ } => {
+                let c = self.expr(*cond);
+                let b = self.known(Ty::Bool);
+                self.unify(c, b);
+                let t = self.block(then);
+                match else_ {
+                    Some(e) => {
+                        let e = self.expr(*e);
+                        self.unify(t, e);
+                        self.set(id, t)
+                    }
+                    None => {
+                        if !block_diverges(f, then) {
+                            let u = self.known(Ty::Unit);
+                            self.unify(t, u);
+                        }
+                        self.set_known(id, Ty::Unit)
+                    }
+                }
+            }
+            ExprKind::Block(b) => {
+                let t = self.block(b);
+                self.set(id, t)
+            }
+            ExprKind::Loop { label, kind, body } => {
+                let break_var = self.fresh(Var::Unknown);
+                match kind {
+                    LoopKind::Loop => {}
+                    LoopKind::While { cond } => {
+                        let c = self.expr(*cond);
+                        let b = self.known(Ty::Bool);
+                        self.unify(c, b);
+                    }
+                    LoopKind::For { var, start, end, step, .. } => {
+                        let (s, e) = (self.expr(*start), self.expr(*end));
+                        self.unify(s, e);
+                        let lv = self.local(*var);
+                        self.unify(lv, s);
+                        if let Some(step) = step {
+                            let st = self.expr(*step);
+                            let u = self.known(Ty::Usize);
+                            self.unify(st, u);
+                        }
+                    }
+                }
+                self.loops.push((label.clone(), break_var, false));
+                let bt = self.block(body);
+                let u = self.known(Ty::Unit);
+                if !block_diverges(f, body) {
+                    self.unify(bt, u);
+                }
+                let (_, _, broke) = self.loops.pop().expect("loop");
+                match kind {
+                    LoopKind::Loop if broke => self.set(id, break_var),
+                    LoopKind::Loop => {
+                        let never = self.fresh(Var::Unknown);
+                        self.set(id, never)
+                    }
+                    _ => self.set_known(id, Ty::Unit),
+                }
+            }
+            ExprKind::Break { label, value } => {
+                let target = match label {
+                    Some(l) => self.loops.iter().rposition(|(x, _, _)| x.as_deref() == Some(l.as_str())),
+                    None => self.loops.len().checked_sub(1),
+                };
+                let v = match value {
+                    Some(v) => self.expr(*v),
+                    None => self.known(Ty::Unit),
+                };
+                if let Some(t) = target {
+                    self.loops[t].2 = true;
+                    let bv = self.loops[t].1;
+                    self.unify(bv, v);
+                }
+                let never = self.fresh(Var::Unknown);
+                self.set(id, never)
+            }
+            ExprKind::Continue { .. } => {
+                let never = self.fresh(Var::Unknown);
+                self.set(id, never)
+            }
+            ExprKind::Return(v) => {
+                let v = match v {
+                    Some(v) => self.expr(*v),
+                    None => self.known(Ty::Unit),
+                };
+                let r = self.known(f.ret);
+                self.unify(v, r);
+                let never = self.fresh(Var::Unknown);
+                self.set(id, never)
+            }
+            ExprKind::Assign { place, op, value } => {
+                let v = self.expr(*value);
+                let p = match place {
+                    Place::Local(l) => self.local(*l),
+                    Place::Param(p) => match f.params[*p].kind {
+                        ParamKind::Scalar { ty, .. } => self.known(ty),
+                        _ => self.fresh(Var::Unknown),
+                    },
+                    Place::Index { buffer, index } => {
+                        let i = self.expr(*index);
+                        let u = self.known(Ty::Usize);
+                        self.unify(i, u);
+                        self.known(buffer_elem(f, *buffer))
+                    }
+                };
+                if !op.map(BinOp::is_shift).unwrap_or(false) {
+                    self.unify(p, v);
+                }
+                self.set_known(id, Ty::Unit)
+            }
+        }
+    }
+
+    fn math(&mut self, id: ExprId, op: MathOp, args: &[ExprId]) -> usize {
+        use MathOp::*;
+        let vars: Vec<usize> = args.iter().map(|a| self.expr(*a)).collect();
+        let r = vars[0];
+        match op {
+            Powi => {
+                let k = self.known(Ty::I32);
+                self.unify(vars[1], k);
+            }
+            Pow => {
+                let k = self.known(Ty::U32);
+                self.unify(vars[1], k);
+            }
+            _ => {
+                for v in &vars[1..] {
+                    self.unify(r, *v);
+                }
+            }
+        }
+        match op {
+            CountOnes | LeadingZeros | TrailingZeros => self.set_known(id, Ty::U32),
+            _ => self.set(id, r),
+        }
+    }
+
+    fn resolve(&mut self, v: usize) -> Option<Ty> {
+        let root = self.find(v);
+        match self.vars[root] {
+            Var::Known(t) => Some(t),
+            Var::Int => Some(Ty::I32),
+            Var::Float => None,
+            Var::Unknown => Some(Ty::Unit),
+            Var::Link(_) => unreachable!("find returns a root"),
+        }
+    }
+
+    fn finish(mut self) -> Result<Types, Vec<Diagnostic>> {
+        let f = self.f;
+        let mut exprs = Vec::with_capacity(f.exprs.len());
+        for id in 0..f.exprs.len() {
+            let t = match self.resolve(id) {
+                Some(t) => t,
+                None => {
+                    if matches!(f.exprs[id].kind, ExprKind::Lit(_)) {
+                        self.diags.push(
+                            Diagnostic::new(f.exprs[id].span, "this float literal is an `f64` here, and kernels have no `f64`")
+                                .help("write `1.0f32`, or give the variable a type: `let x: f32 = ...`"),
+                        );
+                    }
+                    Ty::F32
+                }
+            };
+            exprs.push(t);
+        }
+        let locals = (0..f.locals.len()).map(|l| self.resolve(f.exprs.len() + l).unwrap_or(Ty::F32)).collect();
+        let types = Types { exprs, locals };
+        check(f, &types, &mut self.diags);
+        self.diags.finish(types)
+    }
+}
+
+/// The element type of a buffer parameter.
+pub fn buffer_elem(f: &Function, p: ParamId) -> Ty {
+    match f.params[p].kind {
+        ParamKind::Buffer { elem } | ParamKind::BufferMut { elem } => elem,
+        ParamKind::Scalar { ty, .. } => ty,
+    }
+}
+
+/// True when control never reaches the end of `b`.
+pub fn block_diverges(f: &Function, b: &Block) -> bool {
+    b.stmts.iter().any(|s| match s {
+        Stmt::Let { init: Some(e), .. } | Stmt::Expr(e) => expr_diverges(f, *e),
+        Stmt::Let { init: None, .. } => false,
+    }) || b.tail.map(|t| expr_diverges(f, t)).unwrap_or(false)
+}
+
+/// True when evaluating `e` never finishes normally.
+pub fn expr_diverges(f: &Function, e: ExprId) -> bool {
+    match &f.exprs[e].kind {
+        ExprKind::Return(_) | ExprKind::Break { .. } | ExprKind::Continue { .. } => true,
+        ExprKind::Block(b) => block_diverges(f, b),
+        ExprKind::If { cond, then, else_ } => {
+            expr_diverges(f, *cond) || (block_diverges(f, then) && else_.map(|e| expr_diverges(f, e)).unwrap_or(false))
+        }
+        ExprKind::Loop { kind: LoopKind::Loop, body, label } => !loop_has_break(f, body, label.as_deref(), 0),
+        _ => false,
+    }
+}
+
+/// True when `body` (of a loop labelled `label`) contains a `break` that
+/// leaves that loop. `depth` counts the loops nested in between.
+fn loop_has_break(f: &Function, body: &Block, label: Option<&str>, depth: usize) -> bool {
+    let mut found = false;
+    visit_block(f, body, depth, &mut |kind, d| {
+        if let ExprKind::Break { label: l, .. } = kind {
+            if (l.is_none() && d == depth) || (l.is_some() && l.as_deref() == label) {
+                found = true;
+            }
+        }
+    });
+    found
+}
+
+/// Calls `visit` on every expression in `b` with its loop depth.
+pub fn visit_block(f: &Function, b: &Block, depth: usize, visit: &mut dyn FnMut(&ExprKind, usize)) {
+    for s in &b.stmts {
+        match s {
+            Stmt::Let { init: Some(e), .. } | Stmt::Expr(e) => visit_expr(f, *e, depth, visit),
+            Stmt::Let { init: None, .. } => {}
+        }
+    }
+    if let Some(t) = b.tail {
+        visit_expr(f, t, depth, visit);
+    }
+}
+
+/// Calls `visit` on `e` and everything inside it with its loop depth.
+pub fn visit_expr(f: &Function, e: ExprId, depth: usize, visit: &mut dyn FnMut(&ExprKind, usize)) {
+    let kind = &f.exprs[e].kind;
+    visit(kind, depth);
+    let mut sub = |x: ExprId| visit_expr(f, x, depth, visit);
+    match kind {
+        ExprKind::Lit(_) | ExprKind::Const(_) | ExprKind::Local(_) | ExprKind::Param(_) | ExprKind::Builtin(_) | ExprKind::Len(_) => {}
+        ExprKind::Continue { .. } => {}
+        ExprKind::Axis(x, _) | ExprKind::Unary(_, x) | ExprKind::Cast(x, _) | ExprKind::Typed(x, _) => sub(*x),
+        ExprKind::Index { index, .. } => sub(*index),
+        ExprKind::Binary(_, l, r) | ExprKind::Logical(_, l, r) => {
+            sub(*l);
+            sub(*r);
+        }
+        ExprKind::Call { args, .. } | ExprKind::Math(_, args) => args.iter().for_each(|a| sub(*a)),
+        ExprKind::If { cond, then, else_ } => {
+            sub(*cond);
+            visit_block(f, then, depth, visit);
+            if let Some(e) = else_ {
+                visit_expr(f, *e, depth, visit);
+            }
+        }
+        ExprKind::Block(b) => visit_block(f, b, depth, visit),
+        ExprKind::Loop { kind, body, .. } => {
+            match kind {
+                LoopKind::Loop => {}
+                LoopKind::While { cond } => sub(*cond),
+                LoopKind::For { start, end, step, .. } => {
+                    sub(*start);
+                    sub(*end);
+                    if let Some(s) = step {
+                        sub(*s);
+                    }
+                }
+            }
+            visit_block(f, body, depth + 1, visit);
+        }
+        ExprKind::Break { value, .. } | ExprKind::Return(value) => {
+            if let Some(v) = value {
+                sub(*v);
+            }
+        }
+        ExprKind::Assign { place, value, .. } => {
+            if let Place::Index { index, .. } = place {
+                sub(*index);
+            }
+            sub(*value);
+        }
+    }
+}
+
+/// Checks that every operation is defined on its operands' types. What
+/// rustc would reject anyway is silent; what rustc accepts but a GPU cannot
+/// do gets a message.
+fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
+    use MathOp::*;
+    for (id, e) in f.exprs.iter().enumerate() {
+        let ok = match &e.kind {
+            ExprKind::Unary(UnOp::Neg, x) => matches!(t.exprs[*x], Ty::F32 | Ty::I32),
+            ExprKind::Unary(UnOp::Not, x) => t.exprs[*x] == Ty::Bool || t.exprs[*x].is_integer(),
+            ExprKind::Binary(op, l, r) => {
+                let (lt, rt) = (t.exprs[*l], t.exprs[*r]);
+                match op {
+                    BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => lt.is_numeric(),
+                    BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => lt.is_integer() || lt == Ty::Bool,
+                    BinOp::Shl | BinOp::Shr => lt.is_integer() && rt.is_integer(),
+                    BinOp::Eq | BinOp::Ne => lt.is_scalar(),
+                    _ => lt.is_numeric(),
+                }
+            }
+            ExprKind::Cast(x, to) => {
+                let from = t.exprs[*x];
+                from.is_scalar() && (*to != Ty::Bool || from == Ty::Bool)
+            }
+            ExprKind::Math(op, args) => {
+                let r = t.exprs[args[0]];
+                match op {
+                    Abs => matches!(r, Ty::F32 | Ty::I32),
+                    Min | Max | Clamp => r.is_numeric(),
+                    Pow | CountOnes | LeadingZeros | TrailingZeros | ReverseBits | WrappingAdd | WrappingSub | WrappingMul => r.is_integer(),
+                    Signum => matches!(r, Ty::F32 | Ty::I32),
+                    _ => r == Ty::F32,
+                }
+            }
+            _ => true,
+        };
+        if !ok {
+            let _ = id;
+            diags.push(Diagnostic::silent());
+        }
+    }
+}

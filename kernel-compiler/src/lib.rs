@@ -1,0 +1,196 @@
+//! The `#[kernel]` compiler: a restricted subset of Rust → naga IR →
+//! validated module → WGSL and SPIR-V, with diagnostics that point at the
+//! user's tokens.
+//!
+//! The pipeline, one module per step:
+//!
+//! 1. [`attr`]: the `#[kernel(...)]` arguments;
+//! 2. [`parse`]: syn's AST → [`hir`], rejecting what is outside the subset;
+//! 3. [`infer`]: exact Rust types for every expression;
+//! 4. [`lower`]: HIR → `naga::Module`;
+//! 5. [`emit`]: validation, WGSL, SPIR-V;
+//! 6. [`expand`]: the Rust code the proc macro emits (the CPU body and the
+//!    typed launch).
+//!
+//! This crate has no `proc_macro` types in its API, so tools and tests can
+//! call [`compile`] directly.
+
+pub mod attr;
+pub mod diagnostic;
+pub mod emit;
+pub mod expand;
+pub mod hir;
+pub mod infer;
+pub mod lower;
+pub mod parse;
+pub mod types;
+
+pub use attr::KernelAttr;
+pub use diagnostic::Diagnostic;
+pub use lower::ParamLayout;
+
+use std::collections::HashMap;
+
+/// Everything the compiler produced for one kernel.
+pub struct CompiledKernel {
+    /// The Rust function name.
+    pub name: String,
+    /// The entry point's name in the WGSL and SPIR-V.
+    pub entry_point: String,
+    /// The WGSL text (validated, and re-parsed by naga's WGSL front end).
+    pub wgsl: String,
+    /// The SPIR-V words.
+    pub spirv: Vec<u32>,
+    /// Threads per workgroup along x, y, z.
+    pub workgroup_size: [u32; 3],
+    /// The workgroup size limit the kernel was checked against.
+    pub max_workgroup_invocations: u32,
+    /// Each parameter's binding or uniform offset.
+    pub params: Vec<ParamLayout>,
+    /// Binding index of the uniform block.
+    pub uniform_binding: u32,
+    /// Byte size of the uniform block.
+    pub uniform_size: u32,
+    /// The naga module.
+    pub module: naga::Module,
+    /// naga span id → the user's tokens.
+    pub spans: Vec<proc_macro2::Span>,
+}
+
+/// Compiles a kernel and the helper functions it may call.
+///
+/// `attr` holds the tokens inside `#[kernel(...)]`. Helpers not called by
+/// the kernel (directly or through other helpers) are left out.
+pub fn compile(attr: proc_macro2::TokenStream, kernel: &syn::ItemFn, helpers: &[syn::ItemFn]) -> Result<CompiledKernel, Vec<Diagnostic>> {
+    let attr_span = kernel.sig.fn_token.span;
+    let attr = KernelAttr::parse(attr, attr_span);
+    let parsed_kernel = parse::parse_function(kernel, parse::FnRole::Kernel);
+    // Report attribute and body problems together.
+    let (attr, parsed_kernel) = match (attr, parsed_kernel) {
+        (Ok(a), Ok(k)) => (a, k),
+        (a, k) => {
+            let mut all = a.err().unwrap_or_default();
+            all.extend(k.err().unwrap_or_default());
+            return Err(all);
+        }
+    };
+    let helpers = order_helpers(&parsed_kernel, helpers)?;
+    let sigs: HashMap<String, infer::Signature> = helpers
+        .iter()
+        .map(|h| {
+            let params = h
+                .params
+                .iter()
+                .map(|p| match p.kind {
+                    hir::ParamKind::Scalar { ty, .. } => ty,
+                    hir::ParamKind::Buffer { elem } | hir::ParamKind::BufferMut { elem } => elem,
+                })
+                .collect();
+            (h.name.clone(), infer::Signature { params, ret: h.ret })
+        })
+        .collect();
+    let mut errors = Vec::new();
+    let mut helper_types = Vec::new();
+    for h in &helpers {
+        match infer::infer(h, &sigs) {
+            Ok(t) => helper_types.push(t),
+            Err(e) => errors.extend(e),
+        }
+    }
+    let kernel_types = infer::infer(&parsed_kernel, &sigs);
+    let kernel_types = match kernel_types {
+        Ok(t) if errors.is_empty() => t,
+        Ok(_) => return Err(errors),
+        Err(e) => {
+            errors.extend(e);
+            return Err(errors);
+        }
+    };
+    let program = hir::Program { kernel: parsed_kernel, helpers };
+    let lowered = lower::lower_program(&program, &kernel_types, &helper_types, attr.workgroup_size)?;
+    let (wgsl, spirv) = emit::emit(&lowered.module, &lowered.spans, kernel.sig.ident.span()).map_err(|d| vec![d])?;
+    let entry_point = emit::reparse_wgsl(&wgsl).map_err(|e| {
+        vec![Diagnostic::new(kernel.sig.ident.span(), format!("internal compiler error: the generated WGSL does not re-parse: {e}"))]
+    })?;
+    Ok(CompiledKernel {
+        name: kernel.sig.ident.to_string(),
+        entry_point,
+        wgsl,
+        spirv,
+        workgroup_size: attr.workgroup_size,
+        max_workgroup_invocations: attr.max_workgroup_invocations,
+        params: lowered.params,
+        uniform_binding: lowered.uniform_binding,
+        uniform_size: lowered.uniform_size,
+        module: lowered.module,
+        spans: lowered.spans,
+    })
+}
+
+/// Parses the helpers the kernel reaches and orders them callees first.
+/// Calls of functions that are not helpers, and recursion, are errors.
+fn order_helpers(kernel: &hir::Function, helpers: &[syn::ItemFn]) -> Result<Vec<hir::Function>, Vec<Diagnostic>> {
+    let by_name: HashMap<String, &syn::ItemFn> = helpers.iter().map(|h| (h.sig.ident.to_string(), h)).collect();
+    let mut parsed: HashMap<String, hir::Function> = HashMap::new();
+    let mut order: Vec<String> = Vec::new();
+    let mut errors = Vec::new();
+    // Depth-first from the kernel; `visiting` detects cycles.
+    fn visit(
+        name: &str,
+        call_span: proc_macro2::Span,
+        by_name: &HashMap<String, &syn::ItemFn>,
+        parsed: &mut HashMap<String, hir::Function>,
+        order: &mut Vec<String>,
+        visiting: &mut Vec<String>,
+        errors: &mut Vec<Diagnostic>,
+    ) {
+        if order.iter().any(|n| n == name) {
+            return;
+        }
+        if visiting.iter().any(|n| n == name) {
+            errors.push(Diagnostic::new(call_span, format!("recursion is not supported: `{name}` calls itself through `{}`", visiting.join("` → `"))).help("GPUs have no call stack; rewrite it as a loop"));
+            return;
+        }
+        let Some(item) = by_name.get(name) else {
+            errors.push(
+                Diagnostic::new(call_span, format!("`{name}` is not a `#[helper]` function"))
+                    .help(format!("mark `fn {name}` with `#[helper]` so that kernels can call it (helpers take and return scalars)")),
+            );
+            return;
+        };
+        match parse::parse_function(item, parse::FnRole::Helper) {
+            Ok(f) => {
+                visiting.push(name.to_string());
+                let calls: Vec<(String, proc_macro2::Span)> = call_sites(&f);
+                parsed.insert(name.to_string(), f);
+                for (callee, span) in calls {
+                    visit(&callee, span, by_name, parsed, order, visiting, errors);
+                }
+                visiting.pop();
+                order.push(name.to_string());
+            }
+            Err(e) => errors.extend(e),
+        }
+    }
+    let mut visiting = Vec::new();
+    for (callee, span) in call_sites(kernel) {
+        visit(&callee, span, &by_name, &mut parsed, &mut order, &mut visiting, &mut errors);
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(order.into_iter().filter_map(|n| parsed.remove(&n)).collect())
+}
+
+/// The helper calls in `f`, each with the span of one call.
+fn call_sites(f: &hir::Function) -> Vec<(String, proc_macro2::Span)> {
+    let mut out: Vec<(String, proc_macro2::Span)> = Vec::new();
+    for e in &f.exprs {
+        if let hir::ExprKind::Call { name, .. } = &e.kind {
+            if !out.iter().any(|(n, _)| n == name) {
+                out.push((name.clone(), e.span));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,382 @@
+//! Lowering expressions.
+
+use super::function::{FnLowerer, Slot};
+use crate::diagnostic::Diagnostic;
+use crate::hir::{BinOp, ExprId, ExprKind, Lit, LogicOp, Place, UnOp};
+use crate::types::Ty;
+use naga::{BinaryOperator, Expression, Handle, Literal, ScalarKind, Statement, UnaryOperator};
+
+impl FnLowerer<'_> {
+    /// Lowers `id`; None for unit values and after divergence.
+    pub(crate) fn expr(&mut self, id: ExprId) -> Option<Handle<Expression>> {
+        if self.dead {
+            return None;
+        }
+        let span = self.span_of(id);
+        let ty = self.ty_of(id);
+        let hir = self.hir;
+        match &hir.exprs[id].kind {
+            ExprKind::Lit(lit) => self.lit(*lit, ty, span, false),
+            ExprKind::Const(c) => Some(self.const_bits(c.ty, c.bits, span)),
+            ExprKind::Local(l) => self.local_value(*l, span),
+            ExprKind::Param(p) => match self.params[*p]? {
+                Slot::Value(h) => Some(h),
+                Slot::Var(v) => Some(self.load_var(v, span)),
+            },
+            ExprKind::Builtin(b) => self.builtins.get(b).copied(),
+            ExprKind::Axis(base, axis) => {
+                let base = self.expr(*base)?;
+                Some(self.add(Expression::AccessIndex { base, index: *axis }, span))
+            }
+            ExprKind::Index { buffer, index } => {
+                let pointer = self.element_pointer(*buffer, *index, span)?;
+                Some(self.add(Expression::Load { pointer }, span))
+            }
+            ExprKind::Len(buffer) => {
+                let g = self.buffers[*buffer]?;
+                let g = self.add(Expression::GlobalVariable(g), span);
+                Some(self.add(Expression::ArrayLength(g), span))
+            }
+            ExprKind::Unary(op, x) => {
+                // `-2147483648` is one literal in Rust.
+                if let (UnOp::Neg, ExprKind::Lit(lit)) = (op, &hir.exprs[*x].kind) {
+                    return self.lit(*lit, ty, span, true);
+                }
+                let operand = self.expr(*x)?;
+                let op = match (op, ty) {
+                    (UnOp::Neg, _) => UnaryOperator::Negate,
+                    (UnOp::Not, Ty::Bool) => UnaryOperator::LogicalNot,
+                    (UnOp::Not, _) => UnaryOperator::BitwiseNot,
+                };
+                Some(self.add(Expression::Unary { op, expr: operand }, span))
+            }
+            ExprKind::Binary(op, l, r) => {
+                let (lt, rt) = (self.ty_of(*l), self.ty_of(*r));
+                let left = self.expr(*l)?;
+                let right = self.expr(*r)?;
+                Some(self.binary(*op, left, lt, right, rt, span))
+            }
+            ExprKind::Logical(op, l, r) => self.logical(id, *op, *l, *r),
+            ExprKind::Cast(x, to) => {
+                let from = self.ty_of(*x);
+                let v = self.expr(*x)?;
+                Some(self.convert(v, from, *to, span))
+            }
+            ExprKind::Typed(x, _) => self.expr(*x),
+            ExprKind::Call { name, args } => {
+                let mut values = Vec::new();
+                for a in args {
+                    values.push(self.expr(*a)?);
+                }
+                let Some(&(function, ret)) = self.mb.helpers.get(name) else {
+                    self.errors.push(Diagnostic::silent());
+                    return None;
+                };
+                self.call(function, values, ret != Ty::Unit, span)
+            }
+            ExprKind::Math(op, args) => {
+                let recv_ty = self.ty_of(args[0]);
+                let mut values = Vec::new();
+                for a in args {
+                    values.push(self.expr(*a)?);
+                }
+                Some(self.math(*op, recv_ty, &values, span))
+            }
+            ExprKind::If { .. } | ExprKind::Block(_) if matches!(ty, Ty::Unit | Ty::Never) => {
+                self.unit_control_flow(id);
+                None
+            }
+            ExprKind::If { .. } | ExprKind::Block(_) => {
+                let v = self.var(if matches!(hir.exprs[id].kind, ExprKind::If { .. }) { "if_value" } else { "block_value" }, ty, span);
+                self.expr_into(id, v);
+                if self.dead {
+                    return None;
+                }
+                Some(self.load_var(v, span))
+            }
+            ExprKind::Loop { label, kind, body } => self.loop_expr(id, label, kind, body),
+            ExprKind::Break { label, value } => {
+                self.jump(id, label.as_deref(), *value, false);
+                None
+            }
+            ExprKind::Continue { label } => {
+                self.jump(id, label.as_deref(), None, true);
+                None
+            }
+            ExprKind::Return(value) => {
+                let value = match value {
+                    Some(v) => Some(self.expr(*v)?),
+                    None => None,
+                };
+                self.stmt(Statement::Return { value }, span);
+                self.dead = true;
+                None
+            }
+            ExprKind::Assign { place, op, value } => {
+                self.assign(place, *op, *value, span);
+                None
+            }
+        }
+    }
+
+    /// `if` and blocks used as statements.
+    fn unit_control_flow(&mut self, id: ExprId) {
+        let span = self.span_of(id);
+        match &self.hir.exprs[id].kind {
+            ExprKind::If { cond, then, else_ } => {
+                let Some(c) = self.expr(*cond) else { return };
+                let (then, else_) = (then.clone(), *else_);
+                let accept = self.nested(|l| l.body_block(&then));
+                let reject = self.nested(|l| {
+                    if let Some(e) = else_ {
+                        l.expr(e);
+                    }
+                });
+                self.stmt(Statement::If { condition: c, accept, reject }, span);
+                // Both branches diverging makes the rest unreachable.
+                if crate::infer::expr_diverges(self.hir, id) {
+                    self.dead = true;
+                }
+            }
+            ExprKind::Block(b) => {
+                let b = b.clone();
+                let block = self.nested(|l| l.body_block(&b));
+                self.stmt(Statement::Block(block), span);
+                if crate::infer::block_diverges(self.hir, &b) {
+                    self.dead = true;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn element_pointer(&mut self, buffer: usize, index: ExprId, span: proc_macro2::Span) -> Option<Handle<Expression>> {
+        let i = self.expr(index)?;
+        let g = self.buffers[buffer]?;
+        let base = self.add(Expression::GlobalVariable(g), span);
+        Some(self.add(Expression::Access { base, index: i }, span))
+    }
+
+    fn assign(&mut self, place: &Place, op: Option<BinOp>, value: ExprId, span: proc_macro2::Span) {
+        let vt = self.ty_of(value);
+        // Rust evaluates the right-hand side first for primitive types.
+        let Some(v) = self.expr(value) else { return };
+        let (pointer, pt) = match place {
+            Place::Local(l) => {
+                let ty = self.types.locals[*l];
+                match self.locals[*l] {
+                    Some(Slot::Var(var)) => (self.add(Expression::LocalVariable(var), span), ty),
+                    _ => return,
+                }
+            }
+            Place::Param(p) => match self.params[*p] {
+                Some(Slot::Var(var)) => {
+                    let ty = match self.hir.params[*p].kind {
+                        crate::hir::ParamKind::Scalar { ty, .. } => ty,
+                        _ => return,
+                    };
+                    (self.add(Expression::LocalVariable(var), span), ty)
+                }
+                _ => return,
+            },
+            Place::Index { buffer, index } => {
+                let Some(p) = self.element_pointer(*buffer, *index, span) else { return };
+                (p, crate::infer::buffer_elem(self.hir, *buffer))
+            }
+        };
+        let value = match op {
+            None => v,
+            Some(op) => {
+                let old = self.add(Expression::Load { pointer }, span);
+                self.binary(op, old, pt, v, vt, span)
+            }
+        };
+        self.stmt(Statement::Store { pointer, value }, span);
+    }
+
+    /// A binary operator on lowered operands of the given types.
+    pub(crate) fn binary(&mut self, op: BinOp, left: Handle<Expression>, lt: Ty, right: Handle<Expression>, rt: Ty, span: proc_macro2::Span) -> Handle<Expression> {
+        let nop = match (op, lt) {
+            (BinOp::Add, _) => BinaryOperator::Add,
+            (BinOp::Sub, _) => BinaryOperator::Subtract,
+            (BinOp::Mul, _) => BinaryOperator::Multiply,
+            (BinOp::Div, _) => BinaryOperator::Divide,
+            (BinOp::Rem, _) => BinaryOperator::Modulo,
+            (BinOp::BitAnd, _) => BinaryOperator::And,
+            (BinOp::BitOr, _) => BinaryOperator::InclusiveOr,
+            // WGSL has no `^` on bool: a != b is the same thing.
+            (BinOp::BitXor, Ty::Bool) => BinaryOperator::NotEqual,
+            (BinOp::BitXor, _) => BinaryOperator::ExclusiveOr,
+            (BinOp::Shl, _) => BinaryOperator::ShiftLeft,
+            (BinOp::Shr, _) => BinaryOperator::ShiftRight,
+            (BinOp::Eq, _) => BinaryOperator::Equal,
+            (BinOp::Ne, _) => BinaryOperator::NotEqual,
+            (BinOp::Lt, _) => BinaryOperator::Less,
+            (BinOp::Le, _) => BinaryOperator::LessEqual,
+            (BinOp::Gt, _) => BinaryOperator::Greater,
+            (BinOp::Ge, _) => BinaryOperator::GreaterEqual,
+        };
+        // WGSL shift amounts are u32, whatever the left side's type.
+        let right = if op.is_shift() { self.convert(right, rt, Ty::U32, span) } else { right };
+        self.add(Expression::Binary { op: nop, left, right }, span)
+    }
+
+    /// `a && b`, `a || b`: short-circuit as in Rust. When the right side
+    /// needs statements (a call, a block) it runs only when it must.
+    fn logical(&mut self, id: ExprId, op: LogicOp, l: ExprId, r: ExprId) -> Option<Handle<Expression>> {
+        let span = self.span_of(id);
+        let left = self.expr(l)?;
+        if is_pure(self.hir, r) {
+            let right = self.expr(r)?;
+            let op = match op {
+                LogicOp::And => BinaryOperator::LogicalAnd,
+                LogicOp::Or => BinaryOperator::LogicalOr,
+            };
+            return Some(self.add(Expression::Binary { op, left, right }, span));
+        }
+        let v = self.var(match op { LogicOp::And => "and_value", LogicOp::Or => "or_value" }, Ty::Bool, span);
+        self.store_var(v, left, span);
+        let rhs = self.nested(|s| {
+            if let Some(rv) = s.expr(r) {
+                s.store_var(v, rv, span);
+            }
+        });
+        let (accept, reject) = match op {
+            LogicOp::And => (rhs, naga::Block::new()),
+            LogicOp::Or => (naga::Block::new(), rhs),
+        };
+        self.stmt(Statement::If { condition: left, accept, reject }, span);
+        Some(self.load_var(v, span))
+    }
+
+    /// A helper or polyfill call.
+    pub(crate) fn call(&mut self, function: Handle<naga::Function>, arguments: Vec<Handle<Expression>>, has_result: bool, span: proc_macro2::Span) -> Option<Handle<Expression>> {
+        self.flush();
+        let result = if has_result {
+            // Call results are produced by the `Call` statement, never emitted.
+            let nspan = self.mb.span(span);
+            let h = self.func.expressions.append(Expression::CallResult(function), nspan);
+            self.flush_skip();
+            Some(h)
+        } else {
+            None
+        };
+        self.stmt(Statement::Call { function, arguments, result }, span);
+        result
+    }
+
+    /// A literal of type `ty`; `negate` for a literal under unary minus.
+    fn lit(&mut self, lit: Lit, ty: Ty, span: proc_macro2::Span, negate: bool) -> Option<Handle<Expression>> {
+        let out_of_range = |this: &mut Self, what: &str| {
+            this.errors.push(
+                Diagnostic::new(span, format!("literal out of range for `{what}`"))
+                    .help("the GPU computes in 32 bits: `i32` holds -2147483648..=2147483647, `u32` and `usize` 0..=4294967295"),
+            );
+            None
+        };
+        let literal = match (lit, ty) {
+            (Lit::Bool(b), _) => Literal::Bool(if negate { !b } else { b }),
+            (Lit::Int(v, _), Ty::I32) => {
+                let v = v as i128 * if negate { -1 } else { 1 };
+                match i32::try_from(v) {
+                    Ok(v) => Literal::I32(v),
+                    Err(_) => return out_of_range(self, "i32"),
+                }
+            }
+            (Lit::Int(v, _), Ty::U32 | Ty::Usize) if !negate => match u32::try_from(v) {
+                Ok(v) => Literal::U32(v),
+                Err(_) => return out_of_range(self, ty.rust_name()),
+            },
+            (Lit::Int(_, _) | Lit::Float(_, _), Ty::F32) => {
+                let v = match lit {
+                    Lit::Int(i, _) => i as f64,
+                    Lit::Float(f, _) => f,
+                    Lit::Bool(_) => 0.0,
+                };
+                let v = (if negate { -v } else { v }) as f32;
+                if !v.is_finite() {
+                    return out_of_range(self, "f32");
+                }
+                Literal::F32(v)
+            }
+            _ => {
+                self.errors.push(Diagnostic::silent());
+                return None;
+            }
+        };
+        Some(self.literal(literal, span))
+    }
+
+    /// A constant given by its bits: NaN and infinities cannot be naga
+    /// literals, so those are a bitcast of the `u32` pattern.
+    pub(crate) fn const_bits(&mut self, ty: Ty, bits: u32, span: proc_macro2::Span) -> Handle<Expression> {
+        match ty {
+            Ty::F32 if f32::from_bits(bits).is_finite() => self.literal(Literal::F32(f32::from_bits(bits)), span),
+            Ty::F32 => {
+                let u = self.literal(Literal::U32(bits), span);
+                self.add(Expression::As { expr: u, kind: ScalarKind::Float, convert: None }, span)
+            }
+            Ty::I32 => self.literal(Literal::I32(bits as i32), span),
+            _ => self.literal(Literal::U32(bits), span),
+        }
+    }
+
+    /// The value 1 of an integer or float type.
+    pub(crate) fn one(&mut self, ty: Ty, span: proc_macro2::Span) -> Handle<Expression> {
+        let lit = match ty {
+            Ty::F32 => Literal::F32(1.0),
+            Ty::I32 => Literal::I32(1),
+            _ => Literal::U32(1),
+        };
+        self.literal(lit, span)
+    }
+
+    /// `value as to`, with Rust's semantics: float → int saturates and maps
+    /// NaN to 0 (WGSL leaves out-of-range conversions undefined).
+    pub(crate) fn convert(&mut self, v: Handle<Expression>, from: Ty, to: Ty, span: proc_macro2::Span) -> Handle<Expression> {
+        let same = |t: Ty| if t == Ty::Usize { Ty::U32 } else { t };
+        if same(from) == same(to) {
+            return v;
+        }
+        let kind = match to {
+            Ty::F32 => ScalarKind::Float,
+            Ty::I32 => ScalarKind::Sint,
+            Ty::U32 | Ty::Usize => ScalarKind::Uint,
+            _ => ScalarKind::Bool,
+        };
+        if from == Ty::F32 && to.is_integer() {
+            let (lo, hi) = if to == Ty::I32 { (-2147483648.0f32, 2147483520.0f32) } else { (0.0, 4294967040.0) };
+            let lo = self.literal(Literal::F32(lo), span);
+            let hi = self.literal(Literal::F32(hi), span);
+            let clamped = self.add(Expression::Math { fun: naga::MathFunction::Clamp, arg: v, arg1: Some(lo), arg2: Some(hi), arg3: None }, span);
+            let converted = self.add(Expression::As { expr: clamped, kind, convert: Some(4) }, span);
+            // Saturating: the largest f32 below 2^31 converts exactly, so
+            // values at or above 2^31 must map to i32::MAX explicitly.
+            let limit = if to == Ty::I32 { 2147483648.0f32 } else { 4294967296.0 };
+            let limit = self.literal(Literal::F32(limit), span);
+            let too_big = self.add(Expression::Binary { op: BinaryOperator::GreaterEqual, left: v, right: limit }, span);
+            let max = self.const_bits(to, if to == Ty::I32 { i32::MAX as u32 } else { u32::MAX }, span);
+            let saturated = self.add(Expression::Select { condition: too_big, accept: max, reject: converted }, span);
+            let is_nan = self.add(Expression::Binary { op: BinaryOperator::NotEqual, left: v, right: v }, span);
+            let zero = self.const_bits(to, 0, span);
+            return self.add(Expression::Select { condition: is_nan, accept: zero, reject: saturated }, span);
+        }
+        self.add(Expression::As { expr: v, kind, convert: Some(if to == Ty::Bool { 1 } else { 4 }) }, span)
+    }
+}
+
+/// True when lowering `e` needs no statements (so `a && e` can be a plain
+/// WGSL `&&`, which short-circuits too).
+fn is_pure(f: &crate::hir::Function, e: ExprId) -> bool {
+    let mut pure = true;
+    crate::infer::visit_expr(f, e, 0, &mut |k, _| {
+        if matches!(
+            k,
+            ExprKind::Call { .. } | ExprKind::If { .. } | ExprKind::Block(_) | ExprKind::Loop { .. } | ExprKind::Assign { .. } | ExprKind::Break { .. } | ExprKind::Continue { .. } | ExprKind::Return(_)
+        ) || matches!(k, ExprKind::Math(op, _) if super::math::needs_call(*op))
+        {
+            pure = false;
+        }
+    });
+    pure
+}

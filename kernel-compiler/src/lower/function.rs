@@ -1,0 +1,636 @@
+//! Lowering one function body: the emitter discipline, statements, control
+//! flow, the kernel's prologue and helper functions.
+//!
+//! naga evaluates an expression where an `Emit` statement covers it, so the
+//! lowerer keeps one open range of expressions and closes it (pushing an
+//! `Emit`) before every statement; "pre-emitted" expressions (literals,
+//! variables, arguments) must never be inside such a range.
+
+use super::{KernelGlobals, ModuleBuilder};
+use crate::diagnostic::Diagnostic;
+use crate::hir::{self, Block, Builtin, ExprId, ExprKind, LocalId, LoopKind, ParamKind, Stmt};
+use crate::infer::{self, Types};
+use crate::types::Ty;
+use naga::{
+    BinaryOperator, Binding, BuiltIn, EntryPoint, Expression, Function, FunctionArgument, FunctionResult, Handle, LocalVariable,
+    Literal, ShaderStage, Statement,
+};
+use std::collections::HashMap;
+
+/// Where a HIR local lives.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Slot {
+    /// A `var`: loads and stores.
+    Var(Handle<LocalVariable>),
+    /// An immutable value (a `let` without `mut`).
+    Value(Handle<Expression>),
+}
+
+/// One enclosing loop, for `break` and `continue`.
+pub(super) struct LoopCtx {
+    pub label: Option<String>,
+    /// Set by a labelled `break` from an inner loop; checked after it.
+    pub break_flag: Option<Handle<LocalVariable>>,
+    /// Set by a labelled `continue` from an inner loop.
+    pub continue_flag: Option<Handle<LocalVariable>>,
+    /// Where `break value` puts its value.
+    pub result: Option<Handle<LocalVariable>>,
+}
+
+/// Lowers one function.
+pub(crate) struct FnLowerer<'a> {
+    pub(super) mb: &'a mut ModuleBuilder,
+    pub(super) hir: &'a hir::Function,
+    pub(super) types: &'a Types,
+    pub(super) func: Function,
+    /// The block statements are being added to.
+    pub(super) cur: naga::Block,
+    /// Arena length where the open `Emit` range starts.
+    emit_start: usize,
+    pub(super) locals: Vec<Option<Slot>>,
+    /// Scalar parameters: value or var.
+    pub(super) params: Vec<Option<Slot>>,
+    pub(super) buffers: Vec<Option<Handle<naga::GlobalVariable>>>,
+    pub(super) builtins: HashMap<Builtin, Handle<Expression>>,
+    pub(super) loops: Vec<LoopCtx>,
+    /// True after a `return`/`break`/`continue` in the current block:
+    /// the rest of the block is unreachable and not lowered.
+    pub(super) dead: bool,
+    pub(super) errors: Vec<Diagnostic>,
+}
+
+impl<'a> FnLowerer<'a> {
+    fn new(mb: &'a mut ModuleBuilder, hir: &'a hir::Function, types: &'a Types) -> Self {
+        FnLowerer {
+            mb,
+            hir,
+            types,
+            func: Function { name: Some(hir.name.clone()), ..Function::default() },
+            cur: naga::Block::new(),
+            emit_start: 0,
+            locals: vec![None; hir.locals.len()],
+            params: vec![None; hir.params.len()],
+            buffers: vec![None; hir.params.len()],
+            builtins: HashMap::new(),
+            loops: Vec::new(),
+            dead: false,
+            errors: Vec::new(),
+        }
+    }
+
+    // ---- the emitter ----------------------------------------------------
+
+    /// Closes the open `Emit` range into the current block.
+    pub(super) fn flush(&mut self) {
+        let len = self.func.expressions.len();
+        if len > self.emit_start {
+            let range = self.func.expressions.range_from(self.emit_start);
+            self.cur.push(Statement::Emit(range), naga::Span::UNDEFINED);
+        }
+        self.emit_start = len;
+    }
+
+    /// Starts the next `Emit` range after everything appended so far (used
+    /// after appending a call result, which must never be emitted).
+    pub(super) fn flush_skip(&mut self) {
+        self.emit_start = self.func.expressions.len();
+    }
+
+    /// Appends an expression, keeping pre-emitted ones out of `Emit` ranges.
+    pub(super) fn add(&mut self, e: Expression, span: proc_macro2::Span) -> Handle<Expression> {
+        let span = self.mb.span(span);
+        if e.needs_pre_emit() {
+            self.flush();
+            let h = self.func.expressions.append(e, span);
+            self.emit_start = self.func.expressions.len();
+            h
+        } else {
+            self.func.expressions.append(e, span)
+        }
+    }
+
+    /// Appends a statement after the expressions it uses.
+    pub(super) fn stmt(&mut self, s: Statement, span: proc_macro2::Span) {
+        self.flush();
+        let span = self.mb.span(span);
+        self.cur.push(s, span);
+    }
+
+    /// Lowers `f` into a fresh block and returns it.
+    pub(super) fn nested(&mut self, f: impl FnOnce(&mut Self)) -> naga::Block {
+        self.flush();
+        let saved = std::mem::take(&mut self.cur);
+        let was_dead = self.dead;
+        self.dead = false;
+        f(self);
+        self.flush();
+        self.dead = was_dead;
+        std::mem::replace(&mut self.cur, saved)
+    }
+
+    /// A new `var` in this function.
+    pub(super) fn var(&mut self, name: &str, ty: Ty, span: proc_macro2::Span) -> Handle<LocalVariable> {
+        let ty = self.mb.ty(ty);
+        let span = self.mb.span(span);
+        self.func.local_variables.append(LocalVariable { name: Some(name.to_string()), ty, init: None }, span)
+    }
+
+    /// `var = value;`
+    pub(super) fn store_var(&mut self, var: Handle<LocalVariable>, value: Handle<Expression>, span: proc_macro2::Span) {
+        let pointer = self.add(Expression::LocalVariable(var), span);
+        self.stmt(Statement::Store { pointer, value }, span);
+    }
+
+    /// The value of a `var`.
+    pub(super) fn load_var(&mut self, var: Handle<LocalVariable>, span: proc_macro2::Span) -> Handle<Expression> {
+        let pointer = self.add(Expression::LocalVariable(var), span);
+        self.add(Expression::Load { pointer }, span)
+    }
+
+    pub(super) fn literal(&mut self, lit: Literal, span: proc_macro2::Span) -> Handle<Expression> {
+        self.add(Expression::Literal(lit), span)
+    }
+
+    /// Gives `h` a name in the WGSL output (`let name = ...;`).
+    pub(super) fn name(&mut self, h: Handle<Expression>, name: &str) {
+        if !self.func.expressions[h].needs_pre_emit() && !self.func.named_expressions.contains_key(&h) && name != "_" {
+            self.func.named_expressions.insert(h, name.to_string());
+        }
+    }
+
+    pub(super) fn ty_of(&self, e: ExprId) -> Ty {
+        self.types.exprs[e]
+    }
+
+    pub(super) fn span_of(&self, e: ExprId) -> proc_macro2::Span {
+        self.hir.exprs[e].span
+    }
+
+    // ---- functions ------------------------------------------------------
+
+    /// Lowers the kernel into a compute entry point.
+    pub(crate) fn lower_kernel(
+        mb: &'a mut ModuleBuilder,
+        hir: &'a hir::Function,
+        types: &'a Types,
+        globals: &KernelGlobals,
+        workgroup_size: [u32; 3],
+    ) -> Result<EntryPoint, Vec<Diagnostic>> {
+        let mut l = FnLowerer::new(mb, hir, types);
+        l.buffers = globals.buffers.clone();
+        l.prologue(globals, workgroup_size);
+        l.body_block(&hir.body);
+        l.flush();
+        if !l.errors.is_empty() {
+            return Err(l.errors);
+        }
+        let mut func = l.func;
+        func.body = l.cur;
+        Ok(EntryPoint {
+            name: hir.name.clone(),
+            stage: ShaderStage::Compute,
+            early_depth_test: None,
+            workgroup_size,
+            workgroup_size_overrides: None,
+            function: func,
+            mesh_info: None,
+            task_payload: None,
+            incoming_ray_payload: None,
+        })
+    }
+
+    /// Lowers a helper into a naga function.
+    pub(crate) fn lower_helper(mb: &'a mut ModuleBuilder, hir: &'a hir::Function, types: &'a Types) -> Result<Handle<Function>, Vec<Diagnostic>> {
+        let mut l = FnLowerer::new(mb, hir, types);
+        for (i, p) in hir.params.iter().enumerate() {
+            let ParamKind::Scalar { ty, mutable } = p.kind else { continue };
+            let nty = l.mb.ty(ty);
+            l.func.arguments.push(FunctionArgument { name: Some(p.name.clone()), ty: nty, binding: None });
+            let arg = l.add(Expression::FunctionArgument(i as u32), p.span);
+            l.params[i] = Some(if mutable {
+                let v = l.var(&p.name, ty, p.span);
+                l.store_var(v, arg, p.span);
+                Slot::Var(v)
+            } else {
+                Slot::Value(arg)
+            });
+        }
+        if hir.ret != Ty::Unit {
+            let ty = l.mb.ty(hir.ret);
+            l.func.result = Some(FunctionResult { ty, binding: None });
+        }
+        let value = l.block_value(&hir.body);
+        if !l.dead {
+            let span = hir.body.tail.map(|t| hir.exprs[t].span).unwrap_or(hir.span);
+            l.stmt(Statement::Return { value }, span);
+        }
+        l.flush();
+        if !l.errors.is_empty() {
+            return Err(l.errors);
+        }
+        let mut func = l.func;
+        func.body = l.cur;
+        let span = l.mb.span(hir.span);
+        Ok(l.mb.module.functions.append(func, span))
+    }
+
+    /// The entry point's arguments, the uniform reads, the padding guard of
+    /// a folded grid, and the builtins the body uses.
+    fn prologue(&mut self, g: &KernelGlobals, workgroup_size: [u32; 3]) {
+        let span = self.hir.span;
+        let used = used_builtins(self.hir);
+        let v3 = self.mb.ty(Ty::Dim3);
+        let arg = |l: &mut Self, name: &str, b: BuiltIn| {
+            let index = l.func.arguments.len() as u32;
+            l.func.arguments.push(FunctionArgument { name: Some(name.into()), ty: v3, binding: Some(Binding::BuiltIn(b)) });
+            l.add(Expression::FunctionArgument(index), span)
+        };
+        let thread_id = arg(self, "thread_id", BuiltIn::LocalInvocationId);
+        let wg = arg(self, "workgroup_id", BuiltIn::WorkGroupId);
+        let nwg = arg(self, "num_workgroups", BuiltIn::NumWorkGroups);
+        let params = self.add(Expression::GlobalVariable(g.params), span);
+        // grid_dim: the logical grid, as launched (the runtime may fold a
+        // long 1-D grid into 2-D because of the 65535-per-axis limit).
+        let grid_ptr = self.add(Expression::AccessIndex { base: params, index: 0 }, span);
+        let grid_dim = self.add(Expression::Load { pointer: grid_ptr }, span);
+        self.name(grid_dim, "grid_dim");
+        let c = |l: &mut Self, e: Handle<Expression>, i: u32| l.add(Expression::AccessIndex { base: e, index: i }, span);
+        let (wx, wy, wz) = (c(self, wg, 0), c(self, wg, 1), c(self, wg, 2));
+        let (nx, ny) = (c(self, nwg, 0), c(self, nwg, 1));
+        let bin = |l: &mut Self, op, a, b| l.add(Expression::Binary { op, left: a, right: b }, span);
+        let t = bin(self, BinaryOperator::Multiply, ny, wz);
+        let t = bin(self, BinaryOperator::Add, wy, t);
+        let t = bin(self, BinaryOperator::Multiply, nx, t);
+        let linear = bin(self, BinaryOperator::Add, wx, t);
+        self.name(linear, "linear_block");
+        let (gx, gy, gz) = (c(self, grid_dim, 0), c(self, grid_dim, 1), c(self, grid_dim, 2));
+        let t = bin(self, BinaryOperator::Multiply, gx, gy);
+        let blocks = bin(self, BinaryOperator::Multiply, t, gz);
+        let outside = bin(self, BinaryOperator::GreaterEqual, linear, blocks);
+        let mut ret = naga::Block::new();
+        ret.push(Statement::Return { value: None }, naga::Span::UNDEFINED);
+        self.stmt(Statement::If { condition: outside, accept: ret, reject: naga::Block::new() }, span);
+
+        // Scalar parameters: read once from the uniform block.
+        for (i, p) in self.hir.params.iter().enumerate() {
+            let (ParamKind::Scalar { ty, mutable }, Some(member)) = (p.kind, g.scalar_members[i]) else { continue };
+            let params = self.add(Expression::GlobalVariable(g.params), p.span);
+            let ptr = self.add(Expression::AccessIndex { base: params, index: member }, p.span);
+            let value = self.add(Expression::Load { pointer: ptr }, p.span);
+            self.params[i] = Some(if mutable {
+                let v = self.var(&p.name, ty, p.span);
+                self.store_var(v, value, p.span);
+                Slot::Var(v)
+            } else {
+                self.name(value, &p.name);
+                Slot::Value(value)
+            });
+        }
+
+        let needs_block = used.contains(&Builtin::BlockId) || used.contains(&Builtin::GlobalId);
+        if needs_block {
+            let folded_ptr = self.add(Expression::AccessIndex { base: params, index: 1 }, span);
+            let folded = self.add(Expression::Load { pointer: folded_ptr }, span);
+            self.name(folded, "grid_folded");
+            let zero = self.literal(Literal::U32(0), span);
+            let is_folded = bin(self, BinaryOperator::NotEqual, folded, zero);
+            let zero = self.literal(Literal::U32(0), span);
+            let unfolded = self.add(Expression::Compose { ty: v3, components: vec![linear, zero, zero] }, span);
+            let block_id = self.add(Expression::Select { condition: is_folded, accept: unfolded, reject: wg }, span);
+            self.name(block_id, "block_id");
+            self.builtins.insert(Builtin::BlockId, block_id);
+            if used.contains(&Builtin::GlobalId) || used.contains(&Builtin::BlockDim) {
+                let dims: Vec<_> = workgroup_size.iter().map(|&s| self.literal(Literal::U32(s), span)).collect();
+                let block_dim = self.add(Expression::Compose { ty: v3, components: dims }, span);
+                self.builtins.insert(Builtin::BlockDim, block_dim);
+                let t = bin(self, BinaryOperator::Multiply, block_id, block_dim);
+                let global_id = bin(self, BinaryOperator::Add, t, thread_id);
+                self.name(global_id, "global_id");
+                self.builtins.insert(Builtin::GlobalId, global_id);
+            }
+        }
+        if used.contains(&Builtin::BlockDim) && !self.builtins.contains_key(&Builtin::BlockDim) {
+            let dims: Vec<_> = workgroup_size.iter().map(|&s| self.literal(Literal::U32(s), span)).collect();
+            let block_dim = self.add(Expression::Compose { ty: v3, components: dims }, span);
+            self.builtins.insert(Builtin::BlockDim, block_dim);
+        }
+        self.builtins.insert(Builtin::ThreadId, thread_id);
+        self.builtins.insert(Builtin::GridDim, grid_dim);
+    }
+
+    // ---- blocks and statements -----------------------------------------
+
+    /// Lowers a block for its effects.
+    pub(super) fn body_block(&mut self, b: &Block) {
+        let v = self.block_value(b);
+        let _ = v;
+    }
+
+    /// Lowers a block and returns its value (None for unit or divergence).
+    pub(super) fn block_value(&mut self, b: &Block) -> Option<Handle<Expression>> {
+        for s in &b.stmts {
+            if self.dead {
+                return None;
+            }
+            match s {
+                Stmt::Let { local, init } => self.let_stmt(*local, *init),
+                Stmt::Expr(e) => {
+                    self.expr(*e);
+                }
+            }
+        }
+        if self.dead {
+            return None;
+        }
+        b.tail.and_then(|t| self.expr(t))
+    }
+
+    fn let_stmt(&mut self, local: LocalId, init: Option<ExprId>) {
+        let decl = &self.hir.locals[local];
+        let ty = self.types.locals[local];
+        if matches!(ty, Ty::Unit | Ty::Never) {
+            if let Some(init) = init {
+                self.expr(init);
+            }
+            return;
+        }
+        let (name, span, mutable) = (decl.name.clone(), decl.span, decl.mutable);
+        match init {
+            // `let x = if ... { a } else { b };` writes straight into `x`.
+            Some(init) if mutable || is_control_flow(&self.hir.exprs[init].kind) => {
+                let v = self.var(&name, ty, span);
+                self.locals[local] = Some(Slot::Var(v));
+                self.expr_into(init, v);
+            }
+            Some(init) => {
+                if let Some(value) = self.expr(init) {
+                    self.name(value, &name);
+                    self.locals[local] = Some(Slot::Value(value));
+                }
+            }
+            None => {
+                let v = self.var(&name, ty, span);
+                self.locals[local] = Some(Slot::Var(v));
+            }
+        }
+    }
+
+    /// Evaluates `e` and stores its value into `dest`, pushing the store
+    /// into the branches of `if`s and blocks so that no temporary is needed.
+    pub(super) fn expr_into(&mut self, e: ExprId, dest: Handle<LocalVariable>) {
+        let span = self.span_of(e);
+        match &self.hir.exprs[e].kind {
+            ExprKind::If { cond, then, else_ } => {
+                let Some(c) = self.expr(*cond) else { return };
+                let (then, else_) = (then.clone(), *else_);
+                let accept = self.nested(|l| {
+                    l.block_into(&then, dest);
+                });
+                let reject = self.nested(|l| {
+                    if let Some(e) = else_ {
+                        l.expr_into(e, dest);
+                    }
+                });
+                self.stmt(Statement::If { condition: c, accept, reject }, span);
+            }
+            ExprKind::Block(b) => {
+                let b = b.clone();
+                self.block_into(&b, dest);
+            }
+            _ => {
+                if let Some(v) = self.expr(e) {
+                    if !self.dead {
+                        self.store_var(dest, v, span);
+                    }
+                }
+            }
+        }
+    }
+
+    fn block_into(&mut self, b: &Block, dest: Handle<LocalVariable>) {
+        let stmts_only = Block { stmts: b.stmts.clone(), tail: None };
+        self.body_block(&stmts_only);
+        if let (Some(t), false) = (b.tail, self.dead) {
+            self.expr_into(t, dest);
+        }
+    }
+
+    /// The value of a local.
+    pub(super) fn local_value(&mut self, local: LocalId, span: proc_macro2::Span) -> Option<Handle<Expression>> {
+        match self.locals[local]? {
+            Slot::Value(h) => Some(h),
+            Slot::Var(v) => Some(self.load_var(v, span)),
+        }
+    }
+
+    // ---- loops ----------------------------------------------------------
+
+    pub(super) fn loop_expr(&mut self, id: ExprId, label: &Option<String>, kind: &LoopKind, body: &Block) -> Option<Handle<Expression>> {
+        let span = self.span_of(id);
+        let ty = self.ty_of(id);
+        let result = (!matches!(ty, Ty::Unit | Ty::Never)).then(|| self.var("loop_value", ty, span));
+        let mut ctx = LoopCtx { label: label.clone(), break_flag: None, continue_flag: None, result };
+        // Flags for labelled jumps from inner loops, reset on entry.
+        if label.is_some() && has_labelled_jump(self.hir, body, label.as_deref().unwrap_or("")) {
+            let name = label.as_deref().unwrap_or("loop").trim_start_matches('\'');
+            let bf = self.var(&format!("break_{name}"), Ty::Bool, span);
+            let cf = self.var(&format!("continue_{name}"), Ty::Bool, span);
+            for f in [bf, cf] {
+                let no = self.literal(Literal::Bool(false), span);
+                self.store_var(f, no, span);
+            }
+            ctx.break_flag = Some(bf);
+            ctx.continue_flag = Some(cf);
+        }
+        let mut continuing = naga::Block::new();
+        let naga_body = match kind {
+            LoopKind::Loop => {
+                self.loops.push(ctx);
+                let b = self.nested(|l| l.body_block(body));
+                self.loops.pop();
+                b
+            }
+            LoopKind::While { cond } => {
+                let cond = *cond;
+                self.loops.push(ctx);
+                let b = self.nested(|l| {
+                    l.break_unless(cond);
+                    if !l.dead {
+                        l.body_block(body);
+                    }
+                });
+                self.loops.pop();
+                b
+            }
+            LoopKind::For { var, start, end, inclusive, step } => {
+                let var_ty = self.types.locals[*var];
+                let decl = self.hir.locals[*var].clone();
+                let start_v = self.expr(*start)?;
+                let end_v = self.expr(*end)?;
+                self.name(end_v, &format!("{}_end", decl.name));
+                let step_v = match step {
+                    Some(s) => {
+                        let s = self.expr(*s)?;
+                        Some(self.convert(s, Ty::Usize, var_ty, span))
+                    }
+                    None => None,
+                };
+                let counter = self.var(&decl.name, var_ty, decl.span);
+                self.store_var(counter, start_v, span);
+                let inclusive = *inclusive;
+                self.loops.push(ctx);
+                let b = self.nested(|l| {
+                    let i = l.load_var(counter, span);
+                    let op = if inclusive { BinaryOperator::LessEqual } else { BinaryOperator::Less };
+                    let in_range = l.add(Expression::Binary { op, left: i, right: end_v }, span);
+                    l.break_if_not(in_range, span);
+                    // The loop variable is a fresh binding each iteration: an
+                    // immutable one can read the counter itself (the body
+                    // cannot change it); a `mut` one gets its own copy.
+                    l.locals[*var] = Some(if decl.mutable {
+                        let value = l.load_var(counter, decl.span);
+                        let v = l.var(&decl.name, var_ty, decl.span);
+                        l.store_var(v, value, decl.span);
+                        Slot::Var(v)
+                    } else {
+                        Slot::Var(counter)
+                    });
+                    l.body_block(body);
+                });
+                self.loops.pop();
+                // continuing { i = i + step; }
+                let saved = std::mem::take(&mut self.cur);
+                self.flush();
+                let i = self.load_var(counter, span);
+                let one = match step_v {
+                    Some(s) => s,
+                    None => self.one(var_ty, span),
+                };
+                let next = self.add(Expression::Binary { op: BinaryOperator::Add, left: i, right: one }, span);
+                self.store_var(counter, next, span);
+                self.flush();
+                continuing = std::mem::replace(&mut self.cur, saved);
+                b
+            }
+        };
+        self.stmt(Statement::Loop { body: naga_body, continuing, break_if: None }, span);
+        self.after_inner_loop(label.as_deref(), body);
+        result.map(|r| self.load_var(r, span))
+    }
+
+    /// `if !cond { break; }` at the top of a `while` body.
+    fn break_unless(&mut self, cond: ExprId) {
+        let span = self.span_of(cond);
+        if let Some(c) = self.expr(cond) {
+            self.break_if_not(c, span);
+        }
+    }
+
+    fn break_if_not(&mut self, c: Handle<Expression>, span: proc_macro2::Span) {
+        let mut brk = naga::Block::new();
+        brk.push(Statement::Break, naga::Span::UNDEFINED);
+        let not = self.add(Expression::Unary { op: naga::UnaryOperator::LogicalNot, expr: c }, span);
+        self.stmt(Statement::If { condition: not, accept: brk, reject: naga::Block::new() }, span);
+    }
+
+    /// After an inner loop: forward labelled `break`/`continue` aimed at
+    /// enclosing loops (WGSL's `break` only leaves the innermost loop).
+    fn after_inner_loop(&mut self, own_label: Option<&str>, body: &Block) {
+        let Some(parent) = self.loops.len().checked_sub(1) else { return };
+        let targets = labelled_jumps(self.hir, body, own_label);
+        for (depth_from_parent, ctx_index) in (0..=parent).rev().enumerate() {
+            let ctx = &self.loops[ctx_index];
+            let Some(label) = ctx.label.clone() else { continue };
+            if !targets.contains(&label) {
+                continue;
+            }
+            let (bf, cf) = (ctx.break_flag, ctx.continue_flag);
+            let span = self.hir.span;
+            for (flag, is_continue) in [(bf, false), (cf, true)] {
+                let Some(flag) = flag else { continue };
+                let set = self.load_var(flag, span);
+                let accept = self.nested(|l| {
+                    if depth_from_parent == 0 && is_continue {
+                        let no = l.literal(Literal::Bool(false), span);
+                        l.store_var(flag, no, span);
+                        l.stmt(Statement::Continue, span);
+                    } else {
+                        l.stmt(Statement::Break, span);
+                    }
+                });
+                self.stmt(Statement::If { condition: set, accept, reject: naga::Block::new() }, span);
+            }
+        }
+    }
+
+    pub(super) fn jump(&mut self, id: ExprId, label: Option<&str>, value: Option<ExprId>, is_continue: bool) {
+        let span = self.span_of(id);
+        let target = match label {
+            Some(l) => self.loops.iter().rposition(|c| c.label.as_deref() == Some(l)),
+            None => self.loops.len().checked_sub(1),
+        };
+        let Some(target) = target else { return };
+        if let Some(v) = value {
+            if let (Some(v), Some(r)) = (self.expr(v), self.loops[target].result) {
+                self.store_var(r, v, span);
+            }
+        }
+        if target + 1 == self.loops.len() {
+            self.stmt(if is_continue { Statement::Continue } else { Statement::Break }, span);
+        } else {
+            let flag = if is_continue { self.loops[target].continue_flag } else { self.loops[target].break_flag };
+            if let Some(flag) = flag {
+                let yes = self.literal(Literal::Bool(true), span);
+                self.store_var(flag, yes, span);
+            }
+            self.stmt(Statement::Break, span);
+        }
+        self.dead = true;
+    }
+}
+
+fn is_control_flow(k: &ExprKind) -> bool {
+    matches!(k, ExprKind::If { .. } | ExprKind::Block(_))
+}
+
+/// The builtins a function body calls.
+fn used_builtins(f: &hir::Function) -> Vec<Builtin> {
+    let mut used = Vec::new();
+    infer::visit_block(f, &f.body, 0, &mut |k, _| {
+        if let ExprKind::Builtin(b) = k {
+            if !used.contains(b) {
+                used.push(*b);
+            }
+        }
+    });
+    used
+}
+
+/// Labels targeted by `break 'l` / `continue 'l` inside `body`, except the
+/// loop's own label.
+fn labelled_jumps(f: &hir::Function, body: &Block, own: Option<&str>) -> Vec<String> {
+    let mut out = Vec::new();
+    infer::visit_block(f, body, 0, &mut |k, _| {
+        let l = match k {
+            ExprKind::Break { label: Some(l), .. } | ExprKind::Continue { label: Some(l) } => l,
+            _ => return,
+        };
+        if Some(l.as_str()) != own && !out.contains(l) {
+            out.push(l.clone());
+        }
+    });
+    out
+}
+
+/// True when some loop nested in `body` jumps to `label`.
+fn has_labelled_jump(f: &hir::Function, body: &Block, label: &str) -> bool {
+    let mut found = false;
+    infer::visit_block(f, body, 0, &mut |k, depth| {
+        if let ExprKind::Break { label: Some(l), .. } | ExprKind::Continue { label: Some(l) } = k {
+            if l == label && depth > 0 {
+                found = true;
+            }
+        }
+    });
+    found
+}
