@@ -1,0 +1,51 @@
+//! # kernel
+//!
+//! GPU kernels written as ordinary Rust functions, run on any GPU through
+//! wgpu and on the CPU from the very same source.
+//!
+//! ```ignore
+//! use kernel::prelude::*;
+//!
+//! #[kernel(workgroup_size = 256)]
+//! fn vector_add(a: &[f32], b: &[f32], out: &mut [f32]) {
+//!     let i = global_id().x;
+//!     if i < out.len() {
+//!         out[i] = a[i] + b[i];
+//!     }
+//! }
+//!
+//! let device = Device::new();
+//! let a = Buffer::from_slice(&device, &[1.0, 2.0])?;
+//! let b = Buffer::from_slice(&device, &[10.0, 20.0])?;
+//! let mut out = Buffer::zeroed(&device, 2)?;
+//! vector_add::launch(&device, 2, &a, &b, &mut out)?;
+//! assert_eq!(out.read()?, vec![11.0, 22.0]);
+//! println!("{}", vector_add::WGSL);
+//! ```
+//!
+//! `#[kernel]` turns the function into a module of the same name holding
+//! `WGSL`, `SPIRV`, `ENTRY_POINT`, `WORKGROUP_SIZE`, `BINDINGS`, `KERNEL`,
+//! a typed `launch` and the `cpu_body` the CPU executor runs. The
+//! supported Rust is listed in `docs/supported-rust.md`; thread indexing
+//! (`global_id()`, `thread_id()`, `block_id()`, `block_dim()`,
+//! `grid_dim()`) in `docs/threads-blocks-grids.md`.
+
+pub use kernel_macro::{helper, kernel};
+pub use kernel_runtime::{
+    Buffer, BufferError, Device, DeviceError, Dim3, Element, Grid, KernelInfo, LaunchError,
+};
+
+/// Everything a kernel file needs: `use kernel::prelude::*;`
+pub mod prelude {
+    pub use crate::{helper, kernel, Buffer, Device, Dim3, Grid};
+}
+
+/// Re-exports the runtime in full, for advanced use (benchmarks, custom
+/// launches).
+pub use kernel_runtime as runtime;
+
+#[doc(hidden)]
+pub mod __private {
+    pub use kernel_macro::kernel_with_helpers;
+    pub use kernel_runtime::*;
+}
