@@ -321,6 +321,16 @@ impl FnLowerer<'_> {
         }
     }
 
+    /// `x` is NaN, tested on its bits: GPU drivers may compile float
+    /// comparisons as if NaN did not exist, so `x != x` is unreliable.
+    pub(crate) fn is_nan(&mut self, x: Handle<Expression>, span: proc_macro2::Span) -> Handle<Expression> {
+        let bits = self.add(Expression::As { expr: x, kind: ScalarKind::Uint, convert: None }, span);
+        let mask = self.literal(Literal::U32(0x7fff_ffff), span);
+        let magnitude = self.add(Expression::Binary { op: BinaryOperator::And, left: bits, right: mask }, span);
+        let inf = self.literal(Literal::U32(0x7f80_0000), span);
+        self.add(Expression::Binary { op: BinaryOperator::Greater, left: magnitude, right: inf }, span)
+    }
+
     /// The value 1 of an integer or float type.
     pub(crate) fn one(&mut self, ty: Ty, span: proc_macro2::Span) -> Handle<Expression> {
         let lit = match ty {
@@ -357,7 +367,7 @@ impl FnLowerer<'_> {
             let too_big = self.add(Expression::Binary { op: BinaryOperator::GreaterEqual, left: v, right: limit }, span);
             let max = self.const_bits(to, if to == Ty::I32 { i32::MAX as u32 } else { u32::MAX }, span);
             let saturated = self.add(Expression::Select { condition: too_big, accept: max, reject: converted }, span);
-            let is_nan = self.add(Expression::Binary { op: BinaryOperator::NotEqual, left: v, right: v }, span);
+            let is_nan = self.is_nan(v, span);
             let zero = self.const_bits(to, 0, span);
             return self.add(Expression::Select { condition: is_nan, accept: zero, reject: saturated }, span);
         }

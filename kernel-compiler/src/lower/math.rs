@@ -100,7 +100,7 @@ impl FnLowerer<'_> {
                 let one = self.literal(Literal::U32(1.0f32.to_bits()), span);
                 let or = self.bin(BinaryOperator::InclusiveOr, sign, one, span);
                 let unit = self.add(Expression::As { expr: or, kind: ScalarKind::Float, convert: None }, span);
-                let nan = self.bin(BinaryOperator::NotEqual, x, x, span);
+                let nan = self.is_nan(x, span);
                 self.add(Expression::Select { condition: nan, accept: x, reject: unit }, span)
             }
             Signum => self.m(F::Sign, a, span),

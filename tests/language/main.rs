@@ -1,0 +1,320 @@
+//! The language suite: every construct of the subset, run on the CPU
+//! executor and on the GPU (wgpu; Mesa's lavapipe in CI), compared with
+//! each other and with a plain-Rust reference, at several sizes: one
+//! element, sizes that are not multiples of the workgroup size, and a grid
+//! of more than 65535 workgroups. The WGSL of every kernel is snapshotted
+//! (`snapshots.rs`) and its SPIR-V checked by `spirv-val` (`spirv.rs`).
+//!
+//! GPU tests never skip: without an adapter they fail.
+
+mod kernels;
+mod reference;
+mod snapshots;
+mod spirv;
+
+use kernel::prelude::*;
+use std::sync::OnceLock;
+
+/// One GPU device for the whole binary (lavapipe's JIT is slow to start).
+fn gpu() -> &'static Device {
+    static GPU: OnceLock<Device> = OnceLock::new();
+    GPU.get_or_init(|| match Device::gpu() {
+        Ok(d) => d,
+        Err(e) => panic!("GPU tests need a GPU adapter (CI uses Mesa's lavapipe; see .ci/run): {e}"),
+    })
+}
+
+fn cpu() -> &'static Device {
+    static CPU: OnceLock<Device> = OnceLock::new();
+    CPU.get_or_init(Device::cpu)
+}
+
+/// Sizes every kernel runs at: 1, below/above one workgroup, not
+/// multiples of it.
+const SIZES: [usize; 4] = [1, 63, 257, 1000];
+
+/// Deterministic pseudo-random data, with edge values at the front.
+fn ints(n: usize, seed: u32, range: i32) -> Vec<i32> {
+    let mut s: u32 = seed.wrapping_mul(2654435761).wrapping_add(1);
+    (0..n)
+        .map(|i| {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            match i {
+                0 => 0,
+                1 => -1,
+                2 => range,
+                3 => -range,
+                _ => (s as i64 % (2 * range as i64 + 1) - range as i64) as i32,
+            }
+        })
+        .collect()
+}
+
+fn floats(n: usize, seed: u32, scale: f32) -> Vec<f32> {
+    ints(n, seed, 1_000_000).into_iter().map(|v| v as f32 / 1_000_000.0 * scale).collect()
+}
+
+/// Runs `f` on the CPU executor and on the GPU.
+fn on_both<R>(f: impl Fn(&Device) -> R) -> (R, R) {
+    (f(cpu()), f(gpu()))
+}
+
+fn buf<T: kernel::Element>(d: &Device, v: &[T]) -> Buffer<T> {
+    Buffer::from_slice(d, v).unwrap()
+}
+
+fn zeros<T: kernel::Element>(d: &Device, n: usize) -> Buffer<T> {
+    Buffer::zeroed(d, n).unwrap()
+}
+
+/// Floats agree within a relative error of `rel` (absolute below 1), or
+/// are both NaN.
+#[track_caller]
+fn assert_close(what: &str, got: &[f32], want: &[f32], rel: f32) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        if g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()) {
+            continue;
+        }
+        assert!((g - w).abs() <= rel * w.abs().max(1.0), "{what}[{i}]: got {g:e}, want {w:e}");
+    }
+}
+
+#[test]
+fn vector_add_every_size() {
+    for n in SIZES.into_iter().chain([256 * 70_000]) {
+        let a = floats(n, 1, 100.0);
+        let b = floats(n, 2, 100.0);
+        let mut want = vec![0.0; n];
+        reference::vector_add(n, &a, &b, &mut want);
+        let (c, g) = on_both(|d| {
+            let mut out = zeros(d, n);
+            kernels::vector_add::launch(d, n, &buf(d, &a), &buf(d, &b), &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu, n = {n}");
+        assert_eq!(g, want, "gpu, n = {n}");
+    }
+}
+
+#[test]
+fn integer_operators() {
+    for n in SIZES {
+        let a = ints(n, 3, 1_000_000);
+        let b = ints(n, 4, 5000);
+        let mut want = vec![0; n * 12];
+        reference::int_ops(n, &a, &b, &mut want);
+        let (c, g) = on_both(|d| {
+            let mut out = zeros(d, n * 12);
+            kernels::int_ops::launch(d, n, &buf(d, &a), &buf(d, &b), &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu, n = {n}");
+        assert_eq!(g, want, "gpu, n = {n}");
+        let a: Vec<u32> = ints(n, 5, 1 << 30).into_iter().map(|v| v as u32).collect();
+        let b: Vec<u32> = ints(n, 6, 1 << 30).into_iter().map(|v| v as u32).collect();
+        let mut want = vec![0; n * 8];
+        reference::uint_ops(n, &a, &b, &mut want);
+        let (c, g) = on_both(|d| {
+            let mut out = zeros(d, n * 8);
+            kernels::uint_ops::launch(d, n, &buf(d, &a), &buf(d, &b), &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu, n = {n}");
+        assert_eq!(g, want, "gpu, n = {n}");
+    }
+}
+
+#[test]
+fn float_operators_and_bools() {
+    for n in SIZES {
+        let a = floats(n, 7, 10.0);
+        let mut b = floats(n, 8, 10.0);
+        if n > 5 {
+            b[5] = a[5]; // equality
+        }
+        let (mut want, mut want_flags) = (vec![0.0; n * 6], vec![0; n]);
+        reference::float_ops(n, &a, &b, &mut want, &mut want_flags);
+        let (c, g) = on_both(|d| {
+            let (mut out, mut flags) = (zeros(d, n * 6), zeros(d, n));
+            kernels::float_ops::launch(d, n, &buf(d, &a), &buf(d, &b), &mut out, &mut flags).unwrap();
+            (out.read().unwrap(), flags.read().unwrap())
+        });
+        assert_eq!(c, (want.clone(), want_flags.clone()), "cpu, n = {n}");
+        // WGSL allows 2.5 ulp for division.
+        assert_close("gpu float_ops", &g.0, &want, 1e-6);
+        assert_eq!(g.1, want_flags, "gpu flags, n = {n}");
+    }
+}
+
+#[test]
+fn casts_follow_rust() {
+    for n in SIZES {
+        let mut f = floats(n, 9, 3e9);
+        let specials = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 2147483648.0, -2147483904.0, 4294967296.0, -0.7, 0.7, 1e10];
+        for (slot, v) in f.iter_mut().zip(specials) {
+            *slot = v;
+        }
+        let k = ints(n, 10, i32::MAX);
+        let (mut wi, mut wu, mut wf) = (vec![0; n * 3], vec![0; n * 3], vec![0.0; n * 3]);
+        reference::casts(n, &f, &k, &mut wi, &mut wu, &mut wf);
+        let (c, g) = on_both(|d| {
+            let (mut i, mut u, mut fl) = (zeros(d, n * 3), zeros(d, n * 3), zeros(d, n * 3));
+            kernels::casts::launch(d, n, &buf(d, &f), &buf(d, &k), &mut i, &mut u, &mut fl).unwrap();
+            (i.read().unwrap(), u.read().unwrap(), fl.read().unwrap())
+        });
+        assert_eq!(c, (wi.clone(), wu.clone(), wf.clone()), "cpu, n = {n}");
+        assert_eq!(g.0, wi, "gpu ints, n = {n}");
+        assert_eq!(g.1, wu, "gpu uints, n = {n}");
+        assert_eq!(g.2, wf, "gpu floats, n = {n}");
+    }
+}
+
+#[test]
+fn float_math_methods() {
+    for n in SIZES {
+        let a = floats(n, 11, 8.0);
+        let b = floats(n, 12, 8.0);
+        let mut want = vec![0.0; n * 30];
+        reference::float_math(n, &a, &b, &mut want);
+        let (c, g) = on_both(|d| {
+            let mut out = zeros(d, n * 30);
+            kernels::float_math::launch(d, n, &buf(d, &a), &buf(d, &b), &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu, n = {n}");
+        // Transcendentals are approximations on GPUs (WGSL allows several
+        // ulp); the exact ones (abs, floor, round, min, ...) are checked
+        // bit for bit below.
+        assert_close("gpu float_math", &g, &want, 1e-4);
+        for (i, (gv, wv)) in g.iter().zip(&want).enumerate() {
+            if [0, 12, 13, 14, 15, 16, 17, 18, 20, 21].contains(&(i % 30)) {
+                assert_eq!(gv.to_bits(), wv.to_bits(), "exact method #{} of element {}: {gv} vs {wv}", i % 30, i / 30);
+            }
+        }
+    }
+}
+
+#[test]
+fn integer_math_methods() {
+    for n in SIZES {
+        let a = ints(n, 13, 100_000);
+        let b: Vec<u32> = ints(n, 14, i32::MAX).into_iter().map(|v| v as u32).collect();
+        let (mut wi, mut wu) = (vec![0; n * 6], vec![0; n * 6]);
+        reference::int_math(n, &a, &b, &mut wi, &mut wu);
+        let (c, g) = on_both(|d| {
+            let (mut i, mut u) = (zeros(d, n * 6), zeros(d, n * 6));
+            kernels::int_math::launch(d, n, &buf(d, &a), &buf(d, &b), &mut i, &mut u).unwrap();
+            (i.read().unwrap(), u.read().unwrap())
+        });
+        assert_eq!(c, (wi.clone(), wu.clone()), "cpu, n = {n}");
+        assert_eq!(g, (wi, wu), "gpu, n = {n}");
+    }
+}
+
+#[test]
+fn control_flow_constructs() {
+    for n in SIZES {
+        let mut a = ints(n, 15, 300);
+        if n > 10 {
+            a[10] = 24690; // the early-return path (x / 2 == 12345)
+        }
+        let mut want = vec![0; n];
+        reference::control_flow(n, &a, &mut want);
+        let (c, g) = on_both(|d| {
+            let mut out = zeros(d, n);
+            kernels::control_flow::launch(d, n, &buf(d, &a), &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu, n = {n}");
+        assert_eq!(g, want, "gpu, n = {n}");
+    }
+}
+
+#[test]
+fn builtins_on_a_2d_grid() {
+    for (w, h) in [(1usize, 1usize), (8, 4), (21, 13), (64, 3)] {
+        let (c, g) = on_both(|d| {
+            let mut out = zeros(d, w * h * 8);
+            kernels::builtins_2d::launch(d, Grid::threads([w, h]), &mut out, w as u32).unwrap();
+            out.read().unwrap()
+        });
+        // Reference: the values a 2-D launch of ceil(w/8) x ceil(h/4)
+        // blocks of 8 x 4 threads gives.
+        let (bx, by) = (w.div_ceil(8), h.div_ceil(4));
+        let mut want = vec![0u32; w * h * 8];
+        for y in 0..h {
+            for x in 0..w {
+                let o = (y * w + x) * 8;
+                want[o..o + 8].copy_from_slice(&[
+                    x as u32,
+                    y as u32,
+                    (x % 8 + (y % 4) * 100) as u32,
+                    (x / 8 + (y / 4) * 1000) as u32,
+                    8 * 10 + 4 + 100,
+                    (bx * 1000 + by + 7) as u32,
+                    0,
+                    1,
+                ]);
+            }
+        }
+        assert_eq!(c, want, "cpu {w}x{h}");
+        assert_eq!(g, want, "gpu {w}x{h}");
+    }
+    // Workgroup counts given directly, in three dimensions.
+    let (c, g) = on_both(|d| {
+        let mut out = zeros(d, 16 * 8 * 8);
+        kernels::builtins_2d::launch(d, Grid::blocks([2, 2, 3]), &mut out, 16).unwrap();
+        out.read().unwrap()
+    });
+    assert_eq!(c, g, "3-D block grid");
+}
+
+#[test]
+fn grid_of_more_than_65535_workgroups() {
+    // 150_001 threads in blocks of 2: 75_001 workgroups, folded into 2-D.
+    let n: usize = 150_001;
+    let groups = n.div_ceil(2);
+    let want: Vec<u32> = (0..n).map(|i| i as u32 ^ groups as u32).collect();
+    let (c, g) = on_both(|d| {
+        let mut out = zeros(d, n);
+        kernels::folded_ids::launch(d, n, &mut out).unwrap();
+        out.read().unwrap()
+    });
+    assert_eq!(c, want, "cpu");
+    assert_eq!(g, want, "gpu");
+}
+
+#[test]
+fn helpers_and_uniform_scalars() {
+    for n in SIZES {
+        let a = floats(n, 16, 2.0);
+        let (mut want, mut want_steps) = (vec![0.0; n], vec![0; n]);
+        reference::helpers_and_scalars(n, &a, &mut want, &mut want_steps, -0.5, 1.5, -3, 4);
+        let (c, g) = on_both(|d| {
+            let (mut out, mut steps) = (zeros(d, n), zeros(d, n));
+            kernels::helpers_and_scalars::launch(d, n, &buf(d, &a), &mut out, &mut steps, -0.5, 1.5, -3, 4).unwrap();
+            (out.read().unwrap(), steps.read().unwrap())
+        });
+        assert_eq!(c, (want.clone(), want_steps.clone()), "cpu, n = {n}");
+        assert_close("gpu helpers", &g.0, &want, 1e-6);
+        assert_eq!(g.1, want_steps, "gpu, n = {n}");
+    }
+}
+
+#[test]
+fn literals_are_typed_as_rustc_types_them() {
+    for n in SIZES {
+        let (mut want, mut fwant) = (vec![0; n], vec![0.0; n]);
+        reference::literals(n, &mut want, &mut fwant);
+        let (c, g) = on_both(|d| {
+            let (mut out, mut f) = (zeros(d, n), zeros(d, n));
+            kernels::literals::launch(d, n, &mut out, &mut f).unwrap();
+            (out.read().unwrap(), f.read().unwrap())
+        });
+        assert_eq!(c, (want.clone(), fwant.clone()), "cpu, n = {n}");
+        assert_eq!(g, (want, fwant), "gpu, n = {n}");
+    }
+}
