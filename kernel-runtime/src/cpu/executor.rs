@@ -1,0 +1,143 @@
+//! Running a kernel body over a grid on the CPU.
+//!
+//! Invocations of a workgroup are independent today (no barriers), so the
+//! executor splits the linear range of workgroups into a few chunks per
+//! rayon thread and runs each chunk as a plain loop: no task per invocation,
+//! and no division per invocation (ids advance incrementally), so `body`
+//! inlines into a tight loop that competes with a hand-written
+//! `par_chunks_mut` loop.
+
+use super::panic_capture::run_captured;
+use super::CpuDevice;
+use crate::error::LaunchError;
+use crate::grid::{Dim3, Grid, Invocation};
+use crate::kernel_info::KernelInfo;
+use crate::plan::{plan, LaunchLimits};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+/// Fewest invocations worth a rayon task: below this the scheduling cost
+/// dominates the work of a simple kernel.
+const MIN_INVOCATIONS_PER_CHUNK: usize = 4096;
+
+/// Chunks per rayon thread: a few, so that uneven chunks balance out.
+const CHUNKS_PER_THREAD: usize = 4;
+
+/// How the invocations of a workgroup are scheduled.
+///
+/// Only `Independent` exists now. Barriers (a later issue) will add a
+/// cooperative strategy in which the invocations of one workgroup run as
+/// cooperating tasks that meet at each barrier; the `KernelInfo` will then
+/// select it for kernels that use barriers or workgroup memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ExecutionStrategy {
+    /// Every invocation runs to completion on its own, in any order.
+    Independent,
+}
+
+impl ExecutionStrategy {
+    /// The strategy `kernel` needs.
+    pub(crate) fn for_kernel(_kernel: &KernelInfo) -> ExecutionStrategy {
+        ExecutionStrategy::Independent
+    }
+}
+
+impl CpuDevice {
+    /// Runs `body` once per invocation of the grid with the exact builtin
+    /// values the GPU would give, spread over the cores with rayon.
+    /// Synchronous.
+    ///
+    /// The grid is checked against the same limits a WebGPU-default GPU has
+    /// (see `LaunchLimits::cpu`), so a launch that a GPU would reject fails
+    /// here too. A panic in `body` stops the launch and becomes
+    /// [`LaunchError::CpuPanic`] with the panic's location and message.
+    pub fn execute<F: Fn(&Invocation) + Sync>(&self, kernel: &'static KernelInfo, grid: Grid, body: F) -> Result<(), LaunchError> {
+        let Some(launch) = plan(kernel, grid, &LaunchLimits::cpu(kernel))? else {
+            return Ok(());
+        };
+        let [wx, wy, wz] = kernel.workgroup_size.map(|n| n as usize);
+        let shape = Shape { grid_dim: launch.groups_dim(), block_dim: Dim3::new(wx, wy, wz) };
+        match ExecutionStrategy::for_kernel(kernel) {
+            ExecutionStrategy::Independent => run_independent(kernel, shape, &body),
+        }
+    }
+}
+
+/// The logical launch geometry.
+#[derive(Clone, Copy)]
+struct Shape {
+    grid_dim: Dim3,
+    block_dim: Dim3,
+}
+
+fn run_independent<F: Fn(&Invocation) + Sync>(kernel: &'static KernelInfo, shape: Shape, body: &F) -> Result<(), LaunchError> {
+    let total_groups = shape.grid_dim.x * shape.grid_dim.y * shape.grid_dim.z;
+    let group_invocations = shape.block_dim.x * shape.block_dim.y * shape.block_dim.z;
+    let min_groups = MIN_INVOCATIONS_PER_CHUNK.div_ceil(group_invocations).max(1);
+    let target_chunks = rayon::current_num_threads() * CHUNKS_PER_THREAD;
+    let groups_per_chunk = total_groups.div_ceil(target_chunks).max(min_groups);
+    let chunks = total_groups.div_ceil(groups_per_chunk);
+
+    let to_error = |(location, message)| LaunchError::CpuPanic { kernel: kernel.name, location, message };
+    if chunks == 1 {
+        // Small launch: stay on the calling thread, no rayon round trip.
+        return run_captured(|| run_chunk(shape, 0, total_groups, body)).map_err(to_error);
+    }
+    let failed = AtomicBool::new(false);
+    let first_panic = Mutex::new(None);
+    (0..chunks).into_par_iter().for_each(|chunk| {
+        // After a panic the launch has failed: skip the remaining chunks.
+        if failed.load(Ordering::Relaxed) {
+            return;
+        }
+        let start = chunk * groups_per_chunk;
+        let end = (start + groups_per_chunk).min(total_groups);
+        if let Err(p) = run_captured(|| run_chunk(shape, start, end, body)) {
+            failed.store(true, Ordering::Relaxed);
+            let mut slot = first_panic.lock().unwrap_or_else(|e| e.into_inner());
+            slot.get_or_insert(p);
+        }
+    });
+    match first_panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        Some(p) => Err(to_error(p)),
+        None => Ok(()),
+    }
+}
+
+/// Runs workgroups `start..end` (linear, x fastest) and all their
+/// invocations.
+#[inline(always)]
+fn run_chunk<F: Fn(&Invocation) + Sync>(shape: Shape, start: usize, end: usize, body: &F) {
+    let Shape { grid_dim, block_dim } = shape;
+    // The only divisions: locating the chunk's first workgroup.
+    let mut bx = start % grid_dim.x;
+    let mut by = (start / grid_dim.x) % grid_dim.y;
+    let mut bz = start / (grid_dim.x * grid_dim.y);
+    for _ in start..end {
+        let block_id = Dim3::new(bx, by, bz);
+        let base = Dim3::new(bx * block_dim.x, by * block_dim.y, bz * block_dim.z);
+        for tz in 0..block_dim.z {
+            for ty in 0..block_dim.y {
+                for tx in 0..block_dim.x {
+                    body(&Invocation {
+                        global_id: Dim3::new(base.x + tx, base.y + ty, base.z + tz),
+                        thread_id: Dim3::new(tx, ty, tz),
+                        block_id,
+                        block_dim,
+                        grid_dim,
+                    });
+                }
+            }
+        }
+        bx += 1;
+        if bx == grid_dim.x {
+            bx = 0;
+            by += 1;
+            if by == grid_dim.y {
+                by = 0;
+                bz += 1;
+            }
+        }
+    }
+}

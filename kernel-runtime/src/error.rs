@@ -1,0 +1,317 @@
+//! The three error types of the runtime. Every failure is reported as a
+//! `Result`; nothing in this crate panics on bad input.
+//!
+//! Messages always name what failed (the kernel, the argument) and why, so
+//! that a user can act on them without a debugger.
+
+use crate::grid::Dim3;
+use std::fmt;
+
+/// Creating or using a device failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DeviceError {
+    /// No wgpu adapter matched the requested backends.
+    NoAdapter {
+        /// What wgpu said, and which backends were tried.
+        reason: String,
+    },
+    /// `WGPU_ADAPTER_NAME` was set but no adapter's name contains it.
+    AdapterNotFound {
+        /// The value of `WGPU_ADAPTER_NAME`.
+        wanted: String,
+        /// The names of the adapters that do exist.
+        available: Vec<String>,
+    },
+    /// The adapter refused to create a device.
+    RequestDevice {
+        /// The adapter's name.
+        adapter: String,
+        /// What wgpu said.
+        reason: String,
+    },
+    /// Waiting for the GPU failed (device lost, timeout).
+    Poll {
+        /// What wgpu said.
+        reason: String,
+    },
+    /// wgpu reported an error outside any launch (for example a validation
+    /// error raised by work recorded through [`crate::Device::wgpu`]).
+    Gpu {
+        /// What wgpu said.
+        message: String,
+    },
+}
+
+impl fmt::Display for DeviceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DeviceError::NoAdapter { reason } => write!(f, "no GPU adapter found: {reason}"),
+            DeviceError::AdapterNotFound { wanted, available } => write!(
+                f,
+                "WGPU_ADAPTER_NAME={wanted:?} matches no adapter; available: [{}]",
+                available.join(", ")
+            ),
+            DeviceError::RequestDevice { adapter, reason } => {
+                write!(f, "adapter `{adapter}` refused to create a device: {reason}")
+            }
+            DeviceError::Poll { reason } => write!(f, "waiting for the GPU failed: {reason}"),
+            DeviceError::Gpu { message } => write!(f, "GPU error: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for DeviceError {}
+
+/// Creating, writing or reading a [`crate::Buffer`] failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BufferError {
+    /// The buffer would be larger than the device allows.
+    TooLarge {
+        /// Requested number of elements.
+        len: usize,
+        /// The device's largest buffer in bytes.
+        max_bytes: u64,
+        /// The device, as `#id (name)`.
+        device: String,
+    },
+    /// `write` was given a slice of another length than the buffer's.
+    LengthMismatch {
+        /// The buffer's length.
+        expected: usize,
+        /// The slice's length.
+        got: usize,
+    },
+    /// wgpu failed (out of memory, mapping failed).
+    Gpu {
+        /// What was being done.
+        operation: &'static str,
+        /// What wgpu said.
+        message: String,
+    },
+    /// The device failed while waiting for the buffer.
+    Device(DeviceError),
+}
+
+impl fmt::Display for BufferError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BufferError::TooLarge { len, max_bytes, device } => write!(
+                f,
+                "buffer of {len} elements ({} bytes) exceeds the max buffer size of {max_bytes} bytes of device {device}",
+                (*len as u128) * 4
+            ),
+            BufferError::LengthMismatch { expected, got } => write!(
+                f,
+                "buffer write of {got} elements into a buffer of {expected} elements; the lengths must be equal"
+            ),
+            BufferError::Gpu { operation, message } => write!(f, "{operation} failed on the GPU: {message}"),
+            BufferError::Device(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for BufferError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BufferError::Device(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<DeviceError> for BufferError {
+    fn from(e: DeviceError) -> BufferError {
+        BufferError::Device(e)
+    }
+}
+
+/// A kernel launch failed. Every message names the kernel (and the argument
+/// where one is at fault).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LaunchError {
+    /// A buffer argument lives on another device than the launch.
+    WrongDevice {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The argument's name.
+        arg: &'static str,
+        /// The buffer's device, as `#id (name)`.
+        buffer_device: String,
+        /// The launch's device, as `#id (name)`.
+        launch_device: String,
+    },
+    /// A buffer argument has no elements. The GPU cannot bind it, and the CPU
+    /// rejects it too so that both paths behave alike.
+    EmptyBuffer {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The argument's name.
+        arg: &'static str,
+    },
+    /// A buffer argument is larger than one storage binding may be.
+    BindingTooLarge {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The argument's name.
+        arg: &'static str,
+        /// The buffer's length in elements.
+        len: usize,
+        /// The device's `max_storage_buffer_binding_size`.
+        max_bytes: u64,
+    },
+    /// A multi-dimensional grid has an axis beyond the per-dimension limit.
+    GridTooLarge {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The logical number of workgroups.
+        groups: Dim3,
+        /// The device's `max_compute_workgroups_per_dimension`.
+        max_per_dimension: u32,
+    },
+    /// A 1-D grid is too large even when folded into 2-D.
+    FoldedGridTooLarge {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The logical number of workgroups in x.
+        groups: usize,
+        /// The device's `max_compute_workgroups_per_dimension`.
+        max_per_dimension: u32,
+    },
+    /// The workgroup has more invocations than the device (or the kernel's
+    /// declared maximum) allows.
+    WorkgroupTooLarge {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// Invocations per workgroup.
+        invocations: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// One axis of the workgroup is larger than the device allows.
+    WorkgroupAxisTooLarge {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// `'x'`, `'y'` or `'z'`.
+        axis: char,
+        /// The workgroup size along that axis.
+        size: u32,
+        /// The device's `max_compute_workgroup_size_{axis}`.
+        max: u32,
+    },
+    /// The kernel body panicked on the CPU executor.
+    CpuPanic {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// `file:line:col` of the panic, when the runtime's panic hook saw it.
+        location: Option<String>,
+        /// The panic message.
+        message: String,
+    },
+    /// An argument does not match the kernel's parameter (a bug in generated
+    /// code or a hand-written launch).
+    InvalidArgument {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The argument's name (`"?"` if the index is out of range).
+        arg: &'static str,
+        /// What is wrong.
+        problem: String,
+    },
+    /// The `KernelInfo` itself is inconsistent (a bug in the compiler).
+    InvalidKernel {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// What is wrong.
+        problem: String,
+    },
+    /// wgpu rejected the shader or the pipeline.
+    Compile {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// What wgpu said.
+        message: String,
+    },
+    /// wgpu reported an error while recording or submitting the launch.
+    Gpu {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// What wgpu said.
+        message: String,
+    },
+}
+
+impl LaunchError {
+    /// The name of the kernel whose launch failed.
+    pub fn kernel(&self) -> &'static str {
+        match self {
+            LaunchError::WrongDevice { kernel, .. }
+            | LaunchError::EmptyBuffer { kernel, .. }
+            | LaunchError::BindingTooLarge { kernel, .. }
+            | LaunchError::GridTooLarge { kernel, .. }
+            | LaunchError::FoldedGridTooLarge { kernel, .. }
+            | LaunchError::WorkgroupTooLarge { kernel, .. }
+            | LaunchError::WorkgroupAxisTooLarge { kernel, .. }
+            | LaunchError::CpuPanic { kernel, .. }
+            | LaunchError::InvalidArgument { kernel, .. }
+            | LaunchError::InvalidKernel { kernel, .. }
+            | LaunchError::Compile { kernel, .. }
+            | LaunchError::Gpu { kernel, .. } => kernel,
+        }
+    }
+}
+
+impl fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LaunchError::WrongDevice { kernel, arg, buffer_device, launch_device } => write!(
+                f,
+                "kernel `{kernel}`, argument `{arg}`: buffer belongs to device {buffer_device}, but the launch is on device {launch_device}"
+            ),
+            LaunchError::EmptyBuffer { kernel, arg } => write!(
+                f,
+                "kernel `{kernel}`, argument `{arg}`: buffer is empty; the GPU cannot bind a zero-sized buffer"
+            ),
+            LaunchError::BindingTooLarge { kernel, arg, len, max_bytes } => write!(
+                f,
+                "kernel `{kernel}`, argument `{arg}`: {len} elements exceed the device's max storage binding of {max_bytes} bytes"
+            ),
+            LaunchError::GridTooLarge { kernel, groups, max_per_dimension } => write!(
+                f,
+                "kernel `{kernel}`: grid of {groups} workgroups exceeds the device limit of {max_per_dimension} per dimension; only 1-D grids are folded"
+            ),
+            LaunchError::FoldedGridTooLarge { kernel, groups, max_per_dimension } => write!(
+                f,
+                "kernel `{kernel}`: grid of {groups} workgroups exceeds the device limit even when folded into 2-D (at most {max_per_dimension} x {max_per_dimension})"
+            ),
+            LaunchError::WorkgroupTooLarge { kernel, invocations, max } => write!(
+                f,
+                "kernel `{kernel}`: workgroup of {invocations} invocations exceeds the device limit of {max}"
+            ),
+            LaunchError::WorkgroupAxisTooLarge { kernel, axis, size, max } => write!(
+                f,
+                "kernel `{kernel}`: workgroup size {size} in {axis} exceeds the device limit of {max}"
+            ),
+            LaunchError::CpuPanic { kernel, location: Some(at), message } => {
+                write!(f, "kernel `{kernel}`: panicked on the CPU at {at}: {message}")
+            }
+            LaunchError::CpuPanic { kernel, location: None, message } => {
+                write!(f, "kernel `{kernel}`: panicked on the CPU: {message}")
+            }
+            LaunchError::InvalidArgument { kernel, arg, problem } => {
+                write!(f, "kernel `{kernel}`, argument `{arg}`: {problem}")
+            }
+            LaunchError::InvalidKernel { kernel, problem } => {
+                write!(f, "kernel `{kernel}`: invalid kernel description: {problem}")
+            }
+            LaunchError::Compile { kernel, message } => {
+                write!(f, "kernel `{kernel}`: the GPU rejected the shader: {message}")
+            }
+            LaunchError::Gpu { kernel, message } => write!(f, "kernel `{kernel}`: GPU error: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for LaunchError {}

@@ -1,0 +1,111 @@
+//! Per-device cache of compute pipelines, so that only the first launch of a
+//! kernel compiles anything.
+
+use super::GpuDevice;
+use crate::error::LaunchError;
+use crate::kernel_info::{KernelInfo, ParamKind};
+use std::collections::HashMap;
+use std::num::NonZeroU64;
+use std::sync::{Arc, Mutex};
+
+/// A compiled kernel: its pipeline and the layout of its bind group 0.
+#[derive(Debug)]
+pub(crate) struct CachedPipeline {
+    pub pipeline: wgpu::ComputePipeline,
+    pub layout: wgpu::BindGroupLayout,
+}
+
+/// Pipelines keyed by the address of the kernel's `static KernelInfo`.
+///
+/// The address identifies a kernel exactly: the macro emits one static per
+/// kernel and statics are never freed or moved.
+#[derive(Default)]
+pub(crate) struct PipelineCache {
+    map: Mutex<HashMap<usize, Arc<CachedPipeline>>>,
+}
+
+impl PipelineCache {
+    /// Number of kernels compiled on this device so far.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<usize, Arc<CachedPipeline>>> {
+        // A panic while holding the lock cannot leave the map half-updated
+        // (inserts are single calls), so a poisoned lock is still usable.
+        self.map.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The pipeline for `kernel`, compiling it on first use.
+    pub fn get_or_compile(&self, gpu: &GpuDevice, kernel: &'static KernelInfo) -> Result<Arc<CachedPipeline>, LaunchError> {
+        let key = kernel as *const KernelInfo as usize;
+        if let Some(p) = self.lock().get(&key) {
+            return Ok(Arc::clone(p));
+        }
+        // Compile without holding the lock: a slow shader compile must not
+        // block launches of other kernels. Two threads racing on the same
+        // kernel both compile; the first insert wins.
+        let compiled = Arc::new(compile(gpu, kernel)?);
+        Ok(Arc::clone(self.lock().entry(key).or_insert(compiled)))
+    }
+}
+
+/// Builds the explicit bind group layout the contract describes and the
+/// pipeline from the kernel's WGSL.
+///
+/// The layout is explicit rather than derived from the shader so that a
+/// parameter the compiler optimised out of the shader still has its binding.
+fn compile(gpu: &GpuDevice, kernel: &'static KernelInfo) -> Result<CachedPipeline, LaunchError> {
+    let mut entries = Vec::with_capacity(kernel.params.len() + 1);
+    for (_, p) in kernel.buffer_params() {
+        if p.slot == kernel.uniform_binding || entries.iter().any(|e: &wgpu::BindGroupLayoutEntry| e.binding == p.slot) {
+            return Err(LaunchError::InvalidKernel {
+                kernel: kernel.name,
+                problem: format!("binding {} of `{}` is used twice", p.slot, p.name),
+            });
+        }
+        entries.push(wgpu::BindGroupLayoutEntry {
+            binding: p.slot,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: p.kind == ParamKind::ReadOnlyBuffer },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        });
+    }
+    entries.push(wgpu::BindGroupLayoutEntry {
+        binding: kernel.uniform_binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: NonZeroU64::new(u64::from(kernel.uniform_size)),
+        },
+        count: None,
+    });
+    let device = gpu.wgpu_device();
+    let compiled = gpu.capture(|| {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(kernel.name),
+            source: wgpu::ShaderSource::Wgsl(kernel.wgsl.into()),
+        });
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(kernel.name), entries: &entries });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(kernel.name),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(kernel.name),
+            layout: Some(&pipeline_layout),
+            module: &module,
+            entry_point: Some(kernel.entry_point),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        CachedPipeline { pipeline, layout }
+    });
+    compiled.map_err(|message| LaunchError::Compile { kernel: kernel.name, message })
+}

@@ -1,0 +1,142 @@
+//! Launch geometry: [`Dim3`], [`Grid`] and the per-invocation builtins
+//! ([`Invocation`]).
+
+use crate::kernel_info::KernelInfo;
+
+/// A size or an index in up to three dimensions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Dim3 {
+    /// The x component.
+    pub x: usize,
+    /// The y component.
+    pub y: usize,
+    /// The z component.
+    pub z: usize,
+}
+
+impl Dim3 {
+    /// A `Dim3` from its three components.
+    pub const fn new(x: usize, y: usize, z: usize) -> Dim3 {
+        Dim3 { x, y, z }
+    }
+
+    /// `x * y * z`, or `None` on overflow.
+    pub fn checked_volume(self) -> Option<usize> {
+        self.x.checked_mul(self.y)?.checked_mul(self.z)
+    }
+
+    /// Whether any component is zero (the size describes no work at all).
+    pub fn is_empty(self) -> bool {
+        self.x == 0 || self.y == 0 || self.z == 0
+    }
+}
+
+impl From<usize> for Dim3 {
+    fn from(x: usize) -> Dim3 {
+        Dim3::new(x, 1, 1)
+    }
+}
+
+impl From<[usize; 1]> for Dim3 {
+    fn from([x]: [usize; 1]) -> Dim3 {
+        Dim3::new(x, 1, 1)
+    }
+}
+
+impl From<[usize; 2]> for Dim3 {
+    fn from([x, y]: [usize; 2]) -> Dim3 {
+        Dim3::new(x, y, 1)
+    }
+}
+
+impl From<[usize; 3]> for Dim3 {
+    fn from([x, y, z]: [usize; 3]) -> Dim3 {
+        Dim3::new(x, y, z)
+    }
+}
+
+impl From<(usize, usize)> for Dim3 {
+    fn from((x, y): (usize, usize)) -> Dim3 {
+        Dim3::new(x, y, 1)
+    }
+}
+
+impl From<(usize, usize, usize)> for Dim3 {
+    fn from((x, y, z): (usize, usize, usize)) -> Dim3 {
+        Dim3::new(x, y, z)
+    }
+}
+
+impl std::fmt::Display for Dim3 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} x {} x {}", self.x, self.y, self.z)
+    }
+}
+
+/// Builtin values of one invocation, exactly what the GPU would give (all
+/// logical, i.e. after unfolding a folded 1-D grid).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Invocation {
+    /// `block_id * block_dim + thread_id`, per axis.
+    pub global_id: Dim3,
+    /// The local invocation id within the workgroup.
+    pub thread_id: Dim3,
+    /// The workgroup id.
+    pub block_id: Dim3,
+    /// The workgroup size.
+    pub block_dim: Dim3,
+    /// The number of workgroups.
+    pub grid_dim: Dim3,
+}
+
+/// How much work a launch does.
+///
+/// `Threads` are rounded up to whole workgroups per axis, so the kernel must
+/// guard against indices past its data. A grid with a zero in any axis is a
+/// no-op launch (it succeeds and runs nothing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grid {
+    /// At least this many invocations per axis.
+    Threads(Dim3),
+    /// Exactly this many workgroups per axis.
+    Blocks(Dim3),
+}
+
+impl Grid {
+    /// At least `n` invocations per axis (rounded up to whole workgroups).
+    pub fn threads(n: impl Into<Dim3>) -> Grid {
+        Grid::Threads(n.into())
+    }
+
+    /// Exactly `n` workgroups per axis.
+    pub fn blocks(n: impl Into<Dim3>) -> Grid {
+        Grid::Blocks(n.into())
+    }
+
+    /// The logical number of workgroups this grid launches for `kernel`.
+    pub fn groups(self, kernel: &KernelInfo) -> Dim3 {
+        match self {
+            Grid::Blocks(b) => b,
+            Grid::Threads(t) => {
+                // A zero workgroup axis is rejected by the limit checks before
+                // any launch; `max(1)` only keeps this function total.
+                let [wx, wy, wz] = kernel.workgroup_size.map(|w| (w as usize).max(1));
+                Dim3::new(t.x.div_ceil(wx), t.y.div_ceil(wy), t.z.div_ceil(wz))
+            }
+        }
+    }
+}
+
+impl From<usize> for Grid {
+    /// `n` threads in x.
+    fn from(n: usize) -> Grid {
+        Grid::threads(n)
+    }
+}
+
+impl From<Dim3> for Grid {
+    /// Threads, like `Grid::threads`.
+    fn from(n: Dim3) -> Grid {
+        Grid::Threads(n)
+    }
+}

@@ -1,0 +1,124 @@
+//! The static description of one compiled kernel: the contract between the
+//! code that `#[kernel]` generates and this runtime.
+//!
+//! The macro emits one `pub static KERNEL: KernelInfo = ...;` per kernel; the
+//! runtime keys its pipeline cache by that static's address, so a `KernelInfo`
+//! is always used as `&'static KernelInfo`.
+
+/// The element type of a buffer parameter, or the type of a scalar parameter.
+///
+/// All of them are 4 bytes wide: GPU bindings and the uniform block are laid
+/// out in 32-bit words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    /// `f32`
+    F32,
+    /// `i32`
+    I32,
+    /// `u32`
+    U32,
+}
+
+impl ScalarType {
+    /// The Rust spelling of the type, used in error messages.
+    pub fn rust_name(self) -> &'static str {
+        match self {
+            ScalarType::F32 => "f32",
+            ScalarType::I32 => "i32",
+            ScalarType::U32 => "u32",
+        }
+    }
+}
+
+impl std::fmt::Display for ScalarType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.rust_name())
+    }
+}
+
+/// How a kernel parameter is passed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ParamKind {
+    /// A `&[T]` parameter: `var<storage, read>` at `@group(0) @binding(slot)`.
+    ReadOnlyBuffer,
+    /// A `&mut [T]` parameter: `var<storage, read_write>` at `@group(0) @binding(slot)`.
+    ReadWriteBuffer,
+    /// A by-value `f32`/`i32`/`u32` parameter: 4 bytes at offset `slot` of the uniform block.
+    Scalar,
+}
+
+impl ParamKind {
+    /// Whether the parameter is bound as a storage buffer.
+    pub fn is_buffer(self) -> bool {
+        !matches!(self, ParamKind::Scalar)
+    }
+}
+
+/// One kernel parameter, in Rust parameter order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamInfo {
+    /// The Rust parameter name, used in error messages.
+    pub name: &'static str,
+    /// How the parameter is passed.
+    pub kind: ParamKind,
+    /// Its element type (buffers) or its type (scalars).
+    pub ty: ScalarType,
+    /// For buffers: the @binding index in @group(0). For scalars: the byte offset in the uniform block.
+    pub slot: u32,
+}
+
+/// Everything the host needs about one compiled kernel.
+///
+/// Every kernel has a uniform block at `@group(0) @binding(uniform_binding)`
+/// whose first 16 bytes are the launch description the runtime writes
+/// (see [`LAUNCH_BLOCK_SIZE`]); scalar parameters follow at their `slot`
+/// offsets.
+#[derive(Debug)]
+pub struct KernelInfo {
+    /// The Rust fn name, used in every error message.
+    pub name: &'static str,
+    /// WGSL/SPIR-V entry point name.
+    pub entry_point: &'static str,
+    /// The kernel as WGSL source (what the GPU path compiles today).
+    pub wgsl: &'static str,
+    /// The kernel as SPIR-V words (may be empty; reserved for passthrough).
+    pub spirv: &'static [u32],
+    /// `@workgroup_size(x, y, z)`.
+    pub workgroup_size: [u32; 3],
+    /// All parameters, in Rust parameter order.
+    pub params: &'static [ParamInfo],
+    /// Binding index of the uniform block (== number of buffer params).
+    pub uniform_binding: u32,
+    /// Byte size of the uniform block (multiple of 16, >= 16).
+    pub uniform_size: u32,
+    /// The largest workgroup the kernel may be launched with; 256 unless the user asked for more.
+    pub max_workgroup_invocations: u32,
+}
+
+/// Size in bytes of the launch description at the start of every uniform
+/// block: `groups: vec3<u32>` at offset 0 and `folded: u32` at offset 12.
+pub const LAUNCH_BLOCK_SIZE: u32 = 16;
+
+impl KernelInfo {
+    /// The name of parameter `param`, or `"?"` for an index the kernel does
+    /// not have (only reachable through a bug in generated code, and then we
+    /// still want an error message rather than a panic).
+    pub fn param_name(&self, param: usize) -> &'static str {
+        self.params.get(param).map_or("?", |p| p.name)
+    }
+
+    /// Number of invocations in one workgroup (product of `workgroup_size`).
+    pub fn workgroup_invocations(&self) -> u64 {
+        self.workgroup_size.iter().map(|&n| u64::from(n)).product()
+    }
+
+    /// The buffer parameters with their parameter index, in parameter order.
+    pub fn buffer_params(&self) -> impl Iterator<Item = (usize, &'static ParamInfo)> {
+        self.params.iter().enumerate().filter(|(_, p)| p.kind.is_buffer())
+    }
+
+    /// The scalar parameters, in parameter order.
+    pub fn scalar_params(&self) -> impl Iterator<Item = &'static ParamInfo> {
+        self.params.iter().filter(|p| p.kind == ParamKind::Scalar)
+    }
+}

@@ -1,0 +1,38 @@
+//! Devices, buffers and launches for `#[kernel]` functions: wgpu on the GPU,
+//! rayon on the CPU.
+//!
+//! The `#[kernel]` macro compiles a Rust function to WGSL/SPIR-V and emits a
+//! `static` [`KernelInfo`] plus launch code that calls into this crate:
+//! [`Buffer::gpu_arg`]/[`Buffer::gpu_arg_mut`] and [`GpuDevice::dispatch`]
+//! on a GPU, [`Buffer::cpu_slice`]/[`Buffer::cpu_shared`] and
+//! [`CpuDevice::execute`] on the CPU.
+//!
+//! # The launch block
+//! Every kernel has a uniform block at `@group(0) @binding(uniform_binding)`
+//! whose first 16 bytes the runtime fills: `groups: vec3<u32>` (the logical
+//! number of workgroups) and `folded: u32` (1 when a 1-D grid longer than
+//! the device's per-dimension limit was folded into a 2-D dispatch).
+//! Scalar parameters follow at their `slot` offsets.
+
+#![warn(missing_docs)]
+
+mod buffer;
+mod cpu;
+mod device;
+mod error;
+mod gpu;
+mod grid;
+mod kernel_info;
+mod plan;
+
+pub use buffer::{Buffer, Element};
+pub use cpu::{CpuDevice, SharedSliceMut};
+pub use device::{Device, DeviceBackend};
+pub use error::{BufferError, DeviceError, LaunchError};
+pub use gpu::{GpuArg, GpuDevice, PreparedDispatch};
+pub use grid::{Dim3, Grid, Invocation};
+pub use kernel_info::{KernelInfo, ParamInfo, ParamKind, ScalarType, LAUNCH_BLOCK_SIZE};
+
+/// The wgpu version this runtime is built against, for code that uses
+/// [`Device::wgpu`].
+pub use wgpu;
