@@ -17,12 +17,17 @@ pub struct Diagnostic {
     pub message: String,
     /// What to write instead, when there is a fix.
     pub help: Option<String>,
+    /// True for a problem in a `#[helper]` function's own code: the
+    /// `#[helper]` attribute reports it at the definition (see
+    /// [`crate::expand::expand_helper`]), so the kernels that call the
+    /// helper do not repeat it in their `compile_error!`s.
+    pub reported_by_helper: bool,
 }
 
 impl Diagnostic {
     /// A diagnostic with a message and no help.
     pub fn new(span: Span, message: impl Into<String>) -> Self {
-        Diagnostic { span, message: message.into(), help: None }
+        Diagnostic { span, message: message.into(), help: None, reported_by_helper: false }
     }
 
     /// A problem that rustc itself reports better (an unknown name, a type
@@ -105,9 +110,10 @@ impl Diagnostics {
 }
 
 /// Turns a list of diagnostics into one combined `syn::Error`; None when
-/// all of them are silent (rustc reports those).
+/// all of them are silent (rustc reports those) or reported by a
+/// `#[helper]` attribute.
 pub fn to_syn_error(diagnostics: &[Diagnostic]) -> Option<syn::Error> {
-    let mut iter = diagnostics.iter().filter(|d| !d.is_silent());
+    let mut iter = diagnostics.iter().filter(|d| !d.is_silent() && !d.reported_by_helper);
     let mut error = iter.next()?.to_syn_error();
     for d in iter {
         error.combine(d.to_syn_error());

@@ -33,6 +33,10 @@ pub struct Function {
     pub body: Block,
     /// Helper functions this one calls, by name.
     pub calls: Vec<String>,
+    /// Call arguments that pass a whole buffer (`helper(a)`): always an
+    /// error, left for the callee to explain (a helper that takes a buffer
+    /// reports it at its definition; otherwise rustc's type check does).
+    pub buffer_args: Vec<Span>,
 }
 
 /// How a parameter is passed.

@@ -30,6 +30,9 @@ pub fn parse_function(item: &syn::ItemFn, role: FnRole) -> Result<Function, Vec<
 enum Binding {
     Local(LocalId),
     Param(ParamId),
+    /// A parameter whose type was rejected (and reported): its uses are
+    /// not reported again.
+    Rejected,
 }
 
 struct Parser {
@@ -108,6 +111,7 @@ impl Parser {
             exprs: Vec::new(),
             body: Block::default(),
             calls: Vec::new(),
+            buffer_args: Vec::new(),
         });
         for input in &sig.inputs {
             self.param(input);
@@ -163,9 +167,9 @@ impl Parser {
                             Diagnostic::new(r.elem.span(), format!("buffers of `{elem}` are not supported"))
                                 .help("buffer elements are `f32`, `i32` or `u32`"),
                         );
-                        return;
+                        return self.reject(name);
                     }
-                    None => return,
+                    None => return self.reject(name),
                 }
             }
             ty => match self.scalar_type(ty) {
@@ -176,9 +180,9 @@ impl Parser {
                         Diagnostic::new(ty.span(), format!("a kernel cannot take a `{t}` parameter"))
                             .help("kernel scalars are `f32`, `i32` or `u32` (uniform data); pass a `u32` and convert with `as`"),
                     );
-                    return;
+                    return self.reject(name);
                 }
-                None => return,
+                None => return self.reject(name),
             },
         };
         let span = pt.pat.span();
@@ -186,6 +190,25 @@ impl Parser {
         f.params.push(Param { name: name.clone(), span, kind });
         let id = f.params.len() - 1;
         self.scopes[0].insert(name, Binding::Param(id));
+    }
+
+    /// Binds a parameter whose type was rejected, so that its uses in the
+    /// body do not cascade into more errors.
+    fn reject(&mut self, name: String) {
+        self.scopes[0].insert(name, Binding::Rejected);
+    }
+
+    /// True when `e` is (a deref, index or field of) a rejected parameter.
+    fn is_rejected(&self, e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::Path(p) => p.path.get_ident().is_some_and(|i| matches!(self.lookup(&i.to_string()), Some(Binding::Rejected))),
+            syn::Expr::Paren(p) => self.is_rejected(&p.expr),
+            syn::Expr::Unary(u) => self.is_rejected(&u.expr),
+            syn::Expr::Index(ix) => self.is_rejected(&ix.expr),
+            syn::Expr::Field(f) => self.is_rejected(&f.base),
+            syn::Expr::MethodCall(m) => self.is_rejected(&m.receiver),
+            _ => false,
+        }
     }
 
     /// A scalar type such as `f32`; reports and returns None otherwise.
@@ -200,7 +223,7 @@ impl Parser {
                     }
                 }
                 let help = unsupported_type_help(&name).unwrap_or("kernels compute with `f32`, `i32`, `u32`, `usize` and `bool`");
-                self.diags.push(Diagnostic::new(ty.span(), format!("`{}` is not supported in a kernel", quote::ToTokens::to_token_stream(ty))).help(help));
+                self.diags.push(Diagnostic::new(ty.span(), format!("`{}` is not supported in a kernel", type_text(ty))).help(help));
                 None
             }
             syn::Type::Tuple(t) if t.elems.is_empty() => Some(Ty::Unit),
@@ -221,7 +244,7 @@ impl Parser {
                 None
             }
             _ => {
-                self.diags.push(Diagnostic::new(ty.span(), format!("the type `{}` is not supported in a kernel", quote::ToTokens::to_token_stream(ty))).help("kernels compute with `f32`, `i32`, `u32`, `usize` and `bool`"));
+                self.diags.push(Diagnostic::new(ty.span(), format!("the type `{}` is not supported in a kernel", type_text(ty))).help("kernels compute with `f32`, `i32`, `u32`, `usize` and `bool`"));
                 None
             }
         }
@@ -341,12 +364,20 @@ impl Parser {
                     let index = self.expr(&ix.index);
                     self.push(ExprKind::Index { buffer, index }, span)
                 }
+                None if self.is_rejected(&ix.expr) => {
+                    self.report_silently();
+                    self.push(ERROR_LIT, span)
+                }
                 None => self.error(ix.expr.span(), "only buffer parameters can be indexed", Some("index a `&[T]` or `&mut [T]` parameter: `a[i]`")),
             },
             syn::Expr::Unary(u) => {
                 let op = match u.op {
                     syn::UnOp::Neg(_) => UnOp::Neg,
                     syn::UnOp::Not(_) => UnOp::Not,
+                    _ if self.is_rejected(&u.expr) => {
+                        self.report_silently();
+                        return self.push(ERROR_LIT, span);
+                    }
                     _ => return self.error(u.op.span(), "dereferencing is not supported in a kernel", Some("kernels work with values: remove the `*`")),
                 };
                 let x = self.expr(&u.expr);
@@ -484,6 +515,10 @@ impl Parser {
                     ParamKind::Scalar { .. } => self.push(ExprKind::Param(id), span),
                     _ => self.error(span, format!("the buffer `{name}` can only be indexed or measured here"), Some(&format!("write `{name}[i]` or `{name}.len()`"))),
                 },
+                Some(Binding::Rejected) => {
+                    self.report_silently();
+                    self.push(ERROR_LIT, span)
+                }
                 None => {
                     if Builtin::from_name(name).is_some() {
                         self.error(span, format!("`{name}` is a function"), Some(&format!("call it: `{name}()`")))
@@ -558,7 +593,17 @@ impl Parser {
             if let Some(h) = help_for(name) {
                 return self.error(span, format!("`{name}` is not supported in a kernel"), Some(h));
             }
-            let args = c.args.iter().map(|a| self.expr(a)).collect();
+            let mut args = Vec::new();
+            for a in &c.args {
+                // Reported once the callee is known: see `Function::buffer_args`.
+                args.push(match self.buffer_of(a) {
+                    Some(_) => {
+                        self.func().buffer_args.push(a.span());
+                        self.push(ERROR_LIT, a.span())
+                    }
+                    None => self.expr(a),
+                });
+            }
             let f = self.func();
             if !f.calls.contains(name) {
                 f.calls.push(name.clone());
@@ -607,6 +652,10 @@ impl Parser {
                 let zero = self.push(ExprKind::Lit(Lit::Int(0, Some(Ty::Usize))), span);
                 return self.push(ExprKind::Binary(BinOp::Eq, len, zero), span);
             }
+        }
+        if self.is_rejected(&m.receiver) {
+            self.report_silently();
+            return self.push(ERROR_LIT, span);
         }
         let Some(op) = math_op(&name) else {
             let help = suggest_method(&name);
@@ -690,6 +739,10 @@ impl Parser {
                             None
                         }
                     },
+                    Some(Binding::Rejected) => {
+                        self.report_silently();
+                        None
+                    }
                     None => {
                         self.report_silently();
                         None
@@ -710,11 +763,19 @@ impl Parser {
                     let index = self.expr(&ix.index);
                     Some(Place::Index { buffer, index })
                 }
+                None if self.is_rejected(&ix.expr) => {
+                    self.report_silently();
+                    None
+                }
                 None => {
                     self.error(ix.expr.span(), "only buffer parameters can be indexed", None);
                     None
                 }
             },
+            _ if self.is_rejected(e) => {
+                self.report_silently();
+                None
+            }
             _ => {
                 self.error(e.span(), "cannot assign to this expression", Some("assign to a `let mut` local or to a buffer element `out[i]`"));
                 None
@@ -787,6 +848,18 @@ impl Parser {
     }
 }
 
+/// A type as the user wrote it (`Vec<f32>`, not `Vec < f32 >`).
+fn type_text(ty: &syn::Type) -> String {
+    quote::ToTokens::to_token_stream(ty)
+        .to_string()
+        .replace(" <", "<")
+        .replace("< ", "<")
+        .replace(" >", ">")
+        .replace(" ,", ",")
+        .replace(" ::", "::")
+        .replace(":: ", "::")
+}
+
 fn strip_parens(e: &syn::Expr) -> &syn::Expr {
     match e {
         syn::Expr::Paren(p) => strip_parens(&p.expr),
@@ -842,6 +915,7 @@ fn suggest_method(name: &str) -> String {
         "ln_1p" => Some("ln"),
         "cbrt" => Some("powf"),
         "copysign" => Some("signum"),
+        "sin_cos" => Some("sin()` and `cos()"),
         "iter" | "into_iter" => Some("len` with a `for i in 0..a.len()` loop, i.e. `len"),
         "get" | "get_mut" => Some("len` and index after a bounds check, i.e. `len"),
         "clone" | "to_owned" => Some("value itself (scalars are `Copy`): drop the call, or `abs"),

@@ -1,0 +1,10 @@
+use kernel::prelude::*;
+
+const N: u32 = 64;
+
+#[kernel(workgroup_size = N)]
+fn k(out: &mut [f32]) {
+    out[0] = 1.0;
+}
+
+fn main() {}

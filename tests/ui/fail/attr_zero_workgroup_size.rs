@@ -1,0 +1,8 @@
+use kernel::prelude::*;
+
+#[kernel(workgroup_size = (16, 0))]
+fn k(out: &mut [f32]) {
+    out[0] = 1.0;
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use kernel::prelude::*;
+
+#[kernel(workgroup_size = 64)]
+fn k(out: &mut [u32]) {
+    let i = global_id().x;
+    let x = 1.0;
+    out[i] = 1;
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+use kernel::prelude::*;
+
+#[kernel(workgroup_size = 64)]
+fn k(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    if a[i] < 0.0 {
+        panic!("negative input");
+    }
+    out[i] = a[i];
+}
+
+fn main() {}
