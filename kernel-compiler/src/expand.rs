@@ -52,6 +52,7 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
     let max_inv = compiled.max_workgroup_invocations;
     let uniform_binding = compiled.uniform_binding;
     let uniform_size = compiled.uniform_size;
+    let own = compiled.writes_own_element;
 
     let param_infos = compiled.params.iter().map(|p| {
         let pname = &p.name;
@@ -75,6 +76,8 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
     let mut scalars = Vec::new();
     let mut cpu_prep = Vec::new();
     let mut cpu_args = Vec::new();
+    let mut chunk_views = Vec::new();
+    let mut chunk_args = Vec::new();
     let mut body_params = Vec::new();
     for (index, (p, input)) in compiled.params.iter().zip(&item.sig.inputs).enumerate() {
         let ident = format_ident!("{}", p.name, span = input.span());
@@ -85,6 +88,7 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
                 gpu_args.push(quote!(#ident.gpu_arg(&KERNEL, #index, gpu)?));
                 cpu_prep.push(quote!(let #ident = #ident.cpu_slice(&KERNEL, #index, cpu)?;));
                 cpu_args.push(quote!(#ident));
+                chunk_args.push(quote!(#ident));
                 body_params.push(quote!(#ident: &[#t]));
             }
             ParamKind::BufferMut { elem } => {
@@ -93,7 +97,13 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
                 gpu_args.push(quote!(#ident.gpu_arg_mut(&KERNEL, #index, gpu)?));
                 cpu_prep.push(quote!(let #ident = #ident.cpu_shared(&KERNEL, #index, cpu)?;));
                 cpu_args.push(quote!(&#ident));
-                body_params.push(quote!(#ident: &#k::SharedSliceMut<'_, #t>));
+                // SAFETY (for the generated `unsafe` below): the executor
+                // gives each chunk a disjoint range of `global_id().x`, runs
+                // it on one thread, and the body reaches this output only
+                // through the chunk's window.
+                chunk_views.push(quote!(let #ident = unsafe { #ident.owned_chunk(chunk.x_range()) };));
+                chunk_args.push(quote!(&#ident));
+                body_params.push(quote!(#ident: &impl #k::OutputSlice<#t>));
             }
             ParamKind::Scalar { ty, mutable } => {
                 let t = elem_tokens(ty);
@@ -103,6 +113,7 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
                     _ => quote!(#ident as u32),
                 });
                 cpu_args.push(quote!(#ident));
+                chunk_args.push(quote!(#ident));
                 let m = mutable.then(|| quote!(mut));
                 body_params.push(quote!(#m #ident: #t));
             }
@@ -141,6 +152,7 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
                 uniform_binding: #uniform_binding,
                 uniform_size: #uniform_size,
                 max_workgroup_invocations: #max_inv,
+                writes_own_element: #own,
             };
 
             /// Launches the kernel on `device` over `grid` (a number of
@@ -159,7 +171,16 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
                     }
                     #k::DeviceBackend::Cpu(cpu) => {
                         #(#cpu_prep)*
-                        cpu.execute(&KERNEL, grid, |invocation| cpu_body(invocation, #(#cpu_args),*))
+                        if cpu.can_partition(&KERNEL, &grid) {
+                            // Each invocation writes only its own element:
+                            // chunks get plain windows of the outputs.
+                            cpu.execute_partitioned(&KERNEL, grid, |chunk| {
+                                #(#chunk_views)*
+                                chunk.for_each(|invocation| cpu_body(invocation, #(#chunk_args),*))
+                            })
+                        } else {
+                            cpu.execute(&KERNEL, grid, |invocation| cpu_body(invocation, #(#cpu_args),*))
+                        }
                     }
                 }
             }
@@ -314,9 +335,28 @@ fn compound_to_binary(op: &syn::BinOp) -> TokenStream {
 /// of errors about a missing module.
 pub fn expand_errors(item: &syn::ItemFn, errors: &[crate::Diagnostic]) -> TokenStream {
     let errs = crate::diagnostic::to_syn_error(errors).map(|e| e.to_compile_error());
+    let mut item = item.clone();
+    if errs.is_none() {
+        // Only rustc reports (silent diagnostics): declare stand-ins for the
+        // thread-indexing builtins, as `cpu_body` does, so that it does not
+        // also report every `global_id()` as an unknown function. (With our
+        // own errors present, rustc stays quiet about them, and the unknown
+        // builtins keep it from adding type errors downstream of ours.)
+        let k = krate();
+        let user_span = item.block.brace_token.span.open();
+        let mut stmts: Vec<syn::Stmt> = Builtin::ALL
+            .iter()
+            .map(|(_, name)| {
+                let ident = format_ident!("{}", name, span = user_span);
+                syn::parse_quote!(let #ident = || -> #k::Dim3 { ::core::unreachable!() };)
+            })
+            .collect();
+        stmts.append(&mut item.block.stmts);
+        item.block.stmts = stmts;
+    }
     quote! {
         #errs
-        #[allow(dead_code, unused_variables, unused_mut)]
+        #[allow(dead_code, unused_variables, unused_mut, unreachable_code)]
         #item
     }
 }
@@ -327,10 +367,18 @@ pub fn helper_macro_name(name: &syn::Ident) -> syn::Ident {
 }
 
 /// `#[helper] fn f(..)`: the function unchanged (host code can call it), and
-/// a hidden macro that hands its tokens to kernels that call it.
+/// a hidden macro that hands its tokens to kernels that call it. Problems
+/// in the helper's own code are reported here, once, whether or not a
+/// kernel calls it (kernels that do leave them out of their errors).
 pub fn expand_helper(item: &syn::ItemFn) -> TokenStream {
     let mac = helper_macro_name(&item.sig.ident);
+    let errors = crate::parse::parse_function(item, crate::parse::FnRole::Helper)
+        .err()
+        .and_then(|e| crate::diagnostic::to_syn_error(&e))
+        .map(|e| e.to_compile_error());
     quote! {
+        #errors
+
         #[inline]
         #item
 

@@ -15,6 +15,7 @@
 //! This crate has no `proc_macro` types in its API, so tools and tests can
 //! call [`compile`] directly.
 
+pub mod analysis;
 pub mod attr;
 pub mod diagnostic;
 pub mod emit;
@@ -51,6 +52,9 @@ pub struct CompiledKernel {
     pub uniform_binding: u32,
     /// Byte size of the uniform block.
     pub uniform_size: u32,
+    /// Each invocation touches only element `global_id().x` of its outputs
+    /// (see [`analysis::writes_own_element`]).
+    pub writes_own_element: bool,
     /// The naga module.
     pub module: naga::Module,
     /// naga span id → the user's tokens.
@@ -75,6 +79,11 @@ pub fn compile(attr: proc_macro2::TokenStream, kernel: &syn::ItemFn, helpers: &[
         }
     };
     let helpers = order_helpers(&parsed_kernel, helpers)?;
+    if !parsed_kernel.buffer_args.is_empty() {
+        // Helpers take scalars only, so passing a buffer is a type error
+        // that rustc reports (the kernel is emitted unchanged).
+        return Err(vec![Diagnostic::silent()]);
+    }
     let sigs: HashMap<String, infer::Signature> = helpers
         .iter()
         .map(|h| {
@@ -106,6 +115,7 @@ pub fn compile(attr: proc_macro2::TokenStream, kernel: &syn::ItemFn, helpers: &[
             return Err(errors);
         }
     };
+    let writes_own_element = analysis::writes_own_element(&parsed_kernel);
     let program = hir::Program { kernel: parsed_kernel, helpers };
     let lowered = lower::lower_program(&program, &kernel_types, &helper_types, attr.workgroup_size)?;
     let (wgsl, spirv) = emit::emit(&lowered.module, &lowered.spans, kernel.sig.ident.span()).map_err(|d| vec![d])?;
@@ -122,6 +132,7 @@ pub fn compile(attr: proc_macro2::TokenStream, kernel: &syn::ItemFn, helpers: &[
         params: lowered.params,
         uniform_binding: lowered.uniform_binding,
         uniform_size: lowered.uniform_size,
+        writes_own_element,
         module: lowered.module,
         spans: lowered.spans,
     })
@@ -169,7 +180,8 @@ fn order_helpers(kernel: &hir::Function, helpers: &[syn::ItemFn]) -> Result<Vec<
                 visiting.pop();
                 order.push(name.to_string());
             }
-            Err(e) => errors.extend(e),
+            // The `#[helper]` attribute reports these at the helper itself.
+            Err(e) => errors.extend(e.into_iter().map(|d| Diagnostic { reported_by_helper: true, ..d })),
         }
     }
     let mut visiting = Vec::new();

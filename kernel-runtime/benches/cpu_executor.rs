@@ -23,6 +23,7 @@ static VECTOR_ADD: KernelInfo = KernelInfo {
     uniform_binding: 3,
     uniform_size: 16,
     max_workgroup_invocations: 256,
+    writes_own_element: false,
 };
 
 /// What the macro generates for the CPU path of `vector_add`.

@@ -93,6 +93,12 @@ pub struct KernelInfo {
     pub uniform_size: u32,
     /// The largest workgroup the kernel may be launched with; 256 unless the user asked for more.
     pub max_workgroup_invocations: u32,
+    /// Proven by the compiler: every element access to every `&mut [T]`
+    /// parameter uses `global_id().x` as its index, so on a 1-D grid each
+    /// invocation touches only its own element. The CPU executor then
+    /// gives chunks of invocations their own windows of the outputs (plain
+    /// loads and stores) instead of shared atomics.
+    pub writes_own_element: bool,
 }
 
 /// Size in bytes of the launch description at the start of every uniform

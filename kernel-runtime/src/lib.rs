@@ -26,7 +26,7 @@ mod kernel_info;
 mod plan;
 
 pub use buffer::{Buffer, Element};
-pub use cpu::{CpuDevice, SharedSliceMut};
+pub use cpu::{Chunk, CpuDevice, OutputSlice, OwnedChunk, SharedSliceMut};
 pub use device::{Device, DeviceBackend};
 pub use error::{BufferError, DeviceError, LaunchError};
 pub use gpu::{GpuArg, GpuDevice, PreparedDispatch};

@@ -212,6 +212,7 @@ const fn common_big() -> KernelInfo {
         uniform_binding: 0,
         uniform_size: 16,
         max_workgroup_invocations: 1 << 16,
+        writes_own_element: false,
     }
 }
 

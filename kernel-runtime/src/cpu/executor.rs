@@ -64,6 +64,61 @@ impl CpuDevice {
     }
 }
 
+impl CpuDevice {
+    /// True when `kernel` on `grid` can take the owned-chunk fast path: the
+    /// compiler proved each invocation writes only element `global_id().x`,
+    /// and the launch is 1-D, so chunks of invocations own disjoint ranges.
+    pub fn can_partition(&self, kernel: &'static KernelInfo, grid: &Grid) -> bool {
+        let one_d = |d: Dim3| d.y == 1 && d.z == 1;
+        let grid_dim = match *grid {
+            Grid::Threads(d) | Grid::Blocks(d) => d,
+        };
+        kernel.writes_own_element && kernel.workgroup_size[1] == 1 && kernel.workgroup_size[2] == 1 && one_d(grid_dim)
+    }
+
+    /// Like [`CpuDevice::execute`], but calls `chunk_body` once per chunk of
+    /// invocations; the [`Chunk`] says which `global_id().x` range the
+    /// chunk owns and runs its invocations. Only for launches where
+    /// [`CpuDevice::can_partition`] holds (it falls back to a single chunk
+    /// otherwise, which is always correct).
+    pub fn execute_partitioned<F: Fn(&Chunk) + Sync>(&self, kernel: &'static KernelInfo, grid: Grid, chunk_body: F) -> Result<(), LaunchError> {
+        let partition = self.can_partition(kernel, &grid);
+        let Some(launch) = plan(kernel, grid, &LaunchLimits::cpu(kernel))? else {
+            return Ok(());
+        };
+        let [wx, wy, wz] = kernel.workgroup_size.map(|n| n as usize);
+        let shape = Shape { grid_dim: launch.groups_dim(), block_dim: Dim3::new(wx, wy, wz) };
+        let total_groups = shape.grid_dim.x * shape.grid_dim.y * shape.grid_dim.z;
+        let groups_per_chunk = if partition { groups_per_chunk(shape) } else { total_groups.max(1) };
+        run_chunks(kernel, total_groups, groups_per_chunk, |start, end| {
+            let x_range = if partition { start * shape.block_dim.x..end * shape.block_dim.x } else { 0..usize::MAX };
+            chunk_body(&Chunk { shape, start, end, x_range })
+        })
+    }
+}
+
+/// A contiguous run of workgroups of one launch, handed to one thread.
+pub struct Chunk {
+    shape: Shape,
+    start: usize,
+    end: usize,
+    x_range: std::ops::Range<usize>,
+}
+
+impl Chunk {
+    /// The `global_id().x` values of this chunk's invocations: the output
+    /// elements it owns.
+    pub fn x_range(&self) -> std::ops::Range<usize> {
+        self.x_range.clone()
+    }
+
+    /// Runs `body` for each invocation of the chunk, in order.
+    #[inline(always)]
+    pub fn for_each<F: Fn(&Invocation)>(&self, body: F) {
+        run_chunk(self.shape, self.start, self.end, &body)
+    }
+}
+
 /// The logical launch geometry.
 #[derive(Clone, Copy)]
 struct Shape {
@@ -73,16 +128,26 @@ struct Shape {
 
 fn run_independent<F: Fn(&Invocation) + Sync>(kernel: &'static KernelInfo, shape: Shape, body: &F) -> Result<(), LaunchError> {
     let total_groups = shape.grid_dim.x * shape.grid_dim.y * shape.grid_dim.z;
+    run_chunks(kernel, total_groups, groups_per_chunk(shape), |start, end| run_chunk(shape, start, end, body))
+}
+
+/// Workgroups per chunk: a few chunks per rayon thread, none too small.
+fn groups_per_chunk(shape: Shape) -> usize {
+    let total_groups = shape.grid_dim.x * shape.grid_dim.y * shape.grid_dim.z;
     let group_invocations = shape.block_dim.x * shape.block_dim.y * shape.block_dim.z;
     let min_groups = MIN_INVOCATIONS_PER_CHUNK.div_ceil(group_invocations).max(1);
     let target_chunks = rayon::current_num_threads() * CHUNKS_PER_THREAD;
-    let groups_per_chunk = total_groups.div_ceil(target_chunks).max(min_groups);
-    let chunks = total_groups.div_ceil(groups_per_chunk);
+    total_groups.div_ceil(target_chunks).max(min_groups)
+}
 
+/// Runs `run(start, end)` over chunks of `groups_per_chunk` workgroups in
+/// parallel, turning the first panic into `LaunchError::CpuPanic`.
+fn run_chunks(kernel: &'static KernelInfo, total_groups: usize, groups_per_chunk: usize, run: impl Fn(usize, usize) + Sync) -> Result<(), LaunchError> {
+    let chunks = total_groups.div_ceil(groups_per_chunk);
     let to_error = |(location, message)| LaunchError::CpuPanic { kernel: kernel.name, location, message };
     if chunks == 1 {
         // Small launch: stay on the calling thread, no rayon round trip.
-        return run_captured(|| run_chunk(shape, 0, total_groups, body)).map_err(to_error);
+        return run_captured(|| run(0, total_groups)).map_err(to_error);
     }
     let failed = AtomicBool::new(false);
     let first_panic = Mutex::new(None);
@@ -93,7 +158,7 @@ fn run_independent<F: Fn(&Invocation) + Sync>(kernel: &'static KernelInfo, shape
         }
         let start = chunk * groups_per_chunk;
         let end = (start + groups_per_chunk).min(total_groups);
-        if let Err(p) = run_captured(|| run_chunk(shape, start, end, body)) {
+        if let Err(p) = run_captured(|| run(start, end)) {
             failed.store(true, Ordering::Relaxed);
             let mut slot = first_panic.lock().unwrap_or_else(|e| e.into_inner());
             slot.get_or_insert(p);
@@ -108,7 +173,7 @@ fn run_independent<F: Fn(&Invocation) + Sync>(kernel: &'static KernelInfo, shape
 /// Runs workgroups `start..end` (linear, x fastest) and all their
 /// invocations.
 #[inline(always)]
-fn run_chunk<F: Fn(&Invocation) + Sync>(shape: Shape, start: usize, end: usize, body: &F) {
+fn run_chunk<F: Fn(&Invocation)>(shape: Shape, start: usize, end: usize, body: &F) {
     let Shape { grid_dim, block_dim } = shape;
     // The only divisions: locating the chunk's first workgroup.
     let mut bx = start % grid_dim.x;

@@ -1,9 +1,12 @@
 //! The CPU path: [`CpuDevice`] runs kernels on all cores through rayon.
 
 mod executor;
+mod owned;
 mod panic_capture;
 mod shared;
 
+pub use executor::Chunk;
+pub use owned::{OutputSlice, OwnedChunk};
 pub use shared::SharedSliceMut;
 
 /// The CPU executor. Launches are synchronous: when `execute` returns, the

@@ -31,6 +31,13 @@ impl<'a, T: Element> SharedSliceMut<'a, T> {
         SharedSliceMut { words, _elements: PhantomData }
     }
 
+    /// The first element, for [`OwnedChunk`](super::OwnedChunk) windows.
+    pub(crate) fn as_mut_ptr(&self) -> *mut T {
+        // Writing through this pointer is allowed: the words are atomics
+        // (interior mutability), derived from an exclusive borrow.
+        self.words.as_ptr().cast::<T>().cast_mut()
+    }
+
     /// Number of elements.
     pub fn len(&self) -> usize {
         self.words.len()
@@ -72,7 +79,7 @@ impl<T: Element + std::fmt::Debug> std::fmt::Debug for SharedSliceMut<'_, T> {
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn out_of_bounds(index: usize, len: usize) -> ! {
+pub(crate) fn out_of_bounds(index: usize, len: usize) -> ! {
     panic!("index out of bounds: the len is {len} but the index is {index}")
 }
 

@@ -20,6 +20,7 @@ pub static SCALE_ADD: KernelInfo = KernelInfo {
     uniform_binding: 2,
     uniform_size: 32,
     max_workgroup_invocations: 256,
+    writes_own_element: false,
 };
 
 const SCALE_ADD_WGSL: &str = r#"
@@ -79,6 +80,7 @@ pub static IDS: KernelInfo = KernelInfo {
     uniform_binding: 1,
     uniform_size: 16,
     max_workgroup_invocations: 256,
+    writes_own_element: false,
 };
 
 const IDS_WGSL: &str = r#"
@@ -167,6 +169,7 @@ pub static BIG_WORKGROUP: KernelInfo = KernelInfo {
     uniform_binding: 0,
     uniform_size: 16,
     max_workgroup_invocations: 256,
+    writes_own_element: false,
 };
 
 /// Inputs whose `out + s * a` is exact in f32 (so GPU FMA cannot differ).

@@ -1,0 +1,138 @@
+//! The fast path for the common "each invocation writes its own element"
+//! kernel: `out[i] = ...` with `i = global_id().x` on a 1-D grid.
+//!
+//! The compiler proves the pattern (`KernelInfo::writes_own_element`); the
+//! executor then gives each chunk of invocations an [`OwnedChunk`] of every
+//! output: a window of the elements that chunk's invocations own, read and
+//! written with plain (vectorisable) loads and stores instead of atomics.
+//!
+//! Soundness does not rest on the compiler's proof: an `OwnedChunk`
+//! checks every index against its own window and panics outside it, so two
+//! chunks can never touch the same element. A wrong proof would cost a
+//! panic (the launch's `Err`), never undefined behaviour.
+
+use super::shared::{out_of_bounds, SharedSliceMut};
+use crate::buffer::Element;
+use std::marker::PhantomData;
+use std::ops::Range;
+
+/// What a kernel body sees for a `&mut [T]` parameter on the CPU: either
+/// the shared atomic view or a chunk's owned window.
+pub trait OutputSlice<T: Element> {
+    /// Number of elements of the whole buffer (what `out.len()` gives).
+    fn len(&self) -> usize;
+    /// Whether the buffer is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Reads element `index`; panics out of bounds like Rust indexing.
+    fn load(&self, index: usize) -> T;
+    /// Writes element `index`; panics out of bounds like Rust indexing.
+    fn store(&self, index: usize, value: T);
+}
+
+impl<T: Element> OutputSlice<T> for SharedSliceMut<'_, T> {
+    #[inline]
+    fn len(&self) -> usize {
+        SharedSliceMut::len(self)
+    }
+    #[inline]
+    #[track_caller]
+    fn load(&self, index: usize) -> T {
+        SharedSliceMut::load(self, index)
+    }
+    #[inline]
+    #[track_caller]
+    fn store(&self, index: usize, value: T) {
+        SharedSliceMut::store(self, index, value)
+    }
+}
+
+/// The elements `window` of an output, owned by one chunk of invocations
+/// on one thread. Not `Send` or `Sync`: it never leaves that thread.
+pub struct OwnedChunk<'a, T: Element> {
+    ptr: *mut T,
+    len: usize,
+    window: Range<usize>,
+    _borrow: PhantomData<&'a SharedSliceMut<'a, T>>,
+}
+
+impl<'a, T: Element> SharedSliceMut<'a, T> {
+    /// A plain-access window of `window` (clipped to the buffer).
+    ///
+    /// # Safety
+    /// While the returned chunk lives, no other code may access the elements
+    /// in `window` (through this view or another chunk). The executor
+    /// guarantees it by handing disjoint windows to its chunks and running
+    /// each chunk on one thread.
+    pub unsafe fn owned_chunk(&self, window: Range<usize>) -> OwnedChunk<'_, T> {
+        let len = self.len();
+        let window = window.start.min(len)..window.end.min(len);
+        OwnedChunk { ptr: self.as_mut_ptr(), len, window, _borrow: PhantomData }
+    }
+}
+
+impl<T: Element> OwnedChunk<'_, T> {
+    #[inline(always)]
+    #[track_caller]
+    fn check(&self, index: usize) {
+        if index >= self.len {
+            out_of_bounds(index, self.len);
+        }
+        if !self.window.contains(&index) {
+            outside_window(index, &self.window);
+        }
+    }
+}
+
+impl<T: Element> OutputSlice<T> for OwnedChunk<'_, T> {
+    #[inline]
+    fn len(&self) -> usize {
+        self.len
+    }
+    #[inline]
+    #[track_caller]
+    fn load(&self, index: usize) -> T {
+        self.check(index);
+        // SAFETY: `index` is inside this chunk's window (checked), which no
+        // other code accesses while the chunk lives (`owned_chunk`'s
+        // contract), and the chunk stays on one thread.
+        unsafe { self.ptr.add(index).read() }
+    }
+    #[inline]
+    #[track_caller]
+    fn store(&self, index: usize, value: T) {
+        self.check(index);
+        // SAFETY: as in `load`.
+        unsafe { self.ptr.add(index).write(value) }
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn outside_window(index: usize, window: &Range<usize>) -> ! {
+    panic!(
+        "internal error: an invocation touched element {index}, outside the elements {window:?} its chunk owns \
+         (the compiler wrongly proved that each invocation writes only its own element; please report this kernel)"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_check_their_range() {
+        let mut v = vec![0u32; 10];
+        let s = SharedSliceMut::new(&mut v);
+        // SAFETY: the only chunk, on this thread.
+        let c = unsafe { s.owned_chunk(2..5) };
+        c.store(3, 7);
+        assert_eq!(c.load(3), 7);
+        assert_eq!(OutputSlice::len(&c), 10);
+        assert!(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| c.store(6, 1))).is_err());
+        assert!(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| c.load(10))).is_err());
+        assert_eq!(s.load(3), 7);
+    }
+}
