@@ -67,8 +67,9 @@ fn main() {
     }
 }
 
-/// Mean kernel time (seconds) of `reps` dispatches of `pipeline` in one pass.
-fn time_dispatches(device: &wgpu::Device, queue: &wgpu::Queue, pipeline: &wgpu::ComputePipeline, bind_group: &wgpu::BindGroup, groups: [u32; 3], reps: u32) -> f64 {
+/// Mean kernel time (seconds) of `reps` launches recorded by `record` in
+/// one compute pass.
+fn time_dispatches(device: &wgpu::Device, queue: &wgpu::Queue, reps: u32, record: impl Fn(&mut wgpu::ComputePass<'_>)) -> f64 {
     let qs = device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("bench"), ty: wgpu::QueryType::Timestamp, count: 2 });
     let resolve = device.create_buffer(&wgpu::BufferDescriptor {
         label: None,
@@ -88,10 +89,8 @@ fn time_dispatches(device: &wgpu::Device, queue: &wgpu::Queue, pipeline: &wgpu::
             label: None,
             timestamp_writes: Some(wgpu::ComputePassTimestampWrites { query_set: &qs, beginning_of_pass_write_index: Some(0), end_of_pass_write_index: Some(1) }),
         });
-        pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, bind_group, &[]);
         for _ in 0..reps {
-            pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+            record(&mut pass);
         }
     }
     enc.resolve_query_set(&qs, 0..2, &resolve, 0);
@@ -141,15 +140,24 @@ fn gpu_bench() {
                 wgpu::BindGroupEntry { binding: 2, resource: out.wgpu_buffer().unwrap().as_entire_binding() },
             ],
         });
+        // The hand-written kernel runs the usual padded 2-D fold.
+        let groups = n.div_ceil(256) as u32;
+        let hand_groups = if groups > 65535 { [65535, groups.div_ceil(65535), 1] } else { [groups, 1, 1] };
+        let dsl_launch = |pass: &mut wgpu::ComputePass<'_>| dsl.record(pass);
+        let hand_launch = |pass: &mut wgpu::ComputePass<'_>| {
+            pass.set_pipeline(&hand);
+            pass.set_bind_group(0, &hand_bg, &[]);
+            pass.dispatch_workgroups(hand_groups[0], hand_groups[1], hand_groups[2]);
+        };
         let reps = ((1u64 << 30) / n as u64).clamp(20, 2000) as u32;
         // Warm up both, then alternate seven times and take each median,
         // so that clock and cache state hit both alike.
-        time_dispatches(wdev, queue, &dsl.pipeline, &dsl.bind_group, dsl.workgroups, 2);
-        time_dispatches(wdev, queue, &hand, &hand_bg, dsl.workgroups, 2);
+        time_dispatches(wdev, queue, 2, dsl_launch);
+        time_dispatches(wdev, queue, 2, hand_launch);
         let (mut dsl_runs, mut hand_runs) = (Vec::new(), Vec::new());
         for _ in 0..7 {
-            dsl_runs.push(time_dispatches(wdev, queue, &dsl.pipeline, &dsl.bind_group, dsl.workgroups, reps));
-            hand_runs.push(time_dispatches(wdev, queue, &hand, &hand_bg, dsl.workgroups, reps));
+            dsl_runs.push(time_dispatches(wdev, queue, reps, dsl_launch));
+            hand_runs.push(time_dispatches(wdev, queue, reps, hand_launch));
         }
         let (t_dsl, t_hand) = (median(dsl_runs), median(hand_runs));
         let bytes = 12.0 * n as f64;

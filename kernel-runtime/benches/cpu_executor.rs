@@ -21,7 +21,7 @@ static VECTOR_ADD: KernelInfo = KernelInfo {
         ParamInfo { name: "out", kind: ParamKind::ReadWriteBuffer, ty: ScalarType::F32, slot: 2 },
     ],
     uniform_binding: 3,
-    uniform_size: 16,
+    uniform_size: 32,
     max_workgroup_invocations: 256,
     writes_own_element: false,
 };

@@ -70,9 +70,9 @@ pub struct ParamInfo {
 /// Everything the host needs about one compiled kernel.
 ///
 /// Every kernel has a uniform block at `@group(0) @binding(uniform_binding)`
-/// whose first 16 bytes are the launch description the runtime writes
+/// whose first 20 bytes are the launch description the runtime writes
 /// (see [`LAUNCH_BLOCK_SIZE`]); scalar parameters follow at their `slot`
-/// offsets.
+/// offsets (>= 20).
 #[derive(Debug)]
 pub struct KernelInfo {
     /// The Rust fn name, used in every error message.
@@ -89,7 +89,7 @@ pub struct KernelInfo {
     pub params: &'static [ParamInfo],
     /// Binding index of the uniform block (== number of buffer params).
     pub uniform_binding: u32,
-    /// Byte size of the uniform block (multiple of 16, >= 16).
+    /// Byte size of the uniform block (multiple of 16, >= 32 since the launch block is 20 bytes).
     pub uniform_size: u32,
     /// The largest workgroup the kernel may be launched with; 256 unless the user asked for more.
     pub max_workgroup_invocations: u32,
@@ -102,8 +102,22 @@ pub struct KernelInfo {
 }
 
 /// Size in bytes of the launch description at the start of every uniform
-/// block: `groups: vec3<u32>` at offset 0 and `folded: u32` at offset 12.
-pub const LAUNCH_BLOCK_SIZE: u32 = 16;
+/// block:
+/// - offset 0: `grid_dim: vec3<u32>`, the logical number of workgroups;
+/// - offset 12: `grid_folded: u32`, 1 if the runtime folded a 1-D grid, else 0;
+/// - offset 16: `block_offset: u32`, the linear index of the first logical
+///   workgroup of this dispatch (0 except in the tail dispatch of a folded grid).
+///
+/// A folded grid of `G` workgroups is dispatched exactly, with no padding
+/// workgroups: `(max, G / max, 1)` with `block_offset` 0, then, if
+/// `G % max != 0`, `(G % max, 1, 1)` with `block_offset` `max * (G / max)`.
+/// When folded, the kernel's logical workgroup id is
+/// `(block_offset + workgroup_id.x + num_workgroups.x * workgroup_id.y, 0, 0)`;
+/// otherwise it is `workgroup_id`.
+///
+/// Scalar parameters start at offset 20; `uniform_size` is a multiple of 16,
+/// hence at least 32.
+pub const LAUNCH_BLOCK_SIZE: u32 = 20;
 
 impl KernelInfo {
     /// The name of parameter `param`, or `"?"` for an index the kernel does

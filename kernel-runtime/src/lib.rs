@@ -9,10 +9,14 @@
 //!
 //! # The launch block
 //! Every kernel has a uniform block at `@group(0) @binding(uniform_binding)`
-//! whose first 16 bytes the runtime fills: `groups: vec3<u32>` (the logical
-//! number of workgroups) and `folded: u32` (1 when a 1-D grid longer than
-//! the device's per-dimension limit was folded into a 2-D dispatch).
-//! Scalar parameters follow at their `slot` offsets.
+//! whose first 20 bytes the runtime fills: `grid_dim: vec3<u32>` (the
+//! logical number of workgroups), `grid_folded: u32` (1 when a 1-D grid
+//! longer than the device's per-dimension limit was folded into 2-D) and
+//! `block_offset: u32` (the linear index of the dispatch's first logical
+//! workgroup: a folded grid is dispatched exactly, as full rows plus a
+//! separate tail dispatch). See [`LAUNCH_BLOCK_SIZE`]. Scalar parameters
+//! follow at their `slot` offsets (>= 20), and the block's size is a
+//! multiple of 16 (so at least 32).
 
 #![warn(missing_docs)]
 
@@ -29,7 +33,7 @@ pub use buffer::{Buffer, Element};
 pub use cpu::{Chunk, CpuDevice, OutputSlice, OwnedChunk, SharedSliceMut};
 pub use device::{Device, DeviceBackend};
 pub use error::{BufferError, DeviceError, LaunchError};
-pub use gpu::{GpuArg, GpuDevice, PreparedDispatch};
+pub use gpu::{GpuArg, GpuDevice, PreparedDispatch, PreparedPart};
 pub use grid::{Dim3, Grid, Invocation};
 pub use kernel_info::{KernelInfo, ParamInfo, ParamKind, ScalarType, LAUNCH_BLOCK_SIZE};
 

@@ -52,22 +52,44 @@ impl LaunchLimits {
     }
 }
 
+/// One physical dispatch of a launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DispatchPart {
+    /// Physical dispatch size.
+    pub workgroups: [u32; 3],
+    /// Linear index of the first logical workgroup of this dispatch
+    /// (non-zero only for the tail dispatch of a folded grid).
+    pub block_offset: u32,
+}
+
 /// A checked, non-empty launch.
+///
+/// A grid within the limits is one dispatch of exactly the logical groups.
+/// A folded 1-D grid of `G` groups is a main dispatch `(max, G / max, 1)`
+/// plus, when `G % max != 0`, a tail dispatch `(G % max, 1, 1)` starting at
+/// logical workgroup `max * (G / max)`: every dispatched workgroup is a real
+/// one, so the kernel needs no guard.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct LaunchPlan {
     /// Logical number of workgroups (what the kernel sees as `grid_dim`).
     pub groups: [u32; 3],
-    /// Physical dispatch size.
-    pub dispatch: [u32; 3],
     /// Whether a 1-D grid was folded into 2-D.
     pub folded: bool,
+    /// The dispatches, in order: the first is always present.
+    pub parts: [Option<DispatchPart>; 2],
 }
 
 impl LaunchPlan {
-    /// The 16-byte launch description at the start of the uniform block:
-    /// `groups: vec3<u32>` then `folded: u32`.
-    pub fn launch_block(&self) -> [u8; LAUNCH_BLOCK_SIZE as usize] {
-        let words = [self.groups[0], self.groups[1], self.groups[2], u32::from(self.folded)];
+    /// The dispatches of this launch, in order.
+    pub fn parts(&self) -> impl Iterator<Item = &DispatchPart> {
+        self.parts.iter().flatten()
+    }
+
+    /// The 20-byte launch description at the start of the uniform block for
+    /// one dispatch `part`: `grid_dim: vec3<u32>`, `grid_folded: u32`, then
+    /// `block_offset: u32`.
+    pub fn launch_block(&self, part: &DispatchPart) -> [u8; LAUNCH_BLOCK_SIZE as usize] {
+        let words = [self.groups[0], self.groups[1], self.groups[2], u32::from(self.folded), part.block_offset];
         bytemuck::cast(words)
     }
 
@@ -117,28 +139,34 @@ pub(crate) fn plan(kernel: &'static KernelInfo, grid: Grid, limits: &LaunchLimit
     let max = limits.max_groups_per_dimension as usize;
     if groups.x <= max && groups.y <= max && groups.z <= max {
         let g = [groups.x as u32, groups.y as u32, groups.z as u32];
-        return Ok(Some(LaunchPlan { groups: g, dispatch: g, folded: false }));
+        let part = DispatchPart { workgroups: g, block_offset: 0 };
+        return Ok(Some(LaunchPlan { groups: g, folded: false, parts: [Some(part), None] }));
     }
     if groups.y != 1 || groups.z != 1 {
         return Err(LaunchError::GridTooLarge { kernel: kernel.name, groups, max_per_dimension: limits.max_groups_per_dimension });
     }
-    // Fold: x runs full rows of `max` groups; the kernel's prologue
-    // linearises (x, y) back and drops the tail of the last row.
-    let rows = groups.x.div_ceil(max);
+    // Fold exactly: full rows of `max` groups, then the remainder as a
+    // second 1-row dispatch; the kernel's prologue linearises
+    // `block_offset + x + max * y`.
+    let rows = groups.x / max;
+    let tail = groups.x % max;
     if rows > max || groups.x > u32::MAX as usize {
         return Err(LaunchError::FoldedGridTooLarge { kernel: kernel.name, groups: groups.x, max_per_dimension: limits.max_groups_per_dimension });
     }
-    Ok(Some(LaunchPlan { groups: [groups.x as u32, 1, 1], dispatch: [max as u32, rows as u32, 1], folded: true }))
+    let main = DispatchPart { workgroups: [max as u32, rows as u32, 1], block_offset: 0 };
+    let tail = (tail != 0).then(|| DispatchPart { workgroups: [tail as u32, 1, 1], block_offset: (max * rows) as u32 });
+    Ok(Some(LaunchPlan { groups: [groups.x as u32, 1, 1], folded: true, parts: [Some(main), tail] }))
 }
 
-/// Checks the uniform block layout and returns the block for a launch:
-/// the launch description followed by the scalar arguments at their slots.
-pub(crate) fn uniform_block(kernel: &'static KernelInfo, plan: &LaunchPlan, scalars: &[u32]) -> Result<Vec<u8>, LaunchError> {
+/// Checks the uniform block layout and returns the block for one dispatch
+/// `part` of a launch: the launch description followed by the scalar
+/// arguments at their slots.
+pub(crate) fn uniform_block(kernel: &'static KernelInfo, plan: &LaunchPlan, part: &DispatchPart, scalars: &[u32]) -> Result<Vec<u8>, LaunchError> {
     let size = kernel.uniform_size;
     if size < LAUNCH_BLOCK_SIZE || !size.is_multiple_of(16) {
         return Err(LaunchError::InvalidKernel {
             kernel: kernel.name,
-            problem: format!("uniform_size {size} must be a multiple of 16 and at least 16"),
+            problem: format!("uniform_size {size} must be a multiple of 16 and at least {}", LAUNCH_BLOCK_SIZE.next_multiple_of(16)),
         });
     }
     let expected = kernel.scalar_params().count();
@@ -149,7 +177,7 @@ pub(crate) fn uniform_block(kernel: &'static KernelInfo, plan: &LaunchPlan, scal
         });
     }
     let mut block = vec![0u8; size as usize];
-    block[..LAUNCH_BLOCK_SIZE as usize].copy_from_slice(&plan.launch_block());
+    block[..LAUNCH_BLOCK_SIZE as usize].copy_from_slice(&plan.launch_block(part));
     for (param, &bits) in kernel.scalar_params().zip(scalars) {
         let at = param.slot as usize;
         if at < LAUNCH_BLOCK_SIZE as usize || !at.is_multiple_of(4) || at + 4 > size as usize {
@@ -177,7 +205,7 @@ mod tests {
         wgsl: "",
         spirv: &[],
         workgroup_size: [256, 1, 1],
-        params: &[ParamInfo { name: "s", kind: ParamKind::Scalar, ty: ScalarType::F32, slot: 16 }],
+        params: &[ParamInfo { name: "s", kind: ParamKind::Scalar, ty: ScalarType::F32, slot: 20 }],
         uniform_binding: 0,
         uniform_size: 32,
         max_workgroup_invocations: 256,
@@ -185,19 +213,49 @@ mod tests {
     };
     const L: LaunchLimits = LaunchLimits { max_invocations: 256, max_size: [256, 256, 64], max_groups_per_dimension: 65535 };
 
-    #[test]
-    fn small_grid_is_not_folded() {
-        let p = plan(&K, Grid::threads(1000), &L).unwrap().unwrap();
-        assert_eq!(p, LaunchPlan { groups: [4, 1, 1], dispatch: [4, 1, 1], folded: false });
+    fn part(workgroups: [u32; 3], block_offset: u32) -> Option<DispatchPart> {
+        Some(DispatchPart { workgroups, block_offset })
     }
 
     #[test]
-    fn long_1d_grid_is_folded() {
+    fn small_grid_is_not_folded() {
+        let p = plan(&K, Grid::threads(1000), &L).unwrap().unwrap();
+        assert_eq!(p, LaunchPlan { groups: [4, 1, 1], folded: false, parts: [part([4, 1, 1], 0), None] });
+        let p = plan(&K, Grid::blocks(65535), &L).unwrap().unwrap();
+        assert_eq!(p, LaunchPlan { groups: [65535, 1, 1], folded: false, parts: [part([65535, 1, 1], 0), None] });
+    }
+
+    #[test]
+    fn long_1d_grid_is_folded_exactly() {
         let p = plan(&K, Grid::blocks(70000), &L).unwrap().unwrap();
-        assert_eq!(p, LaunchPlan { groups: [70000, 1, 1], dispatch: [65535, 2, 1], folded: true });
+        assert_eq!(p, LaunchPlan { groups: [70000, 1, 1], folded: true, parts: [part([65535, 1, 1], 0), part([4465, 1, 1], 65535)] });
+        let p = plan(&K, Grid::blocks(65535usize * 2), &L).unwrap().unwrap();
+        assert_eq!(p.parts, [part([65535, 2, 1], 0), None]);
+        let p = plan(&K, Grid::blocks(65535usize * 3 + 7), &L).unwrap().unwrap();
+        assert_eq!(p.parts, [part([65535, 3, 1], 0), part([7, 1, 1], 65535 * 3)]);
         let p = plan(&K, Grid::blocks(65535usize * 65535), &L).unwrap().unwrap();
-        assert_eq!(p.dispatch, [65535, 65535, 1]);
-        assert!(matches!(plan(&K, Grid::blocks(65535usize * 65535 + 1), &L), Err(LaunchError::FoldedGridTooLarge { .. })));
+        assert_eq!(p, LaunchPlan { groups: [65535 * 65535, 1, 1], folded: true, parts: [part([65535, 65535, 1], 0), None] });
+        // 65535 full rows plus a tail: the tail is its own dispatch, so it fits.
+        let p = plan(&K, Grid::blocks(65535usize * 65535 + 1), &L).unwrap().unwrap();
+        assert_eq!(p.parts, [part([65535, 65535, 1], 0), part([1, 1, 1], 65535 * 65535)]);
+        assert!(matches!(plan(&K, Grid::blocks(65535usize * 65536), &L), Err(LaunchError::FoldedGridTooLarge { .. })));
+        // Every dispatched workgroup is a logical one.
+        for g in [65536usize, 70000, 65535 * 2, 65535 * 2 + 1, 1 << 30] {
+            let p = plan(&K, Grid::blocks(g), &L).unwrap().unwrap();
+            let mut next = 0u64;
+            for part in p.parts() {
+                assert_eq!(u64::from(part.block_offset), next);
+                next += part.workgroups.iter().map(|&n| u64::from(n)).product::<u64>();
+            }
+            assert_eq!(next, g as u64);
+        }
+    }
+
+    #[test]
+    fn grid_over_u32_is_rejected() {
+        let l = LaunchLimits { max_groups_per_dimension: 1 << 20, ..L };
+        assert!(matches!(plan(&K, Grid::blocks(1usize << 32), &l), Err(LaunchError::FoldedGridTooLarge { .. })));
+        assert!(plan(&K, Grid::blocks(u32::MAX as usize), &l).unwrap().is_some());
     }
 
     #[test]
@@ -208,9 +266,28 @@ mod tests {
     #[test]
     fn uniform_block_layout() {
         let p = plan(&K, Grid::blocks(70000), &L).unwrap().unwrap();
-        let b = uniform_block(&K, &p, &[2.5f32.to_bits()]).unwrap();
+        let [Some(main), Some(tail)] = p.parts else { panic!("expected two parts: {p:?}") };
+        let b = uniform_block(&K, &p, &main, &[2.5f32.to_bits()]).unwrap();
         let w: &[u32] = bytemuck::cast_slice(&b);
-        assert_eq!(w, &[70000, 1, 1, 1, 2.5f32.to_bits(), 0, 0, 0]);
-        assert!(uniform_block(&K, &p, &[]).is_err());
+        assert_eq!(w, &[70000, 1, 1, 1, 0, 2.5f32.to_bits(), 0, 0]);
+        let b = uniform_block(&K, &p, &tail, &[2.5f32.to_bits()]).unwrap();
+        let w: &[u32] = bytemuck::cast_slice(&b);
+        assert_eq!(w, &[70000, 1, 1, 1, 65535, 2.5f32.to_bits(), 0, 0]);
+        assert!(uniform_block(&K, &p, &main, &[]).is_err());
+    }
+
+    #[test]
+    fn uniform_block_checks_the_layout() {
+        let p = plan(&K, Grid::blocks(3), &L).unwrap().unwrap();
+        let part = p.parts[0].unwrap();
+        static OLD_SIZE: KernelInfo = KernelInfo { params: &[], uniform_size: 16, ..K };
+        let err = uniform_block(&OLD_SIZE, &p, &part, &[]).unwrap_err();
+        assert!(err.to_string().contains("uniform_size 16 must be a multiple of 16 and at least 32"), "{err}");
+        static OLD_SLOT: KernelInfo = KernelInfo {
+            params: &[ParamInfo { name: "s", kind: ParamKind::Scalar, ty: ScalarType::F32, slot: 16 }],
+            ..K
+        };
+        let err = uniform_block(&OLD_SLOT, &p, &part, &[0]).unwrap_err();
+        assert!(err.to_string().contains("parameter area 20..32"), "{err}");
     }
 }

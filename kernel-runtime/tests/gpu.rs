@@ -117,20 +117,97 @@ fn prepared_dispatches_in_one_pass() {
         let args = [ab.gpu_arg(&SCALE_ADD, 0, g).unwrap(), ob.gpu_arg_mut(&SCALE_ADD, 1, g).unwrap()];
         g.prepare(&SCALE_ADD, Grid::threads(1000), &args, &[0.25f32.to_bits()]).unwrap()
     };
-    assert_eq!(prepared.workgroups, [4, 1, 1]);
+    assert_eq!(prepared.parts.len(), 1);
+    assert_eq!(prepared.parts[0].workgroups, [4, 1, 1]);
     let (device, queue) = dev.wgpu().unwrap();
     let mut encoder = device.create_command_encoder(&Default::default());
     {
         let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&prepared.pipeline);
-        pass.set_bind_group(0, &prepared.bind_group, &[]);
         for _ in 0..2 {
-            pass.dispatch_workgroups(prepared.workgroups[0], prepared.workgroups[1], prepared.workgroups[2]);
+            prepared.record(&mut pass);
         }
     }
     queue.submit([encoder.finish()]);
     dev.synchronize().unwrap();
     assert!(ob.read().unwrap() == expected_scale_add(&a, &out, 0.5, 1000));
+}
+
+/// Launches `coverage` on `groups` workgroups over buffers `extra` longer
+/// than the grid; returns (count, offsets).
+fn coverage_on(dev: &Device, groups: usize, extra: usize) -> (Vec<u32>, Vec<u32>) {
+    let g = gpu(dev);
+    let mut count = Buffer::<u32>::zeroed(dev, groups + extra).unwrap();
+    let mut offsets = Buffer::<u32>::from_slice(dev, &vec![u32::MAX; groups + extra]).unwrap();
+    {
+        let args = [count.gpu_arg_mut(&COVERAGE, 0, g).unwrap(), offsets.gpu_arg_mut(&COVERAGE, 1, g).unwrap()];
+        g.dispatch(&COVERAGE, Grid::blocks(groups), &args, &[]).unwrap();
+    }
+    (count.read().unwrap(), offsets.read().unwrap())
+}
+
+#[test]
+fn folded_grid_exact_multiple_runs_every_group_once() {
+    let dev = gpu_device();
+    let max = gpu(dev).limits().max_compute_workgroups_per_dimension as usize;
+    let groups = max * 2;
+    let (count, offsets) = coverage_on(dev, groups, 1000);
+    let wrong = count.iter().enumerate().filter(|&(i, &c)| c != u32::from(i < groups)).count();
+    assert_eq!(wrong, 0, "{wrong} elements of count wrong (want 1 on 0..{groups}, 0 after)");
+    // One dispatch, block_offset 0 everywhere.
+    assert!(offsets[..groups].iter().all(|&o| o == 0));
+    assert!(offsets[groups..].iter().all(|&o| o == u32::MAX));
+}
+
+#[test]
+fn folded_grid_with_tail_runs_every_group_once() {
+    let dev = gpu_device();
+    let max = gpu(dev).limits().max_compute_workgroups_per_dimension as usize;
+    let groups = max * 2 + 77;
+    let (count, offsets) = coverage_on(dev, groups, 1000);
+    let wrong = count.iter().enumerate().filter(|&(i, &c)| c != u32::from(i < groups)).count();
+    assert_eq!(wrong, 0, "{wrong} elements of count wrong (want 1 on 0..{groups}, 0 after)");
+    // The main dispatch's uniform block carries block_offset 0, the tail's 2 * max.
+    assert!(offsets[..2 * max].iter().all(|&o| o == 0));
+    assert!(offsets[2 * max..groups].iter().all(|&o| o as usize == 2 * max));
+    assert!(offsets[groups..].iter().all(|&o| o == u32::MAX));
+}
+
+#[test]
+fn prepared_folded_grid_has_one_part_per_dispatch() {
+    let dev = gpu_device();
+    let g = gpu(dev);
+    let max = g.limits().max_compute_workgroups_per_dimension;
+    let cases = [
+        (1000usize, vec![[1000, 1, 1]]),
+        (max as usize * 2, vec![[max, 2, 1]]),
+        (max as usize * 2 + 5, vec![[max, 2, 1], [5, 1, 1]]),
+        (0, vec![]),
+    ];
+    for (groups, want) in cases {
+        let len = groups.max(1);
+        let mut count = Buffer::<u32>::zeroed(dev, len).unwrap();
+        let mut offsets = Buffer::<u32>::zeroed(dev, len).unwrap();
+        let prepared = {
+            let args = [count.gpu_arg_mut(&COVERAGE, 0, g).unwrap(), offsets.gpu_arg_mut(&COVERAGE, 1, g).unwrap()];
+            g.prepare(&COVERAGE, Grid::blocks(groups), &args, &[]).unwrap()
+        };
+        let got: Vec<[u32; 3]> = prepared.parts.iter().map(|p| p.workgroups).collect();
+        assert_eq!(got, want, "groups = {groups}");
+        // Three launches recorded in one pass: every group counted 3 times.
+        let (device, queue) = dev.wgpu().unwrap();
+        let mut encoder = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            for _ in 0..3 {
+                prepared.record(&mut pass);
+            }
+        }
+        queue.submit([encoder.finish()]);
+        dev.synchronize().unwrap();
+        let count = count.read().unwrap();
+        assert!(count[..groups].iter().all(|&c| c == 3), "groups = {groups}");
+        assert!(count[groups..].iter().all(|&c| c == 0), "groups = {groups}");
+    }
 }
 
 #[test]
@@ -210,7 +287,7 @@ const fn common_big() -> KernelInfo {
         workgroup_size: [1, 1, 1],
         params: &[],
         uniform_binding: 0,
-        uniform_size: 16,
+        uniform_size: 32,
         max_workgroup_invocations: 1 << 16,
         writes_own_element: false,
     }

@@ -253,7 +253,8 @@ pub fn builtins_2d(out: &mut [u32], width: u32) {
     let b = block_id();
     let d = block_dim();
     let n = grid_dim();
-    let idx = (g.y * width as usize + g.x) * 8;
+    let height = n.y * d.y;
+    let idx = ((g.z * height + g.y) * width as usize + g.x) * 8;
     if g.x < width as usize && idx < out.len() {
         out[idx] = g.x as u32;
         out[idx + 1] = g.y as u32;

@@ -265,11 +265,13 @@ fn builtins_on_a_2d_grid() {
     }
     // Workgroup counts given directly, in three dimensions.
     let (c, g) = on_both(|d| {
-        let mut out = zeros(d, 16 * 8 * 8);
+        // 16 wide, 2 blocks of 4 high, 3 deep, 8 words per thread.
+        let mut out = zeros(d, 16 * 8 * 3 * 8);
         kernels::builtins_2d::launch(d, Grid::blocks([2, 2, 3]), &mut out, 16).unwrap();
         out.read().unwrap()
     });
     assert_eq!(c, g, "3-D block grid");
+    assert!(c.chunks(8).all(|t| t[7] == 1), "every thread of the 3-D grid wrote its slot");
 }
 
 #[test]

@@ -234,8 +234,14 @@ impl<'a> FnLowerer<'a> {
         Ok(l.mb.module.functions.append(func, span))
     }
 
-    /// The entry point's arguments, the uniform reads, the padding guard of
-    /// a folded grid, and the builtins the body uses.
+    /// The entry point's arguments, the uniform reads, and the builtins the
+    /// body uses.
+    ///
+    /// A 1-D grid longer than the device's 65535 workgroups per axis is
+    /// folded by the runtime into a 2-D dispatch of full rows plus, when
+    /// needed, a second dispatch for the remainder (`block_offset` says
+    /// where it starts), so that no padding workgroups exist and no guard
+    /// is needed: an early `return` guard measurably cost bandwidth.
     fn prologue(&mut self, g: &KernelGlobals, workgroup_size: [u32; 3]) {
         let span = self.hir.span;
         let used = used_builtins(self.hir);
@@ -245,31 +251,10 @@ impl<'a> FnLowerer<'a> {
             l.func.arguments.push(FunctionArgument { name: Some(name.into()), ty: v3, binding: Some(Binding::BuiltIn(b)) });
             l.add(Expression::FunctionArgument(index), span)
         };
-        let thread_id = arg(self, "thread_id", BuiltIn::LocalInvocationId);
-        let wg = arg(self, "workgroup_id", BuiltIn::WorkGroupId);
-        let nwg = arg(self, "num_workgroups", BuiltIn::NumWorkGroups);
-        let params = self.add(Expression::GlobalVariable(g.params), span);
-        // grid_dim: the logical grid, as launched (the runtime may fold a
-        // long 1-D grid into 2-D because of the 65535-per-axis limit).
-        let grid_ptr = self.add(Expression::AccessIndex { base: params, index: 0 }, span);
-        let grid_dim = self.add(Expression::Load { pointer: grid_ptr }, span);
-        self.name(grid_dim, "grid_dim");
-        let c = |l: &mut Self, e: Handle<Expression>, i: u32| l.add(Expression::AccessIndex { base: e, index: i }, span);
-        let (wx, wy, wz) = (c(self, wg, 0), c(self, wg, 1), c(self, wg, 2));
-        let (nx, ny) = (c(self, nwg, 0), c(self, nwg, 1));
-        let bin = |l: &mut Self, op, a, b| l.add(Expression::Binary { op, left: a, right: b }, span);
-        let t = bin(self, BinaryOperator::Multiply, ny, wz);
-        let t = bin(self, BinaryOperator::Add, wy, t);
-        let t = bin(self, BinaryOperator::Multiply, nx, t);
-        let linear = bin(self, BinaryOperator::Add, wx, t);
-        self.name(linear, "linear_block");
-        let (gx, gy, gz) = (c(self, grid_dim, 0), c(self, grid_dim, 1), c(self, grid_dim, 2));
-        let t = bin(self, BinaryOperator::Multiply, gx, gy);
-        let blocks = bin(self, BinaryOperator::Multiply, t, gz);
-        let outside = bin(self, BinaryOperator::GreaterEqual, linear, blocks);
-        let mut ret = naga::Block::new();
-        ret.push(Statement::Return { value: None }, naga::Span::UNDEFINED);
-        self.stmt(Statement::If { condition: outside, accept: ret, reject: naga::Block::new() }, span);
+        let needs_block = used.contains(&Builtin::BlockId) || used.contains(&Builtin::GlobalId);
+        let thread_id = (used.contains(&Builtin::ThreadId) || used.contains(&Builtin::GlobalId))
+            .then(|| arg(self, "thread_id", BuiltIn::LocalInvocationId));
+        let block_ids = needs_block.then(|| (arg(self, "workgroup_id", BuiltIn::WorkGroupId), arg(self, "num_workgroups", BuiltIn::NumWorkGroups)));
 
         // Scalar parameters: read once from the uniform block.
         for (i, p) in self.hir.params.iter().enumerate() {
@@ -287,35 +272,61 @@ impl<'a> FnLowerer<'a> {
             });
         }
 
-        let needs_block = used.contains(&Builtin::BlockId) || used.contains(&Builtin::GlobalId);
-        if needs_block {
-            let folded_ptr = self.add(Expression::AccessIndex { base: params, index: 1 }, span);
-            let folded = self.add(Expression::Load { pointer: folded_ptr }, span);
-            self.name(folded, "grid_folded");
+        let uniform = |l: &mut Self, index: u32, name: &str| {
+            let params = l.add(Expression::GlobalVariable(g.params), span);
+            let ptr = l.add(Expression::AccessIndex { base: params, index }, span);
+            let value = l.add(Expression::Load { pointer: ptr }, span);
+            l.name(value, name);
+            value
+        };
+        if used.contains(&Builtin::GridDim) {
+            // The logical grid, as launched (not the folded dispatch).
+            let grid_dim = uniform(self, 0, "grid_dim");
+            self.builtins.insert(Builtin::GridDim, grid_dim);
+        }
+        let block_dim = if used.contains(&Builtin::GlobalId) || used.contains(&Builtin::BlockDim) {
+            let dims: Vec<_> = workgroup_size.iter().map(|&s| self.literal(Literal::U32(s), span)).collect();
+            let block_dim = self.add(Expression::Compose { ty: v3, components: dims }, span);
+            self.builtins.insert(Builtin::BlockDim, block_dim);
+            Some(block_dim)
+        } else {
+            None
+        };
+        if let Some((wg, nwg)) = block_ids {
+            // var block_id = workgroup_id;
+            // if params.grid_folded != 0u {
+            //     block_id = vec3(params.block_offset + workgroup_id.x + num_workgroups.x * workgroup_id.y, 0u, 0u);
+            // }
+            let block_var = self.var("block_id", Ty::Dim3, span);
+            self.store_var(block_var, wg, span);
+            let folded = uniform(self, 1, "grid_folded");
             let zero = self.literal(Literal::U32(0), span);
-            let is_folded = bin(self, BinaryOperator::NotEqual, folded, zero);
-            let zero = self.literal(Literal::U32(0), span);
-            let unfolded = self.add(Expression::Compose { ty: v3, components: vec![linear, zero, zero] }, span);
-            let block_id = self.add(Expression::Select { condition: is_folded, accept: unfolded, reject: wg }, span);
-            self.name(block_id, "block_id");
+            let is_folded = self.add(Expression::Binary { op: BinaryOperator::NotEqual, left: folded, right: zero }, span);
+            let unfold = self.nested(|l| {
+                let offset = uniform(l, 2, "block_offset");
+                let c = |l: &mut Self, e, i| l.add(Expression::AccessIndex { base: e, index: i }, span);
+                let (wx, wy, nx) = (c(l, wg, 0), c(l, wg, 1), c(l, nwg, 0));
+                let bin = |l: &mut Self, op, a, b| l.add(Expression::Binary { op, left: a, right: b }, span);
+                let row = bin(l, BinaryOperator::Multiply, nx, wy);
+                let t = bin(l, BinaryOperator::Add, offset, wx);
+                let linear = bin(l, BinaryOperator::Add, t, row);
+                let zero = l.literal(Literal::U32(0), span);
+                let id = l.add(Expression::Compose { ty: v3, components: vec![linear, zero, zero] }, span);
+                l.store_var(block_var, id, span);
+            });
+            self.stmt(Statement::If { condition: is_folded, accept: unfold, reject: naga::Block::new() }, span);
+            let block_id = self.load_var(block_var, span);
             self.builtins.insert(Builtin::BlockId, block_id);
-            if used.contains(&Builtin::GlobalId) || used.contains(&Builtin::BlockDim) {
-                let dims: Vec<_> = workgroup_size.iter().map(|&s| self.literal(Literal::U32(s), span)).collect();
-                let block_dim = self.add(Expression::Compose { ty: v3, components: dims }, span);
-                self.builtins.insert(Builtin::BlockDim, block_dim);
-                let t = bin(self, BinaryOperator::Multiply, block_id, block_dim);
-                let global_id = bin(self, BinaryOperator::Add, t, thread_id);
+            if let (Some(block_dim), Some(thread_id)) = (block_dim, thread_id) {
+                let t = self.add(Expression::Binary { op: BinaryOperator::Multiply, left: block_id, right: block_dim }, span);
+                let global_id = self.add(Expression::Binary { op: BinaryOperator::Add, left: t, right: thread_id }, span);
                 self.name(global_id, "global_id");
                 self.builtins.insert(Builtin::GlobalId, global_id);
             }
         }
-        if used.contains(&Builtin::BlockDim) && !self.builtins.contains_key(&Builtin::BlockDim) {
-            let dims: Vec<_> = workgroup_size.iter().map(|&s| self.literal(Literal::U32(s), span)).collect();
-            let block_dim = self.add(Expression::Compose { ty: v3, components: dims }, span);
-            self.builtins.insert(Builtin::BlockDim, block_dim);
+        if let Some(thread_id) = thread_id {
+            self.builtins.insert(Builtin::ThreadId, thread_id);
         }
-        self.builtins.insert(Builtin::ThreadId, thread_id);
-        self.builtins.insert(Builtin::GridDim, grid_dim);
     }
 
     // ---- blocks and statements -----------------------------------------

@@ -7,8 +7,9 @@
 //! * buffer parameters are `@group(0) @binding(k)` storage arrays, `k`
 //!   counting buffer parameters in order;
 //! * one uniform block `params` follows them, holding the launch description
-//!   (`grid_dim: vec3<u32>` at offset 0, `grid_folded: u32` at 12) and then
-//!   each scalar parameter (4 bytes each, from offset 16).
+//!   (`grid_dim: vec3<u32>` at offset 0, `grid_folded: u32` at 12,
+//!   `block_offset: u32` at 16) and then each scalar parameter (4 bytes
+//!   each, from offset 20).
 //!
 //! Every naga span is `Span::new(id, id + 1)` where `id` indexes
 //! [`Lowered::spans`]: a side table back to the user's tokens.
@@ -30,7 +31,7 @@ use std::collections::HashMap;
 pub(crate) use function::FnLowerer;
 
 /// Byte offset of the first scalar parameter in the uniform block.
-pub const FIRST_SCALAR_OFFSET: u32 = 16;
+pub const FIRST_SCALAR_OFFSET: u32 = 20;
 
 /// Where a kernel parameter lives on the GPU.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -142,6 +143,7 @@ fn declare_kernel_globals(mb: &mut ModuleBuilder, kernel: &hir::Function) -> (Ke
     let mut members = vec![
         StructMember { name: Some("grid_dim".into()), ty: mb.ty(Ty::Dim3), binding: None, offset: 0 },
         StructMember { name: Some("grid_folded".into()), ty: mb.ty(Ty::U32), binding: None, offset: 12 },
+        StructMember { name: Some("block_offset".into()), ty: mb.ty(Ty::U32), binding: None, offset: 16 },
     ];
     let mut scalar_members = Vec::new();
     let mut offset = FIRST_SCALAR_OFFSET;

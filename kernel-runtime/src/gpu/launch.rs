@@ -4,7 +4,7 @@ use super::GpuDevice;
 use crate::error::LaunchError;
 use crate::grid::Grid;
 use crate::kernel_info::KernelInfo;
-use crate::plan::{plan, uniform_block, LaunchPlan};
+use crate::plan::{plan, uniform_block, DispatchPart, LaunchPlan};
 use wgpu::util::DeviceExt;
 
 /// A checked buffer argument of a GPU launch, made by
@@ -31,20 +31,52 @@ impl<'a> GpuArg<'a> {
 /// Everything needed to record a launch by hand (benchmarks: many
 /// dispatches in one pass, with timestamp queries).
 ///
-/// Record it as `pass.set_pipeline(&p.pipeline); pass.set_bind_group(0, &p.bind_group, &[]);
-/// pass.dispatch_workgroups(p.workgroups[0], p.workgroups[1], p.workgroups[2]);`.
+/// A launch is one dispatch, or two for a folded 1-D grid whose length is
+/// not a multiple of the per-dimension limit (full rows, then the tail);
+/// each part has its own bind group, whose uniform block differs only in
+/// `block_offset`. An empty grid has no parts. Record it with
+/// [`PreparedDispatch::record`].
 #[derive(Clone, Debug)]
 pub struct PreparedDispatch {
     /// The cached pipeline of the kernel.
     pub pipeline: wgpu::ComputePipeline,
-    /// Bind group 0: the buffers and a fresh uniform block for this grid and these scalars.
+    /// The dispatches of the launch, in order (empty for an empty grid).
+    pub parts: Vec<PreparedPart>,
+}
+
+/// One dispatch of a [`PreparedDispatch`].
+#[derive(Clone, Debug)]
+pub struct PreparedPart {
+    /// Bind group 0: the buffers and a fresh uniform block for this part of
+    /// the grid and these scalars.
     pub bind_group: wgpu::BindGroup,
-    /// The physical dispatch size (`[0, 0, 0]` for an empty grid).
+    /// The physical dispatch size.
     pub workgroups: [u32; 3],
 }
 
+impl PreparedDispatch {
+    /// Records the whole launch into `pass`: sets the pipeline and, for each
+    /// part, its bind group and its dispatch. Call it as often as needed in
+    /// one pass (each call is one complete launch); it leaves the pass's
+    /// pipeline and bind group 0 set to this launch's. Records nothing for
+    /// an empty grid.
+    pub fn record(&self, pass: &mut wgpu::ComputePass<'_>) {
+        if self.parts.is_empty() {
+            return;
+        }
+        pass.set_pipeline(&self.pipeline);
+        for part in &self.parts {
+            pass.set_bind_group(0, &part.bind_group, &[]);
+            let [x, y, z] = part.workgroups;
+            pass.dispatch_workgroups(x, y, z);
+        }
+    }
+}
+
 impl GpuDevice {
-    /// Encodes and submits one dispatch; returns at once (asynchronous).
+    /// Encodes and submits one launch (one or two dispatches, see
+    /// [`PreparedDispatch`], in one compute pass and one submit); returns at
+    /// once (asynchronous).
     ///
     /// Pipelines and bind group layouts are cached per device, keyed by the
     /// `KernelInfo`'s address: a second launch compiles nothing.
@@ -59,19 +91,17 @@ impl GpuDevice {
             let mut encoder = self.wgpu_device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(kernel.name) });
             {
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(kernel.name), timestamp_writes: None });
-                pass.set_pipeline(&prepared.pipeline);
-                pass.set_bind_group(0, &prepared.bind_group, &[]);
-                let [x, y, z] = prepared.workgroups;
-                pass.dispatch_workgroups(x, y, z);
+                prepared.record(&mut pass);
             }
             self.queue().submit([encoder.finish()]);
         })
         .map_err(|message| LaunchError::Gpu { kernel: kernel.name, message })
     }
 
-    /// For benchmarks: the cached pipeline and a bind group for these args
-    /// plus the physical dispatch size, so a caller can record many
-    /// dispatches in one pass with timestamp queries.
+    /// For benchmarks: the cached pipeline and, per dispatch of the launch,
+    /// a bind group for these args plus the physical dispatch size, so a
+    /// caller can record many launches in one pass (with
+    /// [`PreparedDispatch::record`]) with timestamp queries.
     pub fn prepare(&self, kernel: &'static KernelInfo, grid: Grid, buffers: &[GpuArg<'_>], scalars: &[u32]) -> Result<PreparedDispatch, LaunchError> {
         let launch = self.check(kernel, grid, buffers)?;
         self.bind(kernel, launch.as_ref(), buffers, scalars)
@@ -104,32 +134,49 @@ impl GpuDevice {
         Ok(launch)
     }
 
-    /// Fetches (or compiles) the pipeline and builds bind group 0.
+    /// Fetches (or compiles) the pipeline and builds bind group 0 of each
+    /// dispatch part (none for an empty grid, whose scalars and uniform
+    /// layout are still checked).
     fn bind(&self, kernel: &'static KernelInfo, launch: Option<&LaunchPlan>, buffers: &[GpuArg<'_>], scalars: &[u32]) -> Result<PreparedDispatch, LaunchError> {
-        let empty = LaunchPlan { groups: [0; 3], dispatch: [0; 3], folded: false };
-        let launch = launch.unwrap_or(&empty);
-        let block = uniform_block(kernel, launch, scalars)?;
+        let blocks = match launch {
+            Some(launch) => launch
+                .parts()
+                .map(|part| Ok((uniform_block(kernel, launch, part, scalars)?, part.workgroups)))
+                .collect::<Result<Vec<_>, LaunchError>>()?,
+            None => {
+                let part = DispatchPart { workgroups: [0; 3], block_offset: 0 };
+                let empty = LaunchPlan { groups: [0; 3], folded: false, parts: [Some(part), None] };
+                uniform_block(kernel, &empty, &part, scalars)?;
+                Vec::new()
+            }
+        };
         let cached = self.pipelines.get_or_compile(self, kernel)?;
-        let bind_group = self
+        let parts = self
             .capture(|| {
-                let uniforms = self.wgpu_device().create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some(kernel.name),
-                    contents: &block,
-                    usage: wgpu::BufferUsages::UNIFORM,
-                });
-                let mut entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
+                blocks
                     .iter()
-                    .map(|a| wgpu::BindGroupEntry { binding: kernel.params[a.param].slot, resource: a.buffer.as_entire_binding() })
-                    .collect();
-                entries.push(wgpu::BindGroupEntry { binding: kernel.uniform_binding, resource: uniforms.as_entire_binding() });
-                // The bind group keeps the uniform buffer alive.
-                self.wgpu_device().create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some(kernel.name),
-                    layout: &cached.layout,
-                    entries: &entries,
-                })
+                    .map(|(block, workgroups)| {
+                        let uniforms = self.wgpu_device().create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                            label: Some(kernel.name),
+                            contents: block,
+                            usage: wgpu::BufferUsages::UNIFORM,
+                        });
+                        let mut entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
+                            .iter()
+                            .map(|a| wgpu::BindGroupEntry { binding: kernel.params[a.param].slot, resource: a.buffer.as_entire_binding() })
+                            .collect();
+                        entries.push(wgpu::BindGroupEntry { binding: kernel.uniform_binding, resource: uniforms.as_entire_binding() });
+                        // The bind group keeps the uniform buffer alive.
+                        let bind_group = self.wgpu_device().create_bind_group(&wgpu::BindGroupDescriptor {
+                            label: Some(kernel.name),
+                            layout: &cached.layout,
+                            entries: &entries,
+                        });
+                        PreparedPart { bind_group, workgroups: *workgroups }
+                    })
+                    .collect::<Vec<_>>()
             })
             .map_err(|message| LaunchError::Gpu { kernel: kernel.name, message })?;
-        Ok(PreparedDispatch { pipeline: cached.pipeline.clone(), bind_group, workgroups: launch.dispatch })
+        Ok(PreparedDispatch { pipeline: cached.pipeline.clone(), parts })
     }
 }

@@ -5,7 +5,7 @@ mod launch;
 mod memory;
 mod pipeline_cache;
 
-pub use launch::{GpuArg, PreparedDispatch};
+pub use launch::{GpuArg, PreparedDispatch, PreparedPart};
 pub(crate) use memory::GpuMemory;
 
 use crate::error::DeviceError;

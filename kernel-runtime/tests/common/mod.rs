@@ -15,7 +15,7 @@ pub static SCALE_ADD: KernelInfo = KernelInfo {
     params: &[
         ParamInfo { name: "a", kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 0 },
         ParamInfo { name: "out", kind: ParamKind::ReadWriteBuffer, ty: ScalarType::F32, slot: 1 },
-        ParamInfo { name: "s", kind: ParamKind::Scalar, ty: ScalarType::F32, slot: 16 },
+        ParamInfo { name: "s", kind: ParamKind::Scalar, ty: ScalarType::F32, slot: 20 },
     ],
     uniform_binding: 2,
     uniform_size: 32,
@@ -24,7 +24,7 @@ pub static SCALE_ADD: KernelInfo = KernelInfo {
 };
 
 const SCALE_ADD_WGSL: &str = r#"
-struct Launch { groups: vec3<u32>, folded: u32, s: f32 }
+struct Launch { groups: vec3<u32>, folded: u32, block_offset: u32, s: f32 }
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<uniform> launch: Launch;
@@ -35,9 +35,7 @@ fn scale_add(@builtin(workgroup_id) wid: vec3<u32>,
              @builtin(local_invocation_id) lid: vec3<u32>) {
     var group = wid;
     if launch.folded != 0u {
-        let linear = wid.x + nwg.x * (wid.y + nwg.y * wid.z);
-        if linear >= launch.groups.x { return; }
-        group = vec3<u32>(linear, 0u, 0u);
+        group = vec3<u32>(launch.block_offset + wid.x + nwg.x * wid.y, 0u, 0u);
     }
     let i = (group * vec3<u32>(256u, 1u, 1u) + lid).x;
     if i < arrayLength(&out) && i < arrayLength(&a) {
@@ -78,13 +76,13 @@ pub static IDS: KernelInfo = KernelInfo {
     workgroup_size: [4, 2, 2],
     params: &[ParamInfo { name: "out", kind: ParamKind::ReadWriteBuffer, ty: ScalarType::U32, slot: 0 }],
     uniform_binding: 1,
-    uniform_size: 16,
+    uniform_size: 32,
     max_workgroup_invocations: 256,
     writes_own_element: false,
 };
 
 const IDS_WGSL: &str = r#"
-struct Launch { groups: vec3<u32>, folded: u32 }
+struct Launch { groups: vec3<u32>, folded: u32, block_offset: u32 }
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 @group(0) @binding(1) var<uniform> launch: Launch;
 
@@ -96,9 +94,7 @@ fn ids(@builtin(workgroup_id) wid: vec3<u32>,
        @builtin(local_invocation_id) lid: vec3<u32>) {
     var group = wid;
     if launch.folded != 0u {
-        let linear = wid.x + nwg.x * (wid.y + nwg.y * wid.z);
-        if linear >= launch.groups.x { return; }
-        group = vec3<u32>(linear, 0u, 0u);
+        group = vec3<u32>(launch.block_offset + wid.x + nwg.x * wid.y, 0u, 0u);
     }
     let size = vec3<u32>(4u, 2u, 2u);
     let gid = group * size + lid;
@@ -158,6 +154,48 @@ pub fn expected_ids(blocks: Dim3) -> Vec<u32> {
     v
 }
 
+/// `fn coverage(count: &mut [u32], offsets: &mut [u32])` with a workgroup
+/// of one invocation: logical workgroup `g` adds 1 to `count[g]` and writes
+/// its dispatch's `block_offset` to `offsets[g]`. After a launch, `count`
+/// is 1 exactly on `0..groups` (every logical workgroup ran once, no
+/// padding workgroup ran).
+pub static COVERAGE: KernelInfo = KernelInfo {
+    name: "coverage",
+    entry_point: "coverage",
+    wgsl: COVERAGE_WGSL,
+    spirv: &[],
+    workgroup_size: [1, 1, 1],
+    params: &[
+        ParamInfo { name: "count", kind: ParamKind::ReadWriteBuffer, ty: ScalarType::U32, slot: 0 },
+        ParamInfo { name: "offsets", kind: ParamKind::ReadWriteBuffer, ty: ScalarType::U32, slot: 1 },
+    ],
+    uniform_binding: 2,
+    uniform_size: 32,
+    max_workgroup_invocations: 256,
+    writes_own_element: false,
+};
+
+const COVERAGE_WGSL: &str = r#"
+struct Launch { groups: vec3<u32>, folded: u32, block_offset: u32 }
+@group(0) @binding(0) var<storage, read_write> count: array<atomic<u32>>;
+@group(0) @binding(1) var<storage, read_write> offsets: array<u32>;
+@group(0) @binding(2) var<uniform> launch: Launch;
+
+@compute @workgroup_size(1, 1, 1)
+fn coverage(@builtin(workgroup_id) wid: vec3<u32>,
+            @builtin(num_workgroups) nwg: vec3<u32>) {
+    var group = wid;
+    if launch.folded != 0u {
+        group = vec3<u32>(launch.block_offset + wid.x + nwg.x * wid.y, 0u, 0u);
+    }
+    let g = group.x;
+    if g < arrayLength(&count) && g < arrayLength(&offsets) {
+        atomicAdd(&count[g], 1u);
+        offsets[g] = launch.block_offset;
+    }
+}
+"#;
+
 /// A kernel whose workgroup is `[512, 1, 1]` (over the default limit of 256).
 pub static BIG_WORKGROUP: KernelInfo = KernelInfo {
     name: "big_workgroup",
@@ -167,7 +205,7 @@ pub static BIG_WORKGROUP: KernelInfo = KernelInfo {
     workgroup_size: [512, 1, 1],
     params: &[],
     uniform_binding: 0,
-    uniform_size: 16,
+    uniform_size: 32,
     max_workgroup_invocations: 256,
     writes_own_element: false,
 };
