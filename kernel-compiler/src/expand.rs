@@ -46,6 +46,8 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
     let docs: Vec<&syn::Attribute> = item.attrs.iter().filter(|a| a.path().is_ident("doc")).collect();
     let wgsl = &compiled.wgsl;
     let spirv = &compiled.spirv;
+    let wgsl_folded = &compiled.wgsl_folded;
+    let spirv_folded = &compiled.spirv_folded;
     let entry = &compiled.entry_point;
     let kernel_name = name.to_string();
     let [wx, wy, wz] = compiled.workgroup_size;
@@ -135,6 +137,12 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
             pub const WGSL: &str = #wgsl;
             /// The SPIR-V words (validated by naga; `spirv-val` in the tests).
             pub const SPIRV: &[u32] = &[#(#spirv),*];
+            /// The variant the runtime uses for a 1-D grid of more than 65535
+            /// workgroups, folded into 2-D dispatches: the same kernel with
+            /// its thread ids rebuilt from the folded ones.
+            pub const WGSL_FOLDED: &str = #wgsl_folded;
+            /// The SPIR-V of `WGSL_FOLDED`.
+            pub const SPIRV_FOLDED: &[u32] = &[#(#spirv_folded),*];
             /// The entry point's name in `WGSL` and `SPIRV`.
             pub const ENTRY_POINT: &str = #entry;
             /// Threads per block (workgroup) along x, y and z.
@@ -147,6 +155,7 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
                 entry_point: ENTRY_POINT,
                 wgsl: WGSL,
                 spirv: SPIRV,
+                wgsl_folded: WGSL_FOLDED,
                 workgroup_size: WORKGROUP_SIZE,
                 params: &[#(#param_infos),*],
                 uniform_binding: #uniform_binding,

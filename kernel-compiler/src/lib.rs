@@ -42,6 +42,11 @@ pub struct CompiledKernel {
     pub wgsl: String,
     /// The SPIR-V words.
     pub spirv: Vec<u32>,
+    /// The WGSL of the variant for 1-D grids of more than 65535 workgroups,
+    /// which the runtime folds into 2-D (see [`lower`]).
+    pub wgsl_folded: String,
+    /// The SPIR-V of that variant.
+    pub spirv_folded: Vec<u32>,
     /// Threads per workgroup along x, y, z.
     pub workgroup_size: [u32; 3],
     /// The workgroup size limit the kernel was checked against.
@@ -117,16 +122,26 @@ pub fn compile(attr: proc_macro2::TokenStream, kernel: &syn::ItemFn, helpers: &[
     };
     let writes_own_element = analysis::writes_own_element(&parsed_kernel);
     let program = hir::Program { kernel: parsed_kernel, helpers };
-    let lowered = lower::lower_program(&program, &kernel_types, &helper_types, attr.workgroup_size)?;
-    let (wgsl, spirv) = emit::emit(&lowered.module, &lowered.spans, kernel.sig.ident.span()).map_err(|d| vec![d])?;
-    let entry_point = emit::reparse_wgsl(&wgsl).map_err(|e| {
-        vec![Diagnostic::new(kernel.sig.ident.span(), format!("internal compiler error: the generated WGSL does not re-parse: {e}"))]
-    })?;
+    let span = kernel.sig.ident.span();
+    // The plain module, and the one for 1-D grids too long for one axis.
+    let lowered = lower::lower_program(&program, &kernel_types, &helper_types, attr.workgroup_size, false)?;
+    let folded = lower::lower_program(&program, &kernel_types, &helper_types, attr.workgroup_size, true)?;
+    let (wgsl, spirv) = emit::emit(&lowered.module, &lowered.spans, span).map_err(|d| vec![d])?;
+    let (wgsl_folded, spirv_folded) = emit::emit(&folded.module, &folded.spans, span).map_err(|d| vec![d])?;
+    let reparse = |w: &str| {
+        emit::reparse_wgsl(w).map_err(|e| vec![Diagnostic::new(span, format!("internal compiler error: the generated WGSL does not re-parse: {e}"))])
+    };
+    let entry_point = reparse(&wgsl)?;
+    if reparse(&wgsl_folded)? != entry_point {
+        return Err(vec![Diagnostic::new(span, "internal compiler error: the folded module's entry point has another name")]);
+    }
     Ok(CompiledKernel {
         name: kernel.sig.ident.to_string(),
         entry_point,
         wgsl,
         spirv,
+        wgsl_folded,
+        spirv_folded,
         workgroup_size: attr.workgroup_size,
         max_workgroup_invocations: attr.max_workgroup_invocations,
         params: lowered.params,

@@ -14,6 +14,7 @@ static VECTOR_ADD: KernelInfo = KernelInfo {
     entry_point: "vector_add",
     wgsl: "",
     spirv: &[],
+    wgsl_folded: "",
     workgroup_size: [256, 1, 1],
     params: &[
         ParamInfo { name: "a", kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 0 },

@@ -83,6 +83,10 @@ pub struct KernelInfo {
     pub wgsl: &'static str,
     /// The kernel as SPIR-V words (may be empty; reserved for passthrough).
     pub spirv: &'static [u32],
+    /// The variant for 1-D grids of more than the device's workgroups per
+    /// axis, which the runtime folds into 2-D: its prologue rebuilds the
+    /// logical ids from the launch block.
+    pub wgsl_folded: &'static str,
     /// `@workgroup_size(x, y, z)`.
     pub workgroup_size: [u32; 3],
     /// All parameters, in Rust parameter order.
@@ -104,9 +108,12 @@ pub struct KernelInfo {
 /// Size in bytes of the launch description at the start of every uniform
 /// block:
 /// - offset 0: `grid_dim: vec3<u32>`, the logical number of workgroups;
-/// - offset 12: `grid_folded: u32`, 1 if the runtime folded a 1-D grid, else 0;
-/// - offset 16: `block_offset: u32`, the linear index of the first logical
+/// - offset 12: `block_offset: u32`, the linear index of the first logical
 ///   workgroup of this dispatch (0 except in the tail dispatch of a folded grid).
+///
+/// Only folded launches read the block's launch description: they run the
+/// kernel's `wgsl_folded` module, whose prologue rebuilds the logical ids;
+/// the plain module uses WGSL's builtins directly.
 ///
 /// A folded grid of `G` workgroups is dispatched exactly, with no padding
 /// workgroups: `(max, G / max, 1)` with `block_offset` 0, then, if
@@ -115,9 +122,8 @@ pub struct KernelInfo {
 /// `(block_offset + workgroup_id.x + num_workgroups.x * workgroup_id.y, 0, 0)`;
 /// otherwise it is `workgroup_id`.
 ///
-/// Scalar parameters start at offset 20; `uniform_size` is a multiple of 16,
-/// hence at least 32.
-pub const LAUNCH_BLOCK_SIZE: u32 = 20;
+/// Scalar parameters start at offset 16; `uniform_size` is a multiple of 16.
+pub const LAUNCH_BLOCK_SIZE: u32 = 16;
 
 impl KernelInfo {
     /// The name of parameter `param`, or `"?"` for an index the kernel does

@@ -9,14 +9,16 @@
 //!
 //! # The launch block
 //! Every kernel has a uniform block at `@group(0) @binding(uniform_binding)`
-//! whose first 20 bytes the runtime fills: `grid_dim: vec3<u32>` (the
-//! logical number of workgroups), `grid_folded: u32` (1 when a 1-D grid
-//! longer than the device's per-dimension limit was folded into 2-D) and
-//! `block_offset: u32` (the linear index of the dispatch's first logical
-//! workgroup: a folded grid is dispatched exactly, as full rows plus a
-//! separate tail dispatch). See [`LAUNCH_BLOCK_SIZE`]. Scalar parameters
-//! follow at their `slot` offsets (>= 20), and the block's size is a
-//! multiple of 16 (so at least 32).
+//! whose first 16 bytes the runtime fills: `grid_dim: vec3<u32>` (the
+//! logical number of workgroups) and `block_offset: u32` (the linear index
+//! of the dispatch's first logical workgroup: a 1-D grid longer than the
+//! device's per-dimension limit is folded into 2-D exactly, as full rows
+//! plus a separate tail dispatch). Folded launches run the kernel's
+//! `wgsl_folded` module, which reads the block to rebuild the logical ids;
+//! unfolded launches run the plain one and pay nothing for folding. See
+//! [`LAUNCH_BLOCK_SIZE`].
+//! Scalar parameters follow at their `slot` offsets (>= 16), and the
+//! block's size is a multiple of 16.
 
 #![warn(missing_docs)]
 

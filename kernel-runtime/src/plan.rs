@@ -85,11 +85,10 @@ impl LaunchPlan {
         self.parts.iter().flatten()
     }
 
-    /// The 20-byte launch description at the start of the uniform block for
-    /// one dispatch `part`: `grid_dim: vec3<u32>`, `grid_folded: u32`, then
-    /// `block_offset: u32`.
+    /// The 16-byte launch description at the start of the uniform block for
+    /// one dispatch `part`: `grid_dim: vec3<u32>`, then `block_offset: u32`.
     pub fn launch_block(&self, part: &DispatchPart) -> [u8; LAUNCH_BLOCK_SIZE as usize] {
-        let words = [self.groups[0], self.groups[1], self.groups[2], u32::from(self.folded), part.block_offset];
+        let words = [self.groups[0], self.groups[1], self.groups[2], part.block_offset];
         bytemuck::cast(words)
     }
 
@@ -204,8 +203,9 @@ mod tests {
         entry_point: "main",
         wgsl: "",
         spirv: &[],
+        wgsl_folded: "",
         workgroup_size: [256, 1, 1],
-        params: &[ParamInfo { name: "s", kind: ParamKind::Scalar, ty: ScalarType::F32, slot: 20 }],
+        params: &[ParamInfo { name: "s", kind: ParamKind::Scalar, ty: ScalarType::F32, slot: 16 }],
         uniform_binding: 0,
         uniform_size: 32,
         max_workgroup_invocations: 256,
@@ -269,10 +269,10 @@ mod tests {
         let [Some(main), Some(tail)] = p.parts else { panic!("expected two parts: {p:?}") };
         let b = uniform_block(&K, &p, &main, &[2.5f32.to_bits()]).unwrap();
         let w: &[u32] = bytemuck::cast_slice(&b);
-        assert_eq!(w, &[70000, 1, 1, 1, 0, 2.5f32.to_bits(), 0, 0]);
+        assert_eq!(w, &[70000, 1, 1, 0, 2.5f32.to_bits(), 0, 0, 0]);
         let b = uniform_block(&K, &p, &tail, &[2.5f32.to_bits()]).unwrap();
         let w: &[u32] = bytemuck::cast_slice(&b);
-        assert_eq!(w, &[70000, 1, 1, 1, 65535, 2.5f32.to_bits(), 0, 0]);
+        assert_eq!(w, &[70000, 1, 1, 65535, 2.5f32.to_bits(), 0, 0, 0]);
         assert!(uniform_block(&K, &p, &main, &[]).is_err());
     }
 
@@ -280,14 +280,14 @@ mod tests {
     fn uniform_block_checks_the_layout() {
         let p = plan(&K, Grid::blocks(3), &L).unwrap().unwrap();
         let part = p.parts[0].unwrap();
-        static OLD_SIZE: KernelInfo = KernelInfo { params: &[], uniform_size: 16, ..K };
-        let err = uniform_block(&OLD_SIZE, &p, &part, &[]).unwrap_err();
-        assert!(err.to_string().contains("uniform_size 16 must be a multiple of 16 and at least 32"), "{err}");
-        static OLD_SLOT: KernelInfo = KernelInfo {
-            params: &[ParamInfo { name: "s", kind: ParamKind::Scalar, ty: ScalarType::F32, slot: 16 }],
+        static BAD_SIZE: KernelInfo = KernelInfo { params: &[], uniform_size: 24, ..K };
+        let err = uniform_block(&BAD_SIZE, &p, &part, &[]).unwrap_err();
+        assert!(err.to_string().contains("uniform_size 24 must be a multiple of 16 and at least 16"), "{err}");
+        static BAD_SLOT: KernelInfo = KernelInfo {
+            params: &[ParamInfo { name: "s", kind: ParamKind::Scalar, ty: ScalarType::F32, slot: 12 }],
             ..K
         };
-        let err = uniform_block(&OLD_SLOT, &p, &part, &[0]).unwrap_err();
-        assert!(err.to_string().contains("parameter area 20..32"), "{err}");
+        let err = uniform_block(&BAD_SLOT, &p, &part, &[0]).unwrap_err();
+        assert!(err.to_string().contains("parameter area 16..32"), "{err}");
     }
 }

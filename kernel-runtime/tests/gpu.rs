@@ -284,6 +284,7 @@ const fn common_big() -> KernelInfo {
         entry_point: "main",
         wgsl: "",
         spirv: &[],
+        wgsl_folded: "",
         workgroup_size: [1, 1, 1],
         params: &[],
         uniform_binding: 0,

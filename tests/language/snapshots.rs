@@ -16,3 +16,19 @@ mod wgsl {
     use super::*;
     snapshot!(vector_add, int_ops, uint_ops, float_ops, casts, float_math, int_math, control_flow, builtins_2d, folded_ids, helpers_and_scalars, literals);
 }
+
+/// The folded variants (1-D grids of more than 65535 workgroups) of the
+/// kernels whose prologue differs most.
+mod wgsl_folded {
+    use super::*;
+
+    #[test]
+    fn vector_add() {
+        insta::assert_snapshot!("vector_add_folded", kernels::vector_add::WGSL_FOLDED);
+    }
+
+    #[test]
+    fn builtins_2d() {
+        insta::assert_snapshot!("builtins_2d_folded", kernels::builtins_2d::WGSL_FOLDED);
+    }
+}

@@ -1,4 +1,4 @@
-//! Every kernel's SPIR-V passes `spirv-val` (SPIRV-Tools; Debian's
+//! Every kernel's SPIR-V (both the plain and the folded module) passes `spirv-val` (SPIRV-Tools; Debian's
 //! `spirv-tools` package, installed by .ci/run), and its WGSL re-parses and
 //! validates in naga's WGSL front end.
 
@@ -31,6 +31,8 @@ macro_rules! check {
             $(
                 spirv_val(stringify!($k), kernels::$k::SPIRV);
                 reparse(stringify!($k), kernels::$k::WGSL);
+                spirv_val(concat!(stringify!($k), "_folded"), kernels::$k::SPIRV_FOLDED);
+                reparse(concat!(stringify!($k), "_folded"), kernels::$k::WGSL_FOLDED);
             )*
         }
     };

@@ -175,10 +175,11 @@ impl<'a> FnLowerer<'a> {
         types: &'a Types,
         globals: &KernelGlobals,
         workgroup_size: [u32; 3],
+        folded: bool,
     ) -> Result<EntryPoint, Vec<Diagnostic>> {
         let mut l = FnLowerer::new(mb, hir, types);
         l.buffers = globals.buffers.clone();
-        l.prologue(globals, workgroup_size);
+        l.prologue(globals, workgroup_size, folded);
         l.body_block(&hir.body);
         l.flush();
         if !l.errors.is_empty() {
@@ -237,24 +238,27 @@ impl<'a> FnLowerer<'a> {
     /// The entry point's arguments, the uniform reads, and the builtins the
     /// body uses.
     ///
-    /// A 1-D grid longer than the device's 65535 workgroups per axis is
-    /// folded by the runtime into a 2-D dispatch of full rows plus, when
-    /// needed, a second dispatch for the remainder (`block_offset` says
-    /// where it starts), so that no padding workgroups exist and no guard
-    /// is needed: an early `return` guard measurably cost bandwidth.
-    fn prologue(&mut self, g: &KernelGlobals, workgroup_size: [u32; 3]) {
+    /// Plain module: the builtins are WGSL's own (`global_invocation_id`,
+    /// `workgroup_id`, `num_workgroups`, ...), just as a person would write.
+    ///
+    /// Folded module: a 1-D grid longer than the device's 65535 workgroups
+    /// per axis is dispatched as full rows `(65535, rows, 1)` plus, when
+    /// needed, a second dispatch for the remainder (`params.block_offset`
+    /// says where it starts), so no padding workgroups exist and no guard
+    /// is needed (an early-return guard measurably cost bandwidth). The
+    /// logical ids are rebuilt from the physical ones:
+    /// `block_id = (block_offset + workgroup_id.x + num_workgroups.x * workgroup_id.y, 0, 0)`
+    /// and `grid_dim = params.grid_dim`.
+    fn prologue(&mut self, g: &KernelGlobals, workgroup_size: [u32; 3], folded: bool) {
         let span = self.hir.span;
         let used = used_builtins(self.hir);
+        let uses = |b: Builtin| used.contains(&b);
         let v3 = self.mb.ty(Ty::Dim3);
         let arg = |l: &mut Self, name: &str, b: BuiltIn| {
             let index = l.func.arguments.len() as u32;
             l.func.arguments.push(FunctionArgument { name: Some(name.into()), ty: v3, binding: Some(Binding::BuiltIn(b)) });
             l.add(Expression::FunctionArgument(index), span)
         };
-        let needs_block = used.contains(&Builtin::BlockId) || used.contains(&Builtin::GlobalId);
-        let thread_id = (used.contains(&Builtin::ThreadId) || used.contains(&Builtin::GlobalId))
-            .then(|| arg(self, "thread_id", BuiltIn::LocalInvocationId));
-        let block_ids = needs_block.then(|| (arg(self, "workgroup_id", BuiltIn::WorkGroupId), arg(self, "num_workgroups", BuiltIn::NumWorkGroups)));
 
         // Scalar parameters: read once from the uniform block.
         for (i, p) in self.hir.params.iter().enumerate() {
@@ -271,6 +275,29 @@ impl<'a> FnLowerer<'a> {
                 Slot::Value(value)
             });
         }
+        let block_dim = |l: &mut Self| {
+            let dims: Vec<_> = workgroup_size.iter().map(|&s| l.literal(Literal::U32(s), span)).collect();
+            l.add(Expression::Compose { ty: v3, components: dims }, span)
+        };
+
+        if !folded {
+            for (b, name, builtin) in [
+                (Builtin::GlobalId, "global_id", BuiltIn::GlobalInvocationId),
+                (Builtin::ThreadId, "thread_id", BuiltIn::LocalInvocationId),
+                (Builtin::BlockId, "block_id", BuiltIn::WorkGroupId),
+                (Builtin::GridDim, "grid_dim", BuiltIn::NumWorkGroups),
+            ] {
+                if uses(b) {
+                    let h = arg(self, name, builtin);
+                    self.builtins.insert(b, h);
+                }
+            }
+            if uses(Builtin::BlockDim) {
+                let d = block_dim(self);
+                self.builtins.insert(Builtin::BlockDim, d);
+            }
+            return;
+        }
 
         let uniform = |l: &mut Self, index: u32, name: &str| {
             let params = l.add(Expression::GlobalVariable(g.params), span);
@@ -279,50 +306,37 @@ impl<'a> FnLowerer<'a> {
             l.name(value, name);
             value
         };
-        if used.contains(&Builtin::GridDim) {
+        let thread_id = (uses(Builtin::ThreadId) || uses(Builtin::GlobalId)).then(|| arg(self, "thread_id", BuiltIn::LocalInvocationId));
+        if uses(Builtin::GridDim) {
             // The logical grid, as launched (not the folded dispatch).
             let grid_dim = uniform(self, 0, "grid_dim");
             self.builtins.insert(Builtin::GridDim, grid_dim);
         }
-        let block_dim = if used.contains(&Builtin::GlobalId) || used.contains(&Builtin::BlockDim) {
-            let dims: Vec<_> = workgroup_size.iter().map(|&s| self.literal(Literal::U32(s), span)).collect();
-            let block_dim = self.add(Expression::Compose { ty: v3, components: dims }, span);
-            self.builtins.insert(Builtin::BlockDim, block_dim);
-            Some(block_dim)
-        } else {
-            None
-        };
-        if let Some((wg, nwg)) = block_ids {
-            // var block_id = workgroup_id;
-            // if params.grid_folded != 0u {
-            //     block_id = vec3(params.block_offset + workgroup_id.x + num_workgroups.x * workgroup_id.y, 0u, 0u);
-            // }
-            let block_var = self.var("block_id", Ty::Dim3, span);
-            self.store_var(block_var, wg, span);
-            let folded = uniform(self, 1, "grid_folded");
+        if uses(Builtin::BlockId) || uses(Builtin::GlobalId) {
+            let wg = arg(self, "workgroup_id", BuiltIn::WorkGroupId);
+            let nwg = arg(self, "num_workgroups", BuiltIn::NumWorkGroups);
+            let offset = uniform(self, 1, "block_offset");
+            let c = |l: &mut Self, e, i| l.add(Expression::AccessIndex { base: e, index: i }, span);
+            let (wx, wy, nx) = (c(self, wg, 0), c(self, wg, 1), c(self, nwg, 0));
+            let bin = |l: &mut Self, op, a, b| l.add(Expression::Binary { op, left: a, right: b }, span);
+            let row = bin(self, BinaryOperator::Multiply, nx, wy);
+            let t = bin(self, BinaryOperator::Add, offset, wx);
+            let linear = bin(self, BinaryOperator::Add, t, row);
             let zero = self.literal(Literal::U32(0), span);
-            let is_folded = self.add(Expression::Binary { op: BinaryOperator::NotEqual, left: folded, right: zero }, span);
-            let unfold = self.nested(|l| {
-                let offset = uniform(l, 2, "block_offset");
-                let c = |l: &mut Self, e, i| l.add(Expression::AccessIndex { base: e, index: i }, span);
-                let (wx, wy, nx) = (c(l, wg, 0), c(l, wg, 1), c(l, nwg, 0));
-                let bin = |l: &mut Self, op, a, b| l.add(Expression::Binary { op, left: a, right: b }, span);
-                let row = bin(l, BinaryOperator::Multiply, nx, wy);
-                let t = bin(l, BinaryOperator::Add, offset, wx);
-                let linear = bin(l, BinaryOperator::Add, t, row);
-                let zero = l.literal(Literal::U32(0), span);
-                let id = l.add(Expression::Compose { ty: v3, components: vec![linear, zero, zero] }, span);
-                l.store_var(block_var, id, span);
-            });
-            self.stmt(Statement::If { condition: is_folded, accept: unfold, reject: naga::Block::new() }, span);
-            let block_id = self.load_var(block_var, span);
+            let block_id = self.add(Expression::Compose { ty: v3, components: vec![linear, zero, zero] }, span);
+            self.name(block_id, "block_id");
             self.builtins.insert(Builtin::BlockId, block_id);
-            if let (Some(block_dim), Some(thread_id)) = (block_dim, thread_id) {
-                let t = self.add(Expression::Binary { op: BinaryOperator::Multiply, left: block_id, right: block_dim }, span);
-                let global_id = self.add(Expression::Binary { op: BinaryOperator::Add, left: t, right: thread_id }, span);
+            if let Some(thread_id) = thread_id.filter(|_| uses(Builtin::GlobalId)) {
+                let d = block_dim(self);
+                let t = bin(self, BinaryOperator::Multiply, block_id, d);
+                let global_id = bin(self, BinaryOperator::Add, t, thread_id);
                 self.name(global_id, "global_id");
                 self.builtins.insert(Builtin::GlobalId, global_id);
             }
+        }
+        if uses(Builtin::BlockDim) {
+            let d = block_dim(self);
+            self.builtins.insert(Builtin::BlockDim, d);
         }
         if let Some(thread_id) = thread_id {
             self.builtins.insert(Builtin::ThreadId, thread_id);

@@ -7,9 +7,13 @@
 //! * buffer parameters are `@group(0) @binding(k)` storage arrays, `k`
 //!   counting buffer parameters in order;
 //! * one uniform block `params` follows them, holding the launch description
-//!   (`grid_dim: vec3<u32>` at offset 0, `grid_folded: u32` at 12,
-//!   `block_offset: u32` at 16) and then each scalar parameter (4 bytes
-//!   each, from offset 20).
+//!   (`grid_dim: vec3<u32>` at offset 0, `block_offset: u32` at 12) and
+//!   then each scalar parameter (4 bytes each, from offset 16);
+//! * every kernel is lowered twice: the plain module, whose thread indexing
+//!   is WGSL's own builtins, and a "folded" module for 1-D grids longer
+//!   than 65535 workgroups, which the runtime dispatches as full 2-D rows
+//!   plus a remainder (see `FnLowerer::prologue`). Unfolded launches thus
+//!   pay nothing for folding, and the WGSL a learner reads is the plain one.
 //!
 //! Every naga span is `Span::new(id, id + 1)` where `id` indexes
 //! [`Lowered::spans`]: a side table back to the user's tokens.
@@ -31,7 +35,7 @@ use std::collections::HashMap;
 pub(crate) use function::FnLowerer;
 
 /// Byte offset of the first scalar parameter in the uniform block.
-pub const FIRST_SCALAR_OFFSET: u32 = 20;
+pub const FIRST_SCALAR_OFFSET: u32 = 16;
 
 /// Where a kernel parameter lives on the GPU.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -122,6 +126,7 @@ pub fn lower_program(
     kernel_types: &Types,
     helper_types: &[Types],
     workgroup_size: [u32; 3],
+    folded: bool,
 ) -> Result<Lowered, Vec<Diagnostic>> {
     let mut mb = ModuleBuilder::new();
     // Helpers first: naga requires callees before callers.
@@ -131,7 +136,7 @@ pub fn lower_program(
     }
     let kernel = &program.kernel;
     let (globals, params, uniform_binding, uniform_size) = declare_kernel_globals(&mut mb, kernel);
-    let entry = FnLowerer::lower_kernel(&mut mb, kernel, kernel_types, &globals, workgroup_size)?;
+    let entry = FnLowerer::lower_kernel(&mut mb, kernel, kernel_types, &globals, workgroup_size, folded)?;
     mb.module.entry_points.push(entry);
     Ok(Lowered { module: mb.module, spans: mb.spans, params, uniform_binding, uniform_size })
 }
@@ -142,8 +147,7 @@ fn declare_kernel_globals(mb: &mut ModuleBuilder, kernel: &hir::Function) -> (Ke
     let mut binding = 0u32;
     let mut members = vec![
         StructMember { name: Some("grid_dim".into()), ty: mb.ty(Ty::Dim3), binding: None, offset: 0 },
-        StructMember { name: Some("grid_folded".into()), ty: mb.ty(Ty::U32), binding: None, offset: 12 },
-        StructMember { name: Some("block_offset".into()), ty: mb.ty(Ty::U32), binding: None, offset: 16 },
+        StructMember { name: Some("block_offset".into()), ty: mb.ty(Ty::U32), binding: None, offset: 12 },
     ];
     let mut scalar_members = Vec::new();
     let mut offset = FIRST_SCALAR_OFFSET;

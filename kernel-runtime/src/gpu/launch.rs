@@ -107,7 +107,8 @@ impl GpuDevice {
         self.bind(kernel, launch.as_ref(), buffers, scalars)
     }
 
-    /// Number of kernels compiled (and cached) on this device so far.
+    /// Number of pipelines compiled (and cached) on this device so far: one
+    /// per kernel, plus one more for a kernel launched on a folded grid.
     pub fn compiled_kernels(&self) -> usize {
         self.pipelines.len()
     }
@@ -150,7 +151,7 @@ impl GpuDevice {
                 Vec::new()
             }
         };
-        let cached = self.pipelines.get_or_compile(self, kernel)?;
+        let cached = self.pipelines.get_or_compile(self, kernel, launch.is_some_and(|l| l.folded))?;
         let parts = self
             .capture(|| {
                 blocks

@@ -15,13 +15,15 @@ pub(crate) struct CachedPipeline {
     pub layout: wgpu::BindGroupLayout,
 }
 
-/// Pipelines keyed by the address of the kernel's `static KernelInfo`.
+/// Pipelines keyed by the address of the kernel's `static KernelInfo` and
+/// whether the launch is folded (folded launches use the kernel's
+/// `wgsl_folded` module: a kernel has at most two pipelines).
 ///
 /// The address identifies a kernel exactly: the macro emits one static per
 /// kernel and statics are never freed or moved.
 #[derive(Default)]
 pub(crate) struct PipelineCache {
-    map: Mutex<HashMap<usize, Arc<CachedPipeline>>>,
+    map: Mutex<HashMap<(usize, bool), Arc<CachedPipeline>>>,
 }
 
 impl PipelineCache {
@@ -30,22 +32,23 @@ impl PipelineCache {
         self.lock().len()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<usize, Arc<CachedPipeline>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(usize, bool), Arc<CachedPipeline>>> {
         // A panic while holding the lock cannot leave the map half-updated
         // (inserts are single calls), so a poisoned lock is still usable.
         self.map.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The pipeline for `kernel`, compiling it on first use.
-    pub fn get_or_compile(&self, gpu: &GpuDevice, kernel: &'static KernelInfo) -> Result<Arc<CachedPipeline>, LaunchError> {
-        let key = kernel as *const KernelInfo as usize;
+    /// The pipeline for `kernel` (specialised for folded grids when
+    /// `folded`), compiling it on first use.
+    pub fn get_or_compile(&self, gpu: &GpuDevice, kernel: &'static KernelInfo, folded: bool) -> Result<Arc<CachedPipeline>, LaunchError> {
+        let key = (kernel as *const KernelInfo as usize, folded);
         if let Some(p) = self.lock().get(&key) {
             return Ok(Arc::clone(p));
         }
         // Compile without holding the lock: a slow shader compile must not
         // block launches of other kernels. Two threads racing on the same
         // kernel both compile; the first insert wins.
-        let compiled = Arc::new(compile(gpu, kernel)?);
+        let compiled = Arc::new(compile(gpu, kernel, folded)?);
         Ok(Arc::clone(self.lock().entry(key).or_insert(compiled)))
     }
 }
@@ -55,7 +58,7 @@ impl PipelineCache {
 ///
 /// The layout is explicit rather than derived from the shader so that a
 /// parameter the compiler optimised out of the shader still has its binding.
-fn compile(gpu: &GpuDevice, kernel: &'static KernelInfo) -> Result<CachedPipeline, LaunchError> {
+fn compile(gpu: &GpuDevice, kernel: &'static KernelInfo, folded: bool) -> Result<CachedPipeline, LaunchError> {
     let mut entries = Vec::with_capacity(kernel.params.len() + 1);
     for (_, p) in kernel.buffer_params() {
         if p.slot == kernel.uniform_binding || entries.iter().any(|e: &wgpu::BindGroupLayoutEntry| e.binding == p.slot) {
@@ -70,7 +73,9 @@ fn compile(gpu: &GpuDevice, kernel: &'static KernelInfo) -> Result<CachedPipelin
             ty: wgpu::BindingType::Buffer {
                 ty: wgpu::BufferBindingType::Storage { read_only: p.kind == ParamKind::ReadOnlyBuffer },
                 has_dynamic_offset: false,
-                min_binding_size: None,
+                // One element, as a layout derived from the shader would
+                // say; launches reject empty buffers anyway.
+                min_binding_size: NonZeroU64::new(4),
             },
             count: None,
         });
@@ -89,7 +94,7 @@ fn compile(gpu: &GpuDevice, kernel: &'static KernelInfo) -> Result<CachedPipelin
     let compiled = gpu.capture(|| {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(kernel.name),
-            source: wgpu::ShaderSource::Wgsl(kernel.wgsl.into()),
+            source: wgpu::ShaderSource::Wgsl(if folded { kernel.wgsl_folded } else { kernel.wgsl }.into()),
         });
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(kernel.name), entries: &entries });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {

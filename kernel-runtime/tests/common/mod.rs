@@ -5,26 +5,11 @@
 
 use kernel_runtime::*;
 
-/// `fn scale_add(a: &[f32], out: &mut [f32], s: f32) { out[i] += s * a[i] }`
-pub static SCALE_ADD: KernelInfo = KernelInfo {
-    name: "scale_add",
-    entry_point: "scale_add",
-    wgsl: SCALE_ADD_WGSL,
-    spirv: &[],
-    workgroup_size: [256, 1, 1],
-    params: &[
-        ParamInfo { name: "a", kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 0 },
-        ParamInfo { name: "out", kind: ParamKind::ReadWriteBuffer, ty: ScalarType::F32, slot: 1 },
-        ParamInfo { name: "s", kind: ParamKind::Scalar, ty: ScalarType::F32, slot: 20 },
-    ],
-    uniform_binding: 2,
-    uniform_size: 32,
-    max_workgroup_invocations: 256,
-    writes_own_element: false,
-};
-
-const SCALE_ADD_WGSL: &str = r#"
-struct Launch { groups: vec3<u32>, folded: u32, block_offset: u32, s: f32 }
+/// `SCALE_ADD_WGSL`: the plain module (`"false"`) or the folded one (`"true"`).
+macro_rules! scale_add_wgsl {
+    ($folded:literal) => {
+        concat!("const grid_folded: bool = ", $folded, ";\n", r#"
+struct Launch { groups: vec3<u32>, block_offset: u32, s: f32 }
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<uniform> launch: Launch;
@@ -34,7 +19,7 @@ fn scale_add(@builtin(workgroup_id) wid: vec3<u32>,
              @builtin(num_workgroups) nwg: vec3<u32>,
              @builtin(local_invocation_id) lid: vec3<u32>) {
     var group = wid;
-    if launch.folded != 0u {
+    if grid_folded {
         group = vec3<u32>(launch.block_offset + wid.x + nwg.x * wid.y, 0u, 0u);
     }
     let i = (group * vec3<u32>(256u, 1u, 1u) + lid).x;
@@ -42,7 +27,86 @@ fn scale_add(@builtin(workgroup_id) wid: vec3<u32>,
         out[i] = out[i] + launch.s * a[i];
     }
 }
-"#;
+"#)
+    };
+}
+
+/// `IDS_WGSL`: the plain module (`"false"`) or the folded one (`"true"`).
+macro_rules! ids_wgsl {
+    ($folded:literal) => {
+        concat!("const grid_folded: bool = ", $folded, ";\n", r#"
+struct Launch { groups: vec3<u32>, block_offset: u32 }
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@group(0) @binding(1) var<uniform> launch: Launch;
+
+fn enc(v: vec3<u32>) -> u32 { return v.x + 100u * v.y + 10000u * v.z; }
+
+@compute @workgroup_size(4, 2, 2)
+fn ids(@builtin(workgroup_id) wid: vec3<u32>,
+       @builtin(num_workgroups) nwg: vec3<u32>,
+       @builtin(local_invocation_id) lid: vec3<u32>) {
+    var group = wid;
+    if grid_folded {
+        group = vec3<u32>(launch.block_offset + wid.x + nwg.x * wid.y, 0u, 0u);
+    }
+    let size = vec3<u32>(4u, 2u, 2u);
+    let gid = group * size + lid;
+    let dims = launch.groups * size;
+    let at = 4u * (gid.x + dims.x * (gid.y + dims.y * gid.z));
+    out[at] = enc(gid);
+    out[at + 1u] = enc(lid);
+    out[at + 2u] = enc(group);
+    out[at + 3u] = enc(launch.groups);
+}
+"#)
+    };
+}
+
+/// `COVERAGE_WGSL`: the plain module (`"false"`) or the folded one (`"true"`).
+macro_rules! coverage_wgsl {
+    ($folded:literal) => {
+        concat!("const grid_folded: bool = ", $folded, ";\n", r#"
+struct Launch { groups: vec3<u32>, block_offset: u32 }
+@group(0) @binding(0) var<storage, read_write> count: array<atomic<u32>>;
+@group(0) @binding(1) var<storage, read_write> offsets: array<u32>;
+@group(0) @binding(2) var<uniform> launch: Launch;
+
+@compute @workgroup_size(1, 1, 1)
+fn coverage(@builtin(workgroup_id) wid: vec3<u32>,
+            @builtin(num_workgroups) nwg: vec3<u32>) {
+    var group = wid;
+    if grid_folded {
+        group = vec3<u32>(launch.block_offset + wid.x + nwg.x * wid.y, 0u, 0u);
+    }
+    let g = group.x;
+    if g < arrayLength(&count) && g < arrayLength(&offsets) {
+        atomicAdd(&count[g], 1u);
+        offsets[g] = launch.block_offset;
+    }
+}
+"#)
+    };
+}
+
+/// `fn scale_add(a: &[f32], out: &mut [f32], s: f32) { out[i] += s * a[i] }`
+pub static SCALE_ADD: KernelInfo = KernelInfo {
+    name: "scale_add",
+    entry_point: "scale_add",
+    wgsl: scale_add_wgsl!("false"),
+    spirv: &[],
+    wgsl_folded: scale_add_wgsl!("true"),
+    workgroup_size: [256, 1, 1],
+    params: &[
+        ParamInfo { name: "a", kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 0 },
+        ParamInfo { name: "out", kind: ParamKind::ReadWriteBuffer, ty: ScalarType::F32, slot: 1 },
+        ParamInfo { name: "s", kind: ParamKind::Scalar, ty: ScalarType::F32, slot: 16 },
+    ],
+    uniform_binding: 2,
+    uniform_size: 32,
+    max_workgroup_invocations: 256,
+    writes_own_element: false,
+};
+
 
 /// What the macro would generate for `scale_add(a, out, s)` launched on `grid`.
 pub fn scale_add(device: &Device, grid: impl Into<Grid>, a: &Buffer<f32>, out: &mut Buffer<f32>, s: f32) -> Result<(), LaunchError> {
@@ -71,8 +135,9 @@ pub fn scale_add(device: &Device, grid: impl Into<Grid>, a: &Buffer<f32>, out: &
 pub static IDS: KernelInfo = KernelInfo {
     name: "ids",
     entry_point: "ids",
-    wgsl: IDS_WGSL,
+    wgsl: ids_wgsl!("false"),
     spirv: &[],
+    wgsl_folded: ids_wgsl!("true"),
     workgroup_size: [4, 2, 2],
     params: &[ParamInfo { name: "out", kind: ParamKind::ReadWriteBuffer, ty: ScalarType::U32, slot: 0 }],
     uniform_binding: 1,
@@ -81,31 +146,6 @@ pub static IDS: KernelInfo = KernelInfo {
     writes_own_element: false,
 };
 
-const IDS_WGSL: &str = r#"
-struct Launch { groups: vec3<u32>, folded: u32, block_offset: u32 }
-@group(0) @binding(0) var<storage, read_write> out: array<u32>;
-@group(0) @binding(1) var<uniform> launch: Launch;
-
-fn enc(v: vec3<u32>) -> u32 { return v.x + 100u * v.y + 10000u * v.z; }
-
-@compute @workgroup_size(4, 2, 2)
-fn ids(@builtin(workgroup_id) wid: vec3<u32>,
-       @builtin(num_workgroups) nwg: vec3<u32>,
-       @builtin(local_invocation_id) lid: vec3<u32>) {
-    var group = wid;
-    if launch.folded != 0u {
-        group = vec3<u32>(launch.block_offset + wid.x + nwg.x * wid.y, 0u, 0u);
-    }
-    let size = vec3<u32>(4u, 2u, 2u);
-    let gid = group * size + lid;
-    let dims = launch.groups * size;
-    let at = 4u * (gid.x + dims.x * (gid.y + dims.y * gid.z));
-    out[at] = enc(gid);
-    out[at + 1u] = enc(lid);
-    out[at + 2u] = enc(group);
-    out[at + 3u] = enc(launch.groups);
-}
-"#;
 
 fn enc(d: Dim3) -> u32 {
     (d.x + 100 * d.y + 10000 * d.z) as u32
@@ -162,8 +202,9 @@ pub fn expected_ids(blocks: Dim3) -> Vec<u32> {
 pub static COVERAGE: KernelInfo = KernelInfo {
     name: "coverage",
     entry_point: "coverage",
-    wgsl: COVERAGE_WGSL,
+    wgsl: coverage_wgsl!("false"),
     spirv: &[],
+    wgsl_folded: coverage_wgsl!("true"),
     workgroup_size: [1, 1, 1],
     params: &[
         ParamInfo { name: "count", kind: ParamKind::ReadWriteBuffer, ty: ScalarType::U32, slot: 0 },
@@ -175,26 +216,6 @@ pub static COVERAGE: KernelInfo = KernelInfo {
     writes_own_element: false,
 };
 
-const COVERAGE_WGSL: &str = r#"
-struct Launch { groups: vec3<u32>, folded: u32, block_offset: u32 }
-@group(0) @binding(0) var<storage, read_write> count: array<atomic<u32>>;
-@group(0) @binding(1) var<storage, read_write> offsets: array<u32>;
-@group(0) @binding(2) var<uniform> launch: Launch;
-
-@compute @workgroup_size(1, 1, 1)
-fn coverage(@builtin(workgroup_id) wid: vec3<u32>,
-            @builtin(num_workgroups) nwg: vec3<u32>) {
-    var group = wid;
-    if launch.folded != 0u {
-        group = vec3<u32>(launch.block_offset + wid.x + nwg.x * wid.y, 0u, 0u);
-    }
-    let g = group.x;
-    if g < arrayLength(&count) && g < arrayLength(&offsets) {
-        atomicAdd(&count[g], 1u);
-        offsets[g] = launch.block_offset;
-    }
-}
-"#;
 
 /// A kernel whose workgroup is `[512, 1, 1]` (over the default limit of 256).
 pub static BIG_WORKGROUP: KernelInfo = KernelInfo {
@@ -202,6 +223,7 @@ pub static BIG_WORKGROUP: KernelInfo = KernelInfo {
     entry_point: "main",
     wgsl: "",
     spirv: &[],
+    wgsl_folded: "",
     workgroup_size: [512, 1, 1],
     params: &[],
     uniform_binding: 0,
