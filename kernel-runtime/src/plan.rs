@@ -65,10 +65,13 @@ pub(crate) struct DispatchPart {
 /// A checked, non-empty launch.
 ///
 /// A grid within the limits is one dispatch of exactly the logical groups.
-/// A folded 1-D grid of `G` groups is a main dispatch `(max, G / max, 1)`
-/// plus, when `G % max != 0`, a tail dispatch `(G % max, 1, 1)` starting at
-/// logical workgroup `max * (G / max)`: every dispatched workgroup is a real
-/// one, so the kernel needs no guard.
+/// A folded 1-D grid of `G` groups is one dispatch `(x, G / x, 1)` when some
+/// `x <= max` divides `G` with `G / x <= max` (found by a short search:
+/// true of every power of two), else a main dispatch `(max, G / max, 1)`
+/// plus a tail dispatch `(G % max, 1, 1)` starting at logical workgroup
+/// `max * (G / max)`. Either way every dispatched workgroup is a real one,
+/// so the kernel needs no guard; one dispatch also avoids the barrier wgpu
+/// puts between two dispatches writing the same buffers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct LaunchPlan {
     /// Logical number of workgroups (what the kernel sees as `grid_dim`).
@@ -144,9 +147,17 @@ pub(crate) fn plan(kernel: &'static KernelInfo, grid: Grid, limits: &LaunchLimit
     if groups.y != 1 || groups.z != 1 {
         return Err(LaunchError::GridTooLarge { kernel: kernel.name, groups, max_per_dimension: limits.max_groups_per_dimension });
     }
-    // Fold exactly: full rows of `max` groups, then the remainder as a
-    // second 1-row dispatch; the kernel's prologue linearises
-    // `block_offset + x + max * y`.
+    if groups.x > u32::MAX as usize {
+        return Err(LaunchError::FoldedGridTooLarge { kernel: kernel.name, groups: groups.x, max_per_dimension: limits.max_groups_per_dimension });
+    }
+    // Fold exactly; the kernel's prologue linearises
+    // `block_offset + x + width * y`.
+    if let Some(width) = exact_row_width(groups.x, max) {
+        let part = DispatchPart { workgroups: [width as u32, (groups.x / width) as u32, 1], block_offset: 0 };
+        return Ok(Some(LaunchPlan { groups: [groups.x as u32, 1, 1], folded: true, parts: [Some(part), None] }));
+    }
+    // Else full rows of `max` groups, then the remainder as a second 1-row
+    // dispatch.
     let rows = groups.x / max;
     let tail = groups.x % max;
     if rows > max || groups.x > u32::MAX as usize {
@@ -155,6 +166,17 @@ pub(crate) fn plan(kernel: &'static KernelInfo, grid: Grid, limits: &LaunchLimit
     let main = DispatchPart { workgroups: [max as u32, rows as u32, 1], block_offset: 0 };
     let tail = (tail != 0).then(|| DispatchPart { workgroups: [tail as u32, 1, 1], block_offset: (max * rows) as u32 });
     Ok(Some(LaunchPlan { groups: [groups.x as u32, 1, 1], folded: true, parts: [Some(main), tail] }))
+}
+
+/// A row width `w <= max` that divides `groups` into at most `max` rows, if
+/// one is found among the first few candidates (the search is bounded so
+/// that planning stays cheap; powers of two always succeed at once).
+fn exact_row_width(groups: usize, max: usize) -> Option<usize> {
+    if groups > max * max {
+        return None;
+    }
+    let narrowest = groups.div_ceil(max);
+    (narrowest..=max.min(narrowest + 4096)).find(|w| groups.is_multiple_of(*w))
 }
 
 /// Checks the uniform block layout and returns the block for one dispatch
@@ -228,11 +250,15 @@ mod tests {
     #[test]
     fn long_1d_grid_is_folded_exactly() {
         let p = plan(&K, Grid::blocks(70000), &L).unwrap().unwrap();
-        assert_eq!(p, LaunchPlan { groups: [70000, 1, 1], folded: true, parts: [part([65535, 1, 1], 0), part([4465, 1, 1], 65535)] });
+        // An exact factorisation is one dispatch.
+        assert_eq!(p, LaunchPlan { groups: [70000, 1, 1], folded: true, parts: [part([2, 35000, 1], 0), None] });
         let p = plan(&K, Grid::blocks(65535usize * 2), &L).unwrap().unwrap();
-        assert_eq!(p.parts, [part([65535, 2, 1], 0), None]);
-        let p = plan(&K, Grid::blocks(65535usize * 3 + 7), &L).unwrap().unwrap();
-        assert_eq!(p.parts, [part([65535, 3, 1], 0), part([7, 1, 1], 65535 * 3)]);
+        assert_eq!(p.parts, [part([2, 65535, 1], 0), None]);
+        let p = plan(&K, Grid::blocks(1 << 18), &L).unwrap().unwrap();
+        assert_eq!(p.parts, [part([8, 32768, 1], 0), None]);
+        // A prime has no factorisation: full rows plus a tail.
+        let p = plan(&K, Grid::blocks(65537), &L).unwrap().unwrap();
+        assert_eq!(p.parts, [part([65535, 1, 1], 0), part([2, 1, 1], 65535)]);
         let p = plan(&K, Grid::blocks(65535usize * 65535), &L).unwrap().unwrap();
         assert_eq!(p, LaunchPlan { groups: [65535 * 65535, 1, 1], folded: true, parts: [part([65535, 65535, 1], 0), None] });
         // 65535 full rows plus a tail: the tail is its own dispatch, so it fits.
@@ -240,7 +266,7 @@ mod tests {
         assert_eq!(p.parts, [part([65535, 65535, 1], 0), part([1, 1, 1], 65535 * 65535)]);
         assert!(matches!(plan(&K, Grid::blocks(65535usize * 65536), &L), Err(LaunchError::FoldedGridTooLarge { .. })));
         // Every dispatched workgroup is a logical one.
-        for g in [65536usize, 70000, 65535 * 2, 65535 * 2 + 1, 1 << 30] {
+        for g in [65536usize, 65537, 70000, 65535 * 2, 65535 * 2 + 1, 131101, 1 << 30, 65535 * 65535 + 1] {
             let p = plan(&K, Grid::blocks(g), &L).unwrap().unwrap();
             let mut next = 0u64;
             for part in p.parts() {
@@ -265,14 +291,14 @@ mod tests {
 
     #[test]
     fn uniform_block_layout() {
-        let p = plan(&K, Grid::blocks(70000), &L).unwrap().unwrap();
+        let p = plan(&K, Grid::blocks(65537), &L).unwrap().unwrap();
         let [Some(main), Some(tail)] = p.parts else { panic!("expected two parts: {p:?}") };
         let b = uniform_block(&K, &p, &main, &[2.5f32.to_bits()]).unwrap();
         let w: &[u32] = bytemuck::cast_slice(&b);
-        assert_eq!(w, &[70000, 1, 1, 0, 2.5f32.to_bits(), 0, 0, 0]);
+        assert_eq!(w, &[65537, 1, 1, 0, 2.5f32.to_bits(), 0, 0, 0]);
         let b = uniform_block(&K, &p, &tail, &[2.5f32.to_bits()]).unwrap();
         let w: &[u32] = bytemuck::cast_slice(&b);
-        assert_eq!(w, &[70000, 1, 1, 65535, 2.5f32.to_bits(), 0, 0, 0]);
+        assert_eq!(w, &[65537, 1, 1, 65535, 2.5f32.to_bits(), 0, 0, 0]);
         assert!(uniform_block(&K, &p, &main, &[]).is_err());
     }
 

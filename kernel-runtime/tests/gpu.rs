@@ -158,11 +158,17 @@ fn folded_grid_exact_multiple_runs_every_group_once() {
     assert!(offsets[groups..].iter().all(|&o| o == u32::MAX));
 }
 
+/// The smallest prime above `n`: a group count with no exact 2-D
+/// factorisation, so that the runtime folds it as rows plus a tail.
+fn prime_above(n: usize) -> usize {
+    (n + 1..).find(|&p| (2..).take_while(|d| d * d <= p).all(|d| p % d != 0)).expect("primes never end")
+}
+
 #[test]
 fn folded_grid_with_tail_runs_every_group_once() {
     let dev = gpu_device();
     let max = gpu(dev).limits().max_compute_workgroups_per_dimension as usize;
-    let groups = max * 2 + 77;
+    let groups = prime_above(max * 2);
     let (count, offsets) = coverage_on(dev, groups, 1000);
     let wrong = count.iter().enumerate().filter(|&(i, &c)| c != u32::from(i < groups)).count();
     assert_eq!(wrong, 0, "{wrong} elements of count wrong (want 1 on 0..{groups}, 0 after)");
@@ -179,8 +185,8 @@ fn prepared_folded_grid_has_one_part_per_dispatch() {
     let max = g.limits().max_compute_workgroups_per_dimension;
     let cases = [
         (1000usize, vec![[1000, 1, 1]]),
-        (max as usize * 2, vec![[max, 2, 1]]),
-        (max as usize * 2 + 5, vec![[max, 2, 1], [5, 1, 1]]),
+        (max as usize * 2, vec![[2, max, 1]]),
+        (prime_above(max as usize * 2), vec![[max, 2, 1], [(prime_above(max as usize * 2) - 2 * max as usize) as u32, 1, 1]]),
         (0, vec![]),
     ];
     for (groups, want) in cases {

@@ -276,17 +276,20 @@ fn builtins_on_a_2d_grid() {
 
 #[test]
 fn grid_of_more_than_65535_workgroups() {
-    // 150_001 threads in blocks of 2: 75_001 workgroups, folded into 2-D.
-    let n: usize = 150_001;
-    let groups = n.div_ceil(2);
-    let want: Vec<u32> = (0..n).map(|i| i as u32 ^ groups as u32).collect();
-    let (c, g) = on_both(|d| {
-        let mut out = zeros(d, n);
-        kernels::folded_ids::launch(d, n, &mut out).unwrap();
-        out.read().unwrap()
-    });
-    assert_eq!(c, want, "cpu");
-    assert_eq!(g, want, "gpu");
+    // Blocks of 2 threads: 75_001 blocks (folded as one exact 2-D
+    // dispatch), 65_537 blocks (a prime: full rows plus a remainder
+    // dispatch) and 2^17 blocks.
+    for n in [150_001usize, 2 * 65_537, 2 << 17] {
+        let groups = n.div_ceil(2);
+        let want: Vec<u32> = (0..n).map(|i| i as u32 ^ groups as u32).collect();
+        let (c, g) = on_both(|d| {
+            let mut out = zeros(d, n);
+            kernels::folded_ids::launch(d, n, &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu, n = {n}");
+        assert_eq!(g, want, "gpu, n = {n}");
+    }
 }
 
 #[test]
