@@ -370,9 +370,17 @@ pub fn expand_errors(item: &syn::ItemFn, errors: &[crate::Diagnostic]) -> TokenS
     }
 }
 
-/// Name of the hidden macro a `#[helper] fn name` defines.
+/// Name of the hidden macro a `#[helper] fn name` defines:
+/// `helper_fn_NAME_not_in_scope`. Users only ever see this name in rustc's
+/// error when a kernel calls a function that is not a helper in scope
+/// ("cannot find macro `helper_fn_foo_not_in_scope` in this scope"), so
+/// the name is chosen to explain that error.
 pub fn helper_macro_name(name: &syn::Ident) -> syn::Ident {
-    format_ident!("__kernel_helper_{}", name, span = name.span())
+    helper_macro_ident(&name.to_string(), name.span())
+}
+
+fn helper_macro_ident(name: &str, span: Span) -> syn::Ident {
+    format_ident!("helper_fn_{}_not_in_scope", name, span = span)
 }
 
 /// `#[helper] fn f(..)`: the function unchanged (host code can call it), and
@@ -404,11 +412,11 @@ pub fn expand_helper(item: &syn::ItemFn) -> TokenStream {
     }
 }
 
-/// Asks for the next missing helper: `__kernel_helper_NAME! { <state> }`,
+/// Asks for the next missing helper: `helper_fn_NAME_not_in_scope! { <state> }`,
 /// whose expansion calls `kernel_with_helpers!` again with NAME's tokens
 /// added. The span of the call site makes a missing helper's error point
 /// at the call.
 pub fn request_helper(name: &str, call_span: Span, state: TokenStream) -> TokenStream {
-    let mac = format_ident!("__kernel_helper_{}", name, span = call_span);
+    let mac = helper_macro_ident(name, call_span);
     quote_spanned!(call_span=> #mac! { #state })
 }
