@@ -1,6 +1,12 @@
 //! Compile-fail and compile-pass cases for `#[kernel]` / `#[helper]`: each
 //! failing case must show one clear error under the offending tokens.
-//! Regenerate the expected output with `TRYBUILD=overwrite cargo test --test ui`.
+//!
+//! The `.stderr` files were written with rustc 1.95.0, pinned in
+//! `rust-toolchain.toml` (rustc's rendering of errors changes between
+//! releases). After changing a message, regenerate them with
+//! `TRYBUILD=overwrite cargo test --test ui` and review the result with
+//! `git diff tests/ui`: each failing case must still show one clear error
+//! per problem, under the offending tokens.
 
 #[test]
 fn ui() {

@@ -1,0 +1,10 @@
+use kernel::prelude::*;
+
+#[kernel(workgroup_size = 64)]
+fn k(out: &mut [f32]) {
+    let i = global_id().x;
+    let scratch = [0.0f32; 4];
+    out[i] = 1.0;
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use kernel::prelude::*;
+
+#[kernel(workgroup_size = 64)]
+fn k(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    out[i] = (*a)[i];
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use kernel::prelude::*;
+
+#[kernel(workgroup_size = 64)]
+fn k(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    let label = format!("value {}", a[i]);
+    out[i] = a[i];
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+use kernel::prelude::*;
+
+#[kernel(workgroup_size = 64)]
+fn k(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    if let Some(v) = a.get(i) {
+        out[i] = *v;
+    }
+}
+
+fn main() {}

@@ -1,0 +1,14 @@
+use kernel::prelude::*;
+
+#[kernel(workgroup_size = 64)]
+fn k(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    'done: {
+        if a[i] < 0.0 {
+            break 'done;
+        }
+        out[i] = a[i];
+    }
+}
+
+fn main() {}

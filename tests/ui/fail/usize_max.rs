@@ -1,0 +1,13 @@
+use kernel::prelude::*;
+
+#[kernel(workgroup_size = 64)]
+fn k(a: &[u32], out: &mut [u32]) {
+    let i = global_id().x;
+    let mut best = usize::MAX;
+    if i < best {
+        best = i;
+    }
+    out[i] = a[i];
+}
+
+fn main() {}
