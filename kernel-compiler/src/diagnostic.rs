@@ -89,6 +89,11 @@ impl Diagnostics {
         self.push(Diagnostic::new(span, message));
     }
 
+    /// How many diagnostics have been recorded (silent ones included).
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
     /// True when nothing has been reported.
     pub fn is_empty(&self) -> bool {
         self.list.is_empty()

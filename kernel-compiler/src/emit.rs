@@ -30,11 +30,12 @@ pub fn emit(module: &naga::Module, spans: &[proc_macro2::Span], fallback: proc_m
         .map_err(|e| Diagnostic::new(fallback, format!("internal compiler error: WGSL output failed: {e}")))?;
     let options = spv::Options {
         lang_version: (1, 3),
-        // Out-of-bounds reads give zero and writes are dropped, as wgpu does
-        // for WGSL, so the SPIR-V is as safe to run as the WGSL.
+        // Out-of-bounds indices are clamped into the array, so the SPIR-V
+        // is safe to run on its own (naga's SPIR-V writer cannot yet skip
+        // out-of-bounds atomics, so clamping is the policy for all).
         bounds_check_policies: naga::proc::BoundsCheckPolicies {
-            index: naga::proc::BoundsCheckPolicy::ReadZeroSkipWrite,
-            buffer: naga::proc::BoundsCheckPolicy::ReadZeroSkipWrite,
+            index: naga::proc::BoundsCheckPolicy::Restrict,
+            buffer: naga::proc::BoundsCheckPolicy::Restrict,
             ..Default::default()
         },
         flags: spv::WriterFlags::empty(),

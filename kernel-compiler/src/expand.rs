@@ -54,14 +54,15 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
     let max_inv = compiled.max_workgroup_invocations;
     let uniform_binding = compiled.uniform_binding;
     let uniform_size = compiled.uniform_size;
-    let own = compiled.writes_own_element;
+    let own = compiled.writes_own_element && !compiled.cooperative;
+    let memory_words = compiled.workgroup_memory_words;
 
     let param_infos = compiled.params.iter().map(|p| {
         let pname = &p.name;
         let slot = p.slot;
         let (kind, ty) = match p.kind {
             ParamKind::Buffer { elem } => (quote!(ReadOnlyBuffer), elem),
-            ParamKind::BufferMut { elem } => (quote!(ReadWriteBuffer), elem),
+            ParamKind::BufferMut { elem } | ParamKind::Atomics { elem } => (quote!(ReadWriteBuffer), elem),
             ParamKind::Scalar { ty, .. } => (quote!(Scalar), ty),
         };
         let ty = match ty {
@@ -107,6 +108,22 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
                 chunk_args.push(quote!(&#ident));
                 body_params.push(quote!(#ident: &impl #k::OutputSlice<#t>));
             }
+            ParamKind::Atomics { elem } => {
+                let t = elem_tokens(elem);
+                // The type as the user wrote it (`&[AtomicU32]`), so that the
+                // user's `use std::sync::atomic::AtomicU32` stays used.
+                let written = match input {
+                    syn::FnArg::Typed(pt) => pt.ty.to_token_stream(),
+                    syn::FnArg::Receiver(_) => quote!(&[::core::sync::atomic::AtomicU32]),
+                };
+                // The host reads and writes the buffer as plain integers.
+                launch_params.push(quote_spanned!(input.span()=> #ident: &mut #k::Buffer<#t>));
+                gpu_args.push(quote!(#ident.gpu_arg_mut(&KERNEL, #index, gpu)?));
+                cpu_prep.push(quote!(let #ident = #ident.cpu_atomics(&KERNEL, #index, cpu)?;));
+                cpu_args.push(quote!(#ident));
+                chunk_args.push(quote!(#ident));
+                body_params.push(quote!(#ident: #written));
+            }
             ParamKind::Scalar { ty, mutable } => {
                 let t = elem_tokens(ty);
                 launch_params.push(quote_spanned!(input.span()=> #ident: #t));
@@ -123,6 +140,44 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
     }
 
     let body = cpu_body(item, compiled);
+    let (cpu_launch, cpu_body_doc, cpu_body_sig) = if compiled.cooperative {
+        (
+            quote! {
+                // Barriers or shared memory: each workgroup's invocations
+                // run as futures on one thread, meeting at each barrier.
+                let workgroups = cpu.workgroups(&KERNEL);
+                cpu.execute_cooperative(&KERNEL, grid, &workgroups, |invocation, workgroup| {
+                    ::std::boxed::Box::pin(cpu_body(invocation, workgroup, #(#cpu_args),*))
+                })
+            },
+            quote! {
+                /// The kernel body as the CPU executor runs it: one future per
+                /// invocation, whose `.await`s are the barriers.
+            },
+            quote!(pub async fn cpu_body(__invocation: #k::Invocation, __workgroup: &#k::Workgroup, #(#body_params),*)),
+        )
+    } else {
+        (
+            quote! {
+                if cpu.can_partition(&KERNEL, &grid) {
+                    // Each invocation writes only its own element:
+                    // chunks get plain windows of the outputs.
+                    cpu.execute_partitioned(&KERNEL, grid, |chunk| {
+                        #(#chunk_views)*
+                        chunk.for_each(|invocation| cpu_body(invocation, #(#chunk_args),*))
+                    })
+                } else {
+                    cpu.execute(&KERNEL, grid, |invocation| cpu_body(invocation, #(#cpu_args),*))
+                }
+            },
+            quote! {
+                /// The kernel body as the CPU executor runs it: once per
+                /// invocation, with that invocation's builtin values.
+                #[inline(always)]
+            },
+            quote!(pub fn cpu_body(__invocation: &#k::Invocation, #(#body_params),*)),
+        )
+    };
     let wgsl_doc = format!("The WGSL this kernel compiles to:\n\n```wgsl\n{wgsl}```");
     let bindings_table = bindings_table(compiled);
 
@@ -162,6 +217,7 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
                 uniform_size: #uniform_size,
                 max_workgroup_invocations: #max_inv,
                 writes_own_element: #own,
+                workgroup_memory_words: #memory_words,
             };
 
             /// Launches the kernel on `device` over `grid` (a number of
@@ -180,25 +236,14 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
                     }
                     #k::DeviceBackend::Cpu(cpu) => {
                         #(#cpu_prep)*
-                        if cpu.can_partition(&KERNEL, &grid) {
-                            // Each invocation writes only its own element:
-                            // chunks get plain windows of the outputs.
-                            cpu.execute_partitioned(&KERNEL, grid, |chunk| {
-                                #(#chunk_views)*
-                                chunk.for_each(|invocation| cpu_body(invocation, #(#chunk_args),*))
-                            })
-                        } else {
-                            cpu.execute(&KERNEL, grid, |invocation| cpu_body(invocation, #(#cpu_args),*))
-                        }
+                        #cpu_launch
                     }
                 }
             }
 
-            /// The kernel body as the CPU executor runs it: once per
-            /// invocation, with that invocation's builtin values.
-            #[inline(always)]
+            #cpu_body_doc
             #[allow(unused_variables, unused_mut, unused_parens, unreachable_code, clippy::all)]
-            pub fn cpu_body(__invocation: &#k::Invocation, #(#body_params),*) #body
+            #cpu_body_sig #body
         }
     }
 }
@@ -211,6 +256,9 @@ fn bindings_table(c: &CompiledKernel) -> String {
             ParamKind::Buffer { elem } => (format!("var<storage, read> {}: array<{}>", p.name, wgsl_ty(elem)), format!("@group(0) @binding({})", p.slot)),
             ParamKind::BufferMut { elem } => {
                 (format!("var<storage, read_write> {}: array<{}>", p.name, wgsl_ty(elem)), format!("@group(0) @binding({})", p.slot))
+            }
+            ParamKind::Atomics { elem } => {
+                (format!("var<storage, read_write> {}: array<atomic<{}>>", p.name, wgsl_ty(elem)), format!("@group(0) @binding({})", p.slot))
             }
             ParamKind::Scalar { ty, .. } => (format!("params.{}: {}", p.name, wgsl_ty(ty)), format!("uniform, offset {}", p.slot)),
         };
@@ -234,7 +282,8 @@ fn cpu_body(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStream {
     let k = krate();
     let mut block = (*item.block).clone();
     let shared: Vec<String> = compiled.params.iter().filter(|p| matches!(p.kind, ParamKind::BufferMut { .. })).map(|p| p.name.clone()).collect();
-    SharedRewriter { shared }.visit_block_mut(&mut block);
+    let mut rewriter = SharedRewriter { shared, arrays: compiled.shared.clone(), barriers: 0 };
+    rewriter.visit_block_mut(&mut block);
     // The closures take the span of the user's body so that the user's
     // `global_id()` resolves to them whatever macro expansion we are in.
     let user_span = item.block.brace_token.span.open();
@@ -259,6 +308,25 @@ fn cpu_body(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStream {
 /// `out.store(i, v)` for the `&mut [T]` parameters named in `shared`.
 struct SharedRewriter {
     shared: Vec<String>,
+    /// Workgroup shared arrays, by name.
+    arrays: Vec<crate::SharedLayout>,
+    /// Barrier call sites numbered so far.
+    barriers: u32,
+}
+
+/// `name[i]` or `name[r][c]` on a shared array: (array, indices).
+fn shared_access<'e>(arrays: &'e [crate::SharedLayout], e: &'e syn::Expr) -> Option<(&'e crate::SharedLayout, Vec<&'e syn::Expr>)> {
+    let syn::Expr::Index(ix) = strip(e) else { return None };
+    let mut indices = vec![&*ix.index];
+    let mut base = strip(&ix.expr);
+    if let syn::Expr::Index(inner) = base {
+        indices.insert(0, &*inner.index);
+        base = strip(&inner.expr);
+    }
+    let syn::Expr::Path(p) = base else { return None };
+    let name = p.path.get_ident()?.to_string();
+    let array = arrays.iter().find(|a| a.name == name)?;
+    (array.dims == indices.len()).then_some((array, indices))
 }
 
 impl SharedRewriter {
@@ -278,8 +346,33 @@ fn strip(e: &syn::Expr) -> &syn::Expr {
 }
 
 impl VisitMut for SharedRewriter {
+    /// `let tile = shared::<[f32; 256]>();` -> the workgroup's array, at the
+    /// word offset the compiler gave it.
+    fn visit_local_mut(&mut self, local: &mut syn::Local) {
+        if let (syn::Pat::Ident(pi), Some(init)) = (&local.pat, &mut local.init) {
+            if let Some(array) = self.arrays.iter().find(|a| pi.ident == a.name) {
+                if let syn::Expr::Call(c) = &*init.expr {
+                    if let syn::Expr::Path(p) = &*c.func {
+                        if let Some(syn::PathArguments::AngleBracketed(args)) = p.path.segments.last().map(|s| &s.arguments) {
+                            let ty = &args.args;
+                            let offset = array.offset as usize;
+                            let span = init.expr.span();
+                            init.expr = Box::new(syn::parse_quote_spanned!(span=> __workgroup.shared::<#ty>(#offset)));
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+        syn::visit_mut::visit_local_mut(self, local);
+    }
+
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         let span = e.span();
+        if let Some(new) = self.cooperative_rewrite(e, span) {
+            *e = new;
+            return;
+        }
         // Writes first: their left side must not become a `load`.
         let write: Option<syn::Expr> = match &mut *e {
             syn::Expr::Assign(a) if self.shared_index(&a.left).is_some() => {
@@ -313,6 +406,79 @@ impl VisitMut for SharedRewriter {
             let (buf, index) = (&ix.expr, &ix.index);
             *e = syn::parse_quote_spanned!(span=> #buf.load(#index));
         }
+    }
+}
+
+impl SharedRewriter {
+    /// Shared arrays, barriers and shared declarations; None when `e` is
+    /// none of those (children are visited by the caller then).
+    fn cooperative_rewrite(&mut self, e: &mut syn::Expr, span: Span) -> Option<syn::Expr> {
+        if let syn::Expr::Call(c) = &*e {
+            if let syn::Expr::Path(p) = &*c.func {
+                let last = p.path.segments.last()?;
+                let name = last.ident.to_string();
+                if (name == "workgroup_barrier" || name == "storage_barrier") && p.path.segments.len() == 1 {
+                    let site = self.barriers;
+                    self.barriers += 1;
+                    return Some(syn::parse_quote_spanned!(span=> __workgroup.barrier(#site).await));
+                }
+            }
+        }
+        // Writes to shared arrays.
+        let write = match &*e {
+            syn::Expr::Assign(a) => shared_access(&self.arrays, &a.left).map(|(arr, ix)| (arr.clone(), ix.into_iter().cloned().collect::<Vec<_>>(), None, (*a.right).clone())),
+            syn::Expr::Binary(b) if is_compound(&b.op) => {
+                shared_access(&self.arrays, &b.left).map(|(arr, ix)| (arr.clone(), ix.into_iter().cloned().collect(), Some(compound_to_binary(&b.op)), (*b.right).clone()))
+            }
+            _ => None,
+        };
+        if let Some((arr, mut indices, op, mut value)) = write {
+            self.visit_expr_mut(&mut value);
+            for i in indices.iter_mut() {
+                self.visit_expr_mut(i);
+            }
+            let name = format_ident!("{}", arr.name, span = span);
+            let (load, store) = if indices.len() == 2 { (quote!(load2), quote!(store2)) } else { (quote!(load), quote!(store)) };
+            let idx: Vec<syn::Ident> = (0..indices.len()).map(|n| format_ident!("__index{}", n)).collect();
+            let new_value = match op {
+                None => quote!(__value),
+                Some(op) => quote!(#name.#load(#(#idx),*) #op __value),
+            };
+            return Some(syn::parse_quote_spanned!(span=> {
+                let __value = #value;
+                #(let #idx: usize = #indices;)*
+                #name.#store(#(#idx,)* #new_value)
+            }));
+        }
+        // Atomic methods on a shared atomic array: `hist[i].fetch_add(..)`.
+        if let syn::Expr::MethodCall(m) = &*e {
+            if let Some((arr, indices)) = shared_access(&self.arrays, &m.receiver) {
+                if arr.atomic {
+                    let name = format_ident!("{}", arr.name, span = span);
+                    let mut index = indices[0].clone();
+                    self.visit_expr_mut(&mut index);
+                    let mut m2 = m.clone();
+                    for a in m2.args.iter_mut() {
+                        self.visit_expr_mut(a);
+                    }
+                    m2.receiver = Box::new(syn::parse_quote_spanned!(span=> #name.at(#index)));
+                    return Some(syn::Expr::MethodCall(m2));
+                }
+            }
+        }
+        // Reads of shared arrays.
+        if let Some((arr, indices)) = shared_access(&self.arrays, e) {
+            if !arr.atomic {
+                let name = format_ident!("{}", arr.name, span = span);
+                let mut indices: Vec<syn::Expr> = indices.into_iter().cloned().collect();
+                for i in indices.iter_mut() {
+                    self.visit_expr_mut(i);
+                }
+                let load = if indices.len() == 2 { quote!(load2) } else { quote!(load) };
+                return Some(syn::parse_quote_spanned!(span=> #name.#load(#(#indices),*)));
+            }
+        }
+        None
     }
 }
 

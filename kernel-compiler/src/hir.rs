@@ -13,6 +13,8 @@ pub type ExprId = usize;
 pub type LocalId = usize;
 /// Index of a parameter in [`Function::params`].
 pub type ParamId = usize;
+/// Index of a shared array in [`Function::shared`].
+pub type SharedId = usize;
 
 /// A kernel or a helper function.
 #[derive(Debug)]
@@ -33,6 +35,10 @@ pub struct Function {
     pub body: Block,
     /// Helper functions this one calls, by name.
     pub calls: Vec<String>,
+    /// Workgroup shared arrays declared in the kernel's body.
+    pub shared: Vec<SharedDecl>,
+    /// Number of barrier call sites (each gets an id, in order).
+    pub barriers: u32,
     /// Call arguments that pass a whole buffer (`helper(a)`): always an
     /// error, left for the callee to explain (a helper that takes a buffer
     /// reports it at its definition; otherwise rustc's type check does).
@@ -48,6 +54,59 @@ pub enum ParamKind {
     BufferMut { elem: Ty },
     /// A scalar by value: uniform data in a kernel, an argument in a helper.
     Scalar { ty: Ty, mutable: bool },
+    /// `&[AtomicU32]` / `&[AtomicI32]`: a read-write storage buffer of
+    /// atomics; `elem` is `u32` or `i32`.
+    Atomics { elem: Ty },
+}
+
+/// `let tile = shared::<[f32; 256]>();`: a workgroup shared array.
+#[derive(Clone, Debug)]
+pub struct SharedDecl {
+    /// The Rust name.
+    pub name: String,
+    /// Where it is declared.
+    pub span: Span,
+    /// The element type (`u32`/`i32` for atomics).
+    pub elem: Ty,
+    /// `[AtomicU32; N]` / `[AtomicI32; N]`.
+    pub atomic: bool,
+    /// `[N]` or `[rows, cols]`.
+    pub dims: Vec<u32>,
+    /// The declaration's type as written, for the CPU rewrite.
+    pub ty_text: String,
+}
+
+impl SharedDecl {
+    /// Size in 32-bit words.
+    pub fn words(&self) -> u32 {
+        self.dims.iter().product()
+    }
+}
+
+/// `workgroup_barrier()` or `storage_barrier()`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarrierKind {
+    /// Execution barrier plus workgroup memory (WGSL `workgroupBarrier`).
+    Workgroup,
+    /// Execution barrier plus storage memory (WGSL `storageBarrier`).
+    Storage,
+}
+
+/// Atomic operations, by their Rust std names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    Load, Store, Swap, FetchAdd, FetchSub, FetchMin, FetchMax, FetchAnd, FetchOr, FetchXor,
+    /// `compare_exchange(current, new, ..).is_ok()`
+    CompareExchangeIsOk,
+}
+
+/// Which atomic an operation works on.
+#[derive(Clone, Debug)]
+pub enum AtomicTarget {
+    /// An element of an `&[AtomicU32]` parameter.
+    Buffer { param: ParamId, index: ExprId },
+    /// An element of a shared atomic array.
+    Shared { shared: SharedId, indices: Vec<ExprId> },
 }
 
 /// One parameter.
@@ -233,6 +292,8 @@ pub enum Place {
     Param(ParamId),
     /// An element of a `&mut [T]` buffer.
     Index { buffer: ParamId, index: ExprId },
+    /// An element of a shared array: `tile[i]` or `tile[r][c]`.
+    Shared { shared: SharedId, indices: Vec<ExprId> },
 }
 
 /// Expression kinds.
@@ -254,6 +315,13 @@ pub enum ExprKind {
     Index { buffer: ParamId, index: ExprId },
     /// `buffer.len()`
     Len(ParamId),
+    /// `tile[i]`, `tile[r][c]`: a shared array element.
+    SharedIndex { shared: SharedId, indices: Vec<ExprId> },
+    /// An atomic operation; `args` are its value operands (orderings
+    /// dropped: GPU atomics are relaxed).
+    Atomic { target: AtomicTarget, op: AtomicOp, args: Vec<ExprId> },
+    /// A barrier, with its call-site id.
+    Barrier(BarrierKind, u32),
     /// `-x`, `!x`
     Unary(UnOp, ExprId),
     /// `a + b` etc.
@@ -269,7 +337,8 @@ pub enum ExprKind {
     /// A math method; the receiver is `args[0]`.
     Math(MathOp, Vec<ExprId>),
     /// `if cond { } else { }`; `else_` is a `Block` or `If` expression.
-    If { cond: ExprId, then: Block, else_: Option<ExprId> },
+    /// `cond_text` is the condition as written, for messages.
+    If { cond: ExprId, then: Block, else_: Option<ExprId>, cond_text: String },
     /// `{ ... }`
     Block(Block),
     /// A loop, maybe labelled.

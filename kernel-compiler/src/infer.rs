@@ -180,6 +180,28 @@ impl<'a> Infer<'a> {
                 self.set_known(id, buffer_elem(f, *buffer))
             }
             ExprKind::Len(_) => self.set_known(id, Ty::Usize),
+            ExprKind::SharedIndex { shared, indices } => {
+                for i in indices {
+                    let v = self.expr(*i);
+                    let u = self.known(Ty::Usize);
+                    self.unify(v, u);
+                }
+                self.set_known(id, f.shared[*shared].elem)
+            }
+            ExprKind::Atomic { target, op, args } => {
+                let elem = self.atomic_target(target);
+                for a in args {
+                    let v = self.expr(*a);
+                    let k = self.known(elem);
+                    self.unify(v, k);
+                }
+                match op {
+                    AtomicOp::Store => self.set_known(id, Ty::Unit),
+                    AtomicOp::CompareExchangeIsOk => self.set_known(id, Ty::Bool),
+                    _ => self.set_known(id, elem),
+                }
+            }
+            ExprKind::Barrier(..) => self.set_known(id, Ty::Unit),
             ExprKind::Unary(_, x) => {
                 let x = self.expr(*x);
                 self.set(id, x)
@@ -233,7 +255,7 @@ impl<'a> Infer<'a> {
                 }
             }
             ExprKind::Math(op, args) => self.math(id, *op, args),
-            ExprKind::If { cond, then, else_ } => {
+            ExprKind::If { cond, then, else_, .. } => {
                 let c = self.expr(*cond);
                 let b = self.known(Ty::Bool);
                 self.unify(c, b);
@@ -339,6 +361,14 @@ impl<'a> Infer<'a> {
                         self.unify(i, u);
                         self.known(buffer_elem(f, *buffer))
                     }
+                    Place::Shared { shared, indices } => {
+                        for i in indices {
+                            let v = self.expr(*i);
+                            let u = self.known(Ty::Usize);
+                            self.unify(v, u);
+                        }
+                        self.known(f.shared[*shared].elem)
+                    }
                 };
                 if !op.map(BinOp::is_shift).unwrap_or(false) {
                     self.unify(p, v);
@@ -346,6 +376,21 @@ impl<'a> Infer<'a> {
                 self.set_known(id, Ty::Unit)
             }
         }
+    }
+
+    /// Types the index of an atomic target; returns the value type.
+    fn atomic_target(&mut self, target: &AtomicTarget) -> Ty {
+        let f = self.f;
+        let (indices, elem): (Vec<ExprId>, Ty) = match target {
+            AtomicTarget::Buffer { param, index } => (vec![*index], buffer_elem(f, *param)),
+            AtomicTarget::Shared { shared, indices } => (indices.clone(), f.shared[*shared].elem),
+        };
+        for i in indices {
+            let v = self.expr(i);
+            let u = self.known(Ty::Usize);
+            self.unify(v, u);
+        }
+        elem
     }
 
     fn math(&mut self, id: ExprId, op: MathOp, args: &[ExprId]) -> usize {
@@ -412,7 +457,7 @@ impl<'a> Infer<'a> {
 /// The element type of a buffer parameter.
 pub fn buffer_elem(f: &Function, p: ParamId) -> Ty {
     match f.params[p].kind {
-        ParamKind::Buffer { elem } | ParamKind::BufferMut { elem } => elem,
+        ParamKind::Buffer { elem } | ParamKind::BufferMut { elem } | ParamKind::Atomics { elem } => elem,
         ParamKind::Scalar { ty, .. } => ty,
     }
 }
@@ -430,7 +475,7 @@ pub fn expr_diverges(f: &Function, e: ExprId) -> bool {
     match &f.exprs[e].kind {
         ExprKind::Return(_) | ExprKind::Break { .. } | ExprKind::Continue { .. } => true,
         ExprKind::Block(b) => block_diverges(f, b),
-        ExprKind::If { cond, then, else_ } => {
+        ExprKind::If { cond, then, else_, .. } => {
             expr_diverges(f, *cond) || (block_diverges(f, then) && else_.map(|e| expr_diverges(f, e)).unwrap_or(false))
         }
         ExprKind::Loop { kind: LoopKind::Loop, body, label } => !loop_has_break(f, body, label.as_deref(), 0),
@@ -472,6 +517,15 @@ pub fn visit_expr(f: &Function, e: ExprId, depth: usize, visit: &mut dyn FnMut(&
     let mut sub = |x: ExprId| visit_expr(f, x, depth, visit);
     match kind {
         ExprKind::Lit(_) | ExprKind::Const(_) | ExprKind::Local(_) | ExprKind::Param(_) | ExprKind::Builtin(_) | ExprKind::Len(_) => {}
+        ExprKind::Barrier(..) => {}
+        ExprKind::SharedIndex { indices, .. } => indices.iter().for_each(|i| sub(*i)),
+        ExprKind::Atomic { target, args, .. } => {
+            match target {
+                AtomicTarget::Buffer { index, .. } => sub(*index),
+                AtomicTarget::Shared { indices, .. } => indices.iter().for_each(|i| sub(*i)),
+            }
+            args.iter().for_each(|a| sub(*a));
+        }
         ExprKind::Continue { .. } => {}
         ExprKind::Axis(x, _) | ExprKind::Unary(_, x) | ExprKind::Cast(x, _) | ExprKind::Typed(x, _) => sub(*x),
         ExprKind::Index { index, .. } => sub(*index),
@@ -480,7 +534,7 @@ pub fn visit_expr(f: &Function, e: ExprId, depth: usize, visit: &mut dyn FnMut(&
             sub(*r);
         }
         ExprKind::Call { args, .. } | ExprKind::Math(_, args) => args.iter().for_each(|a| sub(*a)),
-        ExprKind::If { cond, then, else_ } => {
+        ExprKind::If { cond, then, else_, .. } => {
             sub(*cond);
             visit_block(f, then, depth, visit);
             if let Some(e) = else_ {
@@ -508,8 +562,10 @@ pub fn visit_expr(f: &Function, e: ExprId, depth: usize, visit: &mut dyn FnMut(&
             }
         }
         ExprKind::Assign { place, value, .. } => {
-            if let Place::Index { index, .. } = place {
-                sub(*index);
+            match place {
+                Place::Index { index, .. } => sub(*index),
+                Place::Shared { indices, .. } => indices.iter().for_each(|i| sub(*i)),
+                Place::Local(_) | Place::Param(_) => {}
             }
             sub(*value);
         }

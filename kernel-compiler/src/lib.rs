@@ -25,12 +25,26 @@ pub mod infer;
 pub mod lower;
 pub mod parse;
 pub mod types;
+pub mod uniformity;
 
 pub use attr::KernelAttr;
 pub use diagnostic::Diagnostic;
 pub use lower::ParamLayout;
 
 use std::collections::HashMap;
+
+/// Where a shared array lives in workgroup memory (for the CPU executor).
+#[derive(Clone, Debug)]
+pub struct SharedLayout {
+    /// The Rust name.
+    pub name: String,
+    /// Word offset in the workgroup's memory.
+    pub offset: u32,
+    /// 1 or 2 dimensions.
+    pub dims: usize,
+    /// An array of atomics.
+    pub atomic: bool,
+}
 
 /// Everything the compiler produced for one kernel.
 pub struct CompiledKernel {
@@ -60,6 +74,13 @@ pub struct CompiledKernel {
     /// Each invocation touches only element `global_id().x` of its outputs
     /// (see [`analysis::writes_own_element`]).
     pub writes_own_element: bool,
+    /// The kernel uses barriers or shared memory: on the CPU its
+    /// invocations cooperate (see `kernel_runtime::Workgroup`).
+    pub cooperative: bool,
+    /// The shared arrays, in declaration order.
+    pub shared: Vec<SharedLayout>,
+    /// Total shared memory, in 32-bit words.
+    pub workgroup_memory_words: u32,
     /// The naga module.
     pub module: naga::Module,
     /// naga span id → the user's tokens.
@@ -97,7 +118,7 @@ pub fn compile(attr: proc_macro2::TokenStream, kernel: &syn::ItemFn, helpers: &[
                 .iter()
                 .map(|p| match p.kind {
                     hir::ParamKind::Scalar { ty, .. } => ty,
-                    hir::ParamKind::Buffer { elem } | hir::ParamKind::BufferMut { elem } => elem,
+                    hir::ParamKind::Buffer { elem } | hir::ParamKind::BufferMut { elem } | hir::ParamKind::Atomics { elem } => elem,
                 })
                 .collect();
             (h.name.clone(), infer::Signature { params, ret: h.ret })
@@ -121,6 +142,18 @@ pub fn compile(attr: proc_macro2::TokenStream, kernel: &syn::ItemFn, helpers: &[
         }
     };
     let writes_own_element = analysis::writes_own_element(&parsed_kernel);
+    uniformity::check_barriers(&parsed_kernel)?;
+    let cooperative = parsed_kernel.barriers > 0 || !parsed_kernel.shared.is_empty();
+    let mut offset = 0;
+    let shared: Vec<SharedLayout> = parsed_kernel
+        .shared
+        .iter()
+        .map(|d| {
+            let l = SharedLayout { name: d.name.clone(), offset, dims: d.dims.len(), atomic: d.atomic };
+            offset += d.words();
+            l
+        })
+        .collect();
     let program = hir::Program { kernel: parsed_kernel, helpers };
     let span = kernel.sig.ident.span();
     // The plain module, and the one for 1-D grids too long for one axis.
@@ -148,6 +181,9 @@ pub fn compile(attr: proc_macro2::TokenStream, kernel: &syn::ItemFn, helpers: &[
         uniform_binding: lowered.uniform_binding,
         uniform_size: lowered.uniform_size,
         writes_own_element,
+        cooperative,
+        shared,
+        workgroup_memory_words: offset,
         module: lowered.module,
         spans: lowered.spans,
     })
@@ -174,7 +210,12 @@ fn order_helpers(kernel: &hir::Function, helpers: &[syn::ItemFn]) -> Result<Vec<
             return;
         }
         if visiting.iter().any(|n| n == name) {
-            errors.push(Diagnostic::new(call_span, format!("recursion is not supported: `{name}` calls itself through `{}`", visiting.join("` → `"))).help("GPUs have no call stack; rewrite it as a loop"));
+            let start = visiting.iter().position(|n| n == name).unwrap_or(0);
+            let cycle = visiting[start..].join("` → `");
+            errors.push(
+                Diagnostic::new(call_span, format!("recursion is not supported: `{name}` calls itself (`{cycle}` → `{name}`)"))
+                    .help("GPUs have no call stack; rewrite it as a loop"),
+            );
             return;
         }
         let Some(item) = by_name.get(name) else {

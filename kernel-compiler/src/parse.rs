@@ -33,6 +33,8 @@ enum Binding {
     /// A parameter whose type was rejected (and reported): its uses are
     /// not reported again.
     Rejected,
+    /// A workgroup shared array.
+    Shared(SharedId),
 }
 
 struct Parser {
@@ -112,6 +114,8 @@ impl Parser {
             body: Block::default(),
             calls: Vec::new(),
             buffer_args: Vec::new(),
+            shared: Vec::new(),
+            barriers: 0,
         });
         for input in &sig.inputs {
             self.param(input);
@@ -137,8 +141,32 @@ impl Parser {
         let kind = match &*pt.ty {
             syn::Type::Reference(r) => {
                 let mutable_ref = r.mutability.is_some();
+                // `&[AtomicU32]` / `&[AtomicI32]`: a buffer of atomics.
+                if let syn::Type::Slice(s) = &*r.elem {
+                    if let Some(elem) = atomic_elem(&s.elem) {
+                        if self.role == FnRole::Helper {
+                            self.diags.push(Diagnostic::new(pt.ty.span(), "helper functions cannot take buffers").help("do the atomic operation in the kernel"));
+                            return;
+                        }
+                        if mutable_ref {
+                            self.diags.push(
+                                Diagnostic::new(pt.ty.span(), "a buffer of atomics is written through a shared reference")
+                                    .help(format!("write `&[Atomic{}]`: atomics are changed through `&`, like in Rust", if elem == Ty::I32 { "I32" } else { "U32" })),
+                            );
+                            return;
+                        }
+                        self.add_param(name, pt.pat.span(), ParamKind::Atomics { elem });
+                        return;
+                    }
+                }
                 let elem = match &*r.elem {
                     syn::Type::Slice(s) => self.scalar_type(&s.elem),
+                    // `&dyn Fn(..)`, `&impl Trait`, `&*const T`: say what the
+                    // pointee is rather than "a reference".
+                    other @ (syn::Type::TraitObject(_) | syn::Type::ImplTrait(_) | syn::Type::Ptr(_)) => {
+                        self.scalar_type(other);
+                        None
+                    }
                     other => {
                         let help = if mutable_ref {
                             "a kernel cannot write through `&mut` to a single value; take a `&mut [T]` buffer and write element 0"
@@ -185,17 +213,220 @@ impl Parser {
                 None => return self.reject(name),
             },
         };
-        let span = pt.pat.span();
+        self.add_param(name, pt.pat.span(), kind);
+    }
+
+    fn add_param(&mut self, name: String, span: Span, kind: ParamKind) {
         let f = self.func();
         f.params.push(Param { name: name.clone(), span, kind });
         let id = f.params.len() - 1;
         self.scopes[0].insert(name, Binding::Param(id));
     }
 
+    /// `let tile = shared::<[f32; 256]>();`: declares a shared array.
+    /// Returns false when `init` is not a `shared::<..>()` call.
+    fn shared_decl(&mut self, local: &syn::Local, init: &syn::Expr) -> bool {
+        let syn::Expr::Call(c) = strip_parens(init) else { return false };
+        let syn::Expr::Path(p) = &*c.func else { return false };
+        if p.path.segments.len() != 1 || p.path.segments[0].ident != "shared" {
+            return false;
+        }
+        let span = init.span();
+        let syn::Pat::Ident(pi) = &local.pat else {
+            self.diags.push(Diagnostic::new(local.pat.span(), "a shared array is bound to a plain name").help("write `let tile = shared::<[f32; 256]>();`"));
+            return true;
+        };
+        if self.role == FnRole::Helper {
+            self.diags.push(Diagnostic::new(span, "shared memory can only be declared in a kernel's body").help("declare it in the kernel"));
+            return true;
+        }
+        if self.scopes.len() != 2 {
+            self.diags.push(
+                Diagnostic::new(span, "shared memory must be declared at the top of the kernel's body")
+                    .help("it lives as long as the workgroup: move the `let` out of the block or loop"),
+            );
+            return true;
+        }
+        if !c.args.is_empty() {
+            self.diags.push(Diagnostic::new(c.args.span(), "`shared()` takes no arguments").help("write `shared::<[f32; 256]>()`"));
+            return true;
+        }
+        let ty = match &p.path.segments[0].arguments {
+            syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
+                syn::GenericArgument::Type(t) => t,
+                other => {
+                    self.diags.push(Diagnostic::new(other.span(), "expected an array type").help("write `shared::<[f32; 256]>()`"));
+                    return true;
+                }
+            },
+            _ => {
+                self.diags.push(Diagnostic::new(span, "a shared array needs its type").help("write `shared::<[f32; 256]>()` or `shared::<[[f32; 16]; 16]>()`"));
+                return true;
+            }
+        };
+        let Some((elem, atomic, dims)) = self.shared_type(ty) else { return true };
+        let words: u64 = dims.iter().map(|&d| u64::from(d)).product();
+        let used: u64 = self.func().shared.iter().map(|d| u64::from(d.words())).sum();
+        if (used + words) * 4 > 16384 {
+            self.diags.push(
+                Diagnostic::new(ty.span(), format!("{} bytes of shared memory exceed the 16384 bytes every WebGPU device provides", (used + words) * 4))
+                    .help("use smaller tiles, or fewer shared arrays"),
+            );
+            return true;
+        }
+        let name = pi.ident.to_string();
+        let decl = SharedDecl { name: name.clone(), span: pi.ident.span(), elem, atomic, dims, ty_text: quote::ToTokens::to_token_stream(ty).to_string() };
+        let f = self.func();
+        f.shared.push(decl);
+        let id = f.shared.len() - 1;
+        self.scopes.last_mut().expect("scope").insert(name, Binding::Shared(id));
+        true
+    }
+
+    /// `[T; N]`, `[[T; C]; R]`, `[AtomicU32; N]`: (element, atomic, dims).
+    fn shared_type(&mut self, ty: &syn::Type) -> Option<(Ty, bool, Vec<u32>)> {
+        let syn::Type::Array(outer) = ty else {
+            self.diags.push(Diagnostic::new(ty.span(), "shared memory is an array").help("write `shared::<[f32; 256]>()` or `shared::<[[f32; 16]; 16]>()`"));
+            return None;
+        };
+        let n = self.array_len(&outer.len)?;
+        match &*outer.elem {
+            syn::Type::Array(inner) => {
+                let m = self.array_len(&inner.len)?;
+                if atomic_elem(&inner.elem).is_some() {
+                    self.diags.push(Diagnostic::new(inner.elem.span(), "shared atomics are one-dimensional").help("write `shared::<[AtomicU32; N]>()` and index it with `r * cols + c`"));
+                    return None;
+                }
+                let elem = self.shared_elem(&inner.elem)?;
+                Some((elem, false, vec![n, m]))
+            }
+            e => match atomic_elem(e) {
+                Some(elem) => Some((elem, true, vec![n])),
+                None => Some((self.shared_elem(e)?, false, vec![n])),
+            },
+        }
+    }
+
+    fn shared_elem(&mut self, ty: &syn::Type) -> Option<Ty> {
+        match self.scalar_type(ty)? {
+            t @ (Ty::F32 | Ty::I32 | Ty::U32) => Some(t),
+            t => {
+                self.diags.push(Diagnostic::new(ty.span(), format!("shared arrays of `{t}` are not supported")).help("shared elements are `f32`, `i32`, `u32`, `AtomicU32` or `AtomicI32`"));
+                None
+            }
+        }
+    }
+
+    /// The length of a shared array dimension: an integer literal.
+    fn array_len(&mut self, e: &syn::Expr) -> Option<u32> {
+        if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) = strip_parens(e) {
+            if let Ok(n @ 1..) = i.base10_parse::<u32>() {
+                return Some(n);
+            }
+        }
+        self.diags.push(
+            Diagnostic::new(e.span(), "shared memory needs a size fixed when the kernel is compiled")
+                .help("write the length as an integer literal such as `256`; the GPU allocates shared memory before the kernel runs"),
+        );
+        None
+    }
+
+    /// `tile[i]` or `tile[r][c]` on a shared array: (array, index exprs).
+    fn shared_of<'e>(&mut self, e: &'e syn::Expr) -> Option<(SharedId, Vec<&'e syn::Expr>)> {
+        let syn::Expr::Index(ix) = strip_parens(e) else { return None };
+        let mut indices = vec![&*ix.index];
+        let mut base = strip_parens(&ix.expr);
+        if let syn::Expr::Index(inner) = base {
+            indices.insert(0, &*inner.index);
+            base = strip_parens(&inner.expr);
+        }
+        let syn::Expr::Path(p) = base else { return None };
+        let Some(Binding::Shared(id)) = self.lookup(&p.path.get_ident()?.to_string()) else { return None };
+        let dims = self.func().shared[id].dims.len();
+        if dims != indices.len() {
+            if dims == 2 && indices.len() == 1 {
+                // `tile[r]` of a 2-D array: report, then treat as unknown.
+                self.diags.push(Diagnostic::new(e.span(), "a row of a 2-D shared array cannot be used as a value").help("index both dimensions: `tile[r][c]`"));
+            }
+            return None;
+        }
+        Some((id, indices))
+    }
+
+    /// An atomic element: `hist[i]` on an `&[AtomicU32]` parameter or a
+    /// shared atomic array.
+    fn atomic_target(&mut self, e: &syn::Expr) -> Option<AtomicTarget> {
+        if let syn::Expr::Index(ix) = strip_parens(e) {
+            if let Some(param) = self.buffer_of(&ix.expr) {
+                if matches!(self.func().params[param].kind, ParamKind::Atomics { .. }) {
+                    let index = self.expr(&ix.index);
+                    return Some(AtomicTarget::Buffer { param, index });
+                }
+            }
+        }
+        let (shared, indices) = self.shared_of(e)?;
+        if !self.func().shared[shared].atomic {
+            return None;
+        }
+        let indices = indices.into_iter().map(|i| self.expr(i)).collect();
+        Some(AtomicTarget::Shared { shared, indices })
+    }
+
+    /// `x.fetch_add(v, Ordering::Relaxed)` and friends on an atomic element.
+    fn atomic_call(&mut self, m: &syn::ExprMethodCall) -> Option<ExprId> {
+        let name = m.method.to_string();
+        let span = m.span();
+        let (op, values) = match name.as_str() {
+            "load" => (AtomicOp::Load, 0),
+            "store" => (AtomicOp::Store, 1),
+            "swap" => (AtomicOp::Swap, 1),
+            "fetch_add" => (AtomicOp::FetchAdd, 1),
+            "fetch_sub" => (AtomicOp::FetchSub, 1),
+            "fetch_min" => (AtomicOp::FetchMin, 1),
+            "fetch_max" => (AtomicOp::FetchMax, 1),
+            "fetch_and" => (AtomicOp::FetchAnd, 1),
+            "fetch_or" => (AtomicOp::FetchOr, 1),
+            "fetch_xor" => (AtomicOp::FetchXor, 1),
+            "compare_exchange" | "compare_exchange_weak" => {
+                let target = self.atomic_target(&m.receiver)?;
+                self.error(
+                    span,
+                    format!("`{name}` must be followed by `.is_ok()` in a kernel"),
+                    Some(&format!("write `.{name}(current, new, Ordering::Relaxed, Ordering::Relaxed).is_ok()`: kernels have no `Result`")),
+                );
+                let _ = target;
+                return Some(self.push(ERROR_LIT, span));
+            }
+            _ => return None,
+        };
+        let target = self.atomic_target(&m.receiver)?;
+        // The value operands, then one ordering (ignored: GPU atomics are relaxed).
+        if m.args.len() != values + 1 {
+            return Some(self.error(span, format!("`{name}` takes {} argument(s) and an `Ordering`", values), None));
+        }
+        let args = m.args.iter().take(values).map(|a| self.expr(a)).collect();
+        Some(self.push(ExprKind::Atomic { target, op, args }, span))
+    }
+
+    /// `x.compare_exchange(current, new, o1, o2).is_ok()`.
+    fn compare_exchange_is_ok(&mut self, m: &syn::ExprMethodCall) -> Option<ExprId> {
+        let syn::Expr::MethodCall(inner) = strip_parens(&m.receiver) else { return None };
+        if m.method != "is_ok" || !(inner.method == "compare_exchange" || inner.method == "compare_exchange_weak") || !m.args.is_empty() {
+            return None;
+        }
+        let target = self.atomic_target(&inner.receiver)?;
+        let span = m.span();
+        if inner.args.len() != 4 {
+            return Some(self.error(inner.span(), "`compare_exchange` takes the current value, the new value and two `Ordering`s", None));
+        }
+        let args = inner.args.iter().take(2).map(|a| self.expr(a)).collect();
+        Some(self.push(ExprKind::Atomic { target, op: AtomicOp::CompareExchangeIsOk, args }, span))
+    }
+
     /// Binds a parameter whose type was rejected, so that its uses in the
     /// body do not cascade into more errors.
     fn reject(&mut self, name: String) {
-        self.scopes[0].insert(name, Binding::Rejected);
+        self.scopes.last_mut().expect("scope").insert(name, Binding::Rejected);
     }
 
     /// True when `e` is (a deref, index or field of) a rejected parameter.
@@ -232,7 +463,10 @@ impl Parser {
                 None
             }
             syn::Type::TraitObject(_) | syn::Type::ImplTrait(_) => {
-                self.diags.push(Diagnostic::new(ty.span(), "trait objects and `impl Trait` are not supported in a kernel").help("use a concrete scalar type such as `f32`"));
+                self.diags.push(
+                    Diagnostic::new(ty.span(), "trait objects and `impl Trait` are not supported in a kernel")
+                        .help("a kernel cannot take a function or closure; write a `#[helper]` function and call it, or pass an `f32`, `i32` or `u32`"),
+                );
                 None
             }
             syn::Type::Reference(_) => {
@@ -298,12 +532,26 @@ impl Parser {
         if let Some(diverge) = &local.init.as_ref().and_then(|i| i.diverge.as_ref()) {
             self.diags.push(Diagnostic::new(diverge.1.span(), "`let ... else` is not supported in a kernel").help("use `if` / `else`"));
         }
-        let init = local.init.as_ref().map(|i| self.expr(&i.expr));
+        if let Some(init) = &local.init {
+            if self.shared_decl(local, &init.expr) {
+                return;
+            }
+        }
+        let before = self.diags.len();
         let (pat, annotated) = match &local.pat {
             syn::Pat::Type(pt) => (&*pt.pat, self.scalar_type(&pt.ty)),
             p => (p, None),
         };
+        // A rejected type annotation is the one problem of this `let`: its
+        // initializer (`Vec::new()`, `Box::new(x)`) is not reported again.
+        let init = if self.diags.len() > before { None } else { local.init.as_ref().map(|i| self.expr(&i.expr)) };
+        // After an error in the type or the initializer (`let r = &x;`,
+        // `let v = a.get(i)?;`), uses of the name (`*r`) are not reported.
+        let failed = self.diags.len() > before;
         match pat {
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() && failed => {
+                self.reject(pi.ident.to_string());
+            }
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 // The initializer is parsed before the new name is in scope,
                 // as in Rust (`let x = x + 1;` reads the old `x`).
@@ -331,7 +579,7 @@ impl Parser {
                 "a GPU cannot panic; write an error flag into an output buffer, or `return` early"
             }
             "vec" => "a kernel cannot allocate; take a `&mut [T]` buffer parameter",
-            "format" => "a kernel has no strings",
+            "format" | "write" | "writeln" => "a kernel has no strings; write the numbers into an output buffer and format them on the host",
             _ => "expand the macro by hand",
         };
         self.error(mac.span(), format!("macros such as `{name}!` are not supported in a kernel"), Some(help))
@@ -359,7 +607,20 @@ impl Parser {
                     None => self.error(f.member.span(), "only the `.x`, `.y` and `.z` fields of a thread index exist", Some("write `global_id().x`")),
                 }
             }
+            syn::Expr::Index(_) if self.shared_of(e).is_some() => {
+                let (shared, indices) = self.shared_of(e).expect("checked");
+                if self.func().shared[shared].atomic {
+                    let name = self.func().shared[shared].name.clone();
+                    return self.error(span, format!("`{name}` holds atomics"), Some("use an atomic method: `.load(Ordering::Relaxed)`, `.fetch_add(v, Ordering::Relaxed)`, ..."));
+                }
+                let indices = indices.into_iter().map(|i| self.expr(i)).collect();
+                self.push(ExprKind::SharedIndex { shared, indices }, span)
+            }
             syn::Expr::Index(ix) => match self.buffer_of(&ix.expr) {
+                Some(buffer) if matches!(self.func().params[buffer].kind, ParamKind::Atomics { .. }) => {
+                    let name = self.func().params[buffer].name.clone();
+                    self.error(span, format!("`{name}` holds atomics"), Some("use an atomic method: `.load(Ordering::Relaxed)`, `.fetch_add(v, Ordering::Relaxed)`, ..."))
+                }
                 Some(buffer) => {
                     let index = self.expr(&ix.index);
                     self.push(ExprKind::Index { buffer, index }, span)
@@ -367,6 +628,10 @@ impl Parser {
                 None if self.is_rejected(&ix.expr) => {
                     self.report_silently();
                     self.push(ERROR_LIT, span)
+                }
+                None if matches!(strip_parens(&ix.expr), syn::Expr::Unary(syn::ExprUnary { op: syn::UnOp::Deref(_), .. })) => {
+                    let syn::Expr::Unary(u) = strip_parens(&ix.expr) else { unreachable!() };
+                    self.error(u.op.span(), "dereferencing is not supported in a kernel", Some("index the buffer itself: `a[i]`"))
                 }
                 None => self.error(ix.expr.span(), "only buffer parameters can be indexed", Some("index a `&[T]` or `&mut [T]` parameter: `a[i]`")),
             },
@@ -402,7 +667,7 @@ impl Parser {
             }
             syn::Expr::Block(b) => {
                 if let Some(l) = &b.label {
-                    return self.error(l.span(), "labelled blocks are not supported in a kernel", Some("use a labelled `loop` with `break 'label`"));
+                    return self.error(l.span(), "labelled blocks are not supported in a kernel", Some("use a labelled `loop` that ends in `break`: `'a: loop { ...; break 'a; }`"));
                 }
                 let block = self.block(&b.block);
                 self.push(ExprKind::Block(block), span)
@@ -411,7 +676,7 @@ impl Parser {
             syn::Expr::If(i) => self.if_expr(i),
             syn::Expr::While(w) => {
                 if let syn::Expr::Let(l) = &*w.cond {
-                    return self.error(l.span(), "`while let` is not supported in a kernel", Some("use `while cond { ... }`"));
+                    return self.error(l.span(), "`while let` is not supported in a kernel", Some("patterns are not supported; loop over indices instead, e.g. `for j in 0..a.len() { ... a[j] ... }`"));
                 }
                 let label = w.label.as_ref().map(|l| l.name.ident.to_string());
                 let cond = self.expr(&w.cond);
@@ -452,7 +717,7 @@ impl Parser {
             syn::Expr::Reference(_) => self.error(span, "references are not supported in a kernel", Some("use the value itself: scalars are copied")),
             syn::Expr::Struct(_) => self.error(span, "struct literals are not supported in a kernel", Some("use separate scalar values")),
             syn::Expr::Range(_) => self.error(span, "ranges can only be used in `for` loops", Some("write `for i in a..b { ... }`")),
-            syn::Expr::Let(_) => self.error(span, "`if let` is not supported in a kernel", Some("use `if cond { ... }`")),
+            syn::Expr::Let(_) => self.error(span, "`if let` is not supported in a kernel", Some("patterns are not supported; test a condition instead, e.g. `if i < a.len() { ... a[i] ... }`")),
             syn::Expr::Async(_) | syn::Expr::Await(_) => self.error(span, "`async` is not supported in a kernel", None),
             syn::Expr::Try(_) | syn::Expr::TryBlock(_) => self.error(span, "`?` is not supported in a kernel", Some("kernels have no `Result`; use `if` and `return`")),
             _ => self.error(span, "this expression is not supported in a kernel", Some("see docs/supported-rust.md for the subset")),
@@ -519,6 +784,11 @@ impl Parser {
                     self.report_silently();
                     self.push(ERROR_LIT, span)
                 }
+                Some(Binding::Shared(_)) => self.error(
+                    span,
+                    format!("the shared array `{name}` can only be indexed or measured here"),
+                    Some(&format!("write `{name}[i]` or `{name}.len()`")),
+                ),
                 None => {
                     if Builtin::from_name(name).is_some() {
                         self.error(span, format!("`{name}` is a function"), Some(&format!("call it: `{name}()`")))
@@ -570,6 +840,22 @@ impl Parser {
         let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
         if segs.len() == 1 {
             let name = &segs[0];
+            if name == "workgroup_barrier" || name == "storage_barrier" {
+                if !c.args.is_empty() {
+                    return self.error(c.args.span(), format!("`{name}()` takes no arguments"), None);
+                }
+                if self.role == FnRole::Helper {
+                    return self.error(span, format!("`{name}()` can only be called in a kernel's body"), Some("every thread must reach a barrier; call it in the kernel, around the helper call"));
+                }
+                let kind = if name == "workgroup_barrier" { BarrierKind::Workgroup } else { BarrierKind::Storage };
+                let f = self.func();
+                let site = f.barriers;
+                f.barriers += 1;
+                return self.push(ExprKind::Barrier(kind, site), span);
+            }
+            if name == "shared" {
+                return self.error(span, "`shared::<..>()` declares shared memory: bind it with `let` at the top of the kernel", Some("write `let tile = shared::<[f32; 256]>();`"));
+            }
             if let Some(b) = Builtin::from_name(name) {
                 if !c.args.is_empty() {
                     return self.error(c.args.span(), format!("`{name}()` takes no arguments"), None);
@@ -578,6 +864,10 @@ impl Parser {
                     return self.error(span, format!("`{name}()` can only be called in a kernel's body"), Some("pass the value to the helper as a parameter"));
                 }
                 return self.push(ExprKind::Builtin(b), span);
+            }
+            if matches!(self.lookup(name), Some(Binding::Rejected)) {
+                self.report_silently();
+                return self.push(ERROR_LIT, span);
             }
             if matches!(self.lookup(name), Some(_)) {
                 return self.error(span, format!("`{name}` is a value, not a function"), None);
@@ -609,7 +899,7 @@ impl Parser {
                 f.calls.push(name.clone());
             }
             if *name == f.name {
-                return self.error(span, "recursion is not supported in a kernel", Some("GPUs have no call stack; rewrite it as a loop"));
+                return self.error(span, format!("recursion is not supported: `{name}` calls itself"), Some("GPUs have no call stack; rewrite it as a loop"));
             }
             return self.push(ExprKind::Call { name: name.clone(), args }, span);
         }
@@ -628,6 +918,9 @@ impl Parser {
                 }
             }
         }
+        if let Some(help) = segs.first().and_then(|s| unsupported_type_help(s)) {
+            return self.error(span, format!("`{}` cannot be called in a kernel", segs.join("::")), Some(help));
+        }
         self.error(
             span,
             format!("`{}` cannot be called in a kernel", segs.join("::")),
@@ -641,9 +934,21 @@ impl Parser {
         if m.turbofish.is_some() {
             return self.error(m.turbofish.span(), "turbofish is not supported in a kernel", None);
         }
+        if let Some(e) = self.compare_exchange_is_ok(m) {
+            return e;
+        }
+        if let Some(e) = self.atomic_call(m) {
+            return e;
+        }
         if name == "len" {
             if let Some(b) = self.buffer_of(&m.receiver) {
                 return self.push(ExprKind::Len(b), span);
+            }
+            if let syn::Expr::Path(p) = strip_parens(&m.receiver) {
+                if let Some(Binding::Shared(id)) = p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                    let n = self.func().shared[id].dims[0];
+                    return self.push(ExprKind::Lit(Lit::Int(u128::from(n), Some(Ty::Usize))), span);
+                }
             }
         }
         if name == "is_empty" {
@@ -658,6 +963,22 @@ impl Parser {
             return self.push(ERROR_LIT, span);
         }
         let Some(op) = math_op(&name) else {
+            if let Some(b) = self.buffer_of(&m.receiver) {
+                let buffer = self.func().params[b].name.clone();
+                return self.error(
+                    m.method.span(),
+                    format!("the method `{name}` is not supported on a buffer"),
+                    Some(&format!("buffers have `len()` and `is_empty()`; loop over the indices instead: `for j in 0..{buffer}.len() {{ ... {buffer}[j] ... }}`")),
+                );
+            }
+            // `a.iter().sum()`: report the first unsupported call of the chain only.
+            if matches!(strip_parens(&m.receiver), syn::Expr::MethodCall(_)) {
+                let before = self.diags.len();
+                self.expr(&m.receiver);
+                if self.diags.len() > before {
+                    return self.push(ERROR_LIT, span);
+                }
+            }
             let help = suggest_method(&name);
             return self.error(m.method.span(), format!("the method `{name}` is not supported in a kernel"), Some(&help));
         };
@@ -726,6 +1047,15 @@ impl Parser {
     }
 
     fn place(&mut self, e: &syn::Expr) -> Option<Place> {
+        if let Some((shared, indices)) = self.shared_of(e) {
+            if self.func().shared[shared].atomic {
+                let name = self.func().shared[shared].name.clone();
+                self.error(e.span(), format!("`{name}` holds atomics"), Some("use `.store(v, Ordering::Relaxed)` or another atomic method"));
+                return None;
+            }
+            let indices = indices.into_iter().map(|i| self.expr(i)).collect();
+            return Some(Place::Shared { shared, indices });
+        }
         match e {
             syn::Expr::Paren(p) => self.place(&p.expr),
             syn::Expr::Path(p) if p.path.get_ident().is_some() => {
@@ -741,6 +1071,10 @@ impl Parser {
                     },
                     Some(Binding::Rejected) => {
                         self.report_silently();
+                        None
+                    }
+                    Some(Binding::Shared(_)) => {
+                        self.error(e.span(), format!("cannot assign to the shared array `{name}` itself"), Some(&format!("assign to an element: `{name}[i] = value`")));
                         None
                     }
                     None => {
@@ -786,12 +1120,13 @@ impl Parser {
     fn if_expr(&mut self, i: &syn::ExprIf) -> ExprId {
         let span = i.span();
         if let syn::Expr::Let(l) = &*i.cond {
-            return self.error(l.span(), "`if let` is not supported in a kernel", Some("use `if cond { ... }`"));
+            return self.error(l.span(), "`if let` is not supported in a kernel", Some("patterns are not supported; test a condition instead, e.g. `if i < a.len() { ... a[i] ... }`"));
         }
         let cond = self.expr(&i.cond);
+        let cond_text = quote::ToTokens::to_token_stream(&i.cond).to_string();
         let then = self.block(&i.then_branch);
         let else_ = i.else_branch.as_ref().map(|(_, e)| self.expr(e));
-        self.push(ExprKind::If { cond, then, else_ }, span)
+        self.push(ExprKind::If { cond, then, else_, cond_text }, span)
     }
 
     fn loop_body(&mut self, label: Option<String>, body: &syn::Block) -> Block {
@@ -860,6 +1195,16 @@ fn type_text(ty: &syn::Type) -> String {
         .replace(":: ", "::")
 }
 
+/// `AtomicU32` / `AtomicI32` (any path ending so): the value type.
+fn atomic_elem(ty: &syn::Type) -> Option<Ty> {
+    let syn::Type::Path(p) = ty else { return None };
+    match p.path.segments.last()?.ident.to_string().as_str() {
+        "AtomicU32" => Some(Ty::U32),
+        "AtomicI32" => Some(Ty::I32),
+        _ => None,
+    }
+}
+
 fn strip_parens(e: &syn::Expr) -> &syn::Expr {
     match e {
         syn::Expr::Paren(p) => strip_parens(&p.expr),
@@ -904,6 +1249,16 @@ const METHOD_NAMES: &[&str] = &[
 /// "did you mean" for unsupported methods: a known alias, else the nearest
 /// supported name by edit distance.
 fn suggest_method(name: &str) -> String {
+    let full = match name {
+        "iter" | "into_iter" | "iter_mut" => Some("loop over the indices instead: `for j in 0..a.len() { ... a[j] ... }`"),
+        "get" | "get_mut" => Some("check the index, then index: `if i < a.len() { ... a[i] ... }`"),
+        "clone" | "to_owned" | "copied" | "cloned" => Some("scalars are `Copy`: use the value itself and drop the call"),
+        "sin_cos" => Some("use `sin()` and `cos()`"),
+        _ => None,
+    };
+    if let Some(h) = full {
+        return h.to_string();
+    }
     let alias = match name {
         "log" => Some("ln` (natural log) or `log2"),
         "pow" | "powf64" => Some("powf"),
@@ -915,10 +1270,6 @@ fn suggest_method(name: &str) -> String {
         "ln_1p" => Some("ln"),
         "cbrt" => Some("powf"),
         "copysign" => Some("signum"),
-        "sin_cos" => Some("sin()` and `cos()"),
-        "iter" | "into_iter" => Some("len` with a `for i in 0..a.len()` loop, i.e. `len"),
-        "get" | "get_mut" => Some("len` and index after a bounds check, i.e. `len"),
-        "clone" | "to_owned" => Some("value itself (scalars are `Copy`): drop the call, or `abs"),
         _ => None,
     };
     if let Some(a) = alias {

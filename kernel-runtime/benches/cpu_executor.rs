@@ -25,6 +25,7 @@ static VECTOR_ADD: KernelInfo = KernelInfo {
     uniform_size: 32,
     max_workgroup_invocations: 256,
     writes_own_element: false,
+    workgroup_memory_words: 0,
 };
 
 /// What the macro generates for the CPU path of `vector_add`.

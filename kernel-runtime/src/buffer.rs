@@ -31,6 +31,33 @@ impl Element for u32 {
     const TYPE: ScalarType = ScalarType::U32;
 }
 
+/// Element types with a matching atomic type, for `&[AtomicU32]` /
+/// `&[AtomicI32]` kernel parameters.
+pub trait AtomicElement: Element {
+    /// `AtomicU32` for `u32`, `AtomicI32` for `i32`.
+    type Atomic: Sync;
+    /// Views an exclusively borrowed slice as atomics.
+    fn as_atomics(slice: &mut [Self]) -> &[Self::Atomic];
+}
+
+impl AtomicElement for u32 {
+    type Atomic = std::sync::atomic::AtomicU32;
+    fn as_atomics(slice: &mut [u32]) -> &[std::sync::atomic::AtomicU32] {
+        // SAFETY: AtomicU32 has the same size and alignment as u32, and the
+        // exclusive borrow means every access for its lifetime goes through
+        // the returned atomics.
+        unsafe { std::slice::from_raw_parts(slice.as_mut_ptr().cast(), slice.len()) }
+    }
+}
+
+impl AtomicElement for i32 {
+    type Atomic = std::sync::atomic::AtomicI32;
+    fn as_atomics(slice: &mut [i32]) -> &[std::sync::atomic::AtomicI32] {
+        // SAFETY: as for u32.
+        unsafe { std::slice::from_raw_parts(slice.as_mut_ptr().cast(), slice.len()) }
+    }
+}
+
 enum Storage<T> {
     Gpu(GpuMemory),
     Cpu(Vec<T>),
@@ -181,6 +208,21 @@ impl<T: Element> Buffer<T> {
     /// For generated code: this buffer as the `&[T]` argument `param` of a
     /// CPU launch of `kernel`.
     #[doc(hidden)]
+    /// For generated code: the buffer as the atomics of an `&[AtomicU32]` /
+    /// `&[AtomicI32]` kernel parameter on the CPU, after the same checks as
+    /// [`Buffer::cpu_shared`].
+    pub fn cpu_atomics(&mut self, kernel: &'static KernelInfo, param: usize, cpu: &CpuDevice) -> Result<&[T::Atomic], LaunchError>
+    where
+        T: AtomicElement,
+    {
+        self.check_arg(kernel, param, cpu.id(), || cpu.describe(), true)?;
+        match &mut self.storage {
+            Storage::Cpu(v) => Ok(T::as_atomics(v)),
+            Storage::Gpu(_) => Err(no_cpu_storage(kernel, param)),
+        }
+    }
+
+    /// For generated code: a `&[T]` parameter's data on the CPU.
     pub fn cpu_slice(&self, kernel: &'static KernelInfo, param: usize, cpu: &CpuDevice) -> Result<&[T], LaunchError> {
         self.check_arg(kernel, param, cpu.id(), || cpu.describe(), false)?;
         match &self.storage {

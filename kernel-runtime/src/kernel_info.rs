@@ -103,6 +103,9 @@ pub struct KernelInfo {
     /// gives chunks of invocations their own windows of the outputs (plain
     /// loads and stores) instead of shared atomics.
     pub writes_own_element: bool,
+    /// Words (4 bytes) of workgroup shared memory the kernel declares; the
+    /// CPU executor allocates this much per workgroup.
+    pub workgroup_memory_words: u32,
 }
 
 /// Size in bytes of the launch description at the start of every uniform

@@ -31,8 +31,8 @@ mod grid;
 mod kernel_info;
 mod plan;
 
-pub use buffer::{Buffer, Element};
-pub use cpu::{Chunk, CpuDevice, OutputSlice, OwnedChunk, SharedSliceMut};
+pub use buffer::{AtomicElement, Buffer, Element};
+pub use cpu::{Barrier, Chunk, CpuDevice, InvocationFuture, OutputSlice, OwnedChunk, Shared, SharedArray, SharedSliceMut, Workgroup, WorkgroupPool};
 pub use device::{Device, DeviceBackend};
 pub use error::{BufferError, DeviceError, LaunchError};
 pub use gpu::{GpuArg, GpuDevice, PreparedDispatch, PreparedPart};

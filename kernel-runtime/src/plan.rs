@@ -232,6 +232,7 @@ mod tests {
         uniform_size: 32,
         max_workgroup_invocations: 256,
         writes_own_element: false,
+        workgroup_memory_words: 0,
     };
     const L: LaunchLimits = LaunchLimits { max_invocations: 256, max_size: [256, 256, 64], max_groups_per_dimension: 65535 };
 

@@ -297,6 +297,7 @@ const fn common_big() -> KernelInfo {
         uniform_size: 32,
         max_workgroup_invocations: 1 << 16,
         writes_own_element: false,
+        workgroup_memory_words: 0,
     }
 }
 

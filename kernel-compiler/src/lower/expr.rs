@@ -32,6 +32,19 @@ impl FnLowerer<'_> {
                 let pointer = self.element_pointer(*buffer, *index, span)?;
                 Some(self.add(Expression::Load { pointer }, span))
             }
+            ExprKind::SharedIndex { shared, indices } => {
+                let pointer = self.shared_pointer(*shared, indices, span)?;
+                Some(self.add(Expression::Load { pointer }, span))
+            }
+            ExprKind::Atomic { target, op, args } => self.atomic(target, *op, args, span),
+            ExprKind::Barrier(kind, _) => {
+                let flags = match kind {
+                    crate::hir::BarrierKind::Workgroup => naga::Barrier::WORK_GROUP,
+                    crate::hir::BarrierKind::Storage => naga::Barrier::STORAGE,
+                };
+                self.stmt(Statement::ControlBarrier(flags), span);
+                None
+            }
             ExprKind::Len(buffer) => {
                 let g = self.buffers[*buffer]?;
                 let g = self.add(Expression::GlobalVariable(g), span);
@@ -123,7 +136,7 @@ impl FnLowerer<'_> {
     fn unit_control_flow(&mut self, id: ExprId) {
         let span = self.span_of(id);
         match &self.hir.exprs[id].kind {
-            ExprKind::If { cond, then, else_ } => {
+            ExprKind::If { cond, then, else_, .. } => {
                 let Some(c) = self.expr(*cond) else { return };
                 let (then, else_) = (then.clone(), *else_);
                 let accept = self.nested(|l| l.body_block(&then));
@@ -157,6 +170,69 @@ impl FnLowerer<'_> {
         Some(self.add(Expression::Access { base, index: i }, span))
     }
 
+    /// A pointer to `tile[i]` or `tile[r][c]`.
+    fn shared_pointer(&mut self, shared: usize, indices: &[ExprId], span: proc_macro2::Span) -> Option<Handle<Expression>> {
+        let mut values = Vec::new();
+        for i in indices {
+            values.push(self.expr(*i)?);
+        }
+        let g = *self.shared.get(shared)?;
+        let mut p = self.add(Expression::GlobalVariable(g), span);
+        for v in values {
+            p = self.add(Expression::Access { base: p, index: v }, span);
+        }
+        Some(p)
+    }
+
+    /// An atomic operation on a buffer or shared element. Orderings are
+    /// dropped: WGSL's atomics are relaxed.
+    fn atomic(&mut self, target: &crate::hir::AtomicTarget, op: crate::hir::AtomicOp, args: &[ExprId], span: proc_macro2::Span) -> Option<Handle<Expression>> {
+        use crate::hir::{AtomicOp as Op, AtomicTarget};
+        let mut values = Vec::new();
+        for a in args {
+            values.push(self.expr(*a)?);
+        }
+        let (pointer, elem) = match target {
+            AtomicTarget::Buffer { param, index } => (self.element_pointer(*param, *index, span)?, crate::infer::buffer_elem(self.hir, *param)),
+            AtomicTarget::Shared { shared, indices } => (self.shared_pointer(*shared, indices, span)?, self.hir.shared[*shared].elem),
+        };
+        let fun = match op {
+            Op::Load => return Some(self.add(Expression::Load { pointer }, span)),
+            Op::Store => {
+                self.stmt(Statement::Store { pointer, value: values[0] }, span);
+                return None;
+            }
+            Op::Swap => naga::AtomicFunction::Exchange { compare: None },
+            Op::FetchAdd => naga::AtomicFunction::Add,
+            Op::FetchSub => naga::AtomicFunction::Subtract,
+            Op::FetchMin => naga::AtomicFunction::Min,
+            Op::FetchMax => naga::AtomicFunction::Max,
+            Op::FetchAnd => naga::AtomicFunction::And,
+            Op::FetchOr => naga::AtomicFunction::InclusiveOr,
+            Op::FetchXor => naga::AtomicFunction::ExclusiveOr,
+            Op::CompareExchangeIsOk => naga::AtomicFunction::Exchange { compare: Some(values[0]) },
+        };
+        let value = *values.last()?;
+        let comparison = op == Op::CompareExchangeIsOk;
+        let ty = if comparison {
+            let scalar = if elem == Ty::I32 { naga::Scalar::I32 } else { naga::Scalar::U32 };
+            self.mb.module.generate_predeclared_type(naga::PredeclaredType::AtomicCompareExchangeWeakResult(scalar))
+        } else {
+            self.mb.ty(elem)
+        };
+        // The result is produced by the statement, never emitted.
+        self.flush();
+        let nspan = self.mb.span(span);
+        let result = self.func.expressions.append(Expression::AtomicResult { ty, comparison }, nspan);
+        self.flush_skip();
+        self.stmt(Statement::Atomic { pointer, fun, value, result: Some(result) }, span);
+        if comparison {
+            // `.is_ok()`: the `exchanged` field.
+            return Some(self.add(Expression::AccessIndex { base: result, index: 1 }, span));
+        }
+        Some(result)
+    }
+
     fn assign(&mut self, place: &Place, op: Option<BinOp>, value: ExprId, span: proc_macro2::Span) {
         let vt = self.ty_of(value);
         // Rust evaluates the right-hand side first for primitive types.
@@ -182,6 +258,10 @@ impl FnLowerer<'_> {
             Place::Index { buffer, index } => {
                 let Some(p) = self.element_pointer(*buffer, *index, span) else { return };
                 (p, crate::infer::buffer_elem(self.hir, *buffer))
+            }
+            Place::Shared { shared, indices } => {
+                let Some(p) = self.shared_pointer(*shared, indices, span) else { return };
+                (p, self.hir.shared[*shared].elem)
             }
         };
         let value = match op {
@@ -382,7 +462,7 @@ fn is_pure(f: &crate::hir::Function, e: ExprId) -> bool {
     crate::infer::visit_expr(f, e, 0, &mut |k, _| {
         if matches!(
             k,
-            ExprKind::Call { .. } | ExprKind::If { .. } | ExprKind::Block(_) | ExprKind::Loop { .. } | ExprKind::Assign { .. } | ExprKind::Break { .. } | ExprKind::Continue { .. } | ExprKind::Return(_)
+            ExprKind::Call { .. } | ExprKind::If { .. } | ExprKind::Block(_) | ExprKind::Loop { .. } | ExprKind::Assign { .. } | ExprKind::Break { .. } | ExprKind::Continue { .. } | ExprKind::Return(_) | ExprKind::Atomic { .. } | ExprKind::Barrier(..)
         ) || matches!(k, ExprKind::Math(op, _) if super::math::needs_call(*op))
         {
             pure = false;

@@ -51,6 +51,8 @@ pub(crate) struct FnLowerer<'a> {
     /// Scalar parameters: value or var.
     pub(super) params: Vec<Option<Slot>>,
     pub(super) buffers: Vec<Option<Handle<naga::GlobalVariable>>>,
+    /// Shared arrays' `var<workgroup>`s.
+    pub(super) shared: Vec<Handle<naga::GlobalVariable>>,
     pub(super) builtins: HashMap<Builtin, Handle<Expression>>,
     pub(super) loops: Vec<LoopCtx>,
     /// True after a `return`/`break`/`continue` in the current block:
@@ -71,6 +73,7 @@ impl<'a> FnLowerer<'a> {
             locals: vec![None; hir.locals.len()],
             params: vec![None; hir.params.len()],
             buffers: vec![None; hir.params.len()],
+            shared: Vec::new(),
             builtins: HashMap::new(),
             loops: Vec::new(),
             dead: false,
@@ -179,6 +182,7 @@ impl<'a> FnLowerer<'a> {
     ) -> Result<EntryPoint, Vec<Diagnostic>> {
         let mut l = FnLowerer::new(mb, hir, types);
         l.buffers = globals.buffers.clone();
+        l.shared = globals.shared.clone();
         l.prologue(globals, workgroup_size, folded);
         l.body_block(&hir.body);
         l.flush();
@@ -405,7 +409,7 @@ impl<'a> FnLowerer<'a> {
     pub(super) fn expr_into(&mut self, e: ExprId, dest: Handle<LocalVariable>) {
         let span = self.span_of(e);
         match &self.hir.exprs[e].kind {
-            ExprKind::If { cond, then, else_ } => {
+            ExprKind::If { cond, then, else_, .. } => {
                 let Some(c) = self.expr(*cond) else { return };
                 let (then, else_) = (then.clone(), *else_);
                 let accept = self.nested(|l| {

@@ -103,6 +103,12 @@ impl ModuleBuilder {
         h
     }
 
+    /// `atomic<u32>` / `atomic<i32>`.
+    pub fn atomic(&mut self, elem: Ty) -> Handle<Type> {
+        let scalar = if elem == Ty::I32 { Scalar::I32 } else { Scalar::U32 };
+        self.module.types.insert(Type { name: None, inner: TypeInner::Atomic(scalar) }, naga::Span::UNDEFINED)
+    }
+
     /// `vec2<f32>`, for `hypot`.
     pub fn vec2_f32(&mut self) -> Handle<Type> {
         self.module.types.insert(Type { name: None, inner: TypeInner::Vector { size: VectorSize::Bi, scalar: Scalar::F32 } }, naga::Span::UNDEFINED)
@@ -118,6 +124,8 @@ pub(crate) struct KernelGlobals {
     pub params: Handle<GlobalVariable>,
     /// Member index in the uniform struct, by parameter index.
     pub scalar_members: Vec<Option<u32>>,
+    /// The `var<workgroup>` of each shared array, by [`hir::SharedId`].
+    pub shared: Vec<Handle<GlobalVariable>>,
 }
 
 /// Lowers a typed program into a naga module.
@@ -154,13 +162,13 @@ fn declare_kernel_globals(mb: &mut ModuleBuilder, kernel: &hir::Function) -> (Ke
     for p in &kernel.params {
         let span = mb.span(p.span);
         match p.kind {
-            ParamKind::Buffer { elem } | ParamKind::BufferMut { elem } => {
-                let base = mb.ty(elem);
+            ParamKind::Buffer { elem } | ParamKind::BufferMut { elem } | ParamKind::Atomics { elem } => {
+                let base = if matches!(p.kind, ParamKind::Atomics { .. }) { mb.atomic(elem) } else { mb.ty(elem) };
                 let array = mb.module.types.insert(
                     Type { name: None, inner: TypeInner::Array { base, size: ArraySize::Dynamic, stride: 4 } },
                     naga::Span::UNDEFINED,
                 );
-                let access = if matches!(p.kind, ParamKind::BufferMut { .. }) {
+                let access = if matches!(p.kind, ParamKind::BufferMut { .. } | ParamKind::Atomics { .. }) {
                     StorageAccess::LOAD | StorageAccess::STORE
                 } else {
                     StorageAccess::LOAD
@@ -211,5 +219,32 @@ fn declare_kernel_globals(mb: &mut ModuleBuilder, kernel: &hir::Function) -> (Ke
         },
         naga::Span::UNDEFINED,
     );
-    (KernelGlobals { buffers, params, scalar_members }, layouts, binding, size)
+    // Workgroup shared arrays: `var<workgroup> tile: array<f32, 256>;`.
+    let shared = kernel
+        .shared
+        .iter()
+        .map(|d| {
+            let elem = if d.atomic { mb.atomic(d.elem) } else { mb.ty(d.elem) };
+            let ty = d.dims.iter().rev().fold(elem, |base, &n| {
+                let stride = mb.module.types[base].inner.size(mb.module.to_ctx());
+                mb.module.types.insert(
+                    Type { name: None, inner: TypeInner::Array { base, size: ArraySize::Constant(std::num::NonZeroU32::new(n).expect("checked > 0")), stride } },
+                    naga::Span::UNDEFINED,
+                )
+            });
+            let span = mb.span(d.span);
+            mb.module.global_variables.append(
+                GlobalVariable {
+                    name: Some(d.name.clone()),
+                    space: AddressSpace::WorkGroup,
+                    binding: None,
+                    ty,
+                    init: None,
+                    memory_decorations: MemoryDecorations::empty(),
+                },
+                span,
+            )
+        })
+        .collect();
+    (KernelGlobals { buffers, params, scalar_members, shared }, layouts, binding, size)
 }

@@ -1,13 +1,17 @@
 //! The CPU path: [`CpuDevice`] runs kernels on all cores through rayon.
 
+mod cooperative;
 mod executor;
 mod owned;
 mod panic_capture;
 mod shared;
+mod workgroup;
 
+pub use cooperative::InvocationFuture;
 pub use executor::Chunk;
 pub use owned::{OutputSlice, OwnedChunk};
 pub use shared::SharedSliceMut;
+pub use workgroup::{Barrier, Shared, SharedArray, Workgroup, WorkgroupPool};
 
 /// The CPU executor. Launches are synchronous: when `execute` returns, the
 /// kernel has run.

@@ -105,6 +105,7 @@ pub static SCALE_ADD: KernelInfo = KernelInfo {
     uniform_size: 32,
     max_workgroup_invocations: 256,
     writes_own_element: false,
+    workgroup_memory_words: 0,
 };
 
 
@@ -144,6 +145,7 @@ pub static IDS: KernelInfo = KernelInfo {
     uniform_size: 32,
     max_workgroup_invocations: 256,
     writes_own_element: false,
+    workgroup_memory_words: 0,
 };
 
 
@@ -214,6 +216,7 @@ pub static COVERAGE: KernelInfo = KernelInfo {
     uniform_size: 32,
     max_workgroup_invocations: 256,
     writes_own_element: false,
+    workgroup_memory_words: 0,
 };
 
 
@@ -230,6 +233,7 @@ pub static BIG_WORKGROUP: KernelInfo = KernelInfo {
     uniform_size: 32,
     max_workgroup_invocations: 256,
     writes_own_element: false,
+    workgroup_memory_words: 0,
 };
 
 /// Inputs whose `out + s * a` is exact in f32 (so GPU FMA cannot differ).

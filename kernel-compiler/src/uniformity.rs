@@ -1,0 +1,326 @@
+//! Barriers must be reached by every thread of a workgroup: a barrier in
+//! control flow that differs between threads hangs or computes garbage on
+//! real GPUs. WGSL's uniformity analysis forbids it, but naga does not
+//! implement that analysis, so this module does, on the HIR, and rejects
+//! each divergent barrier with a spanned error that says why.
+//!
+//! A value is *uniform* when every thread of a workgroup computes the same
+//! one: literals, constants, scalar parameters, `block_id()`,
+//! `block_dim()`, `grid_dim()`, buffer lengths, and anything computed from
+//! uniform values only. `global_id()`, `thread_id()` and values loaded
+//! from memory (buffers, shared arrays, atomics) are not. A local is
+//! uniform when every value assigned to it is, in uniform control flow.
+//! Control flow stops being uniform inside an `if` or a `while` whose
+//! condition is not uniform, inside a loop that some threads may leave
+//! early (a `break`/`continue`/`return` in divergent control flow), and
+//! after a `return` in divergent control flow.
+
+use crate::diagnostic::Diagnostic;
+use crate::hir::*;
+use crate::infer::{expr_diverges, visit_block, visit_expr};
+use std::collections::HashSet;
+
+/// Why control flow is divergent at some point.
+#[derive(Clone, Debug)]
+struct Divergence {
+    reason: String,
+}
+
+struct Uniformity<'a> {
+    f: &'a Function,
+    /// Locals that may differ between threads.
+    varying: HashSet<LocalId>,
+    changed: bool,
+    errors: Vec<Diagnostic>,
+    report: bool,
+}
+
+/// Checks every barrier of `f`; one error per divergent barrier.
+pub fn check_barriers(f: &Function) -> Result<(), Vec<Diagnostic>> {
+    if f.barriers == 0 {
+        return Ok(());
+    }
+    let mut u = Uniformity { f, varying: HashSet::new(), changed: true, errors: Vec::new(), report: false };
+    // Fixed point: a local becomes varying once any assignment to it is.
+    while u.changed {
+        u.changed = false;
+        u.block(&f.body, None);
+    }
+    u.report = true;
+    u.block(&f.body, None);
+    if u.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(u.errors)
+    }
+}
+
+impl Uniformity<'_> {
+    fn mark(&mut self, l: LocalId) {
+        if self.varying.insert(l) {
+            self.changed = true;
+        }
+    }
+
+    /// Whether `e` has the same value in every thread of a workgroup.
+    fn uniform(&self, e: ExprId) -> bool {
+        let f = self.f;
+        match &f.exprs[e].kind {
+            ExprKind::Lit(_) | ExprKind::Const(_) | ExprKind::Param(_) | ExprKind::Len(_) => true,
+            ExprKind::Builtin(b) => matches!(b, Builtin::BlockId | Builtin::BlockDim | Builtin::GridDim),
+            ExprKind::Index { .. } | ExprKind::SharedIndex { .. } | ExprKind::Atomic { .. } => false,
+            ExprKind::Local(l) => !self.varying.contains(l),
+            ExprKind::Axis(x, _) | ExprKind::Unary(_, x) | ExprKind::Cast(x, _) | ExprKind::Typed(x, _) => self.uniform(*x),
+            ExprKind::Binary(_, a, b) | ExprKind::Logical(_, a, b) => self.uniform(*a) && self.uniform(*b),
+            ExprKind::Call { args, .. } | ExprKind::Math(_, args) => args.iter().all(|a| self.uniform(*a)),
+            ExprKind::If { cond, then, else_, .. } => {
+                self.uniform(*cond) && then.tail.is_none_or(|t| self.uniform(t)) && else_.is_none_or(|e| self.uniform(e))
+            }
+            ExprKind::Block(b) => b.tail.is_none_or(|t| self.uniform(t)),
+            // A loop's value depends on how its iterations went.
+            ExprKind::Loop { .. } => false,
+            ExprKind::Assign { .. } | ExprKind::Break { .. } | ExprKind::Continue { .. } | ExprKind::Return(_) | ExprKind::Barrier(..) => true,
+        }
+    }
+
+    /// What makes `e` vary, for messages.
+    fn why_varying(&self, e: ExprId) -> String {
+        let mut uses = Vec::new();
+        visit_expr(self.f, e, 0, &mut |k, _| {
+            let s = match k {
+                ExprKind::Builtin(Builtin::GlobalId) => "`global_id()`".to_string(),
+                ExprKind::Builtin(Builtin::ThreadId) => "`thread_id()`".to_string(),
+                ExprKind::Index { buffer, .. } => format!("a value loaded from `{}`", self.f.params[*buffer].name),
+                ExprKind::SharedIndex { shared, .. } => format!("a value loaded from `{}`", self.f.shared[*shared].name),
+                ExprKind::Atomic { .. } => "an atomic's value".to_string(),
+                ExprKind::Local(l) if self.varying.contains(l) => format!("`{}`", self.f.locals[*l].name),
+                _ => return,
+            };
+            if !uses.contains(&s) {
+                uses.push(s);
+            }
+        });
+        match uses.len() {
+            0 => "a value that differs between threads".to_string(),
+            _ => uses.join(", "),
+        }
+    }
+
+    fn block(&mut self, b: &Block, mut div: Option<Divergence>) -> Option<Divergence> {
+        for s in &b.stmts {
+            let e = match s {
+                Stmt::Let { local, init } => {
+                    if let Some(init) = init {
+                        div = self.expr(*init, div.clone()).or(div);
+                        if div.is_some() || !self.uniform(*init) {
+                            self.mark(*local);
+                        }
+                    }
+                    continue;
+                }
+                Stmt::Expr(e) => *e,
+            };
+            div = self.expr(e, div.clone()).or(div);
+        }
+        if let Some(t) = b.tail {
+            div = self.expr(t, div.clone()).or(div);
+        }
+        div
+    }
+
+    /// Walks `e` in control flow `div` (None: uniform). Returns the
+    /// divergence that holds after `e`, if `e` makes the rest divergent
+    /// (a `return` that only some threads take).
+    fn expr(&mut self, e: ExprId, div: Option<Divergence>) -> Option<Divergence> {
+        let f = self.f;
+        match &f.exprs[e].kind {
+            ExprKind::Barrier(kind, _) => {
+                if let (Some(d), true) = (&div, self.report) {
+                    let name = match kind {
+                        BarrierKind::Workgroup => "workgroup_barrier",
+                        BarrierKind::Storage => "storage_barrier",
+                    };
+                    self.errors.push(
+                        Diagnostic::new(f.exprs[e].span, format!("`{name}()` is not reached by every thread of the workgroup: it is {}", d.reason))
+                            .help("every thread of a workgroup must reach each barrier: move the barrier out of the divergent code, or make the condition depend only on `block_id()`, sizes, scalar parameters and constants"),
+                    );
+                }
+                None
+            }
+            ExprKind::If { cond, then, else_, cond_text } => {
+                let after_cond = self.expr(*cond, div.clone());
+                let div = after_cond.or(div);
+                let inner = if div.is_some() {
+                    div.clone()
+                } else if !self.uniform(*cond) {
+                    Some(Divergence { reason: format!("inside `if {cond_text}`, and the condition depends on {}", self.why_varying(*cond)) })
+                } else {
+                    None
+                };
+                let then_out = self.block(then, inner.clone());
+                let else_out = else_.and_then(|x| self.expr(x, inner.clone()));
+                // A `return` in a divergent branch leaves only some threads
+                // running afterwards.
+                if inner.is_some() && div.is_none() {
+                    let returns = block_returns(f, then) || else_.is_some_and(|x| expr_returns(f, x));
+                    if returns {
+                        return Some(Divergence {
+                            reason: format!("after a `return` that only some threads take (inside `if {cond_text}`, which depends on {})", self.why_varying(*cond)),
+                        });
+                    }
+                }
+                then_out.filter(|_| div.is_none() && inner.is_none()).or(else_out.filter(|_| div.is_none() && inner.is_none()))
+            }
+            ExprKind::Loop { kind, body, label } => {
+                let mut inner = div.clone();
+                match kind {
+                    LoopKind::While { cond } => {
+                        self.expr(*cond, div.clone());
+                        if inner.is_none() && !self.uniform(*cond) {
+                            inner = Some(Divergence { reason: format!("inside a `while` loop whose condition depends on {}", self.why_varying(*cond)) });
+                        }
+                    }
+                    LoopKind::For { var, start, end, step, .. } => {
+                        let bounds = [Some(*start), Some(*end), *step];
+                        let varying: Vec<ExprId> = bounds.iter().flatten().copied().filter(|b| !self.uniform(*b)).collect();
+                        if div.is_some() || !varying.is_empty() {
+                            self.mark(*var);
+                        }
+                        if inner.is_none() {
+                            if let Some(b) = varying.first() {
+                                inner = Some(Divergence { reason: format!("inside a `for` loop whose range depends on {}", self.why_varying(*b)) });
+                            }
+                        }
+                    }
+                    LoopKind::Loop => {}
+                }
+                // Some threads may leave the loop early: every iteration
+                // after that is divergent, so the whole body is.
+                if inner.is_none() {
+                    if let Some(reason) = self.early_exit(body, label.as_deref()) {
+                        inner = Some(Divergence { reason });
+                    }
+                }
+                self.block(body, inner);
+                None
+            }
+            ExprKind::Block(b) => {
+                let out = self.block(b, div.clone());
+                out.filter(|_| div.is_none())
+            }
+            _ => {
+                // Assignments mark their local; subexpressions are walked
+                // for barriers (none can hide there) and nested blocks.
+                if let ExprKind::Assign { place: Place::Local(l), value, .. } = &f.exprs[e].kind {
+                    if div.is_some() || !self.uniform(*value) {
+                        self.mark(*l);
+                    }
+                }
+                let mut out = None;
+                let children = direct_children(f, e);
+                for c in children {
+                    if let Some(d) = self.expr(c, div.clone().or(out.clone())) {
+                        out = Some(d);
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    /// A reason when `body` has a `break`, `continue` or `return` that only
+    /// some threads may take.
+    fn early_exit(&self, body: &Block, _label: Option<&str>) -> Option<String> {
+        let f = self.f;
+        let mut found = None;
+        // Walk the `if`s of the body: a jump under a varying condition.
+        visit_block(f, body, 0, &mut |k, _| {
+            if found.is_some() {
+                return;
+            }
+            if let ExprKind::If { cond, then, else_, cond_text } = k {
+                if !self.uniform(*cond) && (block_jumps(f, then) || else_.is_some_and(|x| expr_jumps(f, x))) {
+                    found = Some(format!(
+                        "inside a loop that some threads leave early (a `break`, `continue` or `return` under `if {cond_text}`, which depends on {})",
+                        self.why_varying(*cond)
+                    ));
+                }
+            }
+        });
+        found
+    }
+}
+
+/// Subexpressions of `e` (not descending into blocks, which the caller
+/// handles for `if`/loops; plain blocks are walked as blocks).
+fn direct_children(f: &Function, e: ExprId) -> Vec<ExprId> {
+    let mut out = Vec::new();
+    match &f.exprs[e].kind {
+        ExprKind::Axis(x, _) | ExprKind::Unary(_, x) | ExprKind::Cast(x, _) | ExprKind::Typed(x, _) => out.push(*x),
+        ExprKind::Binary(_, a, b) | ExprKind::Logical(_, a, b) => out.extend([*a, *b]),
+        ExprKind::Call { args, .. } | ExprKind::Math(_, args) => out.extend(args),
+        ExprKind::Index { index, .. } => out.push(*index),
+        ExprKind::SharedIndex { indices, .. } => out.extend(indices),
+        ExprKind::Atomic { target, args, .. } => {
+            match target {
+                AtomicTarget::Buffer { index, .. } => out.push(*index),
+                AtomicTarget::Shared { indices, .. } => out.extend(indices),
+            }
+            out.extend(args);
+        }
+        ExprKind::Assign { place, value, .. } => {
+            out.push(*value);
+            match place {
+                Place::Index { index, .. } => out.push(*index),
+                Place::Shared { indices, .. } => out.extend(indices),
+                _ => {}
+            }
+        }
+        ExprKind::Break { value: Some(v), .. } | ExprKind::Return(Some(v)) => out.push(*v),
+        _ => {}
+    }
+    out
+}
+
+fn block_returns(f: &Function, b: &Block) -> bool {
+    let mut r = false;
+    visit_block(f, b, 0, &mut |k, _| r |= matches!(k, ExprKind::Return(_)));
+    r
+}
+
+fn expr_returns(f: &Function, e: ExprId) -> bool {
+    let mut r = false;
+    visit_expr(f, e, 0, &mut |k, _| r |= matches!(k, ExprKind::Return(_)));
+    r
+}
+
+/// A `break`/`continue`/`return` that leaves the current iteration of the
+/// enclosing loop (depth 0 jumps; labelled ones conservatively too).
+fn block_jumps(f: &Function, b: &Block) -> bool {
+    let mut r = false;
+    visit_block(f, b, 0, &mut |k, depth| {
+        r |= match k {
+            ExprKind::Return(_) => true,
+            ExprKind::Break { label, .. } | ExprKind::Continue { label } => depth == 0 || label.is_some(),
+            _ => false,
+        }
+    });
+    r
+}
+
+fn expr_jumps(f: &Function, e: ExprId) -> bool {
+    let mut r = false;
+    visit_expr(f, e, 0, &mut |k, depth| {
+        r |= match k {
+            ExprKind::Return(_) => true,
+            ExprKind::Break { label, .. } | ExprKind::Continue { label } => depth == 0 || label.is_some(),
+            _ => false,
+        }
+    });
+    r
+}
+
+#[allow(dead_code)]
+fn diverges(f: &Function, e: ExprId) -> bool {
+    expr_diverges(f, e)
+}

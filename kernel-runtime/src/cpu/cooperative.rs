@@ -1,0 +1,120 @@
+//! The cooperative executor: for kernels with barriers or shared memory.
+//!
+//! Each workgroup runs on one thread (workgroups in parallel over rayon).
+//! Its invocations are futures (the kernel body compiled as an `async fn`
+//! whose only `.await`s are barriers), polled in turn: each runs until its
+//! next barrier, and when all of them wait there the barrier releases them
+//! together. No invocation passes a barrier before all have reached it, so
+//! shared-memory writes before a barrier are seen by every read after it,
+//! exactly as on a GPU.
+
+use super::panic_capture::run_captured;
+use super::workgroup::{Workgroup, WorkgroupPool};
+use super::CpuDevice;
+use crate::error::LaunchError;
+use crate::grid::{Dim3, Grid, Invocation};
+use crate::kernel_info::KernelInfo;
+use crate::plan::{plan, LaunchLimits};
+use rayon::prelude::*;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Mutex;
+use std::task::{Context, Poll, Waker};
+
+/// One invocation's body: a future borrowing its workgroup.
+pub type InvocationFuture<'a> = Pin<Box<dyn Future<Output = ()> + 'a>>;
+
+impl CpuDevice {
+    /// The per-thread workgroups a cooperative launch of `kernel` needs;
+    /// the generated launch code makes one and lends it to
+    /// [`CpuDevice::execute_cooperative`].
+    pub fn workgroups(&self, kernel: &'static KernelInfo) -> WorkgroupPool {
+        WorkgroupPool::new(kernel.workgroup_memory_words as usize)
+    }
+
+    /// Runs a cooperative kernel: `body(invocation, workgroup)` makes the
+    /// future of one invocation. Synchronous. Invocations that reach
+    /// different barriers, or a barrier that others skip by returning,
+    /// make the launch fail (the compiler rejects such kernels, so this is a
+    /// second line of defence).
+    pub fn execute_cooperative<'w, F>(&self, kernel: &'static KernelInfo, grid: Grid, pool: &'w WorkgroupPool, body: F) -> Result<(), LaunchError>
+    where
+        F: Fn(Invocation, &'w Workgroup) -> InvocationFuture<'w> + Sync,
+    {
+        let Some(launch) = plan(kernel, grid, &LaunchLimits::cpu(kernel))? else {
+            return Ok(());
+        };
+        let [wx, wy, wz] = kernel.workgroup_size.map(|n| n as usize);
+        let block_dim = Dim3::new(wx, wy, wz);
+        let grid_dim = launch.groups_dim();
+        let total = grid_dim.x * grid_dim.y * grid_dim.z;
+        let to_error = |(location, message)| LaunchError::CpuPanic { kernel: kernel.name, location, message };
+        let first_panic = Mutex::new(None);
+        // Several workgroups per task, a few tasks per thread: a workgroup
+        // of a cooperative kernel is a substantial unit of work.
+        let per_task = total.div_ceil(rayon::current_num_threads() * 8).max(1);
+        (0..total.div_ceil(per_task)).into_par_iter().for_each(|task| {
+            // Each thread has its own workgroup; a task runs its workgroups
+            // one after the other to completion, never yielding to rayon.
+            let wg = pool.current();
+            let start = task * per_task;
+            for linear in start..(start + per_task).min(total) {
+                let block_id = Dim3::new(linear % grid_dim.x, (linear / grid_dim.x) % grid_dim.y, linear / (grid_dim.x * grid_dim.y));
+                wg.reset();
+                if let Err(p) = run_captured(|| run_workgroup(kernel, block_id, block_dim, grid_dim, wg, &body)) {
+                    first_panic.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(p);
+                    return;
+                }
+            }
+        });
+        match first_panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some(p) => Err(to_error(p)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Runs the invocations of one workgroup to completion.
+fn run_workgroup<'w, F>(kernel: &KernelInfo, block_id: Dim3, block_dim: Dim3, grid_dim: Dim3, wg: &'w Workgroup, body: &F)
+where
+    F: Fn(Invocation, &'w Workgroup) -> InvocationFuture<'w>,
+{
+    let mut invocations: Vec<Option<InvocationFuture<'w>>> = Vec::with_capacity(block_dim.x * block_dim.y * block_dim.z);
+    for tz in 0..block_dim.z {
+        for ty in 0..block_dim.y {
+            for tx in 0..block_dim.x {
+                let thread_id = Dim3::new(tx, ty, tz);
+                let global_id = Dim3::new(block_id.x * block_dim.x + tx, block_id.y * block_dim.y + ty, block_id.z * block_dim.z + tz);
+                invocations.push(Some(body(Invocation { global_id, thread_id, block_id, block_dim, grid_dim }, wg)));
+            }
+        }
+    }
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        let mut finished = 0;
+        for slot in invocations.iter_mut() {
+            let Some(f) = slot else {
+                finished += 1;
+                continue;
+            };
+            if let Poll::Ready(()) = f.as_mut().poll(&mut cx) {
+                *slot = None;
+                finished += 1;
+            }
+        }
+        let waiting = wg.waiting();
+        if waiting == 0 {
+            return;
+        }
+        if finished > 0 {
+            panic!(
+                "invocations of workgroup {block_id} diverged: {finished} returned while {waiting} wait at a barrier \
+                 (kernel `{}`; every invocation of a workgroup must reach each barrier)",
+                kernel.name
+            );
+        }
+        if let Err((a, b)) = wg.release() {
+            panic!("invocations of workgroup {block_id} wait at two different barriers (#{a} and #{b}) in kernel `{}`", kernel.name);
+        }
+    }
+}
