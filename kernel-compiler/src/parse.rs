@@ -533,7 +533,14 @@ impl Parser {
             self.diags.push(Diagnostic::new(diverge.1.span(), "`let ... else` is not supported in a kernel").help("use `if` / `else`"));
         }
         if let Some(init) = &local.init {
+            let before = self.diags.len();
             if self.shared_decl(local, &init.expr) {
+                // A rejected declaration is reported once: its uses are not.
+                if self.diags.len() > before {
+                    if let syn::Pat::Ident(pi) = &local.pat {
+                        self.reject(pi.ident.to_string());
+                    }
+                }
                 return;
             }
         }

@@ -94,3 +94,27 @@ fn atomic_methods() {
     }
     assert_eq!(g.0[7] - 1, g.0[8]);
 }
+
+#[path = "../support/shader_checks.rs"]
+mod shader_checks;
+
+/// Readable WGSL for every cooperation kernel, SPIR-V that passes
+/// `spirv-val`, and WGSL that re-parses.
+mod shaders {
+    use super::{kernels, shader_checks};
+
+    macro_rules! shaders {
+        ($($k:ident),* $(,)?) => {$(
+            #[test]
+            fn $k() {
+                insta::assert_snapshot!(stringify!($k), kernels::$k::WGSL);
+                shader_checks::spirv_val(stringify!($k), kernels::$k::SPIRV);
+                shader_checks::reparse(stringify!($k), kernels::$k::WGSL);
+                shader_checks::spirv_val(concat!(stringify!($k), "_folded"), kernels::$k::SPIRV_FOLDED);
+                shader_checks::reparse(concat!(stringify!($k), "_folded"), kernels::$k::WGSL_FOLDED);
+            }
+        )*};
+    }
+
+    shaders!(block_sum, histogram, transpose, atomic_ops);
+}

@@ -1,0 +1,11 @@
+use kernel::prelude::*;
+
+#[kernel(workgroup_size = 256)]
+fn big_tile(out: &mut [f32]) {
+    let tile = shared::<[[f32; 128]; 64]>();
+    tile[0][thread_id().x % 128] = 1.0;
+    workgroup_barrier();
+    out[global_id().x] = tile[0][0];
+}
+
+fn main() {}
