@@ -147,7 +147,7 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
                 // run as futures on one thread, meeting at each barrier.
                 let workgroups = cpu.workgroups(&KERNEL);
                 cpu.execute_cooperative(&KERNEL, grid, &workgroups, |invocation, workgroup| {
-                    ::std::boxed::Box::pin(cpu_body(invocation, workgroup, #(#cpu_args),*))
+                    cpu_body(invocation, workgroup, #(#cpu_args),*)
                 })
             },
             quote! {

@@ -21,9 +21,6 @@ use std::pin::Pin;
 use std::sync::Mutex;
 use std::task::{Context, Poll, Waker};
 
-/// One invocation's body: a future borrowing its workgroup.
-pub type InvocationFuture<'a> = Pin<Box<dyn Future<Output = ()> + 'a>>;
-
 impl CpuDevice {
     /// The per-thread workgroups a cooperative launch of `kernel` needs;
     /// the generated launch code makes one and lends it to
@@ -37,9 +34,10 @@ impl CpuDevice {
     /// different barriers, or a barrier that others skip by returning,
     /// make the launch fail (the compiler rejects such kernels, so this is a
     /// second line of defence).
-    pub fn execute_cooperative<'w, F>(&self, kernel: &'static KernelInfo, grid: Grid, pool: &'w WorkgroupPool, body: F) -> Result<(), LaunchError>
+    pub fn execute_cooperative<'w, F, Fut>(&self, kernel: &'static KernelInfo, grid: Grid, pool: &'w WorkgroupPool, body: F) -> Result<(), LaunchError>
     where
-        F: Fn(Invocation, &'w Workgroup) -> InvocationFuture<'w> + Sync,
+        F: Fn(Invocation, &'w Workgroup) -> Fut + Sync,
+        Fut: Future<Output = ()> + 'w,
     {
         let Some(launch) = plan(kernel, grid, &LaunchLimits::cpu(kernel))? else {
             return Ok(());
@@ -58,10 +56,12 @@ impl CpuDevice {
             // one after the other to completion, never yielding to rayon.
             let wg = pool.current();
             let start = task * per_task;
+            // The invocations' futures, reused from workgroup to workgroup.
+            let mut futures: Vec<Option<Fut>> = Vec::with_capacity(block_dim.x * block_dim.y * block_dim.z);
             for linear in start..(start + per_task).min(total) {
                 let block_id = Dim3::new(linear % grid_dim.x, (linear / grid_dim.x) % grid_dim.y, linear / (grid_dim.x * grid_dim.y));
                 wg.reset();
-                if let Err(p) = run_captured(|| run_workgroup(kernel, block_id, block_dim, grid_dim, wg, &body)) {
+                if let Err(p) = run_captured(|| run_workgroup(kernel, block_id, block_dim, grid_dim, wg, &body, &mut futures)) {
                     first_panic.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(p);
                     return;
                 }
@@ -74,36 +74,52 @@ impl CpuDevice {
     }
 }
 
-/// Runs the invocations of one workgroup to completion.
-fn run_workgroup<'w, F>(kernel: &KernelInfo, block_id: Dim3, block_dim: Dim3, grid_dim: Dim3, wg: &'w Workgroup, body: &F)
-where
-    F: Fn(Invocation, &'w Workgroup) -> InvocationFuture<'w>,
+/// Runs the invocations of one workgroup to completion. `futures` is
+/// scratch space (empty on entry and on return).
+fn run_workgroup<'w, F, Fut>(
+    kernel: &KernelInfo,
+    block_id: Dim3,
+    block_dim: Dim3,
+    grid_dim: Dim3,
+    wg: &'w Workgroup,
+    body: &F,
+    futures: &mut Vec<Option<Fut>>,
+) where
+    F: Fn(Invocation, &'w Workgroup) -> Fut,
+    Fut: Future<Output = ()> + 'w,
 {
-    let mut invocations: Vec<Option<InvocationFuture<'w>>> = Vec::with_capacity(block_dim.x * block_dim.y * block_dim.z);
+    // Drop whatever a panic left behind.
+    futures.clear();
     for tz in 0..block_dim.z {
         for ty in 0..block_dim.y {
             for tx in 0..block_dim.x {
                 let thread_id = Dim3::new(tx, ty, tz);
                 let global_id = Dim3::new(block_id.x * block_dim.x + tx, block_id.y * block_dim.y + ty, block_id.z * block_dim.z + tz);
-                invocations.push(Some(body(Invocation { global_id, thread_id, block_id, block_dim, grid_dim }, wg)));
+                futures.push(Some(body(Invocation { global_id, thread_id, block_id, block_dim, grid_dim }, wg)));
             }
         }
     }
     let mut cx = Context::from_waker(Waker::noop());
     loop {
         let mut finished = 0;
-        for slot in invocations.iter_mut() {
-            let Some(f) = slot else {
+        for slot in futures.iter_mut() {
+            let Some(f) = slot.as_mut() else {
                 finished += 1;
                 continue;
             };
-            if let Poll::Ready(()) = f.as_mut().poll(&mut cx) {
+            // SAFETY: the future is never moved until it is dropped: the
+            // vector's capacity was reserved before any future was pushed,
+            // nothing is pushed while futures are polled, and futures are
+            // dropped in place (`*slot = None`, `clear()`), as `Pin` allows.
+            let pinned = unsafe { Pin::new_unchecked(f) };
+            if let Poll::Ready(()) = pinned.poll(&mut cx) {
                 *slot = None;
                 finished += 1;
             }
         }
         let waiting = wg.waiting();
         if waiting == 0 {
+            futures.clear();
             return;
         }
         if finished > 0 {

@@ -7,7 +7,6 @@ mod panic_capture;
 mod shared;
 mod workgroup;
 
-pub use cooperative::InvocationFuture;
 pub use executor::Chunk;
 pub use owned::{OutputSlice, OwnedChunk};
 pub use shared::SharedSliceMut;

@@ -1,0 +1,32 @@
+//! What every learning-path example shares: the devices it runs on, the
+//! `--wgsl` flag, and the comparison against plain Rust.
+#![allow(dead_code)]
+
+use kernel::prelude::*;
+
+/// `--wgsl` on the command line: print the kernel's WGSL.
+pub fn wants_wgsl() -> bool {
+    std::env::args().any(|a| a == "--wgsl")
+}
+
+/// The devices an example runs on: the CPU executor, and the GPU when one
+/// exists (`Device::gpu()`; in tests a missing GPU is a failure).
+pub fn devices(require_gpu: bool) -> Vec<Device> {
+    let mut v = vec![Device::cpu()];
+    match Device::gpu() {
+        Ok(g) => v.push(g),
+        Err(e) if require_gpu => panic!("this test needs a GPU adapter (CI uses Mesa's lavapipe; see .ci/run): {e}"),
+        Err(e) => eprintln!("no GPU ({e}); running on the CPU executor only"),
+    }
+    v
+}
+
+/// Checks `got` against `want`, element by element; floats within a
+/// relative `tolerance`.
+pub fn check<T: Copy + PartialEq + std::fmt::Debug + Into<f64>>(what: &str, got: &[T], want: &[T], tolerance: f64) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let (gf, wf): (f64, f64) = ((*g).into(), (*w).into());
+        assert!(g == w || (gf - wf).abs() <= tolerance * wf.abs().max(1.0), "{what}[{i}]: got {g:?}, want {w:?}");
+    }
+}
