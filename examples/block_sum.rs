@@ -1,7 +1,7 @@
 //! Learning path, step 12: **one sum per block** (a *reduction*).
 //!
 //!     cargo run --example block_sum            # check on every device
-//!     cargo run --example block_sum -- --wgsl  # also print the kernel's WGSL
+//!     cargo run --example block_sum -- --wgsl  # print the kernel's WGSL
 //!
 //! So far every thread has produced its own output. A *reduction* goes the
 //! other way: many inputs, one output. Here each block of 256 threads adds up
@@ -108,6 +108,7 @@ fn data(n: usize) -> Vec<f32> {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     if common::wants_wgsl() {
         println!("{}", block_sum::WGSL);
+        return Ok(());
     }
     let n = 1_000_000;
     let input = data(n);

@@ -1,7 +1,7 @@
 //! Learning path, step 11: **1-D convolution** with a halo on both sides.
 //!
 //!     cargo run --example conv1d            # check on every device
-//!     cargo run --example conv1d -- --wgsl  # also print the kernel's WGSL
+//!     cargo run --example conv1d -- --wgsl  # print the kernel's WGSL
 //!
 //! With 5 weights `w[0..5]` centred on the output position:
 //!
@@ -53,7 +53,8 @@ fn conv1d(x: &[f32], w: &[f32], out: &mut [f32]) {
         tile[258 + t] = if r < n { x[r] } else { 0.0 };
     }
     // Wait until the whole tile (middle and both halos) is loaded: thread 0
-    // reads tile[0..5], written by threads 0, 1, 0 (and 1, 2 of the middle).
+    // reads tile[0..5], written by threads 0 and 1 (the left halo) and by
+    // threads 0, 1 and 2 (the middle).
     workgroup_barrier();
 
     // Output `i` is centred on tile[t + 2], so its window is tile[t..t + 5].
@@ -104,6 +105,7 @@ fn data(n: usize) -> Vec<f32> {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     if common::wants_wgsl() {
         println!("{}", conv1d::WGSL);
+        return Ok(());
     }
     let n = 100_000;
     let x = data(n);

@@ -1,7 +1,7 @@
 //! Learning path, step 10: **dot product**, `a · b = Σ a[i] * b[i]`.
 //!
 //!     cargo run --example dot_product            # check on every device
-//!     cargo run --example dot_product -- --wgsl  # also print the kernel's WGSL
+//!     cargo run --example dot_product -- --wgsl  # print the kernel's WGSL
 //!
 //! A dot product is a map (`a[i] * b[i]`, one thread per element) followed by
 //! a reduction (add everything up). The map is easy; the reduction needs the
@@ -96,6 +96,7 @@ fn data(n: usize) -> (Vec<f32>, Vec<f32>) {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     if common::wants_wgsl() {
         println!("{}", dot_partial::WGSL);
+        return Ok(());
     }
     let n = 1_000_000;
     let (a, b) = data(n);

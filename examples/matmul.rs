@@ -2,7 +2,7 @@
 //! memory.
 //!
 //!     cargo run --release --example matmul                 # check on every device
-//!     cargo run --release --example matmul -- --wgsl      # also print the WGSL
+//!     cargo run --release --example matmul -- --wgsl      # print the WGSL
 //!     cargo run --release --example matmul -- --time 4096 # GPU TFLOP/s on 4096x4096
 //!     cargo run --release --example matmul -- --time-cpu 512  # CPU executor, wall clock
 //!
@@ -26,9 +26,9 @@
 //! ```text
 //!              B: k × n
 //!             ┌────┬────┬────┐
-//!             │    │ B1 │    │   step 0 uses A0 and B0 (the tiles at j = 0..16),
+//!             │    │ B0 │    │   step 0 uses A0 and B0 (the tiles at j = 0..16),
 //!             ├────┼────┼────┤   step 1 uses A1 and B1 (j = 16..32), ...
-//!             │    │ B0 │    │
+//!             │    │ B1 │    │
 //!             └────┴────┴────┘
 //!  A: m × k   C: m × n
 //! ┌────┬────┐ ┌────┬────┬────┐
@@ -139,6 +139,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     if common::wants_wgsl() {
         println!("{}", matmul::WGSL);
+        return Ok(());
     }
 
     // A rectangular product whose sizes are not multiples of 16.
@@ -203,10 +204,11 @@ mod timing {
         let t = runs[runs.len() / 2];
         let flops = 2.0 * (size as f64).powi(3);
         println!(
-            "GPU {}: matmul {size}x{size}: {:.3} ms per launch, {:.4} TFLOP/s (median of 5 passes of {reps} launches)",
+            "GPU {}: matmul {size}x{size}: {:.3} ms per launch, {:.3} TFLOP/s = {:.1} GFLOP/s (median of 5 passes of {reps} launches)",
             device.name(),
             t * 1e3,
-            flops / t * 1e-12
+            flops / t * 1e-12,
+            flops / t * 1e-9
         );
 
         // Spot-check some elements of the last result against plain Rust

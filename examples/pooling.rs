@@ -2,7 +2,7 @@
 //! shared memory, with a *halo*.
 //!
 //!     cargo run --example pooling            # check on every device
-//!     cargo run --example pooling -- --wgsl  # also print the kernel's WGSL
+//!     cargo run --example pooling -- --wgsl  # print the kernel's WGSL
 //!
 //! `out[i] = x[i] + x[i+1] + ... + x[i+7]`: the sum of a window of 8
 //! elements starting at `i` (elements past the end of `x` count as 0, so
@@ -49,7 +49,8 @@ fn window_sum(x: &[f32], out: &mut [f32]) {
         tile[256 + t] = if h < n { x[h] } else { 0.0 };
     }
     // Every slot of `tile` must be written before any thread reads its
-    // window: thread 255 reads `tile[256..263]`, which threads 0..7 wrote.
+    // window: thread 255 reads `tile[255..263]`, most of which threads 0 to
+    // 6 wrote as the halo.
     // (The `if t < 7` above is fine: the barrier is *after* it, where all
     // threads are together again.)
     workgroup_barrier();
@@ -86,13 +87,15 @@ fn data(n: usize) -> Vec<f32> {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     if common::wants_wgsl() {
         println!("{}", window_sum::WGSL);
+        return Ok(());
     }
     let n = 100_000;
     let x = data(n);
     let want = reference(&x);
     for device in common::devices(false) {
         let got = run(&device, &x)?;
-        // Sums of multiples of 1/8: exact in f32 in any order.
+        // Sums of a few multiples of 1/8 are exact in f32; the tolerance is
+        // the usual one for float sums added in a different order.
         common::check("window sums", &got, &want, 1e-4);
         println!("{}: {n} sums of windows of 8 agree with plain Rust", device.name());
     }

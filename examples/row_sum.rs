@@ -2,7 +2,7 @@
 //! row.
 //!
 //!     cargo run --example row_sum            # check on every device
-//!     cargo run --example row_sum -- --wgsl  # also print the kernel's WGSL
+//!     cargo run --example row_sum -- --wgsl  # print the kernel's WGSL
 //!
 //! A `rows × cols` matrix is stored row by row ("row-major") in one buffer:
 //! element `(r, c)` is at `matrix[r * cols + c]`. We want `sums[r]`, the sum
@@ -94,6 +94,7 @@ fn data(rows: usize, cols: usize) -> Vec<f32> {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     if common::wants_wgsl() {
         println!("{}", row_sum::WGSL);
+        return Ok(());
     }
     let (rows, cols) = (1000, 3000);
     let m = data(rows, cols);
