@@ -24,7 +24,7 @@
 //! ```
 //!
 //! `#[kernel]` turns the function into a module of the same name holding
-//! `WGSL`, `SPIRV`, `ENTRY_POINT`, `WORKGROUP_SIZE`, `BINDINGS`, `KERNEL`,
+//! `WGSL`, `SPIRV`, `ENTRY_POINT`, `WORKGROUP_SIZE`, `BINDINGS`, `EXPLAIN`, `KERNEL`,
 //! a typed `launch` and the `cpu_body` the CPU executor runs. The
 //! supported Rust is listed in `docs/supported-rust.md`; thread indexing
 //! (`global_id()`, `thread_id()`, `block_id()`, `block_dim()`,
@@ -39,6 +39,11 @@ pub use kernel_runtime::{
 pub mod prelude {
     pub use crate::{helper, kernel, Buffer, Device, Dim3, Grid};
 }
+
+/// Looking inside a compiled kernel: WGSL, SPIR-V (and its disassembly),
+/// naga IR, the binding table and the explain view (each Rust line beside
+/// the WGSL it produced).
+pub use kernel_runtime::inspect;
 
 /// Re-exports the runtime in full, for advanced use (benchmarks, custom
 /// launches).

@@ -47,6 +47,7 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
     let wgsl = &compiled.wgsl;
     let spirv = &compiled.spirv;
     let wgsl_folded = &compiled.wgsl_folded;
+    let explain = &compiled.explain;
     let spirv_folded = &compiled.spirv_folded;
     let entry = &compiled.entry_point;
     let kernel_name = name.to_string();
@@ -204,6 +205,8 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
             pub const WORKGROUP_SIZE: [u32; 3] = [#wx, #wy, #wz];
             /// The binding layout, as a table for people.
             pub const BINDINGS: &str = #bindings_table;
+            /// Each Rust line of the kernel beside the WGSL it produced.
+            pub const EXPLAIN: &str = #explain;
             /// Everything the runtime needs to launch this kernel.
             pub static KERNEL: #k::KernelInfo = #k::KernelInfo {
                 name: #kernel_name,
@@ -211,6 +214,7 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
                 wgsl: WGSL,
                 spirv: SPIRV,
                 wgsl_folded: WGSL_FOLDED,
+                explain: EXPLAIN,
                 workgroup_size: WORKGROUP_SIZE,
                 params: &[#(#param_infos),*],
                 uniform_binding: #uniform_binding,

@@ -20,6 +20,7 @@ pub mod attr;
 pub mod diagnostic;
 pub mod emit;
 pub mod expand;
+pub mod explain;
 pub mod hir;
 pub mod infer;
 pub mod lower;
@@ -85,6 +86,8 @@ pub struct CompiledKernel {
     pub module: naga::Module,
     /// naga span id → the user's tokens.
     pub spans: Vec<proc_macro2::Span>,
+    /// Each Rust line beside the WGSL it produced (see [`explain`]).
+    pub explain: String,
 }
 
 /// Compiles a kernel and the helper functions it may call.
@@ -92,6 +95,7 @@ pub struct CompiledKernel {
 /// `attr` holds the tokens inside `#[kernel(...)]`. Helpers not called by
 /// the kernel (directly or through other helpers) are left out.
 pub fn compile(attr: proc_macro2::TokenStream, kernel: &syn::ItemFn, helpers: &[syn::ItemFn]) -> Result<CompiledKernel, Vec<Diagnostic>> {
+    let helper_items = helpers;
     let attr_span = kernel.sig.fn_token.span;
     let attr = KernelAttr::parse(attr, attr_span);
     let parsed_kernel = parse::parse_function(kernel, parse::FnRole::Kernel);
@@ -168,6 +172,11 @@ pub fn compile(attr: proc_macro2::TokenStream, kernel: &syn::ItemFn, helpers: &[
     if reparse(&wgsl_folded)? != entry_point {
         return Err(vec![Diagnostic::new(span, "internal compiler error: the folded module's entry point has another name")]);
     }
+    // The explain view is for people: if it fails, say so in it.
+    let items: Vec<&syn::ItemFn> =
+        std::iter::once(kernel).chain(helper_items.iter().filter(|h| program.helpers.iter().any(|p| h.sig.ident == p.name))).collect();
+    let explain = explain::explain(&program, &kernel_types, &helper_types, attr.workgroup_size, &items, &wgsl)
+        .unwrap_or_else(|e| format!("(no explain view: internal compiler error: {e})\n"));
     Ok(CompiledKernel {
         name: kernel.sig.ident.to_string(),
         entry_point,
@@ -186,6 +195,7 @@ pub fn compile(attr: proc_macro2::TokenStream, kernel: &syn::ItemFn, helpers: &[
         workgroup_memory_words: offset,
         module: lowered.module,
         spans: lowered.spans,
+        explain,
     })
 }
 

@@ -15,6 +15,7 @@ static VECTOR_ADD: KernelInfo = KernelInfo {
     wgsl: "",
     spirv: &[],
     wgsl_folded: "",
+    explain: "",
     workgroup_size: [256, 1, 1],
     params: &[
         ParamInfo { name: "a", kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 0 },

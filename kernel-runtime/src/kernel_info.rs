@@ -87,6 +87,9 @@ pub struct KernelInfo {
     /// axis, which the runtime folds into 2-D: its prologue rebuilds the
     /// logical ids from the launch block.
     pub wgsl_folded: &'static str,
+    /// Each Rust line of the kernel beside the WGSL it produced (empty for
+    /// hand-written `KernelInfo`s); see `kernel::inspect::explain`.
+    pub explain: &'static str,
     /// `@workgroup_size(x, y, z)`.
     pub workgroup_size: [u32; 3],
     /// All parameters, in Rust parameter order.

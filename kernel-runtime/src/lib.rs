@@ -28,6 +28,7 @@ mod device;
 mod error;
 mod gpu;
 mod grid;
+pub mod inspect;
 mod kernel_info;
 mod plan;
 

@@ -226,6 +226,7 @@ mod tests {
         wgsl: "",
         spirv: &[],
         wgsl_folded: "",
+        explain: "",
         workgroup_size: [256, 1, 1],
         params: &[ParamInfo { name: "s", kind: ParamKind::Scalar, ty: ScalarType::F32, slot: 16 }],
         uniform_binding: 0,

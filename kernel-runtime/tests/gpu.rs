@@ -291,6 +291,7 @@ const fn common_big() -> KernelInfo {
         wgsl: "",
         spirv: &[],
         wgsl_folded: "",
+        explain: "",
         workgroup_size: [1, 1, 1],
         params: &[],
         uniform_binding: 0,

@@ -59,6 +59,8 @@ pub(crate) struct FnLowerer<'a> {
     /// the rest of the block is unreachable and not lowered.
     pub(super) dead: bool,
     pub(super) errors: Vec<Diagnostic>,
+    /// Explain mode: the Rust line of the last line marker pushed.
+    last_line: Option<usize>,
 }
 
 impl<'a> FnLowerer<'a> {
@@ -78,6 +80,7 @@ impl<'a> FnLowerer<'a> {
             loops: Vec::new(),
             dead: false,
             errors: Vec::new(),
+            last_line: None,
         }
     }
 
@@ -361,6 +364,11 @@ impl<'a> FnLowerer<'a> {
             if self.dead {
                 return None;
             }
+            let span = match s {
+                Stmt::Let { local, .. } => self.hir.locals[*local].span,
+                Stmt::Expr(e) => self.span_of(*e),
+            };
+            self.mark_line(span);
             match s {
                 Stmt::Let { local, init } => self.let_stmt(*local, *init),
                 Stmt::Expr(e) => {
@@ -371,7 +379,24 @@ impl<'a> FnLowerer<'a> {
         if self.dead {
             return None;
         }
+        if let Some(t) = b.tail {
+            self.mark_line(self.span_of(t));
+        }
         b.tail.and_then(|t| self.expr(t))
+    }
+
+    /// Explain mode only: `explain_line = N;` where the Rust source line
+    /// changes (see `lower_program_explain`). A no-op otherwise.
+    fn mark_line(&mut self, span: proc_macro2::Span) {
+        let Some(global) = self.mb.explain_line else { return };
+        let line = span.start().line;
+        if line == 0 || self.last_line == Some(line) {
+            return;
+        }
+        self.last_line = Some(line);
+        let pointer = self.add(Expression::GlobalVariable(global), span);
+        let value = self.literal(Literal::U32(line as u32), span);
+        self.stmt(Statement::Store { pointer, value }, span);
     }
 
     fn let_stmt(&mut self, local: LocalId, init: Option<ExprId>) {

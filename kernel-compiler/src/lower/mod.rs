@@ -71,11 +71,14 @@ pub(crate) struct ModuleBuilder {
     pub helpers: HashMap<String, (Handle<naga::Function>, Ty)>,
     /// Polyfill functions (integer `pow`, `powi`) by name.
     pub polyfills: HashMap<String, Handle<naga::Function>>,
+    /// Explain mode only (see [`lower_program_explain`]): the
+    /// `var<private> explain_line: u32` that line markers store into.
+    pub explain_line: Option<Handle<GlobalVariable>>,
 }
 
 impl ModuleBuilder {
     fn new() -> Self {
-        ModuleBuilder { module: Module::default(), spans: Vec::new(), types: HashMap::new(), helpers: HashMap::new(), polyfills: HashMap::new() }
+        ModuleBuilder { module: Module::default(), spans: Vec::new(), types: HashMap::new(), helpers: HashMap::new(), polyfills: HashMap::new(), explain_line: None }
     }
 
     /// A naga span standing for `span`.
@@ -136,7 +139,45 @@ pub fn lower_program(
     workgroup_size: [u32; 3],
     folded: bool,
 ) -> Result<Lowered, Vec<Diagnostic>> {
+    lower_with(ModuleBuilder::new(), program, kernel_types, helper_types, workgroup_size, folded)
+}
+
+/// Name of the marker global of [`lower_program_explain`].
+pub const EXPLAIN_LINE: &str = "explain_line";
+
+/// Lowers the plain module in "explain" mode, for `crate::explain`: before
+/// each statement (or block tail) that starts a new Rust source line, the
+/// body stores that line number into a module-scope
+/// `var<private> explain_line: u32`, so that the WGSL text says which Rust
+/// line each of its lines came from. Only for display: never run.
+pub fn lower_program_explain(
+    program: &hir::Program,
+    kernel_types: &Types,
+    helper_types: &[Types],
+    workgroup_size: [u32; 3],
+) -> Result<Lowered, Vec<Diagnostic>> {
     let mut mb = ModuleBuilder::new();
+    let ty = mb.ty(Ty::U32);
+    let global = GlobalVariable {
+        name: Some(EXPLAIN_LINE.into()),
+        space: AddressSpace::Private,
+        binding: None,
+        ty,
+        init: None,
+        memory_decorations: MemoryDecorations::empty(),
+    };
+    mb.explain_line = Some(mb.module.global_variables.append(global, naga::Span::UNDEFINED));
+    lower_with(mb, program, kernel_types, helper_types, workgroup_size, false)
+}
+
+fn lower_with(
+    mut mb: ModuleBuilder,
+    program: &hir::Program,
+    kernel_types: &Types,
+    helper_types: &[Types],
+    workgroup_size: [u32; 3],
+    folded: bool,
+) -> Result<Lowered, Vec<Diagnostic>> {
     // Helpers first: naga requires callees before callers.
     for (helper, types) in program.helpers.iter().zip(helper_types) {
         let handle = FnLowerer::lower_helper(&mut mb, helper, types)?;

@@ -95,6 +95,7 @@ pub static SCALE_ADD: KernelInfo = KernelInfo {
     wgsl: scale_add_wgsl!("false"),
     spirv: &[],
     wgsl_folded: scale_add_wgsl!("true"),
+    explain: "",
     workgroup_size: [256, 1, 1],
     params: &[
         ParamInfo { name: "a", kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 0 },
@@ -139,6 +140,7 @@ pub static IDS: KernelInfo = KernelInfo {
     wgsl: ids_wgsl!("false"),
     spirv: &[],
     wgsl_folded: ids_wgsl!("true"),
+    explain: "",
     workgroup_size: [4, 2, 2],
     params: &[ParamInfo { name: "out", kind: ParamKind::ReadWriteBuffer, ty: ScalarType::U32, slot: 0 }],
     uniform_binding: 1,
@@ -207,6 +209,7 @@ pub static COVERAGE: KernelInfo = KernelInfo {
     wgsl: coverage_wgsl!("false"),
     spirv: &[],
     wgsl_folded: coverage_wgsl!("true"),
+    explain: "",
     workgroup_size: [1, 1, 1],
     params: &[
         ParamInfo { name: "count", kind: ParamKind::ReadWriteBuffer, ty: ScalarType::U32, slot: 0 },
@@ -227,6 +230,7 @@ pub static BIG_WORKGROUP: KernelInfo = KernelInfo {
     wgsl: "",
     spirv: &[],
     wgsl_folded: "",
+    explain: "",
     workgroup_size: [512, 1, 1],
     params: &[],
     uniform_binding: 0,
