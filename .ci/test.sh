@@ -4,3 +4,6 @@
 set -euo pipefail
 export CARGO_TERM_COLOR=never
 cargo test --workspace
+# The book: every chapter's code is included from the examples tested above
+# (`rust,ignore` blocks), so building it checks that every include resolves.
+mdbook build docs/book

@@ -11,6 +11,7 @@
 use kernel::prelude::*;
 use std::process::ExitCode;
 
+// ANCHOR: kernel
 /// `out[i] = a[i] + b[i]`, one GPU thread per element.
 ///
 /// `#[kernel]` compiles this body to WGSL and SPIR-V at build time and turns
@@ -26,6 +27,7 @@ fn vector_add(a: &[f32], b: &[f32], out: &mut [f32]) {
         out[i] = a[i] + b[i];
     }
 }
+// ANCHOR_END: kernel
 
 /// Number of elements.
 const N: usize = 1_000_000;
@@ -75,6 +77,7 @@ fn demo() -> Result<(), String> {
     Ok(())
 }
 
+// ANCHOR: run
 /// Uploads `a` and `b` to `device`, launches `vector_add` and reads `out` back.
 fn run(device: &Device, a: &[f32], b: &[f32]) -> Result<Vec<f32>, String> {
     let on = |what: &str| format!("{what} on {}", device.name());
@@ -90,6 +93,7 @@ fn run(device: &Device, a: &[f32], b: &[f32]) -> Result<Vec<f32>, String> {
     out.read()
         .map_err(|e| format!("{}: {e}", on("reading `out`")))
 }
+// ANCHOR_END: run
 
 /// Checks `got` against `want` element by element.
 fn compare(who: &str, got: &[f32], want: &[f32]) -> Result<(), String> {
