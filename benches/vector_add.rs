@@ -67,46 +67,10 @@ fn main() {
     }
 }
 
-/// Mean kernel time (seconds) of `reps` launches recorded by `record` in
-/// one compute pass.
-fn time_dispatches(device: &wgpu::Device, queue: &wgpu::Queue, reps: u32, record: impl Fn(&mut wgpu::ComputePass<'_>)) -> f64 {
-    let qs = device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("bench"), ty: wgpu::QueryType::Timestamp, count: 2 });
-    let resolve = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: 16,
-        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let readback = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: 16,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut enc = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: None,
-            timestamp_writes: Some(wgpu::ComputePassTimestampWrites { query_set: &qs, beginning_of_pass_write_index: Some(0), end_of_pass_write_index: Some(1) }),
-        });
-        for _ in 0..reps {
-            record(&mut pass);
-        }
-    }
-    enc.resolve_query_set(&qs, 0..2, &resolve, 0);
-    enc.copy_buffer_to_buffer(&resolve, 0, &readback, 0, 16);
-    queue.submit([enc.finish()]);
-    readback.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map"));
-    device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
-    let ticks: Vec<u64> = bytemuck::cast_slice(&readback.slice(..).get_mapped_range().expect("mapped")).to_vec();
-    let ns = (ticks[1] - ticks[0]) as f64 * queue.get_timestamp_period() as f64;
-    ns * 1e-9 / reps as f64
-}
-
 fn gpu_bench() {
     let device = Device::gpu().expect("the GPU benchmark needs an adapter");
     let DeviceBackend::Gpu(gpu) = device.backend() else { unreachable!() };
-    let (wdev, queue) = device.wgpu().expect("gpu");
+    let (wdev, _) = device.wgpu().expect("gpu");
     assert!(wdev.features().contains(wgpu::Features::TIMESTAMP_QUERY), "timestamp queries are needed to time kernels");
     let hand_module = wdev.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some("hand"), source: wgpu::ShaderSource::Wgsl(HAND_WGSL.into()) });
     let hand = wdev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -155,12 +119,12 @@ fn gpu_bench() {
         let reps = ((1u64 << 30) / n as u64).clamp(20, 2000) as u32;
         // Warm up both, then alternate seven times and take each median,
         // so that clock and cache state hit both alike.
-        time_dispatches(wdev, queue, 2, dsl_launch);
-        time_dispatches(wdev, queue, 2, hand_launch);
+        gpu.time_pass(2, dsl_launch).unwrap();
+        gpu.time_pass(2, hand_launch).unwrap();
         let (mut dsl_runs, mut hand_runs) = (Vec::new(), Vec::new());
         for _ in 0..7 {
-            dsl_runs.push(time_dispatches(wdev, queue, reps, dsl_launch));
-            hand_runs.push(time_dispatches(wdev, queue, reps, hand_launch));
+            dsl_runs.push(gpu.time_pass(reps, dsl_launch).unwrap());
+            hand_runs.push(gpu.time_pass(reps, hand_launch).unwrap());
         }
         let (t_dsl, t_hand) = (median(dsl_runs), median(hand_runs));
         let bytes = 12.0 * n as f64;

@@ -32,7 +32,7 @@
 mod common;
 
 use kernel::prelude::*;
-use kernel::runtime::{wgpu, DeviceBackend, PreparedDispatch};
+use kernel::runtime::{DeviceBackend, PreparedDispatch};
 use std::time::Instant;
 
 // ANCHOR: kernels
@@ -191,7 +191,6 @@ fn time_gpu(work: Work, device: &Device, n: usize, reps: usize) -> ((f64, f64, f
 /// median of five such passes.
 fn kernel_only(work: Work, device: &Device, n: usize, xb: &Buffer<f32>, yb: &Buffer<f32>, out: &mut Buffer<f32>, reps: usize) -> f64 {
     let DeviceBackend::Gpu(gpu) = device.backend() else { unreachable!("a GPU device") };
-    let (wdev, queue) = device.wgpu().expect("a GPU device");
     // The launch, prepared by hand: buffers by parameter index, scalars as
     // their 32-bit patterns.
     let info = if work == Work::Saxpy { &saxpy::KERNEL } else { &matmul::KERNEL };
@@ -201,43 +200,7 @@ fn kernel_only(work: Work, device: &Device, n: usize, xb: &Buffer<f32>, yb: &Buf
         Work::Matmul => gpu.prepare(info, Grid::threads([n, n]), &args, &[n as u32]),
     }
     .unwrap();
-    let qs = wdev.create_query_set(&wgpu::QuerySetDescriptor { label: Some("gpu_vs_cpu"), ty: wgpu::QueryType::Timestamp, count: 2 });
-    let resolve = wdev.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: 16,
-        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let readback = wdev.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: 16,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let pass_time = |reps: usize| {
-        let mut enc = wdev.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: None,
-                timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
-                    query_set: &qs,
-                    beginning_of_pass_write_index: Some(0),
-                    end_of_pass_write_index: Some(1),
-                }),
-            });
-            for _ in 0..reps {
-                dispatch.record(&mut pass);
-            }
-        }
-        enc.resolve_query_set(&qs, 0..2, &resolve, 0);
-        enc.copy_buffer_to_buffer(&resolve, 0, &readback, 0, 16);
-        queue.submit([enc.finish()]);
-        readback.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map"));
-        wdev.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
-        let ticks: Vec<u64> = bytemuck::cast_slice(&readback.slice(..).get_mapped_range().expect("mapped")).to_vec();
-        readback.unmap();
-        ticks[1].saturating_sub(ticks[0]) as f64 * queue.get_timestamp_period() as f64 * 1e-9 / reps as f64
-    };
+    let pass_time = |reps: usize| gpu.time_pass(reps as u32, |pass| dispatch.record(pass)).expect("timestamp queries");
     pass_time(1);
     median((0..5).map(|_| pass_time(reps)).collect())
 }

@@ -181,8 +181,7 @@ mod timing {
             }
         };
         let DeviceBackend::Gpu(gpu) = device.backend() else { unreachable!("Device::gpu() is a GPU") };
-        let (wdev, queue) = device.wgpu().expect("a GPU device has a wgpu device");
-        if !wdev.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
+        if !gpu.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
             println!("--time: {} has no timestamp queries; cannot time kernels", device.name());
             return Ok(());
         }
@@ -198,8 +197,8 @@ mod timing {
         let record = |pass: &mut wgpu::ComputePass<'_>| prepared.record(pass);
 
         let reps = 10;
-        time_dispatches(wdev, queue, 2, record); // warm-up
-        let mut runs: Vec<f64> = (0..5).map(|_| time_dispatches(wdev, queue, reps, record)).collect();
+        gpu.time_pass(2, record)?; // warm-up
+        let mut runs: Vec<f64> = (0..5).map(|_| gpu.time_pass(reps, record)).collect::<Result<_, _>>()?;
         runs.sort_by(f64::total_cmp);
         let t = runs[runs.len() / 2];
         let flops = 2.0 * (size as f64).powi(3);
@@ -220,47 +219,6 @@ mod timing {
             common::check(&format!("c[{r}][{col}]"), &[c[r * size + col]], &[want], 1e-4);
         }
         Ok(())
-    }
-
-    /// Mean time (seconds) of `reps` launches recorded by `record` in one
-    /// compute pass, from timestamps written at the pass's start and end.
-    fn time_dispatches(device: &wgpu::Device, queue: &wgpu::Queue, reps: u32, record: impl Fn(&mut wgpu::ComputePass<'_>)) -> f64 {
-        let queries = device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("matmul timing"), ty: wgpu::QueryType::Timestamp, count: 2 });
-        let resolve = device.create_buffer(&wgpu::BufferDescriptor {
-            label: None,
-            size: 16,
-            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let readback = device.create_buffer(&wgpu::BufferDescriptor {
-            label: None,
-            size: 16,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut encoder = device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: None,
-                timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
-                    query_set: &queries,
-                    beginning_of_pass_write_index: Some(0),
-                    end_of_pass_write_index: Some(1),
-                }),
-            });
-            for _ in 0..reps {
-                record(&mut pass);
-            }
-        }
-        encoder.resolve_query_set(&queries, 0..2, &resolve, 0);
-        encoder.copy_buffer_to_buffer(&resolve, 0, &readback, 0, 16);
-        queue.submit([encoder.finish()]);
-        readback.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("mapping the timestamps"));
-        device.poll(wgpu::PollType::wait_indefinitely()).expect("waiting for the GPU");
-        let bytes = readback.slice(..).get_mapped_range().expect("mapped").to_vec();
-        let tick = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
-        let ns = (tick(8) - tick(0)) as f64 * queue.get_timestamp_period() as f64;
-        ns * 1e-9 / reps as f64
     }
 
     /// The CPU executor, wall clock: median of 3 launches (each waits for

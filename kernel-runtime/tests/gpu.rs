@@ -132,6 +132,23 @@ fn prepared_dispatches_in_one_pass() {
     assert!(ob.read().unwrap() == expected_scale_add(&a, &out, 0.5, 1000));
 }
 
+#[test]
+fn time_pass_times_and_runs_the_recorded_launches() {
+    let dev = gpu_device();
+    let g = gpu(dev);
+    let (a, out) = inputs(1000);
+    let ab = Buffer::from_slice(dev, &a).unwrap();
+    let mut ob = Buffer::from_slice(dev, &out).unwrap();
+    let prepared = {
+        let args = [ab.gpu_arg(&SCALE_ADD, 0, g).unwrap(), ob.gpu_arg_mut(&SCALE_ADD, 1, g).unwrap()];
+        g.prepare(&SCALE_ADD, Grid::threads(1000), &args, &[0.25f32.to_bits()]).unwrap()
+    };
+    // Four launches of out += 0.25 * a, timed by the GPU's own clock.
+    let seconds = g.time_pass(4, |pass| prepared.record(pass)).unwrap();
+    assert!(seconds > 0.0 && seconds < 1.0, "{seconds} s per launch");
+    assert!(ob.read().unwrap() == expected_scale_add(&a, &out, 1.0, 1000));
+}
+
 /// Launches `coverage` on `groups` workgroups over buffers `extra` longer
 /// than the grid; returns (count, offsets).
 fn coverage_on(dev: &Device, groups: usize, extra: usize) -> (Vec<u32>, Vec<u32>) {

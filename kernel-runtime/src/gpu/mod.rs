@@ -4,6 +4,7 @@
 mod launch;
 mod memory;
 mod pipeline_cache;
+mod timing;
 
 pub use launch::{GpuArg, PreparedDispatch, PreparedPart};
 pub(crate) use memory::GpuMemory;
