@@ -331,8 +331,11 @@ impl Parser {
         None
     }
 
-    /// `tile[i]` or `tile[r][c]` on a shared array: (array, index exprs).
-    fn shared_of<'e>(&mut self, e: &'e syn::Expr) -> Option<(SharedId, Vec<&'e syn::Expr>)> {
+    /// `tile[i]` or `tile[r][c]` on a shared array: `Ok((array, index
+    /// exprs))`, or `Err(diagnostic)` when the number of indices does not
+    /// match the array's dimensions; None when `e` is not a shared array
+    /// access. Reports nothing itself: the caller reports the error once.
+    fn shared_of<'e>(&self, e: &'e syn::Expr) -> Option<Result<(SharedId, Vec<&'e syn::Expr>), Diagnostic>> {
         let syn::Expr::Index(ix) = strip_parens(e) else { return None };
         let mut indices = vec![&*ix.index];
         let mut base = strip_parens(&ix.expr);
@@ -342,15 +345,14 @@ impl Parser {
         }
         let syn::Expr::Path(p) = base else { return None };
         let Some(Binding::Shared(id)) = self.lookup(&p.path.get_ident()?.to_string()) else { return None };
-        let dims = self.func().shared[id].dims.len();
-        if dims != indices.len() {
-            if dims == 2 && indices.len() == 1 {
-                // `tile[r]` of a 2-D array: report, then treat as unknown.
-                self.diags.push(Diagnostic::new(e.span(), "a row of a 2-D shared array cannot be used as a value").help("index both dimensions: `tile[r][c]`"));
-            }
-            return None;
-        }
-        Some((id, indices))
+        let decl = &self.f.as_ref()?.shared[id];
+        Some(match (decl.dims.len(), indices.len()) {
+            (d, n) if d == n => Ok((id, indices)),
+            (2, 1) => Err(Diagnostic::new(e.span(), "a row of a 2-D shared array cannot be used as a value")
+                .help(format!("index both dimensions: `{}[r][c]`", decl.name))),
+            _ => Err(Diagnostic::new(e.span(), format!("`{}` is a one-dimensional shared array", decl.name))
+                .help(format!("index it once: `{}[i]`", decl.name))),
+        })
     }
 
     /// An atomic element: `hist[i]` on an `&[AtomicU32]` parameter or a
@@ -364,7 +366,8 @@ impl Parser {
                 }
             }
         }
-        let (shared, indices) = self.shared_of(e)?;
+        // A mis-indexed array is reported where it is evaluated.
+        let (shared, indices) = self.shared_of(e)?.ok()?;
         if !self.func().shared[shared].atomic {
             return None;
         }
@@ -615,7 +618,13 @@ impl Parser {
                 }
             }
             syn::Expr::Index(_) if self.shared_of(e).is_some() => {
-                let (shared, indices) = self.shared_of(e).expect("checked");
+                let (shared, indices) = match self.shared_of(e).expect("checked") {
+                    Ok(access) => access,
+                    Err(d) => {
+                        self.diags.push(d);
+                        return self.push(ERROR_LIT, span);
+                    }
+                };
                 if self.func().shared[shared].atomic {
                     let name = self.func().shared[shared].name.clone();
                     return self.error(span, format!("`{name}` holds atomics"), Some("use an atomic method: `.load(Ordering::Relaxed)`, `.fetch_add(v, Ordering::Relaxed)`, ..."));
@@ -1054,7 +1063,14 @@ impl Parser {
     }
 
     fn place(&mut self, e: &syn::Expr) -> Option<Place> {
-        if let Some((shared, indices)) = self.shared_of(e) {
+        if let Some(access) = self.shared_of(e) {
+            let (shared, indices) = match access {
+                Ok(access) => access,
+                Err(d) => {
+                    self.diags.push(d);
+                    return None;
+                }
+            };
             if self.func().shared[shared].atomic {
                 let name = self.func().shared[shared].name.clone();
                 self.error(e.span(), format!("`{name}` holds atomics"), Some("use `.store(v, Ordering::Relaxed)` or another atomic method"));
