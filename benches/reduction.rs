@@ -1,14 +1,13 @@
 //! The cost of the CPU executor's barrier path: a per-block tree reduction
-//! through shared memory (8 barriers per block of 256) against a plain
-//! sequential Rust loop computing the same per-block sums, and against the
-//! same kernel's work without cooperation (each thread summing its block's
-//! slice serially is not the same algorithm, so the sequential loop is the
-//! honest baseline).
+//! through shared memory (9 barriers per block of 256) against a plain
+//! sequential Rust loop computing the same per-block sums.
 //!
 //! `cargo bench --bench reduction` (wall clock, best of several runs).
 
+mod common;
+use common::best_of;
+
 use kernel::prelude::*;
-use std::time::Instant;
 
 #[kernel(workgroup_size = 256)]
 fn block_sum(input: &[f32], sums: &mut [f32]) {
@@ -28,16 +27,6 @@ fn block_sum(input: &[f32], sums: &mut [f32]) {
     if t == 0 {
         sums[block_id().x] = partial[0];
     }
-}
-
-fn best_of(runs: usize, mut f: impl FnMut()) -> f64 {
-    (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .fold(f64::MAX, f64::min)
 }
 
 fn main() {

@@ -13,10 +13,12 @@
 //! half; `KERNEL_BENCH_MAX_LOG4=10` caps the size at 4^10 = 1 Mi).
 //! Prints a Markdown table.
 
+mod common;
+use common::{best_of, median};
+
 use kernel::prelude::*;
 use kernel::runtime::{wgpu, DeviceBackend};
 use rayon::prelude::*;
-use std::time::Instant;
 
 #[kernel(workgroup_size = 256)]
 fn vector_add(a: &[f32], b: &[f32], out: &mut [f32]) {
@@ -133,21 +135,6 @@ fn gpu_bench() {
         assert!(got.iter().enumerate().all(|(i, v)| *v == 2.0 * i as f32), "wrong result at n = {n}");
     }
     println!();
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-fn best_of(runs: usize, mut f: impl FnMut()) -> f64 {
-    (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .fold(f64::MAX, f64::min)
 }
 
 fn cpu_bench() {

@@ -33,7 +33,6 @@ mod common;
 
 use kernel::prelude::*;
 use kernel::runtime::{DeviceBackend, PreparedDispatch};
-use std::time::Instant;
 
 // ANCHOR: kernels
 /// `out[i] = alpha * x[i] + y[i]`: two reads, one write and two flops per
@@ -111,25 +110,6 @@ fn reference(work: Work, n: usize, x: &[f32], y: &[f32]) -> Vec<f32> {
     }
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-/// Median wall clock of `reps` runs of `f`, after one warm-up run.
-fn wall(reps: usize, mut f: impl FnMut()) -> f64 {
-    f();
-    median(
-        (0..reps)
-            .map(|_| {
-                let t = Instant::now();
-                f();
-                t.elapsed().as_secs_f64()
-            })
-            .collect(),
-    )
-}
-
 /// Runs per measurement: more for small sizes, where one run is short.
 fn reps_for(work: Work, n: usize) -> usize {
     let cost = if work == Work::Saxpy { n } else { n * n * n / 8 };
@@ -153,7 +133,7 @@ fn time_cpu(work: Work, n: usize, reps: usize) -> (f64, Vec<f32>) {
     let xb = Buffer::from_slice(&device, &x).unwrap();
     let yb = Buffer::from_slice(&device, &y).unwrap();
     let mut out = Buffer::<f32>::zeroed(&device, x.len()).unwrap();
-    let t = wall(reps, || launch(work, &device, n, &xb, &yb, &mut out));
+    let t = common::wall(reps, || launch(work, &device, n, &xb, &yb, &mut out));
     (t, out.read().unwrap())
 }
 
@@ -167,13 +147,13 @@ fn time_gpu(work: Work, device: &Device, n: usize, reps: usize) -> ((f64, f64, f
 
     // Launch + synchronize: `launch` only queues the work; waiting for it
     // is part of the price.
-    let launch_sync = wall(reps, || {
+    let launch_sync = common::wall(reps, || {
         launch(work, device, n, &xb, &yb, &mut out);
         device.synchronize().unwrap();
     });
 
     // With transfers: the data starts and ends in the CPU's memory.
-    let transfers = wall(reps.min(10), || {
+    let transfers = common::wall(reps.min(10), || {
         let xb = Buffer::from_slice(device, &x).unwrap();
         let yb = Buffer::from_slice(device, &y).unwrap();
         let mut out = Buffer::<f32>::zeroed(device, x.len()).unwrap();
@@ -202,7 +182,7 @@ fn kernel_only(work: Work, device: &Device, n: usize, xb: &Buffer<f32>, yb: &Buf
     .unwrap();
     let pass_time = |reps: usize| gpu.time_pass(reps as u32, |pass| dispatch.record(pass)).expect("timestamp queries");
     pass_time(1);
-    median((0..5).map(|_| pass_time(reps)).collect())
+    common::median((0..5).map(|_| pass_time(reps)).collect())
 }
 
 /// Measures one size on the CPU executor and, if given, the GPU, checking

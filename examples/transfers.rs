@@ -13,7 +13,6 @@
 mod common;
 
 use kernel::prelude::*;
-use std::time::Instant;
 
 /// Seconds for (from_slice, write, read) of `data` on `device`.
 #[derive(Clone, Copy, Debug)]
@@ -23,31 +22,12 @@ struct Times {
     read: f64,
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-/// Median of `reps` timed runs of `f`, after one warm-up run.
-fn timed(reps: usize, mut f: impl FnMut()) -> f64 {
-    f();
-    median(
-        (0..reps)
-            .map(|_| {
-                let t = Instant::now();
-                f();
-                t.elapsed().as_secs_f64()
-            })
-            .collect(),
-    )
-}
-
 // ANCHOR: measure
 /// Times the three ways data crosses between the program and `device`, and
 /// checks that what comes back is what went in.
 fn measure(device: &Device, data: &[u32], reps: usize) -> Times {
     // Allocate a buffer and upload `data` into it.
-    let from_slice = timed(reps, || {
+    let from_slice = common::wall(reps, || {
         let buf = Buffer::from_slice(device, data).unwrap();
         device.synchronize().unwrap(); // on the GPU the copy is only queued
         drop(buf);
@@ -55,14 +35,14 @@ fn measure(device: &Device, data: &[u32], reps: usize) -> Times {
 
     // Upload into a buffer that already exists (no allocation).
     let mut buf = Buffer::<u32>::zeroed(device, data.len()).unwrap();
-    let write = timed(reps, || {
+    let write = common::wall(reps, || {
         buf.write(data).unwrap();
         device.synchronize().unwrap();
     });
 
     // Read back: waits for queued work, copies into a new Vec.
     let mut back = Vec::new();
-    let read = timed(reps, || back = buf.read().unwrap());
+    let read = common::wall(reps, || back = buf.read().unwrap());
     assert!(back == data, "{}: the data read back differs from what was written", device.name());
     Times { from_slice, write, read }
 }

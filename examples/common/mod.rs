@@ -30,3 +30,23 @@ pub fn check<T: Copy + PartialEq + std::fmt::Debug + Into<f64>>(what: &str, got:
         assert!(g == w || (gf - wf).abs() <= tolerance * wf.abs().max(1.0), "{what}[{i}]: got {g:?}, want {w:?}");
     }
 }
+
+/// The median of `v` (sorted in place).
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Median wall-clock seconds of `reps` runs of `f`, after one warm-up run.
+pub fn wall(reps: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    median(
+        (0..reps)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                f();
+                t.elapsed().as_secs_f64()
+            })
+            .collect(),
+    )
+}

@@ -106,9 +106,9 @@ fn empty_grid_is_a_no_op() {
     assert_eq!(out.read().unwrap(), [2.0]);
 }
 
-#[test]
-fn prepared_dispatches_in_one_pass() {
-    let dev = gpu_device();
+/// `out += 0.25 * a` over 1000 elements, prepared by hand: the inputs, the
+/// input and output buffers, and the prepared dispatch.
+fn prepared_scale_add(dev: &Device) -> (Vec<f32>, Vec<f32>, [Buffer<f32>; 2], PreparedDispatch) {
     let g = gpu(dev);
     let (a, out) = inputs(1000);
     let ab = Buffer::from_slice(dev, &a).unwrap();
@@ -117,6 +117,13 @@ fn prepared_dispatches_in_one_pass() {
         let args = [ab.gpu_arg(&SCALE_ADD, 0, g).unwrap(), ob.gpu_arg_mut(&SCALE_ADD, 1, g).unwrap()];
         g.prepare(&SCALE_ADD, Grid::threads(1000), &args, &[0.25f32.to_bits()]).unwrap()
     };
+    (a, out, [ab, ob], prepared)
+}
+
+#[test]
+fn prepared_dispatches_in_one_pass() {
+    let dev = gpu_device();
+    let (a, out, [_ab, ob], prepared) = prepared_scale_add(dev);
     assert_eq!(prepared.parts.len(), 1);
     assert_eq!(prepared.parts[0].workgroups, [4, 1, 1]);
     let (device, queue) = dev.wgpu().unwrap();
@@ -136,13 +143,7 @@ fn prepared_dispatches_in_one_pass() {
 fn time_pass_times_and_runs_the_recorded_launches() {
     let dev = gpu_device();
     let g = gpu(dev);
-    let (a, out) = inputs(1000);
-    let ab = Buffer::from_slice(dev, &a).unwrap();
-    let mut ob = Buffer::from_slice(dev, &out).unwrap();
-    let prepared = {
-        let args = [ab.gpu_arg(&SCALE_ADD, 0, g).unwrap(), ob.gpu_arg_mut(&SCALE_ADD, 1, g).unwrap()];
-        g.prepare(&SCALE_ADD, Grid::threads(1000), &args, &[0.25f32.to_bits()]).unwrap()
-    };
+    let (a, out, [_ab, ob], prepared) = prepared_scale_add(dev);
     // Four launches of out += 0.25 * a, timed by the GPU's own clock.
     let seconds = g.time_pass(4, |pass| prepared.record(pass)).unwrap();
     assert!(seconds > 0.0 && seconds < 1.0, "{seconds} s per launch");
