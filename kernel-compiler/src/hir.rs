@@ -72,8 +72,6 @@ pub struct SharedDecl {
     pub atomic: bool,
     /// `[N]` or `[rows, cols]`.
     pub dims: Vec<u32>,
-    /// The declaration's type as written, for the CPU rewrite.
-    pub ty_text: String,
 }
 
 impl SharedDecl {

@@ -275,7 +275,7 @@ impl Parser {
             return true;
         }
         let name = pi.ident.to_string();
-        let decl = SharedDecl { name: name.clone(), span: pi.ident.span(), elem, atomic, dims, ty_text: quote::ToTokens::to_token_stream(ty).to_string() };
+        let decl = SharedDecl { name: name.clone(), span: pi.ident.span(), elem, atomic, dims };
         let f = self.func();
         f.shared.push(decl);
         let id = f.shared.len() - 1;

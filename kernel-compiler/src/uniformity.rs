@@ -17,7 +17,7 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::hir::*;
-use crate::infer::{expr_diverges, visit_block, visit_expr};
+use crate::infer::{visit_block, visit_expr};
 use std::collections::HashSet;
 
 /// Why control flow is divergent at some point.
@@ -162,7 +162,7 @@ impl Uniformity<'_> {
                 // A `return` in a divergent branch leaves only some threads
                 // running afterwards.
                 if inner.is_some() && div.is_none() {
-                    let returns = block_returns(f, then) || else_.is_some_and(|x| expr_returns(f, x));
+                    let returns = branch_has(f, then, *else_, is_return);
                     if returns {
                         return Some(Divergence {
                             reason: format!("after a `return` that only some threads take (inside `if {cond_text}`, which depends on {})", self.why_varying(*cond)),
@@ -171,7 +171,7 @@ impl Uniformity<'_> {
                 }
                 then_out.filter(|_| div.is_none() && inner.is_none()).or(else_out.filter(|_| div.is_none() && inner.is_none()))
             }
-            ExprKind::Loop { kind, body, label } => {
+            ExprKind::Loop { kind, body, .. } => {
                 let mut inner = div.clone();
                 match kind {
                     LoopKind::While { cond } => {
@@ -197,7 +197,7 @@ impl Uniformity<'_> {
                 // Some threads may leave the loop early: every iteration
                 // after that is divergent, so the whole body is.
                 if inner.is_none() {
-                    if let Some(reason) = self.early_exit(body, label.as_deref()) {
+                    if let Some(reason) = self.early_exit(body) {
                         inner = Some(Divergence { reason });
                     }
                 }
@@ -230,7 +230,7 @@ impl Uniformity<'_> {
 
     /// A reason when `body` has a `break`, `continue` or `return` that only
     /// some threads may take.
-    fn early_exit(&self, body: &Block, _label: Option<&str>) -> Option<String> {
+    fn early_exit(&self, body: &Block) -> Option<String> {
         let f = self.f;
         let mut found = None;
         // Walk the `if`s of the body: a jump under a varying condition.
@@ -239,7 +239,7 @@ impl Uniformity<'_> {
                 return;
             }
             if let ExprKind::If { cond, then, else_, cond_text } = k {
-                if !self.uniform(*cond) && (block_jumps(f, then) || else_.is_some_and(|x| expr_jumps(f, x))) {
+                if !self.uniform(*cond) && branch_has(f, then, *else_, is_jump) {
                     found = Some(format!(
                         "inside a loop that some threads leave early (a `break`, `continue` or `return` under `if {cond_text}`, which depends on {})",
                         self.why_varying(*cond)
@@ -282,45 +282,28 @@ fn direct_children(f: &Function, e: ExprId) -> Vec<ExprId> {
     out
 }
 
-fn block_returns(f: &Function, b: &Block) -> bool {
-    let mut r = false;
-    visit_block(f, b, 0, &mut |k, _| r |= matches!(k, ExprKind::Return(_)));
-    r
+/// Whether an `if` branch (its `then` block and its `else` expression)
+/// contains an expression for which `pred(kind, loop depth)` holds.
+fn branch_has(f: &Function, then: &Block, else_: Option<ExprId>, pred: fn(&ExprKind, usize) -> bool) -> bool {
+    let mut found = false;
+    let mut visit = |k: &ExprKind, depth| found |= pred(k, depth);
+    visit_block(f, then, 0, &mut visit);
+    if let Some(e) = else_ {
+        visit_expr(f, e, 0, &mut visit);
+    }
+    found
 }
 
-fn expr_returns(f: &Function, e: ExprId) -> bool {
-    let mut r = false;
-    visit_expr(f, e, 0, &mut |k, _| r |= matches!(k, ExprKind::Return(_)));
-    r
+fn is_return(k: &ExprKind, _depth: usize) -> bool {
+    matches!(k, ExprKind::Return(_))
 }
 
 /// A `break`/`continue`/`return` that leaves the current iteration of the
 /// enclosing loop (depth 0 jumps; labelled ones conservatively too).
-fn block_jumps(f: &Function, b: &Block) -> bool {
-    let mut r = false;
-    visit_block(f, b, 0, &mut |k, depth| {
-        r |= match k {
-            ExprKind::Return(_) => true,
-            ExprKind::Break { label, .. } | ExprKind::Continue { label } => depth == 0 || label.is_some(),
-            _ => false,
-        }
-    });
-    r
-}
-
-fn expr_jumps(f: &Function, e: ExprId) -> bool {
-    let mut r = false;
-    visit_expr(f, e, 0, &mut |k, depth| {
-        r |= match k {
-            ExprKind::Return(_) => true,
-            ExprKind::Break { label, .. } | ExprKind::Continue { label } => depth == 0 || label.is_some(),
-            _ => false,
-        }
-    });
-    r
-}
-
-#[allow(dead_code)]
-fn diverges(f: &Function, e: ExprId) -> bool {
-    expr_diverges(f, e)
+fn is_jump(k: &ExprKind, depth: usize) -> bool {
+    match k {
+        ExprKind::Return(_) => true,
+        ExprKind::Break { label, .. } | ExprKind::Continue { label } => depth == 0 || label.is_some(),
+        _ => false,
+    }
 }

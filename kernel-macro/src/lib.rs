@@ -2,7 +2,7 @@
 //! tokens to `kernel-compiler` and its output back to rustc. Use them
 //! through the `kernel` crate, which documents them.
 
-use kernel_compiler::{expand, parse, Diagnostic};
+use kernel_compiler::{expand, parse};
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
 use syn::parse::{Parse, ParseStream};
@@ -121,6 +121,3 @@ fn calls(f: &kernel_compiler::hir::Function) -> Vec<(String, proc_macro2::Span)>
         })
         .collect()
 }
-
-#[allow(dead_code)]
-fn _uses(_: Diagnostic) {}
