@@ -51,6 +51,12 @@ fn main() {
         // these inputs are small integers, so both are exact.
         assert_eq!(sums.read().unwrap(), seq);
         let label = if n >= 1 << 20 { format!("{} Mi", n >> 20) } else { format!("{} Ki", n >> 10) };
-        println!("| {label} | {:.2} | {:.2} | {:.1} | {:.1} |", t_exec * 1e3, t_seq * 1e3, t_exec / t_seq, t_exec * 1e9 / n as f64);
+        println!(
+            "| {label} | {:.2} | {:.2} | {:.1} | {:.1} |",
+            t_exec * 1e3,
+            t_seq * 1e3,
+            t_exec / t_seq,
+            t_exec * 1e9 / n as f64
+        );
     }
 }

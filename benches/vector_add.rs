@@ -74,7 +74,10 @@ fn gpu_bench() {
     let DeviceBackend::Gpu(gpu) = device.backend() else { unreachable!() };
     let (wdev, _) = device.wgpu().expect("gpu");
     assert!(wdev.features().contains(wgpu::Features::TIMESTAMP_QUERY), "timestamp queries are needed to time kernels");
-    let hand_module = wdev.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some("hand"), source: wgpu::ShaderSource::Wgsl(HAND_WGSL.into()) });
+    let hand_module = wdev.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("hand"),
+        source: wgpu::ShaderSource::Wgsl(HAND_WGSL.into()),
+    });
     let hand = wdev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some("hand"),
         layout: None,
@@ -130,7 +133,13 @@ fn gpu_bench() {
         }
         let (t_dsl, t_hand) = (median(dsl_runs), median(hand_runs));
         let bytes = 12.0 * n as f64;
-        println!("| {} | {:.1} | {:.1} | {:.3} |", label(n), bytes / t_dsl * 1e-9, bytes / t_hand * 1e-9, t_hand / t_dsl);
+        println!(
+            "| {} | {:.1} | {:.1} | {:.3} |",
+            label(n),
+            bytes / t_dsl * 1e-9,
+            bytes / t_hand * 1e-9,
+            t_hand / t_dsl
+        );
         let got = out.read().unwrap();
         assert!(got.iter().enumerate().all(|(i, v)| *v == 2.0 * i as f32), "wrong result at n = {n}");
     }

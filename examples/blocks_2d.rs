@@ -50,7 +50,12 @@ fn blocks_2d_reference(a: &[f32], width: usize, height: usize) -> (Vec<f32>, Vec
 }
 
 /// Launches an explicit 2-D grid of blocks covering the matrix.
-fn run(device: &Device, a: &[f32], width: usize, height: usize) -> Result<(Vec<f32>, Vec<u32>), Box<dyn std::error::Error>> {
+fn run(
+    device: &Device,
+    a: &[f32],
+    width: usize,
+    height: usize,
+) -> Result<(Vec<f32>, Vec<u32>), Box<dyn std::error::Error>> {
     assert_eq!(a.len(), width * height);
     let a_buf = Buffer::from_slice(device, a)?;
     let mut out = Buffer::<f32>::zeroed(device, a.len())?;

@@ -129,7 +129,12 @@ fn cpu_and_gpu_agree_with_plain_rust() {
         common::check(&format!("{} n={n}", device.name()), &[first], &[want], 1e-4);
         for run_no in 1..5 {
             let again = run(&device, &a, &b).unwrap();
-            assert_eq!(again.to_bits(), first.to_bits(), "{} n={n}: run {run_no} gave {again}, run 0 gave {first}", device.name());
+            assert_eq!(
+                again.to_bits(),
+                first.to_bits(),
+                "{} n={n}: run {run_no} gave {again}, run 0 gave {first}",
+                device.name()
+            );
         }
     }
 }

@@ -169,12 +169,21 @@ fn time_gpu(work: Work, device: &Device, n: usize, reps: usize) -> ((f64, f64, f
 /// Kernel time from timestamp queries: `reps` dispatches recorded in one
 /// compute pass, timestamps at its start and end, mean per dispatch; the
 /// median of five such passes.
-fn kernel_only(work: Work, device: &Device, n: usize, xb: &Buffer<f32>, yb: &Buffer<f32>, out: &mut Buffer<f32>, reps: usize) -> f64 {
+fn kernel_only(
+    work: Work,
+    device: &Device,
+    n: usize,
+    xb: &Buffer<f32>,
+    yb: &Buffer<f32>,
+    out: &mut Buffer<f32>,
+    reps: usize,
+) -> f64 {
     let DeviceBackend::Gpu(gpu) = device.backend() else { unreachable!("a GPU device") };
     // The launch, prepared by hand: buffers by parameter index, scalars as
     // their 32-bit patterns.
     let info = if work == Work::Saxpy { &saxpy::KERNEL } else { &matmul::KERNEL };
-    let args = [xb.gpu_arg(info, 0, gpu).unwrap(), yb.gpu_arg(info, 1, gpu).unwrap(), out.gpu_arg_mut(info, 2, gpu).unwrap()];
+    let args =
+        [xb.gpu_arg(info, 0, gpu).unwrap(), yb.gpu_arg(info, 1, gpu).unwrap(), out.gpu_arg_mut(info, 2, gpu).unwrap()];
     let dispatch: PreparedDispatch = match work {
         Work::Saxpy => gpu.prepare(info, Grid::threads(n), &args, &[ALPHA.to_bits()]),
         Work::Matmul => gpu.prepare(info, Grid::threads([n, n]), &args, &[n as u32]),
@@ -245,9 +254,12 @@ fn main() {
     let matmul_rows = table(Work::Matmul, gpu.as_ref(), &matmul_sizes);
     if let Some(file) = plot {
         // The adapter's name, without the driver details after " — ".
-        let gpu_name = gpu.as_ref().map_or("no GPU".to_string(), |g| g.name().split(" — ").next().unwrap_or("").to_string());
+        let gpu_name =
+            gpu.as_ref().map_or("no GPU".to_string(), |g| g.name().split(" — ").next().unwrap_or("").to_string());
         match draw(&file, &gpu_name, &saxpy_rows, &matmul_rows) {
-            Ok(labelled) => println!("\nwrote {file}{}", if labelled { "" } else { " (no font found: drawn without labels)" }),
+            Ok(labelled) => {
+                println!("\nwrote {file}{}", if labelled { "" } else { " (no font found: drawn without labels)" })
+            }
             Err(e) => {
                 eprintln!("error: cannot draw {file}: {e}");
                 std::process::exit(1);
@@ -262,7 +274,9 @@ fn table(work: Work, gpu: Option<&Device>, sizes: &[usize]) -> Vec<Row> {
         Work::Saxpy => println!("\nSAXPY, out = {ALPHA} * x + y, f32, n elements; times in µs (median)\n"),
         Work::Matmul => println!("\nmatmul, C = A * B, f32, n x n matrices; times in µs (median)\n"),
     }
-    println!("| n | CPU executor | GPU kernel only | GPU launch + sync | GPU with transfers | CPU / GPU launch + sync |");
+    println!(
+        "| n | CPU executor | GPU kernel only | GPU launch + sync | GPU with transfers | CPU / GPU launch + sync |"
+    );
     println!("|---|---|---|---|---|---|");
     let mut rows = Vec::new();
     for &n in sizes {
@@ -306,16 +320,18 @@ fn register_font() -> bool {
 
 /// Draws both workloads, log-log, side by side into a PNG; `Ok(false)` if
 /// drawn without text (no font found).
-fn draw(file: &str, gpu_name: &str, saxpy_rows: &[Row], matmul_rows: &[Row]) -> Result<bool, Box<dyn std::error::Error>> {
+fn draw(
+    file: &str,
+    gpu_name: &str,
+    saxpy_rows: &[Row],
+    matmul_rows: &[Row],
+) -> Result<bool, Box<dyn std::error::Error>> {
     use plotters::prelude::*;
     let labelled = register_font();
     let root = BitMapBackend::new(file, (1400, 620)).into_drawing_area();
     root.fill(&WHITE)?;
-    let root = if labelled {
-        root.titled(&format!("CPU executor vs GPU ({gpu_name})"), ("sans-serif", 24))?
-    } else {
-        root
-    };
+    let root =
+        if labelled { root.titled(&format!("CPU executor vs GPU ({gpu_name})"), ("sans-serif", 24))? } else { root };
     let panels = root.split_evenly((1, 2));
     for (panel, (rows, title, x_desc)) in panels.iter().zip([
         (saxpy_rows, "SAXPY (memory-bound)", "elements n"),
@@ -325,14 +341,20 @@ fn draw(file: &str, gpu_name: &str, saxpy_rows: &[Row], matmul_rows: &[Row]) -> 
             continue;
         }
         let (x0, x1) = (rows[0].n as f64, rows[rows.len() - 1].n as f64);
-        let all = rows.iter().flat_map(|r| [Some(r.cpu), r.gpu_kernel, r.gpu_launch, r.gpu_transfers]).flatten().filter(|t| *t > 0.0).map(|t| t * 1e6);
+        let all = rows
+            .iter()
+            .flat_map(|r| [Some(r.cpu), r.gpu_kernel, r.gpu_launch, r.gpu_transfers])
+            .flatten()
+            .filter(|t| *t > 0.0)
+            .map(|t| t * 1e6);
         let (lo, hi) = all.fold((f64::MAX, f64::MIN), |(lo, hi), t| (lo.min(t), hi.max(t)));
         let mut builder = ChartBuilder::on(panel);
         builder.margin(20);
         if labelled {
             builder.caption(title, ("sans-serif", 20)).x_label_area_size(45).y_label_area_size(75);
         }
-        let mut chart = builder.build_cartesian_2d((x0 * 0.8..x1 * 1.25).log_scale(), (lo * 0.6..hi * 1.6).log_scale())?;
+        let mut chart =
+            builder.build_cartesian_2d((x0 * 0.8..x1 * 1.25).log_scale(), (lo * 0.6..hi * 1.6).log_scale())?;
         let mut mesh = chart.configure_mesh();
         if labelled {
             mesh.x_desc(x_desc)
@@ -353,7 +375,8 @@ fn draw(file: &str, gpu_name: &str, saxpy_rows: &[Row], matmul_rows: &[Row]) -> 
             ("GPU, with upload and read-back", RGBColor(140, 60, 170), |r| r.gpu_transfers),
         ];
         for (name, color, get) in series {
-            let points: Vec<(f64, f64)> = rows.iter().filter_map(|r| get(r).filter(|t| *t > 0.0).map(|t| (r.n as f64, t * 1e6))).collect();
+            let points: Vec<(f64, f64)> =
+                rows.iter().filter_map(|r| get(r).filter(|t| *t > 0.0).map(|t| (r.n as f64, t * 1e6))).collect();
             if points.is_empty() {
                 continue;
             }
@@ -388,7 +411,14 @@ mod tests {
     fn cpu_and_gpu_agree_and_are_timed() {
         let devices = common::devices(true);
         let gpu = devices.iter().find(|d| d.is_gpu());
-        for (work, n) in [(Work::Saxpy, 1), (Work::Saxpy, 1000), (Work::Saxpy, 4096), (Work::Matmul, 1), (Work::Matmul, 17), (Work::Matmul, 32)] {
+        for (work, n) in [
+            (Work::Saxpy, 1),
+            (Work::Saxpy, 1000),
+            (Work::Saxpy, 4096),
+            (Work::Matmul, 1),
+            (Work::Matmul, 17),
+            (Work::Matmul, 32),
+        ] {
             let row = measure(work, gpu, n, 2);
             assert!(row.cpu > 0.0, "{work:?} {n}");
             assert!(row.gpu_launch.unwrap() > 0.0 && row.gpu_transfers.unwrap() > 0.0, "{work:?} {n}");
@@ -400,7 +430,13 @@ mod tests {
     fn plot_is_written() {
         let rows: Vec<Row> = (8..=12)
             .step_by(2)
-            .map(|k| Row { n: 1 << k, cpu: k as f64 * 1e-6, gpu_kernel: Some(1e-6), gpu_launch: Some(2e-5), gpu_transfers: Some(4e-5) })
+            .map(|k| Row {
+                n: 1 << k,
+                cpu: k as f64 * 1e-6,
+                gpu_kernel: Some(1e-6),
+                gpu_launch: Some(2e-5),
+                gpu_transfers: Some(4e-5),
+            })
             .collect();
         let file = std::env::temp_dir().join(format!("gpu_vs_cpu_test_{}.png", std::process::id()));
         draw(file.to_str().unwrap(), "test", &rows, &rows[..2]).unwrap();

@@ -68,7 +68,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let n = 1000;
     let threads = blocks_for(n, 2) * BLOCK;
-    println!("{n} elements, {} blocks of {BLOCK} = {threads} threads: {} threads stop at the guard", blocks_for(n, 2), threads - n);
+    println!(
+        "{n} elements, {} blocks of {BLOCK} = {threads} threads: {} threads stop at the guard",
+        blocks_for(n, 2),
+        threads - n
+    );
     let a = input(n);
     let want = guards_reference(&a);
     for device in common::devices(false) {

@@ -116,7 +116,14 @@ fn reference(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Vec<f32> {
 
 /// Uploads `a` and `b`, launches one thread per element of `c` and reads
 /// `c` back.
-fn run(device: &Device, a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Result<Vec<f32>, Box<dyn std::error::Error>> {
+fn run(
+    device: &Device,
+    a: &[f32],
+    b: &[f32],
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Result<Vec<f32>, Box<dyn std::error::Error>> {
     let a = Buffer::from_slice(device, a)?;
     let b = Buffer::from_slice(device, b)?;
     let mut c = Buffer::<f32>::zeroed(device, m * n)?;
@@ -135,7 +142,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let number_after = |flag: &str| -> Option<usize> {
         let at = args.iter().position(|a| a == flag)?;
-        Some(args.get(at + 1).and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("{flag} needs a size, e.g. {flag} 512")))
+        Some(
+            args.get(at + 1)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("{flag} needs a size, e.g. {flag} 512")),
+        )
     };
     if common::wants_wgsl() {
         println!("{}", matmul::WGSL);
@@ -190,7 +201,8 @@ mod timing {
         let b_buf = Buffer::from_slice(&device, &b)?;
         let mut c_buf = Buffer::<f32>::zeroed(&device, size * size)?;
         let kernel = &matmul::KERNEL;
-        let buffers = [a_buf.gpu_arg(kernel, 0, gpu)?, b_buf.gpu_arg(kernel, 1, gpu)?, c_buf.gpu_arg_mut(kernel, 2, gpu)?];
+        let buffers =
+            [a_buf.gpu_arg(kernel, 0, gpu)?, b_buf.gpu_arg(kernel, 1, gpu)?, c_buf.gpu_arg_mut(kernel, 2, gpu)?];
         let s = size as u32;
         // The scalars m, k, n as their bits, in parameter order.
         let prepared = gpu.prepare(kernel, Grid::threads([size, size]), &buffers, &[s, s, s])?;
@@ -239,7 +251,12 @@ mod timing {
         runs.sort_by(f64::total_cmp);
         let t = runs[1];
         let flops = 2.0 * (size as f64).powi(3);
-        println!("{}: matmul {size}x{size}: {:.1} ms per launch, {:.2} GFLOP/s (wall clock, median of 3)", device.name(), t * 1e3, flops / t * 1e-9);
+        println!(
+            "{}: matmul {size}x{size}: {:.1} ms per launch, {:.2} GFLOP/s (wall clock, median of 3)",
+            device.name(),
+            t * 1e3,
+            flops / t * 1e-9
+        );
         Ok(())
     }
 }
@@ -250,7 +267,17 @@ fn cpu_and_gpu_agree_with_plain_rust() {
         // (m, k, n): 1x1; smaller than a tile; exactly one tile; square and
         // rectangular non-multiples of 16; a long inner dimension (many
         // steps); many blocks.
-        for (m, k, n) in [(1, 1, 1), (3, 5, 2), (16, 16, 16), (17, 17, 17), (33, 20, 47), (1, 300, 1), (100, 1, 90), (128, 64, 200), (257, 129, 255)] {
+        for (m, k, n) in [
+            (1, 1, 1),
+            (3, 5, 2),
+            (16, 16, 16),
+            (17, 17, 17),
+            (33, 20, 47),
+            (1, 300, 1),
+            (100, 1, 90),
+            (128, 64, 200),
+            (257, 129, 255),
+        ] {
             let (a, b) = (data(m * k, 1), data(k * n, 2));
             let got = run(&device, &a, &b, m, k, n).unwrap();
             common::check(&format!("{} {m}x{k} * {k}x{n}", device.name()), &got, &reference(&a, &b, m, k, n), 1e-4);

@@ -57,14 +57,13 @@ fn label(bytes: usize) -> String {
 }
 
 fn main() {
-    let max_mib: usize = std::env::args()
-        .skip_while(|a| a != "--max-mib")
-        .nth(1)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(64);
+    let max_mib: usize =
+        std::env::args().skip_while(|a| a != "--max-mib").nth(1).and_then(|v| v.parse().ok()).unwrap_or(64);
     for device in common::devices(false) {
         println!("\n{}\n", device.name());
-        println!("| size | from_slice (µs) | write (µs) | read (µs) | from_slice (GB/s) | write (GB/s) | read (GB/s) |");
+        println!(
+            "| size | from_slice (µs) | write (µs) | read (µs) | from_slice (GB/s) | write (GB/s) | read (GB/s) |"
+        );
         println!("|---|---|---|---|---|---|---|");
         let mut bytes = 1024;
         while bytes <= max_mib << 20 {

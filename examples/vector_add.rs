@@ -73,7 +73,10 @@ fn demo() -> Result<(), String> {
     } else {
         "the CPU executor and plain Rust (no GPU)"
     };
-    println!("ok: vector_add over {N} elements ({} workgroups of {block} threads) agrees bit for bit on {paths}", N.div_ceil(block));
+    println!(
+        "ok: vector_add over {N} elements ({} workgroups of {block} threads) agrees bit for bit on {paths}",
+        N.div_ceil(block)
+    );
     Ok(())
 }
 
@@ -83,36 +86,23 @@ fn run(device: &Device, a: &[f32], b: &[f32]) -> Result<Vec<f32>, String> {
     let on = |what: &str| format!("{what} on {}", device.name());
     let a = Buffer::from_slice(device, a).map_err(|e| format!("{}: {e}", on("uploading `a`")))?;
     let b = Buffer::from_slice(device, b).map_err(|e| format!("{}: {e}", on("uploading `b`")))?;
-    let mut out =
-        Buffer::<f32>::zeroed(device, N).map_err(|e| format!("{}: {e}", on("allocating `out`")))?;
+    let mut out = Buffer::<f32>::zeroed(device, N).map_err(|e| format!("{}: {e}", on("allocating `out`")))?;
 
     // One thread per element. On a GPU `launch` only queues the work;
     // `read` waits for it. Errors (a wrong device, a grid too large, a panic
     // on the CPU executor) come back as `Err`, never as a crash.
     vector_add::launch(device, N, &a, &b, &mut out).map_err(|e| on(&e.to_string()))?;
-    out.read()
-        .map_err(|e| format!("{}: {e}", on("reading `out`")))
+    out.read().map_err(|e| format!("{}: {e}", on("reading `out`")))
 }
 // ANCHOR_END: run
 
 /// Checks `got` against `want` element by element.
 fn compare(who: &str, got: &[f32], want: &[f32]) -> Result<(), String> {
     if got.len() != want.len() {
-        return Err(format!(
-            "{who}: {} results, expected {}",
-            got.len(),
-            want.len()
-        ));
+        return Err(format!("{who}: {} results, expected {}", got.len(), want.len()));
     }
-    match got
-        .iter()
-        .zip(want)
-        .position(|(g, w)| g.to_bits() != w.to_bits())
-    {
+    match got.iter().zip(want).position(|(g, w)| g.to_bits() != w.to_bits()) {
         None => Ok(()),
-        Some(i) => Err(format!(
-            "{who}: out[{i}] = {}, but a[{i}] + b[{i}] = {}",
-            got[i], want[i]
-        )),
+        Some(i) => Err(format!("{who}: out[{i}] = {}, but a[{i}] + b[{i}] = {}", got[i], want[i])),
     }
 }

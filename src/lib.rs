@@ -31,9 +31,7 @@
 //! `grid_dim()`) in `docs/threads-blocks-grids.md`.
 
 pub use kernel_macro::{helper, kernel};
-pub use kernel_runtime::{
-    Buffer, BufferError, Device, DeviceError, Dim3, Element, Grid, KernelInfo, LaunchError,
-};
+pub use kernel_runtime::{Buffer, BufferError, Device, DeviceError, Dim3, Element, Grid, KernelInfo, LaunchError};
 
 /// Everything a kernel file needs: `use kernel::prelude::*;`
 pub mod prelude {

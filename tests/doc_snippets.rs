@@ -10,7 +10,16 @@ use std::path::Path;
 /// The tested sources snippets may quote.
 fn tested_sources() -> String {
     let mut all = String::new();
-    for dir in ["examples", "examples/common", "tests", "tests/language", "tests/cooperation", "tests/ui/pass", "tests/ui/fail", "benches"] {
+    for dir in [
+        "examples",
+        "examples/common",
+        "tests",
+        "tests/language",
+        "tests/cooperation",
+        "tests/ui/pass",
+        "tests/ui/fail",
+        "benches",
+    ] {
         let Ok(entries) = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(dir)) else { continue };
         for e in entries.flatten() {
             if e.path().extension().is_some_and(|x| x == "rs") {
@@ -74,7 +83,10 @@ fn every_rust_snippet_is_tested_code() {
                     continue;
                 }
                 if !tested.contains(code) {
-                    failures.push(format!("{}:{line_no}: `{code}` is not in any example, test or benchmark", page.display()));
+                    failures.push(format!(
+                        "{}:{line_no}: `{code}` is not in any example, test or benchmark",
+                        page.display()
+                    ));
                 }
             }
         }

@@ -17,7 +17,8 @@ use kernel_runtime::{inspect, KernelInfo, ParamInfo, ParamKind, ScalarType};
 use std::fmt::Write;
 
 /// The usage text.
-pub const USAGE: &str = "usage: kernel-cli explain FILE.rs [--kernel NAME] [--emit wgsl|spirv|spirv-asm|naga|explain|bindings]\n";
+pub const USAGE: &str =
+    "usage: kernel-cli explain FILE.rs [--kernel NAME] [--emit wgsl|spirv|spirv-asm|naga|explain|bindings]\n";
 
 /// What to print for each kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,7 +76,8 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
             Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
             _ => (a.as_str(), None),
         };
-        let mut value = || inline.clone().or_else(|| it.next().cloned()).ok_or_else(|| format!("`{flag}` needs a value"));
+        let mut value =
+            || inline.clone().or_else(|| it.next().cloned()).ok_or_else(|| format!("`{flag}` needs a value"));
         match flag {
             "--kernel" => kernel = Some(value()?),
             "--emit" => {
@@ -157,8 +159,11 @@ pub fn explain_source(path: &str, source: &str, only: Option<&str>, emit: Emit) 
                 out.code = 1;
                 for d in diags {
                     let d = if d.is_silent() {
-                        Diagnostic::new(item.sig.ident.span(), format!("kernel `{}` has an error that rustc reports", item.sig.ident))
-                            .help("build it with `cargo build` to see rustc's message")
+                        Diagnostic::new(
+                            item.sig.ident.span(),
+                            format!("kernel `{}` has an error that rustc reports", item.sig.ident),
+                        )
+                        .help("build it with `cargo build` to see rustc's message")
                     } else {
                         d
                     };
@@ -174,14 +179,22 @@ pub fn explain_source(path: &str, source: &str, only: Option<&str>, emit: Emit) 
     }
     if out.code != 0 {
         let n = seen.len();
-        let _ = writeln!(out.stderr, "error: could not lower `{path}` due to {n} previous error{}", if n == 1 { "" } else { "s" });
+        let _ = writeln!(
+            out.stderr,
+            "error: could not lower `{path}` due to {n} previous error{}",
+            if n == 1 { "" } else { "s" }
+        );
     }
     out
 }
 
 /// `#[kernel(..)]` functions (with their attribute's tokens) and
 /// `#[helper]` functions, also inside inline modules.
-fn collect(items: &[syn::Item], kernels: &mut Vec<(proc_macro2::TokenStream, syn::ItemFn)>, helpers: &mut Vec<syn::ItemFn>) {
+fn collect(
+    items: &[syn::Item],
+    kernels: &mut Vec<(proc_macro2::TokenStream, syn::ItemFn)>,
+    helpers: &mut Vec<syn::ItemFn>,
+) {
     let is = |a: &syn::Attribute, name: &str| a.path().segments.last().is_some_and(|s| s.ident == name);
     for item in items {
         match item {

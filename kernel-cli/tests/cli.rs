@@ -25,7 +25,10 @@ fn vector_add_every_emit() {
         insta::assert_snapshot!(format!("vector_add_{emit}"), out);
     }
     // `explain` is the default.
-    assert_eq!(ok(&["explain", "examples/vector_add.rs"]), ok(&["explain", "examples/vector_add.rs", "--emit=explain"]));
+    assert_eq!(
+        ok(&["explain", "examples/vector_add.rs"]),
+        ok(&["explain", "examples/vector_add.rs", "--emit=explain"])
+    );
 }
 
 #[test]
@@ -80,7 +83,8 @@ fn usage_errors() {
 /// The library's argument parser.
 #[test]
 fn parses_arguments() {
-    let args: Vec<String> = ["explain", "f.rs", "--kernel=k", "--emit", "spirv-asm"].iter().map(|s| s.to_string()).collect();
+    let args: Vec<String> =
+        ["explain", "f.rs", "--kernel=k", "--emit", "spirv-asm"].iter().map(|s| s.to_string()).collect();
     let a = kernel_cli::parse_args(&args).unwrap();
     assert_eq!(a, kernel_cli::Args { file: "f.rs".into(), kernel: Some("k".into()), emit: kernel_cli::Emit::SpirvAsm });
 }

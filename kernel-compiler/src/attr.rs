@@ -64,8 +64,11 @@ impl KernelAttr {
                     }
                 }
                 _ => diags.push(
-                    Diagnostic::new(arg.path.span(), format!("unknown `#[kernel]` argument `{}`", quote::ToTokens::to_token_stream(&arg.path)))
-                        .help("the arguments are `workgroup_size` and `max_workgroup_invocations`"),
+                    Diagnostic::new(
+                        arg.path.span(),
+                        format!("unknown `#[kernel]` argument `{}`", quote::ToTokens::to_token_stream(&arg.path)),
+                    )
+                    .help("the arguments are `workgroup_size` and `max_workgroup_invocations`"),
                 ),
             }
         }
@@ -83,7 +86,9 @@ impl KernelAttr {
         if product > max_invocations as u64 {
             let d = Diagnostic::new(
                 size_span,
-                format!("a workgroup of {product} threads exceeds the limit of {max_invocations} threads per workgroup"),
+                format!(
+                    "a workgroup of {product} threads exceeds the limit of {max_invocations} threads per workgroup"
+                ),
             );
             diags.push(if max.is_none() {
                 d.help(format!(
@@ -106,8 +111,11 @@ fn parse_size(expr: &Expr, diags: &mut Diagnostics) -> Option<[u32; 3]> {
     };
     if elems.is_empty() || elems.len() > 3 {
         diags.push(
-            Diagnostic::new(expr.span(), format!("a workgroup size has one to three dimensions, found {}", elems.len()))
-                .help("write `workgroup_size = 256`, `(16, 16)` or `(8, 8, 4)`"),
+            Diagnostic::new(
+                expr.span(),
+                format!("a workgroup size has one to three dimensions, found {}", elems.len()),
+            )
+            .help("write `workgroup_size = 256`, `(16, 16)` or `(8, 8, 4)`"),
         );
         return None;
     }
@@ -169,6 +177,9 @@ mod tests {
         assert!(parse(quote!(workgroup_size = N)).is_err());
         assert!(parse(quote!(workgroup_size = 64, workgroup_size = 64)).is_err());
         assert!(parse(quote!(workgroup_size = 64, colour = 1)).is_err());
-        assert_eq!(parse(quote!(workgroup_size = 512, max_workgroup_invocations = 1024)).unwrap().max_workgroup_invocations, 1024);
+        assert_eq!(
+            parse(quote!(workgroup_size = 512, max_workgroup_invocations = 1024)).unwrap().max_workgroup_invocations,
+            1024
+        );
     }
 }

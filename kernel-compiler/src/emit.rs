@@ -8,7 +8,11 @@ use naga::valid::{Capabilities, ValidationFlags, Validator};
 /// Validates `module` as wgpu will (no optional capabilities), then writes
 /// WGSL and SPIR-V. `spans` maps naga span ids back to the user's tokens,
 /// so that a validation error lands on the Rust code that caused it.
-pub fn emit(module: &naga::Module, spans: &[proc_macro2::Span], fallback: proc_macro2::Span) -> Result<(String, Vec<u32>), Diagnostic> {
+pub fn emit(
+    module: &naga::Module,
+    spans: &[proc_macro2::Span],
+    fallback: proc_macro2::Span,
+) -> Result<(String, Vec<u32>), Diagnostic> {
     let info = Validator::new(ValidationFlags::all(), Capabilities::empty()).validate(module).map_err(|e| {
         let span = e
             .spans()

@@ -257,18 +257,28 @@ fn bindings_table(c: &CompiledKernel) -> String {
     let mut s = String::from("| parameter | WGSL | binding |\n|---|---|---|\n");
     for p in &c.params {
         let (wgsl, where_) = match p.kind {
-            ParamKind::Buffer { elem } => (format!("var<storage, read> {}: array<{}>", p.name, wgsl_ty(elem)), format!("@group(0) @binding({})", p.slot)),
-            ParamKind::BufferMut { elem } => {
-                (format!("var<storage, read_write> {}: array<{}>", p.name, wgsl_ty(elem)), format!("@group(0) @binding({})", p.slot))
+            ParamKind::Buffer { elem } => (
+                format!("var<storage, read> {}: array<{}>", p.name, wgsl_ty(elem)),
+                format!("@group(0) @binding({})", p.slot),
+            ),
+            ParamKind::BufferMut { elem } => (
+                format!("var<storage, read_write> {}: array<{}>", p.name, wgsl_ty(elem)),
+                format!("@group(0) @binding({})", p.slot),
+            ),
+            ParamKind::Atomics { elem } => (
+                format!("var<storage, read_write> {}: array<atomic<{}>>", p.name, wgsl_ty(elem)),
+                format!("@group(0) @binding({})", p.slot),
+            ),
+            ParamKind::Scalar { ty, .. } => {
+                (format!("params.{}: {}", p.name, wgsl_ty(ty)), format!("uniform, offset {}", p.slot))
             }
-            ParamKind::Atomics { elem } => {
-                (format!("var<storage, read_write> {}: array<atomic<{}>>", p.name, wgsl_ty(elem)), format!("@group(0) @binding({})", p.slot))
-            }
-            ParamKind::Scalar { ty, .. } => (format!("params.{}: {}", p.name, wgsl_ty(ty)), format!("uniform, offset {}", p.slot)),
         };
         s.push_str(&format!("| `{}` | `{}` | {} |\n", p.name, wgsl, where_));
     }
-    s.push_str(&format!("| (launch) | `var<uniform> params: LaunchParams` | @group(0) @binding({}), {} bytes |\n", c.uniform_binding, c.uniform_size));
+    s.push_str(&format!(
+        "| (launch) | `var<uniform> params: LaunchParams` | @group(0) @binding({}), {} bytes |\n",
+        c.uniform_binding, c.uniform_size
+    ));
     s
 }
 
@@ -285,7 +295,12 @@ fn wgsl_ty(t: Ty) -> &'static str {
 fn cpu_body(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStream {
     let k = krate();
     let mut block = (*item.block).clone();
-    let shared: Vec<String> = compiled.params.iter().filter(|p| matches!(p.kind, ParamKind::BufferMut { .. })).map(|p| p.name.clone()).collect();
+    let shared: Vec<String> = compiled
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::BufferMut { .. }))
+        .map(|p| p.name.clone())
+        .collect();
     let mut rewriter = SharedRewriter { shared, arrays: compiled.shared.clone(), barriers: 0 };
     rewriter.visit_block_mut(&mut block);
     // The closures take the span of the user's body so that the user's
@@ -319,7 +334,10 @@ struct SharedRewriter {
 }
 
 /// `name[i]` or `name[r][c]` on a shared array: (array, indices).
-fn shared_access<'e>(arrays: &'e [crate::SharedLayout], e: &'e syn::Expr) -> Option<(&'e crate::SharedLayout, Vec<&'e syn::Expr>)> {
+fn shared_access<'e>(
+    arrays: &'e [crate::SharedLayout],
+    e: &'e syn::Expr,
+) -> Option<(&'e crate::SharedLayout, Vec<&'e syn::Expr>)> {
     let syn::Expr::Index(ix) = strip(e) else { return None };
     let mut indices = vec![&*ix.index];
     let mut base = strip(&ix.expr);
@@ -357,7 +375,9 @@ impl VisitMut for SharedRewriter {
             if let Some(array) = self.arrays.iter().find(|a| pi.ident == a.name) {
                 if let syn::Expr::Call(c) = &*init.expr {
                     if let syn::Expr::Path(p) = &*c.func {
-                        if let Some(syn::PathArguments::AngleBracketed(args)) = p.path.segments.last().map(|s| &s.arguments) {
+                        if let Some(syn::PathArguments::AngleBracketed(args)) =
+                            p.path.segments.last().map(|s| &s.arguments)
+                        {
                             let ty = &args.args;
                             let offset = array.offset as usize;
                             let span = init.expr.span();
@@ -430,10 +450,11 @@ impl SharedRewriter {
         }
         // Writes to shared arrays.
         let write = match &*e {
-            syn::Expr::Assign(a) => shared_access(&self.arrays, &a.left).map(|(arr, ix)| (arr.clone(), ix.into_iter().cloned().collect::<Vec<_>>(), None, (*a.right).clone())),
-            syn::Expr::Binary(b) if is_compound(&b.op) => {
-                shared_access(&self.arrays, &b.left).map(|(arr, ix)| (arr.clone(), ix.into_iter().cloned().collect(), Some(compound_to_binary(&b.op)), (*b.right).clone()))
-            }
+            syn::Expr::Assign(a) => shared_access(&self.arrays, &a.left)
+                .map(|(arr, ix)| (arr.clone(), ix.into_iter().cloned().collect::<Vec<_>>(), None, (*a.right).clone())),
+            syn::Expr::Binary(b) if is_compound(&b.op) => shared_access(&self.arrays, &b.left).map(|(arr, ix)| {
+                (arr.clone(), ix.into_iter().cloned().collect(), Some(compound_to_binary(&b.op)), (*b.right).clone())
+            }),
             _ => None,
         };
         if let Some((arr, mut indices, op, mut value)) = write {
@@ -442,7 +463,8 @@ impl SharedRewriter {
                 self.visit_expr_mut(i);
             }
             let name = format_ident!("{}", arr.name, span = span);
-            let (load, store) = if indices.len() == 2 { (quote!(load2), quote!(store2)) } else { (quote!(load), quote!(store)) };
+            let (load, store) =
+                if indices.len() == 2 { (quote!(load2), quote!(store2)) } else { (quote!(load), quote!(store)) };
             let idx: Vec<syn::Ident> = (0..indices.len()).map(|n| format_ident!("__index{}", n)).collect();
             let new_value = match op {
                 None => quote!(__value),
@@ -488,7 +510,19 @@ impl SharedRewriter {
 
 fn is_compound(op: &syn::BinOp) -> bool {
     use syn::BinOp::*;
-    matches!(op, AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_) | BitAndAssign(_) | BitOrAssign(_) | BitXorAssign(_) | ShlAssign(_) | ShrAssign(_))
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | BitXorAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
 }
 
 fn compound_to_binary(op: &syn::BinOp) -> TokenStream {

@@ -35,19 +35,26 @@ pub fn explain(
 ) -> Result<String, String> {
     let lowered = lower::lower_program_explain(program, kernel_types, helper_types, workgroup_size)
         .map_err(|d| d.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; "))?;
-    let info = Validator::new(ValidationFlags::all(), Capabilities::empty()).validate(&lowered.module).map_err(|e| e.as_inner().to_string())?;
-    let wgsl = naga::back::wgsl::write_string(&lowered.module, &info, naga::back::wgsl::WriterFlags::empty()).map_err(|e| e.to_string())?;
+    let info = Validator::new(ValidationFlags::all(), Capabilities::empty())
+        .validate(&lowered.module)
+        .map_err(|e| e.as_inner().to_string())?;
+    let wgsl = naga::back::wgsl::write_string(&lowered.module, &info, naga::back::wgsl::WriterFlags::empty())
+        .map_err(|e| e.to_string())?;
     // Each function's `fn` line, as (index in `items`, line): helpers may
     // be in other files, so lines are only compared within one item.
     let fn_lines: HashMap<String, Place> = std::iter::once(&program.kernel)
         .chain(&program.helpers)
-        .filter_map(|f| Some((f.name.clone(), (items.iter().position(|i| i.sig.ident == f.name)?, f.span.start().line))))
+        .filter_map(|f| {
+            Some((f.name.clone(), (items.iter().position(|i| i.sig.ident == f.name)?, f.span.start().line)))
+        })
         .collect();
     let kernel = fn_lines.get(&program.kernel.name).copied().unwrap_or((0, program.kernel.span.start().line));
     let mut groups = attribute(&wgsl, &fn_lines, kernel);
-    let (ours, real) = (temporaries(groups.iter().flat_map(|(_, g)| g).map(String::as_str)), temporaries(plain_wgsl.lines()));
+    let (ours, real) =
+        (temporaries(groups.iter().flat_map(|(_, g)| g).map(String::as_str)), temporaries(plain_wgsl.lines()));
     if ours.len() == real.len() {
-        let rename: HashMap<&str, &str> = ours.iter().map(|s| s.as_str()).zip(real.iter().map(|s| s.as_str())).collect();
+        let rename: HashMap<&str, &str> =
+            ours.iter().map(|s| s.as_str()).zip(real.iter().map(|s| s.as_str())).collect();
         for line in groups.iter_mut().flat_map(|(_, g)| g) {
             *line = rename_temporaries(line, &rename);
         }
@@ -60,7 +67,11 @@ pub type Place = (usize, usize);
 
 /// WGSL lines grouped by the Rust line they came from (None: support code),
 /// in WGSL order; consecutive lines of one Rust line form one group.
-pub fn attribute(wgsl: &str, fn_lines: &HashMap<String, Place>, kernel_line: Place) -> Vec<(Option<Place>, Vec<String>)> {
+pub fn attribute(
+    wgsl: &str,
+    fn_lines: &HashMap<String, Place>,
+    kernel_line: Place,
+) -> Vec<(Option<Place>, Vec<String>)> {
     // naga may rename the marker if the kernel has a name that clashes.
     let marker = wgsl
         .lines()
@@ -80,7 +91,9 @@ pub fn attribute(wgsl: &str, fn_lines: &HashMap<String, Place>, kernel_line: Pla
         if trimmed.is_empty() || trimmed == declaration {
             continue;
         }
-        if let Some(n) = trimmed.strip_prefix(&marker).and_then(|r| r.strip_prefix(" = ")).and_then(|r| r.strip_suffix("u;")) {
+        if let Some(n) =
+            trimmed.strip_prefix(&marker).and_then(|r| r.strip_prefix(" = ")).and_then(|r| r.strip_suffix("u;"))
+        {
             if let Ok(n) = n.parse() {
                 current = Some((item, n));
                 continue;
@@ -177,7 +190,10 @@ fn source_lines(items: &[&syn::ItemFn]) -> BTreeMap<Place, String> {
                     // for the whole group: the closing delimiter is the last
                     // character of its end.
                     let end = g.span_close().end();
-                    place(proc_macro2::LineColumn { line: end.line, column: end.column.saturating_sub(1) }, close.to_string());
+                    place(
+                        proc_macro2::LineColumn { line: end.line, column: end.column.saturating_sub(1) },
+                        close.to_string(),
+                    );
                 }
                 other => place(other.span().start(), other.to_string()),
             }

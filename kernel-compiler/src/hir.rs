@@ -93,7 +93,16 @@ pub enum BarrierKind {
 /// Atomic operations, by their Rust std names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AtomicOp {
-    Load, Store, Swap, FetchAdd, FetchSub, FetchMin, FetchMax, FetchAnd, FetchOr, FetchXor,
+    Load,
+    Store,
+    Swap,
+    FetchAdd,
+    FetchSub,
+    FetchMin,
+    FetchMax,
+    FetchAnd,
+    FetchOr,
+    FetchXor,
     /// `compare_exchange(current, new, ..).is_ok()`
     CompareExchangeIsOk,
 }
@@ -218,8 +227,22 @@ pub enum UnOp {
 /// Binary operators (short-circuit `&&`/`||` are [`ExprKind::Logical`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
-    Add, Sub, Mul, Div, Rem, BitAnd, BitOr, BitXor, Shl, Shr,
-    Eq, Ne, Lt, Le, Gt, Ge,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
 }
 
 impl BinOp {
@@ -234,9 +257,22 @@ impl BinOp {
     /// The Rust token.
     pub fn symbol(self) -> &'static str {
         match self {
-            BinOp::Add => "+", BinOp::Sub => "-", BinOp::Mul => "*", BinOp::Div => "/", BinOp::Rem => "%",
-            BinOp::BitAnd => "&", BinOp::BitOr => "|", BinOp::BitXor => "^", BinOp::Shl => "<<", BinOp::Shr => ">>",
-            BinOp::Eq => "==", BinOp::Ne => "!=", BinOp::Lt => "<", BinOp::Le => "<=", BinOp::Gt => ">", BinOp::Ge => ">=",
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
         }
     }
 }
@@ -253,11 +289,47 @@ pub enum LogicOp {
 /// Math methods and associated functions (`x.sqrt()`, `a.min(b)`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MathOp {
-    Abs, Sqrt, Exp, Exp2, Ln, Log2, Log10, Powf, Powi, Pow, Sin, Cos, Tan, Asin, Acos, Atan, Atan2,
-    Sinh, Cosh, Tanh, Floor, Ceil, Round, Trunc, Fract, Min, Max, Clamp, MulAdd, Signum,
-    Recip, ToRadians, ToDegrees, Hypot,
-    CountOnes, LeadingZeros, TrailingZeros, ReverseBits,
-    WrappingAdd, WrappingSub, WrappingMul,
+    Abs,
+    Sqrt,
+    Exp,
+    Exp2,
+    Ln,
+    Log2,
+    Log10,
+    Powf,
+    Powi,
+    Pow,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Atan2,
+    Sinh,
+    Cosh,
+    Tanh,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    Fract,
+    Min,
+    Max,
+    Clamp,
+    MulAdd,
+    Signum,
+    Recip,
+    ToRadians,
+    ToDegrees,
+    Hypot,
+    CountOnes,
+    LeadingZeros,
+    TrailingZeros,
+    ReverseBits,
+    WrappingAdd,
+    WrappingSub,
+    WrappingMul,
 }
 
 /// Named constants such as `f32::MAX` or `std::f32::consts::PI`.

@@ -438,8 +438,11 @@ impl<'a> Infer<'a> {
                 None => {
                     if matches!(f.exprs[id].kind, ExprKind::Lit(_)) {
                         self.diags.push(
-                            Diagnostic::new(f.exprs[id].span, "this float literal is an `f64` here, and kernels have no `f64`")
-                                .help("write `1.0f32`, or give the variable a type: `let x: f32 = ...`"),
+                            Diagnostic::new(
+                                f.exprs[id].span,
+                                "this float literal is an `f64` here, and kernels have no `f64`",
+                            )
+                            .help("write `1.0f32`, or give the variable a type: `let x: f32 = ...`"),
                         );
                     }
                     Ty::F32
@@ -516,7 +519,12 @@ pub fn visit_expr(f: &Function, e: ExprId, depth: usize, visit: &mut dyn FnMut(&
     visit(kind, depth);
     let mut sub = |x: ExprId| visit_expr(f, x, depth, visit);
     match kind {
-        ExprKind::Lit(_) | ExprKind::Const(_) | ExprKind::Local(_) | ExprKind::Param(_) | ExprKind::Builtin(_) | ExprKind::Len(_) => {}
+        ExprKind::Lit(_)
+        | ExprKind::Const(_)
+        | ExprKind::Local(_)
+        | ExprKind::Param(_)
+        | ExprKind::Builtin(_)
+        | ExprKind::Len(_) => {}
         ExprKind::Barrier(..) => {}
         ExprKind::SharedIndex { indices, .. } => indices.iter().for_each(|i| sub(*i)),
         ExprKind::Atomic { target, args, .. } => {
@@ -600,7 +608,8 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
                 match op {
                     Abs => matches!(r, Ty::F32 | Ty::I32),
                     Min | Max | Clamp => r.is_numeric(),
-                    Pow | CountOnes | LeadingZeros | TrailingZeros | ReverseBits | WrappingAdd | WrappingSub | WrappingMul => r.is_integer(),
+                    Pow | CountOnes | LeadingZeros | TrailingZeros | ReverseBits | WrappingAdd | WrappingSub
+                    | WrappingMul => r.is_integer(),
                     Signum => matches!(r, Ty::F32 | Ty::I32),
                     _ => r == Ty::F32,
                 }

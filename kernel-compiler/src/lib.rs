@@ -94,7 +94,11 @@ pub struct CompiledKernel {
 ///
 /// `attr` holds the tokens inside `#[kernel(...)]`. Helpers not called by
 /// the kernel (directly or through other helpers) are left out.
-pub fn compile(attr: proc_macro2::TokenStream, kernel: &syn::ItemFn, helpers: &[syn::ItemFn]) -> Result<CompiledKernel, Vec<Diagnostic>> {
+pub fn compile(
+    attr: proc_macro2::TokenStream,
+    kernel: &syn::ItemFn,
+    helpers: &[syn::ItemFn],
+) -> Result<CompiledKernel, Vec<Diagnostic>> {
     let helper_items = helpers;
     let attr_span = kernel.sig.fn_token.span;
     let attr = KernelAttr::parse(attr, attr_span);
@@ -122,7 +126,9 @@ pub fn compile(attr: proc_macro2::TokenStream, kernel: &syn::ItemFn, helpers: &[
                 .iter()
                 .map(|p| match p.kind {
                     hir::ParamKind::Scalar { ty, .. } => ty,
-                    hir::ParamKind::Buffer { elem } | hir::ParamKind::BufferMut { elem } | hir::ParamKind::Atomics { elem } => elem,
+                    hir::ParamKind::Buffer { elem }
+                    | hir::ParamKind::BufferMut { elem }
+                    | hir::ParamKind::Atomics { elem } => elem,
                 })
                 .collect();
             (h.name.clone(), infer::Signature { params, ret: h.ret })
@@ -166,15 +172,21 @@ pub fn compile(attr: proc_macro2::TokenStream, kernel: &syn::ItemFn, helpers: &[
     let (wgsl, spirv) = emit::emit(&lowered.module, &lowered.spans, span).map_err(|d| vec![d])?;
     let (wgsl_folded, spirv_folded) = emit::emit(&folded.module, &folded.spans, span).map_err(|d| vec![d])?;
     let reparse = |w: &str| {
-        emit::reparse_wgsl(w).map_err(|e| vec![Diagnostic::new(span, format!("internal compiler error: the generated WGSL does not re-parse: {e}"))])
+        emit::reparse_wgsl(w).map_err(|e| {
+            vec![Diagnostic::new(span, format!("internal compiler error: the generated WGSL does not re-parse: {e}"))]
+        })
     };
     let entry_point = reparse(&wgsl)?;
     if reparse(&wgsl_folded)? != entry_point {
-        return Err(vec![Diagnostic::new(span, "internal compiler error: the folded module's entry point has another name")]);
+        return Err(vec![Diagnostic::new(
+            span,
+            "internal compiler error: the folded module's entry point has another name",
+        )]);
     }
     // The explain view is for people: if it fails, say so in it.
-    let items: Vec<&syn::ItemFn> =
-        std::iter::once(kernel).chain(helper_items.iter().filter(|h| program.helpers.iter().any(|p| h.sig.ident == p.name))).collect();
+    let items: Vec<&syn::ItemFn> = std::iter::once(kernel)
+        .chain(helper_items.iter().filter(|h| program.helpers.iter().any(|p| h.sig.ident == p.name)))
+        .collect();
     let explain = explain::explain(&program, &kernel_types, &helper_types, attr.workgroup_size, &items, &wgsl)
         .unwrap_or_else(|e| format!("(no explain view: internal compiler error: {e})\n"));
     Ok(CompiledKernel {
@@ -223,16 +235,18 @@ fn order_helpers(kernel: &hir::Function, helpers: &[syn::ItemFn]) -> Result<Vec<
             let start = visiting.iter().position(|n| n == name).unwrap_or(0);
             let cycle = visiting[start..].join("` → `");
             errors.push(
-                Diagnostic::new(call_span, format!("recursion is not supported: `{name}` calls itself (`{cycle}` → `{name}`)"))
-                    .help("GPUs have no call stack; rewrite it as a loop"),
+                Diagnostic::new(
+                    call_span,
+                    format!("recursion is not supported: `{name}` calls itself (`{cycle}` → `{name}`)"),
+                )
+                .help("GPUs have no call stack; rewrite it as a loop"),
             );
             return;
         }
         let Some(item) = by_name.get(name) else {
-            errors.push(
-                Diagnostic::new(call_span, format!("`{name}` is not a `#[helper]` function"))
-                    .help(format!("mark `fn {name}` with `#[helper]` so that kernels can call it (helpers take and return scalars)")),
-            );
+            errors.push(Diagnostic::new(call_span, format!("`{name}` is not a `#[helper]` function")).help(format!(
+                "mark `fn {name}` with `#[helper]` so that kernels can call it (helpers take and return scalars)"
+            )));
             return;
         };
         match parse::parse_function(item, parse::FnRole::Helper) {

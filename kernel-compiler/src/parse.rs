@@ -21,7 +21,8 @@ pub enum FnRole {
 
 /// Parses one function of the given role.
 pub fn parse_function(item: &syn::ItemFn, role: FnRole) -> Result<Function, Vec<Diagnostic>> {
-    let mut p = Parser { diags: Diagnostics::default(), f: None, scopes: vec![HashMap::new()], role, loop_labels: Vec::new() };
+    let mut p =
+        Parser { diags: Diagnostics::default(), f: None, scopes: vec![HashMap::new()], role, loop_labels: Vec::new() };
     let f = p.function(item);
     p.diags.finish(f)
 }
@@ -79,7 +80,10 @@ impl Parser {
             self.diags.push(Diagnostic::new(a.span(), format!("{what} cannot be `async`")));
         }
         if let Some(u) = &sig.unsafety {
-            self.diags.push(Diagnostic::new(u.span(), format!("{what} cannot be `unsafe`")).help("remove `unsafe`: kernels are safe Rust"));
+            self.diags.push(
+                Diagnostic::new(u.span(), format!("{what} cannot be `unsafe`"))
+                    .help("remove `unsafe`: kernels are safe Rust"),
+            );
         }
         if let Some(c) = &sig.constness {
             self.diags.push(Diagnostic::new(c.span(), format!("{what} cannot be `const`")));
@@ -128,13 +132,17 @@ impl Parser {
 
     fn param(&mut self, input: &syn::FnArg) {
         let syn::FnArg::Typed(pt) = input else {
-            self.diags.push(Diagnostic::new(input.span(), "kernels and helpers are free functions; `self` is not supported"));
+            self.diags
+                .push(Diagnostic::new(input.span(), "kernels and helpers are free functions; `self` is not supported"));
             return;
         };
         let (name, mutable) = match &*pt.pat {
-            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => (pi.ident.to_string(), pi.mutability.is_some()),
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                (pi.ident.to_string(), pi.mutability.is_some())
+            }
             other => {
-                self.diags.push(Diagnostic::new(other.span(), "parameters must be plain names").help("write `name: Type`"));
+                self.diags
+                    .push(Diagnostic::new(other.span(), "parameters must be plain names").help("write `name: Type`"));
                 return;
             }
         };
@@ -145,13 +153,22 @@ impl Parser {
                 if let syn::Type::Slice(s) = &*r.elem {
                     if let Some(elem) = atomic_elem(&s.elem) {
                         if self.role == FnRole::Helper {
-                            self.diags.push(Diagnostic::new(pt.ty.span(), "helper functions cannot take buffers").help("do the atomic operation in the kernel"));
+                            self.diags.push(
+                                Diagnostic::new(pt.ty.span(), "helper functions cannot take buffers")
+                                    .help("do the atomic operation in the kernel"),
+                            );
                             return;
                         }
                         if mutable_ref {
                             self.diags.push(
-                                Diagnostic::new(pt.ty.span(), "a buffer of atomics is written through a shared reference")
-                                    .help(format!("write `&[Atomic{}]`: atomics are changed through `&`, like in Rust", if elem == Ty::I32 { "I32" } else { "U32" })),
+                                Diagnostic::new(
+                                    pt.ty.span(),
+                                    "a buffer of atomics is written through a shared reference",
+                                )
+                                .help(format!(
+                                    "write `&[Atomic{}]`: atomics are changed through `&`, like in Rust",
+                                    if elem == Ty::I32 { "I32" } else { "U32" }
+                                )),
                             );
                             return;
                         }
@@ -173,7 +190,13 @@ impl Parser {
                         } else {
                             "pass scalars by value (`x: f32`) or buffers as `&[T]`"
                         };
-                        self.diags.push(Diagnostic::new(other.span(), "references to single values are not supported as parameters").help(help));
+                        self.diags.push(
+                            Diagnostic::new(
+                                other.span(),
+                                "references to single values are not supported as parameters",
+                            )
+                            .help(help),
+                        );
                         None
                     }
                 };
@@ -184,11 +207,18 @@ impl Parser {
                     );
                 }
                 if mutable {
-                    self.diags.push(Diagnostic::new(pt.pat.span(), "a buffer parameter cannot be `mut`").help("remove `mut`; `&mut [T]` already lets the kernel write elements"));
+                    self.diags.push(
+                        Diagnostic::new(pt.pat.span(), "a buffer parameter cannot be `mut`")
+                            .help("remove `mut`; `&mut [T]` already lets the kernel write elements"),
+                    );
                 }
                 match elem {
                     Some(elem) if elem.is_numeric() && elem != Ty::Usize => {
-                        if mutable_ref { ParamKind::BufferMut { elem } } else { ParamKind::Buffer { elem } }
+                        if mutable_ref {
+                            ParamKind::BufferMut { elem }
+                        } else {
+                            ParamKind::Buffer { elem }
+                        }
                     }
                     Some(elem) => {
                         self.diags.push(
@@ -204,10 +234,10 @@ impl Parser {
                 Some(t @ (Ty::F32 | Ty::I32 | Ty::U32)) => ParamKind::Scalar { ty: t, mutable },
                 Some(t @ (Ty::Bool | Ty::Usize)) if self.role == FnRole::Helper => ParamKind::Scalar { ty: t, mutable },
                 Some(t) => {
-                    self.diags.push(
-                        Diagnostic::new(ty.span(), format!("a kernel cannot take a `{t}` parameter"))
-                            .help("kernel scalars are `f32`, `i32` or `u32` (uniform data); pass a `u32` and convert with `as`"),
-                    );
+                    self.diags
+                        .push(Diagnostic::new(ty.span(), format!("a kernel cannot take a `{t}` parameter")).help(
+                        "kernel scalars are `f32`, `i32` or `u32` (uniform data); pass a `u32` and convert with `as`",
+                    ));
                     return self.reject(name);
                 }
                 None => return self.reject(name),
@@ -233,11 +263,17 @@ impl Parser {
         }
         let span = init.span();
         let syn::Pat::Ident(pi) = &local.pat else {
-            self.diags.push(Diagnostic::new(local.pat.span(), "a shared array is bound to a plain name").help("write `let tile = shared::<[f32; 256]>();`"));
+            self.diags.push(
+                Diagnostic::new(local.pat.span(), "a shared array is bound to a plain name")
+                    .help("write `let tile = shared::<[f32; 256]>();`"),
+            );
             return true;
         };
         if self.role == FnRole::Helper {
-            self.diags.push(Diagnostic::new(span, "shared memory can only be declared in a kernel's body").help("declare it in the kernel"));
+            self.diags.push(
+                Diagnostic::new(span, "shared memory can only be declared in a kernel's body")
+                    .help("declare it in the kernel"),
+            );
             return true;
         }
         if self.scopes.len() != 2 {
@@ -248,19 +284,26 @@ impl Parser {
             return true;
         }
         if !c.args.is_empty() {
-            self.diags.push(Diagnostic::new(c.args.span(), "`shared()` takes no arguments").help("write `shared::<[f32; 256]>()`"));
+            self.diags.push(
+                Diagnostic::new(c.args.span(), "`shared()` takes no arguments").help("write `shared::<[f32; 256]>()`"),
+            );
             return true;
         }
         let ty = match &p.path.segments[0].arguments {
             syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
                 syn::GenericArgument::Type(t) => t,
                 other => {
-                    self.diags.push(Diagnostic::new(other.span(), "expected an array type").help("write `shared::<[f32; 256]>()`"));
+                    self.diags.push(
+                        Diagnostic::new(other.span(), "expected an array type").help("write `shared::<[f32; 256]>()`"),
+                    );
                     return true;
                 }
             },
             _ => {
-                self.diags.push(Diagnostic::new(span, "a shared array needs its type").help("write `shared::<[f32; 256]>()` or `shared::<[[f32; 16]; 16]>()`"));
+                self.diags.push(
+                    Diagnostic::new(span, "a shared array needs its type")
+                        .help("write `shared::<[f32; 256]>()` or `shared::<[[f32; 16]; 16]>()`"),
+                );
                 return true;
             }
         };
@@ -269,8 +312,14 @@ impl Parser {
         let used: u64 = self.func().shared.iter().map(|d| u64::from(d.words())).sum();
         if (used + words) * 4 > 16384 {
             self.diags.push(
-                Diagnostic::new(ty.span(), format!("{} bytes of shared memory exceed the 16384 bytes every WebGPU device provides", (used + words) * 4))
-                    .help("use smaller tiles, or fewer shared arrays"),
+                Diagnostic::new(
+                    ty.span(),
+                    format!(
+                        "{} bytes of shared memory exceed the 16384 bytes every WebGPU device provides",
+                        (used + words) * 4
+                    ),
+                )
+                .help("use smaller tiles, or fewer shared arrays"),
             );
             return true;
         }
@@ -286,7 +335,10 @@ impl Parser {
     /// `[T; N]`, `[[T; C]; R]`, `[AtomicU32; N]`: (element, atomic, dims).
     fn shared_type(&mut self, ty: &syn::Type) -> Option<(Ty, bool, Vec<u32>)> {
         let syn::Type::Array(outer) = ty else {
-            self.diags.push(Diagnostic::new(ty.span(), "shared memory is an array").help("write `shared::<[f32; 256]>()` or `shared::<[[f32; 16]; 16]>()`"));
+            self.diags.push(
+                Diagnostic::new(ty.span(), "shared memory is an array")
+                    .help("write `shared::<[f32; 256]>()` or `shared::<[[f32; 16]; 16]>()`"),
+            );
             return None;
         };
         let n = self.array_len(&outer.len)?;
@@ -294,7 +346,10 @@ impl Parser {
             syn::Type::Array(inner) => {
                 let m = self.array_len(&inner.len)?;
                 if atomic_elem(&inner.elem).is_some() {
-                    self.diags.push(Diagnostic::new(inner.elem.span(), "shared atomics are one-dimensional").help("write `shared::<[AtomicU32; N]>()` and index it with `r * cols + c`"));
+                    self.diags.push(
+                        Diagnostic::new(inner.elem.span(), "shared atomics are one-dimensional")
+                            .help("write `shared::<[AtomicU32; N]>()` and index it with `r * cols + c`"),
+                    );
                     return None;
                 }
                 let elem = self.shared_elem(&inner.elem)?;
@@ -311,7 +366,10 @@ impl Parser {
         match self.scalar_type(ty)? {
             t @ (Ty::F32 | Ty::I32 | Ty::U32) => Some(t),
             t => {
-                self.diags.push(Diagnostic::new(ty.span(), format!("shared arrays of `{t}` are not supported")).help("shared elements are `f32`, `i32`, `u32`, `AtomicU32` or `AtomicI32`"));
+                self.diags.push(
+                    Diagnostic::new(ty.span(), format!("shared arrays of `{t}` are not supported"))
+                        .help("shared elements are `f32`, `i32`, `u32`, `AtomicU32` or `AtomicI32`"),
+                );
                 None
             }
         }
@@ -414,13 +472,20 @@ impl Parser {
     /// `x.compare_exchange(current, new, o1, o2).is_ok()`.
     fn compare_exchange_is_ok(&mut self, m: &syn::ExprMethodCall) -> Option<ExprId> {
         let syn::Expr::MethodCall(inner) = strip_parens(&m.receiver) else { return None };
-        if m.method != "is_ok" || !(inner.method == "compare_exchange" || inner.method == "compare_exchange_weak") || !m.args.is_empty() {
+        if m.method != "is_ok"
+            || !(inner.method == "compare_exchange" || inner.method == "compare_exchange_weak")
+            || !m.args.is_empty()
+        {
             return None;
         }
         let target = self.atomic_target(&inner.receiver)?;
         let span = m.span();
         if inner.args.len() != 4 {
-            return Some(self.error(inner.span(), "`compare_exchange` takes the current value, the new value and two `Ordering`s", None));
+            return Some(self.error(
+                inner.span(),
+                "`compare_exchange` takes the current value, the new value and two `Ordering`s",
+                None,
+            ));
         }
         let args = inner.args.iter().take(2).map(|a| self.expr(a)).collect();
         Some(self.push(ExprKind::Atomic { target, op: AtomicOp::CompareExchangeIsOk, args }, span))
@@ -435,7 +500,9 @@ impl Parser {
     /// True when `e` is (a deref, index or field of) a rejected parameter.
     fn is_rejected(&self, e: &syn::Expr) -> bool {
         match e {
-            syn::Expr::Path(p) => p.path.get_ident().is_some_and(|i| matches!(self.lookup(&i.to_string()), Some(Binding::Rejected))),
+            syn::Expr::Path(p) => {
+                p.path.get_ident().is_some_and(|i| matches!(self.lookup(&i.to_string()), Some(Binding::Rejected)))
+            }
             syn::Expr::Paren(p) => self.is_rejected(&p.expr),
             syn::Expr::Unary(u) => self.is_rejected(&u.expr),
             syn::Expr::Index(ix) => self.is_rejected(&ix.expr),
@@ -456,13 +523,19 @@ impl Parser {
                         return Some(t);
                     }
                 }
-                let help = unsupported_type_help(&name).unwrap_or("kernels compute with `f32`, `i32`, `u32`, `usize` and `bool`");
-                self.diags.push(Diagnostic::new(ty.span(), format!("`{}` is not supported in a kernel", type_text(ty))).help(help));
+                let help = unsupported_type_help(&name)
+                    .unwrap_or("kernels compute with `f32`, `i32`, `u32`, `usize` and `bool`");
+                self.diags.push(
+                    Diagnostic::new(ty.span(), format!("`{}` is not supported in a kernel", type_text(ty))).help(help),
+                );
                 None
             }
             syn::Type::Tuple(t) if t.elems.is_empty() => Some(Ty::Unit),
             syn::Type::Ptr(_) => {
-                self.diags.push(Diagnostic::new(ty.span(), "raw pointers are not supported in a kernel").help("index a buffer parameter instead"));
+                self.diags.push(
+                    Diagnostic::new(ty.span(), "raw pointers are not supported in a kernel")
+                        .help("index a buffer parameter instead"),
+                );
                 None
             }
             syn::Type::TraitObject(_) | syn::Type::ImplTrait(_) => {
@@ -473,15 +546,23 @@ impl Parser {
                 None
             }
             syn::Type::Reference(_) => {
-                self.diags.push(Diagnostic::new(ty.span(), "references are not supported here").help("use values: kernels copy scalars"));
+                self.diags.push(
+                    Diagnostic::new(ty.span(), "references are not supported here")
+                        .help("use values: kernels copy scalars"),
+                );
                 None
             }
             syn::Type::Array(_) | syn::Type::Slice(_) => {
-                self.diags.push(Diagnostic::new(ty.span(), "arrays are not supported here").help("take a `&[T]` buffer parameter"));
+                self.diags.push(
+                    Diagnostic::new(ty.span(), "arrays are not supported here").help("take a `&[T]` buffer parameter"),
+                );
                 None
             }
             _ => {
-                self.diags.push(Diagnostic::new(ty.span(), format!("the type `{}` is not supported in a kernel", type_text(ty))).help("kernels compute with `f32`, `i32`, `u32`, `usize` and `bool`"));
+                self.diags.push(
+                    Diagnostic::new(ty.span(), format!("the type `{}` is not supported in a kernel", type_text(ty)))
+                        .help("kernels compute with `f32`, `i32`, `u32`, `usize` and `bool`"),
+                );
                 None
             }
         }
@@ -533,7 +614,10 @@ impl Parser {
 
     fn let_stmt(&mut self, local: &syn::Local, out: &mut Block) {
         if let Some(diverge) = &local.init.as_ref().and_then(|i| i.diverge.as_ref()) {
-            self.diags.push(Diagnostic::new(diverge.1.span(), "`let ... else` is not supported in a kernel").help("use `if` / `else`"));
+            self.diags.push(
+                Diagnostic::new(diverge.1.span(), "`let ... else` is not supported in a kernel")
+                    .help("use `if` / `else`"),
+            );
         }
         if let Some(init) = &local.init {
             let before = self.diags.len();
@@ -584,12 +668,15 @@ impl Parser {
     fn macro_error(&mut self, mac: &syn::Macro) -> ExprId {
         let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
         let help = match name.as_str() {
-            "println" | "print" | "eprintln" | "eprint" | "dbg" => "a GPU cannot print; write the value into an output buffer and read it on the host",
-            "panic" | "unreachable" | "todo" | "unimplemented" | "assert" | "assert_eq" | "assert_ne" | "debug_assert" => {
-                "a GPU cannot panic; write an error flag into an output buffer, or `return` early"
+            "println" | "print" | "eprintln" | "eprint" | "dbg" => {
+                "a GPU cannot print; write the value into an output buffer and read it on the host"
             }
+            "panic" | "unreachable" | "todo" | "unimplemented" | "assert" | "assert_eq" | "assert_ne"
+            | "debug_assert" => "a GPU cannot panic; write an error flag into an output buffer, or `return` early",
             "vec" => "a kernel cannot allocate; take a `&mut [T]` buffer parameter",
-            "format" | "write" | "writeln" => "a kernel has no strings; write the numbers into an output buffer and format them on the host",
+            "format" | "write" | "writeln" => {
+                "a kernel has no strings; write the numbers into an output buffer and format them on the host"
+            }
             _ => "expand the macro by hand",
         };
         self.error(mac.span(), format!("macros such as `{name}!` are not supported in a kernel"), Some(help))
@@ -614,7 +701,11 @@ impl Parser {
                 };
                 match axis {
                     Some(a) => self.push(ExprKind::Axis(base, a), span),
-                    None => self.error(f.member.span(), "only the `.x`, `.y` and `.z` fields of a thread index exist", Some("write `global_id().x`")),
+                    None => self.error(
+                        f.member.span(),
+                        "only the `.x`, `.y` and `.z` fields of a thread index exist",
+                        Some("write `global_id().x`"),
+                    ),
                 }
             }
             syn::Expr::Index(_) if self.shared_of(e).is_some() => {
@@ -627,30 +718,50 @@ impl Parser {
                 };
                 if self.func().shared[shared].atomic {
                     let name = self.func().shared[shared].name.clone();
-                    return self.error(span, format!("`{name}` holds atomics"), Some("use an atomic method: `.load(Ordering::Relaxed)`, `.fetch_add(v, Ordering::Relaxed)`, ..."));
+                    return self.error(
+                        span,
+                        format!("`{name}` holds atomics"),
+                        Some(
+                            "use an atomic method: `.load(Ordering::Relaxed)`, `.fetch_add(v, Ordering::Relaxed)`, ...",
+                        ),
+                    );
                 }
                 let indices = indices.into_iter().map(|i| self.expr(i)).collect();
                 self.push(ExprKind::SharedIndex { shared, indices }, span)
             }
-            syn::Expr::Index(ix) => match self.buffer_of(&ix.expr) {
-                Some(buffer) if matches!(self.func().params[buffer].kind, ParamKind::Atomics { .. }) => {
-                    let name = self.func().params[buffer].name.clone();
-                    self.error(span, format!("`{name}` holds atomics"), Some("use an atomic method: `.load(Ordering::Relaxed)`, `.fetch_add(v, Ordering::Relaxed)`, ..."))
+            syn::Expr::Index(ix) => {
+                match self.buffer_of(&ix.expr) {
+                    Some(buffer) if matches!(self.func().params[buffer].kind, ParamKind::Atomics { .. }) => {
+                        let name = self.func().params[buffer].name.clone();
+                        self.error(span, format!("`{name}` holds atomics"), Some("use an atomic method: `.load(Ordering::Relaxed)`, `.fetch_add(v, Ordering::Relaxed)`, ..."))
+                    }
+                    Some(buffer) => {
+                        let index = self.expr(&ix.index);
+                        self.push(ExprKind::Index { buffer, index }, span)
+                    }
+                    None if self.is_rejected(&ix.expr) => {
+                        self.report_silently();
+                        self.push(ERROR_LIT, span)
+                    }
+                    None if matches!(
+                        strip_parens(&ix.expr),
+                        syn::Expr::Unary(syn::ExprUnary { op: syn::UnOp::Deref(_), .. })
+                    ) =>
+                    {
+                        let syn::Expr::Unary(u) = strip_parens(&ix.expr) else { unreachable!() };
+                        self.error(
+                            u.op.span(),
+                            "dereferencing is not supported in a kernel",
+                            Some("index the buffer itself: `a[i]`"),
+                        )
+                    }
+                    None => self.error(
+                        ix.expr.span(),
+                        "only buffer parameters can be indexed",
+                        Some("index a `&[T]` or `&mut [T]` parameter: `a[i]`"),
+                    ),
                 }
-                Some(buffer) => {
-                    let index = self.expr(&ix.index);
-                    self.push(ExprKind::Index { buffer, index }, span)
-                }
-                None if self.is_rejected(&ix.expr) => {
-                    self.report_silently();
-                    self.push(ERROR_LIT, span)
-                }
-                None if matches!(strip_parens(&ix.expr), syn::Expr::Unary(syn::ExprUnary { op: syn::UnOp::Deref(_), .. })) => {
-                    let syn::Expr::Unary(u) = strip_parens(&ix.expr) else { unreachable!() };
-                    self.error(u.op.span(), "dereferencing is not supported in a kernel", Some("index the buffer itself: `a[i]`"))
-                }
-                None => self.error(ix.expr.span(), "only buffer parameters can be indexed", Some("index a `&[T]` or `&mut [T]` parameter: `a[i]`")),
-            },
+            }
             syn::Expr::Unary(u) => {
                 let op = match u.op {
                     syn::UnOp::Neg(_) => UnOp::Neg,
@@ -659,7 +770,13 @@ impl Parser {
                         self.report_silently();
                         return self.push(ERROR_LIT, span);
                     }
-                    _ => return self.error(u.op.span(), "dereferencing is not supported in a kernel", Some("kernels work with values: remove the `*`")),
+                    _ => {
+                        return self.error(
+                            u.op.span(),
+                            "dereferencing is not supported in a kernel",
+                            Some("kernels work with values: remove the `*`"),
+                        )
+                    }
                 };
                 let x = self.expr(&u.expr);
                 self.push(ExprKind::Unary(op, x), span)
@@ -683,12 +800,20 @@ impl Parser {
             }
             syn::Expr::Block(b) => {
                 if let Some(l) = &b.label {
-                    return self.error(l.span(), "labelled blocks are not supported in a kernel", Some("use a labelled `loop` that ends in `break`: `'a: loop { ...; break 'a; }`"));
+                    return self.error(
+                        l.span(),
+                        "labelled blocks are not supported in a kernel",
+                        Some("use a labelled `loop` that ends in `break`: `'a: loop { ...; break 'a; }`"),
+                    );
                 }
                 let block = self.block(&b.block);
                 self.push(ExprKind::Block(block), span)
             }
-            syn::Expr::Unsafe(u) => self.error(u.unsafe_token.span(), "`unsafe` is not allowed in a kernel", Some("kernels are safe Rust; remove the `unsafe` block")),
+            syn::Expr::Unsafe(u) => self.error(
+                u.unsafe_token.span(),
+                "`unsafe` is not allowed in a kernel",
+                Some("kernels are safe Rust; remove the `unsafe` block"),
+            ),
             syn::Expr::If(i) => self.if_expr(i),
             syn::Expr::While(w) => {
                 if let syn::Expr::Let(l) = &*w.cond {
@@ -719,24 +844,58 @@ impl Parser {
             syn::Expr::Return(r) => {
                 let value = r.expr.as_ref().map(|v| self.expr(v));
                 if value.is_some() && self.role == FnRole::Kernel {
-                    return self.error(span, "a kernel cannot return a value", Some("write the value into a `&mut [T]` parameter, then `return;`"));
+                    return self.error(
+                        span,
+                        "a kernel cannot return a value",
+                        Some("write the value into a `&mut [T]` parameter, then `return;`"),
+                    );
                 }
                 self.push(ExprKind::Return(value), span)
             }
             syn::Expr::Macro(m) => self.macro_error(&m.mac),
-            syn::Expr::Closure(_) => self.error(span, "closures are not supported in a kernel", Some("write a `#[helper]` function and call it")),
-            syn::Expr::Match(_) => self.error(span, "`match` is not supported in a kernel yet", Some("use `if` / `else if` / `else`")),
-            syn::Expr::Tuple(_) => self.error(span, "tuples are not supported in a kernel", Some("use one `let` per value")),
-            syn::Expr::Array(_) | syn::Expr::Repeat(_) => {
-                self.error(span, "arrays are not supported in a kernel", Some("take a `&[T]` or `&mut [T]` buffer parameter"))
+            syn::Expr::Closure(_) => self.error(
+                span,
+                "closures are not supported in a kernel",
+                Some("write a `#[helper]` function and call it"),
+            ),
+            syn::Expr::Match(_) => {
+                self.error(span, "`match` is not supported in a kernel yet", Some("use `if` / `else if` / `else`"))
             }
-            syn::Expr::Reference(_) => self.error(span, "references are not supported in a kernel", Some("use the value itself: scalars are copied")),
-            syn::Expr::Struct(_) => self.error(span, "struct literals are not supported in a kernel", Some("use separate scalar values")),
-            syn::Expr::Range(_) => self.error(span, "ranges can only be used in `for` loops", Some("write `for i in a..b { ... }`")),
-            syn::Expr::Let(_) => self.error(span, "`if let` is not supported in a kernel", Some("patterns are not supported; test a condition instead, e.g. `if i < a.len() { ... a[i] ... }`")),
+            syn::Expr::Tuple(_) => {
+                self.error(span, "tuples are not supported in a kernel", Some("use one `let` per value"))
+            }
+            syn::Expr::Array(_) | syn::Expr::Repeat(_) => self.error(
+                span,
+                "arrays are not supported in a kernel",
+                Some("take a `&[T]` or `&mut [T]` buffer parameter"),
+            ),
+            syn::Expr::Reference(_) => self.error(
+                span,
+                "references are not supported in a kernel",
+                Some("use the value itself: scalars are copied"),
+            ),
+            syn::Expr::Struct(_) => {
+                self.error(span, "struct literals are not supported in a kernel", Some("use separate scalar values"))
+            }
+            syn::Expr::Range(_) => {
+                self.error(span, "ranges can only be used in `for` loops", Some("write `for i in a..b { ... }`"))
+            }
+            syn::Expr::Let(_) => self.error(
+                span,
+                "`if let` is not supported in a kernel",
+                Some("patterns are not supported; test a condition instead, e.g. `if i < a.len() { ... a[i] ... }`"),
+            ),
             syn::Expr::Async(_) | syn::Expr::Await(_) => self.error(span, "`async` is not supported in a kernel", None),
-            syn::Expr::Try(_) | syn::Expr::TryBlock(_) => self.error(span, "`?` is not supported in a kernel", Some("kernels have no `Result`; use `if` and `return`")),
-            _ => self.error(span, "this expression is not supported in a kernel", Some("see docs/supported-rust.md for the subset")),
+            syn::Expr::Try(_) | syn::Expr::TryBlock(_) => self.error(
+                span,
+                "`?` is not supported in a kernel",
+                Some("kernels have no `Result`; use `if` and `return`"),
+            ),
+            _ => self.error(
+                span,
+                "this expression is not supported in a kernel",
+                Some("see docs/supported-rust.md for the subset"),
+            ),
         }
     }
 
@@ -755,7 +914,11 @@ impl Parser {
                         Some(t) => Some(t),
                         None => {
                             let help = unsupported_type_help(s).unwrap_or("use an `i32`, `u32` or `usize` literal");
-                            return self.error(span, format!("`{s}` literals are not supported in a kernel"), Some(help));
+                            return self.error(
+                                span,
+                                format!("`{s}` literals are not supported in a kernel"),
+                                Some(help),
+                            );
                         }
                     },
                 };
@@ -781,7 +944,11 @@ impl Parser {
                 }
             }
             syn::Lit::Bool(b) => self.push(ExprKind::Lit(Lit::Bool(b.value)), span),
-            _ => self.error(span, "only numeric and `bool` literals are supported in a kernel", Some("kernels compute with numbers")),
+            _ => self.error(
+                span,
+                "only numeric and `bool` literals are supported in a kernel",
+                Some("kernels compute with numbers"),
+            ),
         }
     }
 
@@ -794,7 +961,11 @@ impl Parser {
                 Some(Binding::Local(id)) => self.push(ExprKind::Local(id), span),
                 Some(Binding::Param(id)) => match self.func().params[id].kind {
                     ParamKind::Scalar { .. } => self.push(ExprKind::Param(id), span),
-                    _ => self.error(span, format!("the buffer `{name}` can only be indexed or measured here"), Some(&format!("write `{name}[i]` or `{name}.len()`"))),
+                    _ => self.error(
+                        span,
+                        format!("the buffer `{name}` can only be indexed or measured here"),
+                        Some(&format!("write `{name}[i]` or `{name}.len()`")),
+                    ),
                 },
                 Some(Binding::Rejected) => {
                     self.report_silently();
@@ -819,7 +990,9 @@ impl Parser {
         match named_const(&segs) {
             Some(c) => self.push(ExprKind::Const(c), span),
             None => {
-                let help = if segs.last().map(|s| s == "MAX" || s == "MIN").unwrap_or(false) && segs.iter().any(|s| s == "usize") {
+                let help = if segs.last().map(|s| s == "MAX" || s == "MIN").unwrap_or(false)
+                    && segs.iter().any(|s| s == "usize")
+                {
                     "`usize` is 32 bits on the GPU but 64 on the CPU; use `u32::MAX`"
                 } else {
                     "kernels know `f32::MAX/MIN/EPSILON/INFINITY/NEG_INFINITY/NAN`, `i32::MAX/MIN`, `u32::MAX/MIN` and `std::f32::consts::*`"
@@ -861,7 +1034,11 @@ impl Parser {
                     return self.error(c.args.span(), format!("`{name}()` takes no arguments"), None);
                 }
                 if self.role == FnRole::Helper {
-                    return self.error(span, format!("`{name}()` can only be called in a kernel's body"), Some("every thread must reach a barrier; call it in the kernel, around the helper call"));
+                    return self.error(
+                        span,
+                        format!("`{name}()` can only be called in a kernel's body"),
+                        Some("every thread must reach a barrier; call it in the kernel, around the helper call"),
+                    );
                 }
                 let kind = if name == "workgroup_barrier" { BarrierKind::Workgroup } else { BarrierKind::Storage };
                 let f = self.func();
@@ -870,14 +1047,22 @@ impl Parser {
                 return self.push(ExprKind::Barrier(kind, site), span);
             }
             if name == "shared" {
-                return self.error(span, "`shared::<..>()` declares shared memory: bind it with `let` at the top of the kernel", Some("write `let tile = shared::<[f32; 256]>();`"));
+                return self.error(
+                    span,
+                    "`shared::<..>()` declares shared memory: bind it with `let` at the top of the kernel",
+                    Some("write `let tile = shared::<[f32; 256]>();`"),
+                );
             }
             if let Some(b) = Builtin::from_name(name) {
                 if !c.args.is_empty() {
                     return self.error(c.args.span(), format!("`{name}()` takes no arguments"), None);
                 }
                 if self.role == FnRole::Helper {
-                    return self.error(span, format!("`{name}()` can only be called in a kernel's body"), Some("pass the value to the helper as a parameter"));
+                    return self.error(
+                        span,
+                        format!("`{name}()` can only be called in a kernel's body"),
+                        Some("pass the value to the helper as a parameter"),
+                    );
                 }
                 return self.push(ExprKind::Builtin(b), span);
             }
@@ -915,7 +1100,11 @@ impl Parser {
                 f.calls.push(name.clone());
             }
             if *name == f.name {
-                return self.error(span, format!("recursion is not supported: `{name}` calls itself"), Some("GPUs have no call stack; rewrite it as a loop"));
+                return self.error(
+                    span,
+                    format!("recursion is not supported: `{name}` calls itself"),
+                    Some("GPUs have no call stack; rewrite it as a loop"),
+                );
             }
             return self.push(ExprKind::Call { name: name.clone(), args }, span);
         }
@@ -925,7 +1114,11 @@ impl Parser {
                 if let Some(op) = math_op(&segs[1]) {
                     let mut args: Vec<ExprId> = c.args.iter().map(|a| self.expr(a)).collect();
                     if args.len() != math_arity(op) {
-                        return self.error(span, format!("`{}` takes {} argument(s)", segs.join("::"), math_arity(op)), None);
+                        return self.error(
+                            span,
+                            format!("`{}` takes {} argument(s)", segs.join("::"), math_arity(op)),
+                            None,
+                        );
                     }
                     // `f32::sqrt(x)` pins the receiver's type, as rustc does.
                     let receiver_span = self.func().exprs[args[0]].span;
@@ -996,7 +1189,11 @@ impl Parser {
                 }
             }
             let help = suggest_method(&name);
-            return self.error(m.method.span(), format!("the method `{name}` is not supported in a kernel"), Some(&help));
+            return self.error(
+                m.method.span(),
+                format!("the method `{name}` is not supported in a kernel"),
+                Some(&help),
+            );
         };
         let mut args = vec![self.expr(&m.receiver)];
         args.extend(m.args.iter().map(|a| self.expr(a)));
@@ -1073,7 +1270,11 @@ impl Parser {
             };
             if self.func().shared[shared].atomic {
                 let name = self.func().shared[shared].name.clone();
-                self.error(e.span(), format!("`{name}` holds atomics"), Some("use `.store(v, Ordering::Relaxed)` or another atomic method"));
+                self.error(
+                    e.span(),
+                    format!("`{name}` holds atomics"),
+                    Some("use `.store(v, Ordering::Relaxed)` or another atomic method"),
+                );
                 return None;
             }
             let indices = indices.into_iter().map(|i| self.expr(i)).collect();
@@ -1088,7 +1289,11 @@ impl Parser {
                     Some(Binding::Param(id)) => match self.func().params[id].kind {
                         ParamKind::Scalar { .. } => Some(Place::Param(id)),
                         _ => {
-                            self.error(e.span(), format!("cannot assign to the buffer `{name}` itself"), Some(&format!("assign to an element: `{name}[i] = value`")));
+                            self.error(
+                                e.span(),
+                                format!("cannot assign to the buffer `{name}` itself"),
+                                Some(&format!("assign to an element: `{name}[i] = value`")),
+                            );
                             None
                         }
                     },
@@ -1097,7 +1302,11 @@ impl Parser {
                         None
                     }
                     Some(Binding::Shared(_)) => {
-                        self.error(e.span(), format!("cannot assign to the shared array `{name}` itself"), Some(&format!("assign to an element: `{name}[i] = value`")));
+                        self.error(
+                            e.span(),
+                            format!("cannot assign to the shared array `{name}` itself"),
+                            Some(&format!("assign to an element: `{name}[i] = value`")),
+                        );
                         None
                     }
                     None => {
@@ -1134,7 +1343,11 @@ impl Parser {
                 None
             }
             _ => {
-                self.error(e.span(), "cannot assign to this expression", Some("assign to a `let mut` local or to a buffer element `out[i]`"));
+                self.error(
+                    e.span(),
+                    "cannot assign to this expression",
+                    Some("assign to a `let mut` local or to a buffer element `out[i]`"),
+                );
                 None
             }
         }
@@ -1143,7 +1356,11 @@ impl Parser {
     fn if_expr(&mut self, i: &syn::ExprIf) -> ExprId {
         let span = i.span();
         if let syn::Expr::Let(l) = &*i.cond {
-            return self.error(l.span(), "`if let` is not supported in a kernel", Some("patterns are not supported; test a condition instead, e.g. `if i < a.len() { ... a[i] ... }`"));
+            return self.error(
+                l.span(),
+                "`if let` is not supported in a kernel",
+                Some("patterns are not supported; test a condition instead, e.g. `if i < a.len() { ... a[i] ... }`"),
+            );
         }
         let cond = self.expr(&i.cond);
         let cond_text = quote::ToTokens::to_token_stream(&i.cond).to_string();
@@ -1178,11 +1395,17 @@ impl Parser {
         let label = f.label.as_ref().map(|l| l.name.ident.to_string());
         // `a..b`, `a..=b`, or `(a..b).step_by(s)`.
         let (range, step) = match &*f.expr {
-            syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => (strip_parens(&m.receiver), Some(&m.args[0])),
+            syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
+                (strip_parens(&m.receiver), Some(&m.args[0]))
+            }
             other => (strip_parens(other), None),
         };
         let syn::Expr::Range(r) = range else {
-            return self.error(f.expr.span(), "`for` loops run over integer ranges only", Some("write `for i in start..end` or `for i in (start..end).step_by(s)`"));
+            return self.error(
+                f.expr.span(),
+                "`for` loops run over integer ranges only",
+                Some("write `for i in start..end` or `for i in (start..end).step_by(s)`"),
+            );
         };
         let (Some(start), Some(end)) = (&r.start, &r.end) else {
             return self.error(r.span(), "a `for` range needs a start and an end", Some("write `start..end`"));
@@ -1193,11 +1416,17 @@ impl Parser {
         let step = step.map(|s| self.expr(s));
         self.scopes.push(HashMap::new());
         let var = match &*f.pat {
-            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => self.declare(pi.ident.to_string(), pi.ident.span(), pi.mutability.is_some(), None),
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                self.declare(pi.ident.to_string(), pi.ident.span(), pi.mutability.is_some(), None)
+            }
             syn::Pat::Wild(w) => self.declare("_".into(), w.span(), false, None),
             other => {
                 self.scopes.pop();
-                return self.error(other.span(), "the loop variable must be a plain name", Some("write `for i in a..b`"));
+                return self.error(
+                    other.span(),
+                    "the loop variable must be a plain name",
+                    Some("write `for i in a..b`"),
+                );
             }
         };
         let body = self.loop_body(label.clone(), &f.body);
@@ -1240,14 +1469,47 @@ fn strip_parens(e: &syn::Expr) -> &syn::Expr {
 pub fn math_op(name: &str) -> Option<MathOp> {
     use MathOp::*;
     Some(match name {
-        "abs" => Abs, "sqrt" => Sqrt, "exp" => Exp, "exp2" => Exp2, "ln" => Ln, "log2" => Log2, "log10" => Log10,
-        "powf" => Powf, "powi" => Powi, "pow" => Pow, "sin" => Sin, "cos" => Cos, "tan" => Tan, "asin" => Asin,
-        "acos" => Acos, "atan" => Atan, "atan2" => Atan2, "sinh" => Sinh, "cosh" => Cosh, "tanh" => Tanh,
-        "floor" => Floor, "ceil" => Ceil, "round" => Round, "trunc" => Trunc, "fract" => Fract, "min" => Min,
-        "max" => Max, "clamp" => Clamp, "mul_add" => MulAdd, "signum" => Signum, "recip" => Recip,
-        "to_radians" => ToRadians, "to_degrees" => ToDegrees, "hypot" => Hypot, "count_ones" => CountOnes,
-        "leading_zeros" => LeadingZeros, "trailing_zeros" => TrailingZeros, "reverse_bits" => ReverseBits,
-        "wrapping_add" => WrappingAdd, "wrapping_sub" => WrappingSub, "wrapping_mul" => WrappingMul,
+        "abs" => Abs,
+        "sqrt" => Sqrt,
+        "exp" => Exp,
+        "exp2" => Exp2,
+        "ln" => Ln,
+        "log2" => Log2,
+        "log10" => Log10,
+        "powf" => Powf,
+        "powi" => Powi,
+        "pow" => Pow,
+        "sin" => Sin,
+        "cos" => Cos,
+        "tan" => Tan,
+        "asin" => Asin,
+        "acos" => Acos,
+        "atan" => Atan,
+        "atan2" => Atan2,
+        "sinh" => Sinh,
+        "cosh" => Cosh,
+        "tanh" => Tanh,
+        "floor" => Floor,
+        "ceil" => Ceil,
+        "round" => Round,
+        "trunc" => Trunc,
+        "fract" => Fract,
+        "min" => Min,
+        "max" => Max,
+        "clamp" => Clamp,
+        "mul_add" => MulAdd,
+        "signum" => Signum,
+        "recip" => Recip,
+        "to_radians" => ToRadians,
+        "to_degrees" => ToDegrees,
+        "hypot" => Hypot,
+        "count_ones" => CountOnes,
+        "leading_zeros" => LeadingZeros,
+        "trailing_zeros" => TrailingZeros,
+        "reverse_bits" => ReverseBits,
+        "wrapping_add" => WrappingAdd,
+        "wrapping_sub" => WrappingSub,
+        "wrapping_mul" => WrappingMul,
         _ => return None,
     })
 }
@@ -1263,19 +1525,61 @@ pub fn math_arity(op: MathOp) -> usize {
 }
 
 const METHOD_NAMES: &[&str] = &[
-    "abs", "sqrt", "exp", "exp2", "ln", "log2", "log10", "powf", "powi", "pow", "sin", "cos", "tan", "asin", "acos", "atan",
-    "atan2", "sinh", "cosh", "tanh", "floor", "ceil", "round", "trunc", "fract", "min", "max", "clamp", "mul_add",
-    "signum", "recip", "to_radians", "to_degrees", "hypot", "count_ones", "leading_zeros", "trailing_zeros",
-    "reverse_bits", "wrapping_add", "wrapping_sub", "wrapping_mul", "len",
+    "abs",
+    "sqrt",
+    "exp",
+    "exp2",
+    "ln",
+    "log2",
+    "log10",
+    "powf",
+    "powi",
+    "pow",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "atan2",
+    "sinh",
+    "cosh",
+    "tanh",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "fract",
+    "min",
+    "max",
+    "clamp",
+    "mul_add",
+    "signum",
+    "recip",
+    "to_radians",
+    "to_degrees",
+    "hypot",
+    "count_ones",
+    "leading_zeros",
+    "trailing_zeros",
+    "reverse_bits",
+    "wrapping_add",
+    "wrapping_sub",
+    "wrapping_mul",
+    "len",
 ];
 
 /// "did you mean" for unsupported methods: a known alias, else the nearest
 /// supported name by edit distance.
 fn suggest_method(name: &str) -> String {
     let full = match name {
-        "iter" | "into_iter" | "iter_mut" => Some("loop over the indices instead: `for j in 0..a.len() { ... a[j] ... }`"),
+        "iter" | "into_iter" | "iter_mut" => {
+            Some("loop over the indices instead: `for j in 0..a.len() { ... a[j] ... }`")
+        }
         "get" | "get_mut" => Some("check the index, then index: `if i < a.len() { ... a[i] ... }`"),
-        "clone" | "to_owned" | "copied" | "cloned" => Some("scalars are `Copy`: use the value itself and drop the call"),
+        "clone" | "to_owned" | "copied" | "cloned" => {
+            Some("scalars are `Copy`: use the value itself and drop the call")
+        }
         "sin_cos" => Some("use `sin()` and `cos()`"),
         _ => None,
     };

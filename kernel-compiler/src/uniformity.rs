@@ -70,16 +70,24 @@ impl Uniformity<'_> {
             ExprKind::Builtin(b) => matches!(b, Builtin::BlockId | Builtin::BlockDim | Builtin::GridDim),
             ExprKind::Index { .. } | ExprKind::SharedIndex { .. } | ExprKind::Atomic { .. } => false,
             ExprKind::Local(l) => !self.varying.contains(l),
-            ExprKind::Axis(x, _) | ExprKind::Unary(_, x) | ExprKind::Cast(x, _) | ExprKind::Typed(x, _) => self.uniform(*x),
+            ExprKind::Axis(x, _) | ExprKind::Unary(_, x) | ExprKind::Cast(x, _) | ExprKind::Typed(x, _) => {
+                self.uniform(*x)
+            }
             ExprKind::Binary(_, a, b) | ExprKind::Logical(_, a, b) => self.uniform(*a) && self.uniform(*b),
             ExprKind::Call { args, .. } | ExprKind::Math(_, args) => args.iter().all(|a| self.uniform(*a)),
             ExprKind::If { cond, then, else_, .. } => {
-                self.uniform(*cond) && then.tail.is_none_or(|t| self.uniform(t)) && else_.is_none_or(|e| self.uniform(e))
+                self.uniform(*cond)
+                    && then.tail.is_none_or(|t| self.uniform(t))
+                    && else_.is_none_or(|e| self.uniform(e))
             }
             ExprKind::Block(b) => b.tail.is_none_or(|t| self.uniform(t)),
             // A loop's value depends on how its iterations went.
             ExprKind::Loop { .. } => false,
-            ExprKind::Assign { .. } | ExprKind::Break { .. } | ExprKind::Continue { .. } | ExprKind::Return(_) | ExprKind::Barrier(..) => true,
+            ExprKind::Assign { .. }
+            | ExprKind::Break { .. }
+            | ExprKind::Continue { .. }
+            | ExprKind::Return(_)
+            | ExprKind::Barrier(..) => true,
         }
     }
 
@@ -91,7 +99,9 @@ impl Uniformity<'_> {
                 ExprKind::Builtin(Builtin::GlobalId) => "`global_id()`".to_string(),
                 ExprKind::Builtin(Builtin::ThreadId) => "`thread_id()`".to_string(),
                 ExprKind::Index { buffer, .. } => format!("a value loaded from `{}`", self.f.params[*buffer].name),
-                ExprKind::SharedIndex { shared, .. } => format!("a value loaded from `{}`", self.f.shared[*shared].name),
+                ExprKind::SharedIndex { shared, .. } => {
+                    format!("a value loaded from `{}`", self.f.shared[*shared].name)
+                }
                 ExprKind::Atomic { .. } => "an atomic's value".to_string(),
                 ExprKind::Local(l) if self.varying.contains(l) => format!("`{}`", self.f.locals[*l].name),
                 _ => return,
@@ -153,7 +163,12 @@ impl Uniformity<'_> {
                 let inner = if div.is_some() {
                     div.clone()
                 } else if !self.uniform(*cond) {
-                    Some(Divergence { reason: format!("inside `if {cond_text}`, and the condition depends on {}", self.why_varying(*cond)) })
+                    Some(Divergence {
+                        reason: format!(
+                            "inside `if {cond_text}`, and the condition depends on {}",
+                            self.why_varying(*cond)
+                        ),
+                    })
                 } else {
                     None
                 };
@@ -169,7 +184,9 @@ impl Uniformity<'_> {
                         });
                     }
                 }
-                then_out.filter(|_| div.is_none() && inner.is_none()).or(else_out.filter(|_| div.is_none() && inner.is_none()))
+                then_out
+                    .filter(|_| div.is_none() && inner.is_none())
+                    .or(else_out.filter(|_| div.is_none() && inner.is_none()))
             }
             ExprKind::Loop { kind, body, .. } => {
                 let mut inner = div.clone();
@@ -177,18 +194,29 @@ impl Uniformity<'_> {
                     LoopKind::While { cond } => {
                         self.expr(*cond, div.clone());
                         if inner.is_none() && !self.uniform(*cond) {
-                            inner = Some(Divergence { reason: format!("inside a `while` loop whose condition depends on {}", self.why_varying(*cond)) });
+                            inner = Some(Divergence {
+                                reason: format!(
+                                    "inside a `while` loop whose condition depends on {}",
+                                    self.why_varying(*cond)
+                                ),
+                            });
                         }
                     }
                     LoopKind::For { var, start, end, step, .. } => {
                         let bounds = [Some(*start), Some(*end), *step];
-                        let varying: Vec<ExprId> = bounds.iter().flatten().copied().filter(|b| !self.uniform(*b)).collect();
+                        let varying: Vec<ExprId> =
+                            bounds.iter().flatten().copied().filter(|b| !self.uniform(*b)).collect();
                         if div.is_some() || !varying.is_empty() {
                             self.mark(*var);
                         }
                         if inner.is_none() {
                             if let Some(b) = varying.first() {
-                                inner = Some(Divergence { reason: format!("inside a `for` loop whose range depends on {}", self.why_varying(*b)) });
+                                inner = Some(Divergence {
+                                    reason: format!(
+                                        "inside a `for` loop whose range depends on {}",
+                                        self.why_varying(*b)
+                                    ),
+                                });
                             }
                         }
                     }

@@ -62,13 +62,78 @@ fn corpus() -> (Vec<(TokenStream, syn::ItemFn)>, Vec<syn::ItemFn>) {
 }
 
 const IDENTS: &[&str] = &[
-    "i", "x", "y", "out", "a", "b", "n", "f32", "i32", "u32", "usize", "bool", "f64", "u8", "i64", "Vec", "String", "Box",
-    "Option", "Some", "None", "global_id", "thread_id", "block_id", "block_dim", "grid_dim", "len", "sqrt", "powi", "pow",
-    "min", "max", "clamp", "round", "step_by", "let", "mut", "if", "else", "while", "loop", "for", "in", "break",
-    "continue", "return", "as", "fn", "match", "unsafe", "true", "false", "self", "Self", "struct", "impl", "where",
-    "smoothstep", "clamp01", "collatz_steps", "array", "var", "vec3", "x_1", "_", "MAX", "std", "consts", "PI",
+    "i",
+    "x",
+    "y",
+    "out",
+    "a",
+    "b",
+    "n",
+    "f32",
+    "i32",
+    "u32",
+    "usize",
+    "bool",
+    "f64",
+    "u8",
+    "i64",
+    "Vec",
+    "String",
+    "Box",
+    "Option",
+    "Some",
+    "None",
+    "global_id",
+    "thread_id",
+    "block_id",
+    "block_dim",
+    "grid_dim",
+    "len",
+    "sqrt",
+    "powi",
+    "pow",
+    "min",
+    "max",
+    "clamp",
+    "round",
+    "step_by",
+    "let",
+    "mut",
+    "if",
+    "else",
+    "while",
+    "loop",
+    "for",
+    "in",
+    "break",
+    "continue",
+    "return",
+    "as",
+    "fn",
+    "match",
+    "unsafe",
+    "true",
+    "false",
+    "self",
+    "Self",
+    "struct",
+    "impl",
+    "where",
+    "smoothstep",
+    "clamp01",
+    "collatz_steps",
+    "array",
+    "var",
+    "vec3",
+    "x_1",
+    "_",
+    "MAX",
+    "std",
+    "consts",
+    "PI",
 ];
-const PUNCTS: &[char] = &['+', '-', '*', '/', '%', '^', '!', '&', '|', '=', '<', '>', '.', ',', ';', ':', '@', '#', '?', '~', '$', '\''];
+const PUNCTS: &[char] =
+    &['+', '-', '*', '/', '%', '^', '!', '&', '|', '=', '<', '>', '.', ',', ';', ':', '@', '#', '?', '~', '$', '\''];
 
 fn random_literal(rng: &mut Rng) -> Literal {
     match rng.below(12) {
@@ -90,7 +155,10 @@ fn random_literal(rng: &mut Rng) -> Literal {
 fn random_token(rng: &mut Rng) -> TokenTree {
     match rng.below(4) {
         0 => TokenTree::Literal(random_literal(rng)),
-        1 => TokenTree::Punct(Punct::new(*rng.pick(PUNCTS), if rng.below(2) == 0 { Spacing::Alone } else { Spacing::Joint })),
+        1 => TokenTree::Punct(Punct::new(
+            *rng.pick(PUNCTS),
+            if rng.below(2) == 0 { Spacing::Alone } else { Spacing::Joint },
+        )),
         _ => {
             let name = *rng.pick(IDENTS);
             TokenTree::Ident(Ident::new(name, Span::call_site()))
@@ -102,7 +170,8 @@ fn random_token(rng: &mut Rng) -> TokenTree {
 fn mutate(rng: &mut Rng, ts: TokenStream, depth: usize) -> TokenStream {
     let mut tokens: Vec<TokenTree> = ts.into_iter().collect();
     // Descend into a group half the time.
-    let groups: Vec<usize> = tokens.iter().enumerate().filter(|(_, t)| matches!(t, TokenTree::Group(_))).map(|(i, _)| i).collect();
+    let groups: Vec<usize> =
+        tokens.iter().enumerate().filter(|(_, t)| matches!(t, TokenTree::Group(_))).map(|(i, _)| i).collect();
     if !groups.is_empty() && depth < 8 && rng.below(3) != 0 {
         let gi = *rng.pick(&groups);
         if let TokenTree::Group(g) = &tokens[gi] {
@@ -173,7 +242,9 @@ impl syn::visit_mut::VisitMut for TreeMutator<'_> {
                 }
                 3 => {
                     let (l, r) = (self.rng.pick(self.exprs).clone(), self.rng.pick(self.exprs).clone());
-                    let op = *self.rng.pick(&["+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "==", "<", ">=", "&&", "||", "+=", "<<="]);
+                    let op = *self.rng.pick(&[
+                        "+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "==", "<", ">=", "&&", "||", "+=", "<<=",
+                    ]);
                     let op: TokenStream = op.parse().expect("operator");
                     set(e, quote::quote!(#l #op #r));
                 }
@@ -183,7 +254,10 @@ impl syn::visit_mut::VisitMut for TreeMutator<'_> {
                     set(e, quote::quote!((#inner).#method()));
                 }
                 _ => {
-                    let ty = Ident::new(*self.rng.pick(&["f32", "i32", "u32", "usize", "bool", "f64", "u8", "i64"]), Span::call_site());
+                    let ty = Ident::new(
+                        *self.rng.pick(&["f32", "i32", "u32", "usize", "bool", "f64", "u8", "i64"]),
+                        Span::call_site(),
+                    );
                     let inner = e.clone();
                     set(e, quote::quote!((#inner) as #ty));
                 }
@@ -212,8 +286,19 @@ impl syn::visit_mut::VisitMut for TreeMutator<'_> {
 
     fn visit_type_mut(&mut self, t: &mut syn::Type) {
         if self.rng.below(1000) < self.rate {
-            *t = syn::parse_str(*self.rng.pick(&["f32", "u32", "&[f32]", "&mut [u32]", "f64", "Vec<f32>", "&mut i32", "usize", "bool", "(f32, f32)"]))
-                .expect("type");
+            *t = syn::parse_str(*self.rng.pick(&[
+                "f32",
+                "u32",
+                "&[f32]",
+                "&mut [u32]",
+                "f64",
+                "Vec<f32>",
+                "&mut i32",
+                "usize",
+                "bool",
+                "(f32, f32)",
+            ]))
+            .expect("type");
             return;
         }
         syn::visit_mut::visit_type_mut(self, t);
@@ -249,7 +334,10 @@ fn arbitrary_kernel(rng: &mut Rng) -> TokenStream {
     let body: TokenStream = (0..rng.below(40)).map(|_| random_token(rng)).collect();
     let params: TokenStream = (0..rng.below(8)).map(|_| random_token(rng)).collect();
     let mut ts: TokenStream = "fn k".parse().expect("tokens");
-    ts.extend([TokenTree::Group(Group::new(Delimiter::Parenthesis, params)), TokenTree::Group(Group::new(Delimiter::Brace, body))]);
+    ts.extend([
+        TokenTree::Group(Group::new(Delimiter::Parenthesis, params)),
+        TokenTree::Group(Group::new(Delimiter::Brace, body)),
+    ]);
     ts
 }
 
@@ -271,7 +359,8 @@ fn check(attr: TokenStream, item: &syn::ItemFn, helpers: &[syn::ItemFn], what: &
     };
     let Ok(k) = compiled else { return false };
     // Accepted: the WGSL must re-parse and validate, and the SPIR-V exist.
-    let module = naga::front::wgsl::parse_str(&k.wgsl).unwrap_or_else(|e| panic!("accepted, but WGSL does not parse: {e}\n{}", what()));
+    let module = naga::front::wgsl::parse_str(&k.wgsl)
+        .unwrap_or_else(|e| panic!("accepted, but WGSL does not parse: {e}\n{}", what()));
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
         .validate(&module)
         .unwrap_or_else(|e| panic!("accepted, but WGSL does not validate: {e:?}\n{}", what()));
@@ -320,7 +409,10 @@ fn mutated_and_arbitrary_kernels_never_panic() {
                 let (attr, f) = rng.pick(&kernels);
                 let mut f = f.clone();
                 let rate = 5 + rng.below(60);
-                syn::visit_mut::VisitMut::visit_item_fn_mut(&mut TreeMutator { rng: &mut rng, exprs: &exprs, rate }, &mut f);
+                syn::visit_mut::VisitMut::visit_item_fn_mut(
+                    &mut TreeMutator { rng: &mut rng, exprs: &exprs, rate },
+                    &mut f,
+                );
                 (attr.clone(), quote::ToTokens::to_token_stream(&f))
             }
         };

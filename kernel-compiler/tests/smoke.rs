@@ -10,17 +10,22 @@ fn wgsl(attr: &str, src: &str) -> String {
 
 #[test]
 fn vector_add() {
-    let w = wgsl("workgroup_size = 256", r#"
+    let w = wgsl(
+        "workgroup_size = 256",
+        r#"
 fn vector_add(a: &[f32], b: &[f32], out: &mut [f32]) {
     let i = global_id().x;
     if i < out.len() { out[i] = a[i] + b[i]; }
-}"#);
+}"#,
+    );
     println!("{w}");
 }
 
 #[test]
 fn control_flow() {
-    let w = wgsl("workgroup_size = 64", r#"
+    let w = wgsl(
+        "workgroup_size = 64",
+        r#"
 fn k(a: &[i32], out: &mut [i32], n: u32) {
     let i = global_id().x;
     if i >= out.len() { return; }
@@ -37,6 +42,7 @@ fn k(a: &[i32], out: &mut [i32], n: u32) {
     let x = if acc > 10 { acc - 10 } else { -acc };
     let y = loop { break 5; };
     out[i] = x + y + 2i32.pow(3) + (2.5f32.powi(2) as i32) + (1.5f32).round() as i32;
-}"#);
+}"#,
+    );
     println!("{w}");
 }

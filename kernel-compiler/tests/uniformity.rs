@@ -39,7 +39,10 @@ fn barrier_under_a_condition_on_loaded_data() {
 
 #[test]
 fn barrier_in_a_loop_with_a_varying_bound() {
-    rejected("fn k(out: &mut [u32]) { for j in 0..thread_id().x { workgroup_barrier(); out[j] = 1; } }", "inside a `for` loop whose range depends on `thread_id()`");
+    rejected(
+        "fn k(out: &mut [u32]) { for j in 0..thread_id().x { workgroup_barrier(); out[j] = 1; } }",
+        "inside a `for` loop whose range depends on `thread_id()`",
+    );
     rejected("fn k(out: &mut [u32]) { let mut j = global_id().x; while j < 10 { workgroup_barrier(); j += 1; } out[0] = 0; }", "inside a `while` loop");
 }
 

@@ -15,7 +15,10 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let func: syn::ItemFn = match syn::parse2(item2) {
         Ok(f) => f,
         Err(e) => {
-            let err = syn::Error::new(e.span(), "`#[kernel]` goes on a function: `#[kernel(workgroup_size = 256)] fn name(...) { ... }`");
+            let err = syn::Error::new(
+                e.span(),
+                "`#[kernel]` goes on a function: `#[kernel(workgroup_size = 256)] fn name(...) { ... }`",
+            );
             let mut out = err.to_compile_error();
             out.extend(TokenStream2::from(item));
             return out.into();
@@ -32,7 +35,17 @@ pub fn helper(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item2: TokenStream2 = item.clone().into();
     let mut out = TokenStream2::new();
     if !attr.is_empty() {
-        out.extend(syn::Error::new(TokenStream2::from(attr).into_iter().next().map(|t| t.span()).unwrap_or_else(proc_macro2::Span::call_site), "`#[helper]` takes no arguments").to_compile_error());
+        out.extend(
+            syn::Error::new(
+                TokenStream2::from(attr)
+                    .into_iter()
+                    .next()
+                    .map(|t| t.span())
+                    .unwrap_or_else(proc_macro2::Span::call_site),
+                "`#[helper]` takes no arguments",
+            )
+            .to_compile_error(),
+        );
     }
     match syn::parse2::<syn::ItemFn>(item2) {
         Ok(f) => out.extend(expand::expand_helper(&f)),

@@ -145,7 +145,14 @@ impl<T: Element> Buffer<T> {
 
     /// Checks shared by both paths: device, parameter kind and type, and
     /// non-emptiness.
-    fn check_arg(&self, kernel: &'static KernelInfo, param: usize, device_id: u64, launch_device: impl FnOnce() -> String, mutable: bool) -> Result<(), LaunchError> {
+    fn check_arg(
+        &self,
+        kernel: &'static KernelInfo,
+        param: usize,
+        device_id: u64,
+        launch_device: impl FnOnce() -> String,
+        mutable: bool,
+    ) -> Result<(), LaunchError> {
         let arg = kernel.param_name(param);
         let invalid = |problem: String| Err(LaunchError::InvalidArgument { kernel: kernel.name, arg, problem });
         let Some(info) = kernel.params.get(param) else {
@@ -172,11 +179,22 @@ impl<T: Element> Buffer<T> {
         Ok(())
     }
 
-    fn gpu_arg_impl(&self, kernel: &'static KernelInfo, param: usize, gpu: &GpuDevice, mutable: bool) -> Result<GpuArg<'_>, LaunchError> {
+    fn gpu_arg_impl(
+        &self,
+        kernel: &'static KernelInfo,
+        param: usize,
+        gpu: &GpuDevice,
+        mutable: bool,
+    ) -> Result<GpuArg<'_>, LaunchError> {
         self.check_arg(kernel, param, gpu.id(), || gpu.describe(), mutable)?;
         let max_bytes = gpu.limits().max_storage_buffer_binding_size;
         if (self.len as u64).saturating_mul(4) > max_bytes {
-            return Err(LaunchError::BindingTooLarge { kernel: kernel.name, arg: kernel.param_name(param), len: self.len, max_bytes });
+            return Err(LaunchError::BindingTooLarge {
+                kernel: kernel.name,
+                arg: kernel.param_name(param),
+                len: self.len,
+                max_bytes,
+            });
         }
         match &self.storage {
             Storage::Gpu(GpuMemory { buffer: Some(buffer) }) => Ok(GpuArg { buffer, param }),
@@ -193,7 +211,12 @@ impl<T: Element> Buffer<T> {
     /// For generated code: this buffer as the `&[T]` argument `param` of a
     /// GPU launch of `kernel`.
     #[doc(hidden)]
-    pub fn gpu_arg(&self, kernel: &'static KernelInfo, param: usize, gpu: &GpuDevice) -> Result<GpuArg<'_>, LaunchError> {
+    pub fn gpu_arg(
+        &self,
+        kernel: &'static KernelInfo,
+        param: usize,
+        gpu: &GpuDevice,
+    ) -> Result<GpuArg<'_>, LaunchError> {
         self.gpu_arg_impl(kernel, param, gpu, false)
     }
 
@@ -201,7 +224,12 @@ impl<T: Element> Buffer<T> {
     /// a GPU launch of `kernel`. Takes `&mut self` so that the borrow checker
     /// sees the kernel writing to it.
     #[doc(hidden)]
-    pub fn gpu_arg_mut(&mut self, kernel: &'static KernelInfo, param: usize, gpu: &GpuDevice) -> Result<GpuArg<'_>, LaunchError> {
+    pub fn gpu_arg_mut(
+        &mut self,
+        kernel: &'static KernelInfo,
+        param: usize,
+        gpu: &GpuDevice,
+    ) -> Result<GpuArg<'_>, LaunchError> {
         self.gpu_arg_impl(kernel, param, gpu, true)
     }
 
@@ -211,7 +239,12 @@ impl<T: Element> Buffer<T> {
     /// For generated code: the buffer as the atomics of an `&[AtomicU32]` /
     /// `&[AtomicI32]` kernel parameter on the CPU, after the same checks as
     /// [`Buffer::cpu_shared`].
-    pub fn cpu_atomics(&mut self, kernel: &'static KernelInfo, param: usize, cpu: &CpuDevice) -> Result<&[T::Atomic], LaunchError>
+    pub fn cpu_atomics(
+        &mut self,
+        kernel: &'static KernelInfo,
+        param: usize,
+        cpu: &CpuDevice,
+    ) -> Result<&[T::Atomic], LaunchError>
     where
         T: AtomicElement,
     {
@@ -234,7 +267,12 @@ impl<T: Element> Buffer<T> {
     /// For generated code: this buffer as the `&mut [T]` argument `param` of
     /// a CPU launch of `kernel`, shared by all invocations.
     #[doc(hidden)]
-    pub fn cpu_shared(&mut self, kernel: &'static KernelInfo, param: usize, cpu: &CpuDevice) -> Result<SharedSliceMut<'_, T>, LaunchError> {
+    pub fn cpu_shared(
+        &mut self,
+        kernel: &'static KernelInfo,
+        param: usize,
+        cpu: &CpuDevice,
+    ) -> Result<SharedSliceMut<'_, T>, LaunchError> {
         self.check_arg(kernel, param, cpu.id(), || cpu.describe(), true)?;
         match &mut self.storage {
             Storage::Cpu(v) => Ok(SharedSliceMut::new(v)),
@@ -245,7 +283,11 @@ impl<T: Element> Buffer<T> {
 
 /// Unreachable after the device check; an error rather than a panic.
 fn no_cpu_storage(kernel: &'static KernelInfo, param: usize) -> LaunchError {
-    LaunchError::InvalidArgument { kernel: kernel.name, arg: kernel.param_name(param), problem: "buffer has no CPU storage".into() }
+    LaunchError::InvalidArgument {
+        kernel: kernel.name,
+        arg: kernel.param_name(param),
+        problem: "buffer has no CPU storage".into(),
+    }
 }
 
 /// A buffer's storage always matches its device's kind (set at creation);
@@ -256,6 +298,10 @@ fn storage_mismatch() -> BufferError {
 
 impl<T: Element + std::fmt::Debug> std::fmt::Debug for Buffer<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Buffer").field("type", &T::TYPE).field("len", &self.len).field("device", &self.device.describe()).finish()
+        f.debug_struct("Buffer")
+            .field("type", &T::TYPE)
+            .field("len", &self.len)
+            .field("device", &self.device.describe())
+            .finish()
     }
 }

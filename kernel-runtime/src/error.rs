@@ -47,11 +47,9 @@ impl fmt::Display for DeviceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             DeviceError::NoAdapter { reason } => write!(f, "no GPU adapter found: {reason}"),
-            DeviceError::AdapterNotFound { wanted, available } => write!(
-                f,
-                "WGPU_ADAPTER_NAME={wanted:?} matches no adapter; available: [{}]",
-                available.join(", ")
-            ),
+            DeviceError::AdapterNotFound { wanted, available } => {
+                write!(f, "WGPU_ADAPTER_NAME={wanted:?} matches no adapter; available: [{}]", available.join(", "))
+            }
             DeviceError::RequestDevice { adapter, reason } => {
                 write!(f, "adapter `{adapter}` refused to create a device: {reason}")
             }

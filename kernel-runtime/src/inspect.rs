@@ -45,11 +45,18 @@ pub fn naga_ir(k: &KernelInfo) -> String {
     };
     let mut s = String::from("types:\n");
     for (h, t) in module.types.iter() {
-        let _ = writeln!(s, "  [{}] {}{:?}", h.index(), t.name.as_ref().map(|n| format!("{n} = ")).unwrap_or_default(), t.inner);
+        let _ = writeln!(
+            s,
+            "  [{}] {}{:?}",
+            h.index(),
+            t.name.as_ref().map(|n| format!("{n} = ")).unwrap_or_default(),
+            t.inner
+        );
     }
     s.push_str("globals:\n");
     for (h, g) in module.global_variables.iter() {
-        let binding = g.binding.as_ref().map(|b| format!(" @group({}) @binding({})", b.group, b.binding)).unwrap_or_default();
+        let binding =
+            g.binding.as_ref().map(|b| format!(" @group({}) @binding({})", b.group, b.binding)).unwrap_or_default();
         let name = g.name.as_deref().unwrap_or("_");
         let _ = writeln!(s, "  [{}] {name}: {:?}{binding}, type [{}]", h.index(), g.space, g.ty.index());
     }
@@ -66,7 +73,8 @@ pub fn naga_ir(k: &KernelInfo) -> String {
 
 fn function(s: &mut String, f: &naga::Function) {
     for (i, a) in f.arguments.iter().enumerate() {
-        let _ = writeln!(s, "  argument {i}: {} type [{}] {:?}", a.name.as_deref().unwrap_or("_"), a.ty.index(), a.binding);
+        let _ =
+            writeln!(s, "  argument {i}: {} type [{}] {:?}", a.name.as_deref().unwrap_or("_"), a.ty.index(), a.binding);
     }
     if let Some(r) = &f.result {
         let _ = writeln!(s, "  result: type [{}]", r.ty.index());

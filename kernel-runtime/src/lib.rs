@@ -33,7 +33,9 @@ mod kernel_info;
 mod plan;
 
 pub use buffer::{AtomicElement, Buffer, Element};
-pub use cpu::{Barrier, Chunk, CpuDevice, OutputSlice, OwnedChunk, Shared, SharedArray, SharedSliceMut, Workgroup, WorkgroupPool};
+pub use cpu::{
+    Barrier, Chunk, CpuDevice, OutputSlice, OwnedChunk, Shared, SharedArray, SharedSliceMut, Workgroup, WorkgroupPool,
+};
 pub use device::{Device, DeviceBackend};
 pub use error::{BufferError, DeviceError, LaunchError};
 pub use gpu::{GpuArg, GpuDevice, PreparedDispatch, PreparedPart};

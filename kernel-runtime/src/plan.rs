@@ -25,11 +25,7 @@ impl LaunchLimits {
     pub fn from_wgpu(l: &wgpu::Limits) -> LaunchLimits {
         LaunchLimits {
             max_invocations: l.max_compute_invocations_per_workgroup,
-            max_size: [
-                l.max_compute_workgroup_size_x,
-                l.max_compute_workgroup_size_y,
-                l.max_compute_workgroup_size_z,
-            ],
+            max_size: [l.max_compute_workgroup_size_x, l.max_compute_workgroup_size_y, l.max_compute_workgroup_size_z],
             max_groups_per_dimension: l.max_compute_workgroups_per_dimension,
         }
     }
@@ -132,7 +128,11 @@ pub(crate) fn check_workgroup(kernel: &'static KernelInfo, limits: &LaunchLimits
 
 /// Checks the workgroup and the grid, and decides the physical dispatch.
 /// `Ok(None)` means the grid is empty: the launch does nothing.
-pub(crate) fn plan(kernel: &'static KernelInfo, grid: Grid, limits: &LaunchLimits) -> Result<Option<LaunchPlan>, LaunchError> {
+pub(crate) fn plan(
+    kernel: &'static KernelInfo,
+    grid: Grid,
+    limits: &LaunchLimits,
+) -> Result<Option<LaunchPlan>, LaunchError> {
     check_workgroup(kernel, limits)?;
     let groups = grid.groups(kernel);
     if groups.is_empty() {
@@ -145,10 +145,18 @@ pub(crate) fn plan(kernel: &'static KernelInfo, grid: Grid, limits: &LaunchLimit
         return Ok(Some(LaunchPlan { groups: g, folded: false, parts: [Some(part), None] }));
     }
     if groups.y != 1 || groups.z != 1 {
-        return Err(LaunchError::GridTooLarge { kernel: kernel.name, groups, max_per_dimension: limits.max_groups_per_dimension });
+        return Err(LaunchError::GridTooLarge {
+            kernel: kernel.name,
+            groups,
+            max_per_dimension: limits.max_groups_per_dimension,
+        });
     }
     if groups.x > u32::MAX as usize {
-        return Err(LaunchError::FoldedGridTooLarge { kernel: kernel.name, groups: groups.x, max_per_dimension: limits.max_groups_per_dimension });
+        return Err(LaunchError::FoldedGridTooLarge {
+            kernel: kernel.name,
+            groups: groups.x,
+            max_per_dimension: limits.max_groups_per_dimension,
+        });
     }
     // Fold exactly; the kernel's prologue linearises
     // `block_offset + x + width * y`.
@@ -161,7 +169,11 @@ pub(crate) fn plan(kernel: &'static KernelInfo, grid: Grid, limits: &LaunchLimit
     let rows = groups.x / max;
     let tail = groups.x % max;
     if rows > max || groups.x > u32::MAX as usize {
-        return Err(LaunchError::FoldedGridTooLarge { kernel: kernel.name, groups: groups.x, max_per_dimension: limits.max_groups_per_dimension });
+        return Err(LaunchError::FoldedGridTooLarge {
+            kernel: kernel.name,
+            groups: groups.x,
+            max_per_dimension: limits.max_groups_per_dimension,
+        });
     }
     let main = DispatchPart { workgroups: [max as u32, rows as u32, 1], block_offset: 0 };
     let tail = (tail != 0).then(|| DispatchPart { workgroups: [tail as u32, 1, 1], block_offset: (max * rows) as u32 });
@@ -182,19 +194,30 @@ fn exact_row_width(groups: usize, max: usize) -> Option<usize> {
 /// Checks the uniform block layout and returns the block for one dispatch
 /// `part` of a launch: the launch description followed by the scalar
 /// arguments at their slots.
-pub(crate) fn uniform_block(kernel: &'static KernelInfo, plan: &LaunchPlan, part: &DispatchPart, scalars: &[u32]) -> Result<Vec<u8>, LaunchError> {
+pub(crate) fn uniform_block(
+    kernel: &'static KernelInfo,
+    plan: &LaunchPlan,
+    part: &DispatchPart,
+    scalars: &[u32],
+) -> Result<Vec<u8>, LaunchError> {
     let size = kernel.uniform_size;
     if size < LAUNCH_BLOCK_SIZE || !size.is_multiple_of(16) {
         return Err(LaunchError::InvalidKernel {
             kernel: kernel.name,
-            problem: format!("uniform_size {size} must be a multiple of 16 and at least {}", LAUNCH_BLOCK_SIZE.next_multiple_of(16)),
+            problem: format!(
+                "uniform_size {size} must be a multiple of 16 and at least {}",
+                LAUNCH_BLOCK_SIZE.next_multiple_of(16)
+            ),
         });
     }
     let expected = kernel.scalar_params().count();
     if scalars.len() != expected {
         return Err(LaunchError::InvalidKernel {
             kernel: kernel.name,
-            problem: format!("{} scalar arguments passed, but the kernel has {expected} scalar parameters", scalars.len()),
+            problem: format!(
+                "{} scalar arguments passed, but the kernel has {expected} scalar parameters",
+                scalars.len()
+            ),
         });
     }
     let mut block = vec![0u8; size as usize];
@@ -235,7 +258,8 @@ mod tests {
         writes_own_element: false,
         workgroup_memory_words: 0,
     };
-    const L: LaunchLimits = LaunchLimits { max_invocations: 256, max_size: [256, 256, 64], max_groups_per_dimension: 65535 };
+    const L: LaunchLimits =
+        LaunchLimits { max_invocations: 256, max_size: [256, 256, 64], max_groups_per_dimension: 65535 };
 
     fn part(workgroups: [u32; 3], block_offset: u32) -> Option<DispatchPart> {
         Some(DispatchPart { workgroups, block_offset })
@@ -262,7 +286,10 @@ mod tests {
         let p = plan(&K, Grid::blocks(65537), &L).unwrap().unwrap();
         assert_eq!(p.parts, [part([65535, 1, 1], 0), part([2, 1, 1], 65535)]);
         let p = plan(&K, Grid::blocks(65535usize * 65535), &L).unwrap().unwrap();
-        assert_eq!(p, LaunchPlan { groups: [65535 * 65535, 1, 1], folded: true, parts: [part([65535, 65535, 1], 0), None] });
+        assert_eq!(
+            p,
+            LaunchPlan { groups: [65535 * 65535, 1, 1], folded: true, parts: [part([65535, 65535, 1], 0), None] }
+        );
         // 65535 full rows plus a tail: the tail is its own dispatch, so it fits.
         let p = plan(&K, Grid::blocks(65535usize * 65535 + 1), &L).unwrap().unwrap();
         assert_eq!(p.parts, [part([65535, 65535, 1], 0), part([1, 1, 1], 65535 * 65535)]);

@@ -57,7 +57,9 @@ fn panic_in_body_becomes_an_error() {
     let data = [1u32, 2, 3, 4];
     let line = line!() + 2;
     let err = cpu
-        .execute(&IDS, Grid::threads(1), |inv| { std::hint::black_box(data[inv.global_id.x + 9]); })
+        .execute(&IDS, Grid::threads(1), |inv| {
+            std::hint::black_box(data[inv.global_id.x + 9]);
+        })
         .unwrap_err();
     let msg = err.to_string();
     assert!(matches!(err, LaunchError::CpuPanic { .. }));
@@ -95,7 +97,10 @@ fn empty_buffer_is_rejected() {
     let a = Buffer::<f32>::from_slice(&dev, &[]).unwrap();
     let mut out = Buffer::<f32>::zeroed(&dev, 4).unwrap();
     let err = scale_add(&dev, 4, &a, &mut out, 1.0).unwrap_err();
-    assert_eq!(err.to_string(), "kernel `scale_add`, argument `a`: buffer is empty; the GPU cannot bind a zero-sized buffer");
+    assert_eq!(
+        err.to_string(),
+        "kernel `scale_add`, argument `a`: buffer is empty; the GPU cannot bind a zero-sized buffer"
+    );
 }
 
 #[test]
@@ -105,7 +110,8 @@ fn buffer_from_another_device_is_rejected() {
     let a = Buffer::from_slice(&d1, &[1.0f32]).unwrap();
     let mut out = Buffer::from_slice(&d2, &[1.0f32]).unwrap();
     let err = scale_add(&d1, 1, &a, &mut out, 1.0).unwrap_err();
-    let want = format!(
+    let want =
+        format!(
         "kernel `scale_add`, argument `out`: buffer belongs to device #{} ({}), but the launch is on device #{} ({})",
         d2.id(), d2.name(), d1.id(), d1.name()
     );

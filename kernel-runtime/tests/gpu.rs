@@ -204,7 +204,10 @@ fn prepared_folded_grid_has_one_part_per_dispatch() {
     let cases = [
         (1000usize, vec![[1000, 1, 1]]),
         (max as usize * 2, vec![[2, max, 1]]),
-        (prime_above(max as usize * 2), vec![[max, 2, 1], [(prime_above(max as usize * 2) - 2 * max as usize) as u32, 1, 1]]),
+        (
+            prime_above(max as usize * 2),
+            vec![[max, 2, 1], [(prime_above(max as usize * 2) - 2 * max as usize) as u32, 1, 1]],
+        ),
         (0, vec![]),
     ];
     for (groups, want) in cases {
@@ -263,7 +266,10 @@ fn empty_buffer_is_rejected() {
     let a = Buffer::<f32>::from_slice(dev, &[]).unwrap();
     let mut out = Buffer::<f32>::zeroed(dev, 4).unwrap();
     let err = scale_add(dev, 4, &a, &mut out, 1.0).unwrap_err();
-    assert_eq!(err.to_string(), "kernel `scale_add`, argument `a`: buffer is empty; the GPU cannot bind a zero-sized buffer");
+    assert_eq!(
+        err.to_string(),
+        "kernel `scale_add`, argument `a`: buffer is empty; the GPU cannot bind a zero-sized buffer"
+    );
 }
 
 #[test]
@@ -273,7 +279,8 @@ fn buffers_from_another_device_are_rejected() {
     let a = Buffer::from_slice(dev, &[1.0f32]).unwrap();
     let mut out = Buffer::from_slice(&cpu, &[1.0f32]).unwrap();
     let err = scale_add(dev, 1, &a, &mut out, 1.0).unwrap_err();
-    let want = format!(
+    let want =
+        format!(
         "kernel `scale_add`, argument `out`: buffer belongs to device #{} ({}), but the launch is on device #{} ({})",
         cpu.id(), cpu.name(), dev.id(), dev.name()
     );
@@ -325,14 +332,14 @@ fn workgroup_over_the_limit_is_rejected() {
     let dev = gpu_device();
     let max = gpu(dev).limits().max_compute_invocations_per_workgroup;
     let err = gpu(dev).dispatch(&HUGE_WORKGROUP, Grid::threads(1), &[], &[]).unwrap_err();
-    assert_eq!(err.to_string(), format!("kernel `huge_workgroup`: workgroup of 65536 invocations exceeds the device limit of {max}"));
+    assert_eq!(
+        err.to_string(),
+        format!("kernel `huge_workgroup`: workgroup of 65536 invocations exceeds the device limit of {max}")
+    );
 }
 
-static BROKEN: KernelInfo = KernelInfo {
-    name: "broken",
-    wgsl: "@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }",
-    ..common_big()
-};
+static BROKEN: KernelInfo =
+    KernelInfo { name: "broken", wgsl: "@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }", ..common_big() };
 
 #[test]
 fn invalid_shader_is_an_error_not_a_panic() {
@@ -360,5 +367,10 @@ fn buffer_over_the_storage_binding_limit_is_rejected() {
     let a = Buffer::<f32>::zeroed(dev, len).unwrap();
     let mut out = Buffer::<f32>::zeroed(dev, 4).unwrap();
     let err = scale_add(dev, 4, &a, &mut out, 1.0).unwrap_err();
-    assert_eq!(err.to_string(), format!("kernel `scale_add`, argument `a`: {len} elements exceed the device's max storage binding of {max} bytes"));
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "kernel `scale_add`, argument `a`: {len} elements exceed the device's max storage binding of {max} bytes"
+        )
+    );
 }

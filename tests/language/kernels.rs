@@ -52,7 +52,7 @@ pub fn uint_ops(a: &[u32], b: &[u32], out: &mut [u32]) {
     let i = global_id().x;
     if i < a.len() {
         let x = a[i];
-    let y = b[i];
+        let y = b[i];
         let o = i * 8;
         out[o] = x.wrapping_add(y).wrapping_mul(3);
         out[o + 1] = x.wrapping_sub(y);
@@ -72,7 +72,7 @@ pub fn float_ops(a: &[f32], b: &[f32], out: &mut [f32], flags: &mut [u32]) {
     let i = global_id().x;
     if i < a.len() {
         let x = a[i];
-    let y = b[i];
+        let y = b[i];
         let o = i * 6;
         out[o] = x + y;
         out[o + 1] = x - y * 2.0;
@@ -93,8 +93,15 @@ pub fn float_ops(a: &[f32], b: &[f32], out: &mut [f32], flags: &mut [u32]) {
         let xor = bigger ^ close;
         let and = bigger & close;
         let or = bigger | close;
-        let eq = (x == y) as u32 + (x != y) as u32 * 2 + (x <= y) as u32 * 4 + (x >= y) as u32 * 8 + (x < y) as u32 * 16;
-        flags[i] = both as u32 + either as u32 * 2 + not as u32 * 4 + xor as u32 * 8 + and as u32 * 16 + or as u32 * 32 + eq * 64;
+        let eq =
+            (x == y) as u32 + (x != y) as u32 * 2 + (x <= y) as u32 * 4 + (x >= y) as u32 * 8 + (x < y) as u32 * 16;
+        flags[i] = both as u32
+            + either as u32 * 2
+            + not as u32 * 4
+            + xor as u32 * 8
+            + and as u32 * 16
+            + or as u32 * 32
+            + eq * 64;
     }
 }
 
@@ -303,7 +310,15 @@ pub fn collatz_steps(mut n: u32) -> u32 {
 
 /// Helpers, helpers calling helpers, uniform scalars, a `mut` scalar.
 #[kernel(workgroup_size = 64)]
-pub fn helpers_and_scalars(a: &[f32], out: &mut [f32], steps: &mut [u32], lo: f32, hi: f32, offset: i32, mut scale: u32) {
+pub fn helpers_and_scalars(
+    a: &[f32],
+    out: &mut [f32],
+    steps: &mut [u32],
+    lo: f32,
+    hi: f32,
+    offset: i32,
+    mut scale: u32,
+) {
     let i = global_id().x;
     if i < a.len() {
         scale += 1;

@@ -153,7 +153,8 @@ fn float_operators_and_bools() {
 fn casts_follow_rust() {
     for n in SIZES {
         let mut f = floats(n, 9, 3e9);
-        let specials = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 2147483648.0, -2147483904.0, 4294967296.0, -0.7, 0.7, 1e10];
+        let specials =
+            [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 2147483648.0, -2147483904.0, 4294967296.0, -0.7, 0.7, 1e10];
         for (slot, v) in f.iter_mut().zip(specials) {
             *slot = v;
         }

@@ -7,275 +7,304 @@ use crate::kernels::{collatz_steps, smoothstep};
 
 pub fn vector_add(count: usize, a: &[f32], b: &[f32], out: &mut [f32]) {
     for i in 0..count {
-        (|| {     
-    if i < out.len() {
-        out[i] = a[i] + b[i];
-    } })();
+        (|| {
+            if i < out.len() {
+                out[i] = a[i] + b[i];
+            }
+        })();
     }
 }
 
 pub fn int_ops(count: usize, a: &[i32], b: &[i32], out: &mut [i32]) {
     for i in 0..count {
-        (|| {     
-    if i >= a.len() {
-        return;
-    }
-    let x = a[i];
-    let y = b[i];
-    let o = i * 12;
-    out[o] = x.wrapping_add(y);
-    out[o + 1] = x.wrapping_sub(y);
-    out[o + 2] = x.wrapping_mul(y);
-    out[o + 3] = if y != 0 { x / y } else { 0 };
-    out[o + 4] = if y != 0 { x % y } else { 0 };
-    out[o + 5] = x & y;
-    out[o + 6] = x | y;
-    out[o + 7] = x ^ y;
-    out[o + 8] = x << (y & 31);
-    out[o + 9] = x >> ((y as u32) & 31u32);
-    out[o + 10] = -(x / 2) + !y;
-    let mut acc = x;
-    acc += 3;
-    acc -= y / 4;
-    acc *= 2;
-    acc /= 3;
-    acc %= 1000;
-    acc &= 0x7fff;
-    acc |= 1;
-    acc ^= 0x55;
-    acc <<= 2;
-    acc >>= 1;
-    out[o + 11] = acc; })();
+        (|| {
+            if i >= a.len() {
+                return;
+            }
+            let x = a[i];
+            let y = b[i];
+            let o = i * 12;
+            out[o] = x.wrapping_add(y);
+            out[o + 1] = x.wrapping_sub(y);
+            out[o + 2] = x.wrapping_mul(y);
+            out[o + 3] = if y != 0 { x / y } else { 0 };
+            out[o + 4] = if y != 0 { x % y } else { 0 };
+            out[o + 5] = x & y;
+            out[o + 6] = x | y;
+            out[o + 7] = x ^ y;
+            out[o + 8] = x << (y & 31);
+            out[o + 9] = x >> ((y as u32) & 31u32);
+            out[o + 10] = -(x / 2) + !y;
+            let mut acc = x;
+            acc += 3;
+            acc -= y / 4;
+            acc *= 2;
+            acc /= 3;
+            acc %= 1000;
+            acc &= 0x7fff;
+            acc |= 1;
+            acc ^= 0x55;
+            acc <<= 2;
+            acc >>= 1;
+            out[o + 11] = acc;
+        })();
     }
 }
 
 pub fn uint_ops(count: usize, a: &[u32], b: &[u32], out: &mut [u32]) {
     for i in 0..count {
-        (|| {     
-    if i < a.len() {
-        let x = a[i];
-    let y = b[i];
-        let o = i * 8;
-        out[o] = x.wrapping_add(y).wrapping_mul(3);
-        out[o + 1] = x.wrapping_sub(y);
-        out[o + 2] = if y > 0 { x / y + x % y } else { 7 };
-        out[o + 3] = (x & y) | (x ^ y);
-        out[o + 4] = x >> (y % 32) << 1u32;
-        out[o + 5] = !x;
-        let n: usize = (x as usize) % 100 + i;
-        out[o + 6] = (n * 3 + 1) as u32;
-        out[o + 7] = 0xffff_ffffu32 - (i as u32);
-    } })();
+        (|| {
+            if i < a.len() {
+                let x = a[i];
+                let y = b[i];
+                let o = i * 8;
+                out[o] = x.wrapping_add(y).wrapping_mul(3);
+                out[o + 1] = x.wrapping_sub(y);
+                out[o + 2] = if y > 0 { x / y + x % y } else { 7 };
+                out[o + 3] = (x & y) | (x ^ y);
+                out[o + 4] = x >> (y % 32) << 1u32;
+                out[o + 5] = !x;
+                let n: usize = (x as usize) % 100 + i;
+                out[o + 6] = (n * 3 + 1) as u32;
+                out[o + 7] = 0xffff_ffffu32 - (i as u32);
+            }
+        })();
     }
 }
 
 pub fn float_ops(count: usize, a: &[f32], b: &[f32], out: &mut [f32], flags: &mut [u32]) {
     for i in 0..count {
-        (|| {     
-    if i < a.len() {
-        let x = a[i];
-    let y = b[i];
-        let o = i * 6;
-        out[o] = x + y;
-        out[o + 1] = x - y * 2.0;
-        out[o + 2] = x * y;
-        out[o + 3] = x / (y.abs() + 1.0);
-        out[o + 4] = x % 3.0;
-        let mut t = -x;
-        t += 1.5;
-        t *= 0.5;
-        t -= y;
-        t /= 4.0;
-        out[o + 5] = t;
-        let bigger: bool = x > y;
-        let close = (x - y).abs() < 0.5;
-        let both = bigger && close;
-        let either = bigger || close;
-        let not = !bigger;
-        let xor = bigger ^ close;
-        let and = bigger & close;
-        let or = bigger | close;
-        let eq = (x == y) as u32 + (x != y) as u32 * 2 + (x <= y) as u32 * 4 + (x >= y) as u32 * 8 + (x < y) as u32 * 16;
-        flags[i] = both as u32 + either as u32 * 2 + not as u32 * 4 + xor as u32 * 8 + and as u32 * 16 + or as u32 * 32 + eq * 64;
-    } })();
+        (|| {
+            if i < a.len() {
+                let x = a[i];
+                let y = b[i];
+                let o = i * 6;
+                out[o] = x + y;
+                out[o + 1] = x - y * 2.0;
+                out[o + 2] = x * y;
+                out[o + 3] = x / (y.abs() + 1.0);
+                out[o + 4] = x % 3.0;
+                let mut t = -x;
+                t += 1.5;
+                t *= 0.5;
+                t -= y;
+                t /= 4.0;
+                out[o + 5] = t;
+                let bigger: bool = x > y;
+                let close = (x - y).abs() < 0.5;
+                let both = bigger && close;
+                let either = bigger || close;
+                let not = !bigger;
+                let xor = bigger ^ close;
+                let and = bigger & close;
+                let or = bigger | close;
+                let eq = (x == y) as u32
+                    + (x != y) as u32 * 2
+                    + (x <= y) as u32 * 4
+                    + (x >= y) as u32 * 8
+                    + (x < y) as u32 * 16;
+                flags[i] = both as u32
+                    + either as u32 * 2
+                    + not as u32 * 4
+                    + xor as u32 * 8
+                    + and as u32 * 16
+                    + or as u32 * 32
+                    + eq * 64;
+            }
+        })();
     }
 }
 
 pub fn casts(count: usize, f: &[f32], n: &[i32], ints: &mut [i32], uints: &mut [u32], floats: &mut [f32]) {
     for i in 0..count {
-        (|| {     
-    if i < f.len() {
-        let x = f[i];
-        let k = n[i];
-        ints[i * 3] = x as i32;
-        ints[i * 3 + 1] = (x as u32) as i32;
-        ints[i * 3 + 2] = (k as u32 >> 1) as i32;
-        uints[i * 3] = x as u32;
-        uints[i * 3 + 1] = k as u32;
-        uints[i * 3 + 2] = (x > 0.0) as u32 + (k < 0) as u32 * 2;
-        floats[i * 3] = k as f32;
-        floats[i * 3 + 1] = (k as u32) as f32;
-        floats[i * 3 + 2] = (i as f32) * 0.5 + (i as u32 as f32);
-    } })();
+        (|| {
+            if i < f.len() {
+                let x = f[i];
+                let k = n[i];
+                ints[i * 3] = x as i32;
+                ints[i * 3 + 1] = (x as u32) as i32;
+                ints[i * 3 + 2] = (k as u32 >> 1) as i32;
+                uints[i * 3] = x as u32;
+                uints[i * 3 + 1] = k as u32;
+                uints[i * 3 + 2] = (x > 0.0) as u32 + (k < 0) as u32 * 2;
+                floats[i * 3] = k as f32;
+                floats[i * 3 + 1] = (k as u32) as f32;
+                floats[i * 3 + 2] = (i as f32) * 0.5 + (i as u32 as f32);
+            }
+        })();
     }
 }
 
 pub fn float_math(count: usize, a: &[f32], b: &[f32], out: &mut [f32]) {
     for i in 0..count {
-        (|| {     
-    if i >= a.len() {
-        return;
-    }
-    let x = a[i];
-    let y = b[i];
-    let p = x.abs() + 0.25;
-    let o = i * 30;
-    out[o] = x.abs();
-    out[o + 1] = p.sqrt();
-    out[o + 2] = (x * 0.1).exp();
-    out[o + 3] = (x * 0.1).exp2();
-    out[o + 4] = p.ln();
-    out[o + 5] = p.log2();
-    out[o + 6] = p.powf(0.75);
-    out[o + 7] = x.powi(3);
-    out[o + 8] = x.sin();
-    out[o + 9] = x.cos();
-    out[o + 10] = (x * 0.1).tan();
-    out[o + 11] = x.tanh();
-    out[o + 12] = x.floor();
-    out[o + 13] = x.ceil();
-    out[o + 14] = x.round();
-    out[o + 15] = x.trunc();
-    out[o + 16] = x.min(y);
-    out[o + 17] = x.max(y);
-    out[o + 18] = x.clamp(-1.0, 2.0);
-    out[o + 19] = x.mul_add(y, 0.5);
-    out[o + 20] = x.signum();
-    out[o + 21] = x.fract();
-    out[o + 22] = (x * 0.01).atan2(y + 0.5);
-    out[o + 23] = p.recip();
-    out[o + 24] = f32::sqrt(p) + f32::max(x, 0.0);
-    out[o + 25] = (x * 0.01).asin() + (y * 0.01).acos() + x.atan();
-    out[o + 26] = (x * 0.1).sinh() + (x * 0.1).cosh();
-    out[o + 27] = p.log10();
-    out[o + 28] = x.to_radians() + y.to_degrees() * 0.001;
-    out[o + 29] = p.powi(-2) + std::f32::consts::PI + f32::EPSILON; })();
+        (|| {
+            if i >= a.len() {
+                return;
+            }
+            let x = a[i];
+            let y = b[i];
+            let p = x.abs() + 0.25;
+            let o = i * 30;
+            out[o] = x.abs();
+            out[o + 1] = p.sqrt();
+            out[o + 2] = (x * 0.1).exp();
+            out[o + 3] = (x * 0.1).exp2();
+            out[o + 4] = p.ln();
+            out[o + 5] = p.log2();
+            out[o + 6] = p.powf(0.75);
+            out[o + 7] = x.powi(3);
+            out[o + 8] = x.sin();
+            out[o + 9] = x.cos();
+            out[o + 10] = (x * 0.1).tan();
+            out[o + 11] = x.tanh();
+            out[o + 12] = x.floor();
+            out[o + 13] = x.ceil();
+            out[o + 14] = x.round();
+            out[o + 15] = x.trunc();
+            out[o + 16] = x.min(y);
+            out[o + 17] = x.max(y);
+            out[o + 18] = x.clamp(-1.0, 2.0);
+            out[o + 19] = x.mul_add(y, 0.5);
+            out[o + 20] = x.signum();
+            out[o + 21] = x.fract();
+            out[o + 22] = (x * 0.01).atan2(y + 0.5);
+            out[o + 23] = p.recip();
+            out[o + 24] = f32::sqrt(p) + f32::max(x, 0.0);
+            out[o + 25] = (x * 0.01).asin() + (y * 0.01).acos() + x.atan();
+            out[o + 26] = (x * 0.1).sinh() + (x * 0.1).cosh();
+            out[o + 27] = p.log10();
+            out[o + 28] = x.to_radians() + y.to_degrees() * 0.001;
+            out[o + 29] = p.powi(-2) + std::f32::consts::PI + f32::EPSILON;
+        })();
     }
 }
 
 pub fn int_math(count: usize, a: &[i32], b: &[u32], out: &mut [i32], uout: &mut [u32]) {
     for i in 0..count {
-        (|| {     
-    if i < a.len() {
-        let x = a[i];
-        let y = b[i];
-        out[i * 6] = x.abs();
-        out[i * 6 + 1] = x.min(7).max(-7);
-        out[i * 6 + 2] = x.clamp(-100, 100);
-        out[i * 6 + 3] = x.signum();
-        out[i * 6 + 4] = (x % 5).pow(3);
-        out[i * 6 + 5] = i32::MAX - x.abs() / 2 + i32::MIN / 2;
-        uout[i * 6] = y.count_ones() + x.count_ones();
-        uout[i * 6 + 1] = y.leading_zeros() + x.leading_zeros();
-        uout[i * 6 + 2] = y.trailing_zeros();
-        uout[i * 6 + 3] = y.reverse_bits();
-        uout[i * 6 + 4] = (y % 7).pow(5).min(u32::MAX);
-        uout[i * 6 + 5] = y.max(1000) - y.min(1000);
-    } })();
+        (|| {
+            if i < a.len() {
+                let x = a[i];
+                let y = b[i];
+                out[i * 6] = x.abs();
+                out[i * 6 + 1] = x.min(7).max(-7);
+                out[i * 6 + 2] = x.clamp(-100, 100);
+                out[i * 6 + 3] = x.signum();
+                out[i * 6 + 4] = (x % 5).pow(3);
+                out[i * 6 + 5] = i32::MAX - x.abs() / 2 + i32::MIN / 2;
+                uout[i * 6] = y.count_ones() + x.count_ones();
+                uout[i * 6 + 1] = y.leading_zeros() + x.leading_zeros();
+                uout[i * 6 + 2] = y.trailing_zeros();
+                uout[i * 6 + 3] = y.reverse_bits();
+                uout[i * 6 + 4] = (y % 7).pow(5).min(u32::MAX);
+                uout[i * 6 + 5] = y.max(1000) - y.min(1000);
+            }
+        })();
     }
 }
 
 pub fn control_flow(count: usize, a: &[i32], out: &mut [i32]) {
     for i in 0..count {
-        (|| {     
-    if i >= a.len() {
-        return;
-    }
-    let x = a[i];
-    let class = if x < -100 {
-        -1
-    } else if x < 100 {
-        0
-    } else {
-        1
-    };
-    let mut sum = 0;
-    let mut k = 0;
-    while k < 10 {
-        k += 1;
-        if k % 3 == 0 {
-            continue;
-        }
-        sum += k;
-    }
-    let first_big = loop {
-        sum += 1;
-        if sum > 50 {
-            break sum * 2;
-        }
-    };
-    let mut stepped = 0;
-    for j in (0..20).step_by(3) {
-        stepped += j;
-    }
-    for j in 1..=4 {
-        stepped *= j;
-    }
-    let mut pairs = 0;
-    'outer: for p in 0..8 {
-        for q in 0..8 {
-            if q > p {
-                continue 'outer;
+        (|| {
+            if i >= a.len() {
+                return;
             }
-            if p * q > (x & 31) {
-                break 'outer;
+            let x = a[i];
+            let class = if x < -100 {
+                -1
+            } else if x < 100 {
+                0
+            } else {
+                1
+            };
+            let mut sum = 0;
+            let mut k = 0;
+            while k < 10 {
+                k += 1;
+                if k % 3 == 0 {
+                    continue;
+                }
+                sum += k;
             }
-            pairs += 1;
-        }
-    }
-    let x = x / 2; // shadowing
-    let block = {
-        let t = x * 3;
-        t + 1
-    };
-    if x == 12345 {
-        out[i] = -1;
-        return;
-    }
-    out[i] = class + sum + first_big + stepped + pairs * 1000 + block; })();
+            let first_big = loop {
+                sum += 1;
+                if sum > 50 {
+                    break sum * 2;
+                }
+            };
+            let mut stepped = 0;
+            for j in (0..20).step_by(3) {
+                stepped += j;
+            }
+            for j in 1..=4 {
+                stepped *= j;
+            }
+            let mut pairs = 0;
+            'outer: for p in 0..8 {
+                for q in 0..8 {
+                    if q > p {
+                        continue 'outer;
+                    }
+                    if p * q > (x & 31) {
+                        break 'outer;
+                    }
+                    pairs += 1;
+                }
+            }
+            let x = x / 2; // shadowing
+            let block = {
+                let t = x * 3;
+                t + 1
+            };
+            if x == 12345 {
+                out[i] = -1;
+                return;
+            }
+            out[i] = class + sum + first_big + stepped + pairs * 1000 + block;
+        })();
     }
 }
 
-pub fn helpers_and_scalars(count: usize, a: &[f32], out: &mut [f32], steps: &mut [u32], lo: f32, hi: f32, offset: i32, scale: u32) {
+pub fn helpers_and_scalars(
+    count: usize,
+    a: &[f32],
+    out: &mut [f32],
+    steps: &mut [u32],
+    lo: f32,
+    hi: f32,
+    offset: i32,
+    scale: u32,
+) {
     for i in 0..count {
         let lo = lo;
         let hi = hi;
         let offset = offset;
         let mut scale = scale;
-        (|| {     
-    if i < a.len() {
-        scale += 1;
-        out[i] = smoothstep(lo, hi, a[i]) * scale as f32 + offset as f32;
-        steps[i] = collatz_steps(i as u32 + 1);
-    } })();
+        (|| {
+            if i < a.len() {
+                scale += 1;
+                out[i] = smoothstep(lo, hi, a[i]) * scale as f32 + offset as f32;
+                steps[i] = collatz_steps(i as u32 + 1);
+            }
+        })();
     }
 }
 
 pub fn literals(count: usize, out: &mut [u32], fout: &mut [f32]) {
     for i in 0..count {
-        (|| {     
-    if i < out.len() {
-        let mut n = 0;
-        while n < i {
-            n += 7;
-        }
-        let big = 4_000_000_000;
-        let neg = -2147483648i32;
-        let wrapped = 3_000_000_000u32.wrapping_add(2_000_000_000);
-        out[i] = n as u32 + big / 1000 + (neg == i32::MIN) as u32 + wrapped % 1000;
-        let f = 2.5;
-        let g = 1e-3f32;
-        fout[i] = f * 2.0 + g + 0x10 as f32 + 1_000.25 + f32::MAX / 1e38;
-    } })();
+        (|| {
+            if i < out.len() {
+                let mut n = 0;
+                while n < i {
+                    n += 7;
+                }
+                let big = 4_000_000_000;
+                let neg = -2147483648i32;
+                let wrapped = 3_000_000_000u32.wrapping_add(2_000_000_000);
+                out[i] = n as u32 + big / 1000 + (neg == i32::MIN) as u32 + wrapped % 1000;
+                let f = 2.5;
+                let g = 1e-3f32;
+                fout[i] = f * 2.0 + g + 0x10 as f32 + 1_000.25 + f32::MAX / 1e38;
+            }
+        })();
     }
 }

@@ -14,7 +14,20 @@ macro_rules! snapshot {
 
 mod wgsl {
     use super::*;
-    snapshot!(vector_add, int_ops, uint_ops, float_ops, casts, float_math, int_math, control_flow, builtins_2d, folded_ids, helpers_and_scalars, literals);
+    snapshot!(
+        vector_add,
+        int_ops,
+        uint_ops,
+        float_ops,
+        casts,
+        float_math,
+        int_math,
+        control_flow,
+        builtins_2d,
+        folded_ids,
+        helpers_and_scalars,
+        literals
+    );
 }
 
 /// The folded variants (1-D grids of more than 65535 workgroups) of the

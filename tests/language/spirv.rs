@@ -21,4 +21,17 @@ macro_rules! check {
     };
 }
 
-check!(vector_add, int_ops, uint_ops, float_ops, casts, float_math, int_math, control_flow, builtins_2d, folded_ids, helpers_and_scalars, literals);
+check!(
+    vector_add,
+    int_ops,
+    uint_ops,
+    float_ops,
+    casts,
+    float_math,
+    int_math,
+    control_flow,
+    builtins_2d,
+    folded_ids,
+    helpers_and_scalars,
+    literals
+);

@@ -14,12 +14,18 @@ pub fn spirv_val(name: &str, words: &[u32]) {
         .output()
         .unwrap_or_else(|e| panic!("spirv-val is needed (apt-get install spirv-tools): {e}"));
     let _ = std::fs::remove_file(&path);
-    assert!(out.status.success(), "spirv-val rejected `{name}`:\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "spirv-val rejected `{name}`:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Parses and validates `wgsl` with naga.
 pub fn reparse(name: &str, wgsl: &str) {
-    let module = naga::front::wgsl::parse_str(wgsl).unwrap_or_else(|e| panic!("`{name}` WGSL does not parse:\n{}", e.emit_to_string(wgsl)));
+    let module = naga::front::wgsl::parse_str(wgsl)
+        .unwrap_or_else(|e| panic!("`{name}` WGSL does not parse:\n{}", e.emit_to_string(wgsl)));
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
         .validate(&module)
         .unwrap_or_else(|e| panic!("`{name}` WGSL does not validate:\n{}", e.emit_to_string(wgsl)));

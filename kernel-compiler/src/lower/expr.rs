@@ -100,7 +100,11 @@ impl FnLowerer<'_> {
                 None
             }
             ExprKind::If { .. } | ExprKind::Block(_) => {
-                let v = self.var(if matches!(hir.exprs[id].kind, ExprKind::If { .. }) { "if_value" } else { "block_value" }, ty, span);
+                let v = self.var(
+                    if matches!(hir.exprs[id].kind, ExprKind::If { .. }) { "if_value" } else { "block_value" },
+                    ty,
+                    span,
+                );
                 self.expr_into(id, v);
                 if self.dead {
                     return None;
@@ -171,7 +175,12 @@ impl FnLowerer<'_> {
     }
 
     /// A pointer to `tile[i]` or `tile[r][c]`.
-    fn shared_pointer(&mut self, shared: usize, indices: &[ExprId], span: proc_macro2::Span) -> Option<Handle<Expression>> {
+    fn shared_pointer(
+        &mut self,
+        shared: usize,
+        indices: &[ExprId],
+        span: proc_macro2::Span,
+    ) -> Option<Handle<Expression>> {
         let mut values = Vec::new();
         for i in indices {
             values.push(self.expr(*i)?);
@@ -186,15 +195,25 @@ impl FnLowerer<'_> {
 
     /// An atomic operation on a buffer or shared element. Orderings are
     /// dropped: WGSL's atomics are relaxed.
-    fn atomic(&mut self, target: &crate::hir::AtomicTarget, op: crate::hir::AtomicOp, args: &[ExprId], span: proc_macro2::Span) -> Option<Handle<Expression>> {
+    fn atomic(
+        &mut self,
+        target: &crate::hir::AtomicTarget,
+        op: crate::hir::AtomicOp,
+        args: &[ExprId],
+        span: proc_macro2::Span,
+    ) -> Option<Handle<Expression>> {
         use crate::hir::{AtomicOp as Op, AtomicTarget};
         let mut values = Vec::new();
         for a in args {
             values.push(self.expr(*a)?);
         }
         let (pointer, elem) = match target {
-            AtomicTarget::Buffer { param, index } => (self.element_pointer(*param, *index, span)?, crate::infer::buffer_elem(self.hir, *param)),
-            AtomicTarget::Shared { shared, indices } => (self.shared_pointer(*shared, indices, span)?, self.hir.shared[*shared].elem),
+            AtomicTarget::Buffer { param, index } => {
+                (self.element_pointer(*param, *index, span)?, crate::infer::buffer_elem(self.hir, *param))
+            }
+            AtomicTarget::Shared { shared, indices } => {
+                (self.shared_pointer(*shared, indices, span)?, self.hir.shared[*shared].elem)
+            }
         };
         let fun = match op {
             Op::Load => return Some(self.add(Expression::Load { pointer }, span)),
@@ -275,7 +294,15 @@ impl FnLowerer<'_> {
     }
 
     /// A binary operator on lowered operands of the given types.
-    pub(crate) fn binary(&mut self, op: BinOp, left: Handle<Expression>, lt: Ty, right: Handle<Expression>, rt: Ty, span: proc_macro2::Span) -> Handle<Expression> {
+    pub(crate) fn binary(
+        &mut self,
+        op: BinOp,
+        left: Handle<Expression>,
+        lt: Ty,
+        right: Handle<Expression>,
+        rt: Ty,
+        span: proc_macro2::Span,
+    ) -> Handle<Expression> {
         let nop = match (op, lt) {
             (BinOp::Add, _) => BinaryOperator::Add,
             (BinOp::Sub, _) => BinaryOperator::Subtract,
@@ -314,7 +341,14 @@ impl FnLowerer<'_> {
             };
             return Some(self.add(Expression::Binary { op, left, right }, span));
         }
-        let v = self.var(match op { LogicOp::And => "and_value", LogicOp::Or => "or_value" }, Ty::Bool, span);
+        let v = self.var(
+            match op {
+                LogicOp::And => "and_value",
+                LogicOp::Or => "or_value",
+            },
+            Ty::Bool,
+            span,
+        );
         self.store_var(v, left, span);
         let rhs = self.nested(|s| {
             if let Some(rv) = s.expr(r) {
@@ -330,7 +364,13 @@ impl FnLowerer<'_> {
     }
 
     /// A helper or polyfill call.
-    pub(crate) fn call(&mut self, function: Handle<naga::Function>, arguments: Vec<Handle<Expression>>, has_result: bool, span: proc_macro2::Span) -> Option<Handle<Expression>> {
+    pub(crate) fn call(
+        &mut self,
+        function: Handle<naga::Function>,
+        arguments: Vec<Handle<Expression>>,
+        has_result: bool,
+        span: proc_macro2::Span,
+    ) -> Option<Handle<Expression>> {
         self.flush();
         let result = if has_result {
             // Call results are produced by the `Call` statement, never emitted.
@@ -348,10 +388,9 @@ impl FnLowerer<'_> {
     /// A literal of type `ty`; `negate` for a literal under unary minus.
     fn lit(&mut self, lit: Lit, ty: Ty, span: proc_macro2::Span, negate: bool) -> Option<Handle<Expression>> {
         let out_of_range = |this: &mut Self, what: &str| {
-            this.errors.push(
-                Diagnostic::new(span, format!("literal out of range for `{what}`"))
-                    .help("the GPU computes in 32 bits: `i32` holds -2147483648..=2147483647, `u32` and `usize` 0..=4294967295"),
-            );
+            this.errors.push(Diagnostic::new(span, format!("literal out of range for `{what}`")).help(
+                "the GPU computes in 32 bits: `i32` holds -2147483648..=2147483647, `u32` and `usize` 0..=4294967295",
+            ));
             None
         };
         let literal = match (lit, ty) {
@@ -423,7 +462,13 @@ impl FnLowerer<'_> {
 
     /// `value as to`, with Rust's semantics: float → int saturates and maps
     /// NaN to 0 (WGSL leaves out-of-range conversions undefined).
-    pub(crate) fn convert(&mut self, v: Handle<Expression>, from: Ty, to: Ty, span: proc_macro2::Span) -> Handle<Expression> {
+    pub(crate) fn convert(
+        &mut self,
+        v: Handle<Expression>,
+        from: Ty,
+        to: Ty,
+        span: proc_macro2::Span,
+    ) -> Handle<Expression> {
         let same = |t: Ty| if t == Ty::Usize { Ty::U32 } else { t };
         if same(from) == same(to) {
             return v;
@@ -438,13 +483,17 @@ impl FnLowerer<'_> {
             let (lo, hi) = if to == Ty::I32 { (-2147483648.0f32, 2147483520.0f32) } else { (0.0, 4294967040.0) };
             let lo = self.literal(Literal::F32(lo), span);
             let hi = self.literal(Literal::F32(hi), span);
-            let clamped = self.add(Expression::Math { fun: naga::MathFunction::Clamp, arg: v, arg1: Some(lo), arg2: Some(hi), arg3: None }, span);
+            let clamped = self.add(
+                Expression::Math { fun: naga::MathFunction::Clamp, arg: v, arg1: Some(lo), arg2: Some(hi), arg3: None },
+                span,
+            );
             let converted = self.add(Expression::As { expr: clamped, kind, convert: Some(4) }, span);
             // Saturating: the largest f32 below 2^31 converts exactly, so
             // values at or above 2^31 must map to i32::MAX explicitly.
             let limit = if to == Ty::I32 { 2147483648.0f32 } else { 4294967296.0 };
             let limit = self.literal(Literal::F32(limit), span);
-            let too_big = self.add(Expression::Binary { op: BinaryOperator::GreaterEqual, left: v, right: limit }, span);
+            let too_big =
+                self.add(Expression::Binary { op: BinaryOperator::GreaterEqual, left: v, right: limit }, span);
             let max = self.const_bits(to, if to == Ty::I32 { i32::MAX as u32 } else { u32::MAX }, span);
             let saturated = self.add(Expression::Select { condition: too_big, accept: max, reject: converted }, span);
             let is_nan = self.is_nan(v, span);
@@ -462,7 +511,16 @@ fn is_pure(f: &crate::hir::Function, e: ExprId) -> bool {
     crate::infer::visit_expr(f, e, 0, &mut |k, _| {
         if matches!(
             k,
-            ExprKind::Call { .. } | ExprKind::If { .. } | ExprKind::Block(_) | ExprKind::Loop { .. } | ExprKind::Assign { .. } | ExprKind::Break { .. } | ExprKind::Continue { .. } | ExprKind::Return(_) | ExprKind::Atomic { .. } | ExprKind::Barrier(..)
+            ExprKind::Call { .. }
+                | ExprKind::If { .. }
+                | ExprKind::Block(_)
+                | ExprKind::Loop { .. }
+                | ExprKind::Assign { .. }
+                | ExprKind::Break { .. }
+                | ExprKind::Continue { .. }
+                | ExprKind::Return(_)
+                | ExprKind::Atomic { .. }
+                | ExprKind::Barrier(..)
         ) || matches!(k, ExprKind::Math(op, _) if super::math::needs_call(*op))
         {
             pure = false;

@@ -12,8 +12,8 @@ use crate::hir::{self, Block, Builtin, ExprId, ExprKind, LocalId, LoopKind, Para
 use crate::infer::{self, Types};
 use crate::types::Ty;
 use naga::{
-    BinaryOperator, Binding, BuiltIn, EntryPoint, Expression, Function, FunctionArgument, FunctionResult, Handle, LocalVariable,
-    Literal, ShaderStage, Statement,
+    BinaryOperator, Binding, BuiltIn, EntryPoint, Expression, Function, FunctionArgument, FunctionResult, Handle,
+    Literal, LocalVariable, ShaderStage, Statement,
 };
 use std::collections::HashMap;
 
@@ -208,7 +208,11 @@ impl<'a> FnLowerer<'a> {
     }
 
     /// Lowers a helper into a naga function.
-    pub(crate) fn lower_helper(mb: &'a mut ModuleBuilder, hir: &'a hir::Function, types: &'a Types) -> Result<Handle<Function>, Vec<Diagnostic>> {
+    pub(crate) fn lower_helper(
+        mb: &'a mut ModuleBuilder,
+        hir: &'a hir::Function,
+        types: &'a Types,
+    ) -> Result<Handle<Function>, Vec<Diagnostic>> {
         let mut l = FnLowerer::new(mb, hir, types);
         for (i, p) in hir.params.iter().enumerate() {
             let ParamKind::Scalar { ty, mutable } = p.kind else { continue };
@@ -263,7 +267,11 @@ impl<'a> FnLowerer<'a> {
         let v3 = self.mb.ty(Ty::Dim3);
         let arg = |l: &mut Self, name: &str, b: BuiltIn| {
             let index = l.func.arguments.len() as u32;
-            l.func.arguments.push(FunctionArgument { name: Some(name.into()), ty: v3, binding: Some(Binding::BuiltIn(b)) });
+            l.func.arguments.push(FunctionArgument {
+                name: Some(name.into()),
+                ty: v3,
+                binding: Some(Binding::BuiltIn(b)),
+            });
             l.add(Expression::FunctionArgument(index), span)
         };
 
@@ -313,7 +321,8 @@ impl<'a> FnLowerer<'a> {
             l.name(value, name);
             value
         };
-        let thread_id = (uses(Builtin::ThreadId) || uses(Builtin::GlobalId)).then(|| arg(self, "thread_id", BuiltIn::LocalInvocationId));
+        let thread_id = (uses(Builtin::ThreadId) || uses(Builtin::GlobalId))
+            .then(|| arg(self, "thread_id", BuiltIn::LocalInvocationId));
         if uses(Builtin::GridDim) {
             // The logical grid, as launched (not the folded dispatch).
             let grid_dim = uniform(self, 0, "grid_dim");
@@ -479,7 +488,13 @@ impl<'a> FnLowerer<'a> {
 
     // ---- loops ----------------------------------------------------------
 
-    pub(super) fn loop_expr(&mut self, id: ExprId, label: &Option<String>, kind: &LoopKind, body: &Block) -> Option<Handle<Expression>> {
+    pub(super) fn loop_expr(
+        &mut self,
+        id: ExprId,
+        label: &Option<String>,
+        kind: &LoopKind,
+        body: &Block,
+    ) -> Option<Handle<Expression>> {
         let span = self.span_of(id);
         let ty = self.ty_of(id);
         let result = (!matches!(ty, Ty::Unit | Ty::Never)).then(|| self.var("loop_value", ty, span));

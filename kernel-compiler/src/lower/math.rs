@@ -7,8 +7,8 @@ use super::function::FnLowerer;
 use crate::hir::MathOp;
 use crate::types::Ty;
 use naga::{
-    BinaryOperator, Expression, Function, FunctionArgument, FunctionResult, Handle, Literal, LocalVariable, MathFunction, ScalarKind,
-    Statement,
+    BinaryOperator, Expression, Function, FunctionArgument, FunctionResult, Handle, Literal, LocalVariable,
+    MathFunction, ScalarKind, Statement,
 };
 
 /// True for the methods lowered to a call of a generated function.
@@ -18,10 +18,19 @@ pub(super) fn needs_call(op: MathOp) -> bool {
 
 impl FnLowerer<'_> {
     fn m(&mut self, fun: MathFunction, args: &[Handle<Expression>], span: proc_macro2::Span) -> Handle<Expression> {
-        self.add(Expression::Math { fun, arg: args[0], arg1: args.get(1).copied(), arg2: args.get(2).copied(), arg3: None }, span)
+        self.add(
+            Expression::Math { fun, arg: args[0], arg1: args.get(1).copied(), arg2: args.get(2).copied(), arg3: None },
+            span,
+        )
     }
 
-    fn bin(&mut self, op: BinaryOperator, left: Handle<Expression>, right: Handle<Expression>, span: proc_macro2::Span) -> Handle<Expression> {
+    fn bin(
+        &mut self,
+        op: BinaryOperator,
+        left: Handle<Expression>,
+        right: Handle<Expression>,
+        span: proc_macro2::Span,
+    ) -> Handle<Expression> {
         self.add(Expression::Binary { op, left, right }, span)
     }
 
@@ -30,7 +39,13 @@ impl FnLowerer<'_> {
     }
 
     /// Lowers one math method; `ty` is the receiver's type.
-    pub(crate) fn math(&mut self, op: MathOp, ty: Ty, a: &[Handle<Expression>], span: proc_macro2::Span) -> Handle<Expression> {
+    pub(crate) fn math(
+        &mut self,
+        op: MathOp,
+        ty: Ty,
+        a: &[Handle<Expression>],
+        span: proc_macro2::Span,
+    ) -> Handle<Expression> {
         use MathFunction as F;
         use MathOp::*;
         let x = a[0];
@@ -63,7 +78,8 @@ impl FnLowerer<'_> {
             Min => self.m(F::Min, a, span),
             Max => self.m(F::Max, a, span),
             Clamp => self.m(F::Clamp, a, span),
-            MulAdd => self.add(Expression::Math { fun: F::Fma, arg: a[0], arg1: Some(a[1]), arg2: Some(a[2]), arg3: None }, span),
+            MulAdd => self
+                .add(Expression::Math { fun: F::Fma, arg: a[0], arg1: Some(a[1]), arg2: Some(a[2]), arg3: None }, span),
             ToRadians => self.m(F::Radians, a, span),
             ToDegrees => self.m(F::Degrees, a, span),
             Recip => {
@@ -145,8 +161,11 @@ impl FnLowerer<'_> {
         f.arguments.push(FunctionArgument { name: Some("pow_base".into()), ty: base_t, binding: None });
         f.arguments.push(FunctionArgument { name: Some("pow_exp".into()), ty: exp_t, binding: None });
         f.result = Some(FunctionResult { ty: base_t, binding: None });
-        let lv = |f: &mut Function, n: &str, t| f.local_variables.append(LocalVariable { name: Some(n.into()), ty: t, init: None }, span);
-        let (r, a, b) = (lv(&mut f, "pow_result", base_t), lv(&mut f, "pow_square", base_t), lv(&mut f, "pow_bits", u32_t));
+        let lv = |f: &mut Function, n: &str, t| {
+            f.local_variables.append(LocalVariable { name: Some(n.into()), ty: t, init: None }, span)
+        };
+        let (r, a, b) =
+            (lv(&mut f, "pow_result", base_t), lv(&mut f, "pow_square", base_t), lv(&mut f, "pow_bits", u32_t));
         let e_ = &mut f.expressions;
         let mut body = naga::Block::new();
         let one = match ty {
@@ -169,7 +188,10 @@ impl FnLowerer<'_> {
         // n = |exp| as u32
         let start = e_.len();
         let n = if op == MathOp::Powi {
-            let abs = e_.append(Expression::Math { fun: MathFunction::Abs, arg: arg1, arg1: None, arg2: None, arg3: None }, span);
+            let abs = e_.append(
+                Expression::Math { fun: MathFunction::Abs, arg: arg1, arg1: None, arg2: None, arg3: None },
+                span,
+            );
             e_.append(Expression::As { expr: abs, kind: ScalarKind::Uint, convert: Some(4) }, span)
         } else {
             e_.append(Expression::As { expr: arg1, kind: ScalarKind::Uint, convert: Some(4) }, span)

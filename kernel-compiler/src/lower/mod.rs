@@ -27,8 +27,8 @@ use crate::hir::{self, ParamKind};
 use crate::infer::Types;
 use crate::types::Ty;
 use naga::{
-    AddressSpace, ArraySize, GlobalVariable, Handle, MemoryDecorations, Module, ResourceBinding, Scalar, StorageAccess, StructMember,
-    Type, TypeInner, VectorSize,
+    AddressSpace, ArraySize, GlobalVariable, Handle, MemoryDecorations, Module, ResourceBinding, Scalar, StorageAccess,
+    StructMember, Type, TypeInner, VectorSize,
 };
 use std::collections::HashMap;
 
@@ -78,7 +78,14 @@ pub(crate) struct ModuleBuilder {
 
 impl ModuleBuilder {
     fn new() -> Self {
-        ModuleBuilder { module: Module::default(), spans: Vec::new(), types: HashMap::new(), helpers: HashMap::new(), polyfills: HashMap::new(), explain_line: None }
+        ModuleBuilder {
+            module: Module::default(),
+            spans: Vec::new(),
+            types: HashMap::new(),
+            helpers: HashMap::new(),
+            polyfills: HashMap::new(),
+            explain_line: None,
+        }
     }
 
     /// A naga span standing for `span`.
@@ -114,7 +121,10 @@ impl ModuleBuilder {
 
     /// `vec2<f32>`, for `hypot`.
     pub fn vec2_f32(&mut self) -> Handle<Type> {
-        self.module.types.insert(Type { name: None, inner: TypeInner::Vector { size: VectorSize::Bi, scalar: Scalar::F32 } }, naga::Span::UNDEFINED)
+        self.module.types.insert(
+            Type { name: None, inner: TypeInner::Vector { size: VectorSize::Bi, scalar: Scalar::F32 } },
+            naga::Span::UNDEFINED,
+        )
     }
 }
 
@@ -190,7 +200,10 @@ fn lower_with(
     Ok(Lowered { module: mb.module, spans: mb.spans, params, uniform_binding, uniform_size })
 }
 
-fn declare_kernel_globals(mb: &mut ModuleBuilder, kernel: &hir::Function) -> (KernelGlobals, Vec<ParamLayout>, u32, u32) {
+fn declare_kernel_globals(
+    mb: &mut ModuleBuilder,
+    kernel: &hir::Function,
+) -> (KernelGlobals, Vec<ParamLayout>, u32, u32) {
     let mut buffers = Vec::new();
     let mut layouts = Vec::new();
     let mut binding = 0u32;
@@ -269,7 +282,14 @@ fn declare_kernel_globals(mb: &mut ModuleBuilder, kernel: &hir::Function) -> (Ke
             let ty = d.dims.iter().rev().fold(elem, |base, &n| {
                 let stride = mb.module.types[base].inner.size(mb.module.to_ctx());
                 mb.module.types.insert(
-                    Type { name: None, inner: TypeInner::Array { base, size: ArraySize::Constant(std::num::NonZeroU32::new(n).expect("checked > 0")), stride } },
+                    Type {
+                        name: None,
+                        inner: TypeInner::Array {
+                            base,
+                            size: ArraySize::Constant(std::num::NonZeroU32::new(n).expect("checked > 0")),
+                            stride,
+                        },
+                    },
                     naga::Span::UNDEFINED,
                 )
             });

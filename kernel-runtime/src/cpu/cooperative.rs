@@ -34,7 +34,13 @@ impl CpuDevice {
     /// different barriers, or a barrier that others skip by returning,
     /// make the launch fail (the compiler rejects such kernels, so this is a
     /// second line of defence).
-    pub fn execute_cooperative<'w, F, Fut>(&self, kernel: &'static KernelInfo, grid: Grid, pool: &'w WorkgroupPool, body: F) -> Result<(), LaunchError>
+    pub fn execute_cooperative<'w, F, Fut>(
+        &self,
+        kernel: &'static KernelInfo,
+        grid: Grid,
+        pool: &'w WorkgroupPool,
+        body: F,
+    ) -> Result<(), LaunchError>
     where
         F: Fn(Invocation, &'w Workgroup) -> Fut + Sync,
         Fut: Future<Output = ()> + 'w,
@@ -59,9 +65,15 @@ impl CpuDevice {
             // The invocations' futures, reused from workgroup to workgroup.
             let mut futures: Vec<Option<Fut>> = Vec::with_capacity(block_dim.x * block_dim.y * block_dim.z);
             for linear in start..(start + per_task).min(total) {
-                let block_id = Dim3::new(linear % grid_dim.x, (linear / grid_dim.x) % grid_dim.y, linear / (grid_dim.x * grid_dim.y));
+                let block_id = Dim3::new(
+                    linear % grid_dim.x,
+                    (linear / grid_dim.x) % grid_dim.y,
+                    linear / (grid_dim.x * grid_dim.y),
+                );
                 wg.reset();
-                if let Err(p) = run_captured(|| run_workgroup(kernel, block_id, block_dim, grid_dim, wg, &body, &mut futures)) {
+                if let Err(p) =
+                    run_captured(|| run_workgroup(kernel, block_id, block_dim, grid_dim, wg, &body, &mut futures))
+                {
                     first_panic.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(p);
                     return;
                 }
@@ -94,7 +106,11 @@ fn run_workgroup<'w, F, Fut>(
         for ty in 0..block_dim.y {
             for tx in 0..block_dim.x {
                 let thread_id = Dim3::new(tx, ty, tz);
-                let global_id = Dim3::new(block_id.x * block_dim.x + tx, block_id.y * block_dim.y + ty, block_id.z * block_dim.z + tz);
+                let global_id = Dim3::new(
+                    block_id.x * block_dim.x + tx,
+                    block_id.y * block_dim.y + ty,
+                    block_id.z * block_dim.z + tz,
+                );
                 futures.push(Some(body(Invocation { global_id, thread_id, block_id, block_dim, grid_dim }, wg)));
             }
         }
@@ -130,7 +146,10 @@ fn run_workgroup<'w, F, Fut>(
             );
         }
         if let Err((a, b)) = wg.release() {
-            panic!("invocations of workgroup {block_id} wait at two different barriers (#{a} and #{b}) in kernel `{}`", kernel.name);
+            panic!(
+                "invocations of workgroup {block_id} wait at two different barriers (#{a} and #{b}) in kernel `{}`",
+                kernel.name
+            );
         }
     }
 }

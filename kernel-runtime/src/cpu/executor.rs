@@ -52,7 +52,12 @@ impl CpuDevice {
     /// (see `LaunchLimits::cpu`), so a launch that a GPU would reject fails
     /// here too. A panic in `body` stops the launch and becomes
     /// [`LaunchError::CpuPanic`] with the panic's location and message.
-    pub fn execute<F: Fn(&Invocation) + Sync>(&self, kernel: &'static KernelInfo, grid: Grid, body: F) -> Result<(), LaunchError> {
+    pub fn execute<F: Fn(&Invocation) + Sync>(
+        &self,
+        kernel: &'static KernelInfo,
+        grid: Grid,
+        body: F,
+    ) -> Result<(), LaunchError> {
         let Some(launch) = plan(kernel, grid, &LaunchLimits::cpu(kernel))? else {
             return Ok(());
         };
@@ -81,7 +86,12 @@ impl CpuDevice {
     /// chunk owns and runs its invocations. Only for launches where
     /// [`CpuDevice::can_partition`] holds (it falls back to a single chunk
     /// otherwise, which is always correct).
-    pub fn execute_partitioned<F: Fn(&Chunk) + Sync>(&self, kernel: &'static KernelInfo, grid: Grid, chunk_body: F) -> Result<(), LaunchError> {
+    pub fn execute_partitioned<F: Fn(&Chunk) + Sync>(
+        &self,
+        kernel: &'static KernelInfo,
+        grid: Grid,
+        chunk_body: F,
+    ) -> Result<(), LaunchError> {
         let partition = self.can_partition(kernel, &grid);
         let Some(launch) = plan(kernel, grid, &LaunchLimits::cpu(kernel))? else {
             return Ok(());
@@ -126,7 +136,11 @@ struct Shape {
     block_dim: Dim3,
 }
 
-fn run_independent<F: Fn(&Invocation) + Sync>(kernel: &'static KernelInfo, shape: Shape, body: &F) -> Result<(), LaunchError> {
+fn run_independent<F: Fn(&Invocation) + Sync>(
+    kernel: &'static KernelInfo,
+    shape: Shape,
+    body: &F,
+) -> Result<(), LaunchError> {
     let total_groups = shape.grid_dim.x * shape.grid_dim.y * shape.grid_dim.z;
     run_chunks(kernel, total_groups, groups_per_chunk(shape), |start, end| run_chunk(shape, start, end, body))
 }
@@ -142,7 +156,12 @@ fn groups_per_chunk(shape: Shape) -> usize {
 
 /// Runs `run(start, end)` over chunks of `groups_per_chunk` workgroups in
 /// parallel, turning the first panic into `LaunchError::CpuPanic`.
-fn run_chunks(kernel: &'static KernelInfo, total_groups: usize, groups_per_chunk: usize, run: impl Fn(usize, usize) + Sync) -> Result<(), LaunchError> {
+fn run_chunks(
+    kernel: &'static KernelInfo,
+    total_groups: usize,
+    groups_per_chunk: usize,
+    run: impl Fn(usize, usize) + Sync,
+) -> Result<(), LaunchError> {
     let chunks = total_groups.div_ceil(groups_per_chunk);
     let to_error = |(location, message)| LaunchError::CpuPanic { kernel: kernel.name, location, message };
     if chunks == 1 {

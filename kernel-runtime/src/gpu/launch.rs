@@ -82,15 +82,25 @@ impl GpuDevice {
     /// `KernelInfo`'s address: a second launch compiles nothing.
     /// `buffers` are the buffer arguments in parameter order; `scalars` the
     /// bits of the scalar arguments in parameter order.
-    pub fn dispatch(&self, kernel: &'static KernelInfo, grid: Grid, buffers: &[GpuArg<'_>], scalars: &[u32]) -> Result<(), LaunchError> {
+    pub fn dispatch(
+        &self,
+        kernel: &'static KernelInfo,
+        grid: Grid,
+        buffers: &[GpuArg<'_>],
+        scalars: &[u32],
+    ) -> Result<(), LaunchError> {
         let Some(launch) = self.check(kernel, grid, buffers)? else {
             return Ok(());
         };
         let prepared = self.bind(kernel, Some(&launch), buffers, scalars)?;
         self.capture(|| {
-            let mut encoder = self.wgpu_device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(kernel.name) });
+            let mut encoder =
+                self.wgpu_device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(kernel.name) });
             {
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(kernel.name), timestamp_writes: None });
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some(kernel.name),
+                    timestamp_writes: None,
+                });
                 prepared.record(&mut pass);
             }
             self.queue().submit([encoder.finish()]);
@@ -102,7 +112,13 @@ impl GpuDevice {
     /// a bind group for these args plus the physical dispatch size, so a
     /// caller can record many launches in one pass (with
     /// [`PreparedDispatch::record`]) with timestamp queries.
-    pub fn prepare(&self, kernel: &'static KernelInfo, grid: Grid, buffers: &[GpuArg<'_>], scalars: &[u32]) -> Result<PreparedDispatch, LaunchError> {
+    pub fn prepare(
+        &self,
+        kernel: &'static KernelInfo,
+        grid: Grid,
+        buffers: &[GpuArg<'_>],
+        scalars: &[u32],
+    ) -> Result<PreparedDispatch, LaunchError> {
         let launch = self.check(kernel, grid, buffers)?;
         self.bind(kernel, launch.as_ref(), buffers, scalars)
     }
@@ -114,13 +130,21 @@ impl GpuDevice {
     }
 
     /// Checks limits and arguments; `None` for an empty grid.
-    fn check(&self, kernel: &'static KernelInfo, grid: Grid, buffers: &[GpuArg<'_>]) -> Result<Option<LaunchPlan>, LaunchError> {
+    fn check(
+        &self,
+        kernel: &'static KernelInfo,
+        grid: Grid,
+        buffers: &[GpuArg<'_>],
+    ) -> Result<Option<LaunchPlan>, LaunchError> {
         let launch = plan(kernel, grid, self.launch_limits())?;
         let expected = kernel.buffer_params().count();
         if buffers.len() != expected {
             return Err(LaunchError::InvalidKernel {
                 kernel: kernel.name,
-                problem: format!("{} buffer arguments passed, but the kernel has {expected} buffer parameters", buffers.len()),
+                problem: format!(
+                    "{} buffer arguments passed, but the kernel has {expected} buffer parameters",
+                    buffers.len()
+                ),
             });
         }
         for (arg, (param, _)) in buffers.iter().zip(kernel.buffer_params()) {
@@ -128,7 +152,10 @@ impl GpuDevice {
                 return Err(LaunchError::InvalidArgument {
                     kernel: kernel.name,
                     arg: kernel.param_name(param),
-                    problem: format!("got the argument checked for parameter `{}` in its place", kernel.param_name(arg.param)),
+                    problem: format!(
+                        "got the argument checked for parameter `{}` in its place",
+                        kernel.param_name(arg.param)
+                    ),
                 });
             }
         }
@@ -138,7 +165,13 @@ impl GpuDevice {
     /// Fetches (or compiles) the pipeline and builds bind group 0 of each
     /// dispatch part (none for an empty grid, whose scalars and uniform
     /// layout are still checked).
-    fn bind(&self, kernel: &'static KernelInfo, launch: Option<&LaunchPlan>, buffers: &[GpuArg<'_>], scalars: &[u32]) -> Result<PreparedDispatch, LaunchError> {
+    fn bind(
+        &self,
+        kernel: &'static KernelInfo,
+        launch: Option<&LaunchPlan>,
+        buffers: &[GpuArg<'_>],
+        scalars: &[u32],
+    ) -> Result<PreparedDispatch, LaunchError> {
         let blocks = match launch {
             Some(launch) => launch
                 .parts()
@@ -164,9 +197,15 @@ impl GpuDevice {
                         });
                         let mut entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
                             .iter()
-                            .map(|a| wgpu::BindGroupEntry { binding: kernel.params[a.param].slot, resource: a.buffer.as_entire_binding() })
+                            .map(|a| wgpu::BindGroupEntry {
+                                binding: kernel.params[a.param].slot,
+                                resource: a.buffer.as_entire_binding(),
+                            })
                             .collect();
-                        entries.push(wgpu::BindGroupEntry { binding: kernel.uniform_binding, resource: uniforms.as_entire_binding() });
+                        entries.push(wgpu::BindGroupEntry {
+                            binding: kernel.uniform_binding,
+                            resource: uniforms.as_entire_binding(),
+                        });
                         // The bind group keeps the uniform buffer alive.
                         let bind_group = self.wgpu_device().create_bind_group(&wgpu::BindGroupDescriptor {
                             label: Some(kernel.name),

@@ -19,7 +19,11 @@ impl GpuDevice {
     /// Checks `bytes` against `max_buffer_size`.
     fn check_size(&self, len: usize, bytes: u64) -> Result<(), BufferError> {
         if bytes > self.limits().max_buffer_size {
-            return Err(BufferError::TooLarge { len, max_bytes: self.limits().max_buffer_size, device: self.describe() });
+            return Err(BufferError::TooLarge {
+                len,
+                max_bytes: self.limits().max_buffer_size,
+                device: self.describe(),
+            });
         }
         Ok(())
     }
@@ -107,7 +111,9 @@ impl GpuDevice {
         }
         match result {
             Ok(Ok(())) => {}
-            Ok(Err(e)) => return Err(BufferError::Gpu { operation: "mapping a buffer for reading", message: e.to_string() }),
+            Ok(Err(e)) => {
+                return Err(BufferError::Gpu { operation: "mapping a buffer for reading", message: e.to_string() })
+            }
             Err(_) => {
                 return Err(BufferError::Gpu {
                     operation: "mapping a buffer for reading",

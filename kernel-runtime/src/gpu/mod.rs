@@ -161,11 +161,8 @@ impl GpuDevice {
         let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
         let r = f();
         // On native wgpu these futures are ready at once.
-        let errors = [
-            pollster::block_on(internal.pop()),
-            pollster::block_on(validation.pop()),
-            pollster::block_on(oom.pop()),
-        ];
+        let errors =
+            [pollster::block_on(internal.pop()), pollster::block_on(validation.pop()), pollster::block_on(oom.pop())];
         match errors.into_iter().flatten().map(|e| e.to_string()).collect::<Vec<_>>() {
             v if v.is_empty() => Ok(r),
             v => Err(v.join("; ")),

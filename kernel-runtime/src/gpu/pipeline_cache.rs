@@ -40,7 +40,12 @@ impl PipelineCache {
 
     /// The pipeline for `kernel` (specialised for folded grids when
     /// `folded`), compiling it on first use.
-    pub fn get_or_compile(&self, gpu: &GpuDevice, kernel: &'static KernelInfo, folded: bool) -> Result<Arc<CachedPipeline>, LaunchError> {
+    pub fn get_or_compile(
+        &self,
+        gpu: &GpuDevice,
+        kernel: &'static KernelInfo,
+        folded: bool,
+    ) -> Result<Arc<CachedPipeline>, LaunchError> {
         let key = (kernel as *const KernelInfo as usize, folded);
         if let Some(p) = self.lock().get(&key) {
             return Ok(Arc::clone(p));
@@ -61,7 +66,8 @@ impl PipelineCache {
 fn compile(gpu: &GpuDevice, kernel: &'static KernelInfo, folded: bool) -> Result<CachedPipeline, LaunchError> {
     let mut entries = Vec::with_capacity(kernel.params.len() + 1);
     for (_, p) in kernel.buffer_params() {
-        if p.slot == kernel.uniform_binding || entries.iter().any(|e: &wgpu::BindGroupLayoutEntry| e.binding == p.slot) {
+        if p.slot == kernel.uniform_binding || entries.iter().any(|e: &wgpu::BindGroupLayoutEntry| e.binding == p.slot)
+        {
             return Err(LaunchError::InvalidKernel {
                 kernel: kernel.name,
                 problem: format!("binding {} of `{}` is used twice", p.slot, p.name),
@@ -96,7 +102,8 @@ fn compile(gpu: &GpuDevice, kernel: &'static KernelInfo, folded: bool) -> Result
             label: Some(kernel.name),
             source: wgpu::ShaderSource::Wgsl(if folded { kernel.wgsl_folded } else { kernel.wgsl }.into()),
         });
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(kernel.name), entries: &entries });
+        let layout = device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(kernel.name), entries: &entries });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some(kernel.name),
             bind_group_layouts: &[Some(&layout)],

@@ -12,12 +12,25 @@ impl GpuDevice {
     pub fn time_pass(&self, reps: u32, record: impl Fn(&mut wgpu::ComputePass<'_>)) -> Result<f64, DeviceError> {
         let device = self.wgpu_device();
         if !device.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
-            return Err(DeviceError::Gpu { message: "timing kernels needs the TIMESTAMP_QUERY feature, which this adapter lacks".into() });
+            return Err(DeviceError::Gpu {
+                message: "timing kernels needs the TIMESTAMP_QUERY feature, which this adapter lacks".into(),
+            });
         }
-        let buffer = |usage| device.create_buffer(&wgpu::BufferDescriptor { label: Some("timestamps"), size: 16, usage, mapped_at_creation: false });
+        let buffer = |usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamps"),
+                size: 16,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
         let (queries, resolve, readback) = self
             .capture(|| {
-                let queries = device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("timestamps"), ty: wgpu::QueryType::Timestamp, count: 2 });
+                let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
+                    label: Some("timestamps"),
+                    ty: wgpu::QueryType::Timestamp,
+                    count: 2,
+                });
                 let resolve = buffer(wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC);
                 let readback = buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
                 let mut encoder = device.create_command_encoder(&Default::default());

@@ -8,7 +8,11 @@ use kernel_runtime::*;
 /// `SCALE_ADD_WGSL`: the plain module (`"false"`) or the folded one (`"true"`).
 macro_rules! scale_add_wgsl {
     ($folded:literal) => {
-        concat!("const grid_folded: bool = ", $folded, ";\n", r#"
+        concat!(
+            "const grid_folded: bool = ",
+            $folded,
+            ";\n",
+            r#"
 struct Launch { groups: vec3<u32>, block_offset: u32, s: f32 }
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
@@ -27,14 +31,19 @@ fn scale_add(@builtin(workgroup_id) wid: vec3<u32>,
         out[i] = out[i] + launch.s * a[i];
     }
 }
-"#)
+"#
+        )
     };
 }
 
 /// `IDS_WGSL`: the plain module (`"false"`) or the folded one (`"true"`).
 macro_rules! ids_wgsl {
     ($folded:literal) => {
-        concat!("const grid_folded: bool = ", $folded, ";\n", r#"
+        concat!(
+            "const grid_folded: bool = ",
+            $folded,
+            ";\n",
+            r#"
 struct Launch { groups: vec3<u32>, block_offset: u32 }
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 @group(0) @binding(1) var<uniform> launch: Launch;
@@ -58,14 +67,19 @@ fn ids(@builtin(workgroup_id) wid: vec3<u32>,
     out[at + 2u] = enc(group);
     out[at + 3u] = enc(launch.groups);
 }
-"#)
+"#
+        )
     };
 }
 
 /// `COVERAGE_WGSL`: the plain module (`"false"`) or the folded one (`"true"`).
 macro_rules! coverage_wgsl {
     ($folded:literal) => {
-        concat!("const grid_folded: bool = ", $folded, ";\n", r#"
+        concat!(
+            "const grid_folded: bool = ",
+            $folded,
+            ";\n",
+            r#"
 struct Launch { groups: vec3<u32>, block_offset: u32 }
 @group(0) @binding(0) var<storage, read_write> count: array<atomic<u32>>;
 @group(0) @binding(1) var<storage, read_write> offsets: array<u32>;
@@ -84,7 +98,8 @@ fn coverage(@builtin(workgroup_id) wid: vec3<u32>,
         offsets[g] = launch.block_offset;
     }
 }
-"#)
+"#
+        )
     };
 }
 
@@ -109,9 +124,14 @@ pub static SCALE_ADD: KernelInfo = KernelInfo {
     workgroup_memory_words: 0,
 };
 
-
 /// What the macro would generate for `scale_add(a, out, s)` launched on `grid`.
-pub fn scale_add(device: &Device, grid: impl Into<Grid>, a: &Buffer<f32>, out: &mut Buffer<f32>, s: f32) -> Result<(), LaunchError> {
+pub fn scale_add(
+    device: &Device,
+    grid: impl Into<Grid>,
+    a: &Buffer<f32>,
+    out: &mut Buffer<f32>,
+    s: f32,
+) -> Result<(), LaunchError> {
     let k = &SCALE_ADD;
     match device.backend() {
         DeviceBackend::Gpu(gpu) => {
@@ -149,7 +169,6 @@ pub static IDS: KernelInfo = KernelInfo {
     writes_own_element: false,
     workgroup_memory_words: 0,
 };
-
 
 fn enc(d: Dim3) -> u32 {
     (d.x + 100 * d.y + 10000 * d.z) as u32
@@ -221,7 +240,6 @@ pub static COVERAGE: KernelInfo = KernelInfo {
     writes_own_element: false,
     workgroup_memory_words: 0,
 };
-
 
 /// A kernel whose workgroup is `[512, 1, 1]` (over the default limit of 256).
 pub static BIG_WORKGROUP: KernelInfo = KernelInfo {
