@@ -7,7 +7,7 @@
 mod common;
 use common::best_of;
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 #[kernel(workgroup_size = 256)]
 fn block_sum(input: &[f32], sums: &mut [f32]) {

@@ -16,8 +16,8 @@
 mod common;
 use common::{best_of, median};
 
-use kernel::prelude::*;
-use kernel::runtime::{wgpu, DeviceBackend};
+use onekernel::prelude::*;
+use onekernel::runtime::{wgpu, DeviceBackend};
 use rayon::prelude::*;
 
 #[kernel(workgroup_size = 256)]

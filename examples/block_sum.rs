@@ -25,7 +25,7 @@
 
 mod common;
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 /// `sums[b]` = the sum of block `b`'s 256 elements of `input` (elements past
 /// the end of `input` count as 0). Launch with one thread per element.

@@ -18,7 +18,7 @@
 
 mod common;
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 /// Threads per block: small, so that even small inputs need several blocks.
 const BLOCK: usize = 64;

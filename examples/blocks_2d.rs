@@ -15,7 +15,7 @@
 
 mod common;
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 /// Block width and height, as in `workgroup_size` below. The tile need not
 /// be square.

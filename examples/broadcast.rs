@@ -15,7 +15,7 @@
 
 mod common;
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 /// `out[y * width + x] = col[y] + row[x]`, with `width = row.len()` and
 /// `height = col.len()`: the buffer lengths give the matrix's shape, so the

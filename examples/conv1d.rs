@@ -27,7 +27,7 @@
 
 mod common;
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 /// `out[i]` = Σ w[k] * x[i + k - 2] for k in 0..5 (`x` is 0 outside its
 /// bounds). `w` must have 5 elements. One thread per output, blocks of 256.

@@ -21,7 +21,7 @@
 
 mod common;
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 /// `partials[b]` = Σ a[i] * b[i] over block `b`'s 256 indices `i` (indices
 /// past the end count as 0). Launch with one thread per element.

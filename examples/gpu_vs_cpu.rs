@@ -31,8 +31,8 @@
 
 mod common;
 
-use kernel::prelude::*;
-use kernel::runtime::{DeviceBackend, PreparedDispatch};
+use onekernel::prelude::*;
+use onekernel::runtime::{DeviceBackend, PreparedDispatch};
 
 // ANCHOR: kernels
 /// `out[i] = alpha * x[i] + y[i]`: two reads, one write and two flops per

@@ -16,7 +16,7 @@
 
 mod common;
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 /// Threads per block, the same number as in `workgroup_size` below.
 const BLOCK: usize = 256;

@@ -22,7 +22,7 @@
 
 mod common;
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Number of bins, equal to the block size so that thread `t` owns bin `t`.

@@ -9,7 +9,7 @@
 
 mod common;
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 /// `out[i] = a[i] + c`, one thread per element.
 ///

@@ -14,7 +14,7 @@
 
 mod common;
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 /// `out[y][x] = a[y][x] * 2 + 1` on a `width` x `height` matrix, one thread per
 /// element.

@@ -39,7 +39,7 @@
 
 mod common;
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 /// `c = a × b` for row-major `a` (`m × k`), `b` (`k × n`), `c` (`m × n`).
 /// Launch with `Grid::threads([n, m])`: one thread per element of `c`.
@@ -177,7 +177,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// (an `N × N` product is `2·N³` operations: `N³` multiplies and `N³` adds).
 mod timing {
     use super::*;
-    use kernel::runtime::{wgpu, DeviceBackend};
+    use onekernel::runtime::{wgpu, DeviceBackend};
     use std::time::Instant;
 
     /// GPU kernel time from timestamp queries: `reps` launches recorded in

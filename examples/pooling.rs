@@ -26,7 +26,7 @@
 
 mod common;
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 /// `out[i]` = Σ x[i + k] for k in 0..8 (0 past the end). One thread per
 /// output, blocks of 256.

@@ -39,7 +39,7 @@
 
 mod common;
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 /// Stage 1: inclusive scan of each block of 256 elements (Hillis–Steele),
 /// and each block's total. One thread per element.

@@ -1,7 +1,7 @@
 //! The README's quick start, verbatim (tests/doc_snippets.rs checks that
 //! the README quotes this file), plus its inspection snippet.
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 /// `out[i] = a[i] + b[i]`, one GPU thread per element.
 #[kernel(workgroup_size = 256)]

@@ -28,7 +28,7 @@
 
 mod common;
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 /// `sums[r]` = Σ matrix[r * cols + c] over c in 0..cols. Launch with
 /// `Grid::blocks(rows)`: block `r` sums row `r`.

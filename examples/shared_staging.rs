@@ -17,7 +17,7 @@
 
 mod common;
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 /// Threads per block, and elements of the shared tile.
 const BLOCK: usize = 256;

@@ -12,7 +12,7 @@
 
 mod common;
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 /// Seconds for (from_slice, write, read) of `data` on `device`.
 #[derive(Clone, Copy, Debug)]

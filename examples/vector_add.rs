@@ -8,7 +8,7 @@
 //! executor and says so on stderr. To run on Mesa's lavapipe (a software
 //! Vulkan GPU), install it with `bash .ci/run` and `source .ci/env.sh` first.
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 use std::process::ExitCode;
 
 // ANCHOR: kernel

@@ -9,7 +9,7 @@
 
 mod common;
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 /// `out[i] = a[i] + b[i]`, one thread per element.
 ///

@@ -4,7 +4,7 @@
 //! wgpu and on the CPU from the very same source.
 //!
 //! ```ignore
-//! use kernel::prelude::*;
+//! use onekernel::prelude::*;
 //!
 //! #[kernel(workgroup_size = 256)]
 //! fn vector_add(a: &[f32], b: &[f32], out: &mut [f32]) {
@@ -30,10 +30,10 @@
 //! (`global_id()`, `thread_id()`, `block_id()`, `block_dim()`,
 //! `grid_dim()`) in `docs/threads-blocks-grids.md`.
 
-pub use kernel_macro::{helper, kernel};
-pub use kernel_runtime::{Buffer, BufferError, Device, DeviceError, Dim3, Element, Grid, KernelInfo, LaunchError};
+pub use onekernel_macro::{helper, kernel};
+pub use onekernel_runtime::{Buffer, BufferError, Device, DeviceError, Dim3, Element, Grid, KernelInfo, LaunchError};
 
-/// Everything a kernel file needs: `use kernel::prelude::*;`
+/// Everything a kernel file needs: `use onekernel::prelude::*;`
 pub mod prelude {
     pub use crate::{helper, kernel, Buffer, Device, Dim3, Grid};
 }
@@ -41,14 +41,14 @@ pub mod prelude {
 /// Looking inside a compiled kernel: WGSL, SPIR-V (and its disassembly),
 /// naga IR, the binding table and the explain view (each Rust line beside
 /// the WGSL it produced).
-pub use kernel_runtime::inspect;
+pub use onekernel_runtime::inspect;
 
 /// Re-exports the runtime in full, for advanced use (benchmarks, custom
 /// launches).
-pub use kernel_runtime as runtime;
+pub use onekernel_runtime as runtime;
 
 #[doc(hidden)]
 pub mod __private {
-    pub use kernel_macro::kernel_with_helpers;
-    pub use kernel_runtime::*;
+    pub use onekernel_macro::kernel_with_helpers;
+    pub use onekernel_runtime::*;
 }

@@ -1,8 +1,8 @@
-//! `kernel::inspect`: every view of a compiled kernel, snapshot-tested
+//! `onekernel::inspect`: every view of a compiled kernel, snapshot-tested
 //! (the kernels' line numbers in the explain views are this file's).
 
-use kernel::inspect;
-use kernel::prelude::*;
+use onekernel::inspect;
+use onekernel::prelude::*;
 
 #[kernel(workgroup_size = 256)]
 fn vector_add(a: &[f32], b: &[f32], out: &mut [f32]) {

@@ -2,7 +2,7 @@
 //! `--wgsl` flag, and the comparison against plain Rust.
 #![allow(dead_code)]
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 /// `--wgsl` on the command line: print the kernel's WGSL.
 pub fn wants_wgsl() -> bool {

@@ -1,7 +1,7 @@
 //! Test kernels for workgroup cooperation: shared memory, barriers and
 //! atomics.
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 
 /// Per-block sum by a tree reduction in shared memory.

@@ -2,7 +2,7 @@
 
 mod kernels;
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 use std::sync::OnceLock;
 
 fn gpu() -> &'static Device {

@@ -1,7 +1,7 @@
 //! Test kernels: together they exercise every construct of the supported
 //! subset. Each has a plain-Rust reference in `reference.rs`.
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 #[kernel(workgroup_size = 256)]
 pub fn vector_add(a: &[f32], b: &[f32], out: &mut [f32]) {

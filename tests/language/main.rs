@@ -12,7 +12,7 @@ mod reference;
 mod snapshots;
 mod spirv;
 
-use kernel::prelude::*;
+use onekernel::prelude::*;
 use std::sync::OnceLock;
 
 /// One GPU device for the whole binary (lavapipe's JIT is slow to start).
@@ -61,11 +61,11 @@ fn on_both<R>(f: impl Fn(&Device) -> R) -> (R, R) {
     (f(cpu()), f(gpu()))
 }
 
-fn buf<T: kernel::Element>(d: &Device, v: &[T]) -> Buffer<T> {
+fn buf<T: onekernel::Element>(d: &Device, v: &[T]) -> Buffer<T> {
     Buffer::from_slice(d, v).unwrap()
 }
 
-fn zeros<T: kernel::Element>(d: &Device, n: usize) -> Buffer<T> {
+fn zeros<T: onekernel::Element>(d: &Device, n: usize) -> Buffer<T> {
     Buffer::zeroed(d, n).unwrap()
 }
 

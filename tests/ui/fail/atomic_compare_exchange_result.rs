@@ -1,4 +1,4 @@
-use kernel::prelude::*;
+use onekernel::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 #[kernel(workgroup_size = 64)]

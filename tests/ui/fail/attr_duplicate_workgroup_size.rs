@@ -1,4 +1,4 @@
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 #[kernel(workgroup_size = 64, workgroup_size = 128)]
 fn k(out: &mut [f32]) {

@@ -1,4 +1,4 @@
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 #[helper]
 fn sync_and_double(x: f32) -> f32 {

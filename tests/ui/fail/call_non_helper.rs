@@ -1,4 +1,4 @@
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 fn foo(x: f32) -> f32 {
     x + 1.0

@@ -1,4 +1,4 @@
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 fn square(x: f32) -> f32 {
     x * x

@@ -1,4 +1,4 @@
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 #[helper]
 fn factorial(n: u32) -> u32 {

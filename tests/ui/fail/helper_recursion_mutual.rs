@@ -1,4 +1,4 @@
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 #[helper]
 fn even(n: u32) -> bool {

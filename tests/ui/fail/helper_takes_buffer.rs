@@ -1,4 +1,4 @@
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 #[helper]
 fn first(a: &[f32]) -> f32 {

@@ -1,4 +1,4 @@
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 // Problems in a helper are reported at the helper, even if no kernel calls it.
 #[helper]

@@ -1,7 +1,7 @@
 //! docs/cpu-executor.md: the borrow checker stops one buffer from being
 //! read and written by the same launch (what makes `&[T]` parameters
 //! plain shared slices on the CPU sound).
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 #[kernel(workgroup_size = 256)]
 fn vector_add(a: &[f32], b: &[f32], out: &mut [f32]) {

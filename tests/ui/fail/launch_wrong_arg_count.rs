@@ -1,4 +1,4 @@
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 #[kernel(workgroup_size = 64)]
 fn vector_add(a: &[f32], b: &[f32], out: &mut [f32]) {

@@ -1,4 +1,4 @@
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 #[kernel(workgroup_size = 64)]
 fn k(a: &[f32], out: &mut [f32]) {

@@ -1,4 +1,4 @@
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 #[kernel(workgroup_size = 64)]
 fn k(f: &dyn Fn(f32) -> f32, a: &[f32], out: &mut [f32]) {

@@ -1,4 +1,4 @@
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 // Independent problems in one kernel are all reported in one build.
 #[kernel(workgroup_size = 64)]

@@ -1,4 +1,4 @@
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 #[kernel(workgroup_size = 256)]
 fn big_tile(out: &mut [f32]) {

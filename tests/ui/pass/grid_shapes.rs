@@ -1,5 +1,5 @@
 //! The launches docs/threads-blocks-grids.md shows, on the CPU executor.
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 #[kernel(workgroup_size = (8, 4))]
 pub fn builtins_2d(out: &mut [u32], width: u32) {

@@ -1,5 +1,5 @@
 //! The helper example of docs/supported-rust.md, run on the CPU executor.
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 #[helper]
 fn clamp01(x: f32) -> f32 {

@@ -1,6 +1,6 @@
 // Rust names that are WGSL keywords or reserved words must be renamed in
 // the generated WGSL, not break it.
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 #[helper]
 fn bitcast(texture: f32, sample: f32) -> f32 {

@@ -1,5 +1,5 @@
 //! The workgroup sizes docs/supported-rust.md shows.
-use kernel::prelude::*;
+use onekernel::prelude::*;
 
 #[kernel(workgroup_size = 256)]
 fn one_d(out: &mut [u32]) {

@@ -1,0 +1,436 @@
+//! Robustness: the compiler is fed mutated valid kernels and arbitrary token
+//! streams. It must never panic, and every kernel it accepts must be valid:
+//! naga validates the module, the WGSL re-parses and validates, and the
+//! SPIR-V is written (all checked again here, outside `compile`).
+//!
+//! A seeded generator makes every run reproducible. CI runs a few thousand
+//! inputs (seconds); a longer run:
+//!
+//! ```sh
+//! KERNEL_FUZZ_ITERS=200000 cargo test -p onekernel-compiler --release --test fuzz -- --nocapture
+//! ```
+//!
+//! (`KERNEL_FUZZ_SEED=N` picks another sequence.) Any input that ever made
+//! the compiler panic is kept in `REGRESSIONS` below.
+
+use onekernel_compiler::{compile, expand};
+use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// The seed corpus: valid kernels and helpers covering the subset.
+const CORPUS: &str = include_str!("../../../tests/language/kernels.rs");
+
+/// Inputs that once panicked, as `(attribute, source)`.
+const REGRESSIONS: &[(&str, &str)] = &[];
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+/// The kernels (attribute tokens + function) and helpers of the corpus.
+fn corpus() -> (Vec<(TokenStream, syn::ItemFn)>, Vec<syn::ItemFn>) {
+    let file: syn::File = syn::parse_str(CORPUS).expect("corpus parses");
+    let mut kernels = Vec::new();
+    let mut helpers = Vec::new();
+    for item in file.items {
+        let syn::Item::Fn(mut f) = item else { continue };
+        let kernel_attr = f.attrs.iter().find(|a| a.path().is_ident("kernel")).cloned();
+        let is_helper = f.attrs.iter().any(|a| a.path().is_ident("helper"));
+        f.attrs.retain(|a| a.path().is_ident("doc"));
+        match kernel_attr {
+            Some(a) => kernels.push((a.meta.require_list().expect("kernel(...)").tokens.clone(), f)),
+            None if is_helper => helpers.push(f),
+            None => {}
+        }
+    }
+    assert!(kernels.len() >= 10 && helpers.len() >= 3, "corpus too small");
+    (kernels, helpers)
+}
+
+const IDENTS: &[&str] = &[
+    "i",
+    "x",
+    "y",
+    "out",
+    "a",
+    "b",
+    "n",
+    "f32",
+    "i32",
+    "u32",
+    "usize",
+    "bool",
+    "f64",
+    "u8",
+    "i64",
+    "Vec",
+    "String",
+    "Box",
+    "Option",
+    "Some",
+    "None",
+    "global_id",
+    "thread_id",
+    "block_id",
+    "block_dim",
+    "grid_dim",
+    "len",
+    "sqrt",
+    "powi",
+    "pow",
+    "min",
+    "max",
+    "clamp",
+    "round",
+    "step_by",
+    "let",
+    "mut",
+    "if",
+    "else",
+    "while",
+    "loop",
+    "for",
+    "in",
+    "break",
+    "continue",
+    "return",
+    "as",
+    "fn",
+    "match",
+    "unsafe",
+    "true",
+    "false",
+    "self",
+    "Self",
+    "struct",
+    "impl",
+    "where",
+    "smoothstep",
+    "clamp01",
+    "collatz_steps",
+    "array",
+    "var",
+    "vec3",
+    "x_1",
+    "_",
+    "MAX",
+    "std",
+    "consts",
+    "PI",
+];
+const PUNCTS: &[char] =
+    &['+', '-', '*', '/', '%', '^', '!', '&', '|', '=', '<', '>', '.', ',', ';', ':', '@', '#', '?', '~', '$', '\''];
+
+fn random_literal(rng: &mut Rng) -> Literal {
+    match rng.below(12) {
+        0 => Literal::u128_unsuffixed(u128::MAX),
+        1 => Literal::u64_suffixed(rng.next()),
+        2 => Literal::i64_unsuffixed(-(rng.below(1 << 40) as i64)),
+        3 => Literal::f64_unsuffixed(rng.next() as f64 / 7.0),
+        4 => Literal::f32_suffixed(1e38),
+        5 => Literal::f64_suffixed(0.5),
+        6 => Literal::string("text"),
+        7 => Literal::character('c'),
+        8 => Literal::u8_suffixed(255),
+        9 => Literal::u32_suffixed(u32::MAX),
+        10 => Literal::i32_suffixed(i32::MIN + 1),
+        _ => Literal::usize_unsuffixed(rng.below(70_000)),
+    }
+}
+
+fn random_token(rng: &mut Rng) -> TokenTree {
+    match rng.below(4) {
+        0 => TokenTree::Literal(random_literal(rng)),
+        1 => TokenTree::Punct(Punct::new(
+            *rng.pick(PUNCTS),
+            if rng.below(2) == 0 { Spacing::Alone } else { Spacing::Joint },
+        )),
+        _ => {
+            let name = *rng.pick(IDENTS);
+            TokenTree::Ident(Ident::new(name, Span::call_site()))
+        }
+    }
+}
+
+/// One random edit somewhere in the token tree.
+fn mutate(rng: &mut Rng, ts: TokenStream, depth: usize) -> TokenStream {
+    let mut tokens: Vec<TokenTree> = ts.into_iter().collect();
+    // Descend into a group half the time.
+    let groups: Vec<usize> =
+        tokens.iter().enumerate().filter(|(_, t)| matches!(t, TokenTree::Group(_))).map(|(i, _)| i).collect();
+    if !groups.is_empty() && depth < 8 && rng.below(3) != 0 {
+        let gi = *rng.pick(&groups);
+        if let TokenTree::Group(g) = &tokens[gi] {
+            let inner = mutate(rng, g.stream(), depth + 1);
+            let mut ng = Group::new(g.delimiter(), inner);
+            ng.set_span(g.span());
+            tokens[gi] = TokenTree::Group(ng);
+        }
+        return tokens.into_iter().collect();
+    }
+    let n = tokens.len();
+    match rng.below(7) {
+        0 if n > 0 => {
+            tokens.remove(rng.below(n));
+        }
+        1 if n > 0 => {
+            let t = tokens[rng.below(n)].clone();
+            tokens.insert(rng.below(n + 1), t);
+        }
+        2 if n > 1 => {
+            let (i, j) = (rng.below(n), rng.below(n));
+            tokens.swap(i, j);
+        }
+        3 if n > 0 => {
+            let i = rng.below(n);
+            tokens[i] = random_token(rng);
+        }
+        4 => {
+            let t = random_token(rng);
+            tokens.insert(rng.below(n + 1), t);
+        }
+        5 if n > 0 => {
+            // Wrap a run of tokens in a new group.
+            let i = rng.below(n);
+            let j = (i + 1 + rng.below(4)).min(n);
+            let inner: TokenStream = tokens.drain(i..j).collect();
+            let delim = *rng.pick(&[Delimiter::Parenthesis, Delimiter::Brace, Delimiter::Bracket]);
+            tokens.insert(i, TokenTree::Group(Group::new(delim, inner)));
+        }
+        _ => {
+            let t = random_token(rng);
+            tokens.push(t);
+        }
+    }
+    tokens.into_iter().collect()
+}
+
+/// Syntax-preserving edits on syn's tree, so that inputs get past parsing
+/// and into typing and lowering: literals, operators, names, methods and
+/// types are swapped, statements dropped, duplicated or reordered, and
+/// expressions replaced by others from the corpus.
+struct TreeMutator<'a> {
+    rng: &'a mut Rng,
+    exprs: &'a [syn::Expr],
+    /// Probability (per 1000) of editing each node visited.
+    rate: usize,
+}
+
+impl syn::visit_mut::VisitMut for TreeMutator<'_> {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        if self.rng.below(1000) < self.rate {
+            match self.rng.below(6) {
+                0 => *e = self.rng.pick(self.exprs).clone(),
+                1 => *e = syn::Expr::Lit(syn::ExprLit { attrs: vec![], lit: syn::Lit::new(random_literal(self.rng)) }),
+                2 => {
+                    let name = Ident::new(*self.rng.pick(IDENTS), Span::call_site());
+                    set(e, quote::quote!(#name));
+                }
+                3 => {
+                    let (l, r) = (self.rng.pick(self.exprs).clone(), self.rng.pick(self.exprs).clone());
+                    let op = *self.rng.pick(&[
+                        "+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "==", "<", ">=", "&&", "||", "+=", "<<=",
+                    ]);
+                    let op: TokenStream = op.parse().expect("operator");
+                    set(e, quote::quote!(#l #op #r));
+                }
+                4 => {
+                    let method = Ident::new(*self.rng.pick(IDENTS), Span::call_site());
+                    let inner = e.clone();
+                    set(e, quote::quote!((#inner).#method()));
+                }
+                _ => {
+                    let ty = Ident::new(
+                        *self.rng.pick(&["f32", "i32", "u32", "usize", "bool", "f64", "u8", "i64"]),
+                        Span::call_site(),
+                    );
+                    let inner = e.clone();
+                    set(e, quote::quote!((#inner) as #ty));
+                }
+            }
+            return;
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+    }
+
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        let n = b.stmts.len();
+        if n > 0 && self.rng.below(1000) < self.rate {
+            match self.rng.below(3) {
+                0 => {
+                    b.stmts.remove(self.rng.below(n));
+                }
+                1 => {
+                    let s = b.stmts[self.rng.below(n)].clone();
+                    b.stmts.insert(self.rng.below(n), s);
+                }
+                _ => b.stmts.swap(self.rng.below(n), self.rng.below(n)),
+            }
+        }
+        syn::visit_mut::visit_block_mut(self, b);
+    }
+
+    fn visit_type_mut(&mut self, t: &mut syn::Type) {
+        if self.rng.below(1000) < self.rate {
+            *t = syn::parse_str(*self.rng.pick(&[
+                "f32",
+                "u32",
+                "&[f32]",
+                "&mut [u32]",
+                "f64",
+                "Vec<f32>",
+                "&mut i32",
+                "usize",
+                "bool",
+                "(f32, f32)",
+            ]))
+            .expect("type");
+            return;
+        }
+        syn::visit_mut::visit_type_mut(self, t);
+    }
+}
+
+/// Replaces `e` by `tokens` when they parse as an expression (a keyword
+/// picked as a name does not).
+fn set(e: &mut syn::Expr, tokens: TokenStream) {
+    if let Ok(new) = syn::parse2(tokens) {
+        *e = new;
+    }
+}
+
+/// Every expression in the corpus, for replacing others.
+fn all_exprs(kernels: &[(TokenStream, syn::ItemFn)]) -> Vec<syn::Expr> {
+    struct Collect(Vec<syn::Expr>);
+    impl<'ast> syn::visit::Visit<'ast> for Collect {
+        fn visit_expr(&mut self, e: &'ast syn::Expr) {
+            self.0.push(e.clone());
+            syn::visit::visit_expr(self, e);
+        }
+    }
+    let mut c = Collect(Vec::new());
+    for (_, f) in kernels {
+        syn::visit::Visit::visit_item_fn(&mut c, f);
+    }
+    c.0
+}
+
+/// A function made of random tokens around a plausible signature.
+fn arbitrary_kernel(rng: &mut Rng) -> TokenStream {
+    let body: TokenStream = (0..rng.below(40)).map(|_| random_token(rng)).collect();
+    let params: TokenStream = (0..rng.below(8)).map(|_| random_token(rng)).collect();
+    let mut ts: TokenStream = "fn k".parse().expect("tokens");
+    ts.extend([
+        TokenTree::Group(Group::new(Delimiter::Parenthesis, params)),
+        TokenTree::Group(Group::new(Delimiter::Brace, body)),
+    ]);
+    ts
+}
+
+/// Compiles one input; panics (failing the test) if the compiler panics or
+/// accepts something invalid. Returns whether it was accepted.
+fn check(attr: TokenStream, item: &syn::ItemFn, helpers: &[syn::ItemFn], what: &dyn Fn() -> String) -> bool {
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let r = compile(attr.clone(), item, helpers);
+        // The macro's expansion must not panic either.
+        match &r {
+            Ok(k) => drop(expand::expand_kernel(item, k)),
+            Err(e) => drop(expand::expand_errors(item, e)),
+        }
+        r
+    }));
+    let compiled = match result {
+        Ok(r) => r,
+        Err(_) => panic!("the compiler panicked on:\n{}", what()),
+    };
+    let Ok(k) = compiled else { return false };
+    // Accepted: the WGSL must re-parse and validate, and the SPIR-V exist.
+    let module = naga::front::wgsl::parse_str(&k.wgsl)
+        .unwrap_or_else(|e| panic!("accepted, but WGSL does not parse: {e}\n{}", what()));
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("accepted, but WGSL does not validate: {e:?}\n{}", what()));
+    assert!(!k.spirv.is_empty() && !k.spirv_folded.is_empty(), "accepted without SPIR-V:\n{}", what());
+    true
+}
+
+#[test]
+fn regressions_do_not_panic() {
+    for (attr, src) in REGRESSIONS {
+        if let Ok(item) = syn::parse_str::<syn::ItemFn>(src) {
+            check(attr.parse().expect("attr"), &item, &[], &|| src.to_string());
+        }
+    }
+}
+
+#[test]
+fn mutated_and_arbitrary_kernels_never_panic() {
+    let iters: usize = std::env::var("KERNEL_FUZZ_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(3000);
+    let seed: u64 = std::env::var("KERNEL_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x5eed);
+    let mut rng = Rng(seed | 1);
+    let (kernels, helpers) = corpus();
+    let exprs = all_exprs(&kernels);
+    let (mut parsed, mut accepted) = (0usize, 0usize);
+    let start = std::time::Instant::now();
+    for iter in 0..iters {
+        let (attr, source): (TokenStream, TokenStream) = match rng.below(20) {
+            // Arbitrary tokens.
+            0 => ("workgroup_size = 64".parse().expect("attr"), arbitrary_kernel(&mut rng)),
+            // A mutated attribute.
+            1 => {
+                let (attr, f) = rng.pick(&kernels);
+                (mutate(&mut rng, attr.clone(), 0), quote::ToTokens::to_token_stream(f))
+            }
+            // Token-level edits: one to four.
+            2..=5 => {
+                let (attr, f) = rng.pick(&kernels);
+                let mut ts = quote::ToTokens::to_token_stream(f);
+                for _ in 0..1 + rng.below(4) {
+                    ts = mutate(&mut rng, ts, 0);
+                }
+                (attr.clone(), ts)
+            }
+            // Tree-level edits.
+            _ => {
+                let (attr, f) = rng.pick(&kernels);
+                let mut f = f.clone();
+                let rate = 5 + rng.below(60);
+                syn::visit_mut::VisitMut::visit_item_fn_mut(
+                    &mut TreeMutator { rng: &mut rng, exprs: &exprs, rate },
+                    &mut f,
+                );
+                (attr.clone(), quote::ToTokens::to_token_stream(&f))
+            }
+        };
+        // Sometimes mutate a helper too.
+        let mut hs = helpers.clone();
+        if rng.below(5) == 0 {
+            let h = rng.below(hs.len());
+            if let Ok(m) = syn::parse2::<syn::ItemFn>(mutate(&mut rng, quote::ToTokens::to_token_stream(&hs[h]), 0)) {
+                hs[h] = m;
+            }
+        }
+        let Ok(item) = syn::parse2::<syn::ItemFn>(source.clone()) else { continue };
+        parsed += 1;
+        let what = || format!("iteration {iter} (seed {seed}):\n#[kernel({attr})]\n{source}");
+        if check(attr.clone(), &item, &hs, &what) {
+            accepted += 1;
+        }
+    }
+    println!("fuzz: {iters} inputs, {parsed} parsed as functions, {accepted} accepted, in {:.1?}", start.elapsed());
+    assert!(parsed > iters / 2, "too few inputs parsed: the mutations are too destructive");
+}

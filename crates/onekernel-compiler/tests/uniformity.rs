@@ -1,0 +1,89 @@
+//! The barrier uniformity check: divergent barriers are rejected with a
+//! reason; barriers in uniform control flow are accepted.
+
+use onekernel_compiler::compile;
+
+fn errors(src: &str) -> Vec<String> {
+    let item: syn::ItemFn = syn::parse_str(src).expect("parses");
+    match compile("workgroup_size = 64".parse().expect("attr"), &item, &[]) {
+        Ok(_) => vec![],
+        Err(e) => e.iter().filter(|d| !d.is_silent()).map(|d| d.to_string()).collect(),
+    }
+}
+
+#[track_caller]
+fn rejected(src: &str, reason: &str) {
+    let e = errors(src);
+    assert_eq!(e.len(), 1, "want one error, got {e:#?}");
+    assert!(e[0].contains(reason), "error should say {reason:?}: {}", e[0]);
+}
+
+#[track_caller]
+fn accepted(src: &str) {
+    let e = errors(src);
+    assert!(e.is_empty(), "{e:#?}");
+}
+
+#[test]
+fn barrier_under_a_thread_dependent_if() {
+    rejected(
+        "fn k(out: &mut [f32]) { let t = shared::<[f32; 64]>(); if thread_id().x < 32 { workgroup_barrier(); } out[0] = t[0]; }",
+        "inside `if thread_id () . x < 32`, and the condition depends on `thread_id()`",
+    );
+}
+
+#[test]
+fn barrier_under_a_condition_on_loaded_data() {
+    rejected("fn k(a: &[f32], out: &mut [f32]) { let v = a[global_id().x]; if v > 0.0 { workgroup_barrier(); } out[0] = v; }", "depends on `v`");
+}
+
+#[test]
+fn barrier_in_a_loop_with_a_varying_bound() {
+    rejected(
+        "fn k(out: &mut [u32]) { for j in 0..thread_id().x { workgroup_barrier(); out[j] = 1; } }",
+        "inside a `for` loop whose range depends on `thread_id()`",
+    );
+    rejected("fn k(out: &mut [u32]) { let mut j = global_id().x; while j < 10 { workgroup_barrier(); j += 1; } out[0] = 0; }", "inside a `while` loop");
+}
+
+#[test]
+fn barrier_after_a_divergent_return() {
+    rejected(
+        "fn k(out: &mut [u32]) { let i = global_id().x; if i >= out.len() { return; } workgroup_barrier(); out[i] = 1; }",
+        "after a `return` that only some threads take",
+    );
+}
+
+#[test]
+fn barrier_in_a_loop_some_threads_leave() {
+    rejected(
+        "fn k(out: &mut [u32]) { for j in 0..8 { if thread_id().x == j { break; } workgroup_barrier(); } out[0] = 1; }",
+        "inside a loop that some threads leave early",
+    );
+}
+
+#[test]
+fn a_local_made_varying_by_assignment() {
+    rejected(
+        "fn k(out: &mut [u32], n: u32) { let mut m = n; if thread_id().x == 0 { m = 0; } for j in 0..m { workgroup_barrier(); } out[0] = 1; }",
+        "depends on `m`",
+    );
+}
+
+#[test]
+fn uniform_barriers_are_accepted() {
+    // Loops over constants and uniform parameters, conditions on block ids.
+    accepted("fn k(out: &mut [f32], n: u32) { let t = shared::<[f32; 64]>(); for j in 0..n { t[thread_id().x] = j as f32; workgroup_barrier(); } out[0] = t[0]; }");
+    accepted(
+        "fn k(out: &mut [f32]) { let t = shared::<[f32; 64]>(); let mut s = 32; while s > 0 { if thread_id().x < s { t[thread_id().x] += t[thread_id().x + s]; } workgroup_barrier(); s /= 2; } out[block_id().x] = t[0]; }",
+    );
+    accepted("fn k(out: &mut [u32]) { if block_id().x == 0 { workgroup_barrier(); } storage_barrier(); out[0] = 1; }");
+    // A divergent `return` after the last barrier is fine.
+    accepted("fn k(out: &mut [u32]) { workgroup_barrier(); let i = global_id().x; if i >= out.len() { return; } out[i] = 1; }");
+}
+
+#[test]
+fn several_divergent_barriers_are_all_reported() {
+    let e = errors("fn k(out: &mut [u32]) { if thread_id().x == 0 { workgroup_barrier(); } if global_id().x == 1 { storage_barrier(); } out[0] = 1; }");
+    assert_eq!(e.len(), 2, "{e:#?}");
+}

@@ -1,0 +1,136 @@
+//! The `#[kernel]` and `#[helper]` attributes: a thin shim that hands the
+//! tokens to `onekernel-compiler` and its output back to rustc. Use them
+//! through the `onekernel` crate, which documents them.
+
+use onekernel_compiler::{expand, parse};
+use proc_macro::TokenStream;
+use proc_macro2::TokenStream as TokenStream2;
+use syn::parse::{Parse, ParseStream};
+
+/// Compiles a Rust function into a GPU kernel (WGSL + SPIR-V) and a CPU
+/// body. See the `onekernel` crate's documentation.
+#[proc_macro_attribute]
+pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let item2: TokenStream2 = item.clone().into();
+    let func: syn::ItemFn = match syn::parse2(item2) {
+        Ok(f) => f,
+        Err(e) => {
+            let err = syn::Error::new(
+                e.span(),
+                "`#[kernel]` goes on a function: `#[kernel(workgroup_size = 256)] fn name(...) { ... }`",
+            );
+            let mut out = err.to_compile_error();
+            out.extend(TokenStream2::from(item));
+            return out.into();
+        }
+    };
+    let state = State { helpers: Vec::new(), attr: attr.into(), kernel: func };
+    state.next().into()
+}
+
+/// Marks a function that kernels may call. It stays an ordinary Rust
+/// function for host code; kernels get it lowered to a WGSL function.
+#[proc_macro_attribute]
+pub fn helper(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let item2: TokenStream2 = item.clone().into();
+    let mut out = TokenStream2::new();
+    if !attr.is_empty() {
+        out.extend(
+            syn::Error::new(
+                TokenStream2::from(attr)
+                    .into_iter()
+                    .next()
+                    .map(|t| t.span())
+                    .unwrap_or_else(proc_macro2::Span::call_site),
+                "`#[helper]` takes no arguments",
+            )
+            .to_compile_error(),
+        );
+    }
+    match syn::parse2::<syn::ItemFn>(item2) {
+        Ok(f) => out.extend(expand::expand_helper(&f)),
+        Err(e) => {
+            out.extend(syn::Error::new(e.span(), "`#[helper]` goes on a function").to_compile_error());
+            out.extend(TokenStream2::from(item));
+        }
+    }
+    out.into()
+}
+
+/// Internal: gathers a kernel's helper functions one by one (each helper's
+/// hidden macro adds its tokens and calls this again), then compiles.
+#[doc(hidden)]
+#[proc_macro]
+pub fn kernel_with_helpers(input: TokenStream) -> TokenStream {
+    match syn::parse::<State>(input) {
+        Ok(state) => state.next().into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+/// The kernel and the helpers gathered so far.
+struct State {
+    helpers: Vec<syn::ItemFn>,
+    attr: TokenStream2,
+    kernel: syn::ItemFn,
+}
+
+impl Parse for State {
+    // (@helper { fn .. })* @kernel { attr } { fn .. }
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let mut helpers = Vec::new();
+        loop {
+            input.parse::<syn::Token![@]>()?;
+            let tag: syn::Ident = input.parse()?;
+            let content;
+            syn::braced!(content in input);
+            if tag == "helper" {
+                helpers.push(content.parse()?);
+            } else {
+                let attr: TokenStream2 = content.parse()?;
+                let body;
+                syn::braced!(body in input);
+                let kernel = body.parse()?;
+                return Ok(State { helpers, attr, kernel });
+            }
+        }
+    }
+}
+
+impl State {
+    /// Requests the next missing helper, or compiles when all are here.
+    fn next(self) -> TokenStream2 {
+        let kernel = match parse::parse_function(&self.kernel, parse::FnRole::Kernel) {
+            Ok(k) => k,
+            Err(errors) => return expand::expand_errors(&self.kernel, &errors),
+        };
+        let have: Vec<String> = self.helpers.iter().map(|h| h.sig.ident.to_string()).collect();
+        let mut wanted: Vec<(String, proc_macro2::Span)> = calls(&kernel);
+        for h in &self.helpers {
+            if let Ok(f) = parse::parse_function(h, parse::FnRole::Helper) {
+                wanted.extend(calls(&f));
+            }
+        }
+        if let Some((name, span)) = wanted.into_iter().find(|(n, _)| !have.contains(n)) {
+            let helpers = &self.helpers;
+            let attr = &self.attr;
+            let k = &self.kernel;
+            let state = quote::quote!(#(@helper { #helpers })* @kernel { #attr } { #k });
+            return expand::request_helper(&name, span, state);
+        }
+        match onekernel_compiler::compile(self.attr.clone(), &self.kernel, &self.helpers) {
+            Ok(compiled) => expand::expand_kernel(&self.kernel, &compiled),
+            Err(errors) => expand::expand_errors(&self.kernel, &errors),
+        }
+    }
+}
+
+fn calls(f: &onekernel_compiler::hir::Function) -> Vec<(String, proc_macro2::Span)> {
+    f.exprs
+        .iter()
+        .filter_map(|e| match &e.kind {
+            onekernel_compiler::hir::ExprKind::Call { name, .. } => Some((name.clone(), e.span)),
+            _ => None,
+        })
+        .collect()
+}

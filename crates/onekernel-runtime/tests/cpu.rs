@@ -1,0 +1,174 @@
+//! The CPU executor on hand-built kernels: builtins, grids, panics, errors.
+
+mod common;
+use common::*;
+use onekernel_runtime::*;
+
+fn run_scale_add(n: usize, grid: Grid) -> (Vec<f32>, Vec<f32>) {
+    let dev = Device::cpu();
+    let (a, out) = inputs(n);
+    let ab = Buffer::from_slice(&dev, &a).unwrap();
+    let mut ob = Buffer::from_slice(&dev, &out).unwrap();
+    scale_add(&dev, grid, &ab, &mut ob, 0.5).unwrap();
+    (ob.read().unwrap(), expected_scale_add(&a, &out, 0.5, usize::MAX))
+}
+
+#[test]
+fn scale_add_lengths() {
+    for n in [1, 255, 256, 257, 1000, 4096 * 3 + 5, 1 << 20] {
+        let (got, want) = run_scale_add(n, Grid::threads(n));
+        assert_eq!(got, want, "n = {n}");
+    }
+}
+
+#[test]
+fn scale_add_folded_grid() {
+    // 70000 workgroups: folded on a GPU, plain on the CPU; results equal.
+    let n = 70000 * 256 - 100;
+    let (got, want) = run_scale_add(n, Grid::blocks(70000));
+    assert_eq!(got, want);
+}
+
+#[test]
+fn builtins_match_definitions() {
+    let dev = Device::cpu();
+    for blocks in [Dim3::new(1, 1, 1), Dim3::new(3, 2, 2), Dim3::new(5, 1, 3), Dim3::new(2000, 1, 1)] {
+        let expected = expected_ids(blocks);
+        let mut out = Buffer::<u32>::zeroed(&dev, expected.len()).unwrap();
+        ids(&dev, blocks, &mut out).unwrap();
+        assert_eq!(out.read().unwrap(), expected, "blocks = {blocks}");
+    }
+}
+
+#[test]
+fn empty_grid_is_a_no_op() {
+    let dev = Device::cpu();
+    let a = Buffer::from_slice(&dev, &[1.0f32]).unwrap();
+    let mut out = Buffer::from_slice(&dev, &[2.0f32]).unwrap();
+    scale_add(&dev, 0, &a, &mut out, 1.0).unwrap();
+    scale_add(&dev, Grid::blocks((4, 0, 1)), &a, &mut out, 1.0).unwrap();
+    assert_eq!(out.read().unwrap(), [2.0]);
+}
+
+#[test]
+fn panic_in_body_becomes_an_error() {
+    let dev = Device::cpu();
+    let DeviceBackend::Cpu(cpu) = dev.backend() else { unreachable!() };
+    let data = [1u32, 2, 3, 4];
+    let line = line!() + 2;
+    let err = cpu
+        .execute(&IDS, Grid::threads(1), |inv| {
+            std::hint::black_box(data[inv.global_id.x + 9]);
+        })
+        .unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, LaunchError::CpuPanic { .. }));
+    assert!(msg.starts_with("kernel `ids`: panicked on the CPU at "), "{msg}");
+    assert!(msg.contains(&format!("tests/cpu.rs:{line}:")), "{msg}");
+    assert!(msg.ends_with("index out of bounds: the len is 4 but the index is 9"), "{msg}");
+}
+
+#[test]
+fn panic_in_shared_store_points_at_the_caller() {
+    let dev = Device::cpu();
+    let DeviceBackend::Cpu(cpu) = dev.backend() else { unreachable!() };
+    let mut out = Buffer::<u32>::zeroed(&dev, 10).unwrap();
+    let s = out.cpu_shared(&IDS, 0, cpu).unwrap();
+    // Big enough to use several rayon chunks: the first panic wins.
+    let line = line!() + 1;
+    let err = cpu.execute(&IDS, Grid::threads(1 << 20), |inv| s.store(inv.global_id.x, 1)).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains(&format!("tests/cpu.rs:{line}:")), "{msg}");
+    assert!(msg.contains("index out of bounds: the len is 10 but the index is"), "{msg}");
+}
+
+#[test]
+fn panics_outside_kernels_still_reach_the_previous_hook() {
+    // The runtime's hook only swallows panics inside kernel bodies.
+    let dev = Device::cpu();
+    let DeviceBackend::Cpu(cpu) = dev.backend() else { unreachable!() };
+    cpu.execute(&IDS, Grid::threads(1), |_| {}).unwrap();
+    assert!(std::panic::catch_unwind(|| panic!("ordinary panic")).is_err());
+}
+
+#[test]
+fn empty_buffer_is_rejected() {
+    let dev = Device::cpu();
+    let a = Buffer::<f32>::from_slice(&dev, &[]).unwrap();
+    let mut out = Buffer::<f32>::zeroed(&dev, 4).unwrap();
+    let err = scale_add(&dev, 4, &a, &mut out, 1.0).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "kernel `scale_add`, argument `a`: buffer is empty; the GPU cannot bind a zero-sized buffer"
+    );
+}
+
+#[test]
+fn buffer_from_another_device_is_rejected() {
+    let d1 = Device::cpu();
+    let d2 = Device::cpu();
+    let a = Buffer::from_slice(&d1, &[1.0f32]).unwrap();
+    let mut out = Buffer::from_slice(&d2, &[1.0f32]).unwrap();
+    let err = scale_add(&d1, 1, &a, &mut out, 1.0).unwrap_err();
+    let want =
+        format!(
+        "kernel `scale_add`, argument `out`: buffer belongs to device #{} ({}), but the launch is on device #{} ({})",
+        d2.id(), d2.name(), d1.id(), d1.name()
+    );
+    assert_eq!(err.to_string(), want);
+}
+
+#[test]
+fn multi_dimensional_grid_over_the_limit_is_rejected() {
+    let dev = Device::cpu();
+    let a = Buffer::from_slice(&dev, &[1.0f32]).unwrap();
+    let mut out = Buffer::from_slice(&dev, &[1.0f32]).unwrap();
+    let err = scale_add(&dev, Grid::blocks((70000, 70000)), &a, &mut out, 1.0).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "kernel `scale_add`: grid of 70000 x 70000 x 1 workgroups exceeds the device limit of 65535 per dimension; only 1-D grids are folded"
+    );
+}
+
+#[test]
+fn workgroup_over_the_limit_is_rejected() {
+    let dev = Device::cpu();
+    let DeviceBackend::Cpu(cpu) = dev.backend() else { unreachable!() };
+    let err = cpu.execute(&BIG_WORKGROUP, Grid::threads(1), |_| {}).unwrap_err();
+    assert_eq!(err.to_string(), "kernel `big_workgroup`: workgroup of 512 invocations exceeds the device limit of 256");
+}
+
+#[test]
+fn buffer_write_read_and_length_mismatch() {
+    let dev = Device::cpu();
+    let mut b = Buffer::<i32>::zeroed(&dev, 3).unwrap();
+    assert_eq!(b.read().unwrap(), [0, 0, 0]);
+    b.write(&[1, -2, 3]).unwrap();
+    assert_eq!(b.read().unwrap(), [1, -2, 3]);
+    assert!(matches!(b.write(&[1]), Err(BufferError::LengthMismatch { expected: 3, got: 1 })));
+    assert_eq!(b.len(), 3);
+    assert!(!b.is_empty());
+    assert!(b.device().is_cpu());
+}
+
+#[test]
+fn wrong_element_type_is_rejected() {
+    let dev = Device::cpu();
+    let DeviceBackend::Cpu(cpu) = dev.backend() else { unreachable!() };
+    let a = Buffer::from_slice(&dev, &[1u32]).unwrap();
+    let err = a.cpu_slice(&SCALE_ADD, 0, cpu).unwrap_err();
+    assert_eq!(err.to_string(), "kernel `scale_add`, argument `a`: buffer of u32 passed for a parameter of f32");
+}
+
+#[test]
+fn device_basics() {
+    let dev = Device::cpu();
+    assert!(dev.is_cpu() && !dev.is_gpu());
+    assert!(dev.name().starts_with("CPU executor (rayon, "), "{}", dev.name());
+    assert_eq!(dev.to_string(), dev.name());
+    assert!(dev.wgpu().is_none());
+    dev.synchronize().unwrap();
+    let clone = dev.clone();
+    assert_eq!(clone.id(), dev.id());
+    assert_ne!(Device::cpu().id(), dev.id());
+}

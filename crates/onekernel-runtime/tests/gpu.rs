@@ -1,0 +1,376 @@
+//! The GPU path on hand-built kernels, checked against the CPU executor.
+//! These tests FAIL (not skip) when no GPU adapter exists: run them with
+//! lavapipe (`source .ci/env.sh`).
+
+mod common;
+use common::*;
+use onekernel_runtime::*;
+use std::sync::OnceLock;
+
+/// One GPU device per test binary: lavapipe's JIT makes devices and
+/// pipelines slow to create.
+fn gpu_device() -> &'static Device {
+    static DEVICE: OnceLock<Device> = OnceLock::new();
+    DEVICE.get_or_init(|| match Device::gpu() {
+        Ok(d) => d,
+        Err(e) => panic!("the GPU tests need a GPU adapter (try `source .ci/env.sh` for lavapipe): {e}"),
+    })
+}
+
+fn gpu(dev: &Device) -> &GpuDevice {
+    match dev.backend() {
+        DeviceBackend::Gpu(g) => g,
+        DeviceBackend::Cpu(_) => panic!("not a GPU device"),
+    }
+}
+
+/// Runs scale_add on `dev` and returns the output.
+fn scale_add_on(dev: &Device, n: usize, grid: Grid) -> Vec<f32> {
+    let (a, out) = inputs(n);
+    let ab = Buffer::from_slice(dev, &a).unwrap();
+    let mut ob = Buffer::from_slice(dev, &out).unwrap();
+    scale_add(dev, grid, &ab, &mut ob, 0.5).unwrap();
+    ob.read().unwrap()
+}
+
+#[test]
+fn device_basics() {
+    let dev = gpu_device();
+    assert!(dev.is_gpu() && !dev.is_cpu());
+    let g = gpu(dev);
+    eprintln!("GPU: {dev}\nlimits: {:?}\nfeatures: {:?}", g.limits(), g.features());
+    assert!(dev.name().contains(&g.adapter_info().name));
+    assert!(dev.wgpu().is_some());
+    dev.synchronize().unwrap();
+}
+
+#[test]
+fn scale_add_matches_cpu() {
+    let dev = gpu_device();
+    let cpu = Device::cpu();
+    for n in [1, 256, 1000, 70000 * 256] {
+        let want = expected_scale_add(&inputs(n).0, &inputs(n).1, 0.5, n);
+        let on_gpu = scale_add_on(dev, n, Grid::threads(n));
+        let on_cpu = scale_add_on(&cpu, n, Grid::threads(n));
+        assert!(on_gpu == want, "GPU result wrong for n = {n}");
+        assert!(on_cpu == want, "CPU result wrong for n = {n}");
+    }
+}
+
+#[test]
+fn folded_grid_with_partial_data() {
+    // 70000 workgroups of 256 (folded into 65535 x 2) over 100 fewer elements.
+    let dev = gpu_device();
+    let n = 70000 * 256 - 100;
+    let want = expected_scale_add(&inputs(n).0, &inputs(n).1, 0.5, n);
+    assert!(scale_add_on(dev, n, Grid::blocks(70000)) == want);
+    assert!(scale_add_on(&Device::cpu(), n, Grid::blocks(70000)) == want);
+}
+
+#[test]
+fn builtins_match_cpu() {
+    let dev = gpu_device();
+    let cpu = Device::cpu();
+    for blocks in [Dim3::new(1, 1, 1), Dim3::new(3, 2, 2), Dim3::new(5, 1, 3), Dim3::new(70000, 1, 1)] {
+        let expected = expected_ids(blocks);
+        let mut g = Buffer::<u32>::zeroed(dev, expected.len()).unwrap();
+        ids(dev, blocks, &mut g).unwrap();
+        let mut c = Buffer::<u32>::zeroed(&cpu, expected.len()).unwrap();
+        ids(&cpu, blocks, &mut c).unwrap();
+        assert!(g.read().unwrap() == expected, "GPU builtins wrong for blocks = {blocks}");
+        assert!(c.read().unwrap() == expected, "CPU builtins wrong for blocks = {blocks}");
+    }
+}
+
+#[test]
+fn second_launch_compiles_nothing() {
+    let dev = gpu_device();
+    let a = Buffer::from_slice(dev, &[1.0f32; 8]).unwrap();
+    let mut out = Buffer::<f32>::zeroed(dev, 8).unwrap();
+    scale_add(dev, 8, &a, &mut out, 1.0).unwrap();
+    let compiled = gpu(dev).compiled_kernels();
+    for _ in 0..5 {
+        scale_add(dev, 8, &a, &mut out, 1.0).unwrap();
+    }
+    assert_eq!(gpu(dev).compiled_kernels(), compiled);
+    assert_eq!(out.read().unwrap(), [6.0; 8]);
+}
+
+#[test]
+fn empty_grid_is_a_no_op() {
+    let dev = gpu_device();
+    let a = Buffer::from_slice(dev, &[1.0f32]).unwrap();
+    let mut out = Buffer::from_slice(dev, &[2.0f32]).unwrap();
+    scale_add(dev, 0, &a, &mut out, 1.0).unwrap();
+    scale_add(dev, Grid::blocks((4, 0, 1)), &a, &mut out, 1.0).unwrap();
+    assert_eq!(out.read().unwrap(), [2.0]);
+}
+
+/// `out += 0.25 * a` over 1000 elements, prepared by hand: the inputs, the
+/// input and output buffers, and the prepared dispatch.
+fn prepared_scale_add(dev: &Device) -> (Vec<f32>, Vec<f32>, [Buffer<f32>; 2], PreparedDispatch) {
+    let g = gpu(dev);
+    let (a, out) = inputs(1000);
+    let ab = Buffer::from_slice(dev, &a).unwrap();
+    let mut ob = Buffer::from_slice(dev, &out).unwrap();
+    let prepared = {
+        let args = [ab.gpu_arg(&SCALE_ADD, 0, g).unwrap(), ob.gpu_arg_mut(&SCALE_ADD, 1, g).unwrap()];
+        g.prepare(&SCALE_ADD, Grid::threads(1000), &args, &[0.25f32.to_bits()]).unwrap()
+    };
+    (a, out, [ab, ob], prepared)
+}
+
+#[test]
+fn prepared_dispatches_in_one_pass() {
+    let dev = gpu_device();
+    let (a, out, [_ab, ob], prepared) = prepared_scale_add(dev);
+    assert_eq!(prepared.parts.len(), 1);
+    assert_eq!(prepared.parts[0].workgroups, [4, 1, 1]);
+    let (device, queue) = dev.wgpu().unwrap();
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        for _ in 0..2 {
+            prepared.record(&mut pass);
+        }
+    }
+    queue.submit([encoder.finish()]);
+    dev.synchronize().unwrap();
+    assert!(ob.read().unwrap() == expected_scale_add(&a, &out, 0.5, 1000));
+}
+
+#[test]
+fn time_pass_times_and_runs_the_recorded_launches() {
+    let dev = gpu_device();
+    let g = gpu(dev);
+    let (a, out, [_ab, ob], prepared) = prepared_scale_add(dev);
+    // Four launches of out += 0.25 * a, timed by the GPU's own clock.
+    let seconds = g.time_pass(4, |pass| prepared.record(pass)).unwrap();
+    assert!(seconds > 0.0 && seconds < 1.0, "{seconds} s per launch");
+    assert!(ob.read().unwrap() == expected_scale_add(&a, &out, 1.0, 1000));
+}
+
+/// Launches `coverage` on `groups` workgroups over buffers `extra` longer
+/// than the grid; returns (count, offsets).
+fn coverage_on(dev: &Device, groups: usize, extra: usize) -> (Vec<u32>, Vec<u32>) {
+    let g = gpu(dev);
+    let mut count = Buffer::<u32>::zeroed(dev, groups + extra).unwrap();
+    let mut offsets = Buffer::<u32>::from_slice(dev, &vec![u32::MAX; groups + extra]).unwrap();
+    {
+        let args = [count.gpu_arg_mut(&COVERAGE, 0, g).unwrap(), offsets.gpu_arg_mut(&COVERAGE, 1, g).unwrap()];
+        g.dispatch(&COVERAGE, Grid::blocks(groups), &args, &[]).unwrap();
+    }
+    (count.read().unwrap(), offsets.read().unwrap())
+}
+
+#[test]
+fn folded_grid_exact_multiple_runs_every_group_once() {
+    let dev = gpu_device();
+    let max = gpu(dev).limits().max_compute_workgroups_per_dimension as usize;
+    let groups = max * 2;
+    let (count, offsets) = coverage_on(dev, groups, 1000);
+    let wrong = count.iter().enumerate().filter(|&(i, &c)| c != u32::from(i < groups)).count();
+    assert_eq!(wrong, 0, "{wrong} elements of count wrong (want 1 on 0..{groups}, 0 after)");
+    // One dispatch, block_offset 0 everywhere.
+    assert!(offsets[..groups].iter().all(|&o| o == 0));
+    assert!(offsets[groups..].iter().all(|&o| o == u32::MAX));
+}
+
+/// The smallest prime above `n`: a group count with no exact 2-D
+/// factorisation, so that the runtime folds it as rows plus a tail.
+fn prime_above(n: usize) -> usize {
+    (n + 1..).find(|&p| (2..).take_while(|d| d * d <= p).all(|d| p % d != 0)).expect("primes never end")
+}
+
+#[test]
+fn folded_grid_with_tail_runs_every_group_once() {
+    let dev = gpu_device();
+    let max = gpu(dev).limits().max_compute_workgroups_per_dimension as usize;
+    let groups = prime_above(max * 2);
+    let (count, offsets) = coverage_on(dev, groups, 1000);
+    let wrong = count.iter().enumerate().filter(|&(i, &c)| c != u32::from(i < groups)).count();
+    assert_eq!(wrong, 0, "{wrong} elements of count wrong (want 1 on 0..{groups}, 0 after)");
+    // The main dispatch's uniform block carries block_offset 0, the tail's 2 * max.
+    assert!(offsets[..2 * max].iter().all(|&o| o == 0));
+    assert!(offsets[2 * max..groups].iter().all(|&o| o as usize == 2 * max));
+    assert!(offsets[groups..].iter().all(|&o| o == u32::MAX));
+}
+
+#[test]
+fn prepared_folded_grid_has_one_part_per_dispatch() {
+    let dev = gpu_device();
+    let g = gpu(dev);
+    let max = g.limits().max_compute_workgroups_per_dimension;
+    let cases = [
+        (1000usize, vec![[1000, 1, 1]]),
+        (max as usize * 2, vec![[2, max, 1]]),
+        (
+            prime_above(max as usize * 2),
+            vec![[max, 2, 1], [(prime_above(max as usize * 2) - 2 * max as usize) as u32, 1, 1]],
+        ),
+        (0, vec![]),
+    ];
+    for (groups, want) in cases {
+        let len = groups.max(1);
+        let mut count = Buffer::<u32>::zeroed(dev, len).unwrap();
+        let mut offsets = Buffer::<u32>::zeroed(dev, len).unwrap();
+        let prepared = {
+            let args = [count.gpu_arg_mut(&COVERAGE, 0, g).unwrap(), offsets.gpu_arg_mut(&COVERAGE, 1, g).unwrap()];
+            g.prepare(&COVERAGE, Grid::blocks(groups), &args, &[]).unwrap()
+        };
+        let got: Vec<[u32; 3]> = prepared.parts.iter().map(|p| p.workgroups).collect();
+        assert_eq!(got, want, "groups = {groups}");
+        // Three launches recorded in one pass: every group counted 3 times.
+        let (device, queue) = dev.wgpu().unwrap();
+        let mut encoder = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            for _ in 0..3 {
+                prepared.record(&mut pass);
+            }
+        }
+        queue.submit([encoder.finish()]);
+        dev.synchronize().unwrap();
+        let count = count.read().unwrap();
+        assert!(count[..groups].iter().all(|&c| c == 3), "groups = {groups}");
+        assert!(count[groups..].iter().all(|&c| c == 0), "groups = {groups}");
+    }
+}
+
+#[test]
+fn write_then_read() {
+    let dev = gpu_device();
+    let mut b = Buffer::<i32>::zeroed(dev, 5).unwrap();
+    assert_eq!(b.read().unwrap(), [0; 5]);
+    b.write(&[1, -2, 3, -4, 5]).unwrap();
+    assert_eq!(b.read().unwrap(), [1, -2, 3, -4, 5]);
+    assert!(matches!(b.write(&[1]), Err(BufferError::LengthMismatch { expected: 5, got: 1 })));
+    let empty = Buffer::<u32>::from_slice(dev, &[]).unwrap();
+    assert!(empty.is_empty());
+    assert_eq!(empty.read().unwrap(), []);
+}
+
+#[test]
+fn too_large_buffer_is_an_error() {
+    let dev = gpu_device();
+    let max = gpu(dev).limits().max_buffer_size;
+    let len = (max / 4 + 1) as usize;
+    let err = Buffer::<f32>::zeroed(dev, len).unwrap_err();
+    assert!(matches!(err, BufferError::TooLarge { .. }), "{err}");
+    assert!(err.to_string().contains("exceeds the max buffer size"), "{err}");
+}
+
+#[test]
+fn empty_buffer_is_rejected() {
+    let dev = gpu_device();
+    let a = Buffer::<f32>::from_slice(dev, &[]).unwrap();
+    let mut out = Buffer::<f32>::zeroed(dev, 4).unwrap();
+    let err = scale_add(dev, 4, &a, &mut out, 1.0).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "kernel `scale_add`, argument `a`: buffer is empty; the GPU cannot bind a zero-sized buffer"
+    );
+}
+
+#[test]
+fn buffers_from_another_device_are_rejected() {
+    let dev = gpu_device();
+    let cpu = Device::cpu();
+    let a = Buffer::from_slice(dev, &[1.0f32]).unwrap();
+    let mut out = Buffer::from_slice(&cpu, &[1.0f32]).unwrap();
+    let err = scale_add(dev, 1, &a, &mut out, 1.0).unwrap_err();
+    let want =
+        format!(
+        "kernel `scale_add`, argument `out`: buffer belongs to device #{} ({}), but the launch is on device #{} ({})",
+        cpu.id(), cpu.name(), dev.id(), dev.name()
+    );
+    assert_eq!(err.to_string(), want);
+    // And a GPU buffer passed to a CPU launch.
+    let a_cpu = Buffer::from_slice(&cpu, &[1.0f32]).unwrap();
+    let mut out_gpu = Buffer::from_slice(dev, &[1.0f32]).unwrap();
+    let err = scale_add(&cpu, 1, &a_cpu, &mut out_gpu, 1.0).unwrap_err();
+    assert!(matches!(err, LaunchError::WrongDevice { arg: "out", .. }), "{err}");
+}
+
+#[test]
+fn multi_dimensional_grid_over_the_limit_is_rejected() {
+    let dev = gpu_device();
+    let max = gpu(dev).limits().max_compute_workgroups_per_dimension;
+    let a = Buffer::from_slice(dev, &[1.0f32]).unwrap();
+    let mut out = Buffer::from_slice(dev, &[1.0f32]).unwrap();
+    let n = max as usize + 1;
+    let err = scale_add(dev, Grid::blocks((n, n)), &a, &mut out, 1.0).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("kernel `scale_add`: grid of {n} x {n} x 1 workgroups exceeds the device limit of {max} per dimension; only 1-D grids are folded")
+    );
+}
+
+/// A workgroup larger than any device allows.
+static HUGE_WORKGROUP: KernelInfo = KernelInfo { workgroup_size: [1 << 16, 1, 1], ..common_big() };
+
+const fn common_big() -> KernelInfo {
+    KernelInfo {
+        name: "huge_workgroup",
+        entry_point: "main",
+        wgsl: "",
+        spirv: &[],
+        wgsl_folded: "",
+        explain: "",
+        workgroup_size: [1, 1, 1],
+        params: &[],
+        uniform_binding: 0,
+        uniform_size: 32,
+        max_workgroup_invocations: 1 << 16,
+        writes_own_element: false,
+        workgroup_memory_words: 0,
+    }
+}
+
+#[test]
+fn workgroup_over_the_limit_is_rejected() {
+    let dev = gpu_device();
+    let max = gpu(dev).limits().max_compute_invocations_per_workgroup;
+    let err = gpu(dev).dispatch(&HUGE_WORKGROUP, Grid::threads(1), &[], &[]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("kernel `huge_workgroup`: workgroup of 65536 invocations exceeds the device limit of {max}")
+    );
+}
+
+static BROKEN: KernelInfo =
+    KernelInfo { name: "broken", wgsl: "@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }", ..common_big() };
+
+#[test]
+fn invalid_shader_is_an_error_not_a_panic() {
+    let dev = gpu_device();
+    let err = gpu(dev).dispatch(&BROKEN, Grid::threads(1), &[], &[]).unwrap_err();
+    assert!(matches!(err, LaunchError::Compile { kernel: "broken", .. }), "{err}");
+    assert!(err.to_string().starts_with("kernel `broken`: the GPU rejected the shader: "), "{err}");
+    dev.synchronize().unwrap();
+}
+
+#[test]
+fn device_new_picks_the_gpu() {
+    let _ = gpu_device();
+    assert!(Device::new().is_gpu());
+}
+
+#[test]
+fn buffer_over_the_storage_binding_limit_is_rejected() {
+    let dev = gpu_device();
+    let max = gpu(dev).limits().max_storage_buffer_binding_size;
+    let len = (max / 4 + 1) as usize;
+    if (len as u64) * 4 > gpu(dev).limits().max_buffer_size {
+        panic!("this adapter cannot hold a buffer larger than its storage binding limit; the test needs one that can");
+    }
+    let a = Buffer::<f32>::zeroed(dev, len).unwrap();
+    let mut out = Buffer::<f32>::zeroed(dev, 4).unwrap();
+    let err = scale_add(dev, 4, &a, &mut out, 1.0).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "kernel `scale_add`, argument `a`: {len} elements exceed the device's max storage binding of {max} bytes"
+        )
+    );
+}
