@@ -1,7 +1,7 @@
 //! Facts about a kernel that the runtime can use.
 
-use crate::hir::{Builtin, ExprId, ExprKind, Function, LocalId, ParamKind, Place, Stmt};
-use crate::infer::visit_block;
+use crate::hir::{Builtin, ExprId, ExprKind, Function, LocalId, ParamId, ParamKind, Place, Stmt};
+use crate::visit::visit_block;
 use crate::types::Ty;
 use std::collections::HashMap;
 
@@ -18,9 +18,9 @@ pub fn writes_own_element(f: &Function) -> bool {
     let mut inits: HashMap<LocalId, ExprId> = HashMap::new();
     collect_inits(f, &f.body, &mut inits);
     let own = |e: ExprId| is_own_index(f, &inits, e);
-    let is_output = |p: usize| matches!(f.params[p].kind, ParamKind::BufferMut { .. });
+    let is_output = |p: ParamId| matches!(f.params[p].kind, ParamKind::BufferMut { .. });
     let mut ok = true;
-    visit_block(f, &f.body, 0, &mut |k, _| match k {
+    visit_block(f, &f.body, 0, &mut |_, k, _| match k {
         ExprKind::Index { buffer, index } if is_output(*buffer) => ok &= own(*index),
         ExprKind::Assign { place: Place::Index { buffer, index }, .. } if is_output(*buffer) => ok &= own(*index),
         _ => {}
@@ -30,7 +30,7 @@ pub fn writes_own_element(f: &Function) -> bool {
 
 fn is_own_index(f: &Function, inits: &HashMap<LocalId, ExprId>, e: ExprId) -> bool {
     match &f.exprs[e].kind {
-        ExprKind::Axis(base, 0) => matches!(f.exprs[*base].kind, ExprKind::Builtin(Builtin::GlobalId)),
+        ExprKind::Axis(base, 0) => matches!(f.exprs[*base].kind, ExprKind::Builtin { builtin: Builtin::GlobalId, .. }),
         ExprKind::Cast(x, Ty::Usize) | ExprKind::Typed(x, _) => is_own_index(f, inits, *x),
         ExprKind::Local(l) => !f.locals[*l].mutable && inits.get(l).is_some_and(|i| is_own_index(f, inits, *i)),
         _ => false,
@@ -44,7 +44,7 @@ fn collect_inits(f: &Function, b: &crate::hir::Block, inits: &mut HashMap<LocalI
         }
     }
     // Nested blocks: walk every block-bearing expression.
-    visit_block(f, b, 0, &mut |k, _| {
+    visit_block(f, b, 0, &mut |_, k, _| {
         let blocks: Vec<&crate::hir::Block> = match k {
             ExprKind::Block(b) => vec![b],
             ExprKind::If { then, .. } => vec![then],

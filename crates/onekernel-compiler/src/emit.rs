@@ -28,7 +28,7 @@ pub fn emit(
             source = s.source();
         }
         Diagnostic::new(span, format!("internal compiler error: the generated GPU code is invalid: {msg}"))
-            .help("this is a bug in kernel; please report it with this kernel")
+            .help("this is a bug in onekernel; please report it with this kernel")
     })?;
     let wgsl = naga::back::wgsl::write_string(module, &info, naga::back::wgsl::WriterFlags::empty())
         .map_err(|e| Diagnostic::new(fallback, format!("internal compiler error: WGSL output failed: {e}")))?;

@@ -1,7 +1,7 @@
 //! The explain view: each Rust line of a kernel beside the WGSL it produced.
 //!
 //! The kernel is lowered a third time, in explain mode
-//! ([`lower::lower_program_explain`]): before each statement that starts a
+//! ([`lower::Variant::Explain`]): before each statement that starts a
 //! new Rust line the body stores that line number into a private global,
 //! `explain_line = 7u;`. The WGSL of that module is then read line by line:
 //! a marker sets the current Rust line and is dropped, every other line is
@@ -14,6 +14,7 @@
 
 use crate::hir;
 use crate::infer::Types;
+use crate::layout::Layout;
 use crate::lower;
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 use proc_macro2::{TokenStream, TokenTree};
@@ -29,11 +30,13 @@ pub fn explain(
     program: &hir::Program,
     kernel_types: &Types,
     helper_types: &[Types],
+    layout: &Layout,
     workgroup_size: [u32; 3],
     items: &[&syn::ItemFn],
     plain_wgsl: &str,
 ) -> Result<String, String> {
-    let lowered = lower::lower_program_explain(program, kernel_types, helper_types, workgroup_size)
+    let lowered =
+        lower::lower_program(program, kernel_types, helper_types, layout, workgroup_size, lower::Variant::Explain)
         .map_err(|d| d.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; "))?;
     let info = Validator::new(ValidationFlags::all(), Capabilities::empty())
         .validate(&lowered.module)

@@ -1,20 +1,27 @@
-//! The checked form of a kernel: a small typed tree, made from syn's AST by
-//! [`crate::parse`], typed by [`crate::infer`], lowered by [`crate::lower`].
+//! The checked form of a kernel: a small tree made from syn's AST by the
+//! recogniser ([`crate::parse`]), typed by [`crate::infer`], and turned into
+//! everything else by the back ends: naga IR ([`crate::lower`]), the CPU
+//! body ([`crate::expand::cpu_body`]) and the explain view.
 //!
-//! Expressions live in one arena per function and refer to each other by
-//! [`ExprId`], the way naga's own IR does.
+//! Expressions, locals, parameters and shared arrays live in one [`Arena`]
+//! each per function and refer to each other by typed [`Handle`]s, the way
+//! naga's own IR does. Besides what the GPU needs, the tree keeps the few
+//! tokens the CPU body repeats as the user wrote them (the paths of
+//! builtins, atomic orderings, parameter types), so that the user's
+//! imports resolve and stay used.
 
+use crate::arena::{Arena, Handle};
 use crate::types::Ty;
 use proc_macro2::Span;
 
-/// Index of an expression in [`Function::exprs`].
-pub type ExprId = usize;
-/// Index of a local in [`Function::locals`].
-pub type LocalId = usize;
-/// Index of a parameter in [`Function::params`].
-pub type ParamId = usize;
-/// Index of a shared array in [`Function::shared`].
-pub type SharedId = usize;
+/// An expression's id.
+pub type ExprId = Handle<Expr>;
+/// A local's id.
+pub type LocalId = Handle<Local>;
+/// A parameter's id.
+pub type ParamId = Handle<Param>;
+/// A shared array's id.
+pub type SharedId = Handle<SharedDecl>;
 
 /// A kernel or a helper function.
 #[derive(Debug)]
@@ -24,25 +31,35 @@ pub struct Function {
     /// Where the name is, for messages.
     pub span: Span,
     /// The parameters in order.
-    pub params: Vec<Param>,
+    pub params: Arena<Param>,
     /// The result type (`Unit` for kernels).
     pub ret: Ty,
     /// Every local `let` binding (shadowing makes new ones).
-    pub locals: Vec<Local>,
+    pub locals: Arena<Local>,
     /// Every expression.
-    pub exprs: Vec<Expr>,
+    pub exprs: Arena<Expr>,
     /// The body.
     pub body: Block,
-    /// Helper functions this one calls, by name.
-    pub calls: Vec<String>,
+    /// The helper functions this one calls, each once, in order of first
+    /// call, with the span of that call: the call graph, computed here only.
+    pub calls: Vec<CallSite>,
     /// Workgroup shared arrays declared in the kernel's body.
-    pub shared: Vec<SharedDecl>,
-    /// Number of barrier call sites (each gets an id, in order).
+    pub shared: Arena<SharedDecl>,
+    /// Number of barrier call sites (each has an id, in source order).
     pub barriers: u32,
     /// Call arguments that pass a whole buffer (`helper(a)`): always an
     /// error, left for the callee to explain (a helper that takes a buffer
     /// reports it at its definition; otherwise rustc's type check does).
     pub buffer_args: Vec<Span>,
+}
+
+/// One call of a helper function.
+#[derive(Clone, Debug)]
+pub struct CallSite {
+    /// The helper's name.
+    pub name: String,
+    /// The call.
+    pub span: Span,
 }
 
 /// How a parameter is passed.
@@ -59,6 +76,35 @@ pub enum ParamKind {
     Atomics { elem: Ty },
 }
 
+impl ParamKind {
+    /// The element type of a buffer, or the scalar's type.
+    pub fn ty(self) -> Ty {
+        match self {
+            ParamKind::Buffer { elem } | ParamKind::BufferMut { elem } | ParamKind::Atomics { elem } => elem,
+            ParamKind::Scalar { ty, .. } => ty,
+        }
+    }
+
+    /// True for the three kinds of buffer.
+    pub fn is_buffer(self) -> bool {
+        !matches!(self, ParamKind::Scalar { .. })
+    }
+}
+
+/// One parameter.
+#[derive(Clone, Debug)]
+pub struct Param {
+    /// The Rust name.
+    pub name: String,
+    /// Where it is declared (its name).
+    pub span: Span,
+    /// How it is passed.
+    pub kind: ParamKind,
+    /// The type as written (`&[AtomicU32]`), repeated in the CPU body's
+    /// signature so that the user's imports stay used.
+    pub written_ty: syn::Type,
+}
+
 /// `let tile = shared::<[f32; 256]>();`: a workgroup shared array.
 #[derive(Clone, Debug)]
 pub struct SharedDecl {
@@ -72,6 +118,10 @@ pub struct SharedDecl {
     pub atomic: bool,
     /// `[N]` or `[rows, cols]`.
     pub dims: Vec<u32>,
+    /// The array type as written (`[f32; 256]`).
+    pub written_ty: syn::Type,
+    /// The callee as written (`shared`, `onekernel::shared`).
+    pub callee: syn::Path,
 }
 
 impl SharedDecl {
@@ -92,6 +142,7 @@ pub enum BarrierKind {
 
 /// Atomic operations, by their Rust std names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
 pub enum AtomicOp {
     Load,
     Store,
@@ -107,6 +158,37 @@ pub enum AtomicOp {
     CompareExchangeIsOk,
 }
 
+impl AtomicOp {
+    /// Every operation with its method name.
+    pub const ALL: [(AtomicOp, &'static str); 11] = [
+        (AtomicOp::Load, "load"),
+        (AtomicOp::Store, "store"),
+        (AtomicOp::Swap, "swap"),
+        (AtomicOp::FetchAdd, "fetch_add"),
+        (AtomicOp::FetchSub, "fetch_sub"),
+        (AtomicOp::FetchMin, "fetch_min"),
+        (AtomicOp::FetchMax, "fetch_max"),
+        (AtomicOp::FetchAnd, "fetch_and"),
+        (AtomicOp::FetchOr, "fetch_or"),
+        (AtomicOp::FetchXor, "fetch_xor"),
+        (AtomicOp::CompareExchangeIsOk, "compare_exchange"),
+    ];
+
+    /// The method name.
+    pub fn method(self) -> &'static str {
+        Self::ALL.iter().find(|(o, _)| *o == self).map_or("?", |(_, n)| n)
+    }
+
+    /// Value operands before the orderings.
+    pub fn values(self) -> usize {
+        match self {
+            AtomicOp::Load => 0,
+            AtomicOp::CompareExchangeIsOk => 2,
+            _ => 1,
+        }
+    }
+}
+
 /// Which atomic an operation works on.
 #[derive(Clone, Debug)]
 pub enum AtomicTarget {
@@ -114,17 +196,6 @@ pub enum AtomicTarget {
     Buffer { param: ParamId, index: ExprId },
     /// An element of a shared atomic array.
     Shared { shared: SharedId, indices: Vec<ExprId> },
-}
-
-/// One parameter.
-#[derive(Clone, Debug)]
-pub struct Param {
-    /// The Rust name.
-    pub name: String,
-    /// Where it is declared.
-    pub span: Span,
-    /// How it is passed.
-    pub kind: ParamKind,
 }
 
 /// One `let` binding (or a `for` loop variable).
@@ -153,9 +224,17 @@ pub struct Block {
 #[derive(Clone, Debug)]
 pub enum Stmt {
     /// `let x = init;` or `let x;`
-    Let { local: LocalId, init: Option<ExprId> },
+    Let {
+        /// The binding.
+        local: LocalId,
+        /// Its value.
+        init: Option<ExprId>,
+    },
     /// An expression statement (with or without `;`).
     Expr(ExprId),
+    /// `let tile = shared::<[f32; 256]>();`: where a shared array comes
+    /// into scope (its storage lives as long as the workgroup).
+    Shared(SharedId),
 }
 
 /// An expression with its source span.
@@ -172,14 +251,15 @@ pub struct Expr {
 pub enum Lit {
     /// An integer, with its suffix type if written.
     Int(u128, Option<Ty>),
-    /// A float, with its suffix type if written.
+    /// A float (its `f32` value), with its suffix type if written.
     Float(f64, Option<Ty>),
     /// `true` / `false`
     Bool(bool),
 }
 
 /// Thread-indexing builtins, named as in CUDA/Mojo (see the docs for the
-/// WGSL names).
+/// WGSL names). Each has a documented item of the same name in the
+/// `onekernel` crate; [`crate::builtins`] is the table that recognises them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Builtin {
     /// `global_id()`: the thread's position in the whole grid.
@@ -194,25 +274,13 @@ pub enum Builtin {
     GridDim,
 }
 
-impl Builtin {
-    /// All builtins with their Rust names.
-    pub const ALL: [(Builtin, &'static str); 5] = [
-        (Builtin::GlobalId, "global_id"),
-        (Builtin::ThreadId, "thread_id"),
-        (Builtin::BlockId, "block_id"),
-        (Builtin::BlockDim, "block_dim"),
-        (Builtin::GridDim, "grid_dim"),
-    ];
-
-    /// Looks a builtin up by its Rust name.
-    pub fn from_name(name: &str) -> Option<Builtin> {
-        Self::ALL.iter().find(|(_, n)| *n == name).map(|(b, _)| *b)
-    }
-
-    /// The Rust name.
-    pub fn name(self) -> &'static str {
-        Self::ALL.iter().find(|(b, _)| *b == self).map(|(_, n)| *n).unwrap_or("?")
-    }
+/// A label (`'outer`), with its tokens.
+#[derive(Clone, Debug)]
+pub struct Label {
+    /// The name, with its `'`.
+    pub name: String,
+    /// The tokens.
+    pub span: Span,
 }
 
 /// Unary operators.
@@ -226,6 +294,7 @@ pub enum UnOp {
 
 /// Binary operators (short-circuit `&&`/`||` are [`ExprKind::Logical`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
 pub enum BinOp {
     Add,
     Sub,
@@ -286,8 +355,10 @@ pub enum LogicOp {
     Or,
 }
 
-/// Math methods and associated functions (`x.sqrt()`, `a.min(b)`).
+/// Math methods and associated functions (`x.sqrt()`, `a.min(b)`); the
+/// table in [`crate::builtins::MATH_METHODS`] names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
 pub enum MathOp {
     Abs,
     Sqrt,
@@ -347,28 +418,54 @@ pub enum LoopKind {
     /// `loop { }`
     Loop,
     /// `while cond { }`
-    While { cond: ExprId },
-    /// `for var in start..end` or `(start..end).step_by(step)`; `inclusive`
-    /// for `..=`.
-    For { var: LocalId, start: ExprId, end: ExprId, inclusive: bool, step: Option<ExprId> },
+    While {
+        /// The condition.
+        cond: ExprId,
+    },
+    /// `for var in start..end`, `start..=end` or `(start..end).step_by(step)`.
+    For {
+        /// The loop variable.
+        var: LocalId,
+        /// The first value.
+        start: ExprId,
+        /// The bound.
+        end: ExprId,
+        /// `..=`
+        inclusive: bool,
+        /// The `step_by` argument.
+        step: Option<ExprId>,
+    },
 }
 
 /// A place that can be assigned to.
 #[derive(Clone, Debug)]
 pub enum Place {
-    /// A `let mut` local (or `mut` parameter).
+    /// A `let mut` local.
     Local(LocalId),
     /// A `mut` scalar parameter.
     Param(ParamId),
     /// An element of a `&mut [T]` buffer.
-    Index { buffer: ParamId, index: ExprId },
+    Index {
+        /// The buffer.
+        buffer: ParamId,
+        /// The element.
+        index: ExprId,
+    },
     /// An element of a shared array: `tile[i]` or `tile[r][c]`.
-    Shared { shared: SharedId, indices: Vec<ExprId> },
+    Shared {
+        /// The array.
+        shared: SharedId,
+        /// One index per dimension.
+        indices: Vec<ExprId>,
+    },
 }
 
 /// Expression kinds.
 #[derive(Clone, Debug)]
 pub enum ExprKind {
+    /// Something the recogniser rejected (and reported, or left to rustc):
+    /// never typed further or lowered, and uses of it report nothing more.
+    Error,
     /// A literal.
     Lit(Lit),
     /// A named constant (`f32::MAX`).
@@ -377,21 +474,52 @@ pub enum ExprKind {
     Local(LocalId),
     /// A scalar parameter.
     Param(ParamId),
-    /// `global_id()` and friends.
-    Builtin(Builtin),
+    /// `global_id()` and friends; `callee` is the path as written.
+    Builtin {
+        /// Which one.
+        builtin: Builtin,
+        /// The path as written.
+        callee: syn::Path,
+    },
     /// `.x`, `.y`, `.z` of a `Dim3`.
     Axis(ExprId, u32),
     /// `buffer[index]`
-    Index { buffer: ParamId, index: ExprId },
+    Index {
+        /// The buffer.
+        buffer: ParamId,
+        /// The element.
+        index: ExprId,
+    },
     /// `buffer.len()`
     Len(ParamId),
     /// `tile[i]`, `tile[r][c]`: a shared array element.
-    SharedIndex { shared: SharedId, indices: Vec<ExprId> },
-    /// An atomic operation; `args` are its value operands (orderings
-    /// dropped: GPU atomics are relaxed).
-    Atomic { target: AtomicTarget, op: AtomicOp, args: Vec<ExprId> },
-    /// A barrier, with its call-site id.
-    Barrier(BarrierKind, u32),
+    SharedIndex {
+        /// The array.
+        shared: SharedId,
+        /// One index per dimension.
+        indices: Vec<ExprId>,
+    },
+    /// An atomic operation. On the GPU all atomics are relaxed; the CPU
+    /// body passes the user's `orderings` on.
+    Atomic {
+        /// The element.
+        target: AtomicTarget,
+        /// The operation.
+        op: AtomicOp,
+        /// The value operands.
+        args: Vec<ExprId>,
+        /// The `Ordering` arguments as written.
+        orderings: Vec<syn::Expr>,
+    },
+    /// A barrier, with its call-site id (source order).
+    Barrier {
+        /// Which barrier.
+        kind: BarrierKind,
+        /// The call-site id.
+        site: u32,
+        /// The path as written.
+        callee: syn::Path,
+    },
     /// `-x`, `!x`
     Unary(UnOp, ExprId),
     /// `a + b` etc.
@@ -400,34 +528,76 @@ pub enum ExprKind {
     Logical(LogicOp, ExprId, ExprId),
     /// `x as T`
     Cast(ExprId, Ty),
-    /// `x`, known to have type `T` (from `f32::sqrt(x)`); no conversion.
+    /// `x`, known to have type `T` (the receiver of `f32::sqrt(x)`).
     Typed(ExprId, Ty),
     /// A call of a helper function.
-    Call { name: String, args: Vec<ExprId> },
+    Call {
+        /// The helper.
+        name: String,
+        /// The arguments.
+        args: Vec<ExprId>,
+    },
     /// A math method; the receiver is `args[0]`.
     Math(MathOp, Vec<ExprId>),
     /// `if cond { } else { }`; `else_` is a `Block` or `If` expression.
-    /// `cond_text` is the condition as written, for messages.
-    If { cond: ExprId, then: Block, else_: Option<ExprId>, cond_text: String },
+    If {
+        /// The condition.
+        cond: ExprId,
+        /// The `then` block.
+        then: Block,
+        /// The `else` branch.
+        else_: Option<ExprId>,
+        /// The condition as written, for messages.
+        cond_text: String,
+    },
     /// `{ ... }`
     Block(Block),
     /// A loop, maybe labelled.
-    Loop { label: Option<String>, kind: LoopKind, body: Block },
+    Loop {
+        /// The label.
+        label: Option<Label>,
+        /// The form.
+        kind: LoopKind,
+        /// The body.
+        body: Block,
+    },
     /// `break 'label value`
-    Break { label: Option<String>, value: Option<ExprId> },
+    Break {
+        /// The label.
+        label: Option<Label>,
+        /// The value.
+        value: Option<ExprId>,
+    },
     /// `continue 'label`
-    Continue { label: Option<String> },
+    Continue {
+        /// The label.
+        label: Option<Label>,
+    },
     /// `return value`
     Return(Option<ExprId>),
     /// `place = value` or `place op= value`.
-    Assign { place: Place, op: Option<BinOp>, value: ExprId },
+    Assign {
+        /// Where.
+        place: Place,
+        /// `Some(op)` for `op=`.
+        op: Option<BinOp>,
+        /// The value.
+        value: ExprId,
+    },
 }
 
-/// A parsed set of kernel and helper functions, ready to be typed and lowered.
+/// A kernel and the helpers it calls, ready to be typed and lowered.
 #[derive(Debug)]
 pub struct Program {
     /// The kernel (entry point).
     pub kernel: Function,
-    /// Helper functions it may call, callees before callers once sorted.
+    /// The helpers it reaches, callees before callers.
     pub helpers: Vec<Function>,
+}
+
+impl Function {
+    /// The label's name as a `String`, for loops and jumps.
+    pub fn label_name(label: &Option<Label>) -> Option<&str> {
+        label.as_ref().map(|l| l.name.as_str())
+    }
 }

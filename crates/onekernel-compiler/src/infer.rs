@@ -8,9 +8,11 @@
 //! silent diagnostics: they stop the lowering but the user sees rustc's
 //! message, once.
 
+use crate::arena::HandleMap;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::hir::*;
 use crate::types::Ty;
+use crate::visit::block_diverges;
 use std::collections::HashMap;
 
 /// The signature of a helper function, for checking calls.
@@ -25,10 +27,10 @@ pub struct Signature {
 /// The resolved types of one function.
 #[derive(Clone, Debug)]
 pub struct Types {
-    /// Type of each expression, by [`ExprId`].
-    pub exprs: Vec<Ty>,
-    /// Type of each local, by [`LocalId`].
-    pub locals: Vec<Ty>,
+    /// Type of each expression.
+    pub exprs: HandleMap<Expr, Ty>,
+    /// Type of each local.
+    pub locals: HandleMap<Local, Ty>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -53,7 +55,7 @@ struct Infer<'a> {
 pub fn infer(f: &Function, sigs: &HashMap<String, Signature>) -> Result<Types, Vec<Diagnostic>> {
     let n = f.exprs.len() + f.locals.len();
     let mut cx = Infer { f, sigs, vars: vec![Var::Unknown; n], diags: Diagnostics::default(), loops: Vec::new() };
-    for (i, l) in f.locals.iter().enumerate() {
+    for (i, l) in f.locals.iter() {
         if let Some(t) = l.annotated {
             let v = cx.local(i);
             cx.vars[v] = Var::Known(t);
@@ -68,8 +70,14 @@ pub fn infer(f: &Function, sigs: &HashMap<String, Signature>) -> Result<Types, V
 }
 
 impl<'a> Infer<'a> {
+    /// The type variable of an expression.
+    fn var(&self, id: ExprId) -> usize {
+        id.index()
+    }
+
+    /// The type variable of a local.
     fn local(&self, id: LocalId) -> usize {
-        self.f.exprs.len() + id
+        self.f.exprs.len() + id.index()
     }
 
     fn fresh(&mut self, v: Var) -> usize {
@@ -108,11 +116,12 @@ impl<'a> Infer<'a> {
                 self.vars[b] = Var::Link(a);
             }
             // rustc reports "mismatched types" itself.
-            None => self.diags.push(Diagnostic::silent()),
+            None => self.diags.left_to_rustc(proc_macro2::Span::call_site()),
         }
     }
 
     fn set(&mut self, e: ExprId, v: usize) -> usize {
+        let e = self.var(e);
         self.unify(e, v);
         e
     }
@@ -135,6 +144,7 @@ impl<'a> Infer<'a> {
                 Stmt::Expr(e) => {
                     self.expr(*e);
                 }
+                Stmt::Shared(_) => {}
             }
         }
         match b.tail {
@@ -162,11 +172,10 @@ impl<'a> Infer<'a> {
                 let lv = self.local(*l);
                 self.set(id, lv)
             }
-            ExprKind::Param(p) => match f.params[*p].kind {
-                ParamKind::Scalar { ty, .. } => self.set_known(id, ty),
-                _ => id,
-            },
-            ExprKind::Builtin(_) => self.set_known(id, Ty::Dim3),
+            ExprKind::Param(p) => self.set_known(id, f.params[*p].kind.ty()),
+            ExprKind::Builtin { .. } => self.set_known(id, Ty::Dim3),
+            // Never reached: a function with an error is not typed.
+            ExprKind::Error => self.var(id),
             ExprKind::Axis(base, _) => {
                 let b = self.expr(*base);
                 let d = self.known(Ty::Dim3);
@@ -177,7 +186,7 @@ impl<'a> Infer<'a> {
                 let i = self.expr(*index);
                 let u = self.known(Ty::Usize);
                 self.unify(i, u);
-                self.set_known(id, buffer_elem(f, *buffer))
+                self.set_known(id, f.params[*buffer].kind.ty())
             }
             ExprKind::Len(_) => self.set_known(id, Ty::Usize),
             ExprKind::SharedIndex { shared, indices } => {
@@ -188,7 +197,7 @@ impl<'a> Infer<'a> {
                 }
                 self.set_known(id, f.shared[*shared].elem)
             }
-            ExprKind::Atomic { target, op, args } => {
+            ExprKind::Atomic { target, op, args, .. } => {
                 let elem = self.atomic_target(target);
                 for a in args {
                     let v = self.expr(*a);
@@ -201,7 +210,7 @@ impl<'a> Infer<'a> {
                     _ => self.set_known(id, elem),
                 }
             }
-            ExprKind::Barrier(..) => self.set_known(id, Ty::Unit),
+            ExprKind::Barrier { .. } => self.set_known(id, Ty::Unit),
             ExprKind::Unary(_, x) => {
                 let x = self.expr(*x);
                 self.set(id, x)
@@ -243,7 +252,7 @@ impl<'a> Infer<'a> {
                 match self.sigs.get(name).cloned() {
                     Some(sig) => {
                         if sig.params.len() != arg_vars.len() {
-                            self.diags.push(Diagnostic::silent());
+                            self.diags.left_to_rustc(f.exprs[id].span);
                         }
                         for (a, t) in arg_vars.iter().zip(&sig.params) {
                             let k = self.known(*t);
@@ -251,7 +260,7 @@ impl<'a> Infer<'a> {
                         }
                         self.set_known(id, sig.ret)
                     }
-                    None => id,
+                    None => self.var(id),
                 }
             }
             ExprKind::Math(op, args) => self.math(id, *op, args),
@@ -300,7 +309,7 @@ impl<'a> Infer<'a> {
                         }
                     }
                 }
-                self.loops.push((label.clone(), break_var, false));
+                self.loops.push((label.as_ref().map(|l| l.name.clone()), break_var, false));
                 let bt = self.block(body);
                 let u = self.known(Ty::Unit);
                 if !block_diverges(f, body) {
@@ -318,7 +327,7 @@ impl<'a> Infer<'a> {
             }
             ExprKind::Break { label, value } => {
                 let target = match label {
-                    Some(l) => self.loops.iter().rposition(|(x, _, _)| x.as_deref() == Some(l.as_str())),
+                    Some(l) => self.loops.iter().rposition(|(x, _, _)| x.as_deref() == Some(l.name.as_str())),
                     None => self.loops.len().checked_sub(1),
                 };
                 let v = match value {
@@ -359,7 +368,7 @@ impl<'a> Infer<'a> {
                         let i = self.expr(*index);
                         let u = self.known(Ty::Usize);
                         self.unify(i, u);
-                        self.known(buffer_elem(f, *buffer))
+                        self.known(f.params[*buffer].kind.ty())
                     }
                     Place::Shared { shared, indices } => {
                         for i in indices {
@@ -382,7 +391,7 @@ impl<'a> Infer<'a> {
     fn atomic_target(&mut self, target: &AtomicTarget) -> Ty {
         let f = self.f;
         let (indices, elem): (Vec<ExprId>, Ty) = match target {
-            AtomicTarget::Buffer { param, index } => (vec![*index], buffer_elem(f, *param)),
+            AtomicTarget::Buffer { param, index } => (vec![*index], f.params[*param].kind.ty()),
             AtomicTarget::Shared { shared, indices } => (indices.clone(), f.shared[*shared].elem),
         };
         for i in indices {
@@ -432,8 +441,8 @@ impl<'a> Infer<'a> {
     fn finish(mut self) -> Result<Types, Vec<Diagnostic>> {
         let f = self.f;
         let mut exprs = Vec::with_capacity(f.exprs.len());
-        for id in 0..f.exprs.len() {
-            let t = match self.resolve(id) {
+        for id in f.exprs.handles() {
+            let t = match self.resolve(id.index()) {
                 Some(t) => t,
                 None => {
                     if matches!(f.exprs[id].kind, ExprKind::Lit(_)) {
@@ -450,133 +459,10 @@ impl<'a> Infer<'a> {
             };
             exprs.push(t);
         }
-        let locals = (0..f.locals.len()).map(|l| self.resolve(f.exprs.len() + l).unwrap_or(Ty::F32)).collect();
-        let types = Types { exprs, locals };
+        let locals = f.locals.handles().map(|l| self.resolve(self.local(l)).unwrap_or(Ty::F32)).collect();
+        let types = Types { exprs: HandleMap::from_vec(exprs), locals: HandleMap::from_vec(locals) };
         check(f, &types, &mut self.diags);
         self.diags.finish(types)
-    }
-}
-
-/// The element type of a buffer parameter.
-pub fn buffer_elem(f: &Function, p: ParamId) -> Ty {
-    match f.params[p].kind {
-        ParamKind::Buffer { elem } | ParamKind::BufferMut { elem } | ParamKind::Atomics { elem } => elem,
-        ParamKind::Scalar { ty, .. } => ty,
-    }
-}
-
-/// True when control never reaches the end of `b`.
-pub fn block_diverges(f: &Function, b: &Block) -> bool {
-    b.stmts.iter().any(|s| match s {
-        Stmt::Let { init: Some(e), .. } | Stmt::Expr(e) => expr_diverges(f, *e),
-        Stmt::Let { init: None, .. } => false,
-    }) || b.tail.map(|t| expr_diverges(f, t)).unwrap_or(false)
-}
-
-/// True when evaluating `e` never finishes normally.
-pub fn expr_diverges(f: &Function, e: ExprId) -> bool {
-    match &f.exprs[e].kind {
-        ExprKind::Return(_) | ExprKind::Break { .. } | ExprKind::Continue { .. } => true,
-        ExprKind::Block(b) => block_diverges(f, b),
-        ExprKind::If { cond, then, else_, .. } => {
-            expr_diverges(f, *cond) || (block_diverges(f, then) && else_.map(|e| expr_diverges(f, e)).unwrap_or(false))
-        }
-        ExprKind::Loop { kind: LoopKind::Loop, body, label } => !loop_has_break(f, body, label.as_deref(), 0),
-        _ => false,
-    }
-}
-
-/// True when `body` (of a loop labelled `label`) contains a `break` that
-/// leaves that loop. `depth` counts the loops nested in between.
-fn loop_has_break(f: &Function, body: &Block, label: Option<&str>, depth: usize) -> bool {
-    let mut found = false;
-    visit_block(f, body, depth, &mut |kind, d| {
-        if let ExprKind::Break { label: l, .. } = kind {
-            if (l.is_none() && d == depth) || (l.is_some() && l.as_deref() == label) {
-                found = true;
-            }
-        }
-    });
-    found
-}
-
-/// Calls `visit` on every expression in `b` with its loop depth.
-pub fn visit_block(f: &Function, b: &Block, depth: usize, visit: &mut dyn FnMut(&ExprKind, usize)) {
-    for s in &b.stmts {
-        match s {
-            Stmt::Let { init: Some(e), .. } | Stmt::Expr(e) => visit_expr(f, *e, depth, visit),
-            Stmt::Let { init: None, .. } => {}
-        }
-    }
-    if let Some(t) = b.tail {
-        visit_expr(f, t, depth, visit);
-    }
-}
-
-/// Calls `visit` on `e` and everything inside it with its loop depth.
-pub fn visit_expr(f: &Function, e: ExprId, depth: usize, visit: &mut dyn FnMut(&ExprKind, usize)) {
-    let kind = &f.exprs[e].kind;
-    visit(kind, depth);
-    let mut sub = |x: ExprId| visit_expr(f, x, depth, visit);
-    match kind {
-        ExprKind::Lit(_)
-        | ExprKind::Const(_)
-        | ExprKind::Local(_)
-        | ExprKind::Param(_)
-        | ExprKind::Builtin(_)
-        | ExprKind::Len(_) => {}
-        ExprKind::Barrier(..) => {}
-        ExprKind::SharedIndex { indices, .. } => indices.iter().for_each(|i| sub(*i)),
-        ExprKind::Atomic { target, args, .. } => {
-            match target {
-                AtomicTarget::Buffer { index, .. } => sub(*index),
-                AtomicTarget::Shared { indices, .. } => indices.iter().for_each(|i| sub(*i)),
-            }
-            args.iter().for_each(|a| sub(*a));
-        }
-        ExprKind::Continue { .. } => {}
-        ExprKind::Axis(x, _) | ExprKind::Unary(_, x) | ExprKind::Cast(x, _) | ExprKind::Typed(x, _) => sub(*x),
-        ExprKind::Index { index, .. } => sub(*index),
-        ExprKind::Binary(_, l, r) | ExprKind::Logical(_, l, r) => {
-            sub(*l);
-            sub(*r);
-        }
-        ExprKind::Call { args, .. } | ExprKind::Math(_, args) => args.iter().for_each(|a| sub(*a)),
-        ExprKind::If { cond, then, else_, .. } => {
-            sub(*cond);
-            visit_block(f, then, depth, visit);
-            if let Some(e) = else_ {
-                visit_expr(f, *e, depth, visit);
-            }
-        }
-        ExprKind::Block(b) => visit_block(f, b, depth, visit),
-        ExprKind::Loop { kind, body, .. } => {
-            match kind {
-                LoopKind::Loop => {}
-                LoopKind::While { cond } => sub(*cond),
-                LoopKind::For { start, end, step, .. } => {
-                    sub(*start);
-                    sub(*end);
-                    if let Some(s) = step {
-                        sub(*s);
-                    }
-                }
-            }
-            visit_block(f, body, depth + 1, visit);
-        }
-        ExprKind::Break { value, .. } | ExprKind::Return(value) => {
-            if let Some(v) = value {
-                sub(*v);
-            }
-        }
-        ExprKind::Assign { place, value, .. } => {
-            match place {
-                Place::Index { index, .. } => sub(*index),
-                Place::Shared { indices, .. } => indices.iter().for_each(|i| sub(*i)),
-                Place::Local(_) | Place::Param(_) => {}
-            }
-            sub(*value);
-        }
     }
 }
 
@@ -585,7 +471,7 @@ pub fn visit_expr(f: &Function, e: ExprId, depth: usize, visit: &mut dyn FnMut(&
 /// do gets a message.
 fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
     use MathOp::*;
-    for (id, e) in f.exprs.iter().enumerate() {
+    for (_, e) in f.exprs.iter() {
         let ok = match &e.kind {
             ExprKind::Unary(UnOp::Neg, x) => matches!(t.exprs[*x], Ty::F32 | Ty::I32),
             ExprKind::Unary(UnOp::Not, x) => t.exprs[*x] == Ty::Bool || t.exprs[*x].is_integer(),
@@ -617,8 +503,7 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
             _ => true,
         };
         if !ok {
-            let _ = id;
-            diags.push(Diagnostic::silent());
+            diags.left_to_rustc(e.span);
         }
     }
 }

@@ -1,93 +1,97 @@
 //! The `#[kernel]` compiler: a restricted subset of Rust → naga IR →
-//! validated module → WGSL and SPIR-V, with diagnostics that point at the
-//! user's tokens.
+//! validated module → WGSL and SPIR-V, plus the Rust the proc macro emits,
+//! with diagnostics that point at the user's tokens.
 //!
-//! The pipeline, one module per step:
+//! The stages, each a function with a typed result (docs/architecture.md
+//! is the map):
 //!
-//! 1. [`attr`]: the `#[kernel(...)]` arguments;
-//! 2. [`parse`]: syn's AST → [`hir`], rejecting what is outside the subset;
-//! 3. [`infer`]: exact Rust types for every expression;
-//! 4. [`lower`]: HIR → `naga::Module`;
-//! 5. [`emit`]: validation, WGSL, SPIR-V;
-//! 6. [`expand`]: the Rust code the proc macro emits (the CPU body and the
-//!    typed launch).
+//! 1. [`attr`]: the `#[kernel(...)]` arguments → [`KernelAttr`];
+//! 2. [`parse`], the recogniser: syn → [`hir::Function`], the only pass
+//!    that reads syn's tree ([`builtins`] holds its tables);
+//! 3. [`gather`]: the helpers the kernel calls → [`hir::Program`];
+//! 4. [`check`]: exact Rust types ([`infer`]), barriers in uniform control
+//!    flow ([`uniformity`]), facts the runtime uses ([`analysis`]) →
+//!    [`Checked`];
+//! 5. [`layout`]: bindings, uniform offsets, shared memory → [`Layout`];
+//! 6. [`lower`] and [`emit`]: naga modules, validated, as WGSL and SPIR-V
+//!    → [`Shaders`]; [`explain`] the learner's view;
+//! 7. [`expand`]: the Rust the macro emits (kernel info, launch, the CPU
+//!    body generated from the HIR, helpers, the fallback on errors).
 //!
-//! This crate has no `proc_macro` types in its API, so tools and tests can
-//! call [`compile`] directly.
+//! [`compile`] runs stages 1–6 and returns a [`CompiledKernel`] whose
+//! [`CompiledKernel::info`] is the ABI description the runtime reads
+//! (`onekernel_abi::KernelInfo`). This crate has no `proc_macro` types in
+//! its API, so tools and tests call [`compile`] directly.
 
 pub mod analysis;
+pub mod arena;
 pub mod attr;
+pub mod builtins;
 pub mod diagnostic;
 pub mod emit;
 pub mod expand;
 pub mod explain;
+pub mod gather;
 pub mod hir;
 pub mod infer;
+pub mod layout;
 pub mod lower;
 pub mod parse;
 pub mod types;
 pub mod uniformity;
+pub mod visit;
 
 pub use attr::KernelAttr;
 pub use diagnostic::Diagnostic;
-pub use lower::ParamLayout;
+pub use layout::Layout;
 
+use onekernel_abi::{CpuStrategy, KernelInfo};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
-/// Where a shared array lives in workgroup memory (for the CPU executor).
-#[derive(Clone, Debug)]
-pub struct SharedLayout {
-    /// The Rust name.
-    pub name: String,
-    /// Word offset in the workgroup's memory.
-    pub offset: u32,
-    /// 1 or 2 dimensions.
-    pub dims: usize,
-    /// An array of atomics.
-    pub atomic: bool,
+/// A program that passed every check: what the back ends read.
+#[derive(Debug)]
+pub struct Checked {
+    /// The kernel and the helpers it calls.
+    pub program: hir::Program,
+    /// The kernel's types.
+    pub kernel_types: infer::Types,
+    /// Each helper's types, in `program.helpers` order.
+    pub helper_types: Vec<infer::Types>,
+    /// How the CPU executor may run the kernel.
+    pub cpu: CpuStrategy,
+}
+
+/// The GPU code of one kernel.
+pub struct Shaders {
+    /// The entry point's name (naga renames Rust names that are WGSL
+    /// keywords).
+    pub entry_point: String,
+    /// The plain module's WGSL (validated, and re-parsed by naga).
+    pub wgsl: String,
+    /// Its SPIR-V.
+    pub spirv: Vec<u32>,
+    /// The folded module's WGSL (see [`lower::Variant::Folded`]).
+    pub wgsl_folded: String,
+    /// Its SPIR-V.
+    pub spirv_folded: Vec<u32>,
+    /// The plain naga module, for inspection.
+    pub module: naga::Module,
+    /// naga span id → the user's tokens.
+    pub spans: Vec<proc_macro2::Span>,
 }
 
 /// Everything the compiler produced for one kernel.
 pub struct CompiledKernel {
-    /// The Rust function name.
-    pub name: String,
-    /// The entry point's name in the WGSL and SPIR-V.
-    pub entry_point: String,
-    /// The WGSL text (validated, and re-parsed by naga's WGSL front end).
-    pub wgsl: String,
-    /// The SPIR-V words.
-    pub spirv: Vec<u32>,
-    /// The WGSL of the variant for 1-D grids of more than 65535 workgroups,
-    /// which the runtime folds into 2-D (see [`lower`]).
-    pub wgsl_folded: String,
-    /// The SPIR-V of that variant.
-    pub spirv_folded: Vec<u32>,
-    /// Threads per workgroup along x, y, z.
-    pub workgroup_size: [u32; 3],
-    /// The workgroup size limit the kernel was checked against.
-    pub max_workgroup_invocations: u32,
-    /// Each parameter's binding or uniform offset.
-    pub params: Vec<ParamLayout>,
-    /// Binding index of the uniform block.
-    pub uniform_binding: u32,
-    /// Byte size of the uniform block.
-    pub uniform_size: u32,
-    /// Each invocation touches only element `global_id().x` of its outputs
-    /// (see [`analysis::writes_own_element`]).
-    pub writes_own_element: bool,
-    /// The kernel uses barriers or shared memory: on the CPU its
-    /// invocations cooperate (see `onekernel_runtime::Workgroup`).
-    pub cooperative: bool,
-    /// The shared arrays, in declaration order.
-    pub shared: Vec<SharedLayout>,
-    /// Total shared memory, in 32-bit words.
-    pub workgroup_memory_words: u32,
-    /// The naga module.
+    /// What the runtime needs (the ABI description the macro writes into
+    /// the user's crate as `KERNEL`).
+    pub info: KernelInfo,
+    /// The checked program, from which the CPU body is generated.
+    pub checked: Checked,
+    /// The data layout.
+    pub layout: Layout,
+    /// The plain naga module, for inspection.
     pub module: naga::Module,
-    /// naga span id → the user's tokens.
-    pub spans: Vec<proc_macro2::Span>,
-    /// Each Rust line beside the WGSL it produced (see [`explain`]).
-    pub explain: String,
 }
 
 /// Compiles a kernel and the helper functions it may call.
@@ -99,12 +103,10 @@ pub fn compile(
     kernel: &syn::ItemFn,
     helpers: &[syn::ItemFn],
 ) -> Result<CompiledKernel, Vec<Diagnostic>> {
-    let helper_items = helpers;
-    let attr_span = kernel.sig.fn_token.span;
-    let attr = KernelAttr::parse(attr, attr_span);
-    let parsed_kernel = parse::parse_function(kernel, parse::FnRole::Kernel);
+    let attr = KernelAttr::parse(attr, kernel.sig.fn_token.span);
+    let parsed = parse::parse_function(kernel, parse::FnRole::Kernel);
     // Report attribute and body problems together.
-    let (attr, parsed_kernel) = match (attr, parsed_kernel) {
+    let (attr, parsed) = match (attr, parsed) {
         (Ok(a), Ok(k)) => (a, k),
         (a, k) => {
             let mut all = a.err().unwrap_or_default();
@@ -112,37 +114,68 @@ pub fn compile(
             return Err(all);
         }
     };
-    let helpers = order_helpers(&parsed_kernel, helpers)?;
-    if !parsed_kernel.buffer_args.is_empty() {
+    let helper_fns = gather::order_helpers(&parsed, helpers)?;
+    let checked = check(hir::Program { kernel: parsed, helpers: helper_fns })?;
+    let layout = Layout::of(&checked.program.kernel).map_err(|d| vec![d])?;
+    let shaders = shaders(&checked, &layout, attr.workgroup_size)?;
+    // The explain view is for people: if it fails, say so in it.
+    let items: Vec<&syn::ItemFn> = std::iter::once(kernel)
+        .chain(helpers.iter().filter(|h| checked.program.helpers.iter().any(|p| h.sig.ident == p.name)))
+        .collect();
+    let explain = explain::explain(
+        &checked.program,
+        &checked.kernel_types,
+        &checked.helper_types,
+        &layout,
+        attr.workgroup_size,
+        &items,
+        &shaders.wgsl,
+    )
+    .unwrap_or_else(|e| format!("(no explain view: internal compiler error: {e})\n"));
+    let info = KernelInfo {
+        name: Cow::Owned(kernel.sig.ident.to_string()),
+        entry_point: Cow::Owned(shaders.entry_point),
+        wgsl: Cow::Owned(shaders.wgsl),
+        spirv: Cow::Owned(shaders.spirv),
+        wgsl_folded: Cow::Owned(shaders.wgsl_folded),
+        spirv_folded: Cow::Owned(shaders.spirv_folded),
+        explain: Cow::Owned(explain),
+        workgroup_size: attr.workgroup_size,
+        max_workgroup_invocations: attr.max_workgroup_invocations,
+        params: Cow::Owned(layout.params.clone()),
+        uniform_binding: layout.uniform_binding,
+        uniform_size: layout.uniform_size,
+        cpu: checked.cpu,
+        workgroup_memory_words: layout.workgroup_memory_words,
+    };
+    Ok(CompiledKernel { info, checked, layout, module: shaders.module })
+}
+
+/// Stage 4: types every function, checks the kernel's barriers, and
+/// decides how the CPU may run it.
+pub fn check(program: hir::Program) -> Result<Checked, Vec<Diagnostic>> {
+    if let Some(&span) = program.kernel.buffer_args.first() {
         // Helpers take scalars only, so passing a buffer is a type error
         // that rustc reports (the kernel is emitted unchanged).
-        return Err(vec![Diagnostic::silent()]);
+        return Err(vec![Diagnostic::left_to_rustc(span)]);
     }
-    let sigs: HashMap<String, infer::Signature> = helpers
+    let sigs: HashMap<String, infer::Signature> = program
+        .helpers
         .iter()
         .map(|h| {
-            let params = h
-                .params
-                .iter()
-                .map(|p| match p.kind {
-                    hir::ParamKind::Scalar { ty, .. } => ty,
-                    hir::ParamKind::Buffer { elem }
-                    | hir::ParamKind::BufferMut { elem }
-                    | hir::ParamKind::Atomics { elem } => elem,
-                })
-                .collect();
+            let params = h.params.iter().map(|(_, p)| p.kind.ty()).collect();
             (h.name.clone(), infer::Signature { params, ret: h.ret })
         })
         .collect();
     let mut errors = Vec::new();
     let mut helper_types = Vec::new();
-    for h in &helpers {
+    for h in &program.helpers {
         match infer::infer(h, &sigs) {
             Ok(t) => helper_types.push(t),
             Err(e) => errors.extend(e),
         }
     }
-    let kernel_types = infer::infer(&parsed_kernel, &sigs);
+    let kernel_types = infer::infer(&program.kernel, &sigs);
     let kernel_types = match kernel_types {
         Ok(t) if errors.is_empty() => t,
         Ok(_) => return Err(errors),
@@ -151,25 +184,35 @@ pub fn compile(
             return Err(errors);
         }
     };
-    let writes_own_element = analysis::writes_own_element(&parsed_kernel);
-    uniformity::check_barriers(&parsed_kernel)?;
-    let cooperative = parsed_kernel.barriers > 0 || !parsed_kernel.shared.is_empty();
-    let mut offset = 0;
-    let shared: Vec<SharedLayout> = parsed_kernel
-        .shared
-        .iter()
-        .map(|d| {
-            let l = SharedLayout { name: d.name.clone(), offset, dims: d.dims.len(), atomic: d.atomic };
-            offset += d.words();
-            l
-        })
-        .collect();
-    let program = hir::Program { kernel: parsed_kernel, helpers };
-    let span = kernel.sig.ident.span();
-    // The plain module, and the one for 1-D grids too long for one axis.
-    let lowered = lower::lower_program(&program, &kernel_types, &helper_types, attr.workgroup_size, false)?;
-    let folded = lower::lower_program(&program, &kernel_types, &helper_types, attr.workgroup_size, true)?;
-    let (wgsl, spirv) = emit::emit(&lowered.module, &lowered.spans, span).map_err(|d| vec![d])?;
+    uniformity::check_barriers(&program.kernel)?;
+    let k = &program.kernel;
+    let cpu = if k.barriers > 0 || !k.shared.is_empty() {
+        CpuStrategy::Cooperative
+    } else if analysis::writes_own_element(k) {
+        CpuStrategy::OwnElement
+    } else {
+        CpuStrategy::Independent
+    };
+    Ok(Checked { program, kernel_types, helper_types, cpu })
+}
+
+/// Stage 6: the plain and folded modules, validated and written as WGSL
+/// and SPIR-V; the WGSL re-parsed as an oracle.
+pub fn shaders(checked: &Checked, layout: &Layout, workgroup_size: [u32; 3]) -> Result<Shaders, Vec<Diagnostic>> {
+    let span = checked.program.kernel.span;
+    let lower = |variant| {
+        lower::lower_program(
+            &checked.program,
+            &checked.kernel_types,
+            &checked.helper_types,
+            layout,
+            workgroup_size,
+            variant,
+        )
+    };
+    let plain = lower(lower::Variant::Plain)?;
+    let folded = lower(lower::Variant::Folded)?;
+    let (wgsl, spirv) = emit::emit(&plain.module, &plain.spans, span).map_err(|d| vec![d])?;
     let (wgsl_folded, spirv_folded) = emit::emit(&folded.module, &folded.spans, span).map_err(|d| vec![d])?;
     let reparse = |w: &str| {
         emit::reparse_wgsl(w).map_err(|e| {
@@ -183,106 +226,5 @@ pub fn compile(
             "internal compiler error: the folded module's entry point has another name",
         )]);
     }
-    // The explain view is for people: if it fails, say so in it.
-    let items: Vec<&syn::ItemFn> = std::iter::once(kernel)
-        .chain(helper_items.iter().filter(|h| program.helpers.iter().any(|p| h.sig.ident == p.name)))
-        .collect();
-    let explain = explain::explain(&program, &kernel_types, &helper_types, attr.workgroup_size, &items, &wgsl)
-        .unwrap_or_else(|e| format!("(no explain view: internal compiler error: {e})\n"));
-    Ok(CompiledKernel {
-        name: kernel.sig.ident.to_string(),
-        entry_point,
-        wgsl,
-        spirv,
-        wgsl_folded,
-        spirv_folded,
-        workgroup_size: attr.workgroup_size,
-        max_workgroup_invocations: attr.max_workgroup_invocations,
-        params: lowered.params,
-        uniform_binding: lowered.uniform_binding,
-        uniform_size: lowered.uniform_size,
-        writes_own_element,
-        cooperative,
-        shared,
-        workgroup_memory_words: offset,
-        module: lowered.module,
-        spans: lowered.spans,
-        explain,
-    })
-}
-
-/// Parses the helpers the kernel reaches and orders them callees first.
-/// Calls of functions that are not helpers, and recursion, are errors.
-fn order_helpers(kernel: &hir::Function, helpers: &[syn::ItemFn]) -> Result<Vec<hir::Function>, Vec<Diagnostic>> {
-    let by_name: HashMap<String, &syn::ItemFn> = helpers.iter().map(|h| (h.sig.ident.to_string(), h)).collect();
-    let mut parsed: HashMap<String, hir::Function> = HashMap::new();
-    let mut order: Vec<String> = Vec::new();
-    let mut errors = Vec::new();
-    // Depth-first from the kernel; `visiting` detects cycles.
-    fn visit(
-        name: &str,
-        call_span: proc_macro2::Span,
-        by_name: &HashMap<String, &syn::ItemFn>,
-        parsed: &mut HashMap<String, hir::Function>,
-        order: &mut Vec<String>,
-        visiting: &mut Vec<String>,
-        errors: &mut Vec<Diagnostic>,
-    ) {
-        if order.iter().any(|n| n == name) {
-            return;
-        }
-        if visiting.iter().any(|n| n == name) {
-            let start = visiting.iter().position(|n| n == name).unwrap_or(0);
-            let cycle = visiting[start..].join("` → `");
-            errors.push(
-                Diagnostic::new(
-                    call_span,
-                    format!("recursion is not supported: `{name}` calls itself (`{cycle}` → `{name}`)"),
-                )
-                .help("GPUs have no call stack; rewrite it as a loop"),
-            );
-            return;
-        }
-        let Some(item) = by_name.get(name) else {
-            errors.push(Diagnostic::new(call_span, format!("`{name}` is not a `#[helper]` function")).help(format!(
-                "mark `fn {name}` with `#[helper]` so that kernels can call it (helpers take and return scalars)"
-            )));
-            return;
-        };
-        match parse::parse_function(item, parse::FnRole::Helper) {
-            Ok(f) => {
-                visiting.push(name.to_string());
-                let calls: Vec<(String, proc_macro2::Span)> = call_sites(&f);
-                parsed.insert(name.to_string(), f);
-                for (callee, span) in calls {
-                    visit(&callee, span, by_name, parsed, order, visiting, errors);
-                }
-                visiting.pop();
-                order.push(name.to_string());
-            }
-            // The `#[helper]` attribute reports these at the helper itself.
-            Err(e) => errors.extend(e.into_iter().map(|d| Diagnostic { reported_by_helper: true, ..d })),
-        }
-    }
-    let mut visiting = Vec::new();
-    for (callee, span) in call_sites(kernel) {
-        visit(&callee, span, &by_name, &mut parsed, &mut order, &mut visiting, &mut errors);
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    Ok(order.into_iter().filter_map(|n| parsed.remove(&n)).collect())
-}
-
-/// The helper calls in `f`, each with the span of one call.
-fn call_sites(f: &hir::Function) -> Vec<(String, proc_macro2::Span)> {
-    let mut out: Vec<(String, proc_macro2::Span)> = Vec::new();
-    for e in &f.exprs {
-        if let hir::ExprKind::Call { name, .. } = &e.kind {
-            if !out.iter().any(|(n, _)| n == name) {
-                out.push((name.clone(), e.span));
-            }
-        }
-    }
-    out
+    Ok(Shaders { entry_point, wgsl, spirv, wgsl_folded, spirv_folded, module: plain.module, spans: plain.spans })
 }

@@ -17,7 +17,7 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::hir::*;
-use crate::infer::{visit_block, visit_expr};
+use crate::visit::{operands, visit_block, visit_expr};
 use std::collections::HashSet;
 
 /// Why control flow is divergent at some point.
@@ -66,8 +66,8 @@ impl Uniformity<'_> {
     fn uniform(&self, e: ExprId) -> bool {
         let f = self.f;
         match &f.exprs[e].kind {
-            ExprKind::Lit(_) | ExprKind::Const(_) | ExprKind::Param(_) | ExprKind::Len(_) => true,
-            ExprKind::Builtin(b) => matches!(b, Builtin::BlockId | Builtin::BlockDim | Builtin::GridDim),
+            ExprKind::Error | ExprKind::Lit(_) | ExprKind::Const(_) | ExprKind::Param(_) | ExprKind::Len(_) => true,
+            ExprKind::Builtin { builtin, .. } => matches!(builtin, Builtin::BlockId | Builtin::BlockDim | Builtin::GridDim),
             ExprKind::Index { .. } | ExprKind::SharedIndex { .. } | ExprKind::Atomic { .. } => false,
             ExprKind::Local(l) => !self.varying.contains(l),
             ExprKind::Axis(x, _) | ExprKind::Unary(_, x) | ExprKind::Cast(x, _) | ExprKind::Typed(x, _) => {
@@ -87,17 +87,17 @@ impl Uniformity<'_> {
             | ExprKind::Break { .. }
             | ExprKind::Continue { .. }
             | ExprKind::Return(_)
-            | ExprKind::Barrier(..) => true,
+            | ExprKind::Barrier { .. } => true,
         }
     }
 
     /// What makes `e` vary, for messages.
     fn why_varying(&self, e: ExprId) -> String {
         let mut uses = Vec::new();
-        visit_expr(self.f, e, 0, &mut |k, _| {
+        visit_expr(self.f, e, 0, &mut |_, k, _| {
             let s = match k {
-                ExprKind::Builtin(Builtin::GlobalId) => "`global_id()`".to_string(),
-                ExprKind::Builtin(Builtin::ThreadId) => "`thread_id()`".to_string(),
+                ExprKind::Builtin { builtin: Builtin::GlobalId, .. } => "`global_id()`".to_string(),
+                ExprKind::Builtin { builtin: Builtin::ThreadId, .. } => "`thread_id()`".to_string(),
                 ExprKind::Index { buffer, .. } => format!("a value loaded from `{}`", self.f.params[*buffer].name),
                 ExprKind::SharedIndex { shared, .. } => {
                     format!("a value loaded from `{}`", self.f.shared[*shared].name)
@@ -129,6 +129,7 @@ impl Uniformity<'_> {
                     continue;
                 }
                 Stmt::Expr(e) => *e,
+                Stmt::Shared(_) => continue,
             };
             div = self.expr(e, div.clone()).or(div);
         }
@@ -144,12 +145,9 @@ impl Uniformity<'_> {
     fn expr(&mut self, e: ExprId, div: Option<Divergence>) -> Option<Divergence> {
         let f = self.f;
         match &f.exprs[e].kind {
-            ExprKind::Barrier(kind, _) => {
+            ExprKind::Barrier { kind, .. } => {
                 if let (Some(d), true) = (&div, self.report) {
-                    let name = match kind {
-                        BarrierKind::Workgroup => "workgroup_barrier",
-                        BarrierKind::Storage => "storage_barrier",
-                    };
+                    let name = kind.name();
                     self.errors.push(
                         Diagnostic::new(f.exprs[e].span, format!("`{name}()` is not reached by every thread of the workgroup: it is {}", d.reason))
                             .help("every thread of a workgroup must reach each barrier: move the barrier out of the divergent code, or make the condition depend only on `block_id()`, sizes, scalar parameters and constants"),
@@ -245,7 +243,7 @@ impl Uniformity<'_> {
                     }
                 }
                 let mut out = None;
-                let children = direct_children(f, e);
+                let children = operands(&f.exprs[e].kind);
                 for c in children {
                     if let Some(d) = self.expr(c, div.clone().or(out.clone())) {
                         out = Some(d);
@@ -262,7 +260,7 @@ impl Uniformity<'_> {
         let f = self.f;
         let mut found = None;
         // Walk the `if`s of the body: a jump under a varying condition.
-        visit_block(f, body, 0, &mut |k, _| {
+        visit_block(f, body, 0, &mut |_, k, _| {
             if found.is_some() {
                 return;
             }
@@ -279,42 +277,11 @@ impl Uniformity<'_> {
     }
 }
 
-/// Subexpressions of `e` (not descending into blocks, which the caller
-/// handles for `if`/loops; plain blocks are walked as blocks).
-fn direct_children(f: &Function, e: ExprId) -> Vec<ExprId> {
-    let mut out = Vec::new();
-    match &f.exprs[e].kind {
-        ExprKind::Axis(x, _) | ExprKind::Unary(_, x) | ExprKind::Cast(x, _) | ExprKind::Typed(x, _) => out.push(*x),
-        ExprKind::Binary(_, a, b) | ExprKind::Logical(_, a, b) => out.extend([*a, *b]),
-        ExprKind::Call { args, .. } | ExprKind::Math(_, args) => out.extend(args),
-        ExprKind::Index { index, .. } => out.push(*index),
-        ExprKind::SharedIndex { indices, .. } => out.extend(indices),
-        ExprKind::Atomic { target, args, .. } => {
-            match target {
-                AtomicTarget::Buffer { index, .. } => out.push(*index),
-                AtomicTarget::Shared { indices, .. } => out.extend(indices),
-            }
-            out.extend(args);
-        }
-        ExprKind::Assign { place, value, .. } => {
-            out.push(*value);
-            match place {
-                Place::Index { index, .. } => out.push(*index),
-                Place::Shared { indices, .. } => out.extend(indices),
-                _ => {}
-            }
-        }
-        ExprKind::Break { value: Some(v), .. } | ExprKind::Return(Some(v)) => out.push(*v),
-        _ => {}
-    }
-    out
-}
-
 /// Whether an `if` branch (its `then` block and its `else` expression)
 /// contains an expression for which `pred(kind, loop depth)` holds.
 fn branch_has(f: &Function, then: &Block, else_: Option<ExprId>, pred: fn(&ExprKind, usize) -> bool) -> bool {
     let mut found = false;
-    let mut visit = |k: &ExprKind, depth| found |= pred(k, depth);
+    let mut visit = |_: ExprId, k: &ExprKind, depth| found |= pred(k, depth);
     visit_block(f, then, 0, &mut visit);
     if let Some(e) = else_ {
         visit_expr(f, e, 0, &mut visit);

@@ -3,7 +3,7 @@ use onekernel_compiler::compile;
 fn wgsl(attr: &str, src: &str) -> String {
     let item: syn::ItemFn = syn::parse_str(src).unwrap();
     match compile(attr.parse().unwrap(), &item, &[]) {
-        Ok(k) => k.wgsl,
+        Ok(k) => k.info.wgsl.to_string(),
         Err(e) => panic!("{:?}", e.iter().map(|d| d.to_string()).collect::<Vec<_>>()),
     }
 }

@@ -2,7 +2,7 @@
 //! tokens to `onekernel-compiler` and its output back to rustc. Use them
 //! through the `onekernel` crate, which documents them.
 
-use onekernel_compiler::{expand, parse};
+use onekernel_compiler::{expand, gather, parse};
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
 use syn::parse::{Parse, ParseStream};
@@ -104,33 +104,16 @@ impl State {
             Ok(k) => k,
             Err(errors) => return expand::expand_errors(&self.kernel, &errors),
         };
-        let have: Vec<String> = self.helpers.iter().map(|h| h.sig.ident.to_string()).collect();
-        let mut wanted: Vec<(String, proc_macro2::Span)> = calls(&kernel);
-        for h in &self.helpers {
-            if let Ok(f) = parse::parse_function(h, parse::FnRole::Helper) {
-                wanted.extend(calls(&f));
-            }
-        }
-        if let Some((name, span)) = wanted.into_iter().find(|(n, _)| !have.contains(n)) {
+        if let Some(call) = gather::next_missing_helper(&kernel, &self.helpers) {
             let helpers = &self.helpers;
             let attr = &self.attr;
             let k = &self.kernel;
             let state = quote::quote!(#(@helper { #helpers })* @kernel { #attr } { #k });
-            return expand::request_helper(&name, span, state);
+            return expand::request_helper(&call.name, call.span, state);
         }
         match onekernel_compiler::compile(self.attr.clone(), &self.kernel, &self.helpers) {
             Ok(compiled) => expand::expand_kernel(&self.kernel, &compiled),
             Err(errors) => expand::expand_errors(&self.kernel, &errors),
         }
     }
-}
-
-fn calls(f: &onekernel_compiler::hir::Function) -> Vec<(String, proc_macro2::Span)> {
-    f.exprs
-        .iter()
-        .filter_map(|e| match &e.kind {
-            onekernel_compiler::hir::ExprKind::Call { name, .. } => Some((name.clone(), e.span)),
-            _ => None,
-        })
-        .collect()
 }

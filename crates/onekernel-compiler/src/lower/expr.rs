@@ -16,6 +16,10 @@ impl FnLowerer<'_> {
         let ty = self.ty_of(id);
         let hir = self.hir;
         match &hir.exprs[id].kind {
+            ExprKind::Error => {
+                self.errors.push(Diagnostic::new(span, "internal compiler error: lowering a rejected expression"));
+                None
+            }
             ExprKind::Lit(lit) => self.lit(*lit, ty, span, false),
             ExprKind::Const(c) => Some(self.const_bits(c.ty, c.bits, span)),
             ExprKind::Local(l) => self.local_value(*l, span),
@@ -23,7 +27,7 @@ impl FnLowerer<'_> {
                 Slot::Value(h) => Some(h),
                 Slot::Var(v) => Some(self.load_var(v, span)),
             },
-            ExprKind::Builtin(b) => self.builtins.get(b).copied(),
+            ExprKind::Builtin { builtin, .. } => self.builtins.get(builtin).copied(),
             ExprKind::Axis(base, axis) => {
                 let base = self.expr(*base)?;
                 Some(self.add(Expression::AccessIndex { base, index: *axis }, span))
@@ -36,8 +40,8 @@ impl FnLowerer<'_> {
                 let pointer = self.shared_pointer(*shared, indices, span)?;
                 Some(self.add(Expression::Load { pointer }, span))
             }
-            ExprKind::Atomic { target, op, args } => self.atomic(target, *op, args, span),
-            ExprKind::Barrier(kind, _) => {
+            ExprKind::Atomic { target, op, args, .. } => self.atomic(target, *op, args, span),
+            ExprKind::Barrier { kind, .. } => {
                 let flags = match kind {
                     crate::hir::BarrierKind::Workgroup => naga::Barrier::WORK_GROUP,
                     crate::hir::BarrierKind::Storage => naga::Barrier::STORAGE,
@@ -82,7 +86,7 @@ impl FnLowerer<'_> {
                     values.push(self.expr(*a)?);
                 }
                 let Some(&(function, ret)) = self.mb.helpers.get(name) else {
-                    self.errors.push(Diagnostic::silent());
+                    self.errors.push(Diagnostic::left_to_rustc(span));
                     return None;
                 };
                 self.call(function, values, ret != Ty::Unit, span)
@@ -113,11 +117,11 @@ impl FnLowerer<'_> {
             }
             ExprKind::Loop { label, kind, body } => self.loop_expr(id, label, kind, body),
             ExprKind::Break { label, value } => {
-                self.jump(id, label.as_deref(), *value, false);
+                self.jump(id, crate::hir::Function::label_name(label), *value, false);
                 None
             }
             ExprKind::Continue { label } => {
-                self.jump(id, label.as_deref(), None, true);
+                self.jump(id, crate::hir::Function::label_name(label), None, true);
                 None
             }
             ExprKind::Return(value) => {
@@ -151,7 +155,7 @@ impl FnLowerer<'_> {
                 });
                 self.stmt(Statement::If { condition: c, accept, reject }, span);
                 // Both branches diverging makes the rest unreachable.
-                if crate::infer::expr_diverges(self.hir, id) {
+                if crate::visit::expr_diverges(self.hir, id) {
                     self.dead = true;
                 }
             }
@@ -159,7 +163,7 @@ impl FnLowerer<'_> {
                 let b = b.clone();
                 let block = self.nested(|l| l.body_block(&b));
                 self.stmt(Statement::Block(block), span);
-                if crate::infer::block_diverges(self.hir, &b) {
+                if crate::visit::block_diverges(self.hir, &b) {
                     self.dead = true;
                 }
             }
@@ -167,7 +171,7 @@ impl FnLowerer<'_> {
         }
     }
 
-    fn element_pointer(&mut self, buffer: usize, index: ExprId, span: proc_macro2::Span) -> Option<Handle<Expression>> {
+    fn element_pointer(&mut self, buffer: crate::hir::ParamId, index: ExprId, span: proc_macro2::Span) -> Option<Handle<Expression>> {
         let i = self.expr(index)?;
         let g = self.buffers[buffer]?;
         let base = self.add(Expression::GlobalVariable(g), span);
@@ -177,7 +181,7 @@ impl FnLowerer<'_> {
     /// A pointer to `tile[i]` or `tile[r][c]`.
     fn shared_pointer(
         &mut self,
-        shared: usize,
+        shared: crate::hir::SharedId,
         indices: &[ExprId],
         span: proc_macro2::Span,
     ) -> Option<Handle<Expression>> {
@@ -185,7 +189,7 @@ impl FnLowerer<'_> {
         for i in indices {
             values.push(self.expr(*i)?);
         }
-        let g = *self.shared.get(shared)?;
+        let g = self.shared[shared];
         let mut p = self.add(Expression::GlobalVariable(g), span);
         for v in values {
             p = self.add(Expression::Access { base: p, index: v }, span);
@@ -209,7 +213,7 @@ impl FnLowerer<'_> {
         }
         let (pointer, elem) = match target {
             AtomicTarget::Buffer { param, index } => {
-                (self.element_pointer(*param, *index, span)?, crate::infer::buffer_elem(self.hir, *param))
+                (self.element_pointer(*param, *index, span)?, self.hir.params[*param].kind.ty())
             }
             AtomicTarget::Shared { shared, indices } => {
                 (self.shared_pointer(*shared, indices, span)?, self.hir.shared[*shared].elem)
@@ -276,7 +280,7 @@ impl FnLowerer<'_> {
             },
             Place::Index { buffer, index } => {
                 let Some(p) = self.element_pointer(*buffer, *index, span) else { return };
-                (p, crate::infer::buffer_elem(self.hir, *buffer))
+                (p, self.hir.params[*buffer].kind.ty())
             }
             Place::Shared { shared, indices } => {
                 let Some(p) = self.shared_pointer(*shared, indices, span) else { return };
@@ -419,7 +423,7 @@ impl FnLowerer<'_> {
                 Literal::F32(v)
             }
             _ => {
-                self.errors.push(Diagnostic::silent());
+                self.errors.push(Diagnostic::left_to_rustc(span));
                 return None;
             }
         };
@@ -508,7 +512,7 @@ impl FnLowerer<'_> {
 /// WGSL `&&`, which short-circuits too).
 fn is_pure(f: &crate::hir::Function, e: ExprId) -> bool {
     let mut pure = true;
-    crate::infer::visit_expr(f, e, 0, &mut |k, _| {
+    crate::visit::visit_expr(f, e, 0, &mut |_, k, _| {
         if matches!(
             k,
             ExprKind::Call { .. }
@@ -520,7 +524,7 @@ fn is_pure(f: &crate::hir::Function, e: ExprId) -> bool {
                 | ExprKind::Continue { .. }
                 | ExprKind::Return(_)
                 | ExprKind::Atomic { .. }
-                | ExprKind::Barrier(..)
+                | ExprKind::Barrier { .. }
         ) || matches!(k, ExprKind::Math(op, _) if super::math::needs_call(*op))
         {
             pure = false;

@@ -8,8 +8,10 @@
 
 use super::{KernelGlobals, ModuleBuilder};
 use crate::diagnostic::Diagnostic;
-use crate::hir::{self, Block, Builtin, ExprId, ExprKind, LocalId, LoopKind, ParamKind, Stmt};
-use crate::infer::{self, Types};
+use crate::arena::HandleMap;
+use crate::hir::{self, Block, Builtin, ExprId, ExprKind, Label, LocalId, LoopKind, ParamKind, Stmt};
+use crate::infer::Types;
+use crate::visit;
 use crate::types::Ty;
 use naga::{
     BinaryOperator, Binding, BuiltIn, EntryPoint, Expression, Function, FunctionArgument, FunctionResult, Handle,
@@ -47,12 +49,12 @@ pub(crate) struct FnLowerer<'a> {
     pub(super) cur: naga::Block,
     /// Arena length where the open `Emit` range starts.
     emit_start: usize,
-    pub(super) locals: Vec<Option<Slot>>,
+    pub(super) locals: HandleMap<hir::Local, Option<Slot>>,
     /// Scalar parameters: value or var.
-    pub(super) params: Vec<Option<Slot>>,
-    pub(super) buffers: Vec<Option<Handle<naga::GlobalVariable>>>,
+    pub(super) params: HandleMap<hir::Param, Option<Slot>>,
+    pub(super) buffers: HandleMap<hir::Param, Option<Handle<naga::GlobalVariable>>>,
     /// Shared arrays' `var<workgroup>`s.
-    pub(super) shared: Vec<Handle<naga::GlobalVariable>>,
+    pub(super) shared: HandleMap<hir::SharedDecl, Handle<naga::GlobalVariable>>,
     pub(super) builtins: HashMap<Builtin, Handle<Expression>>,
     pub(super) loops: Vec<LoopCtx>,
     /// True after a `return`/`break`/`continue` in the current block:
@@ -72,10 +74,10 @@ impl<'a> FnLowerer<'a> {
             func: Function { name: Some(hir.name.clone()), ..Function::default() },
             cur: naga::Block::new(),
             emit_start: 0,
-            locals: vec![None; hir.locals.len()],
-            params: vec![None; hir.params.len()],
-            buffers: vec![None; hir.params.len()],
-            shared: Vec::new(),
+            locals: HandleMap::filled(hir.locals.len(), None),
+            params: HandleMap::filled(hir.params.len(), None),
+            buffers: HandleMap::filled(hir.params.len(), None),
+            shared: HandleMap::from_vec(Vec::new()),
             builtins: HashMap::new(),
             loops: Vec::new(),
             dead: false,
@@ -214,11 +216,12 @@ impl<'a> FnLowerer<'a> {
         types: &'a Types,
     ) -> Result<Handle<Function>, Vec<Diagnostic>> {
         let mut l = FnLowerer::new(mb, hir, types);
-        for (i, p) in hir.params.iter().enumerate() {
+        for (i, p) in hir.params.iter() {
             let ParamKind::Scalar { ty, mutable } = p.kind else { continue };
             let nty = l.mb.ty(ty);
+            let index = l.func.arguments.len() as u32;
             l.func.arguments.push(FunctionArgument { name: Some(p.name.clone()), ty: nty, binding: None });
-            let arg = l.add(Expression::FunctionArgument(i as u32), p.span);
+            let arg = l.add(Expression::FunctionArgument(index), p.span);
             l.params[i] = Some(if mutable {
                 let v = l.var(&p.name, ty, p.span);
                 l.store_var(v, arg, p.span);
@@ -262,7 +265,7 @@ impl<'a> FnLowerer<'a> {
     /// and `grid_dim = params.grid_dim`.
     fn prologue(&mut self, g: &KernelGlobals, workgroup_size: [u32; 3], folded: bool) {
         let span = self.hir.span;
-        let used = used_builtins(self.hir);
+        let used = visit::used_builtins(self.hir);
         let uses = |b: Builtin| used.contains(&b);
         let v3 = self.mb.ty(Ty::Dim3);
         let arg = |l: &mut Self, name: &str, b: BuiltIn| {
@@ -276,7 +279,7 @@ impl<'a> FnLowerer<'a> {
         };
 
         // Scalar parameters: read once from the uniform block.
-        for (i, p) in self.hir.params.iter().enumerate() {
+        for (i, p) in self.hir.params.iter() {
             let (ParamKind::Scalar { ty, mutable }, Some(member)) = (p.kind, g.scalar_members[i]) else { continue };
             let params = self.add(Expression::GlobalVariable(g.params), p.span);
             let ptr = self.add(Expression::AccessIndex { base: params, index: member }, p.span);
@@ -376,6 +379,8 @@ impl<'a> FnLowerer<'a> {
             let span = match s {
                 Stmt::Let { local, .. } => self.hir.locals[*local].span,
                 Stmt::Expr(e) => self.span_of(*e),
+                // Declared as a module-scope `var<workgroup>`.
+                Stmt::Shared(_) => continue,
             };
             self.mark_line(span);
             match s {
@@ -383,6 +388,7 @@ impl<'a> FnLowerer<'a> {
                 Stmt::Expr(e) => {
                     self.expr(*e);
                 }
+                Stmt::Shared(_) => {}
             }
         }
         if self.dead {
@@ -491,16 +497,17 @@ impl<'a> FnLowerer<'a> {
     pub(super) fn loop_expr(
         &mut self,
         id: ExprId,
-        label: &Option<String>,
+        label: &Option<Label>,
         kind: &LoopKind,
         body: &Block,
     ) -> Option<Handle<Expression>> {
         let span = self.span_of(id);
         let ty = self.ty_of(id);
         let result = (!matches!(ty, Ty::Unit | Ty::Never)).then(|| self.var("loop_value", ty, span));
+        let label = hir::Function::label_name(label).map(str::to_string);
         let mut ctx = LoopCtx { label: label.clone(), break_flag: None, continue_flag: None, result };
         // Flags for labelled jumps from inner loops, reset on entry.
-        if label.is_some() && has_labelled_jump(self.hir, body, label.as_deref().unwrap_or("")) {
+        if label.is_some() && visit::has_labelled_jump(self.hir, body, label.as_deref().unwrap_or("")) {
             let name = label.as_deref().unwrap_or("loop").trim_start_matches('\'');
             let bf = self.var(&format!("break_{name}"), Ty::Bool, span);
             let cf = self.var(&format!("continue_{name}"), Ty::Bool, span);
@@ -606,7 +613,7 @@ impl<'a> FnLowerer<'a> {
     /// enclosing loops (WGSL's `break` only leaves the innermost loop).
     fn after_inner_loop(&mut self, own_label: Option<&str>, body: &Block) {
         let Some(parent) = self.loops.len().checked_sub(1) else { return };
-        let targets = labelled_jumps(self.hir, body, own_label);
+        let targets = visit::labelled_jumps(self.hir, body, own_label);
         for (depth_from_parent, ctx_index) in (0..=parent).rev().enumerate() {
             let ctx = &self.loops[ctx_index];
             let Some(label) = ctx.label.clone() else { continue };
@@ -662,44 +669,3 @@ fn is_control_flow(k: &ExprKind) -> bool {
     matches!(k, ExprKind::If { .. } | ExprKind::Block(_))
 }
 
-/// The builtins a function body calls.
-fn used_builtins(f: &hir::Function) -> Vec<Builtin> {
-    let mut used = Vec::new();
-    infer::visit_block(f, &f.body, 0, &mut |k, _| {
-        if let ExprKind::Builtin(b) = k {
-            if !used.contains(b) {
-                used.push(*b);
-            }
-        }
-    });
-    used
-}
-
-/// Labels targeted by `break 'l` / `continue 'l` inside `body`, except the
-/// loop's own label.
-fn labelled_jumps(f: &hir::Function, body: &Block, own: Option<&str>) -> Vec<String> {
-    let mut out = Vec::new();
-    infer::visit_block(f, body, 0, &mut |k, _| {
-        let l = match k {
-            ExprKind::Break { label: Some(l), .. } | ExprKind::Continue { label: Some(l) } => l,
-            _ => return,
-        };
-        if Some(l.as_str()) != own && !out.contains(l) {
-            out.push(l.clone());
-        }
-    });
-    out
-}
-
-/// True when some loop nested in `body` jumps to `label`.
-fn has_labelled_jump(f: &hir::Function, body: &Block, label: &str) -> bool {
-    let mut found = false;
-    infer::visit_block(f, body, 0, &mut |k, depth| {
-        if let ExprKind::Break { label: Some(l), .. } | ExprKind::Continue { label: Some(l) } = k {
-            if l == label && depth > 0 {
-                found = true;
-            }
-        }
-    });
-    found
-}

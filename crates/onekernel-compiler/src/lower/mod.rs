@@ -2,18 +2,15 @@
 //!
 //! [`lower_program`] builds one `naga::Module` holding the kernel's entry
 //! point, its helper functions and the small polyfills some Rust methods
-//! need. The layout convention the runtime relies on:
+//! need. Its globals follow the kernel's [`Layout`] (bindings, the uniform
+//! block, shared arrays).
 //!
-//! * buffer parameters are `@group(0) @binding(k)` storage arrays, `k`
-//!   counting buffer parameters in order;
-//! * one uniform block `params` follows them, holding the launch description
-//!   (`grid_dim: vec3<u32>` at offset 0, `block_offset: u32` at 12) and
-//!   then each scalar parameter (4 bytes each, from offset 16);
-//! * every kernel is lowered twice: the plain module, whose thread indexing
-//!   is WGSL's own builtins, and a "folded" module for 1-D grids longer
-//!   than 65535 workgroups, which the runtime dispatches as full 2-D rows
-//!   plus a remainder (see `FnLowerer::prologue`). Unfolded launches thus
-//!   pay nothing for folding, and the WGSL a learner reads is the plain one.
+//! Every kernel is lowered in three [`Variant`]s: the plain module, whose
+//! thread indexing is WGSL's own builtins; a "folded" module for 1-D grids
+//! longer than 65535 workgroups, which the runtime dispatches as full 2-D
+//! rows plus a remainder (see `FnLowerer::prologue`), so unfolded launches
+//! pay nothing for folding and the WGSL a learner reads is the plain one;
+//! and the explain build, whose line markers `crate::explain` reads.
 //!
 //! Every naga span is `Span::new(id, id + 1)` where `id` indexes
 //! [`Lowered::spans`]: a side table back to the user's tokens.
@@ -22,10 +19,13 @@ mod expr;
 mod function;
 mod math;
 
+use crate::arena::HandleMap;
 use crate::diagnostic::Diagnostic;
 use crate::hir::{self, ParamKind};
 use crate::infer::Types;
+use crate::layout::Layout;
 use crate::types::Ty;
+use onekernel_abi::launch_block;
 use naga::{
     AddressSpace, ArraySize, GlobalVariable, Handle, MemoryDecorations, Module, ResourceBinding, Scalar, StorageAccess,
     StructMember, Type, TypeInner, VectorSize,
@@ -34,18 +34,18 @@ use std::collections::HashMap;
 
 pub(crate) use function::FnLowerer;
 
-/// Byte offset of the first scalar parameter in the uniform block.
-pub const FIRST_SCALAR_OFFSET: u32 = 16;
-
-/// Where a kernel parameter lives on the GPU.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParamLayout {
-    /// The Rust name.
-    pub name: String,
-    /// Its kind and type.
-    pub kind: ParamKind,
-    /// Binding index for buffers, byte offset in the uniform block for scalars.
-    pub slot: u32,
+/// Which module to build.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// The module a learner reads and the runtime runs for ordinary grids.
+    Plain,
+    /// For 1-D grids longer than one dispatch axis: the logical ids are
+    /// rebuilt from the folded dispatch and the launch block.
+    Folded,
+    /// The plain module with line markers, for the explain view only:
+    /// before each statement that starts a new Rust line, the body stores
+    /// that line number into `var<private> explain_line: u32`.
+    Explain,
 }
 
 /// The result of lowering.
@@ -54,12 +54,6 @@ pub struct Lowered {
     pub module: Module,
     /// naga span id → the user's tokens.
     pub spans: Vec<proc_macro2::Span>,
-    /// Each kernel parameter's binding or offset.
-    pub params: Vec<ParamLayout>,
-    /// Binding index of the uniform block.
-    pub uniform_binding: u32,
-    /// Byte size of the uniform block.
-    pub uniform_size: u32,
 }
 
 /// Module-wide state shared by the functions being lowered.
@@ -131,14 +125,14 @@ impl ModuleBuilder {
 /// What the kernel's function body reads from the module: its buffers and
 /// the uniform block.
 pub(crate) struct KernelGlobals {
-    /// Buffer globals by parameter index (None for scalars).
-    pub buffers: Vec<Option<Handle<GlobalVariable>>>,
+    /// Buffer globals by parameter (None for scalars).
+    pub buffers: HandleMap<hir::Param, Option<Handle<GlobalVariable>>>,
     /// The uniform block.
     pub params: Handle<GlobalVariable>,
-    /// Member index in the uniform struct, by parameter index.
-    pub scalar_members: Vec<Option<u32>>,
-    /// The `var<workgroup>` of each shared array, by [`hir::SharedId`].
-    pub shared: Vec<Handle<GlobalVariable>>,
+    /// Member index in the uniform struct, by parameter.
+    pub scalar_members: HandleMap<hir::Param, Option<u32>>,
+    /// The `var<workgroup>` of each shared array.
+    pub shared: HandleMap<hir::SharedDecl, Handle<GlobalVariable>>,
 }
 
 /// Lowers a typed program into a naga module.
@@ -146,83 +140,62 @@ pub fn lower_program(
     program: &hir::Program,
     kernel_types: &Types,
     helper_types: &[Types],
+    layout: &Layout,
     workgroup_size: [u32; 3],
-    folded: bool,
-) -> Result<Lowered, Vec<Diagnostic>> {
-    lower_with(ModuleBuilder::new(), program, kernel_types, helper_types, workgroup_size, folded)
-}
-
-/// Name of the marker global of [`lower_program_explain`].
-pub const EXPLAIN_LINE: &str = "explain_line";
-
-/// Lowers the plain module in "explain" mode, for `crate::explain`: before
-/// each statement (or block tail) that starts a new Rust source line, the
-/// body stores that line number into a module-scope
-/// `var<private> explain_line: u32`, so that the WGSL text says which Rust
-/// line each of its lines came from. Only for display: never run.
-pub fn lower_program_explain(
-    program: &hir::Program,
-    kernel_types: &Types,
-    helper_types: &[Types],
-    workgroup_size: [u32; 3],
+    variant: Variant,
 ) -> Result<Lowered, Vec<Diagnostic>> {
     let mut mb = ModuleBuilder::new();
-    let ty = mb.ty(Ty::U32);
-    let global = GlobalVariable {
-        name: Some(EXPLAIN_LINE.into()),
-        space: AddressSpace::Private,
-        binding: None,
-        ty,
-        init: None,
-        memory_decorations: MemoryDecorations::empty(),
-    };
-    mb.explain_line = Some(mb.module.global_variables.append(global, naga::Span::UNDEFINED));
-    lower_with(mb, program, kernel_types, helper_types, workgroup_size, false)
-}
-
-fn lower_with(
-    mut mb: ModuleBuilder,
-    program: &hir::Program,
-    kernel_types: &Types,
-    helper_types: &[Types],
-    workgroup_size: [u32; 3],
-    folded: bool,
-) -> Result<Lowered, Vec<Diagnostic>> {
+    if variant == Variant::Explain {
+        let ty = mb.ty(Ty::U32);
+        let global = GlobalVariable {
+            name: Some(EXPLAIN_LINE.into()),
+            space: AddressSpace::Private,
+            binding: None,
+            ty,
+            init: None,
+            memory_decorations: MemoryDecorations::empty(),
+        };
+        mb.explain_line = Some(mb.module.global_variables.append(global, naga::Span::UNDEFINED));
+    }
     // Helpers first: naga requires callees before callers.
     for (helper, types) in program.helpers.iter().zip(helper_types) {
         let handle = FnLowerer::lower_helper(&mut mb, helper, types)?;
         mb.helpers.insert(helper.name.clone(), (handle, helper.ret));
     }
     let kernel = &program.kernel;
-    let (globals, params, uniform_binding, uniform_size) = declare_kernel_globals(&mut mb, kernel);
-    let entry = FnLowerer::lower_kernel(&mut mb, kernel, kernel_types, &globals, workgroup_size, folded)?;
+    let globals = declare_kernel_globals(&mut mb, kernel, layout);
+    let entry =
+        FnLowerer::lower_kernel(&mut mb, kernel, kernel_types, &globals, workgroup_size, variant == Variant::Folded)?;
     mb.module.entry_points.push(entry);
-    Ok(Lowered { module: mb.module, spans: mb.spans, params, uniform_binding, uniform_size })
+    Ok(Lowered { module: mb.module, spans: mb.spans })
 }
 
-fn declare_kernel_globals(
-    mb: &mut ModuleBuilder,
-    kernel: &hir::Function,
-) -> (KernelGlobals, Vec<ParamLayout>, u32, u32) {
-    let mut buffers = Vec::new();
-    let mut layouts = Vec::new();
-    let mut binding = 0u32;
+/// Name of the marker global of [`Variant::Explain`].
+pub const EXPLAIN_LINE: &str = "explain_line";
+
+fn declare_kernel_globals(mb: &mut ModuleBuilder, kernel: &hir::Function, layout: &Layout) -> KernelGlobals {
+    let mut buffers = HandleMap::filled(kernel.params.len(), None);
+    let mut scalar_members = HandleMap::filled(kernel.params.len(), None);
     let mut members = vec![
-        StructMember { name: Some("grid_dim".into()), ty: mb.ty(Ty::Dim3), binding: None, offset: 0 },
-        StructMember { name: Some("block_offset".into()), ty: mb.ty(Ty::U32), binding: None, offset: 12 },
+        StructMember { name: Some("grid_dim".into()), ty: mb.ty(Ty::Dim3), binding: None, offset: launch_block::GRID_DIM },
+        StructMember {
+            name: Some("block_offset".into()),
+            ty: mb.ty(Ty::U32),
+            binding: None,
+            offset: launch_block::BLOCK_OFFSET,
+        },
     ];
-    let mut scalar_members = Vec::new();
-    let mut offset = FIRST_SCALAR_OFFSET;
-    for p in &kernel.params {
+    for ((id, p), info) in kernel.params.iter().zip(&layout.params) {
         let span = mb.span(p.span);
         match p.kind {
             ParamKind::Buffer { elem } | ParamKind::BufferMut { elem } | ParamKind::Atomics { elem } => {
                 let base = if matches!(p.kind, ParamKind::Atomics { .. }) { mb.atomic(elem) } else { mb.ty(elem) };
+                let stride = info.ty.size();
                 let array = mb.module.types.insert(
-                    Type { name: None, inner: TypeInner::Array { base, size: ArraySize::Dynamic, stride: 4 } },
+                    Type { name: None, inner: TypeInner::Array { base, size: ArraySize::Dynamic, stride } },
                     naga::Span::UNDEFINED,
                 );
-                let access = if matches!(p.kind, ParamKind::BufferMut { .. } | ParamKind::Atomics { .. }) {
+                let access = if info.kind.is_writable() {
                     StorageAccess::LOAD | StorageAccess::STORE
                 } else {
                     StorageAccess::LOAD
@@ -231,17 +204,14 @@ fn declare_kernel_globals(
                     GlobalVariable {
                         name: Some(p.name.clone()),
                         space: AddressSpace::Storage { access },
-                        binding: Some(ResourceBinding { group: 0, binding }),
+                        binding: Some(ResourceBinding { group: 0, binding: info.slot }),
                         ty: array,
                         init: None,
                         memory_decorations: MemoryDecorations::empty(),
                     },
                     span,
                 );
-                buffers.push(Some(g));
-                scalar_members.push(None);
-                layouts.push(ParamLayout { name: p.name.clone(), kind: p.kind, slot: binding });
-                binding += 1;
+                buffers[id] = Some(g);
             }
             ParamKind::Scalar { ty, .. } => {
                 // Field names must be unique within the struct.
@@ -249,24 +219,20 @@ fn declare_kernel_globals(
                 while members.iter().any(|m| m.name.as_deref() == Some(&name)) {
                     name.push('_');
                 }
-                scalar_members.push(Some(members.len() as u32));
-                members.push(StructMember { name: Some(name), ty: mb.ty(ty), binding: None, offset });
-                buffers.push(None);
-                layouts.push(ParamLayout { name: p.name.clone(), kind: p.kind, slot: offset });
-                offset += 4;
+                scalar_members[id] = Some(members.len() as u32);
+                members.push(StructMember { name: Some(name), ty: mb.ty(ty), binding: None, offset: info.slot });
             }
         }
     }
-    let size = offset.div_ceil(16) * 16;
     let st = mb.module.types.insert(
-        Type { name: Some("LaunchParams".into()), inner: TypeInner::Struct { members, span: size } },
+        Type { name: Some("LaunchParams".into()), inner: TypeInner::Struct { members, span: layout.uniform_size } },
         naga::Span::UNDEFINED,
     );
     let params = mb.module.global_variables.append(
         GlobalVariable {
             name: Some("params".into()),
             space: AddressSpace::Uniform,
-            binding: Some(ResourceBinding { group: 0, binding }),
+            binding: Some(ResourceBinding { group: 0, binding: layout.uniform_binding }),
             ty: st,
             init: None,
             memory_decorations: MemoryDecorations::empty(),
@@ -277,19 +243,13 @@ fn declare_kernel_globals(
     let shared = kernel
         .shared
         .iter()
-        .map(|d| {
+        .map(|(_, d)| {
             let elem = if d.atomic { mb.atomic(d.elem) } else { mb.ty(d.elem) };
             let ty = d.dims.iter().rev().fold(elem, |base, &n| {
                 let stride = mb.module.types[base].inner.size(mb.module.to_ctx());
+                let size = ArraySize::Constant(std::num::NonZeroU32::new(n).expect("checked > 0"));
                 mb.module.types.insert(
-                    Type {
-                        name: None,
-                        inner: TypeInner::Array {
-                            base,
-                            size: ArraySize::Constant(std::num::NonZeroU32::new(n).expect("checked > 0")),
-                            stride,
-                        },
-                    },
+                    Type { name: None, inner: TypeInner::Array { base, size, stride } },
                     naga::Span::UNDEFINED,
                 )
             });
@@ -307,5 +267,5 @@ fn declare_kernel_globals(
             )
         })
         .collect();
-    (KernelGlobals { buffers, params, scalar_members, shared }, layouts, binding, size)
+    KernelGlobals { buffers, params, scalar_members, shared: HandleMap::from_vec(shared) }
 }

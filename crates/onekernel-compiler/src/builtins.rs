@@ -1,0 +1,229 @@
+//! The names a kernel can call, in one table each: thread indexing,
+//! barriers and shared memory ([`FUNCTIONS`]), math methods
+//! ([`MATH_METHODS`]) and named constants ([`named_const`]).
+//!
+//! The recogniser ([`crate::parse`]) looks names up here and nowhere else.
+//! Adding a builtin means adding a row here and a variant to the enum it
+//! maps to; the exhaustive `match`es of the back ends (naga lowering, the
+//! CPU body, the uniformity check) then say what else must handle it.
+
+use crate::hir::{BarrierKind, Builtin, MathOp, NamedConst};
+use crate::types::Ty;
+
+/// What a builtin function call is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuiltinFn {
+    /// A thread-indexing value: `global_id()`.
+    Thread(Builtin),
+    /// `workgroup_barrier()` / `storage_barrier()`.
+    Barrier(BarrierKind),
+    /// `shared::<[T; N]>()`: declares workgroup memory.
+    Shared,
+}
+
+/// Every builtin function, by its Rust name (the last segment of the path
+/// as written: `global_id()` and `onekernel::global_id()` are the same).
+pub const FUNCTIONS: [(&str, BuiltinFn); 8] = [
+    ("global_id", BuiltinFn::Thread(Builtin::GlobalId)),
+    ("thread_id", BuiltinFn::Thread(Builtin::ThreadId)),
+    ("block_id", BuiltinFn::Thread(Builtin::BlockId)),
+    ("block_dim", BuiltinFn::Thread(Builtin::BlockDim)),
+    ("grid_dim", BuiltinFn::Thread(Builtin::GridDim)),
+    ("workgroup_barrier", BuiltinFn::Barrier(BarrierKind::Workgroup)),
+    ("storage_barrier", BuiltinFn::Barrier(BarrierKind::Storage)),
+    ("shared", BuiltinFn::Shared),
+];
+
+/// Looks a builtin function up by name.
+pub fn function(name: &str) -> Option<BuiltinFn> {
+    FUNCTIONS.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
+}
+
+impl Builtin {
+    /// The Rust name (also the field of the runtime's `Invocation`).
+    pub fn name(self) -> &'static str {
+        FUNCTIONS.iter().find(|(_, f)| *f == BuiltinFn::Thread(self)).map_or("?", |(n, _)| n)
+    }
+}
+
+impl BarrierKind {
+    /// The Rust name.
+    pub fn name(self) -> &'static str {
+        FUNCTIONS.iter().find(|(_, f)| *f == BuiltinFn::Barrier(self)).map_or("?", |(n, _)| n)
+    }
+}
+
+/// Every math method: its name and its number of arguments including the
+/// receiver.
+pub const MATH_METHODS: [(MathOp, &str, usize); 41] = {
+    use MathOp::*;
+    [
+        (Abs, "abs", 1),
+        (Sqrt, "sqrt", 1),
+        (Exp, "exp", 1),
+        (Exp2, "exp2", 1),
+        (Ln, "ln", 1),
+        (Log2, "log2", 1),
+        (Log10, "log10", 1),
+        (Powf, "powf", 2),
+        (Powi, "powi", 2),
+        (Pow, "pow", 2),
+        (Sin, "sin", 1),
+        (Cos, "cos", 1),
+        (Tan, "tan", 1),
+        (Asin, "asin", 1),
+        (Acos, "acos", 1),
+        (Atan, "atan", 1),
+        (Atan2, "atan2", 2),
+        (Sinh, "sinh", 1),
+        (Cosh, "cosh", 1),
+        (Tanh, "tanh", 1),
+        (Floor, "floor", 1),
+        (Ceil, "ceil", 1),
+        (Round, "round", 1),
+        (Trunc, "trunc", 1),
+        (Fract, "fract", 1),
+        (Min, "min", 2),
+        (Max, "max", 2),
+        (Clamp, "clamp", 3),
+        (MulAdd, "mul_add", 3),
+        (Signum, "signum", 1),
+        (Recip, "recip", 1),
+        (ToRadians, "to_radians", 1),
+        (ToDegrees, "to_degrees", 1),
+        (Hypot, "hypot", 2),
+        (CountOnes, "count_ones", 1),
+        (LeadingZeros, "leading_zeros", 1),
+        (TrailingZeros, "trailing_zeros", 1),
+        (ReverseBits, "reverse_bits", 1),
+        (WrappingAdd, "wrapping_add", 2),
+        (WrappingSub, "wrapping_sub", 2),
+        (WrappingMul, "wrapping_mul", 2),
+    ]
+};
+
+/// Looks a math method up by name.
+pub fn math_method(name: &str) -> Option<MathOp> {
+    MATH_METHODS.iter().find(|(_, n, _)| *n == name).map(|(op, _, _)| *op)
+}
+
+impl MathOp {
+    /// The Rust method name.
+    pub fn name(self) -> &'static str {
+        MATH_METHODS.iter().find(|(op, _, _)| *op == self).map_or("?", |(_, n, _)| n)
+    }
+
+    /// Number of arguments including the receiver.
+    pub fn arity(self) -> usize {
+        MATH_METHODS.iter().find(|(op, _, _)| *op == self).map_or(1, |(_, _, a)| *a)
+    }
+}
+
+/// `f32::MAX`, `i32::MIN`, `std::f32::consts::PI`, ... from the path's
+/// segments.
+pub fn named_const(segs: &[String]) -> Option<NamedConst> {
+    let n = segs.len();
+    if n < 2 {
+        return None;
+    }
+    let (ty_name, name) = (segs[n - 2].as_str(), segs[n - 1].as_str());
+    let f = |v: f32| Some(NamedConst { ty: Ty::F32, bits: v.to_bits() });
+    match (ty_name, name) {
+        ("f32", "MAX") => f(f32::MAX),
+        ("f32", "MIN") => f(f32::MIN),
+        ("f32", "MIN_POSITIVE") => f(f32::MIN_POSITIVE),
+        ("f32", "EPSILON") => f(f32::EPSILON),
+        ("f32", "INFINITY") => f(f32::INFINITY),
+        ("f32", "NEG_INFINITY") => f(f32::NEG_INFINITY),
+        ("f32", "NAN") => f(f32::NAN),
+        ("consts", c) if n >= 3 && segs[n - 3] == "f32" => {
+            use std::f32::consts as k;
+            match c {
+                "PI" => f(k::PI),
+                "TAU" => f(k::TAU),
+                "E" => f(k::E),
+                "SQRT_2" => f(k::SQRT_2),
+                "LN_2" => f(k::LN_2),
+                "LN_10" => f(k::LN_10),
+                "FRAC_PI_2" => f(k::FRAC_PI_2),
+                "FRAC_PI_4" => f(k::FRAC_PI_4),
+                "FRAC_1_SQRT_2" => f(k::FRAC_1_SQRT_2),
+                "LOG2_E" => f(k::LOG2_E),
+                _ => None,
+            }
+        }
+        ("i32", "MAX") => Some(NamedConst { ty: Ty::I32, bits: i32::MAX as u32 }),
+        ("i32", "MIN") => Some(NamedConst { ty: Ty::I32, bits: i32::MIN as u32 }),
+        ("u32", "MAX") => Some(NamedConst { ty: Ty::U32, bits: u32::MAX }),
+        ("u32", "MIN") => Some(NamedConst { ty: Ty::U32, bits: 0 }),
+        _ => None,
+    }
+}
+
+/// "did you mean" for an unsupported method: a known alias, else the
+/// nearest supported name by edit distance.
+pub fn suggest_method(name: &str) -> String {
+    let full = match name {
+        "iter" | "into_iter" | "iter_mut" => Some("loop over the indices instead: `for j in 0..a.len() { ... a[j] ... }`"),
+        "get" | "get_mut" => Some("check the index, then index: `if i < a.len() { ... a[i] ... }`"),
+        "clone" | "to_owned" | "copied" | "cloned" => Some("scalars are `Copy`: use the value itself and drop the call"),
+        "sin_cos" => Some("use `sin()` and `cos()`"),
+        _ => None,
+    };
+    if let Some(h) = full {
+        return h.to_string();
+    }
+    let alias = match name {
+        "log" => Some("ln` (natural log) or `log2"),
+        "powf64" => Some("powf"),
+        "saturating_add" | "checked_add" | "overflowing_add" => Some("wrapping_add"),
+        "saturating_sub" | "checked_sub" => Some("wrapping_sub"),
+        "checked_mul" | "saturating_mul" => Some("wrapping_mul"),
+        "rsqrt" | "inverse_sqrt" => Some("sqrt().recip"),
+        "exp_m1" => Some("exp"),
+        "ln_1p" => Some("ln"),
+        "cbrt" => Some("powf"),
+        "copysign" => Some("signum"),
+        _ => None,
+    };
+    if let Some(a) = alias {
+        return format!("use `{a}`");
+    }
+    let names = MATH_METHODS.iter().map(|(_, n, _)| *n).chain(["len"]);
+    match names.map(|m| (edit_distance(name, m), m)).min() {
+        Some((d, m)) if d <= 3 => format!("did you mean `{m}`? See docs/supported-rust.md for every supported method"),
+        _ => "see docs/supported-rust.md for the supported math methods".to_string(),
+    }
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_round_trip() {
+        for (name, f) in FUNCTIONS {
+            assert_eq!(function(name), Some(f));
+        }
+        for (op, name, arity) in MATH_METHODS {
+            assert_eq!((math_method(name), op.name(), op.arity()), (Some(op), name, arity));
+        }
+        assert_eq!(Builtin::GridDim.name(), "grid_dim");
+        assert_eq!(BarrierKind::Storage.name(), "storage_barrier");
+        assert!(suggest_method("sqr").contains("`sqrt`"));
+    }
+}

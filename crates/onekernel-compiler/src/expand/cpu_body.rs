@@ -1,0 +1,427 @@
+//! The CPU body: the kernel as Rust the CPU executor runs once per
+//! invocation, generated from the HIR, as the WGSL is.
+//!
+//! It is the user's program again, construct by construct, each under the
+//! user's own span (so rustc's errors and lints point at the user's code),
+//! with Rust's own operators and methods, so that the CPU computes exactly
+//! what the user wrote. Only the constructs that need the executor differ:
+//!
+//! * thread indexing reads the current `Invocation` (`__invocation.global_id`);
+//! * elements of `&mut [T]` parameters are read with `.load(i)` and written
+//!   with `.store(i, v)` (a shared relaxed-atomic view, or a chunk's own
+//!   window; see docs/cpu-executor.md);
+//! * shared arrays live in the workgroup's memory (`__workgroup.shared`),
+//!   and barriers are `.await`s on the workgroup (the body is an `async fn`
+//!   when the kernel cooperates).
+//!
+//! Where the user named an item (`global_id`, `shared`, an `Ordering`), the
+//! body names it too, so the user's imports resolve and stay used, and an
+//! editor shows the item's documentation.
+
+use crate::hir::*;
+use crate::infer::Types;
+use crate::layout::Layout;
+use crate::types::Ty;
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+
+/// Generates the body of the kernel `f` as a block.
+pub fn cpu_body(f: &Function, types: &Types, layout: &Layout) -> TokenStream {
+    let g = Gen { f, types, layout, k: super::krate() };
+    g.block(&f.body)
+}
+
+/// A name only generated code can see (`Span::mixed_site` hygiene), so it
+/// never captures or shadows a user's variable.
+pub fn internal(name: &str) -> Ident {
+    Ident::new(name, Span::mixed_site())
+}
+
+/// The Rust type of a kernel type.
+pub fn rust_type(ty: Ty) -> TokenStream {
+    match ty {
+        Ty::Bool => quote!(bool),
+        Ty::F32 => quote!(f32),
+        Ty::I32 => quote!(i32),
+        Ty::U32 => quote!(u32),
+        Ty::Usize => quote!(usize),
+        Ty::Dim3 | Ty::Unit | Ty::Never => quote!(()),
+    }
+}
+
+struct Gen<'a> {
+    f: &'a Function,
+    types: &'a Types,
+    layout: &'a Layout,
+    /// The runtime's hidden module.
+    k: TokenStream,
+}
+
+impl Gen<'_> {
+    fn block(&self, b: &Block) -> TokenStream {
+        let stmts = b.stmts.iter().map(|s| self.stmt(s));
+        let tail = b.tail.map(|t| self.expr(t));
+        quote!({ #(#stmts)* #tail })
+    }
+
+    fn stmt(&self, s: &Stmt) -> TokenStream {
+        match s {
+            Stmt::Let { local, init } => {
+                let l = &self.f.locals[*local];
+                let pat = self.binding(*local);
+                let annotation = l.annotated.map(|t| {
+                    let t = rust_type(t);
+                    quote!(: #t)
+                });
+                let init = init.map(|i| {
+                    let i = self.expr(i);
+                    quote!(= #i)
+                });
+                quote_spanned!(l.span=> let #pat #annotation #init;)
+            }
+            Stmt::Expr(e) => {
+                let e = self.expr(*e);
+                quote!(#e;)
+            }
+            Stmt::Shared(id) => {
+                let d = &self.f.shared[*id];
+                let k = &self.k;
+                let name = Ident::new(&d.name, d.span);
+                let (callee, ty) = (&d.callee, &d.written_ty);
+                let offset = self.layout.shared_offsets[*id];
+                let workgroup = internal("__workgroup");
+                quote_spanned!(d.span=> let #name = #k::builtin(#callee, #workgroup.shared::<#ty>(#offset));)
+            }
+        }
+    }
+
+    /// The pattern of a `let` or `for` binding: `x`, `mut x` or `_`.
+    fn binding(&self, local: LocalId) -> TokenStream {
+        let l = &self.f.locals[local];
+        if l.name == "_" {
+            return quote_spanned!(l.span=> _);
+        }
+        let name = Ident::new(&l.name, l.span);
+        let m = l.mutable.then(|| quote_spanned!(l.span=> mut));
+        quote!(#m #name)
+    }
+
+    fn param(&self, p: ParamId, span: Span) -> Ident {
+        Ident::new(&self.f.params[p].name, span)
+    }
+
+    fn shared_name(&self, s: SharedId, span: Span) -> Ident {
+        Ident::new(&self.f.shared[s].name, span)
+    }
+
+    fn label(&self, label: &Option<Label>) -> Option<syn::Lifetime> {
+        label.as_ref().map(|l| syn::Lifetime::new(&l.name, l.span))
+    }
+
+    fn exprs(&self, es: &[ExprId]) -> Vec<TokenStream> {
+        es.iter().map(|e| self.expr(*e)).collect()
+    }
+
+    fn expr(&self, id: ExprId) -> TokenStream {
+        let e = &self.f.exprs[id];
+        let span = e.span;
+        let k = &self.k;
+        match &e.kind {
+            // A function with an error is never generated.
+            ExprKind::Error => quote_spanned!(span=> ::core::unreachable!()),
+            ExprKind::Lit(lit) => literal(*lit, self.types.exprs[id], span),
+            ExprKind::Const(c) => {
+                let bits = c.bits;
+                match c.ty {
+                    Ty::F32 => quote_spanned!(span=> ::core::primitive::f32::from_bits(#bits)),
+                    Ty::I32 => quote_spanned!(span=> (#bits as ::core::primitive::i32)),
+                    _ => quote_spanned!(span=> #bits),
+                }
+            }
+            ExprKind::Local(l) => Ident::new(&self.f.locals[*l].name, span).into_token_stream(),
+            ExprKind::Param(p) => self.param(*p, span).into_token_stream(),
+            ExprKind::Builtin { builtin, callee } => {
+                let field = format_ident!("{}", builtin.name());
+                let invocation = internal("__invocation");
+                quote_spanned!(span=> #k::builtin(#callee, #invocation.#field))
+            }
+            ExprKind::Axis(base, axis) => {
+                let base = self.expr(*base);
+                let field = Ident::new(["x", "y", "z"][*axis as usize], span);
+                quote_spanned!(span=> #base.#field)
+            }
+            ExprKind::Index { buffer, index } => {
+                let buf = self.param(*buffer, span);
+                let index = self.expr(*index);
+                match self.f.params[*buffer].kind {
+                    ParamKind::BufferMut { .. } => quote_spanned!(span=> #buf.load(#index)),
+                    _ => quote_spanned!(span=> #buf[#index]),
+                }
+            }
+            ExprKind::Len(p) => {
+                let buf = self.param(*p, span);
+                quote_spanned!(span=> #buf.len())
+            }
+            ExprKind::SharedIndex { shared, indices } => {
+                let name = self.shared_name(*shared, span);
+                let indices = self.exprs(indices);
+                let load = if indices.len() == 2 { quote!(load2) } else { quote!(load) };
+                quote_spanned!(span=> #name.#load(#(#indices),*))
+            }
+            ExprKind::Atomic { target, op, args, orderings } => {
+                let element = match target {
+                    AtomicTarget::Buffer { param, index } => {
+                        let buf = self.param(*param, span);
+                        let index = self.expr(*index);
+                        quote_spanned!(span=> #buf[#index])
+                    }
+                    AtomicTarget::Shared { shared, indices } => {
+                        let name = self.shared_name(*shared, span);
+                        let indices = self.exprs(indices);
+                        quote_spanned!(span=> #name.at(#(#indices),*))
+                    }
+                };
+                let args = self.exprs(args);
+                let method = Ident::new(op.method(), span);
+                let is_ok = (*op == AtomicOp::CompareExchangeIsOk).then(|| quote_spanned!(span=> .is_ok()));
+                quote_spanned!(span=> #element.#method(#(#args,)* #(#orderings),*) #is_ok)
+            }
+            ExprKind::Barrier { site, callee, .. } => {
+                let workgroup = internal("__workgroup");
+                quote_spanned!(span=> { #k::builtin(#callee, ()); #workgroup.barrier(#site).await })
+            }
+            ExprKind::Unary(op, x) => {
+                let op = match op {
+                    UnOp::Neg => quote_spanned!(span=> -),
+                    UnOp::Not => quote_spanned!(span=> !),
+                };
+                // `-2147483648i32` is one literal in Rust: keep it one.
+                if let ExprKind::Lit(lit) = &self.f.exprs[*x].kind {
+                    let lit = literal(*lit, self.types.exprs[*x], self.f.exprs[*x].span);
+                    return quote_spanned!(span=> (#op #lit));
+                }
+                let x = self.expr(*x);
+                quote_spanned!(span=> (#op #x))
+            }
+            ExprKind::Binary(op, l, r) => {
+                let (l, r) = (self.expr(*l), self.expr(*r));
+                let op = bin_op(*op, span);
+                quote_spanned!(span=> (#l #op #r))
+            }
+            ExprKind::Logical(op, l, r) => {
+                let (l, r) = (self.expr(*l), self.expr(*r));
+                match op {
+                    LogicOp::And => quote_spanned!(span=> (#l && #r)),
+                    LogicOp::Or => quote_spanned!(span=> (#l || #r)),
+                }
+            }
+            ExprKind::Cast(x, t) => {
+                let x = self.expr(*x);
+                let t = rust_type(*t);
+                quote_spanned!(span=> (#x as #t))
+            }
+            ExprKind::Typed(x, _) => self.expr(*x),
+            ExprKind::Call { name, args } => {
+                let name = Ident::new(name, span);
+                let args = self.exprs(args);
+                quote_spanned!(span=> #name(#(#args),*))
+            }
+            ExprKind::Math(op, args) => {
+                let method = Ident::new(op.name(), span);
+                let rest = self.exprs(&args[1..]);
+                match &self.f.exprs[args[0]].kind {
+                    // `f32::sqrt(x)`, as written.
+                    ExprKind::Typed(x, t) => {
+                        let t = rust_type(*t);
+                        let x = self.expr(*x);
+                        quote_spanned!(span=> <#t>::#method(#x #(, #rest)*))
+                    }
+                    _ => {
+                        let recv = self.expr(args[0]);
+                        quote_spanned!(span=> (#recv).#method(#(#rest),*))
+                    }
+                }
+            }
+            ExprKind::If { cond, then, else_, .. } => {
+                let cond = self.expr(*cond);
+                let then = self.block(then);
+                let else_ = else_.map(|e| {
+                    let e = self.expr(e);
+                    quote_spanned!(span=> else #e)
+                });
+                quote_spanned!(span=> if #cond #then #else_)
+            }
+            ExprKind::Block(b) => self.block(b),
+            ExprKind::Loop { label, kind, body } => {
+                let label = self.label(label).map(|l| quote!(#l:));
+                let body = self.block(body);
+                match kind {
+                    LoopKind::Loop => quote_spanned!(span=> #label loop #body),
+                    LoopKind::While { cond } => {
+                        let cond = self.expr(*cond);
+                        quote_spanned!(span=> #label while #cond #body)
+                    }
+                    LoopKind::For { var, start, end, inclusive, step } => {
+                        let pat = self.binding(*var);
+                        let (start, end) = (self.expr(*start), self.expr(*end));
+                        let range = if *inclusive {
+                            quote_spanned!(span=> (#start..=#end))
+                        } else {
+                            quote_spanned!(span=> (#start..#end))
+                        };
+                        let iter = match step {
+                            Some(s) => {
+                                let s = self.expr(*s);
+                                quote_spanned!(span=> #range.step_by(#s))
+                            }
+                            None => range,
+                        };
+                        quote_spanned!(span=> #label for #pat in #iter #body)
+                    }
+                }
+            }
+            ExprKind::Break { label, value } => {
+                let label = self.label(label);
+                let value = value.map(|v| self.expr(v));
+                quote_spanned!(span=> break #label #value)
+            }
+            ExprKind::Continue { label } => {
+                let label = self.label(label);
+                quote_spanned!(span=> continue #label)
+            }
+            ExprKind::Return(value) => {
+                let value = value.map(|v| self.expr(v));
+                quote_spanned!(span=> return #value)
+            }
+            ExprKind::Assign { place, op, value } => self.assign(place, *op, *value, span),
+        }
+    }
+
+    /// `place = value` / `place op= value`. Rust evaluates the value before
+    /// the place; buffer and shared elements keep that order explicitly.
+    fn assign(&self, place: &Place, op: Option<BinOp>, value: ExprId, span: Span) -> TokenStream {
+        let v = self.expr(value);
+        let (value_var, index_var) = (internal("__value"), internal("__index"));
+        let combine = |old: TokenStream| match op {
+            None => quote!(#value_var),
+            Some(op) => {
+                let op = bin_op(op, span);
+                quote_spanned!(span=> #old #op #value_var)
+            }
+        };
+        match place {
+            Place::Local(_) | Place::Param(_) => {
+                let name = match place {
+                    Place::Local(l) => Ident::new(&self.f.locals[*l].name, span),
+                    Place::Param(p) => self.param(*p, span),
+                    _ => unreachable!("matched above"),
+                };
+                match op {
+                    None => quote_spanned!(span=> #name = #v),
+                    Some(op) => {
+                        let op = compound_op(op, span);
+                        quote_spanned!(span=> #name #op #v)
+                    }
+                }
+            }
+            Place::Index { buffer, index } => {
+                let buf = self.param(*buffer, span);
+                let index = self.expr(*index);
+                let new = combine(quote_spanned!(span=> #buf.load(#index_var)));
+                quote_spanned!(span=> {
+                    let #value_var = #v;
+                    let #index_var = #index;
+                    #buf.store(#index_var, #new)
+                })
+            }
+            Place::Shared { shared, indices } => {
+                let name = self.shared_name(*shared, span);
+                let vars: Vec<Ident> = (0..indices.len()).map(|n| internal(&format!("__index{n}"))).collect();
+                let indices = self.exprs(indices);
+                let (load, store) = if vars.len() == 2 { (quote!(load2), quote!(store2)) } else { (quote!(load), quote!(store)) };
+                let new = combine(quote_spanned!(span=> #name.#load(#(#vars),*)));
+                quote_spanned!(span=> {
+                    let #value_var = #v;
+                    #(let #vars: usize = #indices;)*
+                    #name.#store(#(#vars,)* #new)
+                })
+            }
+        }
+    }
+}
+
+/// A literal of type `ty`, suffixed (so it has that type whatever surrounds
+/// it).
+fn literal(lit: Lit, ty: Ty, span: Span) -> TokenStream {
+    match lit {
+        Lit::Bool(b) => {
+            let b = syn::LitBool::new(b, span);
+            quote!(#b)
+        }
+        Lit::Int(v, _) => {
+            let suffix = rust_type(ty).to_string();
+            let l = syn::LitInt::new(&format!("{v}{suffix}"), span);
+            quote!(#l)
+        }
+        Lit::Float(v, _) => {
+            // The shortest text that reads back as the same `f32`.
+            let l = syn::LitFloat::new(&format!("{:?}f32", v as f32), span);
+            quote!(#l)
+        }
+    }
+}
+
+fn bin_op(op: BinOp, span: Span) -> TokenStream {
+    match op {
+        BinOp::Add => quote_spanned!(span=> +),
+        BinOp::Sub => quote_spanned!(span=> -),
+        BinOp::Mul => quote_spanned!(span=> *),
+        BinOp::Div => quote_spanned!(span=> /),
+        BinOp::Rem => quote_spanned!(span=> %),
+        BinOp::BitAnd => quote_spanned!(span=> &),
+        BinOp::BitOr => quote_spanned!(span=> |),
+        BinOp::BitXor => quote_spanned!(span=> ^),
+        BinOp::Shl => quote_spanned!(span=> <<),
+        BinOp::Shr => quote_spanned!(span=> >>),
+        BinOp::Eq => quote_spanned!(span=> ==),
+        BinOp::Ne => quote_spanned!(span=> !=),
+        BinOp::Lt => quote_spanned!(span=> <),
+        BinOp::Le => quote_spanned!(span=> <=),
+        BinOp::Gt => quote_spanned!(span=> >),
+        BinOp::Ge => quote_spanned!(span=> >=),
+    }
+}
+
+fn compound_op(op: BinOp, span: Span) -> TokenStream {
+    match op {
+        BinOp::Add => quote_spanned!(span=> +=),
+        BinOp::Sub => quote_spanned!(span=> -=),
+        BinOp::Mul => quote_spanned!(span=> *=),
+        BinOp::Div => quote_spanned!(span=> /=),
+        BinOp::Rem => quote_spanned!(span=> %=),
+        BinOp::BitAnd => quote_spanned!(span=> &=),
+        BinOp::BitOr => quote_spanned!(span=> |=),
+        BinOp::BitXor => quote_spanned!(span=> ^=),
+        BinOp::Shl => quote_spanned!(span=> <<=),
+        BinOp::Shr => quote_spanned!(span=> >>=),
+        // Not assignment operators: the recogniser never makes these.
+        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => quote_spanned!(span=> =),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_keep_their_value_and_type() {
+        let f = |v: f32| literal(Lit::Float(v as f64, None), Ty::F32, Span::call_site()).to_string();
+        assert_eq!(f(0.1), "0.1f32");
+        assert_eq!(f(1e-40), "1e-40f32");
+        assert_eq!(f(3.0), "3.0f32");
+        let i = literal(Lit::Int(2147483648, None), Ty::I32, Span::call_site()).to_string();
+        assert_eq!(i, "2147483648i32");
+        let u = literal(Lit::Int(7, None), Ty::Usize, Span::call_site()).to_string();
+        assert_eq!(u, "7usize");
+    }
+}

@@ -1,0 +1,62 @@
+//! What `#[kernel]` emits when the kernel does not compile (the model is
+//! thiserror's `fallback.rs`): the errors, the function itself unchanged
+//! so that rustc still checks it (and reports what it knows better, such
+//! as an unknown name), and a stand-in for the kernel's module so that the
+//! code calling `name::launch(..)` adds no errors of its own.
+
+use crate::diagnostic::{to_syn_error, Diagnostic};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// The fallback expansion of a kernel with `errors`.
+pub fn expand_errors(item: &syn::ItemFn, errors: &[Diagnostic]) -> TokenStream {
+    let k = super::krate();
+    let errs = to_syn_error(errors).map(|e| e.to_compile_error());
+    let (vis, name) = (&item.vis, &item.sig.ident);
+    let kernel_name = name.to_string();
+    // `launch` takes anything, so that no call of it adds a type error.
+    let args = item.sig.inputs.iter().map(|_| quote!(_: impl ::core::marker::Sized));
+    quote! {
+        #errs
+        #[allow(dead_code, unused_variables, unused_mut, unreachable_code)]
+        #item
+
+        /// Not compiled: see the errors above.
+        #[allow(non_snake_case, dead_code, clippy::all)]
+        #vis mod #name {
+            #[allow(unused_imports)]
+            use super::*;
+            pub const WGSL: &str = "";
+            pub const SPIRV: &[u32] = &[];
+            pub const WGSL_FOLDED: &str = "";
+            pub const SPIRV_FOLDED: &[u32] = &[];
+            pub const ENTRY_POINT: &str = #kernel_name;
+            pub const WORKGROUP_SIZE: [u32; 3] = [1, 1, 1];
+            pub const BINDINGS: &str = "";
+            pub const EXPLAIN: &str = "";
+            pub static KERNEL: #k::KernelInfo = #k::KernelInfo {
+                name: #k::Cow::Borrowed(#kernel_name),
+                entry_point: #k::Cow::Borrowed(ENTRY_POINT),
+                wgsl: #k::Cow::Borrowed(""),
+                spirv: #k::Cow::Borrowed(&[]),
+                wgsl_folded: #k::Cow::Borrowed(""),
+                spirv_folded: #k::Cow::Borrowed(&[]),
+                explain: #k::Cow::Borrowed(""),
+                workgroup_size: WORKGROUP_SIZE,
+                max_workgroup_invocations: 1,
+                params: #k::Cow::Borrowed(&[]),
+                uniform_binding: 0,
+                uniform_size: 0,
+                cpu: #k::CpuStrategy::Independent,
+                workgroup_memory_words: 0,
+            };
+            pub fn launch(
+                _device: &#k::Device,
+                _grid: impl ::core::convert::Into<#k::Grid>,
+                #(#args),*
+            ) -> ::core::result::Result<(), #k::LaunchError> {
+                ::core::unreachable!("the kernel did not compile")
+            }
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! The `KernelInfo` the macro writes into the user's crate: the compiler's
+//! [`onekernel_abi::KernelInfo`] value, written out as a `static`.
+//!
+//! Every field is destructured by name and every enum matched without a
+//! wildcard, so a field or case added to the ABI is a compile error here
+//! until the macro writes it.
+
+use onekernel_abi::{CpuStrategy, KernelInfo, ParamInfo, ParamKind, ScalarType};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// The items of the kernel's module that describe it: the constants a user
+/// reads (`WGSL`, `SPIRV`, ...) and `KERNEL`, which points at them.
+pub fn kernel_items(info: &KernelInfo, bindings_table: &str) -> TokenStream {
+    let k = super::krate();
+    let KernelInfo {
+        name,
+        entry_point,
+        wgsl,
+        spirv,
+        wgsl_folded,
+        spirv_folded,
+        explain,
+        workgroup_size: [wx, wy, wz],
+        max_workgroup_invocations,
+        params,
+        uniform_binding,
+        uniform_size,
+        cpu,
+        workgroup_memory_words,
+    } = info;
+    let (name, entry_point, wgsl, wgsl_folded, explain) =
+        (name.as_ref(), entry_point.as_ref(), wgsl.as_ref(), wgsl_folded.as_ref(), explain.as_ref());
+    let (spirv, spirv_folded) = (spirv.as_ref(), spirv_folded.as_ref());
+    let params = params.iter().map(|p| param_info(p, &k));
+    let cpu = cpu_strategy(*cpu, &k);
+    let wgsl_doc = format!("The WGSL this kernel compiles to:\n\n```wgsl\n{wgsl}```");
+    quote! {
+        #[doc = #wgsl_doc]
+        pub const WGSL: &str = #wgsl;
+        /// The SPIR-V words (validated by naga; `spirv-val` in the tests).
+        pub const SPIRV: &[u32] = &[#(#spirv),*];
+        /// The variant the runtime uses for a 1-D grid of more than 65535
+        /// workgroups, folded into 2-D dispatches: the same kernel with
+        /// its thread ids rebuilt from the folded ones.
+        pub const WGSL_FOLDED: &str = #wgsl_folded;
+        /// The SPIR-V of `WGSL_FOLDED`.
+        pub const SPIRV_FOLDED: &[u32] = &[#(#spirv_folded),*];
+        /// The entry point's name in `WGSL` and `SPIRV`.
+        pub const ENTRY_POINT: &str = #entry_point;
+        /// Threads per block (workgroup) along x, y and z.
+        pub const WORKGROUP_SIZE: [u32; 3] = [#wx, #wy, #wz];
+        /// The binding layout, as a table for people.
+        pub const BINDINGS: &str = #bindings_table;
+        /// Each Rust line of the kernel beside the WGSL it produced.
+        pub const EXPLAIN: &str = #explain;
+        /// Everything the runtime needs to launch this kernel.
+        pub static KERNEL: #k::KernelInfo = #k::KernelInfo {
+            name: #k::Cow::Borrowed(#name),
+            entry_point: #k::Cow::Borrowed(ENTRY_POINT),
+            wgsl: #k::Cow::Borrowed(WGSL),
+            spirv: #k::Cow::Borrowed(SPIRV),
+            wgsl_folded: #k::Cow::Borrowed(WGSL_FOLDED),
+            spirv_folded: #k::Cow::Borrowed(SPIRV_FOLDED),
+            explain: #k::Cow::Borrowed(EXPLAIN),
+            workgroup_size: WORKGROUP_SIZE,
+            max_workgroup_invocations: #max_workgroup_invocations,
+            params: #k::Cow::Borrowed(&[#(#params),*]),
+            uniform_binding: #uniform_binding,
+            uniform_size: #uniform_size,
+            cpu: #cpu,
+            workgroup_memory_words: #workgroup_memory_words,
+        };
+    }
+}
+
+fn param_info(p: &ParamInfo, k: &TokenStream) -> TokenStream {
+    let ParamInfo { name, kind, ty, slot } = p;
+    let name = name.as_ref();
+    let kind = match kind {
+        ParamKind::ReadOnlyBuffer => quote!(ReadOnlyBuffer),
+        ParamKind::ReadWriteBuffer => quote!(ReadWriteBuffer),
+        ParamKind::AtomicBuffer => quote!(AtomicBuffer),
+        ParamKind::Scalar => quote!(Scalar),
+    };
+    let ty = scalar_type(*ty);
+    quote!(#k::ParamInfo {
+        name: #k::Cow::Borrowed(#name),
+        kind: #k::ParamKind::#kind,
+        ty: #k::ScalarType::#ty,
+        slot: #slot,
+    })
+}
+
+/// The variant's name in `ScalarType`.
+pub fn scalar_type(ty: ScalarType) -> TokenStream {
+    match ty {
+        ScalarType::F32 => quote!(F32),
+        ScalarType::I32 => quote!(I32),
+        ScalarType::U32 => quote!(U32),
+    }
+}
+
+fn cpu_strategy(s: CpuStrategy, k: &TokenStream) -> TokenStream {
+    match s {
+        CpuStrategy::Independent => quote!(#k::CpuStrategy::Independent),
+        CpuStrategy::OwnElement => quote!(#k::CpuStrategy::OwnElement),
+        CpuStrategy::Cooperative => quote!(#k::CpuStrategy::Cooperative),
+    }
+}
+
+/// A Markdown table of the bindings, for learners (`NAME::BINDINGS`).
+pub fn bindings_table(info: &KernelInfo) -> String {
+    let mut s = String::from("| parameter | WGSL | binding |\n|---|---|---|\n");
+    for p in info.params.iter() {
+        let t = p.ty.wgsl_name();
+        let (wgsl, place) = match p.kind {
+            ParamKind::ReadOnlyBuffer => {
+                (format!("var<storage, read> {}: array<{t}>", p.name), format!("@group(0) @binding({})", p.slot))
+            }
+            ParamKind::ReadWriteBuffer => (
+                format!("var<storage, read_write> {}: array<{t}>", p.name),
+                format!("@group(0) @binding({})", p.slot),
+            ),
+            ParamKind::AtomicBuffer => (
+                format!("var<storage, read_write> {}: array<atomic<{t}>>", p.name),
+                format!("@group(0) @binding({})", p.slot),
+            ),
+            ParamKind::Scalar => (format!("params.{}: {t}", p.name), format!("uniform, offset {}", p.slot)),
+        };
+        s.push_str(&format!("| `{}` | `{wgsl}` | {place} |\n", p.name));
+    }
+    s.push_str(&format!(
+        "| (launch) | `var<uniform> params: LaunchParams` | @group(0) @binding({}), {} bytes |\n",
+        info.uniform_binding, info.uniform_size
+    ));
+    s
+}

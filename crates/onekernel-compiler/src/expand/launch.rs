@@ -1,0 +1,149 @@
+//! The typed `launch` function and the CPU body's signature: how each
+//! parameter crosses from the host to the GPU (a binding or a uniform
+//! scalar) and to the CPU executor (a slice, an output view, atomics).
+
+use super::cpu_body::{internal, rust_type};
+use crate::hir::{Function, ParamKind};
+use crate::CompiledKernel;
+use onekernel_abi::CpuStrategy;
+use proc_macro2::{Ident, TokenStream};
+use quote::{quote, quote_spanned};
+
+/// `pub fn launch(..)` and `pub fn cpu_body(..)` for a compiled kernel.
+pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
+    let k = super::krate();
+    let f: &Function = &compiled.checked.program.kernel;
+    let cooperative = compiled.info.cpu == CpuStrategy::Cooperative;
+    let (invocation, workgroup) = (internal("__invocation"), internal("__workgroup"));
+
+    let mut launch_params = Vec::new();
+    let mut gpu_args = Vec::new();
+    let mut scalars = Vec::new();
+    let mut cpu_prep = Vec::new();
+    let mut body_args = Vec::new();
+    let mut body_params = Vec::new();
+    // The outputs the owned-element path hands out in windows.
+    let mut outputs = Vec::new();
+    let mut windows = Vec::new();
+    let mut window_args = Vec::new();
+    for (index, (_, p)) in f.params.iter().enumerate() {
+        let span = p.span;
+        let ident = Ident::new(&p.name, span);
+        let written = &p.written_ty;
+        match p.kind {
+            ParamKind::Buffer { elem } => {
+                let t = rust_type(elem);
+                launch_params.push(quote_spanned!(span=> #ident: &#k::Buffer<#t>));
+                gpu_args.push(quote!(#ident.gpu_arg(&KERNEL, #index, gpu)?));
+                cpu_prep.push(quote!(let #ident = #ident.cpu_slice(&KERNEL, #index, cpu)?;));
+                body_args.push(quote!(#ident));
+                window_args.push(quote!(#ident));
+                body_params.push(quote!(#ident: #written));
+            }
+            ParamKind::BufferMut { elem } => {
+                let t = rust_type(elem);
+                launch_params.push(quote_spanned!(span=> #ident: &mut #k::Buffer<#t>));
+                gpu_args.push(quote!(#ident.gpu_arg_mut(&KERNEL, #index, gpu)?));
+                cpu_prep.push(quote!(let #ident = #ident.cpu_shared(&KERNEL, #index, cpu)?;));
+                body_args.push(quote!(&#ident));
+                let window = quote::format_ident!("__window{}", outputs.len());
+                outputs.push(quote!(#ident));
+                windows.push(quote!(#window));
+                window_args.push(quote!(&#window));
+                body_params.push(quote!(#ident: &impl #k::OutputSlice<#t>));
+            }
+            ParamKind::Atomics { elem } => {
+                let t = rust_type(elem);
+                // The host reads and writes the buffer as plain integers.
+                launch_params.push(quote_spanned!(span=> #ident: &mut #k::Buffer<#t>));
+                gpu_args.push(quote!(#ident.gpu_arg_mut(&KERNEL, #index, gpu)?));
+                cpu_prep.push(quote!(let #ident = #ident.cpu_atomics(&KERNEL, #index, cpu)?;));
+                body_args.push(quote!(#ident));
+                window_args.push(quote!(#ident));
+                body_params.push(quote!(#ident: #written));
+            }
+            ParamKind::Scalar { ty, mutable } => {
+                let t = rust_type(ty);
+                launch_params.push(quote_spanned!(span=> #ident: #t));
+                scalars.push(match ty {
+                    crate::types::Ty::F32 => quote!(#ident.to_bits()),
+                    _ => quote!(#ident as u32),
+                });
+                body_args.push(quote!(#ident));
+                window_args.push(quote!(#ident));
+                let m = mutable.then(|| quote!(mut));
+                body_params.push(quote!(#m #ident: #written));
+            }
+        }
+    }
+
+    let cpu_launch = match compiled.info.cpu {
+        CpuStrategy::Cooperative => quote! {
+            // Barriers or shared memory: each workgroup's invocations run
+            // as futures on one thread, meeting at each barrier.
+            let workgroups = cpu.workgroups(&KERNEL);
+            cpu.execute_cooperative(&KERNEL, grid, &workgroups, |#invocation, #workgroup| {
+                cpu_body(#invocation, #workgroup, #(#body_args),*)
+            })
+        },
+        CpuStrategy::OwnElement => quote! {
+            if cpu.can_partition(&KERNEL, &grid) {
+                // Each invocation writes only its own element: chunks get
+                // plain windows of the outputs, which the runtime makes.
+                cpu.execute_partitioned(&KERNEL, grid, (#(#outputs,)*), |chunk, (#(#windows,)*)| {
+                    chunk.for_each(|#invocation| cpu_body(#invocation, #(#window_args),*))
+                })
+            } else {
+                cpu.execute(&KERNEL, grid, |#invocation| cpu_body(#invocation, #(#body_args),*))
+            }
+        },
+        CpuStrategy::Independent => quote! {
+            cpu.execute(&KERNEL, grid, |#invocation| cpu_body(#invocation, #(#body_args),*))
+        },
+    };
+    let body = super::cpu_body::cpu_body(f, &compiled.checked.kernel_types, &compiled.layout);
+    let (body_doc, body_sig) = if cooperative {
+        (
+            quote! {
+                /// The kernel body as the CPU executor runs it: one future per
+                /// invocation, whose `.await`s are the barriers.
+            },
+            quote!(pub async fn cpu_body(#invocation: #k::Invocation, #workgroup: &#k::Workgroup, #(#body_params),*)),
+        )
+    } else {
+        (
+            quote! {
+                /// The kernel body as the CPU executor runs it: once per
+                /// invocation, with that invocation's builtin values.
+                #[inline(always)]
+            },
+            quote!(pub fn cpu_body(#invocation: &#k::Invocation, #(#body_params),*)),
+        )
+    };
+    quote! {
+        /// Launches the kernel on `device` over `grid` (a number of
+        /// threads, or `Grid::blocks(..)`). On a GPU this queues the work
+        /// and returns at once; reading a buffer waits for it.
+        pub fn launch(
+            device: &#k::Device,
+            grid: impl ::core::convert::Into<#k::Grid>,
+            #(#launch_params),*
+        ) -> ::core::result::Result<(), #k::LaunchError> {
+            let grid = grid.into();
+            match device.backend() {
+                #k::DeviceBackend::Gpu(gpu) => {
+                    let args = [#(#gpu_args),*];
+                    gpu.dispatch(&KERNEL, grid, &args, &[#(#scalars),*])
+                }
+                #k::DeviceBackend::Cpu(cpu) => {
+                    #(#cpu_prep)*
+                    #cpu_launch
+                }
+            }
+        }
+
+        #body_doc
+        #[allow(unused_variables, unused_mut, unused_parens, unreachable_code, clippy::all)]
+        #body_sig #body
+    }
+}

@@ -1,0 +1,54 @@
+//! The Rust code `#[kernel]` and `#[helper]` expand to, one module per
+//! thing generated:
+//!
+//! * [`kernel_info`]: the constants a user reads (`WGSL`, `SPIRV`, ...)
+//!   and the `KERNEL` static the runtime reads;
+//! * [`launch`]: the typed `launch` function;
+//! * [`cpu_body`]: the kernel as Rust for the CPU executor, from the HIR;
+//! * [`helper`]: `#[helper]` functions and the hidden macros that hand
+//!   them to kernels;
+//! * [`fallback`]: what a kernel with errors expands to.
+//!
+//! A kernel `fn vector_add(..)` becomes a module `vector_add` holding all
+//! of it. The generated code names the runtime only through
+//! `::onekernel::__private` and contains no `unsafe`.
+
+pub mod cpu_body;
+pub mod fallback;
+pub mod helper;
+pub mod kernel_info;
+pub mod launch;
+
+pub use fallback::expand_errors;
+pub use helper::{expand_helper, helper_macro_name, request_helper};
+
+use crate::CompiledKernel;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// The path of the runtime's hidden module in generated code.
+pub fn krate() -> TokenStream {
+    quote!(::onekernel::__private)
+}
+
+/// The expansion of a successfully compiled kernel.
+pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStream {
+    let vis = &item.vis;
+    let name = &item.sig.ident;
+    let docs = item.attrs.iter().filter(|a| a.path().is_ident("doc"));
+    let table = kernel_info::bindings_table(&compiled.info);
+    let info = kernel_info::kernel_items(&compiled.info, &table);
+    let launch = launch::launch_and_body(compiled);
+    quote! {
+        #(#docs)*
+        #[allow(non_snake_case, dead_code, clippy::all)]
+        #vis mod #name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            #info
+
+            #launch
+        }
+    }
+}

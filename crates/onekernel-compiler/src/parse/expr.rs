@@ -1,0 +1,720 @@
+//! Expressions.
+
+use super::{strip, Binding, FnRole, Parser};
+use crate::builtins::{self, BuiltinFn};
+use crate::hir::*;
+use crate::types::{unsupported_type_help, Ty};
+use proc_macro2::Span;
+use std::collections::HashMap;
+use syn::spanned::Spanned;
+
+/// The builtin a call's path names: `global_id` or `onekernel::global_id`
+/// (any path through the `onekernel` crate). Other paths are not builtins,
+/// whatever their last segment.
+pub(super) fn builtin_of(path: &syn::Path) -> Option<BuiltinFn> {
+    let first = path.segments.first()?;
+    if path.segments.len() > 1 && first.ident != "onekernel" {
+        return None;
+    }
+    builtins::function(&path.segments.last()?.ident.to_string())
+}
+
+/// True for a name written like a constant (`SCALE`, `TILE_SIZE`).
+fn looks_like_const(name: &str) -> bool {
+    name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(|c| c.is_ascii_lowercase())
+}
+
+impl Parser {
+    /// Recognises one expression.
+    pub(super) fn expr(&mut self, e: &syn::Expr) -> ExprId {
+        let span = e.span();
+        match e {
+            syn::Expr::Paren(p) => self.expr(&p.expr),
+            syn::Expr::Group(g) => self.expr(&g.expr),
+            syn::Expr::Lit(l) => self.lit(&l.lit),
+            syn::Expr::Path(p) => self.path_expr(p),
+            syn::Expr::Call(c) => self.call(c),
+            syn::Expr::MethodCall(m) => self.method_call(m),
+            syn::Expr::Field(f) => self.field(f),
+            syn::Expr::Index(ix) => self.index(e, ix),
+            syn::Expr::Unary(u) => {
+                let op = match u.op {
+                    syn::UnOp::Neg(_) => UnOp::Neg,
+                    syn::UnOp::Not(_) => UnOp::Not,
+                    _ if self.is_rejected(&u.expr) => return self.already_reported(span),
+                    _ => {
+                        return self.error(
+                            u.op.span(),
+                            "dereferencing is not supported in a kernel",
+                            Some("kernels work with values: remove the `*`"),
+                        )
+                    }
+                };
+                let x = self.expr(&u.expr);
+                if self.is_error(x) {
+                    return x;
+                }
+                self.push(ExprKind::Unary(op, x), span)
+            }
+            syn::Expr::Binary(b) => self.binary(b),
+            syn::Expr::Assign(a) => {
+                let place = self.place(&a.left);
+                let value = self.expr(&a.right);
+                match place {
+                    Some(place) => self.push(ExprKind::Assign { place, op: None, value }, span),
+                    None => self.already_reported(span),
+                }
+            }
+            syn::Expr::Cast(c) => {
+                let x = self.expr(&c.expr);
+                match self.scalar_type(&c.ty) {
+                    Some(t) if t.is_scalar() => self.push(ExprKind::Cast(x, t), span),
+                    Some(t) => self.error(c.ty.span(), format!("cannot cast to `{t}`"), None),
+                    None => self.already_reported(span),
+                }
+            }
+            syn::Expr::Block(b) => {
+                if let Some(l) = &b.label {
+                    return self.error(
+                        l.span(),
+                        "labelled blocks are not supported in a kernel",
+                        Some("use a labelled `loop` that ends in `break`: `'a: loop { ...; break 'a; }`"),
+                    );
+                }
+                let block = self.block(&b.block);
+                self.push(ExprKind::Block(block), span)
+            }
+            syn::Expr::Unsafe(u) => self.error(
+                u.unsafe_token.span(),
+                "`unsafe` is not allowed in a kernel",
+                Some("kernels are safe Rust; remove the `unsafe` block"),
+            ),
+            syn::Expr::If(i) => self.if_expr(i),
+            syn::Expr::While(w) => {
+                if let syn::Expr::Let(l) = &*w.cond {
+                    return self.error(
+                        l.span(),
+                        "`while let` is not supported in a kernel",
+                        Some("patterns are not supported; loop over indices instead, e.g. `for j in 0..a.len() { ... a[j] ... }`"),
+                    );
+                }
+                let label = label_of(w.label.as_ref());
+                let cond = self.expr(&w.cond);
+                let body = self.loop_body(&label, &w.body);
+                self.push(ExprKind::Loop { label, kind: LoopKind::While { cond }, body }, span)
+            }
+            syn::Expr::Loop(l) => {
+                let label = label_of(l.label.as_ref());
+                let body = self.loop_body(&label, &l.body);
+                self.push(ExprKind::Loop { label, kind: LoopKind::Loop, body }, span)
+            }
+            syn::Expr::ForLoop(f) => self.for_loop(f),
+            syn::Expr::Break(b) => {
+                let label = b.label.as_ref().map(|l| Label { name: l.to_string(), span: l.span() });
+                if !self.check_label(label.as_ref()) {
+                    return self.left_to_rustc(span);
+                }
+                let value = b.expr.as_ref().map(|v| self.expr(v));
+                self.push(ExprKind::Break { label, value }, span)
+            }
+            syn::Expr::Continue(c) => {
+                let label = c.label.as_ref().map(|l| Label { name: l.to_string(), span: l.span() });
+                if !self.check_label(label.as_ref()) {
+                    return self.left_to_rustc(span);
+                }
+                self.push(ExprKind::Continue { label }, span)
+            }
+            syn::Expr::Return(r) => {
+                let value = r.expr.as_ref().map(|v| self.expr(v));
+                if value.is_some() && self.role == FnRole::Kernel {
+                    return self.error(
+                        span,
+                        "a kernel cannot return a value",
+                        Some("write the value into a `&mut [T]` parameter, then `return;`"),
+                    );
+                }
+                self.push(ExprKind::Return(value), span)
+            }
+            syn::Expr::Macro(m) => self.macro_error(&m.mac),
+            syn::Expr::Closure(_) => {
+                self.error(span, "closures are not supported in a kernel", Some("write a `#[helper]` function and call it"))
+            }
+            syn::Expr::Match(_) => {
+                self.error(span, "`match` is not supported in a kernel yet", Some("use `if` / `else if` / `else`"))
+            }
+            syn::Expr::Tuple(_) => {
+                self.error(span, "tuples are not supported in a kernel", Some("use one `let` per value"))
+            }
+            syn::Expr::Array(_) | syn::Expr::Repeat(_) => self.error(
+                span,
+                "arrays are not supported in a kernel",
+                Some("take a `&[T]` or `&mut [T]` buffer parameter"),
+            ),
+            syn::Expr::Reference(_) => self.error(
+                span,
+                "references are not supported in a kernel",
+                Some("use the value itself: scalars are copied"),
+            ),
+            syn::Expr::Struct(_) => {
+                self.error(span, "struct literals are not supported in a kernel", Some("use separate scalar values"))
+            }
+            syn::Expr::Range(_) => {
+                self.error(span, "ranges can only be used in `for` loops", Some("write `for i in a..b { ... }`"))
+            }
+            syn::Expr::Let(_) => self.error(
+                span,
+                "`if let` is not supported in a kernel",
+                Some("patterns are not supported; test a condition instead, e.g. `if i < a.len() { ... a[i] ... }`"),
+            ),
+            syn::Expr::Async(_) | syn::Expr::Await(_) => self.error(span, "`async` is not supported in a kernel", None),
+            syn::Expr::Try(_) | syn::Expr::TryBlock(_) => self.error(
+                span,
+                "`?` is not supported in a kernel",
+                Some("kernels have no `Result`; use `if` and `return`"),
+            ),
+            _ => self.error(
+                span,
+                "this expression is not supported in a kernel",
+                Some("see docs/supported-rust.md for the subset"),
+            ),
+        }
+    }
+
+    fn lit(&mut self, lit: &syn::Lit) -> ExprId {
+        let span = lit.span();
+        match lit {
+            syn::Lit::Int(i) => {
+                let ty = match i.suffix() {
+                    "" => None,
+                    "f32" => {
+                        let v: f64 = i.base10_digits().parse().unwrap_or(0.0);
+                        return self.push(ExprKind::Lit(Lit::Float(v, Some(Ty::F32))), span);
+                    }
+                    s => match Ty::from_name(s).filter(|t| t.is_integer()) {
+                        Some(t) => Some(t),
+                        None => {
+                            let help = unsupported_type_help(s).unwrap_or("use an `i32`, `u32` or `usize` literal");
+                            return self.error(span, format!("`{s}` literals are not supported in a kernel"), Some(help));
+                        }
+                    },
+                };
+                match i.base10_parse::<u128>() {
+                    Ok(v) => self.push(ExprKind::Lit(Lit::Int(v, ty)), span),
+                    Err(_) => self.error(span, "integer literal is too large", None),
+                }
+            }
+            syn::Lit::Float(fl) => {
+                let ty = match fl.suffix() {
+                    "" => None,
+                    "f32" => Some(Ty::F32),
+                    s => {
+                        let help = unsupported_type_help(s).unwrap_or("write an `f32` literal such as `1.0f32`");
+                        return self.error(span, format!("`{s}` literals are not supported in a kernel"), Some(help));
+                    }
+                };
+                // Parse straight to f32 (as rustc rounds an f32 literal),
+                // not through f64, which could round twice.
+                match fl.base10_parse::<f32>() {
+                    Ok(v) => self.push(ExprKind::Lit(Lit::Float(v as f64, ty)), span),
+                    Err(_) => self.error(span, "malformed float literal", None),
+                }
+            }
+            syn::Lit::Bool(b) => self.push(ExprKind::Lit(Lit::Bool(b.value)), span),
+            _ => self.error(
+                span,
+                "only numeric and `bool` literals are supported in a kernel",
+                Some("kernels compute with numbers"),
+            ),
+        }
+    }
+
+    fn path_expr(&mut self, p: &syn::ExprPath) -> ExprId {
+        let span = p.span();
+        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if segs.len() == 1 && p.qself.is_none() {
+            let name = &segs[0];
+            return match self.lookup(name) {
+                Some(Binding::Local(id)) => self.push(ExprKind::Local(id), span),
+                Some(Binding::Param(id)) if !self.f.params[id].kind.is_buffer() => self.push(ExprKind::Param(id), span),
+                Some(Binding::Param(_)) => self.error(
+                    span,
+                    format!("the buffer `{name}` can only be indexed or measured here"),
+                    Some(&format!("write `{name}[i]` or `{name}.len()`")),
+                ),
+                Some(Binding::Rejected) => self.already_reported(span),
+                Some(Binding::Shared(_)) => self.error(
+                    span,
+                    format!("the shared array `{name}` can only be indexed or measured here"),
+                    Some(&format!("write `{name}[i]` or `{name}.len()`")),
+                ),
+                None if builtin_of(&p.path).is_some() => {
+                    self.error(span, format!("`{name}` is a function"), Some(&format!("call it: `{name}()`")))
+                }
+                None if looks_like_const(name) => self.outside_constant(name, span),
+                // rustc reports unknown names itself, with suggestions.
+                None => self.left_to_rustc(span),
+            };
+        }
+        match builtins::named_const(&segs) {
+            Some(c) => self.push(ExprKind::Const(c), span),
+            None => {
+                let help = if segs.last().is_some_and(|s| s == "MAX" || s == "MIN") && segs.iter().any(|s| s == "usize") {
+                    "`usize` is 32 bits on the GPU but 64 on the CPU; use `u32::MAX`"
+                } else {
+                    "kernels know `f32::MAX/MIN/EPSILON/INFINITY/NEG_INFINITY/NAN`, `i32::MAX/MIN`, `u32::MAX/MIN` and `std::f32::consts::*`"
+                };
+                self.error(span, format!("`{}` is not supported in a kernel", segs.join("::")), Some(help))
+            }
+        }
+    }
+
+    /// A constant defined outside the kernel (`SCALE`): the compiler only
+    /// sees the kernel's own tokens. Reported once per name.
+    fn outside_constant(&mut self, name: &str, span: Span) -> ExprId {
+        self.scopes[0].insert(name.to_string(), Binding::Rejected);
+        self.error(
+            span,
+            format!("the kernel cannot see `{name}`: a `#[kernel]` only sees its own body, not the constants around it"),
+            Some(&format!("write the value of `{name}` here, or pass it as a scalar parameter")),
+        )
+    }
+
+    fn field(&mut self, f: &syn::ExprField) -> ExprId {
+        let span = f.span();
+        let base = self.expr(&f.base);
+        if self.is_error(base) {
+            return base;
+        }
+        let axis = match &f.member {
+            syn::Member::Named(id) if id == "x" => 0,
+            syn::Member::Named(id) if id == "y" => 1,
+            syn::Member::Named(id) if id == "z" => 2,
+            _ => {
+                return self.error(
+                    f.member.span(),
+                    "only the `.x`, `.y` and `.z` fields of a thread index exist",
+                    Some("write `global_id().x`"),
+                )
+            }
+        };
+        self.push(ExprKind::Axis(base, axis), span)
+    }
+
+    fn index(&mut self, e: &syn::Expr, ix: &syn::ExprIndex) -> ExprId {
+        let span = e.span();
+        if let Some(read) = self.shared_read(e) {
+            return read;
+        }
+        match self.buffer_of(&ix.expr) {
+            Some(buffer) if matches!(self.f.params[buffer].kind, ParamKind::Atomics { .. }) => {
+                let name = self.f.params[buffer].name.clone();
+                self.error(
+                    span,
+                    format!("`{name}` holds atomics"),
+                    Some("use an atomic method: `.load(Ordering::Relaxed)`, `.fetch_add(v, Ordering::Relaxed)`, ..."),
+                )
+            }
+            Some(buffer) => {
+                let index = self.expr(&ix.index);
+                self.push(ExprKind::Index { buffer, index }, span)
+            }
+            None if self.is_rejected(&ix.expr) => self.already_reported(span),
+            None => match strip(&ix.expr) {
+                syn::Expr::Unary(syn::ExprUnary { op: syn::UnOp::Deref(_), .. }) => self.error(
+                    ix.expr.span(),
+                    "dereferencing is not supported in a kernel",
+                    Some("index the buffer itself: `a[i]`"),
+                ),
+                syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.lookup(&i.to_string()).is_none()) => {
+                    // An unknown name: rustc says so.
+                    self.path_expr(p)
+                }
+                _ => self.error(
+                    ix.expr.span(),
+                    "only buffer parameters can be indexed",
+                    Some("index a `&[T]` or `&mut [T]` parameter: `a[i]`"),
+                ),
+            },
+        }
+    }
+
+    fn call(&mut self, c: &syn::ExprCall) -> ExprId {
+        let span = c.span();
+        let syn::Expr::Path(p) = strip(&c.func) else {
+            return self.error(c.func.span(), "only named functions can be called in a kernel", None);
+        };
+        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let name = segs.last().cloned().unwrap_or_default();
+        match builtin_of(&p.path) {
+            Some(BuiltinFn::Thread(builtin)) => {
+                if !c.args.is_empty() {
+                    return self.error(c.args.span(), format!("`{name}()` takes no arguments"), None);
+                }
+                if self.role == FnRole::Helper {
+                    return self.error(
+                        span,
+                        format!("`{name}()` can only be called in a kernel's body"),
+                        Some("pass the value to the helper as a parameter"),
+                    );
+                }
+                return self.push(ExprKind::Builtin { builtin, callee: p.path.clone() }, span);
+            }
+            Some(BuiltinFn::Barrier(kind)) => return self.barrier(kind, c, &p.path),
+            Some(BuiltinFn::Shared) => {
+                return self.error(
+                    span,
+                    "`shared::<..>()` declares shared memory: bind it with `let` at the top of the kernel",
+                    Some("write `let tile = shared::<[f32; 256]>();`"),
+                )
+            }
+            None => {}
+        }
+        if segs.len() == 1 {
+            return self.helper_call(&name, c);
+        }
+        // `f32::sqrt(x)`, `f32::max(a, b)`: the method on a type path.
+        if segs.len() == 2 {
+            if let Some(ty) = Ty::from_name(&segs[0]).filter(|t| t.is_numeric()) {
+                if let Some(op) = builtins::math_method(&segs[1]) {
+                    let mut args: Vec<ExprId> = c.args.iter().map(|a| self.expr(a)).collect();
+                    if args.len() != op.arity() {
+                        return self.error(
+                            span,
+                            format!("`{}` takes {} argument(s)", segs.join("::"), op.arity()),
+                            None,
+                        );
+                    }
+                    // `f32::sqrt(x)` pins the receiver's type, as rustc does.
+                    let receiver_span = self.f.exprs[args[0]].span;
+                    args[0] = self.push(ExprKind::Typed(args[0], ty), receiver_span);
+                    return self.push(ExprKind::Math(op, args), span);
+                }
+            }
+        }
+        if let Some(help) = segs.first().and_then(|s| unsupported_type_help(s)) {
+            return self.error(span, format!("`{}` cannot be called in a kernel", segs.join("::")), Some(help));
+        }
+        self.error(
+            span,
+            format!("`{}` cannot be called in a kernel", segs.join("::")),
+            Some("kernels can call the math methods (`x.sqrt()`), thread indexing (`global_id()`) and `#[helper]` functions"),
+        )
+    }
+
+    /// `name(args)`: a call of a `#[helper]` function.
+    fn helper_call(&mut self, name: &str, c: &syn::ExprCall) -> ExprId {
+        let span = c.span();
+        match self.lookup(name) {
+            Some(Binding::Rejected) => return self.already_reported(span),
+            Some(_) => return self.error(span, format!("`{name}` is a value, not a function"), None),
+            None => {}
+        }
+        let not_here = match name {
+            "Some" | "None" | "Ok" | "Err" => Some("kernels have no `Option` or `Result`; use a `bool` flag"),
+            "drop" => Some("values are dropped at the end of their scope; remove the call"),
+            "Box" | "Vec" | "String" => Some("a kernel cannot allocate"),
+            _ => None,
+        };
+        if let Some(h) = not_here {
+            return self.error(span, format!("`{name}` is not supported in a kernel"), Some(h));
+        }
+        if name == self.f.name {
+            return self.error(
+                span,
+                format!("recursion is not supported: `{name}` calls itself"),
+                Some("GPUs have no call stack; rewrite it as a loop"),
+            );
+        }
+        let mut args = Vec::new();
+        for a in &c.args {
+            // Reported once the callee is known: see `Function::buffer_args`.
+            args.push(match self.buffer_of(a) {
+                Some(_) => {
+                    self.f.buffer_args.push(a.span());
+                    self.already_reported(a.span())
+                }
+                None => self.expr(a),
+            });
+        }
+        if !self.f.calls.iter().any(|c| c.name == name) {
+            self.f.calls.push(CallSite { name: name.to_string(), span });
+        }
+        self.push(ExprKind::Call { name: name.to_string(), args }, span)
+    }
+
+    fn method_call(&mut self, m: &syn::ExprMethodCall) -> ExprId {
+        let span = m.span();
+        let name = m.method.to_string();
+        if m.turbofish.is_some() {
+            return self.error(m.turbofish.span(), "turbofish is not supported in a kernel", None);
+        }
+        if let Some(e) = self.atomic_call(m) {
+            return e;
+        }
+        if name == "len" || name == "is_empty" {
+            if let Some(b) = self.buffer_of(&m.receiver) {
+                let len = self.push(ExprKind::Len(b), span);
+                if name == "len" {
+                    return len;
+                }
+                let zero = self.push(ExprKind::Lit(Lit::Int(0, Some(Ty::Usize))), span);
+                return self.push(ExprKind::Binary(BinOp::Eq, len, zero), span);
+            }
+            if let syn::Expr::Path(p) = strip(&m.receiver) {
+                if let Some(Binding::Shared(id)) = p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                    let n = self.f.shared[id].dims[0];
+                    let v = if name == "len" { Lit::Int(u128::from(n), Some(Ty::Usize)) } else { Lit::Bool(n == 0) };
+                    return self.push(ExprKind::Lit(v), span);
+                }
+            }
+        }
+        if self.is_rejected(&m.receiver) {
+            return self.already_reported(span);
+        }
+        let Some(op) = builtins::math_method(&name) else {
+            if let Some(b) = self.buffer_of(&m.receiver) {
+                let buffer = self.f.params[b].name.clone();
+                return self.error(
+                    m.method.span(),
+                    format!("the method `{name}` is not supported on a buffer"),
+                    Some(&format!(
+                        "buffers have `len()` and `is_empty()`; loop over the indices instead: `for j in 0..{buffer}.len() {{ ... {buffer}[j] ... }}`"
+                    )),
+                );
+            }
+            // `a.iter().sum()`: report the first unsupported call of the chain only.
+            if matches!(strip(&m.receiver), syn::Expr::MethodCall(_)) {
+                let receiver = self.expr(&m.receiver);
+                if self.is_error(receiver) {
+                    return receiver;
+                }
+            }
+            let help = builtins::suggest_method(&name);
+            return self.error(
+                m.method.span(),
+                format!("the method `{name}` is not supported in a kernel"),
+                Some(&help),
+            );
+        };
+        let mut args = vec![self.expr(&m.receiver)];
+        args.extend(m.args.iter().map(|a| self.expr(a)));
+        if args.len() != op.arity() {
+            return self.error(span, format!("`{name}` takes {} argument(s)", op.arity() - 1), None);
+        }
+        self.push(ExprKind::Math(op, args), span)
+    }
+
+    fn binary(&mut self, b: &syn::ExprBinary) -> ExprId {
+        use syn::BinOp as B;
+        let span = b.span();
+        let compound = match b.op {
+            B::AddAssign(_) => Some(BinOp::Add),
+            B::SubAssign(_) => Some(BinOp::Sub),
+            B::MulAssign(_) => Some(BinOp::Mul),
+            B::DivAssign(_) => Some(BinOp::Div),
+            B::RemAssign(_) => Some(BinOp::Rem),
+            B::BitAndAssign(_) => Some(BinOp::BitAnd),
+            B::BitOrAssign(_) => Some(BinOp::BitOr),
+            B::BitXorAssign(_) => Some(BinOp::BitXor),
+            B::ShlAssign(_) => Some(BinOp::Shl),
+            B::ShrAssign(_) => Some(BinOp::Shr),
+            _ => None,
+        };
+        if let Some(op) = compound {
+            let place = self.place(&b.left);
+            let value = self.expr(&b.right);
+            return match place {
+                Some(place) => self.push(ExprKind::Assign { place, op: Some(op), value }, span),
+                None => self.already_reported(span),
+            };
+        }
+        let left = self.expr(&b.left);
+        let right = self.expr(&b.right);
+        let kind = match b.op {
+            B::And(_) => ExprKind::Logical(LogicOp::And, left, right),
+            B::Or(_) => ExprKind::Logical(LogicOp::Or, left, right),
+            op => {
+                let op = match op {
+                    B::Add(_) => BinOp::Add,
+                    B::Sub(_) => BinOp::Sub,
+                    B::Mul(_) => BinOp::Mul,
+                    B::Div(_) => BinOp::Div,
+                    B::Rem(_) => BinOp::Rem,
+                    B::BitAnd(_) => BinOp::BitAnd,
+                    B::BitOr(_) => BinOp::BitOr,
+                    B::BitXor(_) => BinOp::BitXor,
+                    B::Shl(_) => BinOp::Shl,
+                    B::Shr(_) => BinOp::Shr,
+                    B::Eq(_) => BinOp::Eq,
+                    B::Ne(_) => BinOp::Ne,
+                    B::Lt(_) => BinOp::Lt,
+                    B::Le(_) => BinOp::Le,
+                    B::Gt(_) => BinOp::Gt,
+                    B::Ge(_) => BinOp::Ge,
+                    _ => return self.error(b.op.span(), "this operator is not supported in a kernel", None),
+                };
+                ExprKind::Binary(op, left, right)
+            }
+        };
+        self.push(kind, span)
+    }
+
+    /// The place of an assignment; None after an error (reported).
+    fn place(&mut self, e: &syn::Expr) -> Option<Place> {
+        if let Some(place) = self.shared_place(e) {
+            return place;
+        }
+        let span = e.span();
+        match strip(e) {
+            syn::Expr::Path(p) if p.path.get_ident().is_some() => {
+                let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                match self.lookup(&name) {
+                    Some(Binding::Local(id)) => Some(Place::Local(id)),
+                    Some(Binding::Param(id)) if !self.f.params[id].kind.is_buffer() => Some(Place::Param(id)),
+                    Some(Binding::Param(_)) => {
+                        self.error(
+                            span,
+                            format!("cannot assign to the buffer `{name}` itself"),
+                            Some(&format!("assign to an element: `{name}[i] = value`")),
+                        );
+                        None
+                    }
+                    Some(Binding::Shared(_)) => {
+                        self.error(
+                            span,
+                            format!("cannot assign to the shared array `{name}` itself"),
+                            Some(&format!("assign to an element: `{name}[i] = value`")),
+                        );
+                        None
+                    }
+                    Some(Binding::Rejected) => None,
+                    None if looks_like_const(&name) => {
+                        self.outside_constant(&name, span);
+                        None
+                    }
+                    None => {
+                        self.diags.left_to_rustc(span);
+                        None
+                    }
+                }
+            }
+            syn::Expr::Index(ix) => match self.buffer_of(&ix.expr) {
+                Some(buffer) => {
+                    if let ParamKind::Buffer { .. } = self.f.params[buffer].kind {
+                        let name = self.f.params[buffer].name.clone();
+                        self.error(
+                            ix.expr.span(),
+                            format!("cannot write to `{name}`: it is a read-only `&[T]` buffer"),
+                            Some(&format!("declare the parameter as `{name}: &mut [T]`")),
+                        );
+                        return None;
+                    }
+                    let index = self.expr(&ix.index);
+                    Some(Place::Index { buffer, index })
+                }
+                None if self.is_rejected(&ix.expr) => None,
+                None => {
+                    self.error(ix.expr.span(), "only buffer parameters can be indexed", None);
+                    None
+                }
+            },
+            _ if self.is_rejected(e) => None,
+            _ => {
+                self.error(
+                    span,
+                    "cannot assign to this expression",
+                    Some("assign to a `let mut` local or to a buffer element `out[i]`"),
+                );
+                None
+            }
+        }
+    }
+
+    fn if_expr(&mut self, i: &syn::ExprIf) -> ExprId {
+        let span = i.span();
+        if let syn::Expr::Let(l) = &*i.cond {
+            return self.error(
+                l.span(),
+                "`if let` is not supported in a kernel",
+                Some("patterns are not supported; test a condition instead, e.g. `if i < a.len() { ... a[i] ... }`"),
+            );
+        }
+        let cond = self.expr(&i.cond);
+        let cond_text = crate::diagnostic::code(&i.cond);
+        let then = self.block(&i.then_branch);
+        let else_ = i.else_branch.as_ref().map(|(_, e)| self.expr(e));
+        self.push(ExprKind::If { cond, then, else_, cond_text }, span)
+    }
+
+    fn loop_body(&mut self, label: &Option<Label>, body: &syn::Block) -> Block {
+        self.loop_labels.push(label.as_ref().map(|l| l.name.clone()));
+        let b = self.block(body);
+        self.loop_labels.pop();
+        b
+    }
+
+    /// False for a `break`/`continue` outside a loop or to an unknown
+    /// label: rustc reports those itself.
+    fn check_label(&self, label: Option<&Label>) -> bool {
+        !self.loop_labels.is_empty()
+            && label.is_none_or(|l| self.loop_labels.iter().any(|x| x.as_deref() == Some(l.name.as_str())))
+    }
+
+    fn for_loop(&mut self, f: &syn::ExprForLoop) -> ExprId {
+        let span = f.span();
+        let label = label_of(f.label.as_ref());
+        // `a..b`, `a..=b`, or `(a..b).step_by(s)`.
+        let (range, step) = match strip(&f.expr) {
+            syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
+                (strip(&m.receiver), Some(&m.args[0]))
+            }
+            other => (other, None),
+        };
+        let syn::Expr::Range(r) = range else {
+            return self.error(
+                f.expr.span(),
+                "`for` loops run over integer ranges only",
+                Some("write `for i in start..end` or `for i in (start..end).step_by(s)`"),
+            );
+        };
+        let (Some(start), Some(end)) = (&r.start, &r.end) else {
+            return self.error(r.span(), "a `for` range needs a start and an end", Some("write `start..end`"));
+        };
+        let inclusive = matches!(r.limits, syn::RangeLimits::Closed(_));
+        let start = self.expr(start);
+        let end = self.expr(end);
+        let step = step.map(|s| self.expr(s));
+        self.scopes.push(HashMap::new());
+        let var = match &*f.pat {
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                self.declare(pi.ident.to_string(), pi.ident.span(), pi.mutability.is_some(), None)
+            }
+            syn::Pat::Wild(w) => self.declare("_".into(), w.span(), false, None),
+            other => {
+                self.scopes.pop();
+                return self.error(other.span(), "the loop variable must be a plain name", Some("write `for i in a..b`"));
+            }
+        };
+        let body = self.loop_body(&label, &f.body);
+        self.scopes.pop();
+        self.push(ExprKind::Loop { label, kind: LoopKind::For { var, start, end, inclusive, step }, body }, span)
+    }
+}
+
+fn label_of(l: Option<&syn::Label>) -> Option<Label> {
+    l.map(|l| Label { name: l.name.to_string(), span: l.name.span() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_paths() {
+        let p = |s: &str| syn::parse_str::<syn::Path>(s).unwrap();
+        assert!(builtin_of(&p("global_id")).is_some());
+        assert!(builtin_of(&p("onekernel::global_id")).is_some());
+        assert!(builtin_of(&p("other::global_id")).is_none());
+        assert!(looks_like_const("TILE_SIZE") && looks_like_const("N") && !looks_like_const("n") && !looks_like_const("_"));
+    }
+}

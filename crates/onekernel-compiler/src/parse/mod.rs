@@ -1,0 +1,484 @@
+//! The recogniser: syn's AST → [`crate::hir`]. It accepts exactly the
+//! documented subset of Rust and turns everything else into a spanned
+//! [`Diagnostic`] that says what to write instead. It is the only place
+//! that looks at syn's tree: every back end (naga, the CPU body, the
+//! explain view) works from what it produces.
+//!
+//! Parsing continues after an error so that independent problems are all
+//! reported in one build, but each problem is reported once: a rejected
+//! parameter, local or expression becomes [`Binding::Rejected`] or
+//! [`ExprKind::Error`], and its uses report nothing more.
+//!
+//! One module per kind of syntax: [`expr`] (expressions), [`ty`] (types),
+//! [`coop`] (shared memory, barriers and atomics).
+
+mod coop;
+mod expr;
+mod ty;
+
+use crate::arena::Arena;
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::hir::*;
+use crate::types::Ty;
+use proc_macro2::Span;
+use std::collections::HashMap;
+use syn::spanned::Spanned;
+
+/// What a function is: the kernel (entry point) or a helper.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FnRole {
+    /// The `#[kernel]` function.
+    Kernel,
+    /// A `#[helper]` function, callable from kernels.
+    Helper,
+}
+
+impl FnRole {
+    fn what(self) -> &'static str {
+        match self {
+            FnRole::Kernel => "a kernel",
+            FnRole::Helper => "a helper function",
+        }
+    }
+}
+
+/// Recognises one function of the given role.
+pub fn parse_function(item: &syn::ItemFn, role: FnRole) -> Result<Function, Vec<Diagnostic>> {
+    let mut p = Parser {
+        diags: Diagnostics::default(),
+        f: Function {
+            name: item.sig.ident.to_string(),
+            span: item.sig.ident.span(),
+            params: Arena::default(),
+            ret: Ty::Unit,
+            locals: Arena::default(),
+            exprs: Arena::default(),
+            body: Block::default(),
+            calls: Vec::new(),
+            shared: Arena::default(),
+            barriers: 0,
+            buffer_args: Vec::new(),
+        },
+        scopes: vec![HashMap::new()],
+        role,
+        loop_labels: Vec::new(),
+        generics: Vec::new(),
+    };
+    p.signature(&item.sig);
+    p.f.body = p.block(&item.block);
+    p.diags.finish(p.f)
+}
+
+/// What a name in scope stands for.
+#[derive(Clone, Copy)]
+enum Binding {
+    Local(LocalId),
+    Param(ParamId),
+    /// A workgroup shared array.
+    Shared(SharedId),
+    /// Something whose declaration was rejected (and reported): its uses
+    /// are not reported again.
+    Rejected,
+}
+
+struct Parser {
+    diags: Diagnostics,
+    f: Function,
+    scopes: Vec<HashMap<String, Binding>>,
+    role: FnRole,
+    /// Labels of the enclosing loops, innermost last (None = unlabelled).
+    loop_labels: Vec<Option<String>>,
+    /// The names of the function's generic parameters, already reported:
+    /// types that name them are rejected silently.
+    generics: Vec<String>,
+}
+
+/// Looks through the invisible groups `macro_rules!` wraps around `$e:expr`
+/// fragments, and through parentheses.
+fn strip(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Paren(p) => strip(&p.expr),
+        syn::Expr::Group(g) => strip(&g.expr),
+        other => other,
+    }
+}
+
+/// Looks through the invisible groups around `$t:ty` fragments.
+fn strip_type(t: &syn::Type) -> &syn::Type {
+    match t {
+        syn::Type::Group(g) => strip_type(&g.elem),
+        syn::Type::Paren(p) => strip_type(&p.elem),
+        other => other,
+    }
+}
+
+impl Parser {
+    fn push(&mut self, kind: ExprKind, span: Span) -> ExprId {
+        self.f.exprs.append(Expr { kind, span })
+    }
+
+    /// Reports `msg` (with an optional help) and returns an error
+    /// expression.
+    fn error(&mut self, span: Span, msg: impl Into<String>, help: Option<&str>) -> ExprId {
+        let mut d = Diagnostic::new(span, msg);
+        if let Some(h) = help {
+            d = d.help(h);
+        }
+        self.diags.push(d);
+        self.push(ExprKind::Error, span)
+    }
+
+    /// An error expression for a problem rustc reports itself (an unknown
+    /// name, ...): the kernel is not lowered, and rustc's message is the
+    /// one the user sees.
+    fn left_to_rustc(&mut self, span: Span) -> ExprId {
+        self.diags.left_to_rustc(span);
+        self.push(ExprKind::Error, span)
+    }
+
+    /// An error expression for something already reported.
+    fn already_reported(&mut self, span: Span) -> ExprId {
+        self.push(ExprKind::Error, span)
+    }
+
+    fn is_error(&self, e: ExprId) -> bool {
+        matches!(self.f.exprs[e].kind, ExprKind::Error)
+    }
+
+    // ---- the signature --------------------------------------------------
+
+    fn signature(&mut self, sig: &syn::Signature) {
+        let what = self.role.what();
+        if let Some(a) = &sig.asyncness {
+            self.diags.error(a.span(), format!("{what} cannot be `async`"));
+        }
+        if let Some(u) = &sig.unsafety {
+            self.diags.push(
+                Diagnostic::new(u.span(), format!("{what} cannot be `unsafe`"))
+                    .help("remove `unsafe`: kernels are safe Rust"),
+            );
+        }
+        if let Some(c) = &sig.constness {
+            self.diags.error(c.span(), format!("{what} cannot be `const`"));
+        }
+        if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+            // One error for the generics; parameters whose types name them
+            // are rejected silently.
+            self.generics = sig
+                .generics
+                .params
+                .iter()
+                .filter_map(|p| match p {
+                    syn::GenericParam::Type(t) => Some(t.ident.to_string()),
+                    syn::GenericParam::Const(c) => Some(c.ident.to_string()),
+                    syn::GenericParam::Lifetime(_) => None,
+                })
+                .collect();
+            self.diags.push(
+                Diagnostic::new(sig.generics.span(), format!("{what} cannot be generic"))
+                    .help("write one function per element type, e.g. `fn scale_f32(...)`"),
+            );
+        }
+        if let Some(v) = &sig.variadic {
+            self.diags.error(v.span(), "variadic functions are not supported");
+        }
+        self.f.ret = match (&sig.output, self.role) {
+            (syn::ReturnType::Default, _) => Ty::Unit,
+            (syn::ReturnType::Type(_, ty), FnRole::Kernel) => {
+                self.diags.push(
+                    Diagnostic::new(ty.span(), "a kernel cannot return a value")
+                        .help("write results into a `&mut [T]` parameter, e.g. `out[i] = value;`"),
+                );
+                Ty::Unit
+            }
+            (syn::ReturnType::Type(_, ty), FnRole::Helper) => self.scalar_type(ty).unwrap_or(Ty::Unit),
+        };
+        for input in &sig.inputs {
+            self.param(input);
+        }
+    }
+
+    fn param(&mut self, input: &syn::FnArg) {
+        let syn::FnArg::Typed(pt) = input else {
+            self.diags.error(input.span(), "kernels and helpers are free functions; `self` is not supported");
+            return;
+        };
+        let (name, mutable) = match &*pt.pat {
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                (pi.ident.to_string(), pi.mutability.is_some())
+            }
+            other => {
+                self.diags.push(
+                    Diagnostic::new(other.span(), "parameters must be plain names").help("write `name: Type`"),
+                );
+                return;
+            }
+        };
+        match self.param_kind(pt, mutable) {
+            Some(kind) => {
+                let id = self.f.params.append(Param {
+                    name: name.clone(),
+                    span: pt.pat.span(),
+                    kind,
+                    written_ty: (*pt.ty).clone(),
+                });
+                self.scopes[0].insert(name, Binding::Param(id));
+            }
+            None => self.reject(name),
+        }
+    }
+
+    /// How a parameter is passed; None (reported) when its type is not
+    /// supported.
+    fn param_kind(&mut self, pt: &syn::PatType, mutable: bool) -> Option<ParamKind> {
+        let ty = strip_type(&pt.ty);
+        let syn::Type::Reference(r) = ty else {
+            return match self.scalar_type(ty)? {
+                t @ (Ty::F32 | Ty::I32 | Ty::U32) => Some(ParamKind::Scalar { ty: t, mutable }),
+                t @ (Ty::Bool | Ty::Usize) if self.role == FnRole::Helper => {
+                    Some(ParamKind::Scalar { ty: t, mutable })
+                }
+                t => {
+                    self.diags.push(
+                        Diagnostic::new(ty.span(), format!("a kernel cannot take a `{t}` parameter")).help(
+                            "kernel scalars are `f32`, `i32` or `u32` (uniform data); pass a `u32` and convert with `as`",
+                        ),
+                    );
+                    None
+                }
+            };
+        };
+        let mutable_ref = r.mutability.is_some();
+        let elem = strip_type(&r.elem);
+        // `&[AtomicU32]` / `&[AtomicI32]`: a buffer of atomics.
+        if let syn::Type::Slice(s) = elem {
+            if let Some(elem) = ty::atomic_elem(&s.elem) {
+                if self.role == FnRole::Helper {
+                    self.diags.push(
+                        Diagnostic::new(pt.ty.span(), "helper functions cannot take buffers")
+                            .help("do the atomic operation in the kernel"),
+                    );
+                    return None;
+                }
+                if mutable_ref {
+                    self.diags.push(
+                        Diagnostic::new(pt.ty.span(), "a buffer of atomics is written through a shared reference")
+                            .help(format!(
+                                "write `&[Atomic{}]`: atomics are changed through `&`, like in Rust",
+                                if elem == Ty::I32 { "I32" } else { "U32" }
+                            )),
+                    );
+                    return None;
+                }
+                return Some(ParamKind::Atomics { elem });
+            }
+        }
+        let elem_ty = match elem {
+            syn::Type::Slice(s) => self.scalar_type(&s.elem),
+            // `&dyn Fn(..)`, `&impl Trait`, `&*const T`: say what the
+            // pointee is rather than "a reference".
+            other @ (syn::Type::TraitObject(_) | syn::Type::ImplTrait(_) | syn::Type::Ptr(_)) => {
+                self.scalar_type(other);
+                None
+            }
+            other if self.names_generic(other) => None,
+            other => {
+                let help = if mutable_ref {
+                    "a kernel cannot write through `&mut` to a single value; take a `&mut [T]` buffer and write element 0"
+                } else {
+                    "pass scalars by value (`x: f32`) or buffers as `&[T]`"
+                };
+                self.diags.push(
+                    Diagnostic::new(other.span(), "references to single values are not supported as parameters")
+                        .help(help),
+                );
+                None
+            }
+        };
+        if self.role == FnRole::Helper {
+            self.diags.push(
+                Diagnostic::new(pt.ty.span(), "helper functions cannot take buffers")
+                    .help("pass the element values (`a[i]`) to the helper and store its result in the kernel"),
+            );
+            return None;
+        }
+        if mutable {
+            self.diags.push(
+                Diagnostic::new(pt.pat.span(), "a buffer parameter cannot be `mut`")
+                    .help("remove `mut`; `&mut [T]` already lets the kernel write elements"),
+            );
+            return None;
+        }
+        match elem_ty? {
+            elem @ (Ty::F32 | Ty::I32 | Ty::U32) => {
+                Some(if mutable_ref { ParamKind::BufferMut { elem } } else { ParamKind::Buffer { elem } })
+            }
+            elem => {
+                self.diags.push(
+                    Diagnostic::new(r.elem.span(), format!("buffers of `{elem}` are not supported"))
+                        .help("buffer elements are `f32`, `i32` or `u32`"),
+                );
+                None
+            }
+        }
+    }
+
+    // ---- scopes ---------------------------------------------------------
+
+    /// Binds a name whose declaration was rejected, so that its uses in the
+    /// body do not cascade into more errors.
+    fn reject(&mut self, name: String) {
+        self.scopes.last_mut().expect("scope").insert(name, Binding::Rejected);
+    }
+
+    fn lookup(&self, name: &str) -> Option<Binding> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    fn declare(&mut self, name: String, span: Span, mutable: bool, annotated: Option<Ty>) -> LocalId {
+        let id = self.f.locals.append(Local { name: name.clone(), span, mutable, annotated });
+        self.scopes.last_mut().expect("scope").insert(name, Binding::Local(id));
+        id
+    }
+
+    /// The parameter an expression names, if it is a plain path to one.
+    fn param_of(&self, e: &syn::Expr) -> Option<ParamId> {
+        let syn::Expr::Path(p) = strip(e) else { return None };
+        match self.lookup(&p.path.get_ident()?.to_string())? {
+            Binding::Param(id) => Some(id),
+            _ => None,
+        }
+    }
+
+    /// The buffer parameter an expression names.
+    fn buffer_of(&self, e: &syn::Expr) -> Option<ParamId> {
+        self.param_of(e).filter(|p| self.f.params[*p].kind.is_buffer())
+    }
+
+    /// True when `e` is (a deref, index, field or method of) something
+    /// already rejected.
+    fn is_rejected(&self, e: &syn::Expr) -> bool {
+        match strip(e) {
+            syn::Expr::Path(p) => {
+                p.path.get_ident().is_some_and(|i| matches!(self.lookup(&i.to_string()), Some(Binding::Rejected)))
+            }
+            syn::Expr::Unary(u) => self.is_rejected(&u.expr),
+            syn::Expr::Index(ix) => self.is_rejected(&ix.expr),
+            syn::Expr::Field(f) => self.is_rejected(&f.base),
+            syn::Expr::MethodCall(m) => self.is_rejected(&m.receiver),
+            _ => false,
+        }
+    }
+
+    // ---- blocks and statements -----------------------------------------
+
+    fn block(&mut self, block: &syn::Block) -> Block {
+        self.scopes.push(HashMap::new());
+        let mut out = Block::default();
+        let n = block.stmts.len();
+        for (i, stmt) in block.stmts.iter().enumerate() {
+            let last = i + 1 == n;
+            match stmt {
+                syn::Stmt::Local(local) => self.let_stmt(local, &mut out),
+                syn::Stmt::Expr(e, semi) => {
+                    let id = self.expr(e);
+                    if last && semi.is_none() {
+                        out.tail = Some(id);
+                    } else {
+                        out.stmts.push(Stmt::Expr(id));
+                    }
+                }
+                syn::Stmt::Item(item) => self.item_in_body(item),
+                syn::Stmt::Macro(m) => {
+                    let id = self.macro_error(&m.mac);
+                    out.stmts.push(Stmt::Expr(id));
+                }
+            }
+        }
+        self.scopes.pop();
+        out
+    }
+
+    fn item_in_body(&mut self, item: &syn::Item) {
+        let (what, help) = match item {
+            syn::Item::Const(_) => (
+                "a `const` item",
+                "write the value where it is used, or pass it as a scalar parameter",
+            ),
+            syn::Item::Fn(_) => ("a nested function", "move it out of the kernel and mark it `#[helper]`"),
+            _ => ("an item", "move it out of the kernel"),
+        };
+        self.diags.push(
+            Diagnostic::new(item.span(), format!("{what} cannot be declared inside a kernel")).help(help),
+        );
+    }
+
+    fn let_stmt(&mut self, local: &syn::Local, out: &mut Block) {
+        if let Some((_, diverge)) = local.init.as_ref().and_then(|i| i.diverge.as_ref()) {
+            self.diags.push(
+                Diagnostic::new(diverge.span(), "`let ... else` is not supported in a kernel").help("use `if` / `else`"),
+            );
+        }
+        if let Some(init) = &local.init {
+            let before = self.diags.len();
+            if self.shared_decl(local, &init.expr, out) {
+                // A rejected declaration is reported once: its uses are not.
+                if self.diags.len() > before {
+                    if let syn::Pat::Ident(pi) = &local.pat {
+                        self.reject(pi.ident.to_string());
+                    }
+                }
+                return;
+            }
+        }
+        let before = self.diags.len();
+        let (pat, annotated) = match &local.pat {
+            syn::Pat::Type(pt) => (&*pt.pat, self.scalar_type(&pt.ty)),
+            p => (p, None),
+        };
+        // A rejected type annotation is the one problem of this `let`: its
+        // initializer (`Vec::new()`, `Box::new(x)`) is not reported again.
+        let init = if self.diags.len() > before { None } else { local.init.as_ref().map(|i| self.expr(&i.expr)) };
+        // After an error in the type or the initializer (`let r = &x;`,
+        // `let v = a.get(i)?;`), uses of the name (`*r`) are not reported.
+        let failed = self.diags.len() > before || init.is_some_and(|i| self.is_error(i));
+        match pat {
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() && failed => {
+                self.reject(pi.ident.to_string());
+            }
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                // The initializer is parsed before the new name is in scope,
+                // as in Rust (`let x = x + 1;` reads the old `x`).
+                let id = self.declare(pi.ident.to_string(), pi.ident.span(), pi.mutability.is_some(), annotated);
+                out.stmts.push(Stmt::Let { local: id, init });
+            }
+            syn::Pat::Wild(w) => {
+                let id = self.declare("_".into(), w.span(), false, annotated);
+                out.stmts.push(Stmt::Let { local: id, init });
+            }
+            other => {
+                self.diags.push(
+                    Diagnostic::new(other.span(), "only simple `let name = ...` bindings are supported")
+                        .help("bind each value to its own name: `let a = ...; let b = ...;`"),
+                );
+            }
+        }
+    }
+
+    fn macro_error(&mut self, mac: &syn::Macro) -> ExprId {
+        let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let help = match name.as_str() {
+            "println" | "print" | "eprintln" | "eprint" | "dbg" => {
+                "a GPU cannot print; write the value into an output buffer and read it on the host"
+            }
+            "panic" | "unreachable" | "todo" | "unimplemented" | "assert" | "assert_eq" | "assert_ne"
+            | "debug_assert" => "a GPU cannot panic; write an error flag into an output buffer, or `return` early",
+            "vec" => "a kernel cannot allocate; take a `&mut [T]` buffer parameter",
+            "format" | "write" | "writeln" => {
+                "a kernel has no strings; write the numbers into an output buffer and format them on the host"
+            }
+            _ => "expand the macro by hand",
+        };
+        self.error(mac.span(), format!("macros such as `{name}!` are not supported in a kernel"), Some(help))
+    }
+}

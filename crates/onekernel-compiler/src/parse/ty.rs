@@ -1,0 +1,106 @@
+//! Types as written: which ones a kernel can compute with, and what to say
+//! about the others.
+
+use super::{strip_type, Parser};
+use crate::diagnostic::Diagnostic;
+use crate::types::{unsupported_type_help, Ty};
+use syn::spanned::Spanned;
+
+impl Parser {
+    /// A scalar type such as `f32`; reports and returns None otherwise.
+    pub(super) fn scalar_type(&mut self, ty: &syn::Type) -> Option<Ty> {
+        let ty = strip_type(ty);
+        if self.names_generic(ty) {
+            // The generics were reported once, at the signature.
+            return None;
+        }
+        match ty {
+            syn::Type::Path(tp) if tp.qself.is_none() => {
+                let last = tp.path.segments.last()?;
+                let name = last.ident.to_string();
+                if let Some(t) = Ty::from_name(&name) {
+                    if last.arguments.is_empty() {
+                        return Some(t);
+                    }
+                }
+                let help = unsupported_type_help(&name)
+                    .unwrap_or("kernels compute with `f32`, `i32`, `u32`, `usize` and `bool`");
+                self.diags.push(
+                    Diagnostic::new(ty.span(), format!("`{}` is not supported in a kernel", type_text(ty))).help(help),
+                );
+                None
+            }
+            syn::Type::Tuple(t) if t.elems.is_empty() => Some(Ty::Unit),
+            syn::Type::Ptr(_) => {
+                self.diags.push(
+                    Diagnostic::new(ty.span(), "raw pointers are not supported in a kernel")
+                        .help("index a buffer parameter instead"),
+                );
+                None
+            }
+            syn::Type::TraitObject(_) | syn::Type::ImplTrait(_) => {
+                self.diags.push(
+                    Diagnostic::new(ty.span(), "trait objects and `impl Trait` are not supported in a kernel").help(
+                        "a kernel cannot take a function or closure; write a `#[helper]` function and call it, or pass an `f32`, `i32` or `u32`",
+                    ),
+                );
+                None
+            }
+            syn::Type::Reference(_) => {
+                self.diags.push(
+                    Diagnostic::new(ty.span(), "references are not supported here")
+                        .help("use values: kernels copy scalars"),
+                );
+                None
+            }
+            syn::Type::Array(_) | syn::Type::Slice(_) => {
+                self.diags.push(
+                    Diagnostic::new(ty.span(), "arrays are not supported here").help("take a `&[T]` buffer parameter"),
+                );
+                None
+            }
+            _ => {
+                self.diags.push(
+                    Diagnostic::new(ty.span(), format!("the type `{}` is not supported in a kernel", type_text(ty)))
+                        .help("kernels compute with `f32`, `i32`, `u32`, `usize` and `bool`"),
+                );
+                None
+            }
+        }
+    }
+
+    /// True when `ty` mentions one of the function's generic parameters.
+    pub(super) fn names_generic(&self, ty: &syn::Type) -> bool {
+        if self.generics.is_empty() {
+            return false;
+        }
+        let text = quote::ToTokens::to_token_stream(ty);
+        let mut found = false;
+        fn walk(ts: proc_macro2::TokenStream, generics: &[String], found: &mut bool) {
+            for t in ts {
+                match t {
+                    proc_macro2::TokenTree::Ident(i) => *found |= generics.iter().any(|g| i == g),
+                    proc_macro2::TokenTree::Group(g) => walk(g.stream(), generics, found),
+                    _ => {}
+                }
+            }
+        }
+        walk(text, &self.generics, &mut found);
+        found
+    }
+}
+
+/// A type as the user wrote it (`Vec<f32>`, not `Vec < f32 >`).
+pub(super) fn type_text(ty: &syn::Type) -> String {
+    crate::diagnostic::code(ty)
+}
+
+/// `AtomicU32` / `AtomicI32` (any path ending so): the value type.
+pub(super) fn atomic_elem(ty: &syn::Type) -> Option<Ty> {
+    let syn::Type::Path(p) = strip_type(ty) else { return None };
+    match p.path.segments.last()?.ident.to_string().as_str() {
+        "AtomicU32" => Some(Ty::U32),
+        "AtomicI32" => Some(Ty::I32),
+        _ => None,
+    }
+}
