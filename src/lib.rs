@@ -30,12 +30,18 @@
 //! (`global_id()`, `thread_id()`, `block_id()`, `block_dim()`,
 //! `grid_dim()`) in `docs/threads-blocks-grids.md`.
 
+mod builtins;
+
+pub use builtins::{block_dim, block_id, global_id, grid_dim, shared, storage_barrier, thread_id, workgroup_barrier};
 pub use onekernel_macro::{helper, kernel};
 pub use onekernel_runtime::{Buffer, BufferError, Device, DeviceError, Dim3, Element, Grid, KernelInfo, LaunchError};
 
 /// Everything a kernel file needs: `use onekernel::prelude::*;`
 pub mod prelude {
-    pub use crate::{helper, kernel, Buffer, Device, Dim3, Grid};
+    pub use crate::{
+        block_dim, block_id, global_id, grid_dim, helper, kernel, shared, storage_barrier, thread_id, workgroup_barrier,
+        Buffer, Device, Dim3, Grid,
+    };
 }
 
 /// Looking inside a compiled kernel: WGSL, SPIR-V (and its disassembly),
@@ -51,4 +57,15 @@ pub use onekernel_runtime as runtime;
 pub mod __private {
     pub use onekernel_macro::kernel_with_helpers;
     pub use onekernel_runtime::*;
+    pub use std::borrow::Cow;
+
+    /// The value of a builtin in the CPU body: `item` is the user's path to
+    /// the documented builtin (`global_id`), named so that the user's
+    /// import resolves and an editor finds its docs; `value` is what it
+    /// stands for in this invocation.
+    #[inline(always)]
+    pub fn builtin<F, T>(item: F, value: T) -> T {
+        let _ = item;
+        value
+    }
 }
