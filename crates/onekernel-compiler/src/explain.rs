@@ -53,13 +53,25 @@ pub fn explain(
         .collect();
     let kernel = fn_lines.get(&program.kernel.name).copied().unwrap_or((0, program.kernel.span.start().line));
     let mut groups = attribute(&wgsl, &fn_lines, kernel);
-    let (ours, real) =
-        (temporaries(groups.iter().flat_map(|(_, g)| g).map(String::as_str)), temporaries(plain_wgsl.lines()));
-    if ours.len() == real.len() {
-        let rename: HashMap<&str, &str> =
-            ours.iter().map(|s| s.as_str()).zip(real.iter().map(|s| s.as_str())).collect();
+    // naga numbers temporaries per function: rename function by function.
+    let ours = temporaries_by_function(groups.iter().flat_map(|(_, g)| g).map(String::as_str));
+    let real = temporaries_by_function(plain_wgsl.lines());
+    if ours.len() == real.len() && ours.iter().zip(&real).all(|(o, r)| o.len() == r.len()) {
+        let renames: Vec<HashMap<&str, &str>> = ours
+            .iter()
+            .zip(&real)
+            .map(|(o, r)| o.iter().map(String::as_str).zip(r.iter().map(String::as_str)).collect())
+            .collect();
+        let mut function = 0;
+        let mut seen_fn = false;
         for line in groups.iter_mut().flat_map(|(_, g)| g) {
-            *line = rename_temporaries(line, &rename);
+            if line.starts_with("fn ") {
+                function += usize::from(seen_fn);
+                seen_fn = true;
+            }
+            if let Some(rename) = renames.get(function) {
+                *line = rename_temporaries(line, rename);
+            }
         }
     }
     Ok(render(&program.kernel.name, &groups, &source_lines(items)))
@@ -131,13 +143,22 @@ pub fn attribute(
     groups
 }
 
-/// naga's temporaries (`_e12`) in order of first appearance.
-fn temporaries<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+/// naga's temporaries (`_e12`) of each function, in order of first
+/// appearance; the text before the first function counts with it.
+fn temporaries_by_function<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = vec![Vec::new()];
+    let mut seen_fn = false;
     for line in lines {
+        if line.starts_with("fn ") {
+            if seen_fn {
+                out.push(Vec::new());
+            }
+            seen_fn = true;
+        }
+        let current = out.last_mut().expect("one function at least");
         for_each_temporary(line, |t| {
-            if !out.iter().any(|o| o == t) {
-                out.push(t.to_string());
+            if !current.iter().any(|o| o == t) {
+                current.push(t.to_string());
             }
         });
     }

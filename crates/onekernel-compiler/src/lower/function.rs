@@ -63,6 +63,9 @@ pub(crate) struct FnLowerer<'a> {
     pub(super) errors: Vec<Diagnostic>,
     /// Explain mode: the Rust line of the last line marker pushed.
     last_line: Option<usize>,
+    /// Explain mode: whether this function's statements get line markers
+    /// (not a polyfill's: its lines are not the user's).
+    mark_lines: bool,
 }
 
 impl<'a> FnLowerer<'a> {
@@ -83,6 +86,7 @@ impl<'a> FnLowerer<'a> {
             dead: false,
             errors: Vec::new(),
             last_line: None,
+            mark_lines: true,
         }
     }
 
@@ -209,13 +213,33 @@ impl<'a> FnLowerer<'a> {
         })
     }
 
+    /// Lowers a polyfill (see `lower::polyfill`): a helper without line
+    /// markers.
+    pub(super) fn lower_polyfill(
+        mb: &'a mut ModuleBuilder,
+        hir: &'a hir::Function,
+        types: &'a Types,
+    ) -> Result<Handle<Function>, Vec<Diagnostic>> {
+        Self::lower_function(mb, hir, types, false)
+    }
+
     /// Lowers a helper into a naga function.
     pub(crate) fn lower_helper(
         mb: &'a mut ModuleBuilder,
         hir: &'a hir::Function,
         types: &'a Types,
     ) -> Result<Handle<Function>, Vec<Diagnostic>> {
+        Self::lower_function(mb, hir, types, true)
+    }
+
+    fn lower_function(
+        mb: &'a mut ModuleBuilder,
+        hir: &'a hir::Function,
+        types: &'a Types,
+        mark_lines: bool,
+    ) -> Result<Handle<Function>, Vec<Diagnostic>> {
         let mut l = FnLowerer::new(mb, hir, types);
+        l.mark_lines = mark_lines;
         for (i, p) in hir.params.iter() {
             let ParamKind::Scalar { ty, mutable } = p.kind else { continue };
             let nty = l.mb.ty(ty);
@@ -403,7 +427,7 @@ impl<'a> FnLowerer<'a> {
     /// Explain mode only: `explain_line = N;` where the Rust source line
     /// changes (see `lower_program_explain`). A no-op otherwise.
     fn mark_line(&mut self, span: proc_macro2::Span) {
-        let Some(global) = self.mb.explain_line else { return };
+        let Some(global) = self.mb.explain_line.filter(|_| self.mark_lines) else { return };
         let line = span.start().line;
         if line == 0 || self.last_line == Some(line) {
             return;

@@ -6,10 +6,7 @@
 use super::function::FnLowerer;
 use crate::hir::MathOp;
 use crate::types::Ty;
-use naga::{
-    BinaryOperator, Expression, Function, FunctionArgument, FunctionResult, Handle, Literal, LocalVariable,
-    MathFunction, ScalarKind, Statement,
-};
+use naga::{BinaryOperator, Expression, Handle, Literal, MathFunction, ScalarKind};
 
 /// True for the methods lowered to a call of a generated function.
 pub(super) fn needs_call(op: MathOp) -> bool {
@@ -135,115 +132,16 @@ impl FnLowerer<'_> {
             WrappingSub => self.bin(BinaryOperator::Subtract, a[0], a[1], span),
             WrappingMul => self.bin(BinaryOperator::Multiply, a[0], a[1], span),
             Powi | Pow => {
-                let f = self.pow_function(op, ty);
-                self.call(f, a.to_vec(), true, span).expect("pow has a result")
+                let name = match (op, ty) {
+                    (Powi, _) => "powi",
+                    (_, Ty::I32) => "pow_i32",
+                    _ => "pow_u32",
+                };
+                match self.polyfill(name) {
+                    Some(f) => self.call(f, a.to_vec(), true, span).expect("pow has a result"),
+                    None => x,
+                }
             }
         }
-    }
-
-    /// `powi` and integer `pow` by repeated squaring, the way compiler-rt's
-    /// `__powisf2` (what `f32::powi` calls) does, so results match the CPU
-    /// bit for bit. Generated once per module.
-    fn pow_function(&mut self, op: MathOp, ty: Ty) -> Handle<Function> {
-        let name = match op {
-            MathOp::Powi => "powi".to_string(),
-            _ => format!("pow_{}", if ty == Ty::Usize { "u32" } else { ty.rust_name() }),
-        };
-        if let Some(h) = self.mb.polyfills.get(&name) {
-            return *h;
-        }
-        let exp_ty = if op == MathOp::Powi { Ty::I32 } else { Ty::U32 };
-        let span = naga::Span::UNDEFINED;
-        let base_t = self.mb.ty(ty);
-        let exp_t = self.mb.ty(exp_ty);
-        let u32_t = self.mb.ty(Ty::U32);
-        let mut f = Function { name: Some(name.clone()), ..Function::default() };
-        f.arguments.push(FunctionArgument { name: Some("pow_base".into()), ty: base_t, binding: None });
-        f.arguments.push(FunctionArgument { name: Some("pow_exp".into()), ty: exp_t, binding: None });
-        f.result = Some(FunctionResult { ty: base_t, binding: None });
-        let lv = |f: &mut Function, n: &str, t| {
-            f.local_variables.append(LocalVariable { name: Some(n.into()), ty: t, init: None }, span)
-        };
-        let (r, a, b) =
-            (lv(&mut f, "pow_result", base_t), lv(&mut f, "pow_square", base_t), lv(&mut f, "pow_bits", u32_t));
-        let e_ = &mut f.expressions;
-        let mut body = naga::Block::new();
-        let one = match ty {
-            Ty::F32 => Literal::F32(1.0),
-            Ty::I32 => Literal::I32(1),
-            _ => Literal::U32(1),
-        };
-        let arg0 = e_.append(Expression::FunctionArgument(0), span);
-        let arg1 = e_.append(Expression::FunctionArgument(1), span);
-        let one_e = e_.append(Expression::Literal(one), span);
-        let (rp, ap, bp) = (
-            e_.append(Expression::LocalVariable(r), span),
-            e_.append(Expression::LocalVariable(a), span),
-            e_.append(Expression::LocalVariable(b), span),
-        );
-        let u1 = e_.append(Expression::Literal(Literal::U32(1)), span);
-        let u0 = e_.append(Expression::Literal(Literal::U32(0)), span);
-        body.push(Statement::Store { pointer: rp, value: one_e }, span);
-        body.push(Statement::Store { pointer: ap, value: arg0 }, span);
-        // n = |exp| as u32
-        let start = e_.len();
-        let n = if op == MathOp::Powi {
-            let abs = e_.append(
-                Expression::Math { fun: MathFunction::Abs, arg: arg1, arg1: None, arg2: None, arg3: None },
-                span,
-            );
-            e_.append(Expression::As { expr: abs, kind: ScalarKind::Uint, convert: Some(4) }, span)
-        } else {
-            e_.append(Expression::As { expr: arg1, kind: ScalarKind::Uint, convert: Some(4) }, span)
-        };
-        body.push(Statement::Emit(e_.range_from(start)), span);
-        body.push(Statement::Store { pointer: bp, value: n }, span);
-        // loop { if n & 1 != 0 { r *= a } n >>= 1; if n == 0 { break } a *= a }
-        let mut lb = naga::Block::new();
-        let s = e_.len();
-        let nv = e_.append(Expression::Load { pointer: bp }, span);
-        let bit = e_.append(Expression::Binary { op: BinaryOperator::And, left: nv, right: u1 }, span);
-        let odd = e_.append(Expression::Binary { op: BinaryOperator::NotEqual, left: bit, right: u0 }, span);
-        lb.push(Statement::Emit(e_.range_from(s)), span);
-        let mut mul = naga::Block::new();
-        let s = e_.len();
-        let rv = e_.append(Expression::Load { pointer: rp }, span);
-        let av = e_.append(Expression::Load { pointer: ap }, span);
-        let prod = e_.append(Expression::Binary { op: BinaryOperator::Multiply, left: rv, right: av }, span);
-        mul.push(Statement::Emit(e_.range_from(s)), span);
-        mul.push(Statement::Store { pointer: rp, value: prod }, span);
-        lb.push(Statement::If { condition: odd, accept: mul, reject: naga::Block::new() }, span);
-        let s = e_.len();
-        let nv = e_.append(Expression::Load { pointer: bp }, span);
-        let half = e_.append(Expression::Binary { op: BinaryOperator::ShiftRight, left: nv, right: u1 }, span);
-        let done = e_.append(Expression::Binary { op: BinaryOperator::Equal, left: half, right: u0 }, span);
-        lb.push(Statement::Emit(e_.range_from(s)), span);
-        lb.push(Statement::Store { pointer: bp, value: half }, span);
-        let mut brk = naga::Block::new();
-        brk.push(Statement::Break, span);
-        lb.push(Statement::If { condition: done, accept: brk, reject: naga::Block::new() }, span);
-        let s = e_.len();
-        let av = e_.append(Expression::Load { pointer: ap }, span);
-        let sq = e_.append(Expression::Binary { op: BinaryOperator::Multiply, left: av, right: av }, span);
-        lb.push(Statement::Emit(e_.range_from(s)), span);
-        lb.push(Statement::Store { pointer: ap, value: sq }, span);
-        body.push(Statement::Loop { body: lb, continuing: naga::Block::new(), break_if: None }, span);
-        // powi with a negative exponent: 1 / r
-        let zero = e_.append(Expression::Literal(Literal::I32(0)), span);
-        let s = e_.len();
-        let rv = e_.append(Expression::Load { pointer: rp }, span);
-        let result = if op == MathOp::Powi {
-            let neg = e_.append(Expression::Binary { op: BinaryOperator::Less, left: arg1, right: zero }, span);
-            let inv = e_.append(Expression::Binary { op: BinaryOperator::Divide, left: one_e, right: rv }, span);
-            e_.append(Expression::Select { condition: neg, accept: inv, reject: rv }, span)
-        } else {
-            rv
-        };
-        body.push(Statement::Emit(e_.range_from(s)), span);
-        body.push(Statement::Return { value: Some(result) }, span);
-        f.body = body;
-        let h = self.mb.module.functions.append(f, span);
-        self.mb.polyfills.insert(name, h);
-        h
     }
 }

@@ -18,6 +18,7 @@
 mod expr;
 mod function;
 mod math;
+mod polyfill;
 
 use crate::arena::HandleMap;
 use crate::diagnostic::Diagnostic;
@@ -63,7 +64,7 @@ pub(crate) struct ModuleBuilder {
     types: HashMap<Ty, Handle<Type>>,
     /// Lowered helper functions by Rust name.
     pub helpers: HashMap<String, (Handle<naga::Function>, Ty)>,
-    /// Polyfill functions (integer `pow`, `powi`) by name.
+    /// Polyfill functions (integer `pow`, `powi`) by name; see [`polyfill`].
     pub polyfills: HashMap<String, Handle<naga::Function>>,
     /// Explain mode only (see [`lower_program_explain`]): the
     /// `var<private> explain_line: u32` that line markers store into.
