@@ -1,8 +1,8 @@
 //! Facts about a kernel that the runtime can use.
 
 use crate::hir::{Builtin, ExprId, ExprKind, Function, LocalId, ParamId, ParamKind, Place, Stmt};
-use crate::visit::visit_block;
 use crate::types::Ty;
+use crate::visit::visit_block;
 use std::collections::HashMap;
 
 /// True when every element access to every `&mut [T]` parameter indexes

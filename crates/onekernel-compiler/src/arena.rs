@@ -104,8 +104,8 @@ impl<T> Arena<T> {
     }
 
     /// The handle of the first value for which `pred` holds.
-    pub fn position(&self, mut pred: impl FnMut(&T) -> bool) -> Option<Handle<T>> {
-        self.items.iter().position(|v| pred(v)).map(Handle::new)
+    pub fn position(&self, pred: impl FnMut(&T) -> bool) -> Option<Handle<T>> {
+        self.items.iter().position(pred).map(Handle::new)
     }
 }
 

@@ -164,9 +164,13 @@ pub fn named_const(segs: &[String]) -> Option<NamedConst> {
 /// nearest supported name by edit distance.
 pub fn suggest_method(name: &str) -> String {
     let full = match name {
-        "iter" | "into_iter" | "iter_mut" => Some("loop over the indices instead: `for j in 0..a.len() { ... a[j] ... }`"),
+        "iter" | "into_iter" | "iter_mut" => {
+            Some("loop over the indices instead: `for j in 0..a.len() { ... a[j] ... }`")
+        }
         "get" | "get_mut" => Some("check the index, then index: `if i < a.len() { ... a[i] ... }`"),
-        "clone" | "to_owned" | "copied" | "cloned" => Some("scalars are `Copy`: use the value itself and drop the call"),
+        "clone" | "to_owned" | "copied" | "cloned" => {
+            Some("scalars are `Copy`: use the value itself and drop the call")
+        }
         "sin_cos" => Some("use `sin()` and `cos()`"),
         _ => None,
     };

@@ -12,26 +12,29 @@ pub fn emit(
     module: &naga::Module,
     spans: &[proc_macro2::Span],
     fallback: proc_macro2::Span,
-) -> Result<(String, Vec<u32>), Diagnostic> {
-    let info = Validator::new(ValidationFlags::all(), Capabilities::empty()).validate(module).map_err(|e| {
-        let span = e
-            .spans()
-            .filter_map(|(s, _)| s.to_range())
-            .filter_map(|r| spans.get(r.start).copied())
-            .last()
-            .unwrap_or(fallback);
-        let mut msg = e.as_inner().to_string();
-        let mut source = std::error::Error::source(e.as_inner());
-        while let Some(s) = source {
-            msg.push_str(": ");
-            msg.push_str(&s.to_string());
-            source = s.source();
-        }
-        Diagnostic::new(span, format!("internal compiler error: the generated GPU code is invalid: {msg}"))
-            .help("this is a bug in onekernel; please report it with this kernel")
-    })?;
+) -> Result<(String, Vec<u32>), Vec<Diagnostic>> {
+    let info = Validator::new(ValidationFlags::all(), Capabilities::empty())
+        .validate(module)
+        .map_err(|e| {
+            let span = e
+                .spans()
+                .filter_map(|(s, _)| s.to_range())
+                .filter_map(|r| spans.get(r.start).copied())
+                .last()
+                .unwrap_or(fallback);
+            let mut msg = e.as_inner().to_string();
+            let mut source = std::error::Error::source(e.as_inner());
+            while let Some(s) = source {
+                msg.push_str(": ");
+                msg.push_str(&s.to_string());
+                source = s.source();
+            }
+            Diagnostic::new(span, format!("internal compiler error: the generated GPU code is invalid: {msg}"))
+                .help("this is a bug in onekernel; please report it with this kernel")
+        })
+        .map_err(|d| vec![d])?;
     let wgsl = naga::back::wgsl::write_string(module, &info, naga::back::wgsl::WriterFlags::empty())
-        .map_err(|e| Diagnostic::new(fallback, format!("internal compiler error: WGSL output failed: {e}")))?;
+        .map_err(|e| vec![Diagnostic::new(fallback, format!("internal compiler error: WGSL output failed: {e}"))])?;
     let options = spv::Options {
         lang_version: (1, 3),
         // Out-of-bounds indices are clamped into the array, so the SPIR-V
@@ -48,7 +51,7 @@ pub fn emit(
     let entry = module.entry_points.first().map(|e| e.name.clone()).unwrap_or_default();
     let pipeline = spv::PipelineOptions { shader_stage: naga::ShaderStage::Compute, entry_point: entry };
     let words = spv::write_vec(module, &info, &options, Some(&pipeline))
-        .map_err(|e| Diagnostic::new(fallback, format!("internal compiler error: SPIR-V output failed: {e}")))?;
+        .map_err(|e| vec![Diagnostic::new(fallback, format!("internal compiler error: SPIR-V output failed: {e}"))])?;
     Ok((wgsl, words))
 }
 

@@ -37,7 +37,7 @@ pub fn explain(
 ) -> Result<String, String> {
     let lowered =
         lower::lower_program(program, kernel_types, helper_types, layout, workgroup_size, lower::Variant::Explain)
-        .map_err(|d| d.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; "))?;
+            .map_err(|d| d.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; "))?;
     let info = Validator::new(ValidationFlags::all(), Capabilities::empty())
         .validate(&lowered.module)
         .map_err(|e| e.as_inner().to_string())?;

@@ -73,15 +73,20 @@ impl<'a> Walk<'a> {
         if let Some(start) = self.visiting.iter().position(|n| n == name) {
             let cycle = self.visiting[start..].join("` → `");
             self.errors.push(
-                Diagnostic::new(call.span, format!("recursion is not supported: `{name}` calls itself (`{cycle}` → `{name}`)"))
-                    .help("GPUs have no call stack; rewrite it as a loop"),
+                Diagnostic::new(
+                    call.span,
+                    format!("recursion is not supported: `{name}` calls itself (`{cycle}` → `{name}`)"),
+                )
+                .help("GPUs have no call stack; rewrite it as a loop"),
             );
             return;
         }
         let Some(item) = self.items.get(name) else {
             self.missing.get_or_insert_with(|| call.clone());
             self.errors.push(Diagnostic::new(call.span, format!("`{name}` is not a `#[helper]` function")).help(
-                format!("mark `fn {name}` with `#[helper]` so that kernels can call it (helpers take and return scalars)"),
+                format!(
+                    "mark `fn {name}` with `#[helper]` so that kernels can call it (helpers take and return scalars)"
+                ),
             ));
             return;
         };

@@ -37,13 +37,13 @@ pub struct Layout {
 
 impl Layout {
     /// Lays out `kernel`'s parameters and shared arrays.
-    pub fn of(kernel: &hir::Function) -> Result<Layout, Diagnostic> {
+    pub fn of(kernel: &hir::Function) -> Result<Layout, Vec<Diagnostic>> {
         let mut params = Vec::new();
         let mut binding = 0u32;
         let mut offset = launch_block::SIZE;
         for (_, p) in kernel.params.iter() {
             let ty = scalar_type(p.kind.ty()).ok_or_else(|| {
-                Diagnostic::new(p.span, format!("internal compiler error: no ABI type for `{}`", p.kind.ty()))
+                vec![Diagnostic::new(p.span, format!("internal compiler error: no ABI type for `{}`", p.kind.ty()))]
             })?;
             let (kind, slot) = match p.kind {
                 ParamKind::Buffer { .. } => (onekernel_abi::ParamKind::ReadOnlyBuffer, binding),

@@ -116,7 +116,7 @@ pub fn compile(
     };
     let helper_fns = gather::order_helpers(&parsed, helpers)?;
     let checked = check(hir::Program { kernel: parsed, helpers: helper_fns })?;
-    let layout = Layout::of(&checked.program.kernel).map_err(|d| vec![d])?;
+    let layout = Layout::of(&checked.program.kernel)?;
     let shaders = shaders(&checked, &layout, attr.workgroup_size)?;
     // The explain view is for people: if it fails, say so in it.
     let items: Vec<&syn::ItemFn> = std::iter::once(kernel)
@@ -212,8 +212,8 @@ pub fn shaders(checked: &Checked, layout: &Layout, workgroup_size: [u32; 3]) -> 
     };
     let plain = lower(lower::Variant::Plain)?;
     let folded = lower(lower::Variant::Folded)?;
-    let (wgsl, spirv) = emit::emit(&plain.module, &plain.spans, span).map_err(|d| vec![d])?;
-    let (wgsl_folded, spirv_folded) = emit::emit(&folded.module, &folded.spans, span).map_err(|d| vec![d])?;
+    let (wgsl, spirv) = emit::emit(&plain.module, &plain.spans, span)?;
+    let (wgsl_folded, spirv_folded) = emit::emit(&folded.module, &folded.spans, span)?;
     let reparse = |w: &str| {
         emit::reparse_wgsl(w).map_err(|e| {
             vec![Diagnostic::new(span, format!("internal compiler error: the generated WGSL does not re-parse: {e}"))]

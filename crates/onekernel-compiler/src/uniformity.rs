@@ -67,7 +67,9 @@ impl Uniformity<'_> {
         let f = self.f;
         match &f.exprs[e].kind {
             ExprKind::Error | ExprKind::Lit(_) | ExprKind::Const(_) | ExprKind::Param(_) | ExprKind::Len(_) => true,
-            ExprKind::Builtin { builtin, .. } => matches!(builtin, Builtin::BlockId | Builtin::BlockDim | Builtin::GridDim),
+            ExprKind::Builtin { builtin, .. } => {
+                matches!(builtin, Builtin::BlockId | Builtin::BlockDim | Builtin::GridDim)
+            }
             ExprKind::Index { .. } | ExprKind::SharedIndex { .. } | ExprKind::Atomic { .. } => false,
             ExprKind::Local(l) => !self.varying.contains(l),
             ExprKind::Axis(x, _) | ExprKind::Unary(_, x) | ExprKind::Cast(x, _) | ExprKind::Typed(x, _) => {

@@ -338,7 +338,8 @@ impl Gen<'_> {
                 let name = self.shared_name(*shared, span);
                 let vars: Vec<Ident> = (0..indices.len()).map(|n| internal(&format!("__index{n}"))).collect();
                 let indices = self.exprs(indices);
-                let (load, store) = if vars.len() == 2 { (quote!(load2), quote!(store2)) } else { (quote!(load), quote!(store)) };
+                let (load, store) =
+                    if vars.len() == 2 { (quote!(load2), quote!(store2)) } else { (quote!(load), quote!(store)) };
                 let new = combine(quote_spanned!(span=> #name.#load(#(#vars),*)));
                 quote_spanned!(span=> {
                     let #value_var = #v;

@@ -118,10 +118,9 @@ pub fn bindings_table(info: &KernelInfo) -> String {
             ParamKind::ReadOnlyBuffer => {
                 (format!("var<storage, read> {}: array<{t}>", p.name), format!("@group(0) @binding({})", p.slot))
             }
-            ParamKind::ReadWriteBuffer => (
-                format!("var<storage, read_write> {}: array<{t}>", p.name),
-                format!("@group(0) @binding({})", p.slot),
-            ),
+            ParamKind::ReadWriteBuffer => {
+                (format!("var<storage, read_write> {}: array<{t}>", p.name), format!("@group(0) @binding({})", p.slot))
+            }
             ParamKind::AtomicBuffer => (
                 format!("var<storage, read_write> {}: array<atomic<{t}>>", p.name),
                 format!("@group(0) @binding({})", p.slot),

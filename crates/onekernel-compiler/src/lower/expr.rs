@@ -171,7 +171,12 @@ impl FnLowerer<'_> {
         }
     }
 
-    fn element_pointer(&mut self, buffer: crate::hir::ParamId, index: ExprId, span: proc_macro2::Span) -> Option<Handle<Expression>> {
+    fn element_pointer(
+        &mut self,
+        buffer: crate::hir::ParamId,
+        index: ExprId,
+        span: proc_macro2::Span,
+    ) -> Option<Handle<Expression>> {
         let i = self.expr(index)?;
         let g = self.buffers[buffer]?;
         let base = self.add(Expression::GlobalVariable(g), span);

@@ -7,12 +7,12 @@
 //! variables, arguments) must never be inside such a range.
 
 use super::{KernelGlobals, ModuleBuilder};
-use crate::diagnostic::Diagnostic;
 use crate::arena::HandleMap;
+use crate::diagnostic::Diagnostic;
 use crate::hir::{self, Block, Builtin, ExprId, ExprKind, Label, LocalId, LoopKind, ParamKind, Stmt};
 use crate::infer::Types;
-use crate::visit;
 use crate::types::Ty;
+use crate::visit;
 use naga::{
     BinaryOperator, Binding, BuiltIn, EntryPoint, Expression, Function, FunctionArgument, FunctionResult, Handle,
     Literal, LocalVariable, ShaderStage, Statement,
@@ -692,4 +692,3 @@ impl<'a> FnLowerer<'a> {
 fn is_control_flow(k: &ExprKind) -> bool {
     matches!(k, ExprKind::If { .. } | ExprKind::Block(_))
 }
-

@@ -26,11 +26,11 @@ use crate::hir::{self, ParamKind};
 use crate::infer::Types;
 use crate::layout::Layout;
 use crate::types::Ty;
-use onekernel_abi::launch_block;
 use naga::{
     AddressSpace, ArraySize, GlobalVariable, Handle, MemoryDecorations, Module, ResourceBinding, Scalar, StorageAccess,
     StructMember, Type, TypeInner, VectorSize,
 };
+use onekernel_abi::launch_block;
 use std::collections::HashMap;
 
 pub(crate) use function::FnLowerer;
@@ -178,7 +178,12 @@ fn declare_kernel_globals(mb: &mut ModuleBuilder, kernel: &hir::Function, layout
     let mut buffers = HandleMap::filled(kernel.params.len(), None);
     let mut scalar_members = HandleMap::filled(kernel.params.len(), None);
     let mut members = vec![
-        StructMember { name: Some("grid_dim".into()), ty: mb.ty(Ty::Dim3), binding: None, offset: launch_block::GRID_DIM },
+        StructMember {
+            name: Some("grid_dim".into()),
+            ty: mb.ty(Ty::Dim3),
+            binding: None,
+            offset: launch_block::GRID_DIM,
+        },
         StructMember {
             name: Some("block_offset".into()),
             ty: mb.ty(Ty::U32),
@@ -249,10 +254,9 @@ fn declare_kernel_globals(mb: &mut ModuleBuilder, kernel: &hir::Function, layout
             let ty = d.dims.iter().rev().fold(elem, |base, &n| {
                 let stride = mb.module.types[base].inner.size(mb.module.to_ctx());
                 let size = ArraySize::Constant(std::num::NonZeroU32::new(n).expect("checked > 0"));
-                mb.module.types.insert(
-                    Type { name: None, inner: TypeInner::Array { base, size, stride } },
-                    naga::Span::UNDEFINED,
-                )
+                mb.module
+                    .types
+                    .insert(Type { name: None, inner: TypeInner::Array { base, size, stride } }, naga::Span::UNDEFINED)
             });
             let span = mb.span(d.span);
             mb.module.global_variables.append(

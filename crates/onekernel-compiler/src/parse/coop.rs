@@ -44,8 +44,7 @@ impl Parser {
         }
         if !c.args.is_empty() {
             self.diags.push(
-                Diagnostic::new(c.args.span(), "`shared()` takes no arguments")
-                    .help("write `shared::<[f32; 256]>()`"),
+                Diagnostic::new(c.args.span(), "`shared()` takes no arguments").help("write `shared::<[f32; 256]>()`"),
             );
             return true;
         }
@@ -54,8 +53,7 @@ impl Parser {
                 syn::GenericArgument::Type(t) => t,
                 other => {
                     self.diags.push(
-                        Diagnostic::new(other.span(), "expected an array type")
-                            .help("write `shared::<[f32; 256]>()`"),
+                        Diagnostic::new(other.span(), "expected an array type").help("write `shared::<[f32; 256]>()`"),
                     );
                     return true;
                 }
@@ -161,10 +159,7 @@ impl Parser {
     /// exprs))`, or `Err(diagnostic)` when the number of indices does not
     /// match the array's dimensions; None when `e` is not a shared array
     /// access. Reports nothing itself: the caller reports the error once.
-    pub(super) fn shared_of<'e>(
-        &self,
-        e: &'e syn::Expr,
-    ) -> Option<Result<(SharedId, Vec<&'e syn::Expr>), Diagnostic>> {
+    pub(super) fn shared_of<'e>(&self, e: &'e syn::Expr) -> Option<Result<(SharedId, Vec<&'e syn::Expr>), Diagnostic>> {
         let syn::Expr::Index(ix) = strip(e) else { return None };
         let mut indices = vec![&*ix.index];
         let mut base = strip(&ix.expr);

@@ -136,9 +136,11 @@ impl Parser {
                 self.push(ExprKind::Return(value), span)
             }
             syn::Expr::Macro(m) => self.macro_error(&m.mac),
-            syn::Expr::Closure(_) => {
-                self.error(span, "closures are not supported in a kernel", Some("write a `#[helper]` function and call it"))
-            }
+            syn::Expr::Closure(_) => self.error(
+                span,
+                "closures are not supported in a kernel",
+                Some("write a `#[helper]` function and call it"),
+            ),
             syn::Expr::Match(_) => {
                 self.error(span, "`match` is not supported in a kernel yet", Some("use `if` / `else if` / `else`"))
             }
@@ -194,7 +196,11 @@ impl Parser {
                         Some(t) => Some(t),
                         None => {
                             let help = unsupported_type_help(s).unwrap_or("use an `i32`, `u32` or `usize` literal");
-                            return self.error(span, format!("`{s}` literals are not supported in a kernel"), Some(help));
+                            return self.error(
+                                span,
+                                format!("`{s}` literals are not supported in a kernel"),
+                                Some(help),
+                            );
                         }
                     },
                 };
@@ -258,7 +264,8 @@ impl Parser {
         match builtins::named_const(&segs) {
             Some(c) => self.push(ExprKind::Const(c), span),
             None => {
-                let help = if segs.last().is_some_and(|s| s == "MAX" || s == "MIN") && segs.iter().any(|s| s == "usize") {
+                let help = if segs.last().is_some_and(|s| s == "MAX" || s == "MIN") && segs.iter().any(|s| s == "usize")
+                {
                     "`usize` is 32 bits on the GPU but 64 on the CPU; use `u32::MAX`"
                 } else {
                     "kernels know `f32::MAX/MIN/EPSILON/INFINITY/NEG_INFINITY/NAN`, `i32::MAX/MIN`, `u32::MAX/MIN` and `std::f32::consts::*`"
@@ -274,7 +281,9 @@ impl Parser {
         self.scopes[0].insert(name.to_string(), Binding::Rejected);
         self.error(
             span,
-            format!("the kernel cannot see `{name}`: a `#[kernel]` only sees its own body, not the constants around it"),
+            format!(
+                "the kernel cannot see `{name}`: a `#[kernel]` only sees its own body, not the constants around it"
+            ),
             Some(&format!("write the value of `{name}` here, or pass it as a scalar parameter")),
         )
     }
@@ -692,7 +701,11 @@ impl Parser {
             syn::Pat::Wild(w) => self.declare("_".into(), w.span(), false, None),
             other => {
                 self.scopes.pop();
-                return self.error(other.span(), "the loop variable must be a plain name", Some("write `for i in a..b`"));
+                return self.error(
+                    other.span(),
+                    "the loop variable must be a plain name",
+                    Some("write `for i in a..b`"),
+                );
             }
         };
         let body = self.loop_body(&label, &f.body);
@@ -715,6 +728,8 @@ mod tests {
         assert!(builtin_of(&p("global_id")).is_some());
         assert!(builtin_of(&p("onekernel::global_id")).is_some());
         assert!(builtin_of(&p("other::global_id")).is_none());
-        assert!(looks_like_const("TILE_SIZE") && looks_like_const("N") && !looks_like_const("n") && !looks_like_const("_"));
+        assert!(
+            looks_like_const("TILE_SIZE") && looks_like_const("N") && !looks_like_const("n") && !looks_like_const("_")
+        );
     }
 }

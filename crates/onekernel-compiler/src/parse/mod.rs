@@ -208,9 +208,8 @@ impl Parser {
                 (pi.ident.to_string(), pi.mutability.is_some())
             }
             other => {
-                self.diags.push(
-                    Diagnostic::new(other.span(), "parameters must be plain names").help("write `name: Type`"),
-                );
+                self.diags
+                    .push(Diagnostic::new(other.span(), "parameters must be plain names").help("write `name: Type`"));
                 return;
             }
         };
@@ -235,15 +234,12 @@ impl Parser {
         let syn::Type::Reference(r) = ty else {
             return match self.scalar_type(ty)? {
                 t @ (Ty::F32 | Ty::I32 | Ty::U32) => Some(ParamKind::Scalar { ty: t, mutable }),
-                t @ (Ty::Bool | Ty::Usize) if self.role == FnRole::Helper => {
-                    Some(ParamKind::Scalar { ty: t, mutable })
-                }
+                t @ (Ty::Bool | Ty::Usize) if self.role == FnRole::Helper => Some(ParamKind::Scalar { ty: t, mutable }),
                 t => {
-                    self.diags.push(
-                        Diagnostic::new(ty.span(), format!("a kernel cannot take a `{t}` parameter")).help(
-                            "kernel scalars are `f32`, `i32` or `u32` (uniform data); pass a `u32` and convert with `as`",
-                        ),
-                    );
+                    self.diags
+                        .push(Diagnostic::new(ty.span(), format!("a kernel cannot take a `{t}` parameter")).help(
+                        "kernel scalars are `f32`, `i32` or `u32` (uniform data); pass a `u32` and convert with `as`",
+                    ));
                     None
                 }
             };
@@ -401,22 +397,20 @@ impl Parser {
 
     fn item_in_body(&mut self, item: &syn::Item) {
         let (what, help) = match item {
-            syn::Item::Const(_) => (
-                "a `const` item",
-                "write the value where it is used, or pass it as a scalar parameter",
-            ),
+            syn::Item::Const(_) => {
+                ("a `const` item", "write the value where it is used, or pass it as a scalar parameter")
+            }
             syn::Item::Fn(_) => ("a nested function", "move it out of the kernel and mark it `#[helper]`"),
             _ => ("an item", "move it out of the kernel"),
         };
-        self.diags.push(
-            Diagnostic::new(item.span(), format!("{what} cannot be declared inside a kernel")).help(help),
-        );
+        self.diags.push(Diagnostic::new(item.span(), format!("{what} cannot be declared inside a kernel")).help(help));
     }
 
     fn let_stmt(&mut self, local: &syn::Local, out: &mut Block) {
         if let Some((_, diverge)) = local.init.as_ref().and_then(|i| i.diverge.as_ref()) {
             self.diags.push(
-                Diagnostic::new(diverge.span(), "`let ... else` is not supported in a kernel").help("use `if` / `else`"),
+                Diagnostic::new(diverge.span(), "`let ... else` is not supported in a kernel")
+                    .help("use `if` / `else`"),
             );
         }
         if let Some(init) = &local.init {
