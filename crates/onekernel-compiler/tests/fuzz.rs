@@ -237,7 +237,8 @@ impl syn::visit_mut::VisitMut for TreeMutator<'_> {
                 0 => *e = self.rng.pick(self.exprs).clone(),
                 1 => *e = syn::Expr::Lit(syn::ExprLit { attrs: vec![], lit: syn::Lit::new(random_literal(self.rng)) }),
                 2 => {
-                    let name = Ident::new(self.rng.pick(IDENTS), Span::call_site());
+                    let picked = *self.rng.pick(IDENTS);
+                    let name = Ident::new(picked, Span::call_site());
                     set(e, quote::quote!(#name));
                 }
                 3 => {
@@ -249,13 +250,17 @@ impl syn::visit_mut::VisitMut for TreeMutator<'_> {
                     set(e, quote::quote!(#l #op #r));
                 }
                 4 => {
-                    let method = Ident::new(self.rng.pick(IDENTS), Span::call_site());
+                    let picked = *self.rng.pick(IDENTS);
+                    let method = Ident::new(picked, Span::call_site());
                     let inner = e.clone();
                     set(e, quote::quote!((#inner).#method()));
                 }
                 _ => {
                     let ty = Ident::new(
-                        self.rng.pick(&["f32", "i32", "u32", "usize", "bool", "f64", "u8", "i64"]),
+                        {
+                            let t = *self.rng.pick(&["f32", "i32", "u32", "usize", "bool", "f64", "u8", "i64"]);
+                            t
+                        },
                         Span::call_site(),
                     );
                     let inner = e.clone();
@@ -286,7 +291,7 @@ impl syn::visit_mut::VisitMut for TreeMutator<'_> {
 
     fn visit_type_mut(&mut self, t: &mut syn::Type) {
         if self.rng.below(1000) < self.rate {
-            *t = syn::parse_str(self.rng.pick(&[
+            *t = syn::parse_str(self.rng.pick::<&str>(&[
                 "f32",
                 "u32",
                 "&[f32]",
