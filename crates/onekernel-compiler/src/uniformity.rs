@@ -5,19 +5,35 @@
 //! each divergent barrier with a spanned error that says why.
 //!
 //! A value is *uniform* when every thread of a workgroup computes the same
-//! one: literals, constants, scalar parameters, `block_id()`,
-//! `block_dim()`, `grid_dim()`, buffer lengths, and anything computed from
-//! uniform values only. `global_id()`, `thread_id()` and values loaded
-//! from memory (buffers, shared arrays, atomics) are not. A local is
-//! uniform when every value assigned to it is, in uniform control flow.
-//! Control flow stops being uniform inside an `if` or a `while` whose
-//! condition is not uniform, inside a loop that some threads may leave
-//! early (a `break`/`continue`/`return` in divergent control flow), and
-//! after a `return` in divergent control flow.
+//! one: literals, constants, `block_id()`, `block_dim()`, `grid_dim()`,
+//! buffer lengths, scalar parameters that are never assigned a varying
+//! value, and anything computed from uniform values only. `global_id()`,
+//! `thread_id()` and values loaded from memory (buffers, shared arrays,
+//! atomics) are not. A variable (a local or a `mut` parameter) is uniform
+//! when every value assigned to it anywhere in the kernel is uniform and
+//! every assignment happens in uniform control flow; since a later
+//! assignment can make an earlier use varying (in a loop), this is a fixed
+//! point over the whole body.
+//!
+//! Control flow stops being uniform:
+//! * in the branches of an `if` whose condition is varying;
+//! * in the right-hand side of `&&` / `||` whose left side is varying (it
+//!   runs for some threads only);
+//! * in a `while` or `for` whose condition or bounds are varying;
+//! * in a whole loop body when some threads may leave an iteration early
+//!   (a `break`, `continue` or `return` reached in divergent control flow
+//!   inside the body): later iterations, and code before the jump, run for
+//!   the others only;
+//! * everywhere after a `return` reached in divergent control flow: the
+//!   threads that returned never come back.
+//!
+//! Helpers cannot contain barriers (the recogniser rejects them), and a
+//! helper computes its result from its arguments only, so a call is
+//! uniform when its arguments are.
 
 use crate::diagnostic::Diagnostic;
 use crate::hir::*;
-use crate::visit::{operands, visit_block, visit_expr};
+use crate::visit::{operands, visit_expr};
 use std::collections::HashSet;
 
 /// Why control flow is divergent at some point.
@@ -30,7 +46,22 @@ struct Uniformity<'a> {
     f: &'a Function,
     /// Locals that may differ between threads.
     varying: HashSet<LocalId>,
+    /// `mut` parameters that may differ between threads.
+    varying_params: HashSet<ParamId>,
+    /// Set when a fixed-point pass marked something new.
     changed: bool,
+    /// Once a `return` is reached in divergent control flow, everything
+    /// after it is divergent.
+    returned: Option<Divergence>,
+    /// Set by a jump (`break`/`continue` to an enclosing loop, `return`)
+    /// reached in divergent control flow, for the loop that probes its body.
+    jumped: bool,
+    /// Loops entered, innermost last, with their labels: to tell jumps out
+    /// of the probed loop from jumps out of loops nested in it.
+    loops: Vec<Option<String>>,
+    /// The depth (index in `loops`) of each loop whose body is being
+    /// probed, innermost last.
+    probes: Vec<usize>,
     errors: Vec<Diagnostic>,
     report: bool,
 }
@@ -40,13 +71,26 @@ pub fn check_barriers(f: &Function) -> Result<(), Vec<Diagnostic>> {
     if f.barriers == 0 {
         return Ok(());
     }
-    let mut u = Uniformity { f, varying: HashSet::new(), changed: true, errors: Vec::new(), report: false };
-    // Fixed point: a local becomes varying once any assignment to it is.
+    let mut u = Uniformity {
+        f,
+        varying: HashSet::new(),
+        varying_params: HashSet::new(),
+        changed: true,
+        returned: None,
+        jumped: false,
+        loops: Vec::new(),
+        probes: Vec::new(),
+        errors: Vec::new(),
+        report: false,
+    };
+    // Fixed point: a variable becomes varying once any assignment to it is.
     while u.changed {
         u.changed = false;
+        u.returned = None;
         u.block(&f.body, None);
     }
     u.report = true;
+    u.returned = None;
     u.block(&f.body, None);
     if u.errors.is_empty() {
         Ok(())
@@ -62,14 +106,22 @@ impl Uniformity<'_> {
         }
     }
 
+    fn mark_param(&mut self, p: ParamId) {
+        if self.varying_params.insert(p) {
+            self.changed = true;
+        }
+    }
+
     /// Whether `e` has the same value in every thread of a workgroup.
     fn uniform(&self, e: ExprId) -> bool {
         let f = self.f;
         match &f.exprs[e].kind {
-            ExprKind::Error | ExprKind::Lit(_) | ExprKind::Const(_) | ExprKind::Param(_) | ExprKind::Len(_) => true,
-            ExprKind::Builtin { builtin, .. } => {
-                matches!(builtin, Builtin::BlockId | Builtin::BlockDim | Builtin::GridDim)
-            }
+            ExprKind::Error | ExprKind::Lit(_) | ExprKind::Const(_) | ExprKind::Len(_) => true,
+            ExprKind::Param(p) => !self.varying_params.contains(p),
+            ExprKind::Builtin { builtin, .. } => match builtin {
+                Builtin::BlockId | Builtin::BlockDim | Builtin::GridDim => true,
+                Builtin::GlobalId | Builtin::ThreadId => false,
+            },
             ExprKind::Index { .. } | ExprKind::SharedIndex { .. } | ExprKind::Atomic { .. } => false,
             ExprKind::Local(l) => !self.varying.contains(l),
             ExprKind::Axis(x, _) | ExprKind::Unary(_, x) | ExprKind::Cast(x, _) | ExprKind::Typed(x, _) => {
@@ -106,6 +158,7 @@ impl Uniformity<'_> {
                 }
                 ExprKind::Atomic { .. } => "an atomic's value".to_string(),
                 ExprKind::Local(l) if self.varying.contains(l) => format!("`{}`", self.f.locals[*l].name),
+                ExprKind::Param(p) if self.varying_params.contains(p) => format!("`{}`", self.f.params[*p].name),
                 _ => return,
             };
             if !uses.contains(&s) {
@@ -118,189 +171,193 @@ impl Uniformity<'_> {
         }
     }
 
-    fn block(&mut self, b: &Block, mut div: Option<Divergence>) -> Option<Divergence> {
+    /// The divergence in force: the one passed in, or the one a divergent
+    /// `return` left behind.
+    fn current(&self, div: &Option<Divergence>) -> Option<Divergence> {
+        div.clone().or_else(|| self.returned.clone())
+    }
+
+    fn block(&mut self, b: &Block, div: Option<Divergence>) {
         for s in &b.stmts {
-            let e = match s {
+            match s {
                 Stmt::Let { local, init } => {
                     if let Some(init) = init {
-                        div = self.expr(*init, div.clone()).or(div);
-                        if div.is_some() || !self.uniform(*init) {
+                        self.expr(*init, div.clone());
+                        if self.current(&div).is_some() || !self.uniform(*init) {
                             self.mark(*local);
                         }
                     }
-                    continue;
                 }
-                Stmt::Expr(e) => *e,
-                Stmt::Shared(_) => continue,
-            };
-            div = self.expr(e, div.clone()).or(div);
+                Stmt::Expr(e) => self.expr(*e, div.clone()),
+                Stmt::Shared(_) => {}
+            }
         }
         if let Some(t) = b.tail {
-            div = self.expr(t, div.clone()).or(div);
+            self.expr(t, div);
         }
-        div
     }
 
-    /// Walks `e` in control flow `div` (None: uniform). Returns the
-    /// divergence that holds after `e`, if `e` makes the rest divergent
-    /// (a `return` that only some threads take).
-    fn expr(&mut self, e: ExprId, div: Option<Divergence>) -> Option<Divergence> {
+    /// Walks `e` in control flow `div` (None: uniform, unless a divergent
+    /// `return` came before).
+    fn expr(&mut self, e: ExprId, div: Option<Divergence>) {
         let f = self.f;
+        let div = self.current(&div);
         match &f.exprs[e].kind {
             ExprKind::Barrier { kind, .. } => {
                 if let (Some(d), true) = (&div, self.report) {
-                    let name = kind.name();
                     self.errors.push(
-                        Diagnostic::new(f.exprs[e].span, format!("`{name}()` is not reached by every thread of the workgroup: it is {}", d.reason))
-                            .help("every thread of a workgroup must reach each barrier: move the barrier out of the divergent code, or make the condition depend only on `block_id()`, sizes, scalar parameters and constants"),
+                        Diagnostic::new(
+                            f.exprs[e].span,
+                            format!("`{}()` is not reached by every thread of the workgroup: it is {}", kind.name(), d.reason),
+                        )
+                        .help("every thread of a workgroup must reach each barrier: move the barrier out of the divergent code, or make the condition depend only on `block_id()`, sizes, scalar parameters and constants"),
                     );
                 }
-                None
             }
             ExprKind::If { cond, then, else_, cond_text } => {
-                let after_cond = self.expr(*cond, div.clone());
-                let div = after_cond.or(div);
-                let inner = if div.is_some() {
-                    div.clone()
-                } else if !self.uniform(*cond) {
-                    Some(Divergence {
+                self.expr(*cond, div.clone());
+                let inner = div.clone().or_else(|| {
+                    (!self.uniform(*cond)).then(|| Divergence {
                         reason: format!(
                             "inside `if {cond_text}`, and the condition depends on {}",
                             self.why_varying(*cond)
                         ),
                     })
-                } else {
-                    None
-                };
-                let then_out = self.block(then, inner.clone());
-                let else_out = else_.and_then(|x| self.expr(x, inner.clone()));
-                // A `return` in a divergent branch leaves only some threads
-                // running afterwards.
-                if inner.is_some() && div.is_none() {
-                    let returns = branch_has(f, then, *else_, is_return);
-                    if returns {
-                        return Some(Divergence {
-                            reason: format!("after a `return` that only some threads take (inside `if {cond_text}`, which depends on {})", self.why_varying(*cond)),
-                        });
-                    }
+                });
+                self.block(then, inner.clone());
+                if let Some(x) = else_ {
+                    self.expr(*x, inner);
                 }
-                then_out
-                    .filter(|_| div.is_none() && inner.is_none())
-                    .or(else_out.filter(|_| div.is_none() && inner.is_none()))
             }
-            ExprKind::Loop { kind, body, .. } => {
-                let mut inner = div.clone();
-                match kind {
-                    LoopKind::While { cond } => {
-                        self.expr(*cond, div.clone());
-                        if inner.is_none() && !self.uniform(*cond) {
-                            inner = Some(Divergence {
-                                reason: format!(
-                                    "inside a `while` loop whose condition depends on {}",
-                                    self.why_varying(*cond)
-                                ),
-                            });
-                        }
-                    }
-                    LoopKind::For { var, start, end, step, .. } => {
-                        let bounds = [Some(*start), Some(*end), *step];
-                        let varying: Vec<ExprId> =
-                            bounds.iter().flatten().copied().filter(|b| !self.uniform(*b)).collect();
-                        if div.is_some() || !varying.is_empty() {
-                            self.mark(*var);
-                        }
-                        if inner.is_none() {
-                            if let Some(b) = varying.first() {
-                                inner = Some(Divergence {
-                                    reason: format!(
-                                        "inside a `for` loop whose range depends on {}",
-                                        self.why_varying(*b)
-                                    ),
-                                });
-                            }
-                        }
-                    }
-                    LoopKind::Loop => {}
-                }
-                // Some threads may leave the loop early: every iteration
-                // after that is divergent, so the whole body is.
-                if inner.is_none() {
-                    if let Some(reason) = self.early_exit(body) {
-                        inner = Some(Divergence { reason });
-                    }
-                }
-                self.block(body, inner);
-                None
+            ExprKind::Logical(op, l, r) => {
+                self.expr(*l, div.clone());
+                let inner = div.clone().or_else(|| {
+                    (!self.uniform(*l)).then(|| Divergence {
+                        reason: format!(
+                            "in the right-hand side of `{}`, which only the threads whose left-hand side is {} evaluate (it depends on {})",
+                            match op {
+                                LogicOp::And => "&&",
+                                LogicOp::Or => "||",
+                            },
+                            match op {
+                                LogicOp::And => "true",
+                                LogicOp::Or => "false",
+                            },
+                            self.why_varying(*l)
+                        ),
+                    })
+                });
+                self.expr(*r, inner);
             }
-            ExprKind::Block(b) => {
-                let out = self.block(b, div.clone());
-                out.filter(|_| div.is_none())
+            ExprKind::Loop { kind, body, label } => self.loop_expr(kind, body, label, div),
+            ExprKind::Block(b) => self.block(b, div),
+            ExprKind::Return(value) => {
+                if let Some(v) = value {
+                    self.expr(*v, div.clone());
+                }
+                if let Some(d) = &div {
+                    self.jumped = true;
+                    self.returned.get_or_insert_with(|| Divergence {
+                        reason: format!("after a `return` that only some threads take ({})", d.reason),
+                    });
+                }
             }
-            _ => {
-                // Assignments mark their local; subexpressions are walked
-                // for barriers (none can hide there) and nested blocks.
-                if let ExprKind::Assign { place: Place::Local(l), value, .. } = &f.exprs[e].kind {
-                    if div.is_some() || !self.uniform(*value) {
-                        self.mark(*l);
-                    }
+            ExprKind::Break { label, value } => {
+                if let Some(v) = value {
+                    self.expr(*v, div.clone());
                 }
-                let mut out = None;
-                let children = operands(&f.exprs[e].kind);
-                for c in children {
-                    if let Some(d) = self.expr(c, div.clone().or(out.clone())) {
-                        out = Some(d);
-                    }
+                self.jump(label, &div);
+            }
+            ExprKind::Continue { label } => self.jump(label, &div),
+            ExprKind::Assign { place, value, .. } => {
+                for o in operands(&f.exprs[e].kind) {
+                    self.expr(o, div.clone());
                 }
-                out
+                let varying = div.is_some() || !self.uniform(*value);
+                match place {
+                    Place::Local(l) if varying => self.mark(*l),
+                    Place::Param(p) if varying => self.mark_param(*p),
+                    _ => {}
+                }
+            }
+            kind => {
+                for o in operands(kind) {
+                    self.expr(o, div.clone());
+                }
             }
         }
     }
 
-    /// A reason when `body` has a `break`, `continue` or `return` that only
-    /// some threads may take.
-    fn early_exit(&self, body: &Block) -> Option<String> {
-        let f = self.f;
-        let mut found = None;
-        // Walk the `if`s of the body: a jump under a varying condition.
-        visit_block(f, body, 0, &mut |_, k, _| {
-            if found.is_some() {
-                return;
-            }
-            if let ExprKind::If { cond, then, else_, cond_text } = k {
-                if !self.uniform(*cond) && branch_has(f, then, *else_, is_jump) {
-                    found = Some(format!(
-                        "inside a loop that some threads leave early (a `break`, `continue` or `return` under `if {cond_text}`, which depends on {})",
-                        self.why_varying(*cond)
-                    ));
+    /// A `break`/`continue` in control flow `div`: if divergent and it
+    /// leaves the loop being probed (or one around it), the probe notes it.
+    fn jump(&mut self, label: &Option<Label>, div: &Option<Divergence>) {
+        if div.is_none() {
+            return;
+        }
+        // Unlabelled jumps target the innermost loop; labelled ones the
+        // loop with that label. A jump that stays inside a loop nested in
+        // the probed one is that loop's business.
+        let target_depth = match label {
+            None => self.loops.len().checked_sub(1),
+            Some(l) => self.loops.iter().rposition(|x| x.as_deref() == Some(l.name.as_str())),
+        };
+        let probed = self.probes.last().copied();
+        if target_depth.zip(probed).is_some_and(|(target, probed)| target <= probed) {
+            self.jumped = true;
+        }
+    }
+
+    fn loop_expr(&mut self, kind: &LoopKind, body: &Block, label: &Option<Label>, div: Option<Divergence>) {
+        let mut inner = div.clone();
+        match kind {
+            LoopKind::Loop => {}
+            LoopKind::While { cond } => {
+                self.expr(*cond, div.clone());
+                if inner.is_none() && !self.uniform(*cond) {
+                    inner = Some(Divergence {
+                        reason: format!("inside a `while` loop whose condition depends on {}", self.why_varying(*cond)),
+                    });
                 }
             }
-        });
-        found
-    }
-}
-
-/// Whether an `if` branch (its `then` block and its `else` expression)
-/// contains an expression for which `pred(kind, loop depth)` holds.
-fn branch_has(f: &Function, then: &Block, else_: Option<ExprId>, pred: fn(&ExprKind, usize) -> bool) -> bool {
-    let mut found = false;
-    let mut visit = |_: ExprId, k: &ExprKind, depth| found |= pred(k, depth);
-    visit_block(f, then, 0, &mut visit);
-    if let Some(e) = else_ {
-        visit_expr(f, e, 0, &mut visit);
-    }
-    found
-}
-
-fn is_return(k: &ExprKind, _depth: usize) -> bool {
-    matches!(k, ExprKind::Return(_))
-}
-
-/// A `break`/`continue`/`return` that leaves the current iteration of the
-/// enclosing loop (depth 0 jumps; labelled ones conservatively too).
-fn is_jump(k: &ExprKind, depth: usize) -> bool {
-    match k {
-        ExprKind::Return(_) => true,
-        ExprKind::Break { label, .. } | ExprKind::Continue { label } => depth == 0 || label.is_some(),
-        _ => false,
+            LoopKind::For { var, start, end, step, .. } => {
+                let bounds: Vec<ExprId> = [Some(*start), Some(*end), *step].into_iter().flatten().collect();
+                for b in &bounds {
+                    self.expr(*b, div.clone());
+                }
+                let varying = bounds.iter().find(|b| !self.uniform(**b)).copied();
+                if div.is_some() || varying.is_some() {
+                    self.mark(*var);
+                }
+                if let (None, Some(b)) = (&inner, varying) {
+                    inner = Some(Divergence {
+                        reason: format!("inside a `for` loop whose range depends on {}", self.why_varying(b)),
+                    });
+                }
+            }
+        }
+        self.loops.push(label.as_ref().map(|l| l.name.clone()));
+        if inner.is_none() {
+            // Probe: does some thread leave an iteration early? Walk the
+            // body as if it were uniform, without reporting; a jump out of
+            // this loop in divergent control flow makes the whole body
+            // divergent (later iterations run for the other threads only).
+            let (report, jumped, returned) = (self.report, self.jumped, self.returned.clone());
+            self.report = false;
+            self.jumped = false;
+            self.probes.push(self.loops.len() - 1);
+            self.block(body, None);
+            self.probes.pop();
+            let early = self.jumped;
+            self.report = report;
+            self.jumped = jumped;
+            self.returned = returned;
+            if early {
+                inner = Some(Divergence {
+                    reason: "inside a loop that some threads leave early (a `break`, `continue` or `return` in code that depends on the thread)".to_string(),
+                });
+            }
+        }
+        self.block(body, inner);
+        self.loops.pop();
     }
 }

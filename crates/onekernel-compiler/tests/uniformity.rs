@@ -87,3 +87,63 @@ fn several_divergent_barriers_are_all_reported() {
     let e = errors("fn k(out: &mut [u32]) { if thread_id().x == 0 { workgroup_barrier(); } if global_id().x == 1 { storage_barrier(); } out[0] = 1; }");
     assert_eq!(e.len(), 2, "{e:#?}");
 }
+
+#[test]
+fn a_mut_parameter_made_varying() {
+    rejected(
+        "fn k(a: &[f32], out: &mut [f32], mut n: u32) { n += thread_id().x as u32; if n < 32 { workgroup_barrier(); } out[0] = a[0]; }",
+        "depends on `n`",
+    );
+    rejected(
+        "fn k(out: &mut [f32], mut n: u32) { n = thread_id().x as u32; while n < 10 { workgroup_barrier(); n += 1; } out[0] = 1.0; }",
+        "inside a `while` loop whose condition depends on `n`",
+    );
+}
+
+#[test]
+fn a_barrier_in_a_short_circuit_operand() {
+    rejected(
+        "fn k(out: &mut [f32]) { let t = thread_id().x; let first = t < 4 || { workgroup_barrier(); false }; if first { out[0] = 1.0; } }",
+        "in the right-hand side of `||`",
+    );
+    rejected(
+        "fn k(out: &mut [f32]) { let ok = global_id().x > 0 && { storage_barrier(); true }; if ok { out[0] = 1.0; } }",
+        "in the right-hand side of `&&`",
+    );
+    // A uniform left side: every thread evaluates the right side.
+    accepted(
+        "fn k(out: &mut [f32], n: u32) { let go = n > 4 || { workgroup_barrier(); false }; if go { out[0] = 1.0; } }",
+    );
+}
+
+#[test]
+fn a_return_inside_a_loop_makes_what_follows_divergent() {
+    rejected(
+        "fn k(out: &mut [u32]) { for j in 0..4u32 { if thread_id().x as u32 == j { return; } } workgroup_barrier(); out[0] = 1; }",
+        "after a `return` that only some threads take",
+    );
+    // The threads that returned in one iteration miss the next one's barrier.
+    rejected(
+        "fn k(out: &mut [u32]) { for j in 0..4 { workgroup_barrier(); while thread_id().x < j { return; } } out[0] = 1; }",
+        "inside a loop that some threads leave early",
+    );
+}
+
+#[test]
+fn jumps_out_of_inner_loops() {
+    // An inner loop's own divergent `break`: its threads meet again after it.
+    accepted("fn k(out: &mut [u32]) { for k in 0..4 { for j in 0..8 { if thread_id().x == j { break; } } workgroup_barrier(); } out[0] = 1; }");
+    // A divergent `break` out of the outer loop from the inner one.
+    rejected(
+        "fn k(out: &mut [u32]) { 'o: for k in 0..4 { for j in 0..8 { if thread_id().x == j { break 'o; } } workgroup_barrier(); } out[0] = 1; }",
+        "inside a loop that some threads leave early",
+    );
+}
+
+#[test]
+fn an_assignment_later_in_a_loop_makes_earlier_uses_varying() {
+    rejected(
+        "fn k(out: &mut [u32]) { let mut m = 4; for k in 0..4 { for j in 0..m { workgroup_barrier(); } m = thread_id().x; } out[0] = 1; }",
+        "depends on `m`",
+    );
+}
