@@ -323,20 +323,19 @@ impl<'a> FnLowerer<'a> {
         };
 
         if !folded {
-            for (b, name, builtin) in [
-                (Builtin::GlobalId, "global_id", BuiltIn::GlobalInvocationId),
-                (Builtin::ThreadId, "thread_id", BuiltIn::LocalInvocationId),
-                (Builtin::BlockId, "block_id", BuiltIn::WorkGroupId),
-                (Builtin::GridDim, "grid_dim", BuiltIn::NumWorkGroups),
-            ] {
-                if uses(b) {
-                    let h = arg(self, name, builtin);
-                    self.builtins.insert(b, h);
-                }
-            }
-            if uses(Builtin::BlockDim) {
-                let d = block_dim(self);
-                self.builtins.insert(Builtin::BlockDim, d);
+            // In the order of the builtins table, so that the entry point's
+            // arguments do not depend on the order of first use.
+            let mut used = used.clone();
+            used.sort_by_key(|b| crate::builtins::FUNCTIONS.iter().position(|(n, _)| *n == b.name()));
+            for b in used {
+                let h = match b {
+                    Builtin::GlobalId => arg(self, "global_id", BuiltIn::GlobalInvocationId),
+                    Builtin::ThreadId => arg(self, "thread_id", BuiltIn::LocalInvocationId),
+                    Builtin::BlockId => arg(self, "block_id", BuiltIn::WorkGroupId),
+                    Builtin::GridDim => arg(self, "grid_dim", BuiltIn::NumWorkGroups),
+                    Builtin::BlockDim => block_dim(self),
+                };
+                self.builtins.insert(b, h);
             }
             return;
         }
@@ -383,6 +382,12 @@ impl<'a> FnLowerer<'a> {
         }
         if let Some(thread_id) = thread_id {
             self.builtins.insert(Builtin::ThreadId, thread_id);
+        }
+        for b in used {
+            if !self.builtins.contains_key(&b) {
+                let msg = format!("internal compiler error: `{}()` has no value in the folded module", b.name());
+                self.errors.push(Diagnostic::new(span, msg));
+            }
         }
     }
 
