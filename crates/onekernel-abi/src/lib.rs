@@ -40,6 +40,8 @@
 extern crate alloc;
 
 use alloc::borrow::Cow;
+use alloc::format;
+use alloc::string::String;
 use core::fmt;
 
 /// Byte offsets in the uniform block's launch description (see the crate
@@ -226,6 +228,41 @@ impl KernelInfo {
     pub fn scalar_params(&self) -> impl Iterator<Item = &ParamInfo> {
         self.params.iter().filter(|p| !p.kind.is_buffer())
     }
+
+    /// The binding layout as a Markdown table for people: each parameter's
+    /// Rust type, its WGSL declaration and where it is bound, then the
+    /// uniform block. The `#[kernel]` macro's `BINDINGS`, the runtime's
+    /// `inspect::bindings` and the CLI's `--emit bindings` all print this.
+    pub fn bindings_table(&self) -> String {
+        let mut s = String::from("| parameter | Rust | WGSL | binding |\n|---|---|---|---|\n");
+        for p in self.params.iter() {
+            let (name, t) = (&p.name, p.ty.wgsl_name());
+            let rust = p.ty.rust_name();
+            let binding = format!("@group(0) @binding({})", p.slot);
+            let (rust, wgsl, place) = match p.kind {
+                ParamKind::ReadOnlyBuffer => {
+                    (format!("&[{rust}]"), format!("var<storage, read> {name}: array<{t}>"), binding)
+                }
+                ParamKind::ReadWriteBuffer => {
+                    (format!("&mut [{rust}]"), format!("var<storage, read_write> {name}: array<{t}>"), binding)
+                }
+                ParamKind::AtomicBuffer => (
+                    format!("&[Atomic{}]", rust.to_uppercase()),
+                    format!("var<storage, read_write> {name}: array<atomic<{t}>>"),
+                    binding,
+                ),
+                ParamKind::Scalar => {
+                    (String::from(rust), format!("params.{name}: {t}"), format!("uniform, offset {}", p.slot))
+                }
+            };
+            s.push_str(&format!("| `{name}` | `{rust}` | `{wgsl}` | {place} |\n"));
+        }
+        s.push_str(&format!(
+            "| (launch) | | `var<uniform> params: LaunchParams` | @group(0) @binding({}), {} bytes |\n",
+            self.uniform_binding, self.uniform_size
+        ));
+        s
+    }
 }
 
 #[cfg(test)]
@@ -265,5 +302,12 @@ mod tests {
         assert_eq!(K.param_name(9), "?");
         assert_eq!(K.buffer_params().count(), 1);
         assert_eq!(K.scalar_params().next().map(|p| p.slot), Some(16));
+        assert_eq!(
+            K.bindings_table(),
+            "| parameter | Rust | WGSL | binding |\n|---|---|---|---|\n\
+             | `a` | `&[f32]` | `var<storage, read> a: array<f32>` | @group(0) @binding(0) |\n\
+             | `s` | `u32` | `params.s: u32` | uniform, offset 16 |\n\
+             | (launch) | | `var<uniform> params: LaunchParams` | @group(0) @binding(1), 32 bytes |\n"
+        );
     }
 }

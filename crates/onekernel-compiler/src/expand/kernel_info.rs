@@ -11,7 +11,7 @@ use quote::quote;
 
 /// The items of the kernel's module that describe it: the constants a user
 /// reads (`WGSL`, `SPIRV`, ...) and `KERNEL`, which points at them.
-pub fn kernel_items(info: &KernelInfo, bindings_table: &str) -> TokenStream {
+pub fn kernel_items(info: &KernelInfo) -> TokenStream {
     let k = super::krate();
     let KernelInfo {
         name,
@@ -35,6 +35,7 @@ pub fn kernel_items(info: &KernelInfo, bindings_table: &str) -> TokenStream {
     let params = params.iter().map(|p| param_info(p, &k));
     let cpu = cpu_strategy(*cpu, &k);
     let wgsl_doc = format!("The WGSL this kernel compiles to:\n\n```wgsl\n{wgsl}```");
+    let bindings_table = info.bindings_table();
     quote! {
         #[doc = #wgsl_doc]
         pub const WGSL: &str = #wgsl;
@@ -107,31 +108,4 @@ fn cpu_strategy(s: CpuStrategy, k: &TokenStream) -> TokenStream {
         CpuStrategy::OwnElement => quote!(#k::CpuStrategy::OwnElement),
         CpuStrategy::Cooperative => quote!(#k::CpuStrategy::Cooperative),
     }
-}
-
-/// A Markdown table of the bindings, for learners (`NAME::BINDINGS`).
-pub fn bindings_table(info: &KernelInfo) -> String {
-    let mut s = String::from("| parameter | WGSL | binding |\n|---|---|---|\n");
-    for p in info.params.iter() {
-        let t = p.ty.wgsl_name();
-        let (wgsl, place) = match p.kind {
-            ParamKind::ReadOnlyBuffer => {
-                (format!("var<storage, read> {}: array<{t}>", p.name), format!("@group(0) @binding({})", p.slot))
-            }
-            ParamKind::ReadWriteBuffer => {
-                (format!("var<storage, read_write> {}: array<{t}>", p.name), format!("@group(0) @binding({})", p.slot))
-            }
-            ParamKind::AtomicBuffer => (
-                format!("var<storage, read_write> {}: array<atomic<{t}>>", p.name),
-                format!("@group(0) @binding({})", p.slot),
-            ),
-            ParamKind::Scalar => (format!("params.{}: {t}", p.name), format!("uniform, offset {}", p.slot)),
-        };
-        s.push_str(&format!("| `{}` | `{wgsl}` | {place} |\n", p.name));
-    }
-    s.push_str(&format!(
-        "| (launch) | `var<uniform> params: LaunchParams` | @group(0) @binding({}), {} bytes |\n",
-        info.uniform_binding, info.uniform_size
-    ));
-    s
 }

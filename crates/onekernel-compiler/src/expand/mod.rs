@@ -36,8 +36,7 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
     let vis = &item.vis;
     let name = &item.sig.ident;
     let docs = item.attrs.iter().filter(|a| a.path().is_ident("doc"));
-    let table = kernel_info::bindings_table(&compiled.info);
-    let info = kernel_info::kernel_items(&compiled.info, &table);
+    let info = kernel_info::kernel_items(&compiled.info);
     let launch = launch::launch_and_body(compiled);
     quote! {
         #(#docs)*
