@@ -1,95 +1,85 @@
-//! The `onekernel-cli` tool: reads any Rust file, lowers each `#[kernel]`
+//! The `onekernel` command: reads any Rust file, compiles each `#[kernel]`
 //! function in it with the same compiler the proc macro runs, and prints
 //! what it produced, or the errors the way rustc shows them.
 //!
 //! ```text
-//! onekernel-cli explain FILE.rs [--kernel NAME] [--emit wgsl|spirv|spirv-asm|naga|explain|bindings]
+//! onekernel explain FILE.rs [--kernel NAME] [--emit KIND] [--folded] [-o OUT]
 //! ```
 //!
-//! Exit status: 0 on success, 1 when a kernel (or the file) has errors,
-//! 2 for a usage error. [`run`] does all of it without touching the
-//! process, so tests call it directly.
+//! Exit status: 0 on success; 1 when the file's kernels (or the file
+//! itself) have errors; 2 when the request cannot be carried out (bad
+//! arguments, an unreadable file, no kernel of that name, no kernels at
+//! all). [`run`] does all of it and returns what the process would print,
+//! so tests call it directly.
 
 mod diagnostics;
+mod files;
 
+use clap::{Parser, Subcommand, ValueEnum};
+use onekernel_compiler::diagnostic::Disposition;
 use onekernel_compiler::{CompiledKernel, Diagnostic};
-use onekernel_runtime::{inspect, KernelInfo, ParamInfo, ParamKind, ScalarType};
+use onekernel_runtime::{inspect, KernelInfo};
+use std::borrow::Cow;
 use std::fmt::Write;
+use std::path::PathBuf;
 
-/// The usage text.
-pub const USAGE: &str =
-    "usage: onekernel explain FILE.rs [--kernel NAME] [--emit wgsl|spirv|spirv-asm|naga|explain|bindings]\n";
-
-/// What to print for each kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Emit {
-    /// The WGSL text.
-    Wgsl,
-    /// The SPIR-V words, in hex.
-    Spirv,
-    /// The SPIR-V disassembly (rspirv).
-    SpirvAsm,
-    /// The naga IR of the WGSL.
-    Naga,
-    /// Each Rust line beside the WGSL it produced (the default).
-    Explain,
-    /// The binding layout as a table.
-    Bindings,
+/// What `#[kernel]` makes of the kernels in a Rust file: their WGSL, SPIR-V,
+/// naga IR, bindings, or each Rust line beside the WGSL it produced.
+#[derive(Debug, Parser)]
+#[command(name = "onekernel", version, about, long_about = None)]
+#[command(after_help = "Exit status: 0 on success, 1 when the kernels have errors, 2 when the request cannot be carried out.")]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
 }
 
-impl Emit {
-    fn parse(s: &str) -> Option<Emit> {
-        Some(match s {
-            "wgsl" => Emit::Wgsl,
-            "spirv" => Emit::Spirv,
-            "spirv-asm" => Emit::SpirvAsm,
-            "naga" => Emit::Naga,
-            "explain" => Emit::Explain,
-            "bindings" => Emit::Bindings,
-            _ => return None,
-        })
-    }
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Compile the `#[kernel]` functions of a Rust file and print what the
+    /// compiler made of them, or their errors as rustc would show them.
+    Explain(ExplainArgs),
 }
 
-/// The parsed command line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Args {
-    /// The Rust file to read.
-    pub file: String,
-    /// Only this kernel.
+/// The arguments of `onekernel explain`.
+#[derive(Debug, clap::Args, PartialEq, Eq)]
+pub struct ExplainArgs {
+    /// The Rust file to read. `#[helper]` functions in the files of its
+    /// `mod name;` declarations are found too.
+    pub file: PathBuf,
+    /// Only the kernel with this name (default: every kernel in the file).
+    #[arg(short, long, value_name = "NAME")]
     pub kernel: Option<String>,
     /// What to print.
+    #[arg(short, long, value_enum, default_value_t = Emit::Explain, value_name = "KIND")]
     pub emit: Emit,
+    /// Show the module the runtime uses for 1-D grids of more than 65535
+    /// workgroups (folded into 2-D) instead of the plain one.
+    #[arg(long)]
+    pub folded: bool,
+    /// Write the output to this file instead of standard output
+    /// (`--emit spirv` writes a binary `.spv` file).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
 }
 
-/// Parses the arguments after the program name.
-pub fn parse_args(args: &[String]) -> Result<Args, String> {
-    let mut it = args.iter();
-    match it.next().map(String::as_str) {
-        Some("explain") => {}
-        Some(other) => return Err(format!("unknown subcommand `{other}`")),
-        None => return Err("missing subcommand".into()),
-    }
-    let (mut file, mut kernel, mut emit) = (None, None, Emit::Explain);
-    while let Some(a) = it.next() {
-        let (flag, inline) = match a.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (a.as_str(), None),
-        };
-        let mut value =
-            || inline.clone().or_else(|| it.next().cloned()).ok_or_else(|| format!("`{flag}` needs a value"));
-        match flag {
-            "--kernel" => kernel = Some(value()?),
-            "--emit" => {
-                let v = value()?;
-                emit = Emit::parse(&v).ok_or_else(|| format!("unknown `--emit` kind `{v}`"))?;
-            }
-            f if f.starts_with('-') => return Err(format!("unknown option `{f}`")),
-            _ if file.is_none() => file = Some(a.clone()),
-            _ => return Err(format!("unexpected argument `{a}`")),
-        }
-    }
-    Ok(Args { file: file.ok_or("missing FILE.rs")?, kernel, emit })
+/// What to print for each kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Emit {
+    /// Each Rust line of the kernel beside the WGSL it produced.
+    Explain,
+    /// The WGSL text (validated, and re-parsed by naga).
+    Wgsl,
+    /// The SPIR-V words in hex; with `-o`, a binary `.spv` file.
+    Spirv,
+    /// The SPIR-V disassembly.
+    SpirvAsm,
+    /// naga's IR of the module.
+    Naga,
+    /// The binding layout: each parameter's Rust type, WGSL declaration
+    /// and binding (the same table as the kernel's `BINDINGS`).
+    Bindings,
 }
 
 /// What a run printed, and its exit status.
@@ -103,127 +93,182 @@ pub struct Output {
     pub code: i32,
 }
 
-/// Runs the tool on the arguments after the program name.
-pub fn run(args: &[String]) -> Output {
-    let args = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => return Output { stderr: format!("error: {e}\n{USAGE}"), code: 2, ..Output::default() },
-    };
-    match std::fs::read_to_string(&args.file) {
-        Ok(source) => explain_source(&args.file, &source, args.kernel.as_deref(), args.emit),
-        Err(e) => Output { stderr: format!("error: cannot read `{}`: {e}\n", args.file), code: 2, ..Output::default() },
+impl Output {
+    fn refuse(message: String) -> Output {
+        Output { stderr: format!("error: {message}\n"), code: 2, ..Output::default() }
     }
 }
 
-/// Lowers the kernels in `source` (read from `path`) and prints `emit` for
-/// each, or the diagnostics.
-pub fn explain_source(path: &str, source: &str, only: Option<&str>, emit: Emit) -> Output {
-    let mut out = Output::default();
-    let file = match syn::parse_file(source) {
-        Ok(f) => f,
+/// Runs the tool on the arguments after the program name.
+pub fn run(args: &[String]) -> Output {
+    let cli = match Cli::try_parse_from(std::iter::once("onekernel".to_string()).chain(args.iter().cloned())) {
+        Ok(cli) => cli,
         Err(e) => {
-            for e in e {
-                out.stderr.push_str(&diagnostics::render(path, source, &Diagnostic::new(e.span(), e.to_string())));
+            let text = e.render().to_string();
+            return if e.use_stderr() {
+                Output { stderr: text, code: 2, ..Output::default() }
+            } else {
+                // `--help` and `--version`.
+                Output { stdout: text, code: 0, ..Output::default() }
+            };
+        }
+    };
+    match cli.command {
+        Command::Explain(args) => explain(&args),
+    }
+}
+
+/// `onekernel explain`.
+pub fn explain(args: &ExplainArgs) -> Output {
+    let path = args.file.display().to_string();
+    let source = match std::fs::read_to_string(&args.file) {
+        Ok(s) => s,
+        Err(e) => return Output::refuse(format!("cannot read `{path}`: {e}")),
+    };
+    let mut out = explain_source(&args.file, &source, args.kernel.as_deref(), args.emit, args.folded);
+    if let (Some(file), 0) = (&args.output, out.code) {
+        let bytes = if args.emit == Emit::Spirv {
+            match std::mem::take(&mut out.binary).as_mut_slice() {
+                [one] => std::mem::take(one),
+                _ => return Output::refuse("a .spv file holds one kernel: choose it with `--kernel NAME`".into()),
+            }
+        } else {
+            std::mem::take(&mut out.output.stdout).into_bytes()
+        };
+        if let Err(e) = std::fs::write(file, bytes) {
+            return Output::refuse(format!("cannot write `{}`: {e}", file.display()));
+        }
+    }
+    out.output
+}
+
+/// What [`explain_source`] produced: the text, and the SPIR-V as bytes for
+/// `--emit spirv -o FILE`.
+pub struct Explained {
+    /// What the process prints.
+    pub output: Output,
+    /// With `--emit spirv`: each kernel's SPIR-V as bytes.
+    pub binary: Vec<Vec<u8>>,
+}
+
+impl std::ops::Deref for Explained {
+    type Target = Output;
+    fn deref(&self) -> &Output {
+        &self.output
+    }
+}
+
+impl std::ops::DerefMut for Explained {
+    fn deref_mut(&mut self) -> &mut Output {
+        &mut self.output
+    }
+}
+
+/// Compiles the kernels in `source` (read from `path`) and prints `emit`
+/// for each, or the diagnostics.
+pub fn explain_source(path: &std::path::Path, source: &str, only: Option<&str>, emit: Emit, folded: bool) -> Explained {
+    let mut out = Explained { output: Output::default(), binary: Vec::new() };
+    let shown = path.display().to_string();
+    let program = match files::read_program(path, source) {
+        Ok(p) => p,
+        Err(errors) => {
+            for (file, text, d) in &errors {
+                out.stderr.push_str(&diagnostics::render(file, text, d));
             }
             out.code = 1;
+            let _ = writeln!(out.stderr, "error: could not compile `{shown}` due to {}", plural(errors.len()));
             return out;
         }
     };
-    let (mut kernels, mut helpers) = (Vec::new(), Vec::new());
-    collect(&file.items, &mut kernels, &mut helpers);
+    let mut kernels: Vec<&files::Kernel> = program.kernels.iter().collect();
     if let Some(name) = only {
-        kernels.retain(|(_, k)| k.sig.ident == name);
+        kernels.retain(|k| k.item.sig.ident == name);
         if kernels.is_empty() {
-            out.stderr = format!("error: no `#[kernel]` function named `{name}` in `{path}`\n");
-            out.code = 2;
+            out.output = Output::refuse(format!("no `#[kernel]` function named `{name}` in `{shown}`"));
             return out;
         }
     }
     if kernels.is_empty() {
-        out.stderr = format!("error: no `#[kernel]` functions in `{path}`\n");
-        out.code = 1;
+        out.output = Output::refuse(format!("no `#[kernel]` functions in `{shown}`"));
         return out;
     }
+    // Helpers report their own errors, at their definitions, once (as the
+    // `#[helper]` attribute does).
+    let mut errors = 0;
+    for h in &program.helpers {
+        if let Err(diags) = onekernel_compiler::parse::parse_function(&h.item, onekernel_compiler::parse::FnRole::Helper)
+        {
+            for d in diags.iter().filter(|d| d.is_reported()) {
+                out.stderr.push_str(&diagnostics::render(&h.file, &h.source, d));
+                errors += 1;
+            }
+        }
+    }
+    let helpers: Vec<syn::ItemFn> = program.helpers.iter().map(|h| h.item.clone()).collect();
     let several = kernels.len() > 1;
-    let mut seen = Vec::new();
-    for (attr, item) in &kernels {
-        match onekernel_compiler::compile(attr.clone(), item, &helpers) {
-            Ok(k) => {
+    for k in kernels {
+        match onekernel_compiler::compile(k.attr.clone(), &k.item, &helpers) {
+            Ok(c) => {
                 if several {
                     let comment = if matches!(emit, Emit::SpirvAsm | Emit::Spirv) { ";" } else { "//" };
-                    let _ = writeln!(out.stdout, "{comment} ==== kernel `{}` ====", k.name);
+                    let _ = writeln!(out.stdout, "{comment} ==== kernel `{}` ====", c.info.name);
                 }
-                out.stdout.push_str(&render(&k, emit));
+                let info = if folded { folded_info(&c) } else { c.info.clone() };
+                out.stdout.push_str(&render(&info, emit));
+                if emit == Emit::Spirv {
+                    out.binary.push(info.spirv.iter().flat_map(|w| w.to_le_bytes()).collect());
+                }
             }
             Err(diags) => {
-                out.code = 1;
-                for d in diags {
-                    let d = if d.is_silent() {
-                        Diagnostic::new(
-                            item.sig.ident.span(),
-                            format!("kernel `{}` has an error that rustc reports", item.sig.ident),
+                for d in &diags {
+                    let d = match d.disposition {
+                        Disposition::Report => d.clone(),
+                        Disposition::ReportedAtHelper => continue,
+                        Disposition::LeftToRustc => Diagnostic::new(
+                            k.item.sig.ident.span(),
+                            format!("kernel `{}` has an error that rustc reports", k.item.sig.ident),
                         )
-                        .help("build it with `cargo build` to see rustc's message")
-                    } else {
-                        d
+                        .help("build it with `cargo build` to see rustc's message"),
                     };
-                    // A helper's error is found once per kernel that calls it.
-                    let key = (d.message.clone(), d.span.start().line, d.span.start().column);
-                    if !seen.contains(&key) {
-                        seen.push(key);
-                        out.stderr.push_str(&diagnostics::render(path, source, &d));
+                    out.stderr.push_str(&diagnostics::render(&shown, source, &d));
+                    errors += 1;
+                    if d.message.starts_with("kernel `") {
+                        // One such note per kernel is enough.
+                        break;
                     }
+                }
+                if errors == 0 {
+                    errors = 1;
                 }
             }
         }
     }
-    if out.code != 0 {
-        let n = seen.len();
-        let _ = writeln!(
-            out.stderr,
-            "error: could not lower `{path}` due to {n} previous error{}",
-            if n == 1 { "" } else { "s" }
-        );
+    if errors > 0 {
+        out.code = 1;
+        out.stdout.clear();
+        out.binary.clear();
+        let _ = writeln!(out.stderr, "error: could not lower `{shown}` due to {}", plural(errors));
     }
     out
 }
 
-/// `#[kernel(..)]` functions (with their attribute's tokens) and
-/// `#[helper]` functions, also inside inline modules.
-fn collect(
-    items: &[syn::Item],
-    kernels: &mut Vec<(proc_macro2::TokenStream, syn::ItemFn)>,
-    helpers: &mut Vec<syn::ItemFn>,
-) {
-    let is = |a: &syn::Attribute, name: &str| a.path().segments.last().is_some_and(|s| s.ident == name);
-    for item in items {
-        match item {
-            syn::Item::Fn(f) => {
-                if let Some(attr) = f.attrs.iter().find(|a| is(a, "kernel")) {
-                    let tokens = match &attr.meta {
-                        syn::Meta::List(l) => l.tokens.clone(),
-                        _ => proc_macro2::TokenStream::new(),
-                    };
-                    let mut f = f.clone();
-                    f.attrs.retain(|a| !is(a, "kernel"));
-                    kernels.push((tokens, f));
-                } else if f.attrs.iter().any(|a| is(a, "helper")) {
-                    helpers.push(f.clone());
-                }
-            }
-            syn::Item::Mod(m) => {
-                if let Some((_, items)) = &m.content {
-                    collect(items, kernels, helpers);
-                }
-            }
-            _ => {}
-        }
+fn plural(n: usize) -> String {
+    format!("{n} previous error{}", if n == 1 { "" } else { "s" })
+}
+
+/// The kernel's description with the folded module in place of the plain
+/// one.
+fn folded_info(c: &CompiledKernel) -> KernelInfo {
+    KernelInfo {
+        wgsl: c.info.wgsl_folded.clone(),
+        spirv: c.info.spirv_folded.clone(),
+        explain: Cow::Borrowed("(the explain view shows the plain module; run without --folded)\n"),
+        ..c.info.clone()
     }
 }
 
 /// One kernel's output.
-pub fn render(k: &CompiledKernel, emit: Emit) -> String {
-    let info = kernel_info(k);
+pub fn render(info: &KernelInfo, emit: Emit) -> String {
     match emit {
         Emit::Wgsl => inspect::wgsl(info).to_string(),
         Emit::Spirv => {
@@ -237,44 +282,6 @@ pub fn render(k: &CompiledKernel, emit: Emit) -> String {
         Emit::SpirvAsm => inspect::spirv_disassembly(info),
         Emit::Naga => inspect::naga_ir(info),
         Emit::Explain => inspect::explain(info).to_string(),
-        Emit::Bindings => inspect::bindings(info),
+        Emit::Bindings => info.bindings_table(),
     }
-}
-
-/// The `KernelInfo` the macro would emit (leaked: the tool is short-lived).
-fn kernel_info(k: &CompiledKernel) -> &'static KernelInfo {
-    let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
-    use onekernel_compiler::hir::ParamKind as P;
-    let params: Vec<ParamInfo> = k
-        .params
-        .iter()
-        .map(|p| {
-            let (kind, ty) = match p.kind {
-                P::Buffer { elem } => (ParamKind::ReadOnlyBuffer, elem),
-                P::BufferMut { elem } | P::Atomics { elem } => (ParamKind::ReadWriteBuffer, elem),
-                P::Scalar { ty, .. } => (ParamKind::Scalar, ty),
-            };
-            let ty = match ty {
-                onekernel_compiler::types::Ty::F32 => ScalarType::F32,
-                onekernel_compiler::types::Ty::I32 => ScalarType::I32,
-                _ => ScalarType::U32,
-            };
-            ParamInfo { name: leak(&p.name), kind, ty, slot: p.slot }
-        })
-        .collect();
-    Box::leak(Box::new(KernelInfo {
-        name: leak(&k.name),
-        entry_point: leak(&k.entry_point),
-        wgsl: leak(&k.wgsl),
-        spirv: Box::leak(k.spirv.clone().into_boxed_slice()),
-        wgsl_folded: leak(&k.wgsl_folded),
-        explain: leak(&k.explain),
-        workgroup_size: k.workgroup_size,
-        params: Box::leak(params.into_boxed_slice()),
-        uniform_binding: k.uniform_binding,
-        uniform_size: k.uniform_size,
-        max_workgroup_invocations: k.max_workgroup_invocations,
-        writes_own_element: k.writes_own_element,
-        workgroup_memory_words: k.workgroup_memory_words,
-    }))
 }

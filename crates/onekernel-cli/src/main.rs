@@ -1,5 +1,5 @@
-//! `onekernel-cli explain FILE.rs [--kernel NAME] [--emit KIND]`: see the
-//! library ([`onekernel_cli`]) for what it prints.
+//! `onekernel explain FILE.rs [--kernel NAME] [--emit KIND] [--folded] [-o OUT]`:
+//! see the library ([`onekernel_cli`]) for what it prints.
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -60,7 +60,8 @@ fn bad_inputs() {
     }
 }
 
-/// Usage errors: exit status 2, with the usage line.
+/// Requests that cannot be carried out: exit status 2, and one line that
+/// says why.
 #[test]
 fn usage_errors() {
     for args in [
@@ -71,6 +72,8 @@ fn usage_errors() {
         &["explain", "examples/vector_add.rs", "--kernel"][..],
         &["explain", "examples/vector_add.rs", "--kernel", "nope"][..],
         &["explain", "no/such/file.rs"][..],
+        &["explain", "crates/onekernel-cli/tests/fixtures/no_kernels.rs"][..],
+        &["explain", "tests/cooperation/kernels.rs", "--emit", "spirv", "-o", "/tmp/onekernel-cli-two.spv"][..],
     ] {
         let (code, stdout, stderr) = cli(args);
         assert_eq!(code, 2, "{args:?}: {stderr}");
@@ -80,14 +83,51 @@ fn usage_errors() {
     insta::assert_snapshot!("usage_bad_emit", stderr);
 }
 
-/// The library's argument parser.
+/// `--help`, `-h`, `--version` and `explain --help`, as any Rust CLI: exit
+/// status 0, text on standard output.
 #[test]
-fn parses_arguments() {
-    let args: Vec<String> =
-        ["explain", "f.rs", "--kernel=k", "--emit", "spirv-asm"].iter().map(|s| s.to_string()).collect();
-    let a = onekernel_cli::parse_args(&args).unwrap();
-    assert_eq!(
-        a,
-        onekernel_cli::Args { file: "f.rs".into(), kernel: Some("k".into()), emit: onekernel_cli::Emit::SpirvAsm }
-    );
+fn help_and_version() {
+    let top = ok(&["--help"]);
+    assert!(top.contains("Usage: onekernel <COMMAND>") && top.contains("explain"), "{top}");
+    assert!(top.contains("Exit status"), "{top}");
+    assert_eq!(ok(&["-h"]).lines().next(), top.lines().next());
+    assert_eq!(ok(&["--version"]).trim(), format!("onekernel {}", env!("CARGO_PKG_VERSION")));
+    let explain = ok(&["explain", "--help"]);
+    for kind in ["explain", "wgsl", "spirv", "spirv-asm", "naga", "bindings"] {
+        assert!(explain.contains(kind), "{kind}: {explain}");
+    }
+    for flag in ["--kernel", "--emit", "--folded", "--output"] {
+        assert!(explain.contains(flag), "{flag}: {explain}");
+    }
+    insta::assert_snapshot!("help_explain", explain);
+}
+
+/// `-o FILE`: the binary SPIR-V of one kernel (a `.spv` file spirv-val
+/// accepts), or any text output.
+#[test]
+fn writes_files() {
+    let dir = std::env::temp_dir().join(format!("onekernel-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spv = dir.join("vector_add.spv");
+    let out = ok(&["explain", "examples/vector_add.rs", "--kernel", "vector_add", "--emit", "spirv", "-o", spv.to_str().unwrap()]);
+    assert!(out.is_empty(), "{out}");
+    let bytes = std::fs::read(&spv).unwrap();
+    assert_eq!(&bytes[..4], &0x0723_0203u32.to_le_bytes(), "the SPIR-V magic number");
+    let val = Command::new("spirv-val").arg("--target-env").arg("vulkan1.1").arg(&spv).output();
+    let val = val.expect("spirv-val (from spirv-tools) is installed by .ci/run");
+    assert!(val.status.success(), "{}", String::from_utf8_lossy(&val.stderr));
+    let wgsl = dir.join("folded.wgsl");
+    ok(&["explain", "examples/vector_add.rs", "--emit", "wgsl", "--folded", "-o", wgsl.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&wgsl).unwrap();
+    assert!(text.contains("block_offset") && text.contains("num_workgroups"), "{text}");
+    assert_ne!(text, ok(&["explain", "examples/vector_add.rs", "--emit", "wgsl"]));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A helper in a sibling module file (`mod helpers;`) is found, as cargo
+/// finds it.
+#[test]
+fn helpers_in_module_files() {
+    let out = ok(&["explain", "crates/onekernel-cli/tests/fixtures/with_module/main.rs", "--emit", "wgsl"]);
+    assert!(out.contains("fn twice("), "{out}");
 }

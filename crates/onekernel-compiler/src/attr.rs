@@ -102,8 +102,16 @@ impl KernelAttr {
     }
 }
 
+/// Looks through the invisible groups of `macro_rules!` fragments.
+fn strip(e: &Expr) -> &Expr {
+    match e {
+        Expr::Group(g) => strip(&g.expr),
+        other => other,
+    }
+}
+
 fn parse_size(expr: &Expr, diags: &mut Diagnostics) -> Option<[u32; 3]> {
-    let elems: Vec<&Expr> = match expr {
+    let elems: Vec<&Expr> = match strip(expr) {
         Expr::Tuple(t) => t.elems.iter().collect(),
         Expr::Array(a) => a.elems.iter().collect(),
         Expr::Paren(p) => vec![&*p.expr],
@@ -135,7 +143,7 @@ fn parse_size(expr: &Expr, diags: &mut Diagnostics) -> Option<[u32; 3]> {
 }
 
 fn parse_u32(expr: &Expr, diags: &mut Diagnostics) -> Option<u32> {
-    if let Expr::Lit(lit) = expr {
+    if let Expr::Lit(lit) = strip(expr) {
         if let Lit::Int(int) = &lit.lit {
             return match int.base10_parse::<u32>() {
                 Ok(v) => Some(v),

@@ -1,0 +1,10 @@
+use onekernel::prelude::*;
+
+// One error for the generics; the parameters that use `T` add none.
+#[kernel(workgroup_size = 64)]
+fn k<T>(a: &[T], out: &mut [T]) {
+    let i = global_id().x;
+    out[i] = a[i];
+}
+
+fn main() {}
