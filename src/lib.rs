@@ -39,8 +39,8 @@ pub use onekernel_runtime::{Buffer, BufferError, Device, DeviceError, Dim3, Elem
 /// Everything a kernel file needs: `use onekernel::prelude::*;`
 pub mod prelude {
     pub use crate::{
-        block_dim, block_id, global_id, grid_dim, helper, kernel, shared, storage_barrier, thread_id, workgroup_barrier,
-        Buffer, Device, Dim3, Grid,
+        block_dim, block_id, global_id, grid_dim, helper, kernel, shared, storage_barrier, thread_id,
+        workgroup_barrier, Buffer, Device, Dim3, Grid,
     };
 }
 
