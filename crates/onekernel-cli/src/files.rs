@@ -116,10 +116,9 @@ fn collect(
                             };
                             collect(&parsed.items, &file, &text, &sub, depth + 1, false, program, errors);
                         }
-                        Err(e) => errors.extend(
-                            e.into_iter()
-                                .map(|e| (file.display().to_string(), text.clone(), Diagnostic::new(e.span(), e.to_string()))),
-                        ),
+                        Err(e) => errors.extend(e.into_iter().map(|e| {
+                            (file.display().to_string(), text.clone(), Diagnostic::new(e.span(), e.to_string()))
+                        })),
                     }
                 }
                 None => {}

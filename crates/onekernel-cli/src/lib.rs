@@ -27,7 +27,9 @@ use std::path::PathBuf;
 /// naga IR, bindings, or each Rust line beside the WGSL it produced.
 #[derive(Debug, Parser)]
 #[command(name = "onekernel", version, about, long_about = None)]
-#[command(after_help = "Exit status: 0 on success, 1 when the kernels have errors, 2 when the request cannot be carried out.")]
+#[command(
+    after_help = "Exit status: 0 on success, 1 when the kernels have errors, 2 when the request cannot be carried out."
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -196,8 +198,11 @@ pub fn explain_source(path: &std::path::Path, source: &str, only: Option<&str>, 
     // `#[helper]` attribute does).
     let mut errors = 0;
     for h in &program.helpers {
-        if let Err(diags) = onekernel_compiler::parse::parse_function(&h.item, onekernel_compiler::parse::FnRole::Helper)
-        {
+        if let Err(diags) = onekernel_compiler::parse::parse_function(
+            &h.item,
+            onekernel_compiler::parse::FnRole::Helper,
+            &mut Default::default(),
+        ) {
             for d in diags.iter().filter(|d| d.is_reported()) {
                 out.stderr.push_str(&diagnostics::render(&h.file, &h.source, d));
                 errors += 1;

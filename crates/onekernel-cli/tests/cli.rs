@@ -109,7 +109,16 @@ fn writes_files() {
     let dir = std::env::temp_dir().join(format!("onekernel-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let spv = dir.join("vector_add.spv");
-    let out = ok(&["explain", "examples/vector_add.rs", "--kernel", "vector_add", "--emit", "spirv", "-o", spv.to_str().unwrap()]);
+    let out = ok(&[
+        "explain",
+        "examples/vector_add.rs",
+        "--kernel",
+        "vector_add",
+        "--emit",
+        "spirv",
+        "-o",
+        spv.to_str().unwrap(),
+    ]);
     assert!(out.is_empty(), "{out}");
     let bytes = std::fs::read(&spv).unwrap();
     assert_eq!(&bytes[..4], &0x0723_0203u32.to_le_bytes(), "the SPIR-V magic number");

@@ -67,7 +67,9 @@ mod tests {
     use crate::parse::{parse_function, FnRole};
 
     fn check(src: &str) -> bool {
-        writes_own_element(&parse_function(&syn::parse_str(src).unwrap(), FnRole::Kernel).unwrap())
+        writes_own_element(
+            &parse_function(&syn::parse_str(src).unwrap(), FnRole::Kernel, &mut Default::default()).unwrap(),
+        )
     }
 
     #[test]

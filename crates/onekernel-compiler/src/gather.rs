@@ -10,13 +10,18 @@
 use crate::diagnostic::Diagnostic;
 use crate::hir::{CallSite, Function};
 use crate::parse::{parse_function, FnRole};
+use crate::types::TypeTable;
 use std::collections::HashMap;
 
 /// Recognises the helpers `kernel` reaches and orders them callees first.
 /// Calls of functions that are not among `items`, and recursion, are
 /// errors; problems inside a helper are marked as reported at the helper.
-pub fn order_helpers(kernel: &Function, items: &[syn::ItemFn]) -> Result<Vec<Function>, Vec<Diagnostic>> {
-    let mut walk = Walk::new(items);
+pub fn order_helpers(
+    kernel: &Function,
+    items: &[syn::ItemFn],
+    types: &mut TypeTable,
+) -> Result<Vec<Function>, Vec<Diagnostic>> {
+    let mut walk = Walk::new(items, types);
     for call in &kernel.calls {
         walk.visit(call);
     }
@@ -30,7 +35,8 @@ pub fn order_helpers(kernel: &Function, items: &[syn::ItemFn]) -> Result<Vec<Fun
 /// The first helper `kernel` reaches (directly or through the helpers in
 /// `items`) that is not among `items`.
 pub fn next_missing_helper(kernel: &Function, items: &[syn::ItemFn]) -> Option<CallSite> {
-    let mut walk = Walk::new(items);
+    let mut types = TypeTable::default();
+    let mut walk = Walk::new(items, &mut types);
     for call in &kernel.calls {
         walk.visit(call);
         if walk.missing.is_some() {
@@ -43,6 +49,7 @@ pub fn next_missing_helper(kernel: &Function, items: &[syn::ItemFn]) -> Option<C
 /// A depth-first walk of the call graph.
 struct Walk<'a> {
     items: HashMap<String, &'a syn::ItemFn>,
+    types: &'a mut TypeTable,
     parsed: HashMap<String, Function>,
     /// Finished helpers, callees first.
     order: Vec<String>,
@@ -54,9 +61,10 @@ struct Walk<'a> {
 }
 
 impl<'a> Walk<'a> {
-    fn new(items: &'a [syn::ItemFn]) -> Self {
+    fn new(items: &'a [syn::ItemFn], types: &'a mut TypeTable) -> Self {
         Walk {
             items: items.iter().map(|h| (h.sig.ident.to_string(), h)).collect(),
+            types,
             parsed: HashMap::new(),
             order: Vec::new(),
             visiting: Vec::new(),
@@ -90,7 +98,7 @@ impl<'a> Walk<'a> {
             ));
             return;
         };
-        match parse_function(item, FnRole::Helper) {
+        match parse_function(item, FnRole::Helper, self.types) {
             Ok(f) => {
                 self.visiting.push(name.to_string());
                 let calls = f.calls.clone();

@@ -235,6 +235,23 @@ pub enum Stmt {
     /// `let tile = shared::<[f32; 256]>();`: where a shared array comes
     /// into scope (its storage lives as long as the workgroup).
     Shared(SharedId),
+    /// `let (a, b) = init;`: one local per element of a tuple.
+    LetTuple {
+        /// The bindings, in order.
+        locals: Vec<LocalId>,
+        /// The tuple.
+        init: ExprId,
+    },
+}
+
+/// One step from a variable to a part of it: `[i]` of an array, `.0` of a
+/// tuple.
+#[derive(Clone, Debug)]
+pub enum Step {
+    /// An array element.
+    Index(ExprId),
+    /// A tuple element.
+    Field(u32),
 }
 
 /// An expression with its source span.
@@ -458,6 +475,13 @@ pub enum Place {
         /// One index per dimension.
         indices: Vec<ExprId>,
     },
+    /// A part of a `let mut` local array or tuple: `acc[i][j]`, `pair.0`.
+    Project {
+        /// The local.
+        local: LocalId,
+        /// The steps from it, outermost first.
+        steps: Vec<Step>,
+    },
 }
 
 /// Expression kinds.
@@ -520,6 +544,23 @@ pub enum ExprKind {
         /// The path as written.
         callee: syn::Path,
     },
+    /// `[a, b, c]`
+    Array(Vec<ExprId>),
+    /// `[value; len]`
+    Repeat(ExprId, u32),
+    /// `(a, b)`
+    Tuple(Vec<ExprId>),
+    /// `base[index]` on an array value (a local, a nested element, ...).
+    Element {
+        /// The array.
+        base: ExprId,
+        /// The element.
+        index: ExprId,
+    },
+    /// `base.0` on a tuple value.
+    Field(ExprId, u32),
+    /// `base.len()` on an array value: its length, a constant.
+    ArrayLen(ExprId),
     /// `-x`, `!x`
     Unary(UnOp, ExprId),
     /// `a + b` etc.
@@ -593,6 +634,8 @@ pub struct Program {
     pub kernel: Function,
     /// The helpers it reaches, callees before callers.
     pub helpers: Vec<Function>,
+    /// The compound types of all of them.
+    pub types: crate::types::TypeTable,
 }
 
 impl Function {

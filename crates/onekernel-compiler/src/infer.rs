@@ -11,7 +11,7 @@
 use crate::arena::HandleMap;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::hir::*;
-use crate::types::Ty;
+use crate::types::{Compound, Ty, TypeTable};
 use crate::visit::block_diverges;
 use std::collections::HashMap;
 
@@ -33,32 +33,40 @@ pub struct Types {
     pub locals: HandleMap<Local, Ty>,
 }
 
-#[derive(Clone, Copy, Debug)]
+/// A type variable: what is known of a type so far. Compound types are
+/// structural (`Array(element variable, length)`), so that `[0.0; 4]` can
+/// have its element type decided later, as rustc does.
+#[derive(Clone, Debug)]
 enum Var {
     Link(usize),
     Unknown,
     Int,
     Float,
     Known(Ty),
+    Array(usize, u32),
+    Tuple(Vec<usize>),
 }
 
 struct Infer<'a> {
     f: &'a Function,
     sigs: &'a HashMap<String, Signature>,
+    table: &'a mut TypeTable,
     vars: Vec<Var>,
     diags: Diagnostics,
     /// Type variable of each enclosing loop's `break` value (label, var).
     loops: Vec<(Option<String>, usize, bool)>,
 }
 
-/// Infers the types of `f`. `sigs` holds the helpers it may call.
-pub fn infer(f: &Function, sigs: &HashMap<String, Signature>) -> Result<Types, Vec<Diagnostic>> {
+/// Infers the types of `f`. `sigs` holds the helpers it may call; compound
+/// types it resolves are interned in `table`.
+pub fn infer(f: &Function, sigs: &HashMap<String, Signature>, table: &mut TypeTable) -> Result<Types, Vec<Diagnostic>> {
     let n = f.exprs.len() + f.locals.len();
-    let mut cx = Infer { f, sigs, vars: vec![Var::Unknown; n], diags: Diagnostics::default(), loops: Vec::new() };
+    let mut cx =
+        Infer { f, sigs, table, vars: vec![Var::Unknown; n], diags: Diagnostics::default(), loops: Vec::new() };
     for (i, l) in f.locals.iter() {
         if let Some(t) = l.annotated {
-            let v = cx.local(i);
-            cx.vars[v] = Var::Known(t);
+            let (v, k) = (cx.local(i), cx.known(t));
+            cx.unify(v, k);
         }
     }
     let body_ty = cx.block(&f.body);
@@ -85,8 +93,21 @@ impl<'a> Infer<'a> {
         self.vars.len() - 1
     }
 
+    /// A variable for the type `t`, compound types as structure.
     fn known(&mut self, t: Ty) -> usize {
-        self.fresh(Var::Known(t))
+        match t {
+            Ty::Compound(id) => match self.table.get(id).clone() {
+                Compound::Array { elem, len } => {
+                    let e = self.known(elem);
+                    self.fresh(Var::Array(e, len))
+                }
+                Compound::Tuple(elems) => {
+                    let vars = elems.into_iter().map(|e| self.known(e)).collect();
+                    self.fresh(Var::Tuple(vars))
+                }
+            },
+            t => self.fresh(Var::Known(t)),
+        }
     }
 
     fn find(&mut self, mut v: usize) -> usize {
@@ -101,13 +122,25 @@ impl<'a> Infer<'a> {
         if a == b {
             return;
         }
-        let merged = match (self.vars[a], self.vars[b]) {
+        let merged = match (self.vars[a].clone(), self.vars[b].clone()) {
             (Var::Unknown, x) | (x, Var::Unknown) => Some(x),
             (Var::Int, Var::Int) => Some(Var::Int),
             (Var::Float, Var::Float) => Some(Var::Float),
             (Var::Known(t), Var::Int) | (Var::Int, Var::Known(t)) if t.is_integer() => Some(Var::Known(t)),
             (Var::Known(Ty::F32), Var::Float) | (Var::Float, Var::Known(Ty::F32)) => Some(Var::Known(Ty::F32)),
             (Var::Known(x), Var::Known(y)) if x == y => Some(Var::Known(x)),
+            (Var::Array(x, n), Var::Array(y, m)) if n == m => {
+                self.vars[b] = Var::Link(a);
+                self.unify(x, y);
+                return;
+            }
+            (Var::Tuple(xs), Var::Tuple(ys)) if xs.len() == ys.len() => {
+                self.vars[b] = Var::Link(a);
+                for (x, y) in xs.into_iter().zip(ys) {
+                    self.unify(x, y);
+                }
+                return;
+            }
             _ => None,
         };
         match merged {
@@ -117,6 +150,15 @@ impl<'a> Infer<'a> {
             }
             // rustc reports "mismatched types" itself.
             None => self.diags.left_to_rustc(proc_macro2::Span::call_site()),
+        }
+    }
+
+    /// The element variable of an array variable, if `v` is one.
+    fn array_elem(&mut self, v: usize) -> Option<usize> {
+        let r = self.find(v);
+        match self.vars[r] {
+            Var::Array(e, _) => Some(e),
+            _ => None,
         }
     }
 
@@ -145,6 +187,12 @@ impl<'a> Infer<'a> {
                     self.expr(*e);
                 }
                 Stmt::Shared(_) => {}
+                Stmt::LetTuple { locals, init } => {
+                    let t = self.expr(*init);
+                    let vars: Vec<usize> = locals.iter().map(|l| self.local(*l)).collect();
+                    let tuple = self.fresh(Var::Tuple(vars));
+                    self.unify(tuple, t);
+                }
             }
         }
         match b.tail {
@@ -211,6 +259,57 @@ impl<'a> Infer<'a> {
                 }
             }
             ExprKind::Barrier { .. } => self.set_known(id, Ty::Unit),
+            ExprKind::Array(elems) => {
+                let vars: Vec<usize> = elems.iter().map(|e| self.expr(*e)).collect();
+                for v in &vars[1..] {
+                    self.unify(vars[0], *v);
+                }
+                let a = self.fresh(Var::Array(vars[0], elems.len() as u32));
+                self.set(id, a)
+            }
+            ExprKind::Repeat(x, len) => {
+                let x = self.expr(*x);
+                let a = self.fresh(Var::Array(x, *len));
+                self.set(id, a)
+            }
+            ExprKind::Tuple(elems) => {
+                let vars = elems.iter().map(|e| self.expr(*e)).collect();
+                let t = self.fresh(Var::Tuple(vars));
+                self.set(id, t)
+            }
+            ExprKind::Element { base, index } => {
+                let b = self.expr(*base);
+                let i = self.expr(*index);
+                let u = self.known(Ty::Usize);
+                self.unify(i, u);
+                match self.array_elem(b) {
+                    Some(e) => self.set(id, e),
+                    None => {
+                        // Not an array (or not known to be one yet): rustc
+                        // says what is wrong.
+                        self.diags.left_to_rustc(f.exprs[id].span);
+                        self.var(id)
+                    }
+                }
+            }
+            ExprKind::Field(base, n) => {
+                let b = self.expr(*base);
+                let r = self.find(b);
+                match self.vars[r].clone() {
+                    Var::Tuple(vars) if (*n as usize) < vars.len() => self.set(id, vars[*n as usize]),
+                    _ => {
+                        self.diags.left_to_rustc(f.exprs[id].span);
+                        self.var(id)
+                    }
+                }
+            }
+            ExprKind::ArrayLen(base) => {
+                let b = self.expr(*base);
+                if self.array_elem(b).is_none() {
+                    self.diags.left_to_rustc(f.exprs[id].span);
+                }
+                self.set_known(id, Ty::Usize)
+            }
             ExprKind::Unary(_, x) => {
                 let x = self.expr(*x);
                 self.set(id, x)
@@ -378,6 +477,26 @@ impl<'a> Infer<'a> {
                         }
                         self.known(f.shared[*shared].elem)
                     }
+                    Place::Project { local, steps } => {
+                        let mut cur = self.local(*local);
+                        for step in steps {
+                            let r = self.find(cur);
+                            cur = match (step, self.vars[r].clone()) {
+                                (Step::Index(i), Var::Array(e, _)) => {
+                                    let iv = self.expr(*i);
+                                    let u = self.known(Ty::Usize);
+                                    self.unify(iv, u);
+                                    e
+                                }
+                                (Step::Field(n), Var::Tuple(vars)) if (*n as usize) < vars.len() => vars[*n as usize],
+                                _ => {
+                                    self.diags.left_to_rustc(f.exprs[id].span);
+                                    self.fresh(Var::Unknown)
+                                }
+                            };
+                        }
+                        cur
+                    }
                 };
                 if !op.map(BinOp::is_shift).unwrap_or(false) {
                     self.unify(p, v);
@@ -427,13 +546,23 @@ impl<'a> Infer<'a> {
         }
     }
 
+    /// The type `v` stands for; None for a float literal nothing
+    /// constrained (rustc's `f64`, which kernels lack).
     fn resolve(&mut self, v: usize) -> Option<Ty> {
         let root = self.find(v);
-        match self.vars[root] {
+        match self.vars[root].clone() {
             Var::Known(t) => Some(t),
             Var::Int => Some(Ty::I32),
             Var::Float => None,
             Var::Unknown => Some(Ty::Unit),
+            Var::Array(e, len) => {
+                let elem = self.resolve(e)?;
+                Some(self.table.array(elem, len))
+            }
+            Var::Tuple(vars) => {
+                let elems = vars.into_iter().map(|v| self.resolve(v)).collect::<Option<Vec<Ty>>>()?;
+                Some(self.table.intern(Compound::Tuple(elems)))
+            }
             Var::Link(_) => unreachable!("find returns a root"),
         }
     }
@@ -475,6 +604,14 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
         let ok = match &e.kind {
             ExprKind::Unary(UnOp::Neg, x) => matches!(t.exprs[*x], Ty::F32 | Ty::I32),
             ExprKind::Unary(UnOp::Not, x) => t.exprs[*x] == Ty::Bool || t.exprs[*x].is_integer(),
+            ExprKind::Binary(_, l, _) if matches!(t.exprs[*l], Ty::Compound(_)) => {
+                // rustc compares arrays and tuples; WGSL cannot.
+                diags.push(
+                    Diagnostic::new(e.span, "operators on arrays and tuples are not supported in a kernel")
+                        .help("compare or combine them element by element"),
+                );
+                true
+            }
             ExprKind::Binary(op, l, r) => {
                 let (lt, rt) = (t.exprs[*l], t.exprs[*r]);
                 match op {

@@ -90,6 +90,6 @@ pub fn scalar_type(ty: Ty) -> Option<ScalarType> {
         Ty::F32 => Some(ScalarType::F32),
         Ty::I32 => Some(ScalarType::I32),
         Ty::U32 => Some(ScalarType::U32),
-        Ty::Bool | Ty::Usize | Ty::Dim3 | Ty::Unit | Ty::Never => None,
+        Ty::Bool | Ty::Usize | Ty::Compound(_) | Ty::Dim3 | Ty::Unit | Ty::Never => None,
     }
 }

@@ -104,7 +104,8 @@ pub fn compile(
     helpers: &[syn::ItemFn],
 ) -> Result<CompiledKernel, Vec<Diagnostic>> {
     let attr = KernelAttr::parse(attr, kernel.sig.fn_token.span);
-    let parsed = parse::parse_function(kernel, parse::FnRole::Kernel);
+    let mut types = types::TypeTable::default();
+    let parsed = parse::parse_function(kernel, parse::FnRole::Kernel, &mut types);
     // Report attribute and body problems together.
     let (attr, parsed) = match (attr, parsed) {
         (Ok(a), Ok(k)) => (a, k),
@@ -114,8 +115,8 @@ pub fn compile(
             return Err(all);
         }
     };
-    let helper_fns = gather::order_helpers(&parsed, helpers)?;
-    let checked = check(hir::Program { kernel: parsed, helpers: helper_fns })?;
+    let helper_fns = gather::order_helpers(&parsed, helpers, &mut types)?;
+    let checked = check(hir::Program { kernel: parsed, helpers: helper_fns, types })?;
     let layout = Layout::of(&checked.program.kernel)?;
     let shaders = shaders(&checked, &layout, attr.workgroup_size)?;
     // The explain view is for people: if it fails, say so in it.
@@ -153,7 +154,7 @@ pub fn compile(
 
 /// Stage 4: types every function, checks the kernel's barriers, and
 /// decides how the CPU may run it.
-pub fn check(program: hir::Program) -> Result<Checked, Vec<Diagnostic>> {
+pub fn check(mut program: hir::Program) -> Result<Checked, Vec<Diagnostic>> {
     if let Some(&span) = program.kernel.buffer_args.first() {
         // Helpers take scalars only, so passing a buffer is a type error
         // that rustc reports (the kernel is emitted unchanged).
@@ -170,12 +171,12 @@ pub fn check(program: hir::Program) -> Result<Checked, Vec<Diagnostic>> {
     let mut errors = Vec::new();
     let mut helper_types = Vec::new();
     for h in &program.helpers {
-        match infer::infer(h, &sigs) {
+        match infer::infer(h, &sigs, &mut program.types) {
             Ok(t) => helper_types.push(t),
             Err(e) => errors.extend(e),
         }
     }
-    let kernel_types = infer::infer(&program.kernel, &sigs);
+    let kernel_types = infer::infer(&program.kernel, &sigs, &mut program.types);
     let kernel_types = match kernel_types {
         Ok(t) if errors.is_empty() => t,
         Ok(_) => return Err(errors),

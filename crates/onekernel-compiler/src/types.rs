@@ -1,8 +1,10 @@
 //! The types a kernel can compute with, as rustc sees them.
 //!
-//! Inference works on [`TypeVar`]s so that unsuffixed literals get exactly
+//! Inference works on type variables so that unsuffixed literals get exactly
 //! the type rustc gives them (`let mut i = 0; ... i < n` makes `i` a `u32`
-//! when `n` is one); [`Ty`] is the resolved result.
+//! when `n` is one); [`Ty`] is the resolved result. `Ty` is `Copy`: compound
+//! types (arrays, tuples) are interned in the program's [`TypeTable`] and
+//! named by a [`TypeId`], so two equal types are the same id.
 
 use std::fmt;
 
@@ -19,12 +21,104 @@ pub enum Ty {
     U32,
     /// `usize`: indices and lengths; lowered to `u32` (the GPU is 32-bit).
     Usize,
+    /// An array, a tuple: see [`TypeTable`].
+    Compound(TypeId),
     /// The `Dim3 { x, y, z }` that thread-indexing builtins return; `vec3<u32>`.
     Dim3,
     /// `()`
     Unit,
     /// `!`: the type of `return`, `break` and `continue`.
     Never,
+}
+
+/// The id of an interned compound type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TypeId(u32);
+
+/// A compound type.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Compound {
+    /// `[elem; len]`
+    Array {
+        /// The element type.
+        elem: Ty,
+        /// The number of elements (at least 1).
+        len: u32,
+    },
+    /// `(a, b, ...)`, two elements or more.
+    Tuple(Vec<Ty>),
+}
+
+/// The compound types of one program, interned.
+#[derive(Clone, Debug, Default)]
+pub struct TypeTable {
+    compounds: Vec<Compound>,
+}
+
+impl TypeTable {
+    /// The type `c`, interned.
+    pub fn intern(&mut self, c: Compound) -> Ty {
+        let id = match self.compounds.iter().position(|x| *x == c) {
+            Some(i) => i,
+            None => {
+                self.compounds.push(c);
+                self.compounds.len() - 1
+            }
+        };
+        Ty::Compound(TypeId(id as u32))
+    }
+
+    /// `[elem; len]`.
+    pub fn array(&mut self, elem: Ty, len: u32) -> Ty {
+        self.intern(Compound::Array { elem, len })
+    }
+
+    /// What a compound type is.
+    pub fn get(&self, id: TypeId) -> &Compound {
+        &self.compounds[id.0 as usize]
+    }
+
+    /// The element type and length of an array type.
+    pub fn as_array(&self, ty: Ty) -> Option<(Ty, u32)> {
+        match ty {
+            Ty::Compound(id) => match self.get(id) {
+                Compound::Array { elem, len } => Some((*elem, *len)),
+                Compound::Tuple(_) => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The element types of a tuple type.
+    pub fn as_tuple(&self, ty: Ty) -> Option<&[Ty]> {
+        match ty {
+            Ty::Compound(id) => match self.get(id) {
+                Compound::Tuple(elems) => Some(elems),
+                Compound::Array { .. } => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The Rust spelling, for messages and generated code.
+    pub fn name(&self, ty: Ty) -> String {
+        match ty {
+            Ty::Compound(id) => match self.get(id) {
+                Compound::Array { elem, len } => format!("[{}; {len}]", self.name(*elem)),
+                Compound::Tuple(elems) => {
+                    let names: Vec<String> = elems.iter().map(|t| self.name(*t)).collect();
+                    format!("({})", names.join(", "))
+                }
+            },
+            scalar => scalar.rust_name().to_string(),
+        }
+    }
+
+    /// True for a type a local variable may hold (not `()`, `!` or `Dim3`
+    /// alone... `Dim3` may: `let g = global_id();`).
+    pub fn is_value(&self, ty: Ty) -> bool {
+        !matches!(ty, Ty::Unit | Ty::Never)
+    }
 }
 
 impl Ty {
@@ -43,7 +137,8 @@ impl Ty {
         self.is_numeric() || self == Ty::Bool
     }
 
-    /// The Rust spelling, for messages.
+    /// The Rust spelling of a non-compound type, for messages (compound
+    /// types need their table: [`TypeTable::name`]).
     pub fn rust_name(self) -> &'static str {
         match self {
             Ty::Bool => "bool",
@@ -51,6 +146,7 @@ impl Ty {
             Ty::I32 => "i32",
             Ty::U32 => "u32",
             Ty::Usize => "usize",
+            Ty::Compound(_) => "(array or tuple)",
             Ty::Dim3 => "Dim3",
             Ty::Unit => "()",
             Ty::Never => "!",
@@ -92,4 +188,24 @@ pub fn unsupported_type_help(name: &str) -> Option<&'static str> {
         "Option" | "Result" => "use a `bool` flag beside the value",
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compound_types_are_interned() {
+        let mut t = TypeTable::default();
+        let a = t.array(Ty::F32, 4);
+        let b = t.array(Ty::F32, 4);
+        let m = t.array(a, 2);
+        assert_eq!(a, b);
+        assert_ne!(a, m);
+        assert_eq!(t.name(m), "[[f32; 4]; 2]");
+        assert_eq!(t.as_array(m), Some((a, 2)));
+        let p = t.intern(Compound::Tuple(vec![Ty::F32, Ty::U32]));
+        assert_eq!(t.name(p), "(f32, u32)");
+        assert_eq!(t.as_tuple(p), Some(&[Ty::F32, Ty::U32][..]));
+    }
 }

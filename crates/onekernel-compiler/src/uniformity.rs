@@ -124,9 +124,16 @@ impl Uniformity<'_> {
             },
             ExprKind::Index { .. } | ExprKind::SharedIndex { .. } | ExprKind::Atomic { .. } => false,
             ExprKind::Local(l) => !self.varying.contains(l),
-            ExprKind::Axis(x, _) | ExprKind::Unary(_, x) | ExprKind::Cast(x, _) | ExprKind::Typed(x, _) => {
-                self.uniform(*x)
-            }
+            ExprKind::Axis(x, _)
+            | ExprKind::Unary(_, x)
+            | ExprKind::Cast(x, _)
+            | ExprKind::Typed(x, _)
+            | ExprKind::Repeat(x, _)
+            | ExprKind::Field(x, _) => self.uniform(*x),
+            // A constant: the array's length.
+            ExprKind::ArrayLen(_) => true,
+            ExprKind::Array(xs) | ExprKind::Tuple(xs) => xs.iter().all(|x| self.uniform(*x)),
+            ExprKind::Element { base, index } => self.uniform(*base) && self.uniform(*index),
             ExprKind::Binary(_, a, b) | ExprKind::Logical(_, a, b) => self.uniform(*a) && self.uniform(*b),
             ExprKind::Call { args, .. } | ExprKind::Math(_, args) => args.iter().all(|a| self.uniform(*a)),
             ExprKind::If { cond, then, else_, .. } => {
@@ -190,6 +197,14 @@ impl Uniformity<'_> {
                 }
                 Stmt::Expr(e) => self.expr(*e, div.clone()),
                 Stmt::Shared(_) => {}
+                Stmt::LetTuple { locals, init } => {
+                    self.expr(*init, div.clone());
+                    if self.current(&div).is_some() || !self.uniform(*init) {
+                        for l in locals {
+                            self.mark(*l);
+                        }
+                    }
+                }
             }
         }
         if let Some(t) = b.tail {
@@ -274,8 +289,18 @@ impl Uniformity<'_> {
                     self.expr(o, div.clone());
                 }
                 let varying = div.is_some() || !self.uniform(*value);
+                // An element assigned a varying value (or at a varying
+                // index) makes the whole variable varying.
+                let varying = varying
+                    || match place {
+                        Place::Project { steps, .. } => steps.iter().any(|s| match s {
+                            Step::Index(i) => !self.uniform(*i),
+                            Step::Field(_) => false,
+                        }),
+                        _ => false,
+                    };
                 match place {
-                    Place::Local(l) if varying => self.mark(*l),
+                    Place::Local(l) | Place::Project { local: l, .. } if varying => self.mark(*l),
                     Place::Param(p) if varying => self.mark_param(*p),
                     _ => {}
                 }

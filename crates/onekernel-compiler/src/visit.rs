@@ -8,7 +8,9 @@ use crate::hir::*;
 pub fn visit_block(f: &Function, b: &Block, depth: usize, visit: &mut dyn FnMut(ExprId, &ExprKind, usize)) {
     for s in &b.stmts {
         match s {
-            Stmt::Let { init: Some(e), .. } | Stmt::Expr(e) => visit_expr(f, *e, depth, visit),
+            Stmt::Let { init: Some(e), .. } | Stmt::Expr(e) | Stmt::LetTuple { init: e, .. } => {
+                visit_expr(f, *e, depth, visit)
+            }
             Stmt::Let { init: None, .. } | Stmt::Shared(_) => {}
         }
     }
@@ -53,7 +55,15 @@ pub fn operands(kind: &ExprKind) -> Vec<ExprId> {
         | ExprKind::Barrier { .. }
         | ExprKind::Continue { .. }
         | ExprKind::Block(_) => vec![],
-        ExprKind::Axis(x, _) | ExprKind::Unary(_, x) | ExprKind::Cast(x, _) | ExprKind::Typed(x, _) => vec![*x],
+        ExprKind::Axis(x, _)
+        | ExprKind::Unary(_, x)
+        | ExprKind::Cast(x, _)
+        | ExprKind::Typed(x, _)
+        | ExprKind::Repeat(x, _)
+        | ExprKind::Field(x, _)
+        | ExprKind::ArrayLen(x) => vec![*x],
+        ExprKind::Array(xs) | ExprKind::Tuple(xs) => xs.clone(),
+        ExprKind::Element { base, index } => vec![*base, *index],
         ExprKind::Index { index, .. } => vec![*index],
         ExprKind::SharedIndex { indices, .. } => indices.clone(),
         ExprKind::Atomic { target, args, .. } => {
@@ -91,6 +101,13 @@ pub fn place_indices(p: &Place) -> Vec<ExprId> {
     match p {
         Place::Index { index, .. } => vec![*index],
         Place::Shared { indices, .. } => indices.clone(),
+        Place::Project { steps, .. } => steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Index(i) => Some(*i),
+                Step::Field(_) => None,
+            })
+            .collect(),
         Place::Local(_) | Place::Param(_) => vec![],
     }
 }
@@ -98,7 +115,7 @@ pub fn place_indices(p: &Place) -> Vec<ExprId> {
 /// True when control never reaches the end of `b`.
 pub fn block_diverges(f: &Function, b: &Block) -> bool {
     b.stmts.iter().any(|s| match s {
-        Stmt::Let { init: Some(e), .. } | Stmt::Expr(e) => expr_diverges(f, *e),
+        Stmt::Let { init: Some(e), .. } | Stmt::Expr(e) | Stmt::LetTuple { init: e, .. } => expr_diverges(f, *e),
         Stmt::Let { init: None, .. } | Stmt::Shared(_) => false,
     }) || b.tail.is_some_and(|t| expr_diverges(f, t))
 }

@@ -46,3 +46,46 @@ fn k(a: &[i32], out: &mut [i32], n: u32) {
     );
     println!("{w}");
 }
+
+#[test]
+fn local_arrays_and_tuples() {
+    let w = wgsl(
+        "workgroup_size = 64",
+        r#"
+fn k(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    let mut acc = [0.0f32; 4];
+    let mut m = [[1.0f32, 2.0], [3.0, 4.0]];
+    for j in 0..acc.len() {
+        acc[j] = a[i] * j as f32;
+    }
+    m[1][0] += acc[3];
+    let w = [a[i], 2.0, 3.0];
+    let (s, c) = (w[2], w[1]);
+    let mut t = (s, 1u32);
+    t.1 += 2;
+    out[i] = acc[0] + m[1][0] + w[i % 3] + s + c + t.1 as f32 + t.0 + [1.0f32; 3][1];
+}"#,
+    );
+    assert!(w.contains("array<f32, 4>"), "{w}");
+    println!("{w}");
+}
+
+fn wgsl_with(attr: &str, src: &str, helpers: &[&str]) -> String {
+    let item: syn::ItemFn = syn::parse_str(src).unwrap();
+    let helpers: Vec<syn::ItemFn> = helpers.iter().map(|h| syn::parse_str(h).unwrap()).collect();
+    match compile(attr.parse().unwrap(), &item, &helpers) {
+        Ok(k) => k.info.wgsl.to_string(),
+        Err(e) => panic!("{:?}", e.iter().map(|d| d.to_string()).collect::<Vec<_>>()),
+    }
+}
+
+#[test]
+fn tuple_returning_helper() {
+    let w = wgsl_with(
+        "workgroup_size = 64",
+        "fn k(a: &[f32], out: &mut [f32]) { let i = global_id().x; let (s, c) = split(a[i]); let arr = halves([a[i]; 2]); out[i] = s * c + arr[1]; }",
+        &["fn split(x: f32) -> (f32, f32) { (x.sin(), x.cos()) }", "fn halves(v: [f32; 2]) -> [f32; 2] { [v[0] / 2.0, v[1] / 2.0] }"],
+    );
+    println!("{w}");
+}

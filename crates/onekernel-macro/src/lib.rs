@@ -100,7 +100,7 @@ impl Parse for State {
 impl State {
     /// Requests the next missing helper, or compiles when all are here.
     fn next(self) -> TokenStream2 {
-        let kernel = match parse::parse_function(&self.kernel, parse::FnRole::Kernel) {
+        let kernel = match parse::parse_function(&self.kernel, parse::FnRole::Kernel, &mut Default::default()) {
             Ok(k) => k,
             Err(errors) => return expand::expand_errors(&self.kernel, &errors),
         };

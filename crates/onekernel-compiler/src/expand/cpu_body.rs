@@ -21,13 +21,13 @@
 use crate::hir::*;
 use crate::infer::Types;
 use crate::layout::Layout;
-use crate::types::Ty;
+use crate::types::{Compound, Ty, TypeTable};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 
 /// Generates the body of the kernel `f` as a block.
-pub fn cpu_body(f: &Function, types: &Types, layout: &Layout) -> TokenStream {
-    let g = Gen { f, types, layout, k: super::krate() };
+pub fn cpu_body(f: &Function, types: &Types, table: &TypeTable, layout: &Layout) -> TokenStream {
+    let g = Gen { f, types, table, layout, k: super::krate() };
     g.block(&f.body)
 }
 
@@ -38,20 +38,33 @@ pub fn internal(name: &str) -> Ident {
 }
 
 /// The Rust type of a kernel type.
-pub fn rust_type(ty: Ty) -> TokenStream {
+pub fn rust_type(ty: Ty, table: &TypeTable) -> TokenStream {
     match ty {
         Ty::Bool => quote!(bool),
         Ty::F32 => quote!(f32),
         Ty::I32 => quote!(i32),
         Ty::U32 => quote!(u32),
         Ty::Usize => quote!(usize),
-        Ty::Dim3 | Ty::Unit | Ty::Never => quote!(()),
+        Ty::Compound(id) => match table.get(id) {
+            Compound::Array { elem, len } => {
+                let elem = rust_type(*elem, table);
+                let len = *len as usize;
+                quote!([#elem; #len])
+            }
+            Compound::Tuple(elems) => {
+                let elems = elems.iter().map(|t| rust_type(*t, table));
+                quote!((#(#elems,)*))
+            }
+        },
+        Ty::Dim3 => quote!(::onekernel::Dim3),
+        Ty::Unit | Ty::Never => quote!(()),
     }
 }
 
 struct Gen<'a> {
     f: &'a Function,
     types: &'a Types,
+    table: &'a TypeTable,
     layout: &'a Layout,
     /// The runtime's hidden module.
     k: TokenStream,
@@ -70,7 +83,7 @@ impl Gen<'_> {
                 let l = &self.f.locals[*local];
                 let pat = self.binding(*local);
                 let annotation = l.annotated.map(|t| {
-                    let t = rust_type(t);
+                    let t = rust_type(t, self.table);
                     quote!(: #t)
                 });
                 let init = init.map(|i| {
@@ -82,6 +95,11 @@ impl Gen<'_> {
             Stmt::Expr(e) => {
                 let e = self.expr(*e);
                 quote!(#e;)
+            }
+            Stmt::LetTuple { locals, init } => {
+                let pats = locals.iter().map(|l| self.binding(*l));
+                let init = self.expr(*init);
+                quote!(let (#(#pats),*) = #init;)
             }
             Stmt::Shared(id) => {
                 let d = &self.f.shared[*id];
@@ -190,6 +208,32 @@ impl Gen<'_> {
                 let workgroup = internal("__workgroup");
                 quote_spanned!(span=> { #k::builtin(#callee, ()); #workgroup.barrier(#site).await })
             }
+            ExprKind::Array(xs) => {
+                let xs = self.exprs(xs);
+                quote_spanned!(span=> [#(#xs),*])
+            }
+            ExprKind::Repeat(x, len) => {
+                let x = self.expr(*x);
+                let len = *len as usize;
+                quote_spanned!(span=> [#x; #len])
+            }
+            ExprKind::Tuple(xs) => {
+                let xs = self.exprs(xs);
+                quote_spanned!(span=> (#(#xs),*))
+            }
+            ExprKind::Element { base, index } => {
+                let (base, index) = (self.expr(*base), self.expr(*index));
+                quote_spanned!(span=> #base[#index])
+            }
+            ExprKind::Field(base, n) => {
+                let base = self.expr(*base);
+                let n = syn::Index { index: *n, span };
+                quote_spanned!(span=> #base.#n)
+            }
+            ExprKind::ArrayLen(base) => {
+                let base = self.expr(*base);
+                quote_spanned!(span=> #base.len())
+            }
             ExprKind::Unary(op, x) => {
                 let op = match op {
                     UnOp::Neg => quote_spanned!(span=> -),
@@ -217,7 +261,7 @@ impl Gen<'_> {
             }
             ExprKind::Cast(x, t) => {
                 let x = self.expr(*x);
-                let t = rust_type(*t);
+                let t = rust_type(*t, self.table);
                 quote_spanned!(span=> (#x as #t))
             }
             ExprKind::Typed(x, _) => self.expr(*x),
@@ -232,7 +276,7 @@ impl Gen<'_> {
                 match &self.f.exprs[args[0]].kind {
                     // `f32::sqrt(x)`, as written.
                     ExprKind::Typed(x, t) => {
-                        let t = rust_type(*t);
+                        let t = rust_type(*t, self.table);
                         let x = self.expr(*x);
                         quote_spanned!(span=> <#t>::#method(#x #(, #rest)*))
                     }
@@ -324,6 +368,24 @@ impl Gen<'_> {
                     }
                 }
             }
+            Place::Project { local, steps } => {
+                let name = Ident::new(&self.f.locals[*local].name, span);
+                let steps = steps.iter().map(|s| match s {
+                    Step::Index(i) => {
+                        let i = self.expr(*i);
+                        quote_spanned!(span=> [#i])
+                    }
+                    Step::Field(n) => {
+                        let n = syn::Index { index: *n, span };
+                        quote_spanned!(span=> .#n)
+                    }
+                });
+                let op = match op {
+                    None => quote_spanned!(span=> =),
+                    Some(op) => compound_op(op, span),
+                };
+                quote_spanned!(span=> #name #(#steps)* #op #v)
+            }
             Place::Index { buffer, index } => {
                 let buf = self.param(*buffer, span);
                 let index = self.expr(*index);
@@ -360,7 +422,7 @@ fn literal(lit: Lit, ty: Ty, span: Span) -> TokenStream {
             quote!(#b)
         }
         Lit::Int(v, _) => {
-            let suffix = rust_type(ty).to_string();
+            let suffix = ty.rust_name();
             let l = syn::LitInt::new(&format!("{v}{suffix}"), span);
             quote!(#l)
         }

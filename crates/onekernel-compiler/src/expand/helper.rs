@@ -25,7 +25,7 @@ fn helper_macro_ident(name: &str, span: Span) -> syn::Ident {
 /// that do leave them out of their errors).
 pub fn expand_helper(item: &syn::ItemFn) -> TokenStream {
     let mac = helper_macro_name(&item.sig.ident);
-    let errors = crate::parse::parse_function(item, crate::parse::FnRole::Helper)
+    let errors = crate::parse::parse_function(item, crate::parse::FnRole::Helper, &mut Default::default())
         .err()
         .and_then(|e| crate::diagnostic::to_syn_error(&e))
         .map(|e| e.to_compile_error());

@@ -32,7 +32,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
         let written = &p.written_ty;
         match p.kind {
             ParamKind::Buffer { elem } => {
-                let t = rust_type(elem);
+                let t = rust_type(elem, &compiled.checked.program.types);
                 launch_params.push(quote_spanned!(span=> #ident: &#k::Buffer<#t>));
                 gpu_args.push(quote!(#ident.gpu_arg(&KERNEL, #index, gpu)?));
                 cpu_prep.push(quote!(let #ident = #ident.cpu_slice(&KERNEL, #index, cpu)?;));
@@ -41,7 +41,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 body_params.push(quote!(#ident: #written));
             }
             ParamKind::BufferMut { elem } => {
-                let t = rust_type(elem);
+                let t = rust_type(elem, &compiled.checked.program.types);
                 launch_params.push(quote_spanned!(span=> #ident: &mut #k::Buffer<#t>));
                 gpu_args.push(quote!(#ident.gpu_arg_mut(&KERNEL, #index, gpu)?));
                 cpu_prep.push(quote!(let #ident = #ident.cpu_shared(&KERNEL, #index, cpu)?;));
@@ -53,7 +53,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 body_params.push(quote!(#ident: &impl #k::OutputSlice<#t>));
             }
             ParamKind::Atomics { elem } => {
-                let t = rust_type(elem);
+                let t = rust_type(elem, &compiled.checked.program.types);
                 // The host reads and writes the buffer as plain integers.
                 launch_params.push(quote_spanned!(span=> #ident: &mut #k::Buffer<#t>));
                 gpu_args.push(quote!(#ident.gpu_arg_mut(&KERNEL, #index, gpu)?));
@@ -63,7 +63,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 body_params.push(quote!(#ident: #written));
             }
             ParamKind::Scalar { ty, mutable } => {
-                let t = rust_type(ty);
+                let t = rust_type(ty, &compiled.checked.program.types);
                 launch_params.push(quote_spanned!(span=> #ident: #t));
                 scalars.push(match ty {
                     crate::types::Ty::F32 => quote!(#ident.to_bits()),
@@ -101,7 +101,8 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
             cpu.execute(&KERNEL, grid, |#invocation| cpu_body(#invocation, #(#body_args),*))
         },
     };
-    let body = super::cpu_body::cpu_body(f, &compiled.checked.kernel_types, &compiled.layout);
+    let body =
+        super::cpu_body::cpu_body(f, &compiled.checked.kernel_types, &compiled.checked.program.types, &compiled.layout);
     let (body_doc, body_sig) = if cooperative {
         (
             quote! {

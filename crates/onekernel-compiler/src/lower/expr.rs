@@ -2,7 +2,7 @@
 
 use super::function::{FnLowerer, Slot};
 use crate::diagnostic::Diagnostic;
-use crate::hir::{BinOp, ExprId, ExprKind, Lit, LogicOp, Place, UnOp};
+use crate::hir::{BinOp, ExprId, ExprKind, Lit, LogicOp, Place, Step, UnOp};
 use crate::types::Ty;
 use naga::{BinaryOperator, Expression, Handle, Literal, ScalarKind, Statement, UnaryOperator};
 
@@ -28,6 +28,36 @@ impl FnLowerer<'_> {
                 Slot::Var(v) => Some(self.load_var(v, span)),
             },
             ExprKind::Builtin { builtin, .. } => self.builtins.get(builtin).copied(),
+            ExprKind::Array(xs) | ExprKind::Tuple(xs) => {
+                let mut components = Vec::new();
+                for x in xs {
+                    components.push(self.expr(*x)?);
+                }
+                let ty = self.mb.ty(ty);
+                Some(self.add(Expression::Compose { ty, components }, span))
+            }
+            ExprKind::Repeat(x, len) => {
+                let naga_ty = self.mb.ty(ty);
+                // `[0.0; 16]`: WGSL's zero value, not sixteen zeros.
+                if matches!(hir.exprs[*x].kind, ExprKind::Lit(Lit::Int(0, _) | Lit::Float(0.0, _) | Lit::Bool(false))) {
+                    return Some(self.add(Expression::ZeroValue(naga_ty), span));
+                }
+                let x = self.expr(*x)?;
+                Some(self.add(Expression::Compose { ty: naga_ty, components: vec![x; *len as usize] }, span))
+            }
+            ExprKind::Element { .. } | ExprKind::Field(..) => match self.place_pointer(id)? {
+                Some(pointer) => Some(self.add(Expression::Load { pointer }, span)),
+                // A tuple value's field.
+                None => {
+                    let ExprKind::Field(base, n) = &hir.exprs[id].kind else { return None };
+                    let base = self.expr(*base)?;
+                    Some(self.add(Expression::AccessIndex { base, index: *n }, span))
+                }
+            },
+            ExprKind::ArrayLen(base) => {
+                let (_, len) = self.mb.table.as_array(self.ty_of(*base))?;
+                Some(self.literal(Literal::U32(len), span))
+            }
             ExprKind::Axis(base, axis) => {
                 let base = self.expr(*base)?;
                 Some(self.add(Expression::AccessIndex { base, index: *axis }, span))
@@ -261,6 +291,45 @@ impl FnLowerer<'_> {
         Some(result)
     }
 
+    /// A pointer to the element or field `id` denotes (`a[i][j]`, `t.0`),
+    /// spilling a base that is a value (a call's result) into a variable.
+    /// `Some(None)` for a field of a tuple value, which needs no pointer.
+    fn place_pointer(&mut self, id: ExprId) -> Option<Option<Handle<Expression>>> {
+        let span = self.span_of(id);
+        match &self.hir.exprs[id].kind {
+            ExprKind::Local(l) => match self.locals[*l]? {
+                Slot::Var(v) => Some(Some(self.add(Expression::LocalVariable(v), span))),
+                Slot::Value(_) => Some(None),
+            },
+            ExprKind::Param(p) => match self.params[*p]? {
+                Slot::Var(v) => Some(Some(self.add(Expression::LocalVariable(v), span))),
+                Slot::Value(_) => Some(None),
+            },
+            ExprKind::Element { base, index } => {
+                let base_ptr = match self.place_pointer(*base)? {
+                    Some(p) => p,
+                    None => self.spill(*base)?,
+                };
+                let index = self.expr(*index)?;
+                Some(Some(self.add(Expression::Access { base: base_ptr, index }, span)))
+            }
+            ExprKind::Field(base, n) => match self.place_pointer(*base)? {
+                Some(p) => Some(Some(self.add(Expression::AccessIndex { base: p, index: *n }, span))),
+                None => Some(None),
+            },
+            _ => Some(None),
+        }
+    }
+
+    /// Stores the value of `e` in a new variable; a pointer to it.
+    fn spill(&mut self, e: ExprId) -> Option<Handle<Expression>> {
+        let span = self.span_of(e);
+        let value = self.expr(e)?;
+        let v = self.var("spilled", self.ty_of(e), span);
+        self.store_var(v, value, span);
+        Some(self.add(Expression::LocalVariable(v), span))
+    }
+
     fn assign(&mut self, place: &Place, op: Option<BinOp>, value: ExprId, span: proc_macro2::Span) {
         let vt = self.ty_of(value);
         // Rust evaluates the right-hand side first for primitive types.
@@ -286,6 +355,27 @@ impl FnLowerer<'_> {
             Place::Index { buffer, index } => {
                 let Some(p) = self.element_pointer(*buffer, *index, span) else { return };
                 (p, self.hir.params[*buffer].kind.ty())
+            }
+            Place::Project { local, steps } => {
+                let Some(Slot::Var(var)) = self.locals[*local] else { return };
+                let mut p = self.add(Expression::LocalVariable(var), span);
+                let mut ty = self.types.locals[*local];
+                for step in steps {
+                    let (next, elem) = match step {
+                        Step::Index(i) => {
+                            let Some(i) = self.expr(*i) else { return };
+                            (Expression::Access { base: p, index: i }, self.mb.table.as_array(ty).map(|(e, _)| e))
+                        }
+                        Step::Field(n) => (
+                            Expression::AccessIndex { base: p, index: *n },
+                            self.mb.table.as_tuple(ty).and_then(|t| t.get(*n as usize).copied()),
+                        ),
+                    };
+                    let Some(elem) = elem else { return };
+                    p = self.add(next, span);
+                    ty = elem;
+                }
+                (p, ty)
             }
             Place::Shared { shared, indices } => {
                 let Some(p) = self.shared_pointer(*shared, indices, span) else { return };

@@ -246,7 +246,8 @@ impl<'a> FnLowerer<'a> {
             let index = l.func.arguments.len() as u32;
             l.func.arguments.push(FunctionArgument { name: Some(p.name.clone()), ty: nty, binding: None });
             let arg = l.add(Expression::FunctionArgument(index), p.span);
-            l.params[i] = Some(if mutable {
+            // Arrays live in variables so that they can be indexed.
+            l.params[i] = Some(if mutable || matches!(ty, Ty::Compound(_)) {
                 let v = l.var(&p.name, ty, p.span);
                 l.store_var(v, arg, p.span);
                 Slot::Var(v)
@@ -407,7 +408,7 @@ impl<'a> FnLowerer<'a> {
             }
             let span = match s {
                 Stmt::Let { local, .. } => self.hir.locals[*local].span,
-                Stmt::Expr(e) => self.span_of(*e),
+                Stmt::Expr(e) | Stmt::LetTuple { init: e, .. } => self.span_of(*e),
                 // Declared as a module-scope `var<workgroup>`.
                 Stmt::Shared(_) => continue,
             };
@@ -417,6 +418,7 @@ impl<'a> FnLowerer<'a> {
                 Stmt::Expr(e) => {
                     self.expr(*e);
                 }
+                Stmt::LetTuple { locals, init } => self.let_tuple(locals, *init),
                 Stmt::Shared(_) => {}
             }
         }
@@ -454,8 +456,9 @@ impl<'a> FnLowerer<'a> {
         }
         let (name, span, mutable) = (decl.name.clone(), decl.span, decl.mutable);
         match init {
-            // `let x = if ... { a } else { b };` writes straight into `x`.
-            Some(init) if mutable || is_control_flow(&self.hir.exprs[init].kind) => {
+            // `let x = if ... { a } else { b };` writes straight into `x`;
+            // arrays live in variables so that they can be indexed.
+            Some(init) if mutable || is_control_flow(&self.hir.exprs[init].kind) || matches!(ty, Ty::Compound(_)) => {
                 let v = self.var(&name, ty, span);
                 self.locals[local] = Some(Slot::Var(v));
                 self.expr_into(init, v);
@@ -470,6 +473,25 @@ impl<'a> FnLowerer<'a> {
                 let v = self.var(&name, ty, span);
                 self.locals[local] = Some(Slot::Var(v));
             }
+        }
+    }
+
+    /// `let (a, b) = init;`: each local takes its element of the tuple.
+    fn let_tuple(&mut self, locals: &[LocalId], init: ExprId) {
+        let Some(tuple) = self.expr(init) else { return };
+        for (i, &local) in locals.iter().enumerate() {
+            let decl = &self.hir.locals[local];
+            let (name, span, mutable) = (decl.name.clone(), decl.span, decl.mutable);
+            let ty = self.types.locals[local];
+            let value = self.add(Expression::AccessIndex { base: tuple, index: i as u32 }, span);
+            self.locals[local] = Some(if mutable || matches!(ty, Ty::Compound(_)) {
+                let v = self.var(&name, ty, span);
+                self.store_var(v, value, span);
+                Slot::Var(v)
+            } else {
+                self.name(value, &name);
+                Slot::Value(value)
+            });
         }
     }
 

@@ -25,7 +25,7 @@ use crate::diagnostic::Diagnostic;
 use crate::hir::{self, ParamKind};
 use crate::infer::Types;
 use crate::layout::Layout;
-use crate::types::Ty;
+use crate::types::{Compound, Ty, TypeTable};
 use naga::{
     AddressSpace, ArraySize, GlobalVariable, Handle, MemoryDecorations, Module, ResourceBinding, Scalar, StorageAccess,
     StructMember, Type, TypeInner, VectorSize,
@@ -62,6 +62,11 @@ pub(crate) struct ModuleBuilder {
     pub module: Module,
     pub spans: Vec<proc_macro2::Span>,
     types: HashMap<Ty, Handle<Type>>,
+    /// The program's compound types.
+    pub table: TypeTable,
+    /// Sizes and alignments of the module's types, for array strides and
+    /// struct offsets.
+    layouter: naga::proc::Layouter,
     /// Lowered helper functions by Rust name.
     pub helpers: HashMap<String, (Handle<naga::Function>, Ty)>,
     /// Polyfill functions (integer `pow`, `powi`) by name; see [`polyfill`].
@@ -72,11 +77,13 @@ pub(crate) struct ModuleBuilder {
 }
 
 impl ModuleBuilder {
-    fn new() -> Self {
+    fn new(table: &TypeTable) -> Self {
         ModuleBuilder {
             module: Module::default(),
             spans: Vec::new(),
             types: HashMap::new(),
+            table: table.clone(),
+            layouter: naga::proc::Layouter::default(),
             helpers: HashMap::new(),
             polyfills: HashMap::new(),
             explain_line: None,
@@ -101,11 +108,50 @@ impl ModuleBuilder {
             Ty::I32 => TypeInner::Scalar(Scalar::I32),
             Ty::U32 | Ty::Usize => TypeInner::Scalar(Scalar::U32),
             Ty::Dim3 => TypeInner::Vector { size: VectorSize::Tri, scalar: Scalar::U32 },
+            Ty::Compound(id) => match self.table.get(id).clone() {
+                Compound::Array { elem, len } => {
+                    let base = self.ty(elem);
+                    let (size, align) = self.size_align(base);
+                    let size_n = ArraySize::Constant(std::num::NonZeroU32::new(len).expect("arrays are not empty"));
+                    TypeInner::Array { base, size: size_n, stride: size.next_multiple_of(align) }
+                }
+                Compound::Tuple(elems) => {
+                    let mut members = Vec::new();
+                    let (mut offset, mut max_align) = (0u32, 1u32);
+                    for (i, t) in elems.iter().enumerate() {
+                        let h = self.ty(*t);
+                        let (size, align) = self.size_align(h);
+                        offset = offset.next_multiple_of(align);
+                        max_align = max_align.max(align);
+                        members.push(StructMember { name: Some(format!("m{i}")), ty: h, binding: None, offset });
+                        offset += size;
+                    }
+                    TypeInner::Struct { members, span: offset.next_multiple_of(max_align) }
+                }
+            },
             Ty::Unit | Ty::Never => unreachable!("unit has no naga type"),
         };
-        let h = self.module.types.insert(Type { name: None, inner }, naga::Span::UNDEFINED);
+        // Tuples become structs; name them after their element types.
+        let name = match (&inner, ty) {
+            (TypeInner::Struct { .. }, Ty::Compound(_)) => {
+                let n = self.table.name(ty);
+                Some(format!("tuple_{}", n.trim_matches(|c| c == '(' || c == ')').replace(", ", "_")))
+            }
+            _ => None,
+        };
+        let h = self.module.types.insert(Type { name, inner }, naga::Span::UNDEFINED);
         self.types.insert(ty, h);
         h
+    }
+
+    /// Size and alignment of a type already in the module.
+    fn size_align(&mut self, h: Handle<Type>) -> (u32, u32) {
+        // The layouter catches up with the types added since its last call.
+        if self.layouter.update(self.module.to_ctx()).is_err() {
+            return (self.module.types[h].inner.size(self.module.to_ctx()), 4);
+        }
+        let l = self.layouter[h];
+        (l.size, l.alignment.round_up(1))
     }
 
     /// `atomic<u32>` / `atomic<i32>`.
@@ -145,7 +191,7 @@ pub fn lower_program(
     workgroup_size: [u32; 3],
     variant: Variant,
 ) -> Result<Lowered, Vec<Diagnostic>> {
-    let mut mb = ModuleBuilder::new();
+    let mut mb = ModuleBuilder::new(&program.types);
     if variant == Variant::Explain {
         let ty = mb.ty(Ty::U32);
         let global = GlobalVariable {

@@ -45,8 +45,8 @@ fn lower_polyfill(l: &mut FnLowerer<'_>, name: &str) -> Result<Handle<naga::Func
         })
         .ok_or("no such function")?;
     let join = |d: Vec<Diagnostic>| d.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; ");
-    let hir = parse_function(item, FnRole::Helper).map_err(join)?;
-    let types = crate::infer::infer(&hir, &HashMap::new()).map_err(join)?;
+    let hir = parse_function(item, FnRole::Helper, &mut l.mb.table).map_err(join)?;
+    let types = crate::infer::infer(&hir, &HashMap::new(), &mut l.mb.table).map_err(join)?;
     FnLowerer::lower_polyfill(l.mb, &hir, &types).map_err(join)
 }
 
@@ -57,8 +57,8 @@ mod tests {
         let file = syn::parse_file(super::SOURCE).unwrap();
         for item in &file.items {
             let syn::Item::Fn(f) = item else { panic!("only functions") };
-            let hir = crate::parse::parse_function(f, crate::parse::FnRole::Helper).unwrap();
-            crate::infer::infer(&hir, &Default::default()).unwrap();
+            let hir = crate::parse::parse_function(f, crate::parse::FnRole::Helper, &mut Default::default()).unwrap();
+            crate::infer::infer(&hir, &Default::default(), &mut Default::default()).unwrap();
         }
         assert_eq!(file.items.len(), 3);
     }

@@ -11,7 +11,7 @@ use syn::spanned::Spanned;
 /// The workgroup memory every WebGPU device provides, in bytes.
 const WORKGROUP_MEMORY_BYTES: u64 = 16384;
 
-impl Parser {
+impl Parser<'_> {
     /// `let tile = shared::<[f32; 256]>();`: declares a shared array.
     /// Returns false when `init` is not a `shared::<..>()` call.
     pub(super) fn shared_decl(&mut self, local: &syn::Local, init: &syn::Expr, out: &mut Block) -> bool {
@@ -138,21 +138,6 @@ impl Parser {
                 None
             }
         }
-    }
-
-    /// The length of a shared array dimension: an integer literal.
-    fn array_len(&mut self, e: &syn::Expr) -> Option<u32> {
-        if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) = strip(e) {
-            if let Ok(n @ 1..) = i.base10_parse::<u32>() {
-                return Some(n);
-            }
-        }
-        self.diags.push(
-            Diagnostic::new(e.span(), "shared memory needs a size fixed when the kernel is compiled").help(
-                "write the length as an integer literal such as `256`; the GPU allocates shared memory before the kernel runs",
-            ),
-        );
-        None
     }
 
     /// `tile[i]` or `tile[r][c]` on a shared array: `Ok((array, index

@@ -24,7 +24,7 @@ fn looks_like_const(name: &str) -> bool {
     name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(|c| c.is_ascii_lowercase())
 }
 
-impl Parser {
+impl Parser<'_> {
     /// Recognises one expression.
     pub(super) fn expr(&mut self, e: &syn::Expr) -> ExprId {
         let span = e.span();
@@ -144,14 +144,29 @@ impl Parser {
             syn::Expr::Match(_) => {
                 self.error(span, "`match` is not supported in a kernel yet", Some("use `if` / `else if` / `else`"))
             }
-            syn::Expr::Tuple(_) => {
-                self.error(span, "tuples are not supported in a kernel", Some("use one `let` per value"))
+            syn::Expr::Tuple(t) if t.elems.len() >= 2 => {
+                let elems = t.elems.iter().map(|e| self.expr(e)).collect();
+                self.push(ExprKind::Tuple(elems), span)
             }
-            syn::Expr::Array(_) | syn::Expr::Repeat(_) => self.error(
+            syn::Expr::Tuple(_) => self.error(
                 span,
-                "arrays are not supported in a kernel",
-                Some("take a `&[T]` or `&mut [T]` buffer parameter"),
+                "tuples of fewer than two values are not supported in a kernel",
+                Some("use the value itself"),
             ),
+            syn::Expr::Array(a) if !a.elems.is_empty() => {
+                let elems = a.elems.iter().map(|e| self.expr(e)).collect();
+                self.push(ExprKind::Array(elems), span)
+            }
+            syn::Expr::Array(_) => {
+                self.error(span, "an array in a kernel has at least one element", Some("write `[0.0f32; 4]`"))
+            }
+            syn::Expr::Repeat(r) => {
+                let value = self.expr(&r.expr);
+                match self.array_len(&r.len) {
+                    Some(len) => self.push(ExprKind::Repeat(value, len), span),
+                    None => self.already_reported(span),
+                }
+            }
             syn::Expr::Reference(_) => self.error(
                 span,
                 "references are not supported in a kernel",
@@ -298,6 +313,7 @@ impl Parser {
             syn::Member::Named(id) if id == "x" => 0,
             syn::Member::Named(id) if id == "y" => 1,
             syn::Member::Named(id) if id == "z" => 2,
+            syn::Member::Unnamed(i) => return self.push(ExprKind::Field(base, i.index), span),
             _ => {
                 return self.error(
                     f.member.span(),
@@ -334,15 +350,16 @@ impl Parser {
                     "dereferencing is not supported in a kernel",
                     Some("index the buffer itself: `a[i]`"),
                 ),
-                syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.lookup(&i.to_string()).is_none()) => {
-                    // An unknown name: rustc says so.
-                    self.path_expr(p)
+                _ => {
+                    // An array value: a local, an element of one, a call's
+                    // result; inference checks that it is an array.
+                    let base = self.expr(&ix.expr);
+                    if self.is_error(base) {
+                        return base;
+                    }
+                    let index = self.expr(&ix.index);
+                    self.push(ExprKind::Element { base, index }, span)
                 }
-                _ => self.error(
-                    ix.expr.span(),
-                    "only buffer parameters can be indexed",
-                    Some("index a `&[T]` or `&mut [T]` parameter: `a[i]`"),
-                ),
             },
         }
     }
@@ -480,6 +497,11 @@ impl Parser {
         if self.is_rejected(&m.receiver) {
             return self.already_reported(span);
         }
+        if name == "len" && m.args.is_empty() {
+            // An array value's length (inference checks it is an array).
+            let base = self.expr(&m.receiver);
+            return self.push(ExprKind::ArrayLen(base), span);
+        }
         let Some(op) = builtins::math_method(&name) else {
             if let Some(b) = self.buffer_of(&m.receiver) {
                 let buffer = self.f.params[b].name.clone();
@@ -607,6 +629,7 @@ impl Parser {
                     }
                 }
             }
+            syn::Expr::Index(_) | syn::Expr::Field(_) if self.local_root(e).is_some() => self.projection(e),
             syn::Expr::Index(ix) => match self.buffer_of(&ix.expr) {
                 Some(buffer) => {
                     if let ParamKind::Buffer { .. } = self.f.params[buffer].kind {
@@ -637,6 +660,59 @@ impl Parser {
                 None
             }
         }
+    }
+
+    /// The local at the root of `a[i][j]` or `t.0`, if it is one.
+    fn local_root(&self, e: &syn::Expr) -> Option<LocalId> {
+        match strip(e) {
+            syn::Expr::Index(ix) => self.local_root(&ix.expr),
+            syn::Expr::Field(f) => self.local_root(&f.base),
+            syn::Expr::Path(p) => match self.lookup(&p.path.get_ident()?.to_string())? {
+                Binding::Local(id) => Some(id),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// `a[i][j] = ..` or `t.0 = ..` on a local: the local and the steps.
+    fn projection(&mut self, e: &syn::Expr) -> Option<Place> {
+        enum Raw<'e> {
+            Index(&'e syn::Expr),
+            Field(u32),
+        }
+        // From the outermost step down to the local.
+        let mut raw = Vec::new();
+        let mut cur = strip(e);
+        let local = loop {
+            match cur {
+                syn::Expr::Index(ix) => {
+                    raw.push(Raw::Index(&ix.index));
+                    cur = strip(&ix.expr);
+                }
+                syn::Expr::Field(f) => match &f.member {
+                    syn::Member::Unnamed(i) => {
+                        raw.push(Raw::Field(i.index));
+                        cur = strip(&f.base);
+                    }
+                    syn::Member::Named(n) => {
+                        self.error(n.span(), format!("`{n}` is not a field that can be assigned"), None);
+                        return None;
+                    }
+                },
+                _ => break self.local_root(cur)?,
+            }
+        };
+        // Root first: the order the indices appear (and are evaluated) in.
+        let steps = raw
+            .into_iter()
+            .rev()
+            .map(|r| match r {
+                Raw::Index(i) => Step::Index(self.expr(i)),
+                Raw::Field(n) => Step::Field(n),
+            })
+            .collect();
+        Some(Place::Project { local, steps })
     }
 
     fn if_expr(&mut self, i: &syn::ExprIf) -> ExprId {

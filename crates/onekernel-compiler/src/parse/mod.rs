@@ -19,7 +19,7 @@ mod ty;
 use crate::arena::Arena;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::hir::*;
-use crate::types::Ty;
+use crate::types::{Ty, TypeTable};
 use proc_macro2::Span;
 use std::collections::HashMap;
 use syn::spanned::Spanned;
@@ -42,9 +42,11 @@ impl FnRole {
     }
 }
 
-/// Recognises one function of the given role.
-pub fn parse_function(item: &syn::ItemFn, role: FnRole) -> Result<Function, Vec<Diagnostic>> {
+/// Recognises one function of the given role. Compound types it meets are
+/// interned in `types`, which the kernel and its helpers share.
+pub fn parse_function(item: &syn::ItemFn, role: FnRole, types: &mut TypeTable) -> Result<Function, Vec<Diagnostic>> {
     let mut p = Parser {
+        types,
         diags: Diagnostics::default(),
         f: Function {
             name: item.sig.ident.to_string(),
@@ -81,7 +83,9 @@ enum Binding {
     Rejected,
 }
 
-struct Parser {
+struct Parser<'t> {
+    /// The program's compound types.
+    types: &'t mut TypeTable,
     diags: Diagnostics,
     f: Function,
     scopes: Vec<HashMap<String, Binding>>,
@@ -112,7 +116,7 @@ fn strip_type(t: &syn::Type) -> &syn::Type {
     }
 }
 
-impl Parser {
+impl Parser<'_> {
     fn push(&mut self, kind: ExprKind, span: Span) -> ExprId {
         self.f.exprs.append(Expr { kind, span })
     }
@@ -191,7 +195,7 @@ impl Parser {
                 );
                 Ty::Unit
             }
-            (syn::ReturnType::Type(_, ty), FnRole::Helper) => self.scalar_type(ty).unwrap_or(Ty::Unit),
+            (syn::ReturnType::Type(_, ty), FnRole::Helper) => self.value_type(ty).unwrap_or(Ty::Unit),
         };
         for input in &sig.inputs {
             self.param(input);
@@ -232,9 +236,15 @@ impl Parser {
     fn param_kind(&mut self, pt: &syn::PatType, mutable: bool) -> Option<ParamKind> {
         let ty = strip_type(&pt.ty);
         let syn::Type::Reference(r) = ty else {
-            return match self.scalar_type(ty)? {
+            let t = match self.role {
+                FnRole::Helper => self.value_type(ty)?,
+                FnRole::Kernel => self.scalar_type(ty)?,
+            };
+            return match t {
                 t @ (Ty::F32 | Ty::I32 | Ty::U32) => Some(ParamKind::Scalar { ty: t, mutable }),
-                t @ (Ty::Bool | Ty::Usize) if self.role == FnRole::Helper => Some(ParamKind::Scalar { ty: t, mutable }),
+                t @ (Ty::Bool | Ty::Usize | Ty::Compound(_)) if self.role == FnRole::Helper => {
+                    Some(ParamKind::Scalar { ty: t, mutable })
+                }
                 t => {
                     self.diags
                         .push(Diagnostic::new(ty.span(), format!("a kernel cannot take a `{t}` parameter")).help(
@@ -427,7 +437,7 @@ impl Parser {
         }
         let before = self.diags.len();
         let (pat, annotated) = match &local.pat {
-            syn::Pat::Type(pt) => (&*pt.pat, self.scalar_type(&pt.ty)),
+            syn::Pat::Type(pt) => (&*pt.pat, self.value_type(&pt.ty)),
             p => (p, None),
         };
         // A rejected type annotation is the one problem of this `let`: its
@@ -450,6 +460,7 @@ impl Parser {
                 let id = self.declare("_".into(), w.span(), false, annotated);
                 out.stmts.push(Stmt::Let { local: id, init });
             }
+            syn::Pat::Tuple(t) if !failed && t.elems.len() >= 2 => self.let_tuple(t, annotated, init, out),
             other => {
                 self.diags.push(
                     Diagnostic::new(other.span(), "only simple `let name = ...` bindings are supported")
@@ -457,6 +468,36 @@ impl Parser {
                 );
             }
         }
+    }
+
+    /// `let (a, b) = init;`: each element a plain name (or `_`).
+    fn let_tuple(&mut self, t: &syn::PatTuple, annotated: Option<Ty>, init: Option<ExprId>, out: &mut Block) {
+        let Some(init) = init else {
+            self.diags
+                .push(Diagnostic::new(t.span(), "a tuple binding needs a value").help("write `let (a, b) = value;`"));
+            return;
+        };
+        let elem_types: Option<Vec<Ty>> = annotated.and_then(|a| self.types.as_tuple(a)).map(<[Ty]>::to_vec);
+        let mut names = Vec::new();
+        for (i, p) in t.elems.iter().enumerate() {
+            let annotated = elem_types.as_ref().and_then(|e| e.get(i).copied());
+            match p {
+                syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                    names.push((pi.ident.to_string(), pi.ident.span(), pi.mutability.is_some(), annotated))
+                }
+                syn::Pat::Wild(w) => names.push(("_".to_string(), w.span(), false, annotated)),
+                other => {
+                    self.diags.push(
+                        Diagnostic::new(other.span(), "only plain names can be bound from a tuple")
+                            .help("write `let (a, b) = value;`"),
+                    );
+                    return;
+                }
+            }
+        }
+        // Declared after the initializer, as in Rust.
+        let locals = names.into_iter().map(|(n, span, m, a)| self.declare(n, span, m, a)).collect();
+        out.stmts.push(Stmt::LetTuple { locals, init });
     }
 
     fn macro_error(&mut self, mac: &syn::Macro) -> ExprId {

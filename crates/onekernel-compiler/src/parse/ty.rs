@@ -3,10 +3,44 @@
 
 use super::{strip_type, Parser};
 use crate::diagnostic::Diagnostic;
-use crate::types::{unsupported_type_help, Ty};
+use crate::types::{unsupported_type_help, Compound, Ty};
 use syn::spanned::Spanned;
 
-impl Parser {
+impl Parser<'_> {
+    /// A type a local, a helper's parameter or its result may have: a
+    /// scalar, an array `[T; N]` of them (nested too), or a tuple. Reports
+    /// and returns None otherwise.
+    pub(super) fn value_type(&mut self, ty: &syn::Type) -> Option<Ty> {
+        match strip_type(ty) {
+            syn::Type::Array(a) if !self.names_generic(ty) => {
+                let elem = self.value_type(&a.elem)?;
+                let len = self.array_len(&a.len)?;
+                Some(self.types.array(elem, len))
+            }
+            syn::Type::Tuple(t) if t.elems.len() >= 2 => {
+                let elems = t.elems.iter().map(|e| self.value_type(e)).collect::<Option<Vec<Ty>>>()?;
+                Some(self.types.intern(Compound::Tuple(elems)))
+            }
+            other => self.scalar_type(other),
+        }
+    }
+
+    /// The length of an array type or a repeat expression, fixed when the
+    /// kernel is compiled: an integer literal.
+    pub(super) fn array_len(&mut self, e: &syn::Expr) -> Option<u32> {
+        if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) = super::strip(e) {
+            if let Ok(n @ 1..) = i.base10_parse::<u32>() {
+                return Some(n);
+            }
+        }
+        self.diags.push(
+            Diagnostic::new(e.span(), "an array's length must be fixed when the kernel is compiled").help(
+                "write the length as an integer literal such as `16`; the GPU sizes arrays and shared memory before the kernel runs",
+            ),
+        );
+        None
+    }
+
     /// A scalar type such as `f32`; reports and returns None otherwise.
     pub(super) fn scalar_type(&mut self, ty: &syn::Type) -> Option<Ty> {
         let ty = strip_type(ty);
@@ -54,9 +88,9 @@ impl Parser {
                 None
             }
             syn::Type::Array(_) | syn::Type::Slice(_) => {
-                self.diags.push(
-                    Diagnostic::new(ty.span(), "arrays are not supported here").help("take a `&[T]` buffer parameter"),
-                );
+                self.diags.push(Diagnostic::new(ty.span(), "arrays are not supported here").help(
+                    "take a `&[T]` buffer parameter, or hold the array in a local: `let mut acc = [0.0f32; 16];`",
+                ));
                 None
             }
             _ => {
