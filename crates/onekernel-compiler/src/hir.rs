@@ -484,6 +484,48 @@ pub enum Place {
     },
 }
 
+/// One arm of an integer `match`.
+#[derive(Clone, Debug)]
+pub struct Arm {
+    /// The patterns, joined by `|`.
+    pub pats: Vec<Pat>,
+    /// `n => ...`: the local bound to the matched value.
+    pub binding: Option<LocalId>,
+    /// The arm's value.
+    pub body: ExprId,
+}
+
+/// A pattern of an integer `match`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pat {
+    /// A literal (or a named constant such as `u32::MAX`).
+    Int(i128),
+    /// `lo..hi`, `lo..=hi`, `lo..`, `..=hi`.
+    Range {
+        /// The lower bound, inclusive.
+        lo: Option<i128>,
+        /// The upper bound.
+        hi: Option<i128>,
+        /// `..=`
+        inclusive: bool,
+    },
+    /// `_` or a binding.
+    Wild,
+}
+
+impl Pat {
+    /// Whether `v` matches.
+    pub fn matches(self, v: i128) -> bool {
+        match self {
+            Pat::Int(x) => x == v,
+            Pat::Range { lo, hi, inclusive } => {
+                lo.is_none_or(|lo| v >= lo) && hi.is_none_or(|hi| if inclusive { v <= hi } else { v < hi })
+            }
+            Pat::Wild => true,
+        }
+    }
+}
+
 /// Expression kinds.
 #[derive(Clone, Debug)]
 pub enum ExprKind {
@@ -590,6 +632,13 @@ pub enum ExprKind {
         else_: Option<ExprId>,
         /// The condition as written, for messages.
         cond_text: String,
+    },
+    /// `match scrutinee { arms }` on an integer.
+    Match {
+        /// The matched value.
+        scrutinee: ExprId,
+        /// The arms, in order.
+        arms: Vec<Arm>,
     },
     /// `{ ... }`
     Block(Block),

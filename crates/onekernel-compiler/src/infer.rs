@@ -387,6 +387,21 @@ impl<'a> Infer<'a> {
                 let t = self.block(b);
                 self.set(id, t)
             }
+            ExprKind::Match { scrutinee, arms } => {
+                let s = self.expr(*scrutinee);
+                let result = self.fresh(Var::Unknown);
+                for arm in arms {
+                    if let Some(l) = arm.binding {
+                        let lv = self.local(l);
+                        self.unify(lv, s);
+                    }
+                    let t = self.expr(arm.body);
+                    if !crate::visit::expr_diverges(f, arm.body) {
+                        self.unify(result, t);
+                    }
+                }
+                self.set(id, result)
+            }
             ExprKind::Loop { label, kind, body } => {
                 let break_var = self.fresh(Var::Unknown);
                 match kind {
@@ -621,6 +636,13 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
                     BinOp::Eq | BinOp::Ne => lt.is_scalar(),
                     _ => lt.is_numeric(),
                 }
+            }
+            ExprKind::Match { scrutinee, .. } if !t.exprs[*scrutinee].is_integer() => {
+                diags.push(
+                    Diagnostic::new(f.exprs[*scrutinee].span, "a kernel's `match` works on integers")
+                        .help("test other values with `if` / `else if`"),
+                );
+                true
             }
             ExprKind::Cast(x, to) => {
                 let from = t.exprs[*x];

@@ -142,6 +142,9 @@ impl Uniformity<'_> {
                     && else_.is_none_or(|e| self.uniform(e))
             }
             ExprKind::Block(b) => b.tail.is_none_or(|t| self.uniform(t)),
+            ExprKind::Match { scrutinee, arms } => {
+                self.uniform(*scrutinee) && arms.iter().all(|a| self.uniform(a.body))
+            }
             // A loop's value depends on how its iterations went.
             ExprKind::Loop { .. } => false,
             ExprKind::Assign { .. }
@@ -242,6 +245,23 @@ impl Uniformity<'_> {
                 self.block(then, inner.clone());
                 if let Some(x) = else_ {
                     self.expr(*x, inner);
+                }
+            }
+            ExprKind::Match { scrutinee, arms } => {
+                self.expr(*scrutinee, div.clone());
+                let inner = div.clone().or_else(|| {
+                    (!self.uniform(*scrutinee)).then(|| Divergence {
+                        reason: format!(
+                            "inside a `match` arm, and the matched value depends on {}",
+                            self.why_varying(*scrutinee)
+                        ),
+                    })
+                });
+                for arm in arms {
+                    if let (Some(l), true) = (arm.binding, inner.is_some() || !self.uniform(*scrutinee)) {
+                        self.mark(l);
+                    }
+                    self.expr(arm.body, inner.clone());
                 }
             }
             ExprKind::Logical(op, l, r) => {

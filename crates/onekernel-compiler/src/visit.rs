@@ -35,14 +35,20 @@ pub fn visit_expr(f: &Function, e: ExprId, depth: usize, visit: &mut dyn FnMut(E
         }
         ExprKind::Block(b) => visit_block(f, b, depth, visit),
         ExprKind::Loop { body, .. } => visit_block(f, body, depth + 1, visit),
+        ExprKind::Match { arms, .. } => {
+            for arm in arms {
+                visit_expr(f, arm.body, depth, visit);
+            }
+        }
         _ => {}
     }
 }
 
 /// The subexpressions of `kind` evaluated before (or instead of) its
-/// blocks: operands, indices, conditions and loop bounds, in evaluation
-/// order (an assignment's value before its place, as in Rust). Blocks of
-/// `if`, loops and plain blocks are not included.
+/// blocks: operands, indices, conditions, `match` scrutinees and loop
+/// bounds, in evaluation order (an assignment's value before its place, as
+/// in Rust). Blocks of `if`, loops, plain blocks and `match` arms are not
+/// included.
 pub fn operands(kind: &ExprKind) -> Vec<ExprId> {
     match kind {
         ExprKind::Error
@@ -74,6 +80,7 @@ pub fn operands(kind: &ExprKind) -> Vec<ExprId> {
         ExprKind::Binary(_, l, r) | ExprKind::Logical(_, l, r) => vec![*l, *r],
         ExprKind::Call { args, .. } | ExprKind::Math(_, args) => args.clone(),
         ExprKind::If { cond, .. } => vec![*cond],
+        ExprKind::Match { scrutinee, .. } => vec![*scrutinee],
         ExprKind::Loop { kind, .. } => match kind {
             LoopKind::Loop => vec![],
             LoopKind::While { cond } => vec![*cond],
@@ -127,6 +134,9 @@ pub fn expr_diverges(f: &Function, e: ExprId) -> bool {
         ExprKind::Block(b) => block_diverges(f, b),
         ExprKind::If { cond, then, else_, .. } => {
             expr_diverges(f, *cond) || (block_diverges(f, then) && else_.is_some_and(|e| expr_diverges(f, e)))
+        }
+        ExprKind::Match { scrutinee, arms } => {
+            expr_diverges(f, *scrutinee) || arms.iter().all(|a| expr_diverges(f, a.body))
         }
         ExprKind::Loop { kind: LoopKind::Loop, body, label } => !loop_has_break(f, body, label.as_ref()),
         _ => false,

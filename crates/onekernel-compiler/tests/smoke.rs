@@ -89,3 +89,34 @@ fn tuple_returning_helper() {
     );
     println!("{w}");
 }
+
+#[test]
+fn integer_match() {
+    let w = wgsl(
+        "workgroup_size = 64",
+        r#"
+fn k(a: &[i32], out: &mut [i32]) {
+    let i = global_id().x;
+    let x = a[i];
+    let y = match x {
+        0 => 10,
+        1 | 2 => 20,
+        -3 => 30,
+        n => n * 2,
+    };
+    let z = match i { 0..=3 => 1, 4..8 => 2, _ => 3 };
+    for j in 0..4u32 {
+        match j {
+            2 => continue,
+            3 => break,
+            _ => {}
+        }
+        out[i] += 1;
+    }
+    match y { 20 => { out[i] = 0; } _ => {} }
+    out[i] += y + z;
+}"#,
+    );
+    assert!(w.contains("switch"), "{w}");
+    println!("{w}");
+}

@@ -296,6 +296,20 @@ impl Gen<'_> {
                 quote_spanned!(span=> if #cond #then #else_)
             }
             ExprKind::Block(b) => self.block(b),
+            ExprKind::Match { scrutinee, arms } => {
+                let scrutinee = self.expr(*scrutinee);
+                let arms = arms.iter().map(|arm| {
+                    let pats = arm.pats.iter().map(|p| pattern(*p, span));
+                    let pats = match arm.binding {
+                        // `n => ..`: the binding is the (only) pattern.
+                        Some(l) => self.binding(l),
+                        None => quote!(#(#pats)|*),
+                    };
+                    let body = self.expr(arm.body);
+                    quote_spanned!(span=> #pats => #body,)
+                });
+                quote_spanned!(span=> match #scrutinee { #(#arms)* })
+            }
             ExprKind::Loop { label, kind, body } => {
                 let label = self.label(label).map(|l| quote!(#l:));
                 let body = self.block(body);
@@ -431,6 +445,32 @@ fn literal(lit: Lit, ty: Ty, span: Span) -> TokenStream {
             let l = syn::LitFloat::new(&format!("{:?}f32", v as f32), span);
             quote!(#l)
         }
+    }
+}
+
+/// An integer pattern, unsuffixed so that it takes the scrutinee's type.
+fn pattern(p: Pat, span: Span) -> TokenStream {
+    let int = |v: i128| {
+        let mut lit = proc_macro2::Literal::i128_unsuffixed(v.abs());
+        lit.set_span(span);
+        if v < 0 {
+            quote_spanned!(span=> -#lit)
+        } else {
+            quote!(#lit)
+        }
+    };
+    match p {
+        Pat::Int(v) => int(v),
+        Pat::Range { lo, hi, inclusive } => {
+            let lo = lo.map(int);
+            let hi = hi.map(int);
+            if inclusive {
+                quote_spanned!(span=> #lo..=#hi)
+            } else {
+                quote_spanned!(span=> #lo..#hi)
+            }
+        }
+        Pat::Wild => quote_spanned!(span=> _),
     }
 }
 

@@ -129,16 +129,21 @@ impl FnLowerer<'_> {
                 }
                 Some(self.math(*op, recv_ty, &values, span))
             }
+            ExprKind::Match { .. } if matches!(ty, Ty::Unit | Ty::Never) => {
+                self.match_stmt(id, None);
+                None
+            }
             ExprKind::If { .. } | ExprKind::Block(_) if matches!(ty, Ty::Unit | Ty::Never) => {
                 self.unit_control_flow(id);
                 None
             }
-            ExprKind::If { .. } | ExprKind::Block(_) => {
-                let v = self.var(
-                    if matches!(hir.exprs[id].kind, ExprKind::If { .. }) { "if_value" } else { "block_value" },
-                    ty,
-                    span,
-                );
+            ExprKind::If { .. } | ExprKind::Block(_) | ExprKind::Match { .. } => {
+                let name = match hir.exprs[id].kind {
+                    ExprKind::If { .. } => "if_value",
+                    ExprKind::Match { .. } => "match_value",
+                    _ => "block_value",
+                };
+                let v = self.var(name, ty, span);
                 self.expr_into(id, v);
                 if self.dead {
                     return None;
@@ -192,7 +197,9 @@ impl FnLowerer<'_> {
             ExprKind::Block(b) => {
                 let b = b.clone();
                 let block = self.nested(|l| l.body_block(&b));
-                self.stmt(Statement::Block(block), span);
+                if !block.is_empty() {
+                    self.stmt(Statement::Block(block), span);
+                }
                 if crate::visit::block_diverges(self.hir, &b) {
                     self.dead = true;
                 }

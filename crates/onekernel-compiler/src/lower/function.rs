@@ -517,6 +517,7 @@ impl<'a> FnLowerer<'a> {
                 let b = b.clone();
                 self.block_into(&b, dest);
             }
+            ExprKind::Match { .. } => self.match_stmt(e, Some(dest)),
             _ => {
                 if let Some(v) = self.expr(e) {
                     if !self.dead {
@@ -717,5 +718,5 @@ impl<'a> FnLowerer<'a> {
 }
 
 fn is_control_flow(k: &ExprKind) -> bool {
-    matches!(k, ExprKind::If { .. } | ExprKind::Block(_))
+    matches!(k, ExprKind::If { .. } | ExprKind::Block(_) | ExprKind::Match { .. })
 }

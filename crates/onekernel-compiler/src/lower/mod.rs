@@ -17,6 +17,7 @@
 
 mod expr;
 mod function;
+mod matching;
 mod math;
 mod polyfill;
 

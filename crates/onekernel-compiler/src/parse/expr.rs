@@ -141,9 +141,7 @@ impl Parser<'_> {
                 "closures are not supported in a kernel",
                 Some("write a `#[helper]` function and call it"),
             ),
-            syn::Expr::Match(_) => {
-                self.error(span, "`match` is not supported in a kernel yet", Some("use `if` / `else if` / `else`"))
-            }
+            syn::Expr::Match(m) => self.match_expr(m),
             syn::Expr::Tuple(t) if t.elems.len() >= 2 => {
                 let elems = t.elems.iter().map(|e| self.expr(e)).collect();
                 self.push(ExprKind::Tuple(elems), span)
@@ -713,6 +711,114 @@ impl Parser<'_> {
             })
             .collect();
         Some(Place::Project { local, steps })
+    }
+
+    /// `match n { 0 => .., 1 | 2 => .., 3..=9 => .., _ => .. }` on an
+    /// integer.
+    fn match_expr(&mut self, m: &syn::ExprMatch) -> ExprId {
+        let span = m.span();
+        let scrutinee = self.expr(&m.expr);
+        let mut arms = Vec::new();
+        for arm in &m.arms {
+            if let Some((_, guard)) = &arm.guard {
+                return self.error(
+                    guard.span(),
+                    "`match` guards are not supported in a kernel",
+                    Some("test the condition inside the arm with `if`"),
+                );
+            }
+            let mut pats = Vec::new();
+            let mut binding = None;
+            let alternatives: Vec<&syn::Pat> = match &arm.pat {
+                syn::Pat::Or(o) => o.cases.iter().collect(),
+                p => vec![p],
+            };
+            for p in alternatives {
+                match self.pattern(p) {
+                    Some((pat, name)) => {
+                        pats.push(pat);
+                        if name.is_some() {
+                            binding = name;
+                        }
+                    }
+                    None => return self.already_reported(span),
+                }
+            }
+            self.scopes.push(HashMap::new());
+            let binding = binding.map(|(name, span)| self.declare(name, span, false, None));
+            let body = self.expr(&arm.body);
+            self.scopes.pop();
+            arms.push(Arm { pats, binding, body });
+        }
+        if arms.is_empty() {
+            return self.error(span, "a `match` in a kernel needs at least one arm", None);
+        }
+        self.push(ExprKind::Match { scrutinee, arms }, span)
+    }
+
+    /// One pattern of an integer `match`; with the name it binds.
+    fn pattern(&mut self, p: &syn::Pat) -> Option<(Pat, Option<(String, Span)>)> {
+        fn unsupported<T>(this: &mut Parser<'_>, span: Span) -> Option<T> {
+            this.diags.push(
+                crate::diagnostic::Diagnostic::new(span, "only integer patterns are supported in a kernel's `match`").help(
+                    "match integers with literals (`3`), ranges (`1..=9`), `|` and `_`; matching enums, tuples and other patterns is not supported",
+                ),
+            );
+            None
+        }
+        match p {
+            syn::Pat::Wild(_) => Some((Pat::Wild, None)),
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() && pi.mutability.is_none() => {
+                Some((Pat::Wild, Some((pi.ident.to_string(), pi.ident.span()))))
+            }
+            syn::Pat::Lit(l) => match self.pattern_int(&syn::Expr::Lit(l.clone())) {
+                Some(v) => Some((Pat::Int(v), None)),
+                None => unsupported(self, l.span()),
+            },
+            syn::Pat::Range(r) => {
+                let lo = match &r.start {
+                    Some(e) => Some(self.pattern_int(e).or_else(|| unsupported(self, e.span()))?),
+                    None => None,
+                };
+                let hi = match &r.end {
+                    Some(e) => Some(self.pattern_int(e).or_else(|| unsupported(self, e.span()))?),
+                    None => None,
+                };
+                let inclusive = matches!(r.limits, syn::RangeLimits::Closed(_));
+                Some((Pat::Range { lo, hi, inclusive }, None))
+            }
+            syn::Pat::Paren(p) => self.pattern(&p.pat),
+            other => {
+                // `-1` is an expression pattern in syn.
+                if let syn::Pat::Verbatim(_) = other {
+                    if let Ok(e) = syn::parse2::<syn::Expr>(quote::ToTokens::to_token_stream(other)) {
+                        if let Some(v) = self.pattern_int(&e) {
+                            return Some((Pat::Int(v), None));
+                        }
+                    }
+                }
+                unsupported(self, other.span())
+            }
+        }
+    }
+
+    /// The value of an integer pattern bound: a literal, maybe negated, or
+    /// a named constant such as `u32::MAX`.
+    fn pattern_int(&mut self, e: &syn::Expr) -> Option<i128> {
+        match strip(e) {
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<i128>().ok(),
+            syn::Expr::Unary(syn::ExprUnary { op: syn::UnOp::Neg(_), expr, .. }) => Some(-self.pattern_int(expr)?),
+            syn::Expr::Path(p) => {
+                let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                let c = builtins::named_const(&segs)?;
+                match c.ty {
+                    Ty::I32 => Some(i128::from(c.bits as i32)),
+                    Ty::U32 => Some(i128::from(c.bits)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 
     fn if_expr(&mut self, i: &syn::ExprIf) -> ExprId {
