@@ -451,6 +451,8 @@ pub enum LoopKind {
         inclusive: bool,
         /// The `step_by` argument.
         step: Option<ExprId>,
+        /// `(start..end).rev()`: from the last value down.
+        reverse: bool,
     },
 }
 

@@ -120,3 +120,23 @@ fn k(a: &[i32], out: &mut [i32]) {
     assert!(w.contains("switch"), "{w}");
     println!("{w}");
 }
+
+#[test]
+fn exact_ranges() {
+    let w = wgsl(
+        "workgroup_size = 64",
+        r#"
+fn k(out: &mut [u32], n: u32) {
+    let i = global_id().x;
+    let mut s = 0u32;
+    for j in (0..n).rev() { s += j; }
+    for j in (1..=n).rev() { s += j; }
+    for j in (4294967290u32..=u32::MAX) { s += j; }
+    for j in (0..n).step_by(3) { s += j; }
+    for j in (-5..=5i32).step_by(2) { s += j as u32; }
+    out[i] = s;
+}"#,
+    );
+    assert!(w.contains("break if"), "{w}");
+    println!("{w}");
+}

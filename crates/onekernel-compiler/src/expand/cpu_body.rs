@@ -319,7 +319,7 @@ impl Gen<'_> {
                         let cond = self.expr(*cond);
                         quote_spanned!(span=> #label while #cond #body)
                     }
-                    LoopKind::For { var, start, end, inclusive, step } => {
+                    LoopKind::For { var, start, end, inclusive, step, reverse } => {
                         let pat = self.binding(*var);
                         let (start, end) = (self.expr(*start), self.expr(*end));
                         let range = if *inclusive {
@@ -327,12 +327,13 @@ impl Gen<'_> {
                         } else {
                             quote_spanned!(span=> (#start..#end))
                         };
-                        let iter = match step {
-                            Some(s) => {
+                        let iter = match (step, reverse) {
+                            (Some(s), _) => {
                                 let s = self.expr(*s);
                                 quote_spanned!(span=> #range.step_by(#s))
                             }
-                            None => range,
+                            (None, true) => quote_spanned!(span=> #range.rev()),
+                            (None, false) => range,
                         };
                         quote_spanned!(span=> #label for #pat in #iter #body)
                     }

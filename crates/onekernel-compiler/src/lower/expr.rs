@@ -566,6 +566,21 @@ impl FnLowerer<'_> {
         self.literal(lit, span)
     }
 
+    /// The bits of an integer as `u32` (`i32` is reinterpreted; `u32` and
+    /// `usize` are already).
+    pub(crate) fn convert_bits(
+        &mut self,
+        v: Handle<Expression>,
+        ty: Ty,
+        span: proc_macro2::Span,
+    ) -> Handle<Expression> {
+        if ty == Ty::I32 {
+            self.add(Expression::As { expr: v, kind: ScalarKind::Uint, convert: None }, span)
+        } else {
+            v
+        }
+    }
+
     /// `value as to`, with Rust's semantics: float → int saturates and maps
     /// NaN to 0 (WGSL leaves out-of-range conversions undefined).
     pub(crate) fn convert(

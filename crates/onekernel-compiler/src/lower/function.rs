@@ -571,6 +571,8 @@ impl<'a> FnLowerer<'a> {
             ctx.continue_flag = Some(cf);
         }
         let mut continuing = naga::Block::new();
+        let mut break_if = None;
+        let mut guard = None;
         let naga_body = match kind {
             LoopKind::Loop => {
                 self.loops.push(ctx);
@@ -590,7 +592,7 @@ impl<'a> FnLowerer<'a> {
                 self.loops.pop();
                 b
             }
-            LoopKind::For { var, start, end, inclusive, step } => {
+            LoopKind::For { var, start, end, inclusive, step, reverse } => {
                 let var_ty = self.types.locals[*var];
                 let decl = self.hir.locals[*var].clone();
                 let start_v = self.expr(*start)?;
@@ -603,15 +605,31 @@ impl<'a> FnLowerer<'a> {
                     }
                     None => None,
                 };
+                let (inclusive, reverse) = (*inclusive, *reverse);
                 let counter = self.var(&decl.name, var_ty, decl.span);
-                self.store_var(counter, start_v, span);
-                let inclusive = *inclusive;
+                self.store_var(counter, if reverse { end_v } else { start_v }, span);
+                // An inclusive range runs only when it is not empty; it then
+                // stops itself at its bound, so `..=u32::MAX` ends too.
+                if inclusive {
+                    let le = BinaryOperator::LessEqual;
+                    guard = Some(self.add(Expression::Binary { op: le, left: start_v, right: end_v }, span));
+                }
                 self.loops.push(ctx);
                 let b = self.nested(|l| {
-                    let i = l.load_var(counter, span);
-                    let op = if inclusive { BinaryOperator::LessEqual } else { BinaryOperator::Less };
-                    let in_range = l.add(Expression::Binary { op, left: i, right: end_v }, span);
-                    l.break_if_not(in_range, span);
+                    if !inclusive {
+                        let i = l.load_var(counter, span);
+                        let (op, bound) =
+                            if reverse { (BinaryOperator::Greater, start_v) } else { (BinaryOperator::Less, end_v) };
+                        let in_range = l.add(Expression::Binary { op, left: i, right: bound }, span);
+                        l.break_if_not(in_range, span);
+                        if reverse {
+                            // `(a..b).rev()` counts down from `b - 1`.
+                            let one = l.one(var_ty, span);
+                            let prev =
+                                l.add(Expression::Binary { op: BinaryOperator::Subtract, left: i, right: one }, span);
+                            l.store_var(counter, prev, span);
+                        }
+                    }
                     // The loop variable is a fresh binding each iteration: an
                     // immutable one can read the counter itself (the body
                     // cannot change it); a `mut` one gets its own copy.
@@ -626,22 +644,60 @@ impl<'a> FnLowerer<'a> {
                     l.body_block(body);
                 });
                 self.loops.pop();
-                // continuing { i = i + step; }
+                // continuing { .. }: the next value, and whether there is one.
                 let saved = std::mem::take(&mut self.cur);
                 self.flush();
                 let i = self.load_var(counter, span);
-                let one = match step_v {
-                    Some(s) => s,
-                    None => self.one(var_ty, span),
-                };
-                let next = self.add(Expression::Binary { op: BinaryOperator::Add, left: i, right: one }, span);
-                self.store_var(counter, next, span);
+                let bin = |l: &mut Self, op, left, right| l.add(Expression::Binary { op, left, right }, span);
+                match (reverse, inclusive, step_v) {
+                    // Checked at the top of the body.
+                    (true, false, _) => {}
+                    (false, false, None) => {
+                        let one = self.one(var_ty, span);
+                        let next = bin(self, BinaryOperator::Add, i, one);
+                        self.store_var(counter, next, span);
+                    }
+                    (true, true, _) => {
+                        // Stop after `start`, before stepping below it.
+                        let done = bin(self, BinaryOperator::Equal, i, start_v);
+                        let one = self.one(var_ty, span);
+                        let next = bin(self, BinaryOperator::Subtract, i, one);
+                        self.store_var(counter, next, span);
+                        break_if = Some(done);
+                    }
+                    (false, _, step_v) => {
+                        // Stop when the next value would pass the bound:
+                        // `end - i` (as an unsigned distance) against the
+                        // step, so the counter never overflows.
+                        let s = match step_v {
+                            Some(s) => s,
+                            None => self.one(var_ty, span),
+                        };
+                        let diff = bin(self, BinaryOperator::Subtract, end_v, i);
+                        let dist = self.convert_bits(diff, var_ty, span);
+                        let step_u = self.convert_bits(s, var_ty, span);
+                        let op = if inclusive { BinaryOperator::Less } else { BinaryOperator::LessEqual };
+                        let done = bin(self, op, dist, step_u);
+                        let next = bin(self, BinaryOperator::Add, i, s);
+                        self.store_var(counter, next, span);
+                        break_if = Some(done);
+                    }
+                }
                 self.flush();
                 continuing = std::mem::replace(&mut self.cur, saved);
                 b
             }
         };
-        self.stmt(Statement::Loop { body: naga_body, continuing, break_if: None }, span);
+        let lp = Statement::Loop { body: naga_body, continuing, break_if };
+        match guard {
+            Some(condition) => {
+                let mut accept = naga::Block::new();
+                let nspan = self.mb.span(span);
+                accept.push(lp, nspan);
+                self.stmt(Statement::If { condition, accept, reject: naga::Block::new() }, span);
+            }
+            None => self.stmt(lp, span),
+        }
         self.after_inner_loop(label.as_deref(), body);
         result.map(|r| self.load_var(r, span))
     }

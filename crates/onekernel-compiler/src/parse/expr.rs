@@ -854,20 +854,33 @@ impl Parser<'_> {
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> ExprId {
         let span = f.span();
         let label = label_of(f.label.as_ref());
-        // `a..b`, `a..=b`, or `(a..b).step_by(s)`.
-        let (range, step) = match strip(&f.expr) {
+        // `a..b`, `a..=b`, `(a..b).step_by(s)` or `(a..b).rev()`.
+        let (range, step, reverse) = match strip(&f.expr) {
             syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
-                (strip(&m.receiver), Some(&m.args[0]))
+                (strip(&m.receiver), Some(&m.args[0]), false)
             }
-            other => (other, None),
+            syn::Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => (strip(&m.receiver), None, true),
+            other => (other, None, false),
         };
         let syn::Expr::Range(r) = range else {
-            return self.error(
-                f.expr.span(),
-                "`for` loops run over integer ranges only",
-                Some("write `for i in start..end` or `for i in (start..end).step_by(s)`"),
-            );
+            let help = if matches!(range, syn::Expr::MethodCall(_)) {
+                "write `for i in start..end`, `(start..end).step_by(s)` or `(start..end).rev()`; `rev` and `step_by` do not combine"
+            } else {
+                "write `for i in start..end` or `for i in (start..end).step_by(s)`"
+            };
+            return self.error(f.expr.span(), "`for` loops run over integer ranges only", Some(help));
         };
+        if let Some(s) = step {
+            if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) = strip(s) {
+                if i.base10_parse::<u128>().ok() == Some(0) {
+                    return self.error(
+                        s.span(),
+                        "`step_by(0)` would never end on the GPU (on the CPU it panics)",
+                        Some("step by at least 1"),
+                    );
+                }
+            }
+        }
         let (Some(start), Some(end)) = (&r.start, &r.end) else {
             return self.error(r.span(), "a `for` range needs a start and an end", Some("write `start..end`"));
         };
@@ -892,7 +905,10 @@ impl Parser<'_> {
         };
         let body = self.loop_body(&label, &f.body);
         self.scopes.pop();
-        self.push(ExprKind::Loop { label, kind: LoopKind::For { var, start, end, inclusive, step }, body }, span)
+        self.push(
+            ExprKind::Loop { label, kind: LoopKind::For { var, start, end, inclusive, step, reverse }, body },
+            span,
+        )
     }
 }
 
