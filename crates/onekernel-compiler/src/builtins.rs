@@ -55,7 +55,7 @@ impl BarrierKind {
 
 /// Every math method: its name and its number of arguments including the
 /// receiver.
-pub const MATH_METHODS: [(MathOp, &str, usize); 41] = {
+pub const MATH_METHODS: [(MathOp, &str, usize); 55] = {
     use MathOp::*;
     [
         (Abs, "abs", 1),
@@ -99,6 +99,20 @@ pub const MATH_METHODS: [(MathOp, &str, usize); 41] = {
         (WrappingAdd, "wrapping_add", 2),
         (WrappingSub, "wrapping_sub", 2),
         (WrappingMul, "wrapping_mul", 2),
+        (WrappingDiv, "wrapping_div", 2),
+        (WrappingRem, "wrapping_rem", 2),
+        (WrappingNeg, "wrapping_neg", 1),
+        (WrappingAbs, "wrapping_abs", 1),
+        (RemEuclid, "rem_euclid", 2),
+        (AbsDiff, "abs_diff", 2),
+        (RotateLeft, "rotate_left", 2),
+        (RotateRight, "rotate_right", 2),
+        (IsNan, "is_nan", 1),
+        (IsFinite, "is_finite", 1),
+        (IsInfinite, "is_infinite", 1),
+        (ToBits, "to_bits", 1),
+        (FromBits, "from_bits", 1),
+        (Cbrt, "cbrt", 1),
     ]
 };
 
@@ -186,7 +200,6 @@ pub fn suggest_method(name: &str) -> String {
         "rsqrt" | "inverse_sqrt" => Some("sqrt().recip"),
         "exp_m1" => Some("exp"),
         "ln_1p" => Some("ln"),
-        "cbrt" => Some("powf"),
         "copysign" => Some("signum"),
         _ => None,
     };

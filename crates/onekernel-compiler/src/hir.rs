@@ -418,6 +418,21 @@ pub enum MathOp {
     WrappingAdd,
     WrappingSub,
     WrappingMul,
+    WrappingDiv,
+    WrappingRem,
+    WrappingNeg,
+    WrappingAbs,
+    RemEuclid,
+    AbsDiff,
+    RotateLeft,
+    RotateRight,
+    IsNan,
+    IsFinite,
+    IsInfinite,
+    ToBits,
+    /// `f32::from_bits(bits)`: an associated function, not a method.
+    FromBits,
+    Cbrt,
 }
 
 /// Named constants such as `f32::MAX` or `std::f32::consts::PI`.

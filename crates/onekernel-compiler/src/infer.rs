@@ -545,7 +545,7 @@ impl<'a> Infer<'a> {
                 let k = self.known(Ty::I32);
                 self.unify(vars[1], k);
             }
-            Pow => {
+            Pow | RotateLeft | RotateRight => {
                 let k = self.known(Ty::U32);
                 self.unify(vars[1], k);
             }
@@ -556,7 +556,18 @@ impl<'a> Infer<'a> {
             }
         }
         match op {
-            CountOnes | LeadingZeros | TrailingZeros => self.set_known(id, Ty::U32),
+            CountOnes | LeadingZeros | TrailingZeros | ToBits => self.set_known(id, Ty::U32),
+            IsNan | IsFinite | IsInfinite => self.set_known(id, Ty::Bool),
+            FromBits => {
+                let k = self.known(Ty::U32);
+                self.unify(r, k);
+                self.set_known(id, Ty::F32)
+            }
+            // `i32::abs_diff` is a `u32`.
+            AbsDiff => match self.resolve(r) {
+                Some(Ty::I32) => self.set_known(id, Ty::U32),
+                _ => self.set(id, r),
+            },
             _ => self.set(id, r),
         }
     }
@@ -654,7 +665,10 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
                     Abs => matches!(r, Ty::F32 | Ty::I32),
                     Min | Max | Clamp => r.is_numeric(),
                     Pow | CountOnes | LeadingZeros | TrailingZeros | ReverseBits | WrappingAdd | WrappingSub
-                    | WrappingMul => r.is_integer(),
+                    | WrappingMul | WrappingDiv | WrappingRem | WrappingNeg | WrappingAbs | AbsDiff | RotateLeft
+                    | RotateRight => r.is_integer(),
+                    RemEuclid => r.is_numeric(),
+                    FromBits => r == Ty::U32,
                     Signum => matches!(r, Ty::F32 | Ty::I32),
                     _ => r == Ty::F32,
                 }

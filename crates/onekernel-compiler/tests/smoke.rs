@@ -140,3 +140,28 @@ fn k(out: &mut [u32], n: u32) {
     assert!(w.contains("break if"), "{w}");
     println!("{w}");
 }
+
+#[test]
+fn methods_users_reach_for() {
+    let w = wgsl(
+        "workgroup_size = 64",
+        r#"
+fn k(a: &[f32], b: &[i32], out: &mut [u32]) {
+    let i = global_id().x;
+    let x = a[i];
+    let n = b[i];
+    let mut r = 0u32;
+    if x.is_nan() { r += 1; }
+    if x.is_finite() { r += 2; }
+    if x.is_infinite() { r += 4; }
+    r += x.to_bits() ^ f32::from_bits(7u32).to_bits();
+    r += n.wrapping_div(3).wrapping_rem(2).wrapping_neg().wrapping_abs() as u32;
+    r += n.rem_euclid(5) as u32 + (x.rem_euclid(2.0) as u32) + n.abs_diff(-4);
+    r += (n.rotate_left(3) as u32).rotate_right(5) + u32::from(x > 0.0);
+    r += std::cmp::min(r, 10) + std::cmp::max(3u32, r) + x.cbrt() as u32;
+    for j in (0..4u32).rev() { r += j; }
+    out[i] = r;
+}"#,
+    );
+    println!("{w}");
+}

@@ -270,6 +270,11 @@ impl Gen<'_> {
                 let args = self.exprs(args);
                 quote_spanned!(span=> #name(#(#args),*))
             }
+            ExprKind::Math(MathOp::FromBits, args) => {
+                let bits = self.expr(args[0]);
+                let t = rust_type(self.types.exprs[id], self.table);
+                quote_spanned!(span=> <#t>::from_bits(#bits))
+            }
             ExprKind::Math(op, args) => {
                 let method = Ident::new(op.name(), span);
                 let rest = self.exprs(&args[1..]);

@@ -131,6 +131,85 @@ impl FnLowerer<'_> {
             WrappingAdd => self.bin(BinaryOperator::Add, a[0], a[1], span),
             WrappingSub => self.bin(BinaryOperator::Subtract, a[0], a[1], span),
             WrappingMul => self.bin(BinaryOperator::Multiply, a[0], a[1], span),
+            // WGSL's `/` and `%` wrap `MIN / -1` as Rust's wrapping_ methods do.
+            WrappingDiv => self.bin(BinaryOperator::Divide, a[0], a[1], span),
+            WrappingRem => self.bin(BinaryOperator::Modulo, a[0], a[1], span),
+            WrappingNeg if ty == Ty::I32 => {
+                self.add(Expression::Unary { op: naga::UnaryOperator::Negate, expr: x }, span)
+            }
+            WrappingNeg => {
+                let zero = self.literal(Literal::U32(0), span);
+                self.bin(BinaryOperator::Subtract, zero, x, span)
+            }
+            // WGSL's abs(i32::MIN) is i32::MIN, as `wrapping_abs`.
+            WrappingAbs if ty == Ty::I32 => self.m(F::Abs, a, span),
+            WrappingAbs => x,
+            RemEuclid => {
+                let r = self.bin(BinaryOperator::Modulo, a[0], a[1], span);
+                match ty {
+                    Ty::U32 | Ty::Usize => r,
+                    Ty::F32 => {
+                        let zero = self.f(0.0, span);
+                        let neg = self.bin(BinaryOperator::Less, r, zero, span);
+                        let b = self.m(F::Abs, &a[1..], span);
+                        let up = self.bin(BinaryOperator::Add, r, b, span);
+                        self.add(Expression::Select { condition: neg, accept: up, reject: r }, span)
+                    }
+                    _ => {
+                        // r < 0: r + |b| (r - b when b < 0).
+                        let zero = self.literal(Literal::I32(0), span);
+                        let neg = self.bin(BinaryOperator::Less, r, zero, span);
+                        let b = self.m(F::Abs, &a[1..], span);
+                        let up = self.bin(BinaryOperator::Add, r, b, span);
+                        self.add(Expression::Select { condition: neg, accept: up, reject: r }, span)
+                    }
+                }
+            }
+            AbsDiff => {
+                // As unsigned bits: the larger minus the smaller.
+                let gt = self.bin(BinaryOperator::Greater, a[0], a[1], span);
+                let (ua, ub) = (self.convert_bits(a[0], ty, span), self.convert_bits(a[1], ty, span));
+                let d1 = self.bin(BinaryOperator::Subtract, ua, ub, span);
+                let d2 = self.bin(BinaryOperator::Subtract, ub, ua, span);
+                self.add(Expression::Select { condition: gt, accept: d1, reject: d2 }, span)
+            }
+            RotateLeft | RotateRight => {
+                // WGSL takes shift amounts modulo 32, as `rotate_*` does.
+                let bits = self.convert_bits(x, ty, span);
+                let n = a[1];
+                let thirty_two = self.literal(Literal::U32(32), span);
+                let back = self.bin(BinaryOperator::Subtract, thirty_two, n, span);
+                let (first, second) = if op == RotateLeft {
+                    (BinaryOperator::ShiftLeft, BinaryOperator::ShiftRight)
+                } else {
+                    (BinaryOperator::ShiftRight, BinaryOperator::ShiftLeft)
+                };
+                let p = self.bin(first, bits, n, span);
+                let q = self.bin(second, bits, back, span);
+                let r = self.bin(BinaryOperator::InclusiveOr, p, q, span);
+                if ty == Ty::I32 {
+                    self.add(Expression::As { expr: r, kind: ScalarKind::Sint, convert: None }, span)
+                } else {
+                    r
+                }
+            }
+            // On the bits: drivers may compile comparisons as if NaN did
+            // not exist.
+            IsNan => self.is_nan(x, span),
+            IsFinite | IsInfinite => {
+                let bits = self.add(Expression::As { expr: x, kind: ScalarKind::Uint, convert: None }, span);
+                let mask = self.literal(Literal::U32(0x7fff_ffff), span);
+                let magnitude = self.bin(BinaryOperator::And, bits, mask, span);
+                let inf = self.literal(Literal::U32(0x7f80_0000), span);
+                let op = if op == IsFinite { BinaryOperator::Less } else { BinaryOperator::Equal };
+                self.bin(op, magnitude, inf, span)
+            }
+            ToBits => self.add(Expression::As { expr: x, kind: ScalarKind::Uint, convert: None }, span),
+            FromBits => self.add(Expression::As { expr: x, kind: ScalarKind::Float, convert: None }, span),
+            Cbrt => match self.polyfill("cbrt") {
+                Some(f) => self.call(f, a.to_vec(), true, span).expect("cbrt has a result"),
+                None => x,
+            },
             Powi | Pow => {
                 let name = match (op, ty) {
                     (Powi, _) => "powi",

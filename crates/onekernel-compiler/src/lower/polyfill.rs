@@ -10,7 +10,7 @@ use naga::Handle;
 use std::collections::HashMap;
 
 /// The polyfills' source.
-const SOURCE: &str = include_str!("polyfill/pow.rs");
+const SOURCE: &str = include_str!("polyfill/methods.rs");
 
 impl FnLowerer<'_> {
     /// The function `name` of the polyfill source, lowered into this module
@@ -60,6 +60,6 @@ mod tests {
             let hir = crate::parse::parse_function(f, crate::parse::FnRole::Helper, &mut Default::default()).unwrap();
             crate::infer::infer(&hir, &Default::default(), &mut Default::default()).unwrap();
         }
-        assert_eq!(file.items.len(), 3);
+        assert_eq!(file.items.len(), 4);
     }
 }

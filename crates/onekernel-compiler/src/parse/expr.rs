@@ -408,11 +408,32 @@ impl Parser<'_> {
                             None,
                         );
                     }
-                    // `f32::sqrt(x)` pins the receiver's type, as rustc does.
+                    // `f32::sqrt(x)` pins the receiver's type, as rustc does;
+                    // `f32::from_bits(x)` takes the bits, a `u32`.
                     let receiver_span = self.f.exprs[args[0]].span;
-                    args[0] = self.push(ExprKind::Typed(args[0], ty), receiver_span);
+                    let receiver_ty = if op == MathOp::FromBits { Ty::U32 } else { ty };
+                    args[0] = self.push(ExprKind::Typed(args[0], receiver_ty), receiver_span);
                     return self.push(ExprKind::Math(op, args), span);
                 }
+                // `u32::from(flag)`: a lossless conversion, which `as` does.
+                if segs[1] == "from" && c.args.len() == 1 {
+                    let x = self.expr(&c.args[0]);
+                    return self.push(ExprKind::Cast(x, ty), span);
+                }
+            }
+        }
+        // `std::cmp::min(a, b)`, `cmp::max(a, b)`: the methods.
+        let cmp =
+            matches!(segs.iter().map(String::as_str).collect::<Vec<_>>()[..], ["std" | "core", "cmp", _] | ["cmp", _]);
+        if cmp && c.args.len() == 2 {
+            let op = match name.as_str() {
+                "min" => Some(MathOp::Min),
+                "max" => Some(MathOp::Max),
+                _ => None,
+            };
+            if let Some(op) = op {
+                let args = c.args.iter().map(|a| self.expr(a)).collect();
+                return self.push(ExprKind::Math(op, args), span);
             }
         }
         if let Some(help) = segs.first().and_then(|s| unsupported_type_help(s)) {
@@ -428,6 +449,12 @@ impl Parser<'_> {
     /// `name(args)`: a call of a `#[helper]` function.
     fn helper_call(&mut self, name: &str, c: &syn::ExprCall) -> ExprId {
         let span = c.span();
+        // `min(a, b)` with `use std::cmp::min;`.
+        if (name == "min" || name == "max") && c.args.len() == 2 && self.lookup(name).is_none() {
+            let op = if name == "min" { MathOp::Min } else { MathOp::Max };
+            let args = c.args.iter().map(|a| self.expr(a)).collect();
+            return self.push(ExprKind::Math(op, args), span);
+        }
         match self.lookup(name) {
             Some(Binding::Rejected) => return self.already_reported(span),
             Some(_) => return self.error(span, format!("`{name}` is a value, not a function"), None),

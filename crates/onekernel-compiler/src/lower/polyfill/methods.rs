@@ -58,3 +58,16 @@ fn pow_u32(pow_base: u32, pow_exp: u32) -> u32 {
     }
     result
 }
+
+// `cbrt`: WGSL has no cube root. pow(|x|, 1/3) refined by one Newton step,
+// with the sign of x put back (so cbrt(-8.0) is -2.0, where powf gives NaN);
+// zeros, infinities and NaN are their own cube roots.
+fn cbrt(x: f32) -> f32 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let a = x.abs();
+    let r = a.powf(1.0 / 3.0);
+    let r = r - (r * r * r - a) / (3.0 * r * r);
+    if x < 0.0 { -r } else { r }
+}
