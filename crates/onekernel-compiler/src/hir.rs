@@ -22,6 +22,8 @@ pub type LocalId = Handle<Local>;
 pub type ParamId = Handle<Param>;
 /// A shared array's id.
 pub type SharedId = Handle<SharedDecl>;
+/// A constant's id.
+pub type ConstId = Handle<ConstDecl>;
 
 /// A kernel or a helper function.
 #[derive(Debug)]
@@ -45,6 +47,8 @@ pub struct Function {
     pub calls: Vec<CallSite>,
     /// Workgroup shared arrays declared in the kernel's body.
     pub shared: Arena<SharedDecl>,
+    /// Constants the function can see: its own `const` items.
+    pub consts: Arena<ConstDecl>,
     /// Number of barrier call sites (each has an id, in source order).
     pub barriers: u32,
     /// Call arguments that pass a whole buffer (`helper(a)`): always an
@@ -129,6 +133,32 @@ impl SharedDecl {
     pub fn words(&self) -> u32 {
         self.dims.iter().product()
     }
+}
+
+/// `const NAME: T = value;`, evaluated when the kernel is compiled.
+#[derive(Clone, Debug)]
+pub struct ConstDecl {
+    /// The Rust name.
+    pub name: String,
+    /// Its type.
+    pub ty: Ty,
+    /// Its value's bits (f32 bits, or the integer's two's complement).
+    pub bits: u32,
+    /// Its value.
+    pub value: ConstValue,
+    /// The item as written: the CPU body declares it again.
+    pub item: syn::ItemConst,
+}
+
+/// A constant's value, as the compiler evaluates it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ConstValue {
+    /// An integer (of any integer type).
+    Int(i128),
+    /// A float, as `f64` (rounded to the declared type when used).
+    Float(f64),
+    /// `true` / `false`.
+    Bool(bool),
 }
 
 /// `workgroup_barrier()` or `storage_barrier()`.
@@ -235,6 +265,9 @@ pub enum Stmt {
     /// `let tile = shared::<[f32; 256]>();`: where a shared array comes
     /// into scope (its storage lives as long as the workgroup).
     Shared(SharedId),
+    /// `const N: usize = 4;` in the body (its value is folded where it is
+    /// used; the CPU body declares it again).
+    Const(ConstId),
     /// `let (a, b) = init;`: one local per element of a tuple.
     LetTuple {
         /// The bindings, in order.
@@ -553,6 +586,9 @@ pub enum ExprKind {
     Lit(Lit),
     /// A named constant (`f32::MAX`).
     Const(NamedConst),
+    /// A `const` item of the kernel (or of its `#[onekernel::kernels]`
+    /// module).
+    ConstRef(ConstId),
     /// A local variable.
     Local(LocalId),
     /// A scalar parameter.

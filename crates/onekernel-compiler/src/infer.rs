@@ -186,7 +186,7 @@ impl<'a> Infer<'a> {
                 Stmt::Expr(e) => {
                     self.expr(*e);
                 }
-                Stmt::Shared(_) => {}
+                Stmt::Shared(_) | Stmt::Const(_) => {}
                 Stmt::LetTuple { locals, init } => {
                     let t = self.expr(*init);
                     let vars: Vec<usize> = locals.iter().map(|l| self.local(*l)).collect();
@@ -216,6 +216,7 @@ impl<'a> Infer<'a> {
             }
             ExprKind::Lit(Lit::Bool(_)) => self.set_known(id, Ty::Bool),
             ExprKind::Const(c) => self.set_known(id, c.ty),
+            ExprKind::ConstRef(c) => self.set_known(id, f.consts[*c].ty),
             ExprKind::Local(l) => {
                 let lv = self.local(*l);
                 self.set(id, lv)

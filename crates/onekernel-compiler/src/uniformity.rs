@@ -116,7 +116,7 @@ impl Uniformity<'_> {
     fn uniform(&self, e: ExprId) -> bool {
         let f = self.f;
         match &f.exprs[e].kind {
-            ExprKind::Error | ExprKind::Lit(_) | ExprKind::Const(_) | ExprKind::Len(_) => true,
+            ExprKind::Error | ExprKind::Lit(_) | ExprKind::Const(_) | ExprKind::ConstRef(_) | ExprKind::Len(_) => true,
             ExprKind::Param(p) => !self.varying_params.contains(p),
             ExprKind::Builtin { builtin, .. } => match builtin {
                 Builtin::BlockId | Builtin::BlockDim | Builtin::GridDim => true,
@@ -199,7 +199,7 @@ impl Uniformity<'_> {
                     }
                 }
                 Stmt::Expr(e) => self.expr(*e, div.clone()),
-                Stmt::Shared(_) => {}
+                Stmt::Shared(_) | Stmt::Const(_) => {}
                 Stmt::LetTuple { locals, init } => {
                     self.expr(*init, div.clone());
                     if self.current(&div).is_some() || !self.uniform(*init) {

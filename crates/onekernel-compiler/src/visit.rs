@@ -11,7 +11,7 @@ pub fn visit_block(f: &Function, b: &Block, depth: usize, visit: &mut dyn FnMut(
             Stmt::Let { init: Some(e), .. } | Stmt::Expr(e) | Stmt::LetTuple { init: e, .. } => {
                 visit_expr(f, *e, depth, visit)
             }
-            Stmt::Let { init: None, .. } | Stmt::Shared(_) => {}
+            Stmt::Let { init: None, .. } | Stmt::Shared(_) | Stmt::Const(_) => {}
         }
     }
     if let Some(t) = b.tail {
@@ -54,6 +54,7 @@ pub fn operands(kind: &ExprKind) -> Vec<ExprId> {
         ExprKind::Error
         | ExprKind::Lit(_)
         | ExprKind::Const(_)
+        | ExprKind::ConstRef(_)
         | ExprKind::Local(_)
         | ExprKind::Param(_)
         | ExprKind::Builtin { .. }
@@ -123,7 +124,7 @@ pub fn place_indices(p: &Place) -> Vec<ExprId> {
 pub fn block_diverges(f: &Function, b: &Block) -> bool {
     b.stmts.iter().any(|s| match s {
         Stmt::Let { init: Some(e), .. } | Stmt::Expr(e) | Stmt::LetTuple { init: e, .. } => expr_diverges(f, *e),
-        Stmt::Let { init: None, .. } | Stmt::Shared(_) => false,
+        Stmt::Let { init: None, .. } | Stmt::Shared(_) | Stmt::Const(_) => false,
     }) || b.tail.is_some_and(|t| expr_diverges(f, t))
 }
 

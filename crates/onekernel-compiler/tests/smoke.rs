@@ -165,3 +165,27 @@ fn k(a: &[f32], b: &[i32], out: &mut [u32]) {
     );
     println!("{w}");
 }
+
+#[test]
+fn constants_in_the_body() {
+    let w = wgsl(
+        "workgroup_size = 16",
+        r#"
+fn k(a: &[f32], out: &mut [f32]) {
+    const TILE: usize = 16;
+    const HALF: usize = TILE / 2;
+    const SCALE: f32 = 0.5 * 3.0;
+    const NEG: i32 = -(1 << 4);
+    let tile = shared::<[[f32; TILE + 1]; TILE]>();
+    let mut acc = [0.0; HALF];
+    let t = thread_id().x;
+    tile[t][t + 1] = a[global_id().x] * SCALE;
+    workgroup_barrier();
+    for j in 0..HALF { acc[j] = tile[j][t] + NEG as f32; }
+    out[global_id().x] = acc[HALF - 1] + acc.len() as f32;
+}"#,
+    );
+    assert!(w.contains("array<array<f32, 17>, 16>"), "{w}");
+    assert!(w.contains("array<f32, 8>"), "{w}");
+    println!("{w}");
+}

@@ -96,6 +96,10 @@ impl Gen<'_> {
                 let e = self.expr(*e);
                 quote!(#e;)
             }
+            Stmt::Const(c) => {
+                let item = &self.f.consts[*c].item;
+                quote!(#item)
+            }
             Stmt::LetTuple { locals, init } => {
                 let pats = locals.iter().map(|l| self.binding(*l));
                 let init = self.expr(*init);
@@ -157,6 +161,7 @@ impl Gen<'_> {
                 }
             }
             ExprKind::Local(l) => Ident::new(&self.f.locals[*l].name, span).into_token_stream(),
+            ExprKind::ConstRef(c) => Ident::new(&self.f.consts[*c].name, span).into_token_stream(),
             ExprKind::Param(p) => self.param(*p, span).into_token_stream(),
             ExprKind::Builtin { builtin, callee } => {
                 let field = format_ident!("{}", builtin.name());

@@ -22,6 +22,10 @@ impl FnLowerer<'_> {
             }
             ExprKind::Lit(lit) => self.lit(*lit, ty, span, false),
             ExprKind::Const(c) => Some(self.const_bits(c.ty, c.bits, span)),
+            ExprKind::ConstRef(c) => {
+                let c = &hir.consts[*c];
+                Some(self.const_bits(c.ty, c.bits, span))
+            }
             ExprKind::Local(l) => self.local_value(*l, span),
             ExprKind::Param(p) => match self.params[*p]? {
                 Slot::Value(h) => Some(h),
@@ -542,6 +546,7 @@ impl FnLowerer<'_> {
                 self.add(Expression::As { expr: u, kind: ScalarKind::Float, convert: None }, span)
             }
             Ty::I32 => self.literal(Literal::I32(bits as i32), span),
+            Ty::Bool => self.literal(Literal::Bool(bits != 0), span),
             _ => self.literal(Literal::U32(bits), span),
         }
     }

@@ -409,8 +409,8 @@ impl<'a> FnLowerer<'a> {
             let span = match s {
                 Stmt::Let { local, .. } => self.hir.locals[*local].span,
                 Stmt::Expr(e) | Stmt::LetTuple { init: e, .. } => self.span_of(*e),
-                // Declared as a module-scope `var<workgroup>`.
-                Stmt::Shared(_) => continue,
+                // Declared as a module-scope `var<workgroup>`; folded.
+                Stmt::Shared(_) | Stmt::Const(_) => continue,
             };
             self.mark_line(span);
             match s {
@@ -419,7 +419,7 @@ impl<'a> FnLowerer<'a> {
                     self.expr(*e);
                 }
                 Stmt::LetTuple { locals, init } => self.let_tuple(locals, *init),
-                Stmt::Shared(_) => {}
+                Stmt::Shared(_) | Stmt::Const(_) => {}
             }
         }
         if self.dead {

@@ -261,6 +261,7 @@ impl Parser<'_> {
                     Some(&format!("write `{name}[i]` or `{name}.len()`")),
                 ),
                 Some(Binding::Rejected) => self.already_reported(span),
+                Some(Binding::Const(id)) => self.push(ExprKind::ConstRef(id), span),
                 Some(Binding::Shared(_)) => self.error(
                     span,
                     format!("the shared array `{name}` can only be indexed or measured here"),
@@ -644,6 +645,11 @@ impl Parser<'_> {
                         None
                     }
                     Some(Binding::Rejected) => None,
+                    // rustc says a constant cannot be assigned to.
+                    Some(Binding::Const(_)) => {
+                        self.diags.left_to_rustc(span);
+                        None
+                    }
                     None if looks_like_const(&name) => {
                         self.outside_constant(&name, span);
                         None

@@ -12,6 +12,7 @@
 //! One module per kind of syntax: [`expr`] (expressions), [`ty`] (types),
 //! [`coop`] (shared memory, barriers and atomics).
 
+mod consts;
 mod coop;
 mod expr;
 mod ty;
@@ -58,6 +59,7 @@ pub fn parse_function(item: &syn::ItemFn, role: FnRole, types: &mut TypeTable) -
             body: Block::default(),
             calls: Vec::new(),
             shared: Arena::default(),
+            consts: Arena::default(),
             barriers: 0,
             buffer_args: Vec::new(),
         },
@@ -78,6 +80,8 @@ enum Binding {
     Param(ParamId),
     /// A workgroup shared array.
     Shared(SharedId),
+    /// A constant.
+    Const(ConstId),
     /// Something whose declaration was rejected (and reported): its uses
     /// are not reported again.
     Rejected,
@@ -394,6 +398,10 @@ impl Parser<'_> {
                         out.stmts.push(Stmt::Expr(id));
                     }
                 }
+                syn::Stmt::Item(syn::Item::Const(c)) => match self.const_item(c) {
+                    Some(id) => out.stmts.push(Stmt::Const(id)),
+                    None => self.reject(c.ident.to_string()),
+                },
                 syn::Stmt::Item(item) => self.item_in_body(item),
                 syn::Stmt::Macro(m) => {
                     let id = self.macro_error(&m.mac);

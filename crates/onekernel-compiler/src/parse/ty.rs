@@ -28,14 +28,14 @@ impl Parser<'_> {
     /// The length of an array type or a repeat expression, fixed when the
     /// kernel is compiled: an integer literal.
     pub(super) fn array_len(&mut self, e: &syn::Expr) -> Option<u32> {
-        if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) = super::strip(e) {
-            if let Ok(n @ 1..) = i.base10_parse::<u32>() {
+        if let Some(crate::hir::ConstValue::Int(n @ 1..)) = self.const_eval(e) {
+            if let Ok(n) = u32::try_from(n) {
                 return Some(n);
             }
         }
         self.diags.push(
             Diagnostic::new(e.span(), "an array's length must be fixed when the kernel is compiled").help(
-                "write the length as an integer literal such as `16`; the GPU sizes arrays and shared memory before the kernel runs",
+                "write the length as an integer literal such as `16` or a constant (`const TILE: usize = 16;`); the GPU sizes arrays and shared memory before the kernel runs",
             ),
         );
         None
