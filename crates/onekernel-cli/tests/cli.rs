@@ -86,5 +86,8 @@ fn parses_arguments() {
     let args: Vec<String> =
         ["explain", "f.rs", "--kernel=k", "--emit", "spirv-asm"].iter().map(|s| s.to_string()).collect();
     let a = onekernel_cli::parse_args(&args).unwrap();
-    assert_eq!(a, onekernel_cli::Args { file: "f.rs".into(), kernel: Some("k".into()), emit: onekernel_cli::Emit::SpirvAsm });
+    assert_eq!(
+        a,
+        onekernel_cli::Args { file: "f.rs".into(), kernel: Some("k".into()), emit: onekernel_cli::Emit::SpirvAsm }
+    );
 }
