@@ -51,4 +51,5 @@ pub use onekernel_runtime as runtime;
 pub mod __private {
     pub use onekernel_macro::kernel_with_helpers;
     pub use onekernel_runtime::*;
+    pub use std::borrow::Cow;
 }

@@ -245,7 +245,12 @@ mod tests {
         max_workgroup_invocations: 256,
         params: Cow::Borrowed(&[
             ParamInfo { name: Cow::Borrowed("a"), kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 0 },
-            ParamInfo { name: Cow::Borrowed("s"), kind: ParamKind::Scalar, ty: ScalarType::U32, slot: launch_block::SIZE },
+            ParamInfo {
+                name: Cow::Borrowed("s"),
+                kind: ParamKind::Scalar,
+                ty: ScalarType::U32,
+                slot: launch_block::SIZE,
+            },
         ]),
         uniform_binding: 1,
         uniform_size: 32,

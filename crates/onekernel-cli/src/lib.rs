@@ -12,8 +12,10 @@
 
 mod diagnostics;
 
+use onekernel_abi::{CpuStrategy, KernelInfo, ParamInfo, ParamKind, ScalarType};
 use onekernel_compiler::{CompiledKernel, Diagnostic};
-use onekernel_runtime::{inspect, KernelInfo, ParamInfo, ParamKind, ScalarType};
+use onekernel_runtime::inspect;
+use std::borrow::Cow;
 use std::fmt::Write;
 
 /// The usage text.
@@ -223,7 +225,7 @@ fn collect(
 
 /// One kernel's output.
 pub fn render(k: &CompiledKernel, emit: Emit) -> String {
-    let info = kernel_info(k);
+    let info = &kernel_info(k);
     match emit {
         Emit::Wgsl => inspect::wgsl(info).to_string(),
         Emit::Spirv => {
@@ -241,40 +243,51 @@ pub fn render(k: &CompiledKernel, emit: Emit) -> String {
     }
 }
 
-/// The `KernelInfo` the macro would emit (leaked: the tool is short-lived).
-fn kernel_info(k: &CompiledKernel) -> &'static KernelInfo {
-    let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
+/// The `KernelInfo` the macro would emit, owning its strings.
+fn kernel_info(k: &CompiledKernel) -> KernelInfo {
     use onekernel_compiler::hir::ParamKind as P;
+    use onekernel_compiler::types::Ty;
     let params: Vec<ParamInfo> = k
         .params
         .iter()
         .map(|p| {
             let (kind, ty) = match p.kind {
                 P::Buffer { elem } => (ParamKind::ReadOnlyBuffer, elem),
-                P::BufferMut { elem } | P::Atomics { elem } => (ParamKind::ReadWriteBuffer, elem),
+                P::BufferMut { elem } => (ParamKind::ReadWriteBuffer, elem),
+                P::Atomics { elem } => (ParamKind::AtomicBuffer, elem),
                 P::Scalar { ty, .. } => (ParamKind::Scalar, ty),
             };
             let ty = match ty {
-                onekernel_compiler::types::Ty::F32 => ScalarType::F32,
-                onekernel_compiler::types::Ty::I32 => ScalarType::I32,
-                _ => ScalarType::U32,
+                Ty::F32 => ScalarType::F32,
+                Ty::I32 => ScalarType::I32,
+                // The compiler gives parameters no other types (`usize`
+                // and `bool` travel as u32); as `expand.rs` maps them.
+                Ty::U32 | Ty::Usize | Ty::Bool | Ty::Dim3 | Ty::Unit | Ty::Never => ScalarType::U32,
             };
-            ParamInfo { name: leak(&p.name), kind, ty, slot: p.slot }
+            ParamInfo { name: Cow::Owned(p.name.clone()), kind, ty, slot: p.slot }
         })
         .collect();
-    Box::leak(Box::new(KernelInfo {
-        name: leak(&k.name),
-        entry_point: leak(&k.entry_point),
-        wgsl: leak(&k.wgsl),
-        spirv: Box::leak(k.spirv.clone().into_boxed_slice()),
-        wgsl_folded: leak(&k.wgsl_folded),
-        explain: leak(&k.explain),
+    let cpu = if k.cooperative {
+        CpuStrategy::Cooperative
+    } else if k.writes_own_element {
+        CpuStrategy::OwnElement
+    } else {
+        CpuStrategy::Independent
+    };
+    KernelInfo {
+        name: Cow::Owned(k.name.clone()),
+        entry_point: Cow::Owned(k.entry_point.clone()),
+        wgsl: Cow::Owned(k.wgsl.clone()),
+        spirv: Cow::Owned(k.spirv.clone()),
+        wgsl_folded: Cow::Owned(k.wgsl_folded.clone()),
+        spirv_folded: Cow::Owned(k.spirv_folded.clone()),
+        explain: Cow::Owned(k.explain.clone()),
         workgroup_size: k.workgroup_size,
-        params: Box::leak(params.into_boxed_slice()),
+        max_workgroup_invocations: k.max_workgroup_invocations,
+        params: Cow::Owned(params),
         uniform_binding: k.uniform_binding,
         uniform_size: k.uniform_size,
-        max_workgroup_invocations: k.max_workgroup_invocations,
-        writes_own_element: k.writes_own_element,
+        cpu,
         workgroup_memory_words: k.workgroup_memory_words,
-    }))
+    }
 }

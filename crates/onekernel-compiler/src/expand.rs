@@ -55,7 +55,13 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
     let max_inv = compiled.max_workgroup_invocations;
     let uniform_binding = compiled.uniform_binding;
     let uniform_size = compiled.uniform_size;
-    let own = compiled.writes_own_element && !compiled.cooperative;
+    let cpu_strategy = if compiled.cooperative {
+        quote!(Cooperative)
+    } else if compiled.writes_own_element {
+        quote!(OwnElement)
+    } else {
+        quote!(Independent)
+    };
     let memory_words = compiled.workgroup_memory_words;
 
     let param_infos = compiled.params.iter().map(|p| {
@@ -63,7 +69,8 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
         let slot = p.slot;
         let (kind, ty) = match p.kind {
             ParamKind::Buffer { elem } => (quote!(ReadOnlyBuffer), elem),
-            ParamKind::BufferMut { elem } | ParamKind::Atomics { elem } => (quote!(ReadWriteBuffer), elem),
+            ParamKind::BufferMut { elem } => (quote!(ReadWriteBuffer), elem),
+            ParamKind::Atomics { elem } => (quote!(AtomicBuffer), elem),
             ParamKind::Scalar { ty, .. } => (quote!(Scalar), ty),
         };
         let ty = match ty {
@@ -71,7 +78,12 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
             Ty::I32 => quote!(I32),
             _ => quote!(U32),
         };
-        quote!(#k::ParamInfo { name: #pname, kind: #k::ParamKind::#kind, ty: #k::ScalarType::#ty, slot: #slot })
+        quote!(#k::ParamInfo {
+            name: #k::Cow::Borrowed(#pname),
+            kind: #k::ParamKind::#kind,
+            ty: #k::ScalarType::#ty,
+            slot: #slot,
+        })
     });
 
     // launch(): typed parameters, then the two paths.
@@ -209,18 +221,19 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
             pub const EXPLAIN: &str = #explain;
             /// Everything the runtime needs to launch this kernel.
             pub static KERNEL: #k::KernelInfo = #k::KernelInfo {
-                name: #kernel_name,
-                entry_point: ENTRY_POINT,
-                wgsl: WGSL,
-                spirv: SPIRV,
-                wgsl_folded: WGSL_FOLDED,
-                explain: EXPLAIN,
+                name: #k::Cow::Borrowed(#kernel_name),
+                entry_point: #k::Cow::Borrowed(ENTRY_POINT),
+                wgsl: #k::Cow::Borrowed(WGSL),
+                spirv: #k::Cow::Borrowed(SPIRV),
+                wgsl_folded: #k::Cow::Borrowed(WGSL_FOLDED),
+                spirv_folded: #k::Cow::Borrowed(SPIRV_FOLDED),
+                explain: #k::Cow::Borrowed(EXPLAIN),
                 workgroup_size: WORKGROUP_SIZE,
-                params: &[#(#param_infos),*],
+                max_workgroup_invocations: #max_inv,
+                params: #k::Cow::Borrowed(&[#(#param_infos),*]),
                 uniform_binding: #uniform_binding,
                 uniform_size: #uniform_size,
-                max_workgroup_invocations: #max_inv,
-                writes_own_element: #own,
+                cpu: #k::CpuStrategy::#cpu_strategy,
                 workgroup_memory_words: #memory_words,
             };
 
