@@ -7,25 +7,27 @@
 
 use onekernel_runtime::*;
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 static VECTOR_ADD: KernelInfo = KernelInfo {
-    name: "vector_add",
-    entry_point: "vector_add",
-    wgsl: "",
-    spirv: &[],
-    wgsl_folded: "",
-    explain: "",
+    name: Cow::Borrowed("vector_add"),
+    entry_point: Cow::Borrowed("vector_add"),
+    wgsl: Cow::Borrowed(""),
+    spirv: Cow::Borrowed(&[]),
+    spirv_folded: Cow::Borrowed(&[]),
+    wgsl_folded: Cow::Borrowed(""),
+    explain: Cow::Borrowed(""),
     workgroup_size: [256, 1, 1],
-    params: &[
-        ParamInfo { name: "a", kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 0 },
-        ParamInfo { name: "b", kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 1 },
-        ParamInfo { name: "out", kind: ParamKind::ReadWriteBuffer, ty: ScalarType::F32, slot: 2 },
-    ],
+    params: Cow::Borrowed(&[
+        ParamInfo { name: Cow::Borrowed("a"), kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 0 },
+        ParamInfo { name: Cow::Borrowed("b"), kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 1 },
+        ParamInfo { name: Cow::Borrowed("out"), kind: ParamKind::ReadWriteBuffer, ty: ScalarType::F32, slot: 2 },
+    ]),
     uniform_binding: 3,
     uniform_size: 32,
     max_workgroup_invocations: 256,
-    writes_own_element: false,
+    cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
 };
 

@@ -5,7 +5,7 @@ use crate::cpu::{CpuDevice, SharedSliceMut};
 use crate::device::{Device, DeviceBackend};
 use crate::error::{BufferError, LaunchError};
 use crate::gpu::{GpuArg, GpuDevice, GpuMemory};
-use crate::kernel_info::{KernelInfo, ParamKind, ScalarType};
+use onekernel_abi::{KernelInfo, ParamKind, ScalarType};
 
 mod sealed {
     /// Restricts [`super::Element`] to the 4-byte types kernels support.
@@ -151,30 +151,33 @@ impl<T: Element> Buffer<T> {
         param: usize,
         device_id: u64,
         launch_device: impl FnOnce() -> String,
-        mutable: bool,
+        access: Access,
     ) -> Result<(), LaunchError> {
         let arg = kernel.param_name(param);
-        let invalid = |problem: String| Err(LaunchError::InvalidArgument { kernel: kernel.name, arg, problem });
+        let invalid = |problem: String| Err(LaunchError::InvalidArgument { kernel: &kernel.name, arg, problem });
         let Some(info) = kernel.params.get(param) else {
             return invalid(format!("the kernel has no parameter #{param}"));
         };
-        let expected = if mutable { ParamKind::ReadWriteBuffer } else { ParamKind::ReadOnlyBuffer };
-        if info.kind != expected {
-            return invalid(format!("passed as {expected:?} but the parameter is {:?}", info.kind));
+        if !access.accepts(info.kind) {
+            return invalid(format!(
+                "passed as {} but the parameter is {}",
+                access.describe(),
+                describe_kind(info.kind)
+            ));
         }
         if info.ty != T::TYPE {
             return invalid(format!("buffer of {} passed for a parameter of {}", T::TYPE, info.ty));
         }
         if self.device.id() != device_id {
             return Err(LaunchError::WrongDevice {
-                kernel: kernel.name,
+                kernel: &kernel.name,
                 arg,
                 buffer_device: self.device.describe(),
                 launch_device: launch_device(),
             });
         }
         if self.len == 0 {
-            return Err(LaunchError::EmptyBuffer { kernel: kernel.name, arg });
+            return Err(LaunchError::EmptyBuffer { kernel: &kernel.name, arg });
         }
         Ok(())
     }
@@ -184,13 +187,13 @@ impl<T: Element> Buffer<T> {
         kernel: &'static KernelInfo,
         param: usize,
         gpu: &GpuDevice,
-        mutable: bool,
+        access: Access,
     ) -> Result<GpuArg<'_>, LaunchError> {
-        self.check_arg(kernel, param, gpu.id(), || gpu.describe(), mutable)?;
+        self.check_arg(kernel, param, gpu.id(), || gpu.describe(), access)?;
         let max_bytes = gpu.limits().max_storage_buffer_binding_size;
         if (self.len as u64).saturating_mul(4) > max_bytes {
             return Err(LaunchError::BindingTooLarge {
-                kernel: kernel.name,
+                kernel: &kernel.name,
                 arg: kernel.param_name(param),
                 len: self.len,
                 max_bytes,
@@ -201,7 +204,7 @@ impl<T: Element> Buffer<T> {
             // Unreachable after the device and emptiness checks; reported
             // rather than panicking all the same.
             _ => Err(LaunchError::InvalidArgument {
-                kernel: kernel.name,
+                kernel: &kernel.name,
                 arg: kernel.param_name(param),
                 problem: "buffer has no GPU storage".into(),
             }),
@@ -217,7 +220,7 @@ impl<T: Element> Buffer<T> {
         param: usize,
         gpu: &GpuDevice,
     ) -> Result<GpuArg<'_>, LaunchError> {
-        self.gpu_arg_impl(kernel, param, gpu, false)
+        self.gpu_arg_impl(kernel, param, gpu, Access::Read)
     }
 
     /// For generated code: this buffer as the `&mut [T]` argument `param` of
@@ -230,7 +233,7 @@ impl<T: Element> Buffer<T> {
         param: usize,
         gpu: &GpuDevice,
     ) -> Result<GpuArg<'_>, LaunchError> {
-        self.gpu_arg_impl(kernel, param, gpu, true)
+        self.gpu_arg_impl(kernel, param, gpu, Access::Writable)
     }
 
     /// For generated code: this buffer as the `&[T]` argument `param` of a
@@ -248,7 +251,7 @@ impl<T: Element> Buffer<T> {
     where
         T: AtomicElement,
     {
-        self.check_arg(kernel, param, cpu.id(), || cpu.describe(), true)?;
+        self.check_arg(kernel, param, cpu.id(), || cpu.describe(), Access::Atomics)?;
         match &mut self.storage {
             Storage::Cpu(v) => Ok(T::as_atomics(v)),
             Storage::Gpu(_) => Err(no_cpu_storage(kernel, param)),
@@ -257,7 +260,7 @@ impl<T: Element> Buffer<T> {
 
     /// For generated code: a `&[T]` parameter's data on the CPU.
     pub fn cpu_slice(&self, kernel: &'static KernelInfo, param: usize, cpu: &CpuDevice) -> Result<&[T], LaunchError> {
-        self.check_arg(kernel, param, cpu.id(), || cpu.describe(), false)?;
+        self.check_arg(kernel, param, cpu.id(), || cpu.describe(), Access::Read)?;
         match &self.storage {
             Storage::Cpu(v) => Ok(v),
             Storage::Gpu(_) => Err(no_cpu_storage(kernel, param)),
@@ -273,7 +276,7 @@ impl<T: Element> Buffer<T> {
         param: usize,
         cpu: &CpuDevice,
     ) -> Result<SharedSliceMut<'_, T>, LaunchError> {
-        self.check_arg(kernel, param, cpu.id(), || cpu.describe(), true)?;
+        self.check_arg(kernel, param, cpu.id(), || cpu.describe(), Access::ReadWrite)?;
         match &mut self.storage {
             Storage::Cpu(v) => Ok(SharedSliceMut::new(v)),
             Storage::Gpu(_) => Err(no_cpu_storage(kernel, param)),
@@ -281,10 +284,67 @@ impl<T: Element> Buffer<T> {
     }
 }
 
+/// How a launch uses a buffer argument, checked against the parameter's
+/// [`ParamKind`].
+#[derive(Clone, Copy, Debug)]
+enum Access {
+    /// `&Buffer` for a `&[T]` parameter.
+    Read,
+    /// `&mut Buffer` for a `&mut [T]` parameter, on the CPU.
+    ReadWrite,
+    /// `&mut Buffer` for a `&[AtomicU32]`/`&[AtomicI32]` parameter, on the CPU.
+    Atomics,
+    /// `&mut Buffer` for any parameter the kernel writes, on the GPU (both
+    /// are `read_write` storage bindings there).
+    Writable,
+}
+
+impl Access {
+    fn accepts(self, kind: ParamKind) -> bool {
+        match self {
+            Access::Read => match kind {
+                ParamKind::ReadOnlyBuffer => true,
+                ParamKind::ReadWriteBuffer | ParamKind::AtomicBuffer | ParamKind::Scalar => false,
+            },
+            Access::ReadWrite => match kind {
+                ParamKind::ReadWriteBuffer => true,
+                ParamKind::ReadOnlyBuffer | ParamKind::AtomicBuffer | ParamKind::Scalar => false,
+            },
+            Access::Atomics => match kind {
+                ParamKind::AtomicBuffer => true,
+                ParamKind::ReadOnlyBuffer | ParamKind::ReadWriteBuffer | ParamKind::Scalar => false,
+            },
+            Access::Writable => match kind {
+                ParamKind::ReadWriteBuffer | ParamKind::AtomicBuffer => true,
+                ParamKind::ReadOnlyBuffer | ParamKind::Scalar => false,
+            },
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Access::Read => "a `&[T]` buffer",
+            Access::ReadWrite => "a `&mut [T]` buffer",
+            Access::Atomics => "an atomic buffer",
+            Access::Writable => "a writable buffer",
+        }
+    }
+}
+
+/// A parameter kind as the Rust the user wrote.
+fn describe_kind(kind: ParamKind) -> &'static str {
+    match kind {
+        ParamKind::ReadOnlyBuffer => "a `&[T]` buffer",
+        ParamKind::ReadWriteBuffer => "a `&mut [T]` buffer",
+        ParamKind::AtomicBuffer => "an atomic buffer",
+        ParamKind::Scalar => "a scalar",
+    }
+}
+
 /// Unreachable after the device check; an error rather than a panic.
 fn no_cpu_storage(kernel: &'static KernelInfo, param: usize) -> LaunchError {
     LaunchError::InvalidArgument {
-        kernel: kernel.name,
+        kernel: &kernel.name,
         arg: kernel.param_name(param),
         problem: "buffer has no CPU storage".into(),
     }

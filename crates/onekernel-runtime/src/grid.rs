@@ -1,7 +1,7 @@
 //! Launch geometry: [`Dim3`], [`Grid`] and the per-invocation builtins
 //! ([`Invocation`]).
 
-use crate::kernel_info::KernelInfo;
+use onekernel_abi::KernelInfo;
 
 /// A size or an index in up to three dimensions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

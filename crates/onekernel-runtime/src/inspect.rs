@@ -9,18 +9,18 @@
 //!
 //! The `onekernel-cli` binary prints the same views for any Rust file.
 
-use crate::kernel_info::{KernelInfo, ParamKind};
+use onekernel_abi::{KernelInfo, ParamKind, ScalarType};
 use std::fmt::Write;
 use wgpu::naga;
 
 /// The WGSL the GPU path compiles.
-pub fn wgsl(k: &KernelInfo) -> &'static str {
-    k.wgsl
+pub fn wgsl(k: &KernelInfo) -> &str {
+    &k.wgsl
 }
 
 /// The SPIR-V words.
-pub fn spirv(k: &KernelInfo) -> &'static [u32] {
-    k.spirv
+pub fn spirv(k: &KernelInfo) -> &[u32] {
+    &k.spirv
 }
 
 /// The SPIR-V as text (rspirv's disassembler), or a line saying why not.
@@ -29,7 +29,7 @@ pub fn spirv_disassembly(k: &KernelInfo) -> String {
     if k.spirv.is_empty() {
         return "; (no SPIR-V)\n".to_string();
     }
-    match rspirv::dr::load_words(k.spirv) {
+    match rspirv::dr::load_words(&*k.spirv) {
         Ok(module) => module.disassemble() + "\n",
         Err(e) => format!("; (the SPIR-V does not load: {e})\n"),
     }
@@ -39,9 +39,9 @@ pub fn spirv_disassembly(k: &KernelInfo) -> String {
 /// the globals and each function and entry point (arguments, locals,
 /// expressions by handle, and the statement tree).
 pub fn naga_ir(k: &KernelInfo) -> String {
-    let module = match naga::front::wgsl::parse_str(k.wgsl) {
+    let module = match naga::front::wgsl::parse_str(&k.wgsl) {
         Ok(m) => m,
-        Err(e) => return format!("(the WGSL does not parse: {})\n", e.emit_to_string(k.wgsl)),
+        Err(e) => return format!("(the WGSL does not parse: {})\n", e.emit_to_string(&k.wgsl)),
     };
     let mut s = String::from("types:\n");
     for (h, t) in module.types.iter() {
@@ -97,19 +97,30 @@ fn function(s: &mut String, f: &naga::Function) {
 /// WGSL declaration and its binding (or uniform offset).
 pub fn bindings(k: &KernelInfo) -> String {
     let mut rows = vec![["parameter".to_string(), "Rust".into(), "WGSL".into(), "where".into()]];
-    for p in k.params {
+    for p in k.params.iter() {
         let (rust, place) = match p.kind {
             ParamKind::ReadOnlyBuffer => (format!("&[{}]", p.ty), format!("@group(0) @binding({})", p.slot)),
             ParamKind::ReadWriteBuffer => (format!("&mut [{}]", p.ty), format!("@group(0) @binding({})", p.slot)),
+            ParamKind::AtomicBuffer => {
+                let atomic = match p.ty {
+                    ScalarType::U32 => "AtomicU32".to_string(),
+                    ScalarType::I32 => "AtomicI32".to_string(),
+                    // The compiler accepts only the two integer atomics.
+                    ScalarType::F32 => format!("atomic {}", p.ty),
+                };
+                (format!("&[{atomic}]"), format!("@group(0) @binding({})", p.slot))
+            }
             ParamKind::Scalar => (p.ty.to_string(), format!("uniform, offset {}", p.slot)),
         };
         let wgsl = match p.kind {
-            ParamKind::Scalar => format!("params.{}: {}", p.name, p.ty),
-            _ => declaration(k.wgsl, p.slot).unwrap_or_default(),
+            ParamKind::Scalar => format!("params.{}: {}", p.name, p.ty.wgsl_name()),
+            ParamKind::ReadOnlyBuffer | ParamKind::ReadWriteBuffer | ParamKind::AtomicBuffer => {
+                declaration(&k.wgsl, p.slot).unwrap_or_default()
+            }
         };
         rows.push([p.name.to_string(), rust, wgsl, place]);
     }
-    let launch = declaration(k.wgsl, k.uniform_binding).unwrap_or_default();
+    let launch = declaration(&k.wgsl, k.uniform_binding).unwrap_or_default();
     let place = format!("@group(0) @binding({}), {} bytes", k.uniform_binding, k.uniform_size);
     rows.push(["(launch)".into(), "-".into(), launch, place]);
     table(&rows)
@@ -145,6 +156,6 @@ fn table(rows: &[[String; 4]]) -> String {
 }
 
 /// Each Rust line of the kernel beside the WGSL it produced.
-pub fn explain(k: &KernelInfo) -> &'static str {
-    k.explain
+pub fn explain(k: &KernelInfo) -> &str {
+    &k.explain
 }

@@ -16,7 +16,7 @@
 //! plus a separate tail dispatch). Folded launches run the kernel's
 //! `wgsl_folded` module, which reads the block to rebuild the logical ids;
 //! unfolded launches run the plain one and pay nothing for folding. See
-//! [`LAUNCH_BLOCK_SIZE`].
+//! [`launch_block`].
 //! Scalar parameters follow at their `slot` offsets (>= 16), and the
 //! block's size is a multiple of 16.
 
@@ -29,7 +29,6 @@ mod error;
 mod gpu;
 mod grid;
 pub mod inspect;
-mod kernel_info;
 mod plan;
 
 pub use buffer::{AtomicElement, Buffer, Element};
@@ -40,7 +39,7 @@ pub use device::{Device, DeviceBackend};
 pub use error::{BufferError, DeviceError, LaunchError};
 pub use gpu::{GpuArg, GpuDevice, PreparedDispatch, PreparedPart};
 pub use grid::{Dim3, Grid, Invocation};
-pub use kernel_info::{KernelInfo, ParamInfo, ParamKind, ScalarType, LAUNCH_BLOCK_SIZE};
+pub use onekernel_abi::{launch_block, CpuStrategy, KernelInfo, ParamInfo, ParamKind, ScalarType};
 
 /// The wgpu version this runtime is built against, for code that uses
 /// [`Device::wgpu`].

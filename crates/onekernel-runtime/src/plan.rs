@@ -7,7 +7,7 @@
 
 use crate::error::LaunchError;
 use crate::grid::{Dim3, Grid};
-use crate::kernel_info::{KernelInfo, LAUNCH_BLOCK_SIZE};
+use onekernel_abi::{launch_block, KernelInfo};
 
 /// The limits a launch is checked against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,9 +86,13 @@ impl LaunchPlan {
 
     /// The 16-byte launch description at the start of the uniform block for
     /// one dispatch `part`: `grid_dim: vec3<u32>`, then `block_offset: u32`.
-    pub fn launch_block(&self, part: &DispatchPart) -> [u8; LAUNCH_BLOCK_SIZE as usize] {
-        let words = [self.groups[0], self.groups[1], self.groups[2], part.block_offset];
-        bytemuck::cast(words)
+    pub fn launch_block(&self, part: &DispatchPart) -> [u8; launch_block::SIZE as usize] {
+        let mut block = [0u8; launch_block::SIZE as usize];
+        let grid = launch_block::GRID_DIM as usize;
+        let offset = launch_block::BLOCK_OFFSET as usize;
+        block[grid..grid + 12].copy_from_slice(bytemuck::bytes_of(&self.groups));
+        block[offset..offset + 4].copy_from_slice(&part.block_offset.to_ne_bytes());
+        block
     }
 
     /// Logical number of workgroups as a `Dim3`.
@@ -102,13 +106,13 @@ pub(crate) fn check_workgroup(kernel: &'static KernelInfo, limits: &LaunchLimits
     let invocations = kernel.workgroup_invocations();
     if invocations == 0 {
         return Err(LaunchError::InvalidKernel {
-            kernel: kernel.name,
+            kernel: &kernel.name,
             problem: format!("workgroup size {:?} has a zero axis", kernel.workgroup_size),
         });
     }
     if invocations > u64::from(limits.max_invocations) {
         return Err(LaunchError::WorkgroupTooLarge {
-            kernel: kernel.name,
+            kernel: &kernel.name,
             invocations,
             max: u64::from(limits.max_invocations),
         });
@@ -116,7 +120,7 @@ pub(crate) fn check_workgroup(kernel: &'static KernelInfo, limits: &LaunchLimits
     for (i, axis) in ['x', 'y', 'z'].into_iter().enumerate() {
         if kernel.workgroup_size[i] > limits.max_size[i] {
             return Err(LaunchError::WorkgroupAxisTooLarge {
-                kernel: kernel.name,
+                kernel: &kernel.name,
                 axis,
                 size: kernel.workgroup_size[i],
                 max: limits.max_size[i],
@@ -146,14 +150,14 @@ pub(crate) fn plan(
     }
     if groups.y != 1 || groups.z != 1 {
         return Err(LaunchError::GridTooLarge {
-            kernel: kernel.name,
+            kernel: &kernel.name,
             groups,
             max_per_dimension: limits.max_groups_per_dimension,
         });
     }
     if groups.x > u32::MAX as usize {
         return Err(LaunchError::FoldedGridTooLarge {
-            kernel: kernel.name,
+            kernel: &kernel.name,
             groups: groups.x,
             max_per_dimension: limits.max_groups_per_dimension,
         });
@@ -170,7 +174,7 @@ pub(crate) fn plan(
     let tail = groups.x % max;
     if rows > max || groups.x > u32::MAX as usize {
         return Err(LaunchError::FoldedGridTooLarge {
-            kernel: kernel.name,
+            kernel: &kernel.name,
             groups: groups.x,
             max_per_dimension: limits.max_groups_per_dimension,
         });
@@ -201,19 +205,20 @@ pub(crate) fn uniform_block(
     scalars: &[u32],
 ) -> Result<Vec<u8>, LaunchError> {
     let size = kernel.uniform_size;
-    if size < LAUNCH_BLOCK_SIZE || !size.is_multiple_of(16) {
+    if size < launch_block::SIZE || !size.is_multiple_of(launch_block::ALIGN) {
         return Err(LaunchError::InvalidKernel {
-            kernel: kernel.name,
+            kernel: &kernel.name,
             problem: format!(
-                "uniform_size {size} must be a multiple of 16 and at least {}",
-                LAUNCH_BLOCK_SIZE.next_multiple_of(16)
+                "uniform_size {size} must be a multiple of {} and at least {}",
+                launch_block::ALIGN,
+                launch_block::SIZE.next_multiple_of(launch_block::ALIGN)
             ),
         });
     }
     let expected = kernel.scalar_params().count();
     if scalars.len() != expected {
         return Err(LaunchError::InvalidKernel {
-            kernel: kernel.name,
+            kernel: &kernel.name,
             problem: format!(
                 "{} scalar arguments passed, but the kernel has {expected} scalar parameters",
                 scalars.len()
@@ -221,15 +226,17 @@ pub(crate) fn uniform_block(
         });
     }
     let mut block = vec![0u8; size as usize];
-    block[..LAUNCH_BLOCK_SIZE as usize].copy_from_slice(&plan.launch_block(part));
+    block[..launch_block::SIZE as usize].copy_from_slice(&plan.launch_block(part));
     for (param, &bits) in kernel.scalar_params().zip(scalars) {
         let at = param.slot as usize;
-        if at < LAUNCH_BLOCK_SIZE as usize || !at.is_multiple_of(4) || at + 4 > size as usize {
+        let width = param.ty.size() as usize;
+        if at < launch_block::SIZE as usize || !at.is_multiple_of(width) || at + width > size as usize {
             return Err(LaunchError::InvalidKernel {
-                kernel: kernel.name,
+                kernel: &kernel.name,
                 problem: format!(
-                    "scalar `{}` at byte offset {at} lies outside the uniform block's parameter area {LAUNCH_BLOCK_SIZE}..{size} or is not 4-byte aligned",
-                    param.name
+                    "scalar `{}` at byte offset {at} lies outside the uniform block's parameter area {}..{size} or is not aligned to its size",
+                    param.name,
+                    launch_block::SIZE
                 ),
             });
         }
@@ -241,23 +248,34 @@ pub(crate) fn uniform_block(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel_info::{ParamInfo, ParamKind, ScalarType};
+    use onekernel_abi::{CpuStrategy, ParamInfo, ParamKind, ScalarType};
+    use std::borrow::Cow;
 
-    static K: KernelInfo = KernelInfo {
-        name: "k",
-        entry_point: "main",
-        wgsl: "",
-        spirv: &[],
-        wgsl_folded: "",
-        explain: "",
-        workgroup_size: [256, 1, 1],
-        params: &[ParamInfo { name: "s", kind: ParamKind::Scalar, ty: ScalarType::F32, slot: 16 }],
-        uniform_binding: 0,
-        uniform_size: 32,
-        max_workgroup_invocations: 256,
-        writes_own_element: false,
-        workgroup_memory_words: 0,
-    };
+    const fn kernel(params: &'static [ParamInfo], uniform_size: u32) -> KernelInfo {
+        KernelInfo {
+            name: Cow::Borrowed("k"),
+            entry_point: Cow::Borrowed("main"),
+            wgsl: Cow::Borrowed(""),
+            spirv: Cow::Borrowed(&[]),
+            wgsl_folded: Cow::Borrowed(""),
+            spirv_folded: Cow::Borrowed(&[]),
+            explain: Cow::Borrowed(""),
+            workgroup_size: [256, 1, 1],
+            params: Cow::Borrowed(params),
+            uniform_binding: 0,
+            uniform_size,
+            max_workgroup_invocations: 256,
+            cpu: CpuStrategy::Independent,
+            workgroup_memory_words: 0,
+        }
+    }
+
+    const fn scalar(slot: u32) -> ParamInfo {
+        ParamInfo { name: Cow::Borrowed("s"), kind: ParamKind::Scalar, ty: ScalarType::F32, slot }
+    }
+
+    static SCALAR_AT_16: [ParamInfo; 1] = [scalar(16)];
+    static K: KernelInfo = kernel(&SCALAR_AT_16, 32);
     const L: LaunchLimits =
         LaunchLimits { max_invocations: 256, max_size: [256, 256, 64], max_groups_per_dimension: 65535 };
 
@@ -335,13 +353,11 @@ mod tests {
     fn uniform_block_checks_the_layout() {
         let p = plan(&K, Grid::blocks(3), &L).unwrap().unwrap();
         let part = p.parts[0].unwrap();
-        static BAD_SIZE: KernelInfo = KernelInfo { params: &[], uniform_size: 24, ..K };
+        static BAD_SIZE: KernelInfo = kernel(&[], 24);
         let err = uniform_block(&BAD_SIZE, &p, &part, &[]).unwrap_err();
         assert!(err.to_string().contains("uniform_size 24 must be a multiple of 16 and at least 16"), "{err}");
-        static BAD_SLOT: KernelInfo = KernelInfo {
-            params: &[ParamInfo { name: "s", kind: ParamKind::Scalar, ty: ScalarType::F32, slot: 12 }],
-            ..K
-        };
+        static SCALAR_AT_12: [ParamInfo; 1] = [scalar(12)];
+        static BAD_SLOT: KernelInfo = kernel(&SCALAR_AT_12, 32);
         let err = uniform_block(&BAD_SLOT, &p, &part, &[0]).unwrap_err();
         assert!(err.to_string().contains("parameter area 16..32"), "{err}");
     }

@@ -55,7 +55,7 @@ fn panic_in_body_becomes_an_error() {
     let dev = Device::cpu();
     let DeviceBackend::Cpu(cpu) = dev.backend() else { unreachable!() };
     let data = [1u32, 2, 3, 4];
-    let line = line!() + 2;
+    let line = line!() + 3;
     let err = cpu
         .execute(&IDS, Grid::threads(1), |inv| {
             std::hint::black_box(data[inv.global_id.x + 9]);

@@ -5,6 +5,7 @@
 mod common;
 use common::*;
 use onekernel_runtime::*;
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 /// One GPU device per test binary: lavapipe's JIT makes devices and
@@ -306,26 +307,28 @@ fn multi_dimensional_grid_over_the_limit_is_rejected() {
     );
 }
 
-/// A workgroup larger than any device allows.
-static HUGE_WORKGROUP: KernelInfo = KernelInfo { workgroup_size: [1 << 16, 1, 1], ..common_big() };
-
-const fn common_big() -> KernelInfo {
+/// A kernel with no parameters, for the limit and shader checks.
+const fn no_params(name: &'static str, wgsl: &'static str, workgroup_size: [u32; 3]) -> KernelInfo {
     KernelInfo {
-        name: "huge_workgroup",
-        entry_point: "main",
-        wgsl: "",
-        spirv: &[],
-        wgsl_folded: "",
-        explain: "",
-        workgroup_size: [1, 1, 1],
-        params: &[],
+        name: Cow::Borrowed(name),
+        entry_point: Cow::Borrowed("main"),
+        wgsl: Cow::Borrowed(wgsl),
+        spirv: Cow::Borrowed(&[]),
+        spirv_folded: Cow::Borrowed(&[]),
+        wgsl_folded: Cow::Borrowed(""),
+        explain: Cow::Borrowed(""),
+        workgroup_size,
+        params: Cow::Borrowed(&[]),
         uniform_binding: 0,
         uniform_size: 32,
         max_workgroup_invocations: 1 << 16,
-        writes_own_element: false,
+        cpu: CpuStrategy::Independent,
         workgroup_memory_words: 0,
     }
 }
+
+/// A workgroup larger than any device allows.
+static HUGE_WORKGROUP: KernelInfo = no_params("huge_workgroup", "", [1 << 16, 1, 1]);
 
 #[test]
 fn workgroup_over_the_limit_is_rejected() {
@@ -339,7 +342,7 @@ fn workgroup_over_the_limit_is_rejected() {
 }
 
 static BROKEN: KernelInfo =
-    KernelInfo { name: "broken", wgsl: "@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }", ..common_big() };
+    no_params("broken", "@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }", [1, 1, 1]);
 
 #[test]
 fn invalid_shader_is_an_error_not_a_panic() {

@@ -13,8 +13,8 @@ use super::workgroup::{Workgroup, WorkgroupPool};
 use super::CpuDevice;
 use crate::error::LaunchError;
 use crate::grid::{Dim3, Grid, Invocation};
-use crate::kernel_info::KernelInfo;
 use crate::plan::{plan, LaunchLimits};
+use onekernel_abi::KernelInfo;
 use rayon::prelude::*;
 use std::future::Future;
 use std::pin::Pin;
@@ -52,7 +52,7 @@ impl CpuDevice {
         let block_dim = Dim3::new(wx, wy, wz);
         let grid_dim = launch.groups_dim();
         let total = grid_dim.x * grid_dim.y * grid_dim.z;
-        let to_error = |(location, message)| LaunchError::CpuPanic { kernel: kernel.name, location, message };
+        let to_error = |(location, message)| LaunchError::CpuPanic { kernel: &kernel.name, location, message };
         let first_panic = Mutex::new(None);
         // Several workgroups per task, a few tasks per thread: a workgroup
         // of a cooperative kernel is a substantial unit of work.

@@ -11,8 +11,8 @@ use super::panic_capture::run_captured;
 use super::CpuDevice;
 use crate::error::LaunchError;
 use crate::grid::{Dim3, Grid, Invocation};
-use crate::kernel_info::KernelInfo;
 use crate::plan::{plan, LaunchLimits};
+use onekernel_abi::{CpuStrategy, KernelInfo};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -78,7 +78,11 @@ impl CpuDevice {
         let grid_dim = match *grid {
             Grid::Threads(d) | Grid::Blocks(d) => d,
         };
-        kernel.writes_own_element && kernel.workgroup_size[1] == 1 && kernel.workgroup_size[2] == 1 && one_d(grid_dim)
+        let own_element = match kernel.cpu {
+            CpuStrategy::OwnElement => true,
+            CpuStrategy::Independent | CpuStrategy::Cooperative => false,
+        };
+        own_element && kernel.workgroup_size[1] == 1 && kernel.workgroup_size[2] == 1 && one_d(grid_dim)
     }
 
     /// Like [`CpuDevice::execute`], but calls `chunk_body` once per chunk of
@@ -163,7 +167,7 @@ fn run_chunks(
     run: impl Fn(usize, usize) + Sync,
 ) -> Result<(), LaunchError> {
     let chunks = total_groups.div_ceil(groups_per_chunk);
-    let to_error = |(location, message)| LaunchError::CpuPanic { kernel: kernel.name, location, message };
+    let to_error = |(location, message)| LaunchError::CpuPanic { kernel: &kernel.name, location, message };
     if chunks == 1 {
         // Small launch: stay on the calling thread, no rayon round trip.
         return run_captured(|| run(0, total_groups)).map_err(to_error);

@@ -3,8 +3,8 @@
 use super::GpuDevice;
 use crate::error::LaunchError;
 use crate::grid::Grid;
-use crate::kernel_info::KernelInfo;
 use crate::plan::{plan, uniform_block, DispatchPart, LaunchPlan};
+use onekernel_abi::KernelInfo;
 use wgpu::util::DeviceExt;
 
 /// A checked buffer argument of a GPU launch, made by
@@ -94,18 +94,19 @@ impl GpuDevice {
         };
         let prepared = self.bind(kernel, Some(&launch), buffers, scalars)?;
         self.capture(|| {
-            let mut encoder =
-                self.wgpu_device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(kernel.name) });
+            let mut encoder = self
+                .wgpu_device()
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(&*kernel.name) });
             {
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(kernel.name),
+                    label: Some(&*kernel.name),
                     timestamp_writes: None,
                 });
                 prepared.record(&mut pass);
             }
             self.queue().submit([encoder.finish()]);
         })
-        .map_err(|message| LaunchError::Gpu { kernel: kernel.name, message })
+        .map_err(|message| LaunchError::Gpu { kernel: &kernel.name, message })
     }
 
     /// For benchmarks: the cached pipeline and, per dispatch of the launch,
@@ -140,7 +141,7 @@ impl GpuDevice {
         let expected = kernel.buffer_params().count();
         if buffers.len() != expected {
             return Err(LaunchError::InvalidKernel {
-                kernel: kernel.name,
+                kernel: &kernel.name,
                 problem: format!(
                     "{} buffer arguments passed, but the kernel has {expected} buffer parameters",
                     buffers.len()
@@ -150,7 +151,7 @@ impl GpuDevice {
         for (arg, (param, _)) in buffers.iter().zip(kernel.buffer_params()) {
             if arg.param != param {
                 return Err(LaunchError::InvalidArgument {
-                    kernel: kernel.name,
+                    kernel: &kernel.name,
                     arg: kernel.param_name(param),
                     problem: format!(
                         "got the argument checked for parameter `{}` in its place",
@@ -191,7 +192,7 @@ impl GpuDevice {
                     .iter()
                     .map(|(block, workgroups)| {
                         let uniforms = self.wgpu_device().create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                            label: Some(kernel.name),
+                            label: Some(&*kernel.name),
                             contents: block,
                             usage: wgpu::BufferUsages::UNIFORM,
                         });
@@ -208,7 +209,7 @@ impl GpuDevice {
                         });
                         // The bind group keeps the uniform buffer alive.
                         let bind_group = self.wgpu_device().create_bind_group(&wgpu::BindGroupDescriptor {
-                            label: Some(kernel.name),
+                            label: Some(&*kernel.name),
                             layout: &cached.layout,
                             entries: &entries,
                         });
@@ -216,7 +217,7 @@ impl GpuDevice {
                     })
                     .collect::<Vec<_>>()
             })
-            .map_err(|message| LaunchError::Gpu { kernel: kernel.name, message })?;
+            .map_err(|message| LaunchError::Gpu { kernel: &kernel.name, message })?;
         Ok(PreparedDispatch { pipeline: cached.pipeline.clone(), parts })
     }
 }

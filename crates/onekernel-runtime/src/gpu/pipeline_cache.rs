@@ -3,7 +3,7 @@
 
 use super::GpuDevice;
 use crate::error::LaunchError;
-use crate::kernel_info::{KernelInfo, ParamKind};
+use onekernel_abi::KernelInfo;
 use std::collections::HashMap;
 use std::num::NonZeroU64;
 use std::sync::{Arc, Mutex};
@@ -69,7 +69,7 @@ fn compile(gpu: &GpuDevice, kernel: &'static KernelInfo, folded: bool) -> Result
         if p.slot == kernel.uniform_binding || entries.iter().any(|e: &wgpu::BindGroupLayoutEntry| e.binding == p.slot)
         {
             return Err(LaunchError::InvalidKernel {
-                kernel: kernel.name,
+                kernel: &kernel.name,
                 problem: format!("binding {} of `{}` is used twice", p.slot, p.name),
             });
         }
@@ -77,7 +77,7 @@ fn compile(gpu: &GpuDevice, kernel: &'static KernelInfo, folded: bool) -> Result
             binding: p.slot,
             visibility: wgpu::ShaderStages::COMPUTE,
             ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: p.kind == ParamKind::ReadOnlyBuffer },
+                ty: wgpu::BufferBindingType::Storage { read_only: !p.kind.is_writable() },
                 has_dynamic_offset: false,
                 // One element, as a layout derived from the shader would
                 // say; launches reject empty buffers anyway.
@@ -99,25 +99,27 @@ fn compile(gpu: &GpuDevice, kernel: &'static KernelInfo, folded: bool) -> Result
     let device = gpu.wgpu_device();
     let compiled = gpu.capture(|| {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(kernel.name),
-            source: wgpu::ShaderSource::Wgsl(if folded { kernel.wgsl_folded } else { kernel.wgsl }.into()),
+            label: Some(&*kernel.name),
+            source: wgpu::ShaderSource::Wgsl(if folded { &*kernel.wgsl_folded } else { &*kernel.wgsl }.into()),
         });
-        let layout = device
-            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(kernel.name), entries: &entries });
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(&*kernel.name),
+            entries: &entries,
+        });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(kernel.name),
+            label: Some(&*kernel.name),
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(kernel.name),
+            label: Some(&*kernel.name),
             layout: Some(&pipeline_layout),
             module: &module,
-            entry_point: Some(kernel.entry_point),
+            entry_point: Some(&kernel.entry_point),
             compilation_options: Default::default(),
             cache: None,
         });
         CachedPipeline { pipeline, layout }
     });
-    compiled.map_err(|message| LaunchError::Compile { kernel: kernel.name, message })
+    compiled.map_err(|message| LaunchError::Compile { kernel: &kernel.name, message })
 }

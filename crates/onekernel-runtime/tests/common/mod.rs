@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use onekernel_runtime::*;
+use std::borrow::Cow;
 
 /// `SCALE_ADD_WGSL`: the plain module (`"false"`) or the folded one (`"true"`).
 macro_rules! scale_add_wgsl {
@@ -105,22 +106,23 @@ fn coverage(@builtin(workgroup_id) wid: vec3<u32>,
 
 /// `fn scale_add(a: &[f32], out: &mut [f32], s: f32) { out[i] += s * a[i] }`
 pub static SCALE_ADD: KernelInfo = KernelInfo {
-    name: "scale_add",
-    entry_point: "scale_add",
-    wgsl: scale_add_wgsl!("false"),
-    spirv: &[],
-    wgsl_folded: scale_add_wgsl!("true"),
-    explain: "",
+    name: Cow::Borrowed("scale_add"),
+    entry_point: Cow::Borrowed("scale_add"),
+    wgsl: Cow::Borrowed(scale_add_wgsl!("false")),
+    spirv: Cow::Borrowed(&[]),
+    spirv_folded: Cow::Borrowed(&[]),
+    wgsl_folded: Cow::Borrowed(scale_add_wgsl!("true")),
+    explain: Cow::Borrowed(""),
     workgroup_size: [256, 1, 1],
-    params: &[
-        ParamInfo { name: "a", kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 0 },
-        ParamInfo { name: "out", kind: ParamKind::ReadWriteBuffer, ty: ScalarType::F32, slot: 1 },
-        ParamInfo { name: "s", kind: ParamKind::Scalar, ty: ScalarType::F32, slot: 16 },
-    ],
+    params: Cow::Borrowed(&[
+        ParamInfo { name: Cow::Borrowed("a"), kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 0 },
+        ParamInfo { name: Cow::Borrowed("out"), kind: ParamKind::ReadWriteBuffer, ty: ScalarType::F32, slot: 1 },
+        ParamInfo { name: Cow::Borrowed("s"), kind: ParamKind::Scalar, ty: ScalarType::F32, slot: 16 },
+    ]),
     uniform_binding: 2,
     uniform_size: 32,
     max_workgroup_invocations: 256,
-    writes_own_element: false,
+    cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
 };
 
@@ -155,18 +157,24 @@ pub fn scale_add(
 /// `fn ids(out: &mut [u32])`: every invocation writes its builtins
 /// (4 words, encoded `x + 100 y + 10000 z`) at its linear global index.
 pub static IDS: KernelInfo = KernelInfo {
-    name: "ids",
-    entry_point: "ids",
-    wgsl: ids_wgsl!("false"),
-    spirv: &[],
-    wgsl_folded: ids_wgsl!("true"),
-    explain: "",
+    name: Cow::Borrowed("ids"),
+    entry_point: Cow::Borrowed("ids"),
+    wgsl: Cow::Borrowed(ids_wgsl!("false")),
+    spirv: Cow::Borrowed(&[]),
+    spirv_folded: Cow::Borrowed(&[]),
+    wgsl_folded: Cow::Borrowed(ids_wgsl!("true")),
+    explain: Cow::Borrowed(""),
     workgroup_size: [4, 2, 2],
-    params: &[ParamInfo { name: "out", kind: ParamKind::ReadWriteBuffer, ty: ScalarType::U32, slot: 0 }],
+    params: Cow::Borrowed(&[ParamInfo {
+        name: Cow::Borrowed("out"),
+        kind: ParamKind::ReadWriteBuffer,
+        ty: ScalarType::U32,
+        slot: 0,
+    }]),
     uniform_binding: 1,
     uniform_size: 32,
     max_workgroup_invocations: 256,
-    writes_own_element: false,
+    cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
 };
 
@@ -223,38 +231,40 @@ pub fn expected_ids(blocks: Dim3) -> Vec<u32> {
 /// is 1 exactly on `0..groups` (every logical workgroup ran once, no
 /// padding workgroup ran).
 pub static COVERAGE: KernelInfo = KernelInfo {
-    name: "coverage",
-    entry_point: "coverage",
-    wgsl: coverage_wgsl!("false"),
-    spirv: &[],
-    wgsl_folded: coverage_wgsl!("true"),
-    explain: "",
+    name: Cow::Borrowed("coverage"),
+    entry_point: Cow::Borrowed("coverage"),
+    wgsl: Cow::Borrowed(coverage_wgsl!("false")),
+    spirv: Cow::Borrowed(&[]),
+    spirv_folded: Cow::Borrowed(&[]),
+    wgsl_folded: Cow::Borrowed(coverage_wgsl!("true")),
+    explain: Cow::Borrowed(""),
     workgroup_size: [1, 1, 1],
-    params: &[
-        ParamInfo { name: "count", kind: ParamKind::ReadWriteBuffer, ty: ScalarType::U32, slot: 0 },
-        ParamInfo { name: "offsets", kind: ParamKind::ReadWriteBuffer, ty: ScalarType::U32, slot: 1 },
-    ],
+    params: Cow::Borrowed(&[
+        ParamInfo { name: Cow::Borrowed("count"), kind: ParamKind::AtomicBuffer, ty: ScalarType::U32, slot: 0 },
+        ParamInfo { name: Cow::Borrowed("offsets"), kind: ParamKind::ReadWriteBuffer, ty: ScalarType::U32, slot: 1 },
+    ]),
     uniform_binding: 2,
     uniform_size: 32,
     max_workgroup_invocations: 256,
-    writes_own_element: false,
+    cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
 };
 
 /// A kernel whose workgroup is `[512, 1, 1]` (over the default limit of 256).
 pub static BIG_WORKGROUP: KernelInfo = KernelInfo {
-    name: "big_workgroup",
-    entry_point: "main",
-    wgsl: "",
-    spirv: &[],
-    wgsl_folded: "",
-    explain: "",
+    name: Cow::Borrowed("big_workgroup"),
+    entry_point: Cow::Borrowed("main"),
+    wgsl: Cow::Borrowed(""),
+    spirv: Cow::Borrowed(&[]),
+    spirv_folded: Cow::Borrowed(&[]),
+    wgsl_folded: Cow::Borrowed(""),
+    explain: Cow::Borrowed(""),
     workgroup_size: [512, 1, 1],
-    params: &[],
+    params: Cow::Borrowed(&[]),
     uniform_binding: 0,
     uniform_size: 32,
     max_workgroup_invocations: 256,
-    writes_own_element: false,
+    cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
 };
 
