@@ -34,10 +34,12 @@ fn outside_kernel(name: &str) -> ! {
 ///     }
 /// }
 ///
-/// let device = Device::cpu();
-/// let mut out = Buffer::<u32>::zeroed(&device, 100).unwrap();
-/// fill_with_index::launch(&device, 100, &mut out).unwrap();
-/// assert_eq!(out.read().unwrap()[99], 99);
+/// fn main() {
+///     let device = Device::cpu();
+///     let mut out = Buffer::<u32>::zeroed(&device, 100).unwrap();
+///     fill_with_index::launch(&device, 100, &mut out).unwrap();
+///     assert_eq!(out.read().unwrap()[99], 99);
+/// }
 /// ```
 ///
 /// # Panics
@@ -106,11 +108,13 @@ pub fn grid_dim() -> Dim3 {
 ///     data[i] = tile[63 - t];
 /// }
 ///
-/// let device = Device::cpu();
-/// let v: Vec<f32> = (0..128).map(|i| i as f32).collect();
-/// let mut data = Buffer::from_slice(&device, &v).unwrap();
-/// reverse_blocks::launch(&device, 128, &mut data).unwrap();
-/// assert_eq!(data.read().unwrap()[0], 63.0);
+/// fn main() {
+///     let device = Device::cpu();
+///     let v: Vec<f32> = (0..128).map(|i| i as f32).collect();
+///     let mut data = Buffer::from_slice(&device, &v).unwrap();
+///     reverse_blocks::launch(&device, 128, &mut data).unwrap();
+///     assert_eq!(data.read().unwrap()[0], 63.0);
+/// }
 /// ```
 ///
 /// # Panics

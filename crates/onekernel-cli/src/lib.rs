@@ -26,7 +26,7 @@ use std::path::PathBuf;
 /// What `#[kernel]` makes of the kernels in a Rust file: their WGSL, SPIR-V,
 /// naga IR, bindings, or each Rust line beside the WGSL it produced.
 #[derive(Debug, Parser)]
-#[command(name = "onekernel", version, about, long_about = None)]
+#[command(name = "onekernel", version, about, long_about = None, arg_required_else_help = true)]
 #[command(
     after_help = "Exit status: 0 on success, 1 when the kernels have errors, 2 when the request cannot be carried out."
 )]
@@ -140,6 +140,7 @@ pub fn explain(args: &ExplainArgs) -> Output {
         if let Err(e) = std::fs::write(file, bytes) {
             return Output::refuse(format!("cannot write `{}`: {e}", file.display()));
         }
+        out.output.stdout.clear();
     }
     out.output
 }

@@ -189,3 +189,14 @@ fn k(a: &[f32], out: &mut [f32]) {
     assert!(w.contains("array<f32, 8>"), "{w}");
     println!("{w}");
 }
+
+#[test]
+fn vector_add_expands() {
+    let item: syn::ItemFn = syn::parse_str(
+        "fn vector_add(a: &[f32], b: &[f32], out: &mut [f32]) { let i = global_id().x; if i < out.len() { out[i] = a[i] + b[i]; } }",
+    )
+    .unwrap();
+    let k = compile("workgroup_size = 64".parse().unwrap(), &item, &[]).unwrap();
+    let tokens = onekernel_compiler::expand::expand_kernel(&item, &k);
+    println!("{tokens}");
+}

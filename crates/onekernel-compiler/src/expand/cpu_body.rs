@@ -37,6 +37,14 @@ pub fn internal(name: &str) -> Ident {
     Ident::new(name, Span::mixed_site())
 }
 
+/// A user's name as an identifier again (`r#type` stays raw).
+pub fn user_ident(name: &str, span: Span) -> Ident {
+    match name.strip_prefix("r#") {
+        Some(raw) => Ident::new_raw(raw, span),
+        None => Ident::new(name, span),
+    }
+}
+
 /// The Rust type of a kernel type.
 pub fn rust_type(ty: Ty, table: &TypeTable) -> TokenStream {
     match ty {
@@ -108,9 +116,9 @@ impl Gen<'_> {
             Stmt::Shared(id) => {
                 let d = &self.f.shared[*id];
                 let k = &self.k;
-                let name = Ident::new(&d.name, d.span);
+                let name = user_ident(&d.name, d.span);
                 let (callee, ty) = (&d.callee, &d.written_ty);
-                let offset = self.layout.shared_offsets[*id];
+                let offset = self.layout.shared_offsets[*id] as usize;
                 let workgroup = internal("__workgroup");
                 quote_spanned!(d.span=> let #name = #k::builtin(#callee, #workgroup.shared::<#ty>(#offset));)
             }
@@ -123,17 +131,17 @@ impl Gen<'_> {
         if l.name == "_" {
             return quote_spanned!(l.span=> _);
         }
-        let name = Ident::new(&l.name, l.span);
+        let name = user_ident(&l.name, l.span);
         let m = l.mutable.then(|| quote_spanned!(l.span=> mut));
         quote!(#m #name)
     }
 
     fn param(&self, p: ParamId, span: Span) -> Ident {
-        Ident::new(&self.f.params[p].name, span)
+        user_ident(&self.f.params[p].name, span)
     }
 
     fn shared_name(&self, s: SharedId, span: Span) -> Ident {
-        Ident::new(&self.f.shared[s].name, span)
+        user_ident(&self.f.shared[s].name, span)
     }
 
     fn label(&self, label: &Option<Label>) -> Option<syn::Lifetime> {
@@ -160,8 +168,8 @@ impl Gen<'_> {
                     _ => quote_spanned!(span=> #bits),
                 }
             }
-            ExprKind::Local(l) => Ident::new(&self.f.locals[*l].name, span).into_token_stream(),
-            ExprKind::ConstRef(c) => Ident::new(&self.f.consts[*c].name, span).into_token_stream(),
+            ExprKind::Local(l) => user_ident(&self.f.locals[*l].name, span).into_token_stream(),
+            ExprKind::ConstRef(c) => user_ident(&self.f.consts[*c].name, span).into_token_stream(),
             ExprKind::Param(p) => self.param(*p, span).into_token_stream(),
             ExprKind::Builtin { builtin, callee } => {
                 let field = format_ident!("{}", builtin.name());
@@ -271,7 +279,7 @@ impl Gen<'_> {
             }
             ExprKind::Typed(x, _) => self.expr(*x),
             ExprKind::Call { name, args } => {
-                let name = Ident::new(name, span);
+                let name = user_ident(name, span);
                 let args = self.exprs(args);
                 quote_spanned!(span=> #name(#(#args),*))
             }
@@ -381,7 +389,7 @@ impl Gen<'_> {
         match place {
             Place::Local(_) | Place::Param(_) => {
                 let name = match place {
-                    Place::Local(l) => Ident::new(&self.f.locals[*l].name, span),
+                    Place::Local(l) => user_ident(&self.f.locals[*l].name, span),
                     Place::Param(p) => self.param(*p, span),
                     _ => unreachable!("matched above"),
                 };
@@ -394,7 +402,7 @@ impl Gen<'_> {
                 }
             }
             Place::Project { local, steps } => {
-                let name = Ident::new(&self.f.locals[*local].name, span);
+                let name = user_ident(&self.f.locals[*local].name, span);
                 let steps = steps.iter().map(|s| match s {
                     Step::Index(i) => {
                         let i = self.expr(*i);

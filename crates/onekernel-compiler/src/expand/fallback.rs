@@ -12,6 +12,16 @@ use quote::quote;
 pub fn expand_errors(item: &syn::ItemFn, errors: &[Diagnostic]) -> TokenStream {
     let k = super::krate();
     let errs = to_syn_error(errors).map(|e| e.to_compile_error());
+    // With errors of ours, the body is not compiled again: rustc would
+    // report the same problems a second time (a misspelled method, a
+    // builtin called with an argument). With only problems rustc reports
+    // better, it gets the body to report them.
+    let mut item = item.clone();
+    if errs.is_some() {
+        item.block = Box::new(syn::parse_quote!({ ::core::unreachable!("the kernel did not compile") }));
+    }
+    let item = &item;
+
     let (vis, name) = (&item.vis, &item.sig.ident);
     let kernel_name = name.to_string();
     // `launch` takes anything, so that no call of it adds a type error.

@@ -6,7 +6,7 @@ use super::cpu_body::{internal, rust_type};
 use crate::hir::{Function, ParamKind};
 use crate::CompiledKernel;
 use onekernel_abi::CpuStrategy;
-use proc_macro2::{Ident, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
 /// `pub fn launch(..)` and `pub fn cpu_body(..)` for a compiled kernel.
@@ -28,7 +28,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
     let mut window_args = Vec::new();
     for (index, (_, p)) in f.params.iter().enumerate() {
         let span = p.span;
-        let ident = Ident::new(&p.name, span);
+        let ident = super::cpu_body::user_ident(&p.name, span);
         let written = &p.written_ty;
         match p.kind {
             ParamKind::Buffer { elem } => {
@@ -85,6 +85,9 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
             cpu.execute_cooperative(&KERNEL, grid, &workgroups, |#invocation, #workgroup| {
                 cpu_body(#invocation, #workgroup, #(#body_args),*)
             })
+        },
+        CpuStrategy::OwnElement if std::env::var_os("ONEKERNEL_TMP_NO_PARTITION").is_some() => quote! {
+            cpu.execute(&KERNEL, grid, |#invocation| cpu_body(#invocation, #(#body_args),*))
         },
         CpuStrategy::OwnElement => quote! {
             if cpu.can_partition(&KERNEL, &grid) {

@@ -657,6 +657,14 @@ impl<'a> FnLowerer<'a> {
                         let next = bin(self, BinaryOperator::Add, i, one);
                         self.store_var(counter, next, span);
                     }
+                    (false, true, None) => {
+                        // `a..=b`: stop after `b`, before stepping past it.
+                        let done = bin(self, BinaryOperator::Equal, i, end_v);
+                        let one = self.one(var_ty, span);
+                        let next = bin(self, BinaryOperator::Add, i, one);
+                        self.store_var(counter, next, span);
+                        break_if = Some(done);
+                    }
                     (true, true, _) => {
                         // Stop after `start`, before stepping below it.
                         let done = bin(self, BinaryOperator::Equal, i, start_v);

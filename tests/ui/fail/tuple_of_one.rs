@@ -1,10 +1,10 @@
 use onekernel::prelude::*;
 
 #[kernel(workgroup_size = 64)]
-fn k(out: &mut [f32]) {
+fn k(a: &[f32], out: &mut [f32]) {
     let i = global_id().x;
-    let scratch = [0.0f32; 4];
-    out[i] = 1.0;
+    let one = (a[i],);
+    out[i] = one.0;
 }
 
 fn main() {}
