@@ -1,0 +1,77 @@
+//! Test data and CPU references (the same scheme as peers/wgsl).
+//!
+//! Inputs are a pure function of (seed, index), so that a check at full size
+//! can recompute any input element without keeping the input on the host.
+
+/// A value in [-1, 1) determined by `(seed, i)` (splitmix64 of both).
+pub fn val(seed: u64, i: usize) -> f32 {
+    let mut z = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i as u64).wrapping_add(0x632B_E59B_D9B4_E019);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    // 24 random bits → [0, 1) → [-1, 1).
+    ((z >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+}
+
+/// Indices to check in an output of `n` elements: all of them when `n` is
+/// small, else about `samples` spread over it, always with the last one.
+pub fn sample_indices(n: usize, samples: usize) -> Vec<usize> {
+    if n <= samples {
+        return (0..n).collect();
+    }
+    let step = n / samples;
+    let mut v: Vec<usize> = (0..samples).map(|j| j * step + (j * 7919) % step).collect();
+    v.push(n - 1);
+    v
+}
+
+/// Compares `got[i]` with `want(i)` at `indices`: `|got - want| <= tol(i, want)`.
+pub fn compare(
+    what: &str,
+    got: &[f32],
+    indices: &[usize],
+    want: impl Fn(usize) -> f64,
+    tol: impl Fn(usize, f64) -> f64,
+) -> Result<(), String> {
+    let mut worst: Option<(usize, f64, f64)> = None;
+    let mut bad = 0usize;
+    for &i in indices {
+        let w = want(i);
+        let g = f64::from(got[i]);
+        let err = (g - w).abs();
+        // NaN compares as not within tolerance.
+        let within = err <= tol(i, w);
+        if !within {
+            bad += 1;
+            if worst.is_none() {
+                worst = Some((i, g, w));
+            }
+        }
+    }
+    match worst {
+        None => Ok(()),
+        Some((i, g, w)) => {
+            Err(format!("{what}: {bad} of {} checked values wrong, e.g. [{i}] = {g} instead of {w}", indices.len()))
+        }
+    }
+}
+
+/// Entry (i, j) of `A · B`, row-major A m×k and B k×n given elementwise by
+/// `a(index)` and `b(index)`: (value, Σ|a·b|) in f64; the second is the scale
+/// for the tolerance.
+pub fn matmul_entry(
+    a: impl Fn(usize) -> f32,
+    b: impl Fn(usize) -> f32,
+    n: usize,
+    k: usize,
+    i: usize,
+    j: usize,
+) -> (f64, f64) {
+    let (mut s, mut abs) = (0.0f64, 0.0f64);
+    for q in 0..k {
+        let p = f64::from(a(i * k + q)) * f64::from(b(q * n + j));
+        s += p;
+        abs += p.abs();
+    }
+    (s, abs)
+}
