@@ -324,3 +324,82 @@ fn literals_are_typed_as_rustc_types_them() {
         assert_eq!(g, (want, fwant), "gpu, n = {n}");
     }
 }
+
+#[test]
+fn local_arrays() {
+    for n in SIZES {
+        let a = floats(n, 17, 4.0);
+        let mut want = vec![0.0; n * 4];
+        reference::local_arrays(n, &a, &mut want);
+        let (c, g) = on_both(|d| {
+            let mut out = zeros(d, n * 4);
+            kernels::local_arrays::launch(d, n, &buf(d, &a), &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu, n = {n}");
+        assert_close("gpu local_arrays", &g, &want, 1e-6);
+    }
+}
+
+#[test]
+fn tuples_and_integer_match() {
+    for n in SIZES {
+        let mut a = ints(n, 18, 2000);
+        for (slot, v) in a.iter_mut().zip([0, 1, 3, -5, -1, 10, 19, 20, i32::MIN, -1000, -999, i32::MAX]) {
+            *slot = v;
+        }
+        let mut want = vec![0; n * 4];
+        reference::tuples_and_match(n, &a, &mut want);
+        let (c, g) = on_both(|d| {
+            let mut out = zeros(d, n * 4);
+            kernels::tuples_and_match::launch(d, n, &buf(d, &a), &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu, n = {n}");
+        assert_eq!(g, want, "gpu, n = {n}");
+    }
+}
+
+#[test]
+fn more_methods_on_edge_values() {
+    for n in SIZES {
+        let mut f = floats(n, 19, 50.0);
+        let specials = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0, -8.0, 27.0, 1e-30, -2.5, 7.25];
+        for (slot, v) in f.iter_mut().zip(specials) {
+            *slot = v;
+        }
+        let mut k = ints(n, 20, i32::MAX);
+        for (slot, v) in k.iter_mut().zip([i32::MIN, -1, 0, i32::MAX, 7, -7]) {
+            *slot = v;
+        }
+        let (mut wf, mut wi) = (vec![0.0; n * 2], vec![0; n * 8]);
+        reference::more_methods(n, &f, &k, &mut wf, &mut wi);
+        let (c, g) = on_both(|d| {
+            let (mut fo, mut io) = (zeros(d, n * 2), zeros(d, n * 8));
+            kernels::more_methods::launch(d, n, &buf(d, &f), &buf(d, &k), &mut fo, &mut io).unwrap();
+            (fo.read().unwrap(), io.read().unwrap())
+        });
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!((bits(&c.0), &c.1), (bits(&wf), &wi), "cpu, n = {n}");
+        assert_eq!(g.1, wi, "gpu integers and bits, n = {n}");
+        // cbrt is pow and one Newton step on the GPU; the float remainder
+        // is WGSL's `x - y * trunc(x / y)` (docs/semantics.md).
+        assert_close("gpu cbrt and rem_euclid", &g.0, &wf, 1e-5);
+    }
+}
+
+#[test]
+fn ranges_end_where_rust_ends_them() {
+    for n in [0u32, 1, 5, 70] {
+        let count = 65;
+        let mut want = vec![0; count];
+        reference::ranges(count, &mut want, n);
+        let (c, g) = on_both(|d| {
+            let mut out = zeros(d, count);
+            kernels::ranges::launch(d, count, &mut out, n).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu, n = {n}");
+        assert_eq!(g, want, "gpu, n = {n}");
+    }
+}

@@ -3,7 +3,7 @@
 //! kernel's, with `let i = global_id().x;` replaced by the loop).
 #![allow(clippy::all, unused_parens, unused_mut)]
 
-use crate::kernels::{collatz_steps, smoothstep};
+use crate::kernels::{collatz_steps, divmod, rotated, smoothstep};
 
 pub fn vector_add(count: usize, a: &[f32], b: &[f32], out: &mut [f32]) {
     for i in 0..count {
@@ -305,6 +305,126 @@ pub fn literals(count: usize, out: &mut [u32], fout: &mut [f32]) {
                 let g = 1e-3f32;
                 fout[i] = f * 2.0 + g + 0x10 as f32 + 1_000.25 + f32::MAX / 1e38;
             }
+        })();
+    }
+}
+
+pub fn local_arrays(count: usize, a: &[f32], out: &mut [f32]) {
+    for i in 0..count {
+        (|| {
+            if i >= a.len() {
+                return;
+            }
+            const N: usize = 8;
+            let mut acc = [0.0f32; N];
+            for j in 0..acc.len() {
+                acc[j] = a[i] * j as f32;
+            }
+            let mut m = [[1.0f32, 2.0], [3.0, 4.0]];
+            m[i % 2][(i + 1) % 2] += acc[N - 1];
+            let w = [a[i], 0.5, -2.0];
+            let mut s = 0.0;
+            for j in (0..N).rev() {
+                s += acc[j] * w[j % 3];
+            }
+            out[i * 4] = s;
+            out[i * 4 + 1] = m[0][1] + m[1][0];
+            out[i * 4 + 2] = w[i % 3] + [1.0f32; 3][i % 3];
+            out[i * 4 + 3] = rotated(acc)[i % N];
+        })();
+    }
+}
+
+pub fn tuples_and_match(count: usize, a: &[i32], out: &mut [i32]) {
+    for i in 0..count {
+        (|| {
+            if i >= a.len() {
+                return;
+            }
+            let x = a[i];
+            let (q, r) = divmod(x, 7);
+            let mut t = (q, r as u32);
+            t.1 = t.1.wrapping_add(1);
+            let class = match x {
+                0 => 100,
+                1 | 2 | 3 => 200,
+                -5..=-1 => 300,
+                10..20 => 400,
+                i32::MIN..=-1000 => 500,
+                n => n % 17,
+            };
+            let mut steps = 0;
+            for j in 0..10u32 {
+                match (x as u32).wrapping_add(j) % 4 {
+                    0 => continue,
+                    3 => break,
+                    _ => steps += 1,
+                }
+            }
+            let kind = match i % 3 {
+                0 => 1,
+                1 => 2,
+                _ => 3,
+            };
+            out[i * 4] = t.0.wrapping_add(t.1 as i32);
+            out[i * 4 + 1] = class;
+            out[i * 4 + 2] = steps;
+            out[i * 4 + 3] = kind;
+        })();
+    }
+}
+
+pub fn more_methods(count: usize, f: &[f32], n: &[i32], fout: &mut [f32], iout: &mut [u32]) {
+    for i in 0..count {
+        (|| {
+            if i >= f.len() {
+                return;
+            }
+            let x = f[i];
+            let k = n[i];
+            iout[i * 8] = u32::from(x.is_nan()) | u32::from(x.is_finite()) << 1 | u32::from(x.is_infinite()) << 2;
+            iout[i * 8 + 1] = x.to_bits();
+            iout[i * 8 + 2] = k.wrapping_div(-1).wrapping_rem(7).wrapping_neg().wrapping_abs() as u32;
+            iout[i * 8 + 3] = (k >> 1).rem_euclid(13) as u32 + (k as u32).rem_euclid(10);
+            iout[i * 8 + 4] = k.abs_diff(-1000).wrapping_add((k as u32).abs_diff(7));
+            iout[i * 8 + 5] = (k.rotate_left(i as u32) as u32) ^ (k as u32).rotate_right(5);
+            iout[i * 8 + 6] = std::cmp::min(k, 5) as u32 ^ std::cmp::max(k as u32, 9) ^ (k as u32).leading_zeros();
+            iout[i * 8 + 7] = f32::from_bits(x.to_bits() ^ 0x8000_0000).to_bits();
+            fout[i * 2] = x.cbrt();
+            fout[i * 2 + 1] = x.rem_euclid(2.5);
+        })();
+    }
+}
+
+pub fn ranges(count: usize, out: &mut [u32], n: u32) {
+    for i in 0..count {
+        (|| {
+            if i >= out.len() {
+                return;
+            }
+            let mut s = 0u32;
+            for j in (0..n).rev() {
+                s = s.wrapping_mul(31).wrapping_add(j);
+            }
+            for j in (1..=n).rev() {
+                s = s.wrapping_mul(31).wrapping_add(j);
+            }
+            for j in (u32::MAX - 3)..=u32::MAX {
+                s = s.wrapping_add(j);
+            }
+            for j in ((u32::MAX - 20)..u32::MAX).step_by(7) {
+                s = s.wrapping_add(j);
+            }
+            for j in (-7..=7i32).step_by(3) {
+                s = s.wrapping_add(j as u32);
+            }
+            for j in (i32::MAX - 2)..=i32::MAX {
+                s = s.wrapping_add(j as u32);
+            }
+            for j in (0..=u32::MAX).step_by(1 << 30) {
+                s = s.wrapping_add(j);
+            }
+            out[i] = s ^ i as u32;
         })();
     }
 }

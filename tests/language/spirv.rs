@@ -33,5 +33,9 @@ check!(
     builtins_2d,
     folded_ids,
     helpers_and_scalars,
-    literals
+    literals,
+    local_arrays,
+    tuples_and_match,
+    more_methods,
+    ranges
 );
