@@ -16,8 +16,9 @@
 mod common;
 use common::{best_of, median};
 
+use onekernel::__private::{backend, gpu_arg, gpu_arg_mut, DeviceBackend};
 use onekernel::prelude::*;
-use onekernel::runtime::{wgpu, DeviceBackend};
+use onekernel::runtime::wgpu;
 use rayon::prelude::*;
 
 #[kernel(workgroup_size = 256)]
@@ -71,7 +72,7 @@ fn main() {
 
 fn gpu_bench() {
     let device = Device::gpu().expect("the GPU benchmark needs an adapter");
-    let DeviceBackend::Gpu(gpu) = device.backend() else { unreachable!() };
+    let DeviceBackend::Gpu(gpu) = backend(&device) else { unreachable!() };
     let (wdev, _) = device.wgpu().expect("gpu");
     assert!(wdev.features().contains(wgpu::Features::TIMESTAMP_QUERY), "timestamp queries are needed to time kernels");
     let hand_module = wdev.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -95,9 +96,9 @@ fn gpu_bench() {
         let b_buf = Buffer::from_slice(&device, &a).unwrap();
         let mut out = Buffer::<f32>::zeroed(&device, n).unwrap();
         let args = [
-            a_buf.gpu_arg(&vector_add::KERNEL, 0, gpu).unwrap(),
-            b_buf.gpu_arg(&vector_add::KERNEL, 1, gpu).unwrap(),
-            out.gpu_arg_mut(&vector_add::KERNEL, 2, gpu).unwrap(),
+            gpu_arg(&a_buf, &vector_add::KERNEL, 0, gpu).unwrap(),
+            gpu_arg(&b_buf, &vector_add::KERNEL, 1, gpu).unwrap(),
+            gpu_arg_mut(&mut out, &vector_add::KERNEL, 2, gpu).unwrap(),
         ];
         let dsl = gpu.prepare(&vector_add::KERNEL, Grid::threads(n), &args, &[]).unwrap();
         let hand_bg = wdev.create_bind_group(&wgpu::BindGroupDescriptor {

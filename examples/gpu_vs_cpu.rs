@@ -31,8 +31,8 @@
 
 mod common;
 
+use onekernel::__private::{backend, gpu_arg, gpu_arg_mut, DeviceBackend, PreparedDispatch};
 use onekernel::prelude::*;
-use onekernel::runtime::{DeviceBackend, PreparedDispatch};
 
 // ANCHOR: kernels
 /// `out[i] = alpha * x[i] + y[i]`: two reads, one write and two flops per
@@ -178,15 +178,18 @@ fn kernel_only(
     out: &mut Buffer<f32>,
     reps: usize,
 ) -> f64 {
-    let DeviceBackend::Gpu(gpu) = device.backend() else { unreachable!("a GPU device") };
+    let DeviceBackend::Gpu(gpu) = backend(device) else { unreachable!("a GPU device") };
     // The launch, prepared by hand: buffers by parameter index, scalars as
     // their 32-bit patterns.
     let info = if work == Work::Saxpy { &saxpy::KERNEL } else { &matmul::KERNEL };
-    let args =
-        [xb.gpu_arg(info, 0, gpu).unwrap(), yb.gpu_arg(info, 1, gpu).unwrap(), out.gpu_arg_mut(info, 2, gpu).unwrap()];
+    let args = [
+        gpu_arg(xb, info, 0, gpu).unwrap(),
+        gpu_arg(yb, info, 1, gpu).unwrap(),
+        gpu_arg_mut(out, info, 2, gpu).unwrap(),
+    ];
     let dispatch: PreparedDispatch = match work {
-        Work::Saxpy => gpu.prepare(info, Grid::threads(n), &args, &[ALPHA.to_bits()]),
-        Work::Matmul => gpu.prepare(info, Grid::threads([n, n]), &args, &[n as u32]),
+        Work::Saxpy => gpu.prepare(info, Grid::threads(n), &args, &[ALPHA.into()]),
+        Work::Matmul => gpu.prepare(info, Grid::threads([n, n]), &args, &[(n as u32).into()]),
     }
     .unwrap();
     let pass_time = |reps: usize| gpu.time_pass(reps as u32, |pass| dispatch.record(pass)).expect("timestamp queries");

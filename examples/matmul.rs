@@ -177,7 +177,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// (an `N × N` product is `2·N³` operations: `N³` multiplies and `N³` adds).
 mod timing {
     use super::*;
-    use onekernel::runtime::{wgpu, DeviceBackend};
+    use onekernel::__private::{backend, gpu_arg, gpu_arg_mut, DeviceBackend};
+    use onekernel::runtime::wgpu;
     use std::time::Instant;
 
     /// GPU kernel time from timestamp queries: `reps` launches recorded in
@@ -191,7 +192,7 @@ mod timing {
                 return Ok(());
             }
         };
-        let DeviceBackend::Gpu(gpu) = device.backend() else { unreachable!("Device::gpu() is a GPU") };
+        let DeviceBackend::Gpu(gpu) = backend(&device) else { unreachable!("Device::gpu() is a GPU") };
         if !gpu.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
             println!("--time: {} has no timestamp queries; cannot time kernels", device.name());
             return Ok(());
@@ -201,11 +202,14 @@ mod timing {
         let b_buf = Buffer::from_slice(&device, &b)?;
         let mut c_buf = Buffer::<f32>::zeroed(&device, size * size)?;
         let kernel = &matmul::KERNEL;
-        let buffers =
-            [a_buf.gpu_arg(kernel, 0, gpu)?, b_buf.gpu_arg(kernel, 1, gpu)?, c_buf.gpu_arg_mut(kernel, 2, gpu)?];
+        let buffers = [
+            gpu_arg(&a_buf, kernel, 0, gpu)?,
+            gpu_arg(&b_buf, kernel, 1, gpu)?,
+            gpu_arg_mut(&mut c_buf, kernel, 2, gpu)?,
+        ];
         let s = size as u32;
         // The scalars m, k, n as their bits, in parameter order.
-        let prepared = gpu.prepare(kernel, Grid::threads([size, size]), &buffers, &[s, s, s])?;
+        let prepared = gpu.prepare(kernel, Grid::threads([size, size]), &buffers, &[s.into(), s.into(), s.into()])?;
         let record = |pass: &mut wgpu::ComputePass<'_>| prepared.record(pass);
 
         let reps = 10;

@@ -47,9 +47,10 @@ pub use onekernel_runtime::inspect;
 /// launches).
 pub use onekernel_runtime as runtime;
 
+/// What the code `#[kernel]` generates calls; not part of the API (see
+/// `onekernel_runtime::__private`).
 #[doc(hidden)]
 pub mod __private {
     pub use onekernel_macro::kernel_with_helpers;
-    pub use onekernel_runtime::*;
-    pub use std::borrow::Cow;
+    pub use onekernel_runtime::__private::*;
 }

@@ -92,7 +92,7 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
     let mut scalars = Vec::new();
     let mut cpu_prep = Vec::new();
     let mut cpu_args = Vec::new();
-    let mut chunk_views = Vec::new();
+    let mut outputs = Vec::new();
     let mut chunk_args = Vec::new();
     let mut body_params = Vec::new();
     for (index, (p, input)) in compiled.params.iter().zip(&item.sig.inputs).enumerate() {
@@ -101,8 +101,8 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
             ParamKind::Buffer { elem } => {
                 let t = elem_tokens(elem);
                 launch_params.push(quote_spanned!(input.span()=> #ident: &#k::Buffer<#t>));
-                gpu_args.push(quote!(#ident.gpu_arg(&KERNEL, #index, gpu)?));
-                cpu_prep.push(quote!(let #ident = #ident.cpu_slice(&KERNEL, #index, cpu)?;));
+                gpu_args.push(quote!(#k::gpu_arg(#ident, &KERNEL, #index, gpu)?));
+                cpu_prep.push(quote!(let #ident = #k::cpu_slice(#ident, &KERNEL, #index, cpu)?;));
                 cpu_args.push(quote!(#ident));
                 chunk_args.push(quote!(#ident));
                 body_params.push(quote!(#ident: &[#t]));
@@ -110,14 +110,11 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
             ParamKind::BufferMut { elem } => {
                 let t = elem_tokens(elem);
                 launch_params.push(quote_spanned!(input.span()=> #ident: &mut #k::Buffer<#t>));
-                gpu_args.push(quote!(#ident.gpu_arg_mut(&KERNEL, #index, gpu)?));
-                cpu_prep.push(quote!(let #ident = #ident.cpu_shared(&KERNEL, #index, cpu)?;));
+                gpu_args.push(quote!(#k::gpu_arg_mut(#ident, &KERNEL, #index, gpu)?));
+                cpu_prep.push(quote!(let #ident = #k::cpu_shared(#ident, &KERNEL, #index, cpu)?;));
                 cpu_args.push(quote!(&#ident));
-                // SAFETY (for the generated `unsafe` below): the executor
-                // gives each chunk a disjoint range of `global_id().x`, runs
-                // it on one thread, and the body reaches this output only
-                // through the chunk's window.
-                chunk_views.push(quote!(let #ident = unsafe { #ident.owned_chunk(chunk.x_range()) };));
+                // Moved into the executor, which makes each chunk's window.
+                outputs.push(quote!(#ident));
                 chunk_args.push(quote!(&#ident));
                 body_params.push(quote!(#ident: &impl #k::OutputSlice<#t>));
             }
@@ -131,8 +128,8 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
                 };
                 // The host reads and writes the buffer as plain integers.
                 launch_params.push(quote_spanned!(input.span()=> #ident: &mut #k::Buffer<#t>));
-                gpu_args.push(quote!(#ident.gpu_arg_mut(&KERNEL, #index, gpu)?));
-                cpu_prep.push(quote!(let #ident = #ident.cpu_atomics(&KERNEL, #index, cpu)?;));
+                gpu_args.push(quote!(#k::gpu_arg_mut(#ident, &KERNEL, #index, gpu)?));
+                cpu_prep.push(quote!(let #ident = #k::cpu_atomics(#ident, &KERNEL, #index, cpu)?;));
                 cpu_args.push(quote!(#ident));
                 chunk_args.push(quote!(#ident));
                 body_params.push(quote!(#ident: #written));
@@ -140,10 +137,7 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
             ParamKind::Scalar { ty, mutable } => {
                 let t = elem_tokens(ty);
                 launch_params.push(quote_spanned!(input.span()=> #ident: #t));
-                scalars.push(match ty {
-                    Ty::F32 => quote!(#ident.to_bits()),
-                    _ => quote!(#ident as u32),
-                });
+                scalars.push(quote!(#k::ScalarArg::from(#ident)));
                 cpu_args.push(quote!(#ident));
                 chunk_args.push(quote!(#ident));
                 let m = mutable.then(|| quote!(mut));
@@ -175,8 +169,7 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
                 if cpu.can_partition(&KERNEL, &grid) {
                     // Each invocation writes only its own element:
                     // chunks get plain windows of the outputs.
-                    cpu.execute_partitioned(&KERNEL, grid, |chunk| {
-                        #(#chunk_views)*
+                    cpu.execute_partitioned(&KERNEL, grid, (#(#outputs,)*), |chunk, (#(#outputs,)*)| {
                         chunk.for_each(|invocation| cpu_body(invocation, #(#chunk_args),*))
                     })
                 } else {
@@ -246,7 +239,7 @@ pub fn expand_kernel(item: &syn::ItemFn, compiled: &CompiledKernel) -> TokenStre
                 #(#launch_params),*
             ) -> ::core::result::Result<(), #k::LaunchError> {
                 let grid = grid.into();
-                match device.backend() {
+                match #k::backend(device) {
                     #k::DeviceBackend::Gpu(gpu) => {
                         let args = [#(#gpu_args),*];
                         gpu.dispatch(&KERNEL, grid, &args, &[#(#scalars),*])

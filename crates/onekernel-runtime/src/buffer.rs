@@ -211,10 +211,9 @@ impl<T: Element> Buffer<T> {
         }
     }
 
-    /// For generated code: this buffer as the `&[T]` argument `param` of a
-    /// GPU launch of `kernel`.
-    #[doc(hidden)]
-    pub fn gpu_arg(
+    /// This buffer as the `&[T]` argument `param` of a GPU launch of
+    /// `kernel`.
+    pub(crate) fn gpu_arg(
         &self,
         kernel: &'static KernelInfo,
         param: usize,
@@ -223,11 +222,10 @@ impl<T: Element> Buffer<T> {
         self.gpu_arg_impl(kernel, param, gpu, Access::Read)
     }
 
-    /// For generated code: this buffer as the `&mut [T]` argument `param` of
-    /// a GPU launch of `kernel`. Takes `&mut self` so that the borrow checker
-    /// sees the kernel writing to it.
-    #[doc(hidden)]
-    pub fn gpu_arg_mut(
+    /// This buffer as the `&mut [T]` (or atomic) argument `param` of a GPU
+    /// launch of `kernel`. Takes `&mut self` so that the borrow checker sees
+    /// the kernel writing to it.
+    pub(crate) fn gpu_arg_mut(
         &mut self,
         kernel: &'static KernelInfo,
         param: usize,
@@ -236,13 +234,10 @@ impl<T: Element> Buffer<T> {
         self.gpu_arg_impl(kernel, param, gpu, Access::Writable)
     }
 
-    /// For generated code: this buffer as the `&[T]` argument `param` of a
-    /// CPU launch of `kernel`.
-    #[doc(hidden)]
-    /// For generated code: the buffer as the atomics of an `&[AtomicU32]` /
-    /// `&[AtomicI32]` kernel parameter on the CPU, after the same checks as
+    /// The buffer as the atomics of an `&[AtomicU32]` / `&[AtomicI32]`
+    /// kernel parameter on the CPU, after the same checks as
     /// [`Buffer::cpu_shared`].
-    pub fn cpu_atomics(
+    pub(crate) fn cpu_atomics(
         &mut self,
         kernel: &'static KernelInfo,
         param: usize,
@@ -258,8 +253,14 @@ impl<T: Element> Buffer<T> {
         }
     }
 
-    /// For generated code: a `&[T]` parameter's data on the CPU.
-    pub fn cpu_slice(&self, kernel: &'static KernelInfo, param: usize, cpu: &CpuDevice) -> Result<&[T], LaunchError> {
+    /// This buffer as the `&[T]` argument `param` of a CPU launch of
+    /// `kernel`.
+    pub(crate) fn cpu_slice(
+        &self,
+        kernel: &'static KernelInfo,
+        param: usize,
+        cpu: &CpuDevice,
+    ) -> Result<&[T], LaunchError> {
         self.check_arg(kernel, param, cpu.id(), || cpu.describe(), Access::Read)?;
         match &self.storage {
             Storage::Cpu(v) => Ok(v),
@@ -267,10 +268,9 @@ impl<T: Element> Buffer<T> {
         }
     }
 
-    /// For generated code: this buffer as the `&mut [T]` argument `param` of
-    /// a CPU launch of `kernel`, shared by all invocations.
-    #[doc(hidden)]
-    pub fn cpu_shared(
+    /// This buffer as the `&mut [T]` argument `param` of a CPU launch of
+    /// `kernel`, shared by all invocations.
+    pub(crate) fn cpu_shared(
         &mut self,
         kernel: &'static KernelInfo,
         param: usize,

@@ -2,7 +2,9 @@
 
 mod common;
 use common::*;
-use onekernel_runtime::*;
+use onekernel_runtime::__private::*;
+use onekernel_runtime::BufferError;
+use std::borrow::Cow;
 
 fn run_scale_add(n: usize, grid: Grid) -> (Vec<f32>, Vec<f32>) {
     let dev = Device::cpu();
@@ -53,7 +55,7 @@ fn empty_grid_is_a_no_op() {
 #[test]
 fn panic_in_body_becomes_an_error() {
     let dev = Device::cpu();
-    let DeviceBackend::Cpu(cpu) = dev.backend() else { unreachable!() };
+    let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
     let data = [1u32, 2, 3, 4];
     let line = line!() + 3;
     let err = cpu
@@ -71,9 +73,9 @@ fn panic_in_body_becomes_an_error() {
 #[test]
 fn panic_in_shared_store_points_at_the_caller() {
     let dev = Device::cpu();
-    let DeviceBackend::Cpu(cpu) = dev.backend() else { unreachable!() };
+    let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
     let mut out = Buffer::<u32>::zeroed(&dev, 10).unwrap();
-    let s = out.cpu_shared(&IDS, 0, cpu).unwrap();
+    let s = cpu_shared(&mut out, &IDS, 0, cpu).unwrap();
     // Big enough to use several rayon chunks: the first panic wins.
     let line = line!() + 1;
     let err = cpu.execute(&IDS, Grid::threads(1 << 20), |inv| s.store(inv.global_id.x, 1)).unwrap_err();
@@ -86,7 +88,7 @@ fn panic_in_shared_store_points_at_the_caller() {
 fn panics_outside_kernels_still_reach_the_previous_hook() {
     // The runtime's hook only swallows panics inside kernel bodies.
     let dev = Device::cpu();
-    let DeviceBackend::Cpu(cpu) = dev.backend() else { unreachable!() };
+    let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
     cpu.execute(&IDS, Grid::threads(1), |_| {}).unwrap();
     assert!(std::panic::catch_unwind(|| panic!("ordinary panic")).is_err());
 }
@@ -133,7 +135,7 @@ fn multi_dimensional_grid_over_the_limit_is_rejected() {
 #[test]
 fn workgroup_over_the_limit_is_rejected() {
     let dev = Device::cpu();
-    let DeviceBackend::Cpu(cpu) = dev.backend() else { unreachable!() };
+    let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
     let err = cpu.execute(&BIG_WORKGROUP, Grid::threads(1), |_| {}).unwrap_err();
     assert_eq!(err.to_string(), "kernel `big_workgroup`: workgroup of 512 invocations exceeds the device limit of 256");
 }
@@ -154,9 +156,9 @@ fn buffer_write_read_and_length_mismatch() {
 #[test]
 fn wrong_element_type_is_rejected() {
     let dev = Device::cpu();
-    let DeviceBackend::Cpu(cpu) = dev.backend() else { unreachable!() };
+    let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
     let a = Buffer::from_slice(&dev, &[1u32]).unwrap();
-    let err = a.cpu_slice(&SCALE_ADD, 0, cpu).unwrap_err();
+    let err = cpu_slice(&a, &SCALE_ADD, 0, cpu).unwrap_err();
     assert_eq!(err.to_string(), "kernel `scale_add`, argument `a`: buffer of u32 passed for a parameter of f32");
 }
 
@@ -171,4 +173,106 @@ fn device_basics() {
     let clone = dev.clone();
     assert_eq!(clone.id(), dev.id());
     assert_ne!(Device::cpu().id(), dev.id());
+}
+
+/// `fn split(a: &[f32], lo: &mut [f32], hi: &mut [u32])`, each invocation
+/// writing only element `global_id().x` of both outputs.
+static SPLIT: KernelInfo = kernel_64("split", CpuStrategy::OwnElement, &SPLIT_PARAMS);
+static SPLIT_PARAMS: [ParamInfo; 3] = [
+    ParamInfo { name: Cow::Borrowed("a"), kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 0 },
+    ParamInfo { name: Cow::Borrowed("lo"), kind: ParamKind::ReadWriteBuffer, ty: ScalarType::F32, slot: 1 },
+    ParamInfo { name: Cow::Borrowed("hi"), kind: ParamKind::ReadWriteBuffer, ty: ScalarType::U32, slot: 2 },
+];
+
+/// A kernel of workgroup 64 with buffer parameters only.
+const fn kernel_64(name: &'static str, cpu: CpuStrategy, params: &'static [ParamInfo]) -> KernelInfo {
+    KernelInfo {
+        name: Cow::Borrowed(name),
+        entry_point: Cow::Borrowed("main"),
+        wgsl: Cow::Borrowed(""),
+        spirv: Cow::Borrowed(&[]),
+        wgsl_folded: Cow::Borrowed(""),
+        spirv_folded: Cow::Borrowed(&[]),
+        explain: Cow::Borrowed(""),
+        workgroup_size: [64, 1, 1],
+        max_workgroup_invocations: 256,
+        params: Cow::Borrowed(params),
+        uniform_binding: params.len() as u32,
+        uniform_size: 16,
+        cpu,
+        workgroup_memory_words: 0,
+    }
+}
+
+/// What the macro generates for `split` (the partitioned path when it
+/// applies); `wrong` makes invocation 0 write the last element too, as a
+/// wrongly proved kernel would.
+fn split(
+    dev: &Device,
+    grid: Grid,
+    a: &Buffer<f32>,
+    lo: &mut Buffer<f32>,
+    hi: &mut Buffer<u32>,
+    wrong: bool,
+) -> Result<(), LaunchError> {
+    let DeviceBackend::Cpu(cpu) = backend(dev) else { unreachable!() };
+    let a = cpu_slice(a, &SPLIT, 0, cpu)?;
+    let lo = cpu_shared(lo, &SPLIT, 1, cpu)?;
+    let hi = cpu_shared(hi, &SPLIT, 2, cpu)?;
+    let body = |inv: &Invocation, lo: &dyn OutputSlice<f32>, hi: &dyn OutputSlice<u32>| {
+        let i = inv.global_id.x;
+        if i < lo.len() {
+            lo.store(i, a[i].floor());
+            hi.store(i, (a[i] * 4.0) as u32 % 4);
+        }
+        if wrong && i == 0 {
+            lo.store(lo.len() - 1, -1.0);
+        }
+    };
+    if cpu.can_partition(&SPLIT, &grid) {
+        cpu.execute_partitioned(&SPLIT, grid, (lo, hi), |chunk, (lo, hi)| chunk.for_each(|inv| body(inv, &lo, &hi)))
+    } else {
+        cpu.execute(&SPLIT, grid, |inv| body(inv, &lo, &hi))
+    }
+}
+
+#[test]
+fn partitioned_launch_gives_each_chunk_its_windows() {
+    let dev = Device::cpu();
+    let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
+    for n in [1, 63, 64, 65, 4096 * 8 + 3, 1 << 20] {
+        let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+        let ab = Buffer::from_slice(&dev, &a).unwrap();
+        let mut lo = Buffer::<f32>::zeroed(&dev, n).unwrap();
+        let mut hi = Buffer::<u32>::zeroed(&dev, n).unwrap();
+        assert!(cpu.can_partition(&SPLIT, &Grid::threads(n)));
+        split(&dev, Grid::threads(n), &ab, &mut lo, &mut hi, false).unwrap();
+        assert_eq!(lo.read().unwrap(), a.iter().map(|x| x.floor()).collect::<Vec<_>>(), "n = {n}");
+        assert_eq!(hi.read().unwrap(), (0..n).map(|i| (i % 4) as u32).collect::<Vec<_>>(), "n = {n}");
+    }
+    // A 2-D grid cannot be partitioned: the shared path runs it.
+    assert!(!cpu.can_partition(&SPLIT, &Grid::threads((64, 2))));
+    // An independent kernel is never partitioned.
+    assert!(!cpu.can_partition(&IDS, &Grid::threads(64)));
+}
+
+#[test]
+fn partitioned_launch_outside_its_window_is_a_panic_not_ub() {
+    let dev = Device::cpu();
+    let n = 1 << 20;
+    let ab = Buffer::from_slice(&dev, &vec![1.0f32; n]).unwrap();
+    let mut lo = Buffer::<f32>::zeroed(&dev, n).unwrap();
+    let mut hi = Buffer::<u32>::zeroed(&dev, n).unwrap();
+    let err = split(&dev, Grid::threads(n), &ab, &mut lo, &mut hi, true).unwrap_err();
+    assert!(matches!(err, LaunchError::CpuPanic { .. }), "{err}");
+    assert!(err.to_string().contains("outside the elements"), "{err}");
+}
+
+#[test]
+fn independent_launch_of_a_cooperative_kernel_is_refused() {
+    static COOP: KernelInfo = kernel_64("coop", CpuStrategy::Cooperative, &[]);
+    let dev = Device::cpu();
+    let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
+    let err = cpu.execute(&COOP, Grid::threads(1), |_| {}).unwrap_err();
+    assert!(matches!(err, LaunchError::InvalidKernel { kernel: "coop", .. }), "{err}");
 }

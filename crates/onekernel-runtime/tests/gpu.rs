@@ -4,8 +4,8 @@
 
 mod common;
 use common::*;
-use onekernel_runtime::*;
-use std::borrow::Cow;
+use onekernel_runtime::__private::*;
+use onekernel_runtime::BufferError;
 use std::sync::OnceLock;
 
 /// One GPU device per test binary: lavapipe's JIT makes devices and
@@ -19,7 +19,7 @@ fn gpu_device() -> &'static Device {
 }
 
 fn gpu(dev: &Device) -> &GpuDevice {
-    match dev.backend() {
+    match backend(&dev) {
         DeviceBackend::Gpu(g) => g,
         DeviceBackend::Cpu(_) => panic!("not a GPU device"),
     }
@@ -115,8 +115,8 @@ fn prepared_scale_add(dev: &Device) -> (Vec<f32>, Vec<f32>, [Buffer<f32>; 2], Pr
     let ab = Buffer::from_slice(dev, &a).unwrap();
     let mut ob = Buffer::from_slice(dev, &out).unwrap();
     let prepared = {
-        let args = [ab.gpu_arg(&SCALE_ADD, 0, g).unwrap(), ob.gpu_arg_mut(&SCALE_ADD, 1, g).unwrap()];
-        g.prepare(&SCALE_ADD, Grid::threads(1000), &args, &[0.25f32.to_bits()]).unwrap()
+        let args = [gpu_arg(&ab, &SCALE_ADD, 0, g).unwrap(), gpu_arg_mut(&mut ob, &SCALE_ADD, 1, g).unwrap()];
+        g.prepare(&SCALE_ADD, Grid::threads(1000), &args, &[0.25f32.into()]).unwrap()
     };
     (a, out, [ab, ob], prepared)
 }
@@ -158,7 +158,8 @@ fn coverage_on(dev: &Device, groups: usize, extra: usize) -> (Vec<u32>, Vec<u32>
     let mut count = Buffer::<u32>::zeroed(dev, groups + extra).unwrap();
     let mut offsets = Buffer::<u32>::from_slice(dev, &vec![u32::MAX; groups + extra]).unwrap();
     {
-        let args = [count.gpu_arg_mut(&COVERAGE, 0, g).unwrap(), offsets.gpu_arg_mut(&COVERAGE, 1, g).unwrap()];
+        let args =
+            [gpu_arg_mut(&mut count, &COVERAGE, 0, g).unwrap(), gpu_arg_mut(&mut offsets, &COVERAGE, 1, g).unwrap()];
         g.dispatch(&COVERAGE, Grid::blocks(groups), &args, &[]).unwrap();
     }
     (count.read().unwrap(), offsets.read().unwrap())
@@ -216,7 +217,10 @@ fn prepared_folded_grid_has_one_part_per_dispatch() {
         let mut count = Buffer::<u32>::zeroed(dev, len).unwrap();
         let mut offsets = Buffer::<u32>::zeroed(dev, len).unwrap();
         let prepared = {
-            let args = [count.gpu_arg_mut(&COVERAGE, 0, g).unwrap(), offsets.gpu_arg_mut(&COVERAGE, 1, g).unwrap()];
+            let args = [
+                gpu_arg_mut(&mut count, &COVERAGE, 0, g).unwrap(),
+                gpu_arg_mut(&mut offsets, &COVERAGE, 1, g).unwrap(),
+            ];
             g.prepare(&COVERAGE, Grid::blocks(groups), &args, &[]).unwrap()
         };
         let got: Vec<[u32; 3]> = prepared.parts.iter().map(|p| p.workgroups).collect();

@@ -14,7 +14,7 @@ use super::CpuDevice;
 use crate::error::LaunchError;
 use crate::grid::{Dim3, Grid, Invocation};
 use crate::plan::{plan, LaunchLimits};
-use onekernel_abi::KernelInfo;
+use onekernel_abi::{CpuStrategy, KernelInfo};
 use rayon::prelude::*;
 use std::future::Future;
 use std::pin::Pin;
@@ -45,6 +45,16 @@ impl CpuDevice {
         F: Fn(Invocation, &'w Workgroup) -> Fut + Sync,
         Fut: Future<Output = ()> + 'w,
     {
+        match kernel.cpu {
+            CpuStrategy::Cooperative => {}
+            CpuStrategy::Independent | CpuStrategy::OwnElement => {
+                return Err(LaunchError::InvalidKernel {
+                    kernel: &kernel.name,
+                    problem: "launched cooperatively, but KernelInfo::cpu does not say the kernel is cooperative"
+                        .into(),
+                })
+            }
+        }
         let Some(launch) = plan(kernel, grid, &LaunchLimits::cpu(kernel))? else {
             return Ok(());
         };

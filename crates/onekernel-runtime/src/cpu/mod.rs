@@ -8,7 +8,7 @@ mod shared;
 mod workgroup;
 
 pub use executor::Chunk;
-pub use owned::{OutputSlice, OwnedChunk};
+pub use owned::{OutputSlice, Outputs, OwnedChunk, WindowToken};
 pub use shared::SharedSliceMut;
 pub use workgroup::{Barrier, Shared, SharedArray, Workgroup, WorkgroupPool};
 

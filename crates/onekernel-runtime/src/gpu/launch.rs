@@ -3,7 +3,7 @@
 use super::GpuDevice;
 use crate::error::LaunchError;
 use crate::grid::Grid;
-use crate::plan::{plan, uniform_block, DispatchPart, LaunchPlan};
+use crate::plan::{plan, uniform_block, DispatchPart, LaunchPlan, ScalarArg};
 use onekernel_abi::KernelInfo;
 use wgpu::util::DeviceExt;
 
@@ -80,14 +80,14 @@ impl GpuDevice {
     ///
     /// Pipelines and bind group layouts are cached per device, keyed by the
     /// `KernelInfo`'s address: a second launch compiles nothing.
-    /// `buffers` are the buffer arguments in parameter order; `scalars` the
-    /// bits of the scalar arguments in parameter order.
+    /// `buffers` are the buffer arguments in parameter order, `scalars` the
+    /// scalar arguments in parameter order.
     pub fn dispatch(
         &self,
         kernel: &'static KernelInfo,
         grid: Grid,
         buffers: &[GpuArg<'_>],
-        scalars: &[u32],
+        scalars: &[ScalarArg],
     ) -> Result<(), LaunchError> {
         let Some(launch) = self.check(kernel, grid, buffers)? else {
             return Ok(());
@@ -118,7 +118,7 @@ impl GpuDevice {
         kernel: &'static KernelInfo,
         grid: Grid,
         buffers: &[GpuArg<'_>],
-        scalars: &[u32],
+        scalars: &[ScalarArg],
     ) -> Result<PreparedDispatch, LaunchError> {
         let launch = self.check(kernel, grid, buffers)?;
         self.bind(kernel, launch.as_ref(), buffers, scalars)
@@ -171,7 +171,7 @@ impl GpuDevice {
         kernel: &'static KernelInfo,
         launch: Option<&LaunchPlan>,
         buffers: &[GpuArg<'_>],
-        scalars: &[u32],
+        scalars: &[ScalarArg],
     ) -> Result<PreparedDispatch, LaunchError> {
         let blocks = match launch {
             Some(launch) => launch

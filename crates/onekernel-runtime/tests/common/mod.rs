@@ -3,8 +3,7 @@
 //! functions that mirror the generated host code on both paths.
 #![allow(dead_code)]
 
-use onekernel_runtime::*;
-use std::borrow::Cow;
+use onekernel_runtime::__private::*;
 
 /// `SCALE_ADD_WGSL`: the plain module (`"false"`) or the folded one (`"true"`).
 macro_rules! scale_add_wgsl {
@@ -135,15 +134,15 @@ pub fn scale_add(
     s: f32,
 ) -> Result<(), LaunchError> {
     let k = &SCALE_ADD;
-    match device.backend() {
+    match backend(device) {
         DeviceBackend::Gpu(gpu) => {
-            let a = a.gpu_arg(k, 0, gpu)?;
-            let out = out.gpu_arg_mut(k, 1, gpu)?;
-            gpu.dispatch(k, grid.into(), &[a, out], &[s.to_bits()])
+            let a = gpu_arg(a, k, 0, gpu)?;
+            let out = gpu_arg_mut(out, k, 1, gpu)?;
+            gpu.dispatch(k, grid.into(), &[a, out], &[s.into()])
         }
         DeviceBackend::Cpu(cpu) => {
-            let a = a.cpu_slice(k, 0, cpu)?;
-            let out = out.cpu_shared(k, 1, cpu)?;
+            let a = cpu_slice(a, k, 0, cpu)?;
+            let out = cpu_shared(out, k, 1, cpu)?;
             cpu.execute(k, grid.into(), |inv| {
                 let i = inv.global_id.x;
                 if i < out.len() && i < a.len() {
@@ -185,13 +184,13 @@ fn enc(d: Dim3) -> u32 {
 /// What the macro would generate for `ids(out)` launched on `Grid::blocks(blocks)`.
 pub fn ids(device: &Device, blocks: Dim3, out: &mut Buffer<u32>) -> Result<(), LaunchError> {
     let k = &IDS;
-    match device.backend() {
+    match backend(device) {
         DeviceBackend::Gpu(gpu) => {
-            let out = out.gpu_arg_mut(k, 0, gpu)?;
+            let out = gpu_arg_mut(out, k, 0, gpu)?;
             gpu.dispatch(k, Grid::Blocks(blocks), &[out], &[])
         }
         DeviceBackend::Cpu(cpu) => {
-            let out = out.cpu_shared(k, 0, cpu)?;
+            let out = cpu_shared(out, k, 0, cpu)?;
             cpu.execute(k, Grid::Blocks(blocks), |inv| {
                 assert_eq!(inv.block_dim, Dim3::new(4, 2, 2));
                 let g = inv.global_id;
