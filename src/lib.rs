@@ -40,7 +40,8 @@ pub mod prelude {
 
 /// Looking inside a compiled kernel: WGSL, SPIR-V (and its disassembly),
 /// naga IR, the binding table and the explain view (each Rust line beside
-/// the WGSL it produced).
+/// the WGSL it produced). With the `inspect` feature (on by default).
+#[cfg(feature = "inspect")]
 pub use onekernel_runtime::inspect;
 
 /// Re-exports the runtime in full, for advanced use (benchmarks, custom

@@ -40,6 +40,7 @@ mod device;
 mod error;
 mod gpu;
 mod grid;
+#[cfg(feature = "inspect")]
 pub mod inspect;
 mod plan;
 

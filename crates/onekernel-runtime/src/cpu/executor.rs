@@ -1,11 +1,12 @@
 //! Running a kernel body over a grid on the CPU.
 //!
-//! Invocations of a workgroup are independent today (no barriers), so the
-//! executor splits the linear range of workgroups into a few chunks per
-//! rayon thread and runs each chunk as a plain loop: no task per invocation,
-//! and no division per invocation (ids advance incrementally), so `body`
-//! inlines into a tight loop that competes with a hand-written
-//! `par_chunks_mut` loop.
+//! For kernels whose invocations are independent (`CpuStrategy::Independent`
+//! and `OwnElement`: no barriers, no shared memory) the executor splits the
+//! linear range of workgroups into a few chunks per rayon thread and runs
+//! each chunk as a plain loop: no task per invocation, and no division per
+//! invocation (ids advance incrementally), so `body` inlines into a tight
+//! loop that competes with a hand-written `par_chunks_mut` loop.
+//! Cooperative kernels run in `cooperative.rs`.
 
 use super::owned::{Outputs, WindowToken};
 use super::panic_capture::run_captured;
@@ -24,25 +25,6 @@ const MIN_INVOCATIONS_PER_CHUNK: usize = 4096;
 
 /// Chunks per rayon thread: a few, so that uneven chunks balance out.
 const CHUNKS_PER_THREAD: usize = 4;
-
-/// How the invocations of a workgroup are scheduled.
-///
-/// Only `Independent` exists now. Barriers (a later issue) will add a
-/// cooperative strategy in which the invocations of one workgroup run as
-/// cooperating tasks that meet at each barrier; the `KernelInfo` will then
-/// select it for kernels that use barriers or workgroup memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ExecutionStrategy {
-    /// Every invocation runs to completion on its own, in any order.
-    Independent,
-}
-
-impl ExecutionStrategy {
-    /// The strategy `kernel` needs.
-    pub(crate) fn for_kernel(_kernel: &KernelInfo) -> ExecutionStrategy {
-        ExecutionStrategy::Independent
-    }
-}
 
 impl CpuDevice {
     /// Runs `body` once per invocation of the grid with the exact builtin
@@ -65,9 +47,7 @@ impl CpuDevice {
         };
         let [wx, wy, wz] = kernel.workgroup_size.map(|n| n as usize);
         let shape = Shape { grid_dim: launch.groups_dim(), block_dim: Dim3::new(wx, wy, wz) };
-        match ExecutionStrategy::for_kernel(kernel) {
-            ExecutionStrategy::Independent => run_independent(kernel, shape, &body),
-        }
+        run_independent(kernel, shape, &body)
     }
 }
 
