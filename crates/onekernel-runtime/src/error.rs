@@ -74,12 +74,34 @@ pub enum BufferError {
         /// The device, as `#id (name)`.
         device: String,
     },
-    /// `write` was given a slice of another length than the buffer's.
+    /// A slice or buffer of another length than the buffer's was given
+    /// where the lengths must be equal ([`crate::Buffer::write`],
+    /// [`crate::Buffer::read_into`], [`crate::Buffer::copy_from`]).
     LengthMismatch {
+        /// The method, such as `"Buffer::write"`.
+        operation: &'static str,
         /// The buffer's length.
         expected: usize,
-        /// The slice's length.
+        /// The length given.
         got: usize,
+    },
+    /// A range of elements does not fit in the buffer.
+    OutOfRange {
+        /// The method, such as `"Buffer::read_range"`.
+        operation: &'static str,
+        /// The range asked for, such as `"3..9"` or `"2.."`.
+        range: String,
+        /// The buffer's length.
+        len: usize,
+    },
+    /// Two buffers of an operation live on different devices.
+    WrongDevice {
+        /// The method, such as `"Buffer::copy_from"`.
+        operation: &'static str,
+        /// The device of the buffer the method was called on, as `#id (name)`.
+        this_device: String,
+        /// The device of the other buffer, as `#id (name)`.
+        other_device: String,
     },
     /// wgpu failed (out of memory, mapping failed).
     Gpu {
@@ -100,9 +122,16 @@ impl fmt::Display for BufferError {
                 "buffer of {len} elements ({} bytes) exceeds the max buffer size of {max_bytes} bytes of device {device}",
                 (*len as u128) * 4
             ),
-            BufferError::LengthMismatch { expected, got } => write!(
+            BufferError::LengthMismatch { operation, expected, got } => write!(
                 f,
-                "buffer write of {got} elements into a buffer of {expected} elements; the lengths must be equal"
+                "{operation}: {got} elements given for a buffer of {expected} elements; the lengths must be equal"
+            ),
+            BufferError::OutOfRange { operation, range, len } => {
+                write!(f, "{operation}: elements {range} are out of bounds of a buffer of {len} elements")
+            }
+            BufferError::WrongDevice { operation, this_device, other_device } => write!(
+                f,
+                "{operation}: the buffers live on different devices: this one on device {this_device}, the other on device {other_device}"
             ),
             BufferError::Gpu { operation, message } => write!(f, "{operation} failed on the GPU: {message}"),
             BufferError::Device(e) => write!(f, "{e}"),
@@ -114,7 +143,11 @@ impl std::error::Error for BufferError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             BufferError::Device(e) => Some(e),
-            _ => None,
+            BufferError::TooLarge { .. }
+            | BufferError::LengthMismatch { .. }
+            | BufferError::OutOfRange { .. }
+            | BufferError::WrongDevice { .. }
+            | BufferError::Gpu { .. } => None,
         }
     }
 }

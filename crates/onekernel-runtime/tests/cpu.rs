@@ -147,7 +147,7 @@ fn buffer_write_read_and_length_mismatch() {
     assert_eq!(b.read().unwrap(), [0, 0, 0]);
     b.write(&[1, -2, 3]).unwrap();
     assert_eq!(b.read().unwrap(), [1, -2, 3]);
-    assert!(matches!(b.write(&[1]), Err(BufferError::LengthMismatch { expected: 3, got: 1 })));
+    assert!(matches!(b.write(&[1]), Err(BufferError::LengthMismatch { expected: 3, got: 1, .. })));
     assert_eq!(b.len(), 3);
     assert!(!b.is_empty());
     assert!(b.device().is_cpu());
@@ -275,4 +275,59 @@ fn independent_launch_of_a_cooperative_kernel_is_refused() {
     let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
     let err = cpu.execute(&COOP, Grid::threads(1), |_| {}).unwrap_err();
     assert!(matches!(err, LaunchError::InvalidKernel { kernel: "coop", .. }), "{err}");
+}
+
+#[test]
+fn buffer_ranges_copies_and_errors() {
+    let dev = Device::cpu();
+    let mut a = Buffer::from_slice(&dev, &[0u32, 1, 2, 3, 4, 5]).unwrap();
+    a.write_range(4, &[40, 50]).unwrap();
+    a.write_range(6, &[]).unwrap();
+    assert_eq!(a.read_range(3..).unwrap(), [3, 40, 50]);
+    assert_eq!(a.read_range(..=1).unwrap(), [0, 1]);
+    assert_eq!(a.read_range(2..2).unwrap(), []);
+    let mut out = [0u32; 6];
+    a.read_into(&mut out).unwrap();
+    assert_eq!(out, [0, 1, 2, 3, 40, 50]);
+    let mut b = Buffer::<u32>::zeroed(&dev, 6).unwrap();
+    b.copy_from(&a).unwrap();
+    assert_eq!(b.read().unwrap(), out);
+    b.copy_range_from(0, &a, 4..6).unwrap();
+    assert_eq!(b.read().unwrap(), [40, 50, 2, 3, 40, 50]);
+    assert_eq!(pollster::block_on(b.read_range_async(1..3)).unwrap(), [50, 2]);
+
+    let err = a.write_range(5, &[1, 2]).unwrap_err();
+    assert_eq!(err.to_string(), "Buffer::write_range: elements 5..7 are out of bounds of a buffer of 6 elements");
+    let err = a.write_range(usize::MAX, &[1]).unwrap_err();
+    assert!(matches!(err, BufferError::OutOfRange { len: 6, .. }), "{err}");
+    let err = a.read_range(4..9).unwrap_err();
+    assert_eq!(err.to_string(), "Buffer::read_range: elements 4..9 are out of bounds of a buffer of 6 elements");
+    #[allow(clippy::reversed_empty_ranges)]
+    let err = a.read_range(3..2).unwrap_err();
+    assert!(matches!(err, BufferError::OutOfRange { .. }), "{err}");
+    let err = a.read_into(&mut [0u32; 2]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Buffer::read_into: 2 elements given for a buffer of 6 elements; the lengths must be equal"
+    );
+    let short = Buffer::<u32>::zeroed(&dev, 2).unwrap();
+    assert!(matches!(b.copy_from(&short), Err(BufferError::LengthMismatch { expected: 6, got: 2, .. })));
+    assert!(matches!(b.copy_range_from(5, &a, 0..2), Err(BufferError::OutOfRange { .. })));
+    let other = Buffer::from_slice(&Device::cpu(), &[0u32; 6]).unwrap();
+    let err = b.copy_from(&other).unwrap_err();
+    assert!(matches!(err, BufferError::WrongDevice { operation: "Buffer::copy_range_from", .. }), "{err}");
+    assert!(err.to_string().contains("the buffers live on different devices"), "{err}");
+}
+
+#[test]
+fn empty_buffers_work() {
+    let dev = Device::cpu();
+    let mut e = Buffer::<f32>::from_slice(&dev, &[]).unwrap();
+    assert!(e.is_empty());
+    assert_eq!(e.read().unwrap(), []);
+    e.write(&[]).unwrap();
+    e.read_into(&mut []).unwrap();
+    let z = Buffer::<f32>::zeroed(&dev, 0).unwrap();
+    e.copy_from(&z).unwrap();
+    assert_eq!(pollster::block_on(e.read_async()).unwrap(), []);
 }

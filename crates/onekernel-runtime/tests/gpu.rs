@@ -19,7 +19,7 @@ fn gpu_device() -> &'static Device {
 }
 
 fn gpu(dev: &Device) -> &GpuDevice {
-    match backend(&dev) {
+    match backend(dev) {
         DeviceBackend::Gpu(g) => g,
         DeviceBackend::Cpu(_) => panic!("not a GPU device"),
     }
@@ -249,7 +249,7 @@ fn write_then_read() {
     assert_eq!(b.read().unwrap(), [0; 5]);
     b.write(&[1, -2, 3, -4, 5]).unwrap();
     assert_eq!(b.read().unwrap(), [1, -2, 3, -4, 5]);
-    assert!(matches!(b.write(&[1]), Err(BufferError::LengthMismatch { expected: 5, got: 1 })));
+    assert!(matches!(b.write(&[1]), Err(BufferError::LengthMismatch { expected: 5, got: 1, .. })));
     let empty = Buffer::<u32>::from_slice(dev, &[]).unwrap();
     assert!(empty.is_empty());
     assert_eq!(empty.read().unwrap(), []);
@@ -380,4 +380,75 @@ fn buffer_over_the_storage_binding_limit_is_rejected() {
             "kernel `scale_add`, argument `a`: {len} elements exceed the device's max storage binding of {max} bytes"
         )
     );
+}
+
+#[test]
+fn buffer_ranges_and_copies_on_the_gpu() {
+    let dev = gpu_device();
+    let mut a = Buffer::from_slice(dev, &[0u32, 1, 2, 3, 4, 5]).unwrap();
+    a.write_range(4, &[40, 50]).unwrap();
+    assert_eq!(a.read_range(3..).unwrap(), [3, 40, 50]);
+    assert_eq!(a.read_range(1..2).unwrap(), [1]);
+    assert_eq!(a.read_range(2..2).unwrap(), []);
+    let mut out = [0u32; 6];
+    a.read_into(&mut out).unwrap();
+    assert_eq!(out, [0, 1, 2, 3, 40, 50]);
+    let mut b = Buffer::<u32>::zeroed(dev, 6).unwrap();
+    b.copy_from(&a).unwrap();
+    b.copy_range_from(0, &a, 4..6).unwrap();
+    assert_eq!(b.read().unwrap(), [40, 50, 2, 3, 40, 50]);
+    // A launch between writes and copies sees them in order.
+    let src = Buffer::from_slice(dev, &[1.0f32; 8]).unwrap();
+    let mut dst = Buffer::<f32>::zeroed(dev, 8).unwrap();
+    scale_add(dev, 8, &src, &mut dst, 2.0).unwrap();
+    dst.write_range(0, &[10.0]).unwrap();
+    let mut copy = Buffer::<f32>::zeroed(dev, 8).unwrap();
+    copy.copy_from(&dst).unwrap();
+    assert_eq!(copy.read().unwrap(), [10.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0]);
+    // Different devices.
+    let cpu_buf = Buffer::from_slice(&Device::cpu(), &[0u32; 6]).unwrap();
+    assert!(matches!(b.copy_from(&cpu_buf), Err(BufferError::WrongDevice { .. })));
+    assert!(matches!(a.read_range(5..7), Err(BufferError::OutOfRange { .. })));
+}
+
+#[test]
+fn reads_reuse_staging_buffers() {
+    let dev = Device::gpu().unwrap(); // its own device: other tests read concurrently
+    let DeviceBackend::Gpu(g) = backend(&dev) else { unreachable!() };
+    let buf = Buffer::from_slice(&dev, &(0..1000u32).collect::<Vec<_>>()).unwrap();
+    let mut out = vec![0u32; 1000];
+    buf.read_into(&mut out).unwrap();
+    let created = g.staging_buffers_created();
+    for _ in 0..5 {
+        buf.read_into(&mut out).unwrap();
+        assert_eq!(buf.read_range(10..20).unwrap(), (10..20).collect::<Vec<u32>>());
+        pollster::block_on(buf.read_async()).unwrap();
+    }
+    assert_eq!(g.staging_buffers_created(), created, "reads of the same size class allocated staging buffers");
+    assert_eq!(out, (0..1000).collect::<Vec<u32>>());
+}
+
+#[test]
+fn read_async_is_woken_by_the_device() {
+    let dev = gpu_device();
+    let a = Buffer::from_slice(dev, &[1.0f32; 4096]).unwrap();
+    let mut out = Buffer::<f32>::zeroed(dev, 4096).unwrap();
+    scale_add(dev, 4096, &a, &mut out, 3.0).unwrap();
+    // pollster parks the thread until the waker is called: only the
+    // device's poller thread can call it.
+    let got = pollster::block_on(out.read_async()).unwrap();
+    assert!(got.iter().all(|&x| x == 3.0));
+    // Several reads in flight at once, polled by hand in turn.
+    let bufs: Vec<Buffer<u32>> = (0..4).map(|i| Buffer::from_slice(dev, &[i; 100]).unwrap()).collect();
+    let results = pollster::block_on(async {
+        let mut v = Vec::new();
+        let futures: Vec<_> = bufs.iter().map(|b| b.read_range_async(50..)).collect();
+        for f in futures {
+            v.push(f.await.unwrap());
+        }
+        v
+    });
+    for (i, r) in results.iter().enumerate() {
+        assert_eq!(r, &vec![i as u32; 50]);
+    }
 }

@@ -26,6 +26,10 @@ pub struct GpuDevice {
     device: wgpu::Device,
     queue: wgpu::Queue,
     pipelines: PipelineCache,
+    /// Read-back buffers, reused across reads.
+    staging: memory::StagingPool,
+    /// The thread that drives `async` reads.
+    poller: memory::Poller,
     /// Errors wgpu reported outside any error scope. Without a handler wgpu
     /// panics on them; we keep them and report them from `synchronize`.
     uncaptured: Arc<Mutex<Vec<String>>>,
@@ -62,6 +66,8 @@ impl GpuDevice {
             device,
             queue,
             pipelines: PipelineCache::default(),
+            staging: memory::StagingPool::default(),
+            poller: memory::Poller::default(),
             uncaptured,
         })
     }
@@ -113,6 +119,12 @@ impl GpuDevice {
     /// The wgpu queue.
     pub fn queue(&self) -> &wgpu::Queue {
         &self.queue
+    }
+
+    /// Number of staging (read-back) buffers created on this device so far;
+    /// reads reuse them, so this grows only with new size classes.
+    pub fn staging_buffers_created(&self) -> usize {
+        self.staging.created()
     }
 
     /// `#id (name)`, how errors refer to this device.
