@@ -41,6 +41,19 @@ pub enum DeviceError {
         /// What wgpu said.
         message: String,
     },
+    /// [`crate::Device::time`] was called while the device is already
+    /// timing (calls cannot nest or overlap).
+    TimingInProgress {
+        /// The device, as `#id (name)`.
+        device: String,
+    },
+    /// A GPU-only operation was asked of the CPU executor.
+    NotAGpu {
+        /// The method, such as `"Device::run_compute_pass"`.
+        operation: &'static str,
+        /// The device, as `#id (name)`.
+        device: String,
+    },
 }
 
 impl fmt::Display for DeviceError {
@@ -55,6 +68,12 @@ impl fmt::Display for DeviceError {
             }
             DeviceError::Poll { reason } => write!(f, "waiting for the GPU failed: {reason}"),
             DeviceError::Gpu { message } => write!(f, "GPU error: {message}"),
+            DeviceError::TimingInProgress { device } => {
+                write!(f, "device {device} is already timing launches: Device::time calls cannot nest or overlap")
+            }
+            DeviceError::NotAGpu { operation, device } => {
+                write!(f, "{operation} needs a GPU, but device {device} is the CPU executor")
+            }
         }
     }
 }

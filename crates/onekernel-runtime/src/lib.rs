@@ -9,6 +9,8 @@
 //!   ([`Device::new`]);
 //! - [`Buffer`]: an array of `f32`, `i32` or `u32` on one device;
 //! - [`Grid`] and [`Dim3`]: how many threads or workgroups a launch runs;
+//! - [`Device::time`] and [`Timing`]: how long launches take, on the GPU's
+//!   own clock where it has one ([`Clock`]);
 //! - the errors [`DeviceError`], [`BufferError`] and [`LaunchError`]:
 //!   everything fails with a `Result` whose message names what went wrong;
 //! - [`KernelInfo`] (and the rest of the compiler–runtime contract in
@@ -43,12 +45,14 @@ mod grid;
 #[cfg(feature = "inspect")]
 pub mod inspect;
 mod plan;
+mod timing;
 
 pub use buffer::{Buffer, Element};
 pub use device::Device;
 pub use error::{BufferError, DeviceError, LaunchError};
 pub use grid::{Dim3, Grid};
 pub use onekernel_abi::KernelInfo;
+pub use timing::{Clock, Timing};
 
 /// The contract between the compiler and this runtime: [`KernelInfo`] and
 /// the types it is made of (re-exported from `onekernel-abi`).

@@ -47,6 +47,13 @@
 //! }
 //! ```
 
+//!
+//! The runtime's own tests also use [`GpuDevice::prepare`] (with
+//! [`PreparedDispatch`], [`PreparedPart`]: how a launch is split into
+//! dispatches), [`GpuDevice::compiled_kernels`],
+//! [`GpuDevice::staging_buffers_created`] and
+//! [`GpuDevice::time_on_wall_clock`]; nothing generated does.
+
 pub use crate::buffer::{AtomicElement, Buffer, Element};
 pub use crate::cpu::{
     Barrier, Chunk, CpuDevice, OutputSlice, Outputs, OwnedChunk, Shared, SharedArray, SharedSliceMut, WindowToken,

@@ -3,7 +3,7 @@
 mod common;
 use common::*;
 use onekernel_runtime::__private::*;
-use onekernel_runtime::BufferError;
+use onekernel_runtime::{BufferError, Clock, DeviceError};
 use std::borrow::Cow;
 
 fn run_scale_add(n: usize, grid: Grid) -> (Vec<f32>, Vec<f32>) {
@@ -330,4 +330,41 @@ fn empty_buffers_work() {
     let z = Buffer::<f32>::zeroed(&dev, 0).unwrap();
     e.copy_from(&z).unwrap();
     assert_eq!(pollster::block_on(e.read_async()).unwrap(), []);
+}
+
+#[test]
+fn time_measures_cpu_launches_on_the_wall_clock() {
+    let dev = Device::cpu();
+    let a = Buffer::from_slice(&dev, &[1.0f32; 5000]).unwrap();
+    let mut out = Buffer::<f32>::zeroed(&dev, 5000).unwrap();
+    let (result, timing) = dev
+        .time(|| {
+            for _ in 0..3 {
+                scale_add(&dev, 5000, &a, &mut out, 1.0)?;
+            }
+            scale_add(&dev, 0, &a, &mut out, 1.0)?; // no work: not counted
+            Ok::<_, LaunchError>(())
+        })
+        .unwrap();
+    result.unwrap();
+    assert_eq!(timing.clock, Clock::Wall);
+    assert_eq!(timing.launches(), 3);
+    assert!(timing.total <= timing.elapsed, "{timing:?}");
+    assert!(timing.mean().unwrap() <= timing.total);
+    assert!(timing.to_string().starts_with("3 launches in "), "{timing}");
+    assert_eq!(out.read().unwrap(), vec![3.0; 5000]);
+    // Other CPU devices are not timed by this scope.
+    let (_, t) = dev.time(|| scale_add(&Device::cpu(), 0, &a, &mut out, 1.0)).unwrap();
+    assert_eq!(t.launches(), 0);
+    // Nesting is refused; a panic inside closes the scope.
+    let (inner, _) = dev.time(|| dev.time(|| ())).unwrap();
+    let err = inner.unwrap_err();
+    assert!(matches!(err, DeviceError::TimingInProgress { .. }));
+    assert!(err.to_string().contains("Device::time calls cannot nest or overlap"), "{err}");
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dev.time(|| panic!("in the closure"))));
+    assert!(caught.is_err());
+    assert_eq!(dev.time(|| ()).unwrap().1.launches(), 0);
+    // Hand-recorded passes need a GPU.
+    let err = dev.run_compute_pass("x", |_| {}).unwrap_err();
+    assert!(matches!(err, DeviceError::NotAGpu { .. }), "{err}");
 }

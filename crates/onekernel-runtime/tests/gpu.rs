@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use onekernel_runtime::__private::*;
-use onekernel_runtime::BufferError;
+use onekernel_runtime::{wgpu, BufferError, Clock, DeviceError};
 use std::sync::OnceLock;
 
 /// One GPU device per test binary: lavapipe's JIT makes devices and
@@ -141,14 +141,87 @@ fn prepared_dispatches_in_one_pass() {
 }
 
 #[test]
-fn time_pass_times_and_runs_the_recorded_launches() {
+fn time_measures_each_launch() {
     let dev = gpu_device();
-    let g = gpu(dev);
-    let (a, out, [_ab, ob], prepared) = prepared_scale_add(dev);
-    // Four launches of out += 0.25 * a, timed by the GPU's own clock.
-    let seconds = g.time_pass(4, |pass| prepared.record(pass)).unwrap();
-    assert!(seconds > 0.0 && seconds < 1.0, "{seconds} s per launch");
-    assert!(ob.read().unwrap() == expected_scale_add(&a, &out, 1.0, 1000));
+    let (a, out) = inputs(1000);
+    let ab = Buffer::from_slice(dev, &a).unwrap();
+    let mut ob = Buffer::from_slice(dev, &out).unwrap();
+    // 300 launches: more than one query set of timestamps (256 passes each).
+    let (result, timing) = dev
+        .time(|| {
+            for _ in 0..300 {
+                scale_add(dev, 1000, &ab, &mut ob, 0.25)?;
+            }
+            // An empty grid does no work and is not counted.
+            scale_add(dev, 0, &ab, &mut ob, 0.25)
+        })
+        .unwrap();
+    result.unwrap();
+    let has_timestamps = dev.wgpu().unwrap().0.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+    let clock = if has_timestamps { Clock::GpuTimestamps } else { Clock::Wall };
+    assert_eq!(timing.clock, clock);
+    assert_eq!(timing.launches(), 300, "{timing}");
+    assert!(timing.per_launch.iter().all(|t| *t < std::time::Duration::from_secs(1)), "{timing:?}");
+    assert!(timing.total > std::time::Duration::ZERO, "{timing}");
+    assert_eq!(timing.total, timing.per_launch.iter().sum());
+    assert!(timing.median().unwrap() <= timing.per_launch.iter().max().copied().unwrap());
+    eprintln!("{timing}, elapsed {:?}", timing.elapsed);
+    assert!(ob.read().unwrap() == expected_scale_add(&a, &out, 75.0, 1000));
+    // The device times again afterwards, and refuses to nest.
+    let (inner, _) = dev.time(|| dev.time(|| ())).unwrap();
+    assert!(matches!(inner, Err(DeviceError::TimingInProgress { .. })), "{inner:?}");
+    let (_, empty) = dev.time(|| ()).unwrap();
+    assert_eq!(empty.launches(), 0);
+}
+
+#[test]
+fn hand_recorded_passes_are_timed_like_launches() {
+    let dev = gpu_device();
+    let (device, _) = dev.wgpu().unwrap();
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("hand"),
+        source: wgpu::ShaderSource::Wgsl(
+            "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+             @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                 if g.x < arrayLength(&out) { out[g.x] = out[g.x] + 1u; }
+             }"
+            .into(),
+        ),
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("hand"),
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let out = Buffer::<u32>::zeroed(dev, 100).unwrap();
+    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[wgpu::BindGroupEntry { binding: 0, resource: out.wgpu_buffer().unwrap().as_entire_binding() }],
+    });
+    let (result, timing) = dev
+        .time(|| {
+            for _ in 0..3 {
+                dev.run_compute_pass("hand", |pass| {
+                    pass.set_pipeline(&pipeline);
+                    pass.set_bind_group(0, &bind_group, &[]);
+                    pass.dispatch_workgroups(2, 1, 1);
+                })?;
+            }
+            Ok::<_, DeviceError>(())
+        })
+        .unwrap();
+    result.unwrap();
+    assert_eq!(timing.launches(), 3);
+    assert_eq!(out.read().unwrap(), [3; 100]);
+    // A pass wgpu rejects is an error, not a panic, and is not counted.
+    let (result, timing) = dev.time(|| dev.run_compute_pass("bad", |pass| pass.dispatch_workgroups(1, 1, 1))).unwrap();
+    assert!(matches!(result, Err(DeviceError::Gpu { .. })), "{result:?}");
+    assert_eq!(timing.launches(), 0);
+    dev.synchronize().unwrap();
 }
 
 /// Launches `coverage` on `groups` workgroups over buffers `extra` longer
@@ -451,4 +524,19 @@ fn read_async_is_woken_by_the_device() {
     for (i, r) in results.iter().enumerate() {
         assert_eq!(r, &vec![i as u32; 50]);
     }
+}
+
+#[test]
+fn time_without_timestamps_waits_for_each_launch() {
+    let dev = Device::gpu().unwrap(); // its own device: the switch is per device
+    let DeviceBackend::Gpu(g) = backend(&dev) else { unreachable!() };
+    g.time_on_wall_clock(true);
+    let a = Buffer::from_slice(&dev, &[1.0f32; 256]).unwrap();
+    let mut out = Buffer::<f32>::zeroed(&dev, 256).unwrap();
+    let (result, timing) = dev.time(|| (0..3).try_for_each(|_| scale_add(&dev, 256, &a, &mut out, 1.0))).unwrap();
+    result.unwrap();
+    assert_eq!(timing.clock, Clock::Wall);
+    assert_eq!(timing.launches(), 3);
+    assert!(timing.total <= timing.elapsed, "{timing:?}");
+    assert_eq!(out.read().unwrap(), [3.0; 256]);
 }

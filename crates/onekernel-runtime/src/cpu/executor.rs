@@ -47,7 +47,7 @@ impl CpuDevice {
         };
         let [wx, wy, wz] = kernel.workgroup_size.map(|n| n as usize);
         let shape = Shape { grid_dim: launch.groups_dim(), block_dim: Dim3::new(wx, wy, wz) };
-        run_independent(kernel, shape, &body)
+        self.timed(|| run_independent(kernel, shape, &body))
     }
 }
 
@@ -99,21 +99,24 @@ impl CpuDevice {
         let shape = Shape { grid_dim: launch.groups_dim(), block_dim: Dim3::new(wx, wy, wz) };
         let total_groups = shape.grid_dim.x * shape.grid_dim.y * shape.grid_dim.z;
         let groups_per_chunk = if partition { groups_per_chunk(shape) } else { total_groups.max(1) };
-        run_chunks(kernel, total_groups, groups_per_chunk, |start, end| {
-            // On a 1-D grid, the invocations of workgroups start..end have
-            // exactly these global x ids; chunks cover disjoint workgroup
-            // ranges, so their windows are disjoint. Unpartitioned, the
-            // single chunk owns everything.
-            let x_range = if partition { start * shape.block_dim.x..end * shape.block_dim.x } else { 0..usize::MAX };
-            let chunk = Chunk { shape, start, end };
-            // SAFETY: the windows live only during this call (the body is
-            // higher-ranked over their lifetime, and they are neither Send
-            // nor Sync), this chunk runs on this thread, no other chunk's
-            // `x_range` overlaps this one (see above; with one chunk there
-            // is no other), and `outputs` was moved in, so no code outside
-            // the windows can access the outputs during the launch.
-            let windows = unsafe { outputs.windows(x_range, WindowToken::new()) };
-            chunk_body(&chunk, windows)
+        self.timed(|| {
+            run_chunks(kernel, total_groups, groups_per_chunk, |start, end| {
+                // On a 1-D grid, the invocations of workgroups start..end have
+                // exactly these global x ids; chunks cover disjoint workgroup
+                // ranges, so their windows are disjoint. Unpartitioned, the
+                // single chunk owns everything.
+                let x_range =
+                    if partition { start * shape.block_dim.x..end * shape.block_dim.x } else { 0..usize::MAX };
+                let chunk = Chunk { shape, start, end };
+                // SAFETY: the windows live only during this call (the body is
+                // higher-ranked over their lifetime, and they are neither Send
+                // nor Sync), this chunk runs on this thread, no other chunk's
+                // `x_range` overlaps this one (see above; with one chunk there
+                // is no other), and `outputs` was moved in, so no code outside
+                // the windows can access the outputs during the launch.
+                let windows = unsafe { outputs.windows(x_range, WindowToken::new()) };
+                chunk_body(&chunk, windows)
+            })
         })
     }
 }

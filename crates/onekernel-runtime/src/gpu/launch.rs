@@ -28,8 +28,7 @@ impl<'a> GpuArg<'a> {
     }
 }
 
-/// Everything needed to record a launch by hand (benchmarks: many
-/// dispatches in one pass, with timestamp queries).
+/// Everything needed to record a launch by hand (the runtime's tests).
 ///
 /// A launch is one dispatch, or two for a folded 1-D grid whose length is
 /// not a multiple of the per-dimension limit (full rows, then the tail);
@@ -76,7 +75,8 @@ impl PreparedDispatch {
 impl GpuDevice {
     /// Encodes and submits one launch (one or two dispatches, see
     /// [`PreparedDispatch`], in one compute pass and one submit); returns at
-    /// once (asynchronous).
+    /// once (asynchronous), unless a `Device::time` scope without timestamp
+    /// queries waits for it.
     ///
     /// Pipelines and bind group layouts are cached per device, keyed by the
     /// `KernelInfo`'s address: a second launch compiles nothing.
@@ -93,26 +93,14 @@ impl GpuDevice {
             return Ok(());
         };
         let prepared = self.bind(kernel, Some(&launch), buffers, scalars)?;
-        self.capture(|| {
-            let mut encoder = self
-                .wgpu_device()
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(&*kernel.name) });
-            {
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(&*kernel.name),
-                    timestamp_writes: None,
-                });
-                prepared.record(&mut pass);
-            }
-            self.queue().submit([encoder.finish()]);
-        })
-        .map_err(|message| LaunchError::Gpu { kernel: &kernel.name, message })
+        self.submit_pass(&kernel.name, |pass| prepared.record(pass))
+            .map_err(|message| LaunchError::Gpu { kernel: &kernel.name, message })
     }
 
-    /// For benchmarks: the cached pipeline and, per dispatch of the launch,
-    /// a bind group for these args plus the physical dispatch size, so a
-    /// caller can record many launches in one pass (with
-    /// [`PreparedDispatch::record`]) with timestamp queries.
+    /// The cached pipeline and, per dispatch of the launch, a bind group for
+    /// these args plus the physical dispatch size: what `dispatch` records.
+    /// For the runtime's tests, which check how grids are split and record
+    /// launches by hand.
     pub fn prepare(
         &self,
         kernel: &'static KernelInfo,

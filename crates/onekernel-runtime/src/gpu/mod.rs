@@ -30,6 +30,10 @@ pub struct GpuDevice {
     staging: memory::StagingPool,
     /// The thread that drives `async` reads.
     poller: memory::Poller,
+    /// The open `Device::time` scope, if any.
+    timing: timing::GpuTiming,
+    /// Time on the wall clock even with timestamp queries (tests).
+    wall_clock_only: std::sync::atomic::AtomicBool,
     /// Errors wgpu reported outside any error scope. Without a handler wgpu
     /// panics on them; we keep them and report them from `synchronize`.
     uncaptured: Arc<Mutex<Vec<String>>>,
@@ -68,6 +72,8 @@ impl GpuDevice {
             pipelines: PipelineCache::default(),
             staging: memory::StagingPool::default(),
             poller: memory::Poller::default(),
+            timing: timing::GpuTiming::default(),
+            wall_clock_only: std::sync::atomic::AtomicBool::new(false),
             uncaptured,
         })
     }
@@ -119,6 +125,12 @@ impl GpuDevice {
     /// The wgpu queue.
     pub fn queue(&self) -> &wgpu::Queue {
         &self.queue
+    }
+
+    /// Makes `Device::time` use the wall clock as it does on GPUs without
+    /// timestamp queries (for the runtime's tests of that path).
+    pub fn time_on_wall_clock(&self, wall_clock: bool) {
+        self.wall_clock_only.store(wall_clock, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Number of staging (read-back) buffers created on this device so far;
