@@ -125,7 +125,9 @@ impl<T: Element> Buffer<T> {
     /// [`BufferError::Gpu`] when the GPU is out of memory or lost.
     pub fn from_slice(device: &Device, data: &[T]) -> Result<Self, BufferError> {
         let storage = match device.backend() {
-            DeviceBackend::Gpu(g) => Storage::Gpu(g.upload(data.len(), bytemuck::cast_slice(data))?),
+            DeviceBackend::Gpu(g) => {
+                Storage::Gpu(g.upload(data.len(), bytemuck::cast_slice(data)).map_err(|e| g.explain(e))?)
+            }
             DeviceBackend::Cpu(_) => Storage::Cpu(data.to_vec()),
         };
         Ok(Buffer { device: device.clone(), len: data.len(), storage })
@@ -137,7 +139,7 @@ impl<T: Element> Buffer<T> {
     /// As [`Buffer::from_slice`].
     pub fn zeroed(device: &Device, len: usize) -> Result<Self, BufferError> {
         let storage = match device.backend() {
-            DeviceBackend::Gpu(g) => Storage::Gpu(g.zeroed(len)?),
+            DeviceBackend::Gpu(g) => Storage::Gpu(g.zeroed(len).map_err(|e| g.explain(e))?),
             DeviceBackend::Cpu(_) => Storage::Cpu(vec![T::zeroed(); len]),
         };
         Ok(Buffer { device: device.clone(), len, storage })
@@ -196,7 +198,7 @@ impl<T: Element> Buffer<T> {
         }
         match (&mut self.storage, self.device.backend()) {
             (Storage::Gpu(m), DeviceBackend::Gpu(g)) => {
-                g.write(m, byte_offset(range.start), bytemuck::cast_slice(data))
+                g.write(m, byte_offset(range.start), bytemuck::cast_slice(data)).map_err(|e| g.explain(e))
             }
             (Storage::Cpu(v), DeviceBackend::Cpu(_)) => {
                 v[range].copy_from_slice(data);
@@ -272,7 +274,7 @@ impl<T: Element> Buffer<T> {
     /// Reads the checked `range` into `out` (of the same length).
     fn read_range_into(&self, range: Range<usize>, out: &mut [T]) -> Result<(), BufferError> {
         match self.parts()? {
-            Parts::Gpu(g, m) => g.read(m, byte_range(&range), bytemuck::cast_slice_mut(out)),
+            Parts::Gpu(g, m) => g.read(m, byte_range(&range), bytemuck::cast_slice_mut(out)).map_err(|e| g.explain(e)),
             Parts::Cpu(v) => {
                 out.copy_from_slice(&v[range]);
                 Ok(())
@@ -309,7 +311,10 @@ impl<T: Element> Buffer<T> {
         let range = checked_range("Buffer::read_range_async", bounds(&range), self.len, None)?;
         let mut out = vec![T::zeroed(); range.len()];
         match self.parts()? {
-            Parts::Gpu(g, m) => g.read_async(m, byte_range(&range), bytemuck::cast_slice_mut(&mut out)).await?,
+            Parts::Gpu(g, m) => g
+                .read_async(m, byte_range(&range), bytemuck::cast_slice_mut(&mut out))
+                .await
+                .map_err(|e| g.explain(e))?,
             Parts::Cpu(v) => out.copy_from_slice(&v[range]),
         }
         Ok(out)
@@ -375,9 +380,9 @@ impl<T: Element> Buffer<T> {
             return Ok(());
         }
         match (&mut self.storage, src.parts()?) {
-            (Storage::Gpu(dst), Parts::Gpu(g, src)) => {
-                g.copy(src, byte_offset(from.start), dst, byte_offset(to.start), byte_offset(from.len()))
-            }
+            (Storage::Gpu(dst), Parts::Gpu(g, src)) => g
+                .copy(src, byte_offset(from.start), dst, byte_offset(to.start), byte_offset(from.len()))
+                .map_err(|e| g.explain(e)),
             (Storage::Cpu(dst), Parts::Cpu(src)) => {
                 dst[to].copy_from_slice(&src[from]);
                 Ok(())
@@ -410,8 +415,8 @@ impl<T: Element> Buffer<T> {
         }
     }
 
-    /// Checks shared by both paths: device, parameter kind and type, and
-    /// non-emptiness.
+    /// Checks shared by both paths: device, parameter kind and type. (Empty
+    /// buffers are fine: the kernel sees `len() == 0`.)
     fn check_arg(
         &self,
         kernel: &'static KernelInfo,
@@ -443,9 +448,6 @@ impl<T: Element> Buffer<T> {
                 launch_device: launch_device(),
             });
         }
-        if self.len == 0 {
-            return Err(LaunchError::EmptyBuffer { kernel: &kernel.name, arg });
-        }
         Ok(())
     }
 
@@ -467,10 +469,10 @@ impl<T: Element> Buffer<T> {
             });
         }
         match &self.storage {
-            Storage::Gpu(GpuMemory { buffer: Some(buffer) }) => Ok(GpuArg { buffer, param }),
-            // Unreachable after the device and emptiness checks; reported
-            // rather than panicking all the same.
-            _ => Err(LaunchError::InvalidArgument {
+            Storage::Gpu(GpuMemory { buffer }) => Ok(GpuArg { buffer: buffer.as_ref(), param }),
+            // Unreachable after the device check; reported rather than
+            // panicking all the same.
+            Storage::Cpu(_) => Err(LaunchError::InvalidArgument {
                 kernel: &kernel.name,
                 arg: kernel.param_name(param),
                 problem: "buffer has no GPU storage".into(),

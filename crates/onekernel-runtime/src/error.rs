@@ -41,6 +41,14 @@ pub enum DeviceError {
         /// What wgpu said.
         message: String,
     },
+    /// The GPU device was lost (a driver reset, a removed GPU, or
+    /// `wgpu::Device::destroy`); it cannot be used any more.
+    Lost {
+        /// The device, as `#id (name)`.
+        device: String,
+        /// Why, as wgpu reported it.
+        reason: String,
+    },
     /// [`crate::Device::time`] was called while the device is already
     /// timing (calls cannot nest or overlap).
     TimingInProgress {
@@ -68,6 +76,7 @@ impl fmt::Display for DeviceError {
             }
             DeviceError::Poll { reason } => write!(f, "waiting for the GPU failed: {reason}"),
             DeviceError::Gpu { message } => write!(f, "GPU error: {message}"),
+            DeviceError::Lost { device, reason } => write!(f, "GPU device {device} was lost ({reason})"),
             DeviceError::TimingInProgress { device } => {
                 write!(f, "device {device} is already timing launches: Device::time calls cannot nest or overlap")
             }
@@ -193,14 +202,6 @@ pub enum LaunchError {
         /// The launch's device, as `#id (name)`.
         launch_device: String,
     },
-    /// A buffer argument has no elements. The GPU cannot bind it, and the CPU
-    /// rejects it too so that both paths behave alike.
-    EmptyBuffer {
-        /// The kernel's name.
-        kernel: &'static str,
-        /// The argument's name.
-        arg: &'static str,
-    },
     /// A buffer argument is larger than one storage binding may be.
     BindingTooLarge {
         /// The kernel's name.
@@ -284,6 +285,13 @@ pub enum LaunchError {
         /// What wgpu said.
         message: String,
     },
+    /// The GPU device was lost before or during the launch.
+    DeviceLost {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// What happened to the device.
+        error: DeviceError,
+    },
     /// wgpu reported an error while recording or submitting the launch.
     Gpu {
         /// The kernel's name.
@@ -298,7 +306,6 @@ impl LaunchError {
     pub fn kernel(&self) -> &'static str {
         match self {
             LaunchError::WrongDevice { kernel, .. }
-            | LaunchError::EmptyBuffer { kernel, .. }
             | LaunchError::BindingTooLarge { kernel, .. }
             | LaunchError::GridTooLarge { kernel, .. }
             | LaunchError::FoldedGridTooLarge { kernel, .. }
@@ -308,6 +315,7 @@ impl LaunchError {
             | LaunchError::InvalidArgument { kernel, .. }
             | LaunchError::InvalidKernel { kernel, .. }
             | LaunchError::Compile { kernel, .. }
+            | LaunchError::DeviceLost { kernel, .. }
             | LaunchError::Gpu { kernel, .. } => kernel,
         }
     }
@@ -319,10 +327,6 @@ impl fmt::Display for LaunchError {
             LaunchError::WrongDevice { kernel, arg, buffer_device, launch_device } => write!(
                 f,
                 "kernel `{kernel}`, argument `{arg}`: buffer belongs to device {buffer_device}, but the launch is on device {launch_device}"
-            ),
-            LaunchError::EmptyBuffer { kernel, arg } => write!(
-                f,
-                "kernel `{kernel}`, argument `{arg}`: buffer is empty; the GPU cannot bind a zero-sized buffer"
             ),
             LaunchError::BindingTooLarge { kernel, arg, len, max_bytes } => write!(
                 f,
@@ -359,9 +363,27 @@ impl fmt::Display for LaunchError {
             LaunchError::Compile { kernel, message } => {
                 write!(f, "kernel `{kernel}`: the GPU rejected the shader: {message}")
             }
+            LaunchError::DeviceLost { kernel, error } => write!(f, "kernel `{kernel}`: {error}"),
             LaunchError::Gpu { kernel, message } => write!(f, "kernel `{kernel}`: GPU error: {message}"),
         }
     }
 }
 
-impl std::error::Error for LaunchError {}
+impl std::error::Error for LaunchError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            LaunchError::DeviceLost { error, .. } => Some(error),
+            LaunchError::WrongDevice { .. }
+            | LaunchError::BindingTooLarge { .. }
+            | LaunchError::GridTooLarge { .. }
+            | LaunchError::FoldedGridTooLarge { .. }
+            | LaunchError::WorkgroupTooLarge { .. }
+            | LaunchError::WorkgroupAxisTooLarge { .. }
+            | LaunchError::CpuPanic { .. }
+            | LaunchError::InvalidArgument { .. }
+            | LaunchError::InvalidKernel { .. }
+            | LaunchError::Compile { .. }
+            | LaunchError::Gpu { .. } => None,
+        }
+    }
+}

@@ -180,7 +180,10 @@ impl Device {
         record: impl FnOnce(&mut wgpu::ComputePass<'_>),
     ) -> Result<(), DeviceError> {
         match self.backend() {
-            DeviceBackend::Gpu(g) => g.submit_pass(label, record).map_err(|message| DeviceError::Gpu { message }),
+            DeviceBackend::Gpu(g) => {
+                g.check_alive()?;
+                g.submit_pass(label, record).map_err(|message| g.explain_device(DeviceError::Gpu { message }))
+            }
             DeviceBackend::Cpu(_) => {
                 Err(DeviceError::NotAGpu { operation: "Device::run_compute_pass", device: self.describe() })
             }

@@ -339,15 +339,19 @@ fn too_large_buffer_is_an_error() {
 }
 
 #[test]
-fn empty_buffer_is_rejected() {
+fn empty_buffers_are_launched_with_len_zero() {
     let dev = gpu_device();
+    for ((blocks, a, out, b), want) in lens_cases() {
+        assert_eq!(lens_on(dev, blocks, a, out, b), want, "blocks {blocks}, lengths {a}, {out}, {b}");
+    }
     let a = Buffer::<f32>::from_slice(dev, &[]).unwrap();
-    let mut out = Buffer::<f32>::zeroed(dev, 4).unwrap();
-    let err = scale_add(dev, 4, &a, &mut out, 1.0).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "kernel `scale_add`, argument `a`: buffer is empty; the GPU cannot bind a zero-sized buffer"
-    );
+    let mut out = Buffer::<f32>::zeroed(dev, 0).unwrap();
+    scale_add(dev, 0, &a, &mut out, 1.0).unwrap();
+    scale_add(dev, 4, &a, &mut out, 1.0).unwrap();
+    let mut out4 = Buffer::from_slice(dev, &[1.0f32; 4]).unwrap();
+    scale_add(dev, 4, &a, &mut out4, 1.0).unwrap();
+    assert_eq!(out4.read().unwrap(), [1.0; 4]);
+    dev.synchronize().unwrap();
 }
 
 #[test]
@@ -539,4 +543,20 @@ fn time_without_timestamps_waits_for_each_launch() {
     assert_eq!(timing.launches(), 3);
     assert!(timing.total <= timing.elapsed, "{timing:?}");
     assert_eq!(out.read().unwrap(), [3.0; 256]);
+}
+
+#[test]
+fn one_dimensional_grid_beyond_folding_is_rejected() {
+    let dev = gpu_device();
+    let max = dev.wgpu().unwrap().0.limits().max_compute_workgroups_per_dimension as usize;
+    let a = Buffer::from_slice(dev, &[1.0f32]).unwrap();
+    let mut out = Buffer::from_slice(dev, &[1.0f32]).unwrap();
+    let groups = max * (max + 1);
+    let err = scale_add(dev, Grid::blocks(groups), &a, &mut out, 1.0).unwrap_err();
+    assert!(matches!(err, LaunchError::FoldedGridTooLarge { kernel: "scale_add", .. }), "{err}");
+    assert_eq!(
+        err.to_string(),
+        format!("kernel `scale_add`: grid of {groups} workgroups exceeds the device limit even when folded into 2-D (at most {max} x {max})")
+    );
+    assert_eq!(out.read().unwrap(), [1.0]);
 }

@@ -10,7 +10,6 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::task::{Context, Poll, Waker};
-use wgpu::util::DeviceExt;
 
 /// The wgpu buffer behind a `Buffer<T>` on a GPU device. A buffer of length
 /// zero has no wgpu buffer at all (WebGPU has no zero-sized bindings; a
@@ -220,22 +219,12 @@ impl GpuDevice {
         Ok(())
     }
 
-    /// A buffer holding `data` (`len` elements of 4 bytes).
+    /// A buffer holding `data` (`len` elements of 4 bytes). (Not
+    /// `create_buffer_init`, which panics on a lost device.)
     pub(crate) fn upload(&self, len: usize, data: &[u8]) -> Result<GpuMemory, BufferError> {
-        if data.is_empty() {
-            return Ok(GpuMemory { buffer: None });
-        }
-        self.check_size(len, data.len() as u64)?;
-        let buffer = self
-            .capture(|| {
-                self.wgpu_device().create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("onekernel buffer"),
-                    contents: data,
-                    usage: USAGE,
-                })
-            })
-            .map_err(|message| BufferError::Gpu { operation: "creating a buffer", message })?;
-        Ok(GpuMemory { buffer: Some(buffer) })
+        let memory = self.zeroed(len)?;
+        self.write(&memory, 0, data)?;
+        Ok(memory)
     }
 
     /// A zero-filled buffer of `len` 4-byte elements.
@@ -245,6 +234,7 @@ impl GpuDevice {
             return Ok(GpuMemory { buffer: None });
         }
         self.check_size(len, bytes)?;
+        self.check_alive()?;
         // wgpu zero-initialises buffers, so no upload is needed.
         let buffer = self
             .capture(|| {
@@ -266,6 +256,7 @@ impl GpuDevice {
         if data.is_empty() {
             return Ok(());
         }
+        self.check_alive()?;
         self.capture(|| self.queue().write_buffer(buffer, offset, data))
             .map_err(|message| BufferError::Gpu { operation: "writing a buffer", message })
     }
@@ -284,6 +275,7 @@ impl GpuDevice {
         if bytes == 0 {
             return Ok(());
         }
+        self.check_alive()?;
         self.capture(|| {
             let mut encoder = self
                 .wgpu_device()
@@ -327,6 +319,7 @@ impl GpuDevice {
             operation: "reading a buffer",
             message: "internal error: reading bytes of an empty buffer".into(),
         })?;
+        self.check_alive()?;
         let size = bytes.end - bytes.start;
         let mut staging = self.staging(size)?;
         let submission = self
@@ -376,6 +369,8 @@ impl GpuDevice {
             result = done.take();
         }
         let result = result.unwrap_or_else(|| Err("the map callback never ran".into()));
+        // A device lost while waiting fails the map: say so.
+        self.check_alive()?;
         Self::finish_read(staging, result, out)
     }
 
@@ -400,6 +395,7 @@ impl GpuDevice {
                 BufferError::Gpu { operation: "mapping a buffer for reading", message }
             }
         });
+        self.check_alive()?;
         match result {
             Ok(()) => Self::finish_read(staging, Ok(()), out),
             Err(e) => Err(e),

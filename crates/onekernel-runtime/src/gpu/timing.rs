@@ -59,6 +59,7 @@ impl GpuTiming {
 impl GpuDevice {
     /// Opens the timing scope of `Device::time`.
     pub(crate) fn begin_timing(&self, device: &Device) -> Result<(), DeviceError> {
+        self.check_alive()?;
         let mut scope = self.timing.lock();
         if let Some(open) = &*scope {
             return Err(DeviceError::TimingInProgress { device: open.device.clone() });
@@ -91,7 +92,8 @@ impl GpuDevice {
                 Ok((Clock::Wall, scope.wall))
             }
             Clock::GpuTimestamps => {
-                let ticks = self.resolve_timestamps(&scope.sets, scope.submitted.len())?;
+                let ticks =
+                    self.resolve_timestamps(&scope.sets, scope.submitted.len()).map_err(|e| self.explain_device(e))?;
                 let period = f64::from(self.queue().get_timestamp_period());
                 let durations = scope
                     .submitted
