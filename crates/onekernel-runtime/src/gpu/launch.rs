@@ -7,7 +7,7 @@ use crate::plan::{plan, uniform_block, DispatchPart, LaunchPlan, ScalarArg};
 use onekernel_abi::KernelInfo;
 
 /// A checked buffer argument of a GPU launch, made by
-/// [`crate::Buffer::gpu_arg`] / [`crate::Buffer::gpu_arg_mut`]. It borrows
+/// [`crate::__private::gpu_arg`] / [`crate::__private::gpu_arg_mut`]. It borrows
 /// the buffer for as long as the launch call needs it.
 #[derive(Clone, Copy, Debug)]
 pub struct GpuArg<'a> {
