@@ -560,3 +560,20 @@ fn one_dimensional_grid_beyond_folding_is_rejected() {
     );
     assert_eq!(out.read().unwrap(), [1.0]);
 }
+
+#[test]
+fn scalar_of_the_wrong_type_is_rejected() {
+    let dev = gpu_device();
+    let a = Buffer::from_slice(dev, &[1.0f32]).unwrap();
+    let mut out = Buffer::from_slice(dev, &[1.0f32]).unwrap();
+    let g = gpu(dev);
+    let args = [gpu_arg(&a, &SCALE_ADD, 0, g).unwrap(), gpu_arg_mut(&mut out, &SCALE_ADD, 1, g).unwrap()];
+    let err = g.dispatch(&SCALE_ADD, Grid::threads(1), &args, &[2u32.into()]).unwrap_err();
+    assert_eq!(err.to_string(), "kernel `scale_add`, argument `s`: a scalar of u32 passed for a parameter of f32");
+    // And a buffer passed for the wrong kind of parameter.
+    let err = gpu_arg(&out, &SCALE_ADD, 1, g).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "kernel `scale_add`, argument `out`: passed as a `&[T]` buffer but the parameter is a `&mut [T]` buffer"
+    );
+}
