@@ -1,10 +1,11 @@
 //! vector_add through the DSL against hand-written baselines, in one run:
 //!
 //! * GPU: the `#[kernel]` version against the same kernel written by hand in
-//!   WGSL and dispatched with raw wgpu, on the same buffers and dispatch
-//!   size. Kernel time from timestamp queries: many dispatches in one
-//!   compute pass, timestamps at its start and end, mean per dispatch;
-//!   the two alternate seven times and each reports its median.
+//!   WGSL and dispatched with raw wgpu (`Device::run_compute_pass`), on the
+//!   same buffers. Kernel time from the GPU's timestamps (`Device::time`,
+//!   which has the GPU write one at the start and one at the end of each
+//!   launch): the two alternate seven times, each a batch of launches whose
+//!   mean is taken, and each reports the median of its seven means.
 //! * CPU: the CPU executor against hand-written rayon loops (wall clock,
 //!   best of several runs): the idiomatic zipped-slices loop, which LLVM
 //!   vectorises, and the same loop indexed the way a kernel is written.
@@ -17,7 +18,8 @@ mod common;
 use common::{best_of, median};
 
 use onekernel::prelude::*;
-use onekernel::runtime::{wgpu, DeviceBackend};
+use onekernel::runtime::wgpu;
+use onekernel::Clock;
 use rayon::prelude::*;
 
 #[kernel(workgroup_size = 256)]
@@ -71,7 +73,6 @@ fn main() {
 
 fn gpu_bench() {
     let device = Device::gpu().expect("the GPU benchmark needs an adapter");
-    let DeviceBackend::Gpu(gpu) = device.backend() else { unreachable!() };
     let (wdev, _) = device.wgpu().expect("gpu");
     assert!(wdev.features().contains(wgpu::Features::TIMESTAMP_QUERY), "timestamp queries are needed to time kernels");
     let hand_module = wdev.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -94,12 +95,6 @@ fn gpu_bench() {
         let a_buf = Buffer::from_slice(&device, &a).unwrap();
         let b_buf = Buffer::from_slice(&device, &a).unwrap();
         let mut out = Buffer::<f32>::zeroed(&device, n).unwrap();
-        let args = [
-            a_buf.gpu_arg(&vector_add::KERNEL, 0, gpu).unwrap(),
-            b_buf.gpu_arg(&vector_add::KERNEL, 1, gpu).unwrap(),
-            out.gpu_arg_mut(&vector_add::KERNEL, 2, gpu).unwrap(),
-        ];
-        let dsl = gpu.prepare(&vector_add::KERNEL, Grid::threads(n), &args, &[]).unwrap();
         let hand_bg = wdev.create_bind_group(&wgpu::BindGroupDescriptor {
             label: None,
             layout: &hand.get_bind_group_layout(0),
@@ -115,21 +110,33 @@ fn gpu_bench() {
         let groups = n.div_ceil(256) as u32;
         let rows = groups.div_ceil(65535);
         let hand_groups = [groups.div_ceil(rows), rows, 1];
-        let dsl_launch = |pass: &mut wgpu::ComputePass<'_>| dsl.record(pass);
-        let hand_launch = |pass: &mut wgpu::ComputePass<'_>| {
-            pass.set_pipeline(&hand);
-            pass.set_bind_group(0, &hand_bg, &[]);
-            pass.dispatch_workgroups(hand_groups[0], hand_groups[1], hand_groups[2]);
+        let hand_launch = || {
+            device
+                .run_compute_pass("hand", |pass| {
+                    pass.set_pipeline(&hand);
+                    pass.set_bind_group(0, &hand_bg, &[]);
+                    pass.dispatch_workgroups(hand_groups[0], hand_groups[1], hand_groups[2]);
+                })
+                .unwrap()
         };
-        let reps = ((1u64 << 30) / n as u64).clamp(20, 2000) as u32;
+        // Mean kernel time of `reps` launches of `launch`, from the GPU's
+        // timestamps.
+        let mean_of = |reps: usize, launch: &mut dyn FnMut()| {
+            let ((), timing) = device.time(|| (0..reps).for_each(|_| launch())).unwrap();
+            assert_eq!(timing.clock, Clock::GpuTimestamps);
+            timing.mean().unwrap().as_secs_f64()
+        };
+        let reps = ((1u64 << 28) / n as u64).clamp(10, 200) as usize;
+        let mut dsl_launch = || vector_add::launch(&device, n, &a_buf, &b_buf, &mut out).unwrap();
+        let mut hand_launch = hand_launch;
         // Warm up both, then alternate seven times and take each median,
         // so that clock and cache state hit both alike.
-        gpu.time_pass(2, dsl_launch).unwrap();
-        gpu.time_pass(2, hand_launch).unwrap();
+        mean_of(2, &mut dsl_launch);
+        mean_of(2, &mut hand_launch);
         let (mut dsl_runs, mut hand_runs) = (Vec::new(), Vec::new());
         for _ in 0..7 {
-            dsl_runs.push(gpu.time_pass(reps, dsl_launch).unwrap());
-            hand_runs.push(gpu.time_pass(reps, hand_launch).unwrap());
+            dsl_runs.push(mean_of(reps, &mut dsl_launch));
+            hand_runs.push(mean_of(reps, &mut hand_launch));
         }
         let (t_dsl, t_hand) = (median(dsl_runs), median(hand_runs));
         let bytes = 12.0 * n as f64;
@@ -157,7 +164,11 @@ fn cpu_bench() {
         let b_buf = Buffer::from_slice(&device, &a).unwrap();
         let mut out = Buffer::<f32>::zeroed(&device, n).unwrap();
         let runs = ((1usize << 26) / n).clamp(5, 200);
-        let t_dsl = best_of(runs, || vector_add::launch(&device, n, &a_buf, &b_buf, &mut out).unwrap());
+        // The fastest launch, on the wall clock (the CPU executor's clock).
+        let ((), timing) = device
+            .time(|| (0..runs).for_each(|_| vector_add::launch(&device, n, &a_buf, &b_buf, &mut out).unwrap()))
+            .unwrap();
+        let t_dsl = timing.min().unwrap().as_secs_f64();
         let (b, mut plain) = (a.clone(), vec![0.0f32; n]);
         let t_rayon = best_of(runs, || {
             plain.par_chunks_mut(4096).zip(a.par_chunks(4096)).zip(b.par_chunks(4096)).for_each(|((o, x), y)| {

@@ -15,10 +15,10 @@
 //! already on the device unless said otherwise:
 //!
 //! * **CPU executor**: wall clock of `launch` on `Device::cpu()` (the CPU
-//!   executor runs the kernel before `launch` returns).
-//! * **GPU, kernel only**: what the GPU itself spends, from timestamp
-//!   queries written at the start and end of a compute pass holding many
-//!   dispatches of the kernel (as `benches/vector_add.rs` does).
+//!   executor runs the kernel before `launch` returns), from `Device::time`.
+//! * **GPU, kernel only**: what the GPU itself spends, from the timestamp
+//!   queries `Device::time` has the GPU write at the start and end of each
+//!   launch (`-` on a GPU without timestamp queries).
 //! * **GPU, launch + synchronize**: wall clock of `launch` followed by
 //!   `device.synchronize()`: the kernel plus the cost of submitting work
 //!   and waiting for it, which a program pays for each launch it waits on.
@@ -32,7 +32,7 @@
 mod common;
 
 use onekernel::prelude::*;
-use onekernel::runtime::{DeviceBackend, PreparedDispatch};
+use onekernel::Clock;
 
 // ANCHOR: kernels
 /// `out[i] = alpha * x[i] + y[i]`: two reads, one write and two flops per
@@ -71,7 +71,8 @@ enum Work {
     Matmul,
 }
 
-/// Times (seconds) measured at one size; `None` where there is no GPU.
+/// Times (seconds) measured at one size; `None` where there is no GPU (or,
+/// for `gpu_kernel`, no timestamp queries).
 /// `n` is the vector length (SAXPY) or the matrix side (matmul).
 #[derive(Clone, Copy, Debug)]
 struct Row {
@@ -126,20 +127,22 @@ fn launch(work: Work, device: &Device, n: usize, x: &Buffer<f32>, y: &Buffer<f32
     }
 }
 
-/// CPU executor: `launch` runs the kernel on all cores and returns when done.
+/// CPU executor: `launch` runs the kernel on all cores and returns when done;
+/// `Device::time` measures each launch on the wall clock.
 fn time_cpu(work: Work, n: usize, reps: usize) -> (f64, Vec<f32>) {
     let device = Device::cpu();
     let (x, y) = inputs(work, n);
     let xb = Buffer::from_slice(&device, &x).unwrap();
     let yb = Buffer::from_slice(&device, &y).unwrap();
     let mut out = Buffer::<f32>::zeroed(&device, x.len()).unwrap();
-    let t = common::wall(reps, || launch(work, &device, n, &xb, &yb, &mut out));
-    (t, out.read().unwrap())
+    launch(work, &device, n, &xb, &yb, &mut out); // warm-up
+    let ((), timing) = device.time(|| (0..reps).for_each(|_| launch(work, &device, n, &xb, &yb, &mut out))).unwrap();
+    (timing.median().unwrap().as_secs_f64(), out.read().unwrap())
 }
 
 /// GPU: (kernel only, launch + synchronize, with transfers) in seconds, and
 /// the result.
-fn time_gpu(work: Work, device: &Device, n: usize, reps: usize) -> ((f64, f64, f64), Vec<f32>) {
+fn time_gpu(work: Work, device: &Device, n: usize, reps: usize) -> ((Option<f64>, f64, f64), Vec<f32>) {
     let (x, y) = inputs(work, n);
     let xb = Buffer::from_slice(device, &x).unwrap();
     let yb = Buffer::from_slice(device, &y).unwrap();
@@ -164,11 +167,11 @@ fn time_gpu(work: Work, device: &Device, n: usize, reps: usize) -> ((f64, f64, f
     let kernel = kernel_only(work, device, n, &xb, &yb, &mut out, reps);
     ((kernel, launch_sync, transfers), out.read().unwrap())
 }
-// ANCHOR_END: launch
 
-/// Kernel time from timestamp queries: `reps` dispatches recorded in one
-/// compute pass, timestamps at its start and end, mean per dispatch; the
-/// median of five such passes.
+/// Kernel time from the GPU's timestamps: `Device::time` over `reps`
+/// launches, the median launch; `None` if the GPU has no timestamp queries
+/// (`Device::time` would then fall back to the wall clock, which measures
+/// something else).
 fn kernel_only(
     work: Work,
     device: &Device,
@@ -177,22 +180,12 @@ fn kernel_only(
     yb: &Buffer<f32>,
     out: &mut Buffer<f32>,
     reps: usize,
-) -> f64 {
-    let DeviceBackend::Gpu(gpu) = device.backend() else { unreachable!("a GPU device") };
-    // The launch, prepared by hand: buffers by parameter index, scalars as
-    // their 32-bit patterns.
-    let info = if work == Work::Saxpy { &saxpy::KERNEL } else { &matmul::KERNEL };
-    let args =
-        [xb.gpu_arg(info, 0, gpu).unwrap(), yb.gpu_arg(info, 1, gpu).unwrap(), out.gpu_arg_mut(info, 2, gpu).unwrap()];
-    let dispatch: PreparedDispatch = match work {
-        Work::Saxpy => gpu.prepare(info, Grid::threads(n), &args, &[ALPHA.to_bits()]),
-        Work::Matmul => gpu.prepare(info, Grid::threads([n, n]), &args, &[n as u32]),
-    }
-    .unwrap();
-    let pass_time = |reps: usize| gpu.time_pass(reps as u32, |pass| dispatch.record(pass)).expect("timestamp queries");
-    pass_time(1);
-    common::median((0..5).map(|_| pass_time(reps)).collect())
+) -> Option<f64> {
+    launch(work, device, n, xb, yb, out); // warm-up
+    let ((), timing) = device.time(|| (0..reps).for_each(|_| launch(work, device, n, xb, yb, out))).unwrap();
+    (timing.clock == Clock::GpuTimestamps).then(|| timing.median().unwrap().as_secs_f64())
 }
+// ANCHOR_END: launch
 
 /// Measures one size on the CPU executor and, if given, the GPU, checking
 /// both results against plain Rust.
@@ -205,7 +198,7 @@ fn measure(work: Work, gpu: Option<&Device>, n: usize, reps: usize) -> Row {
     if let Some(device) = gpu {
         let ((kernel, launch, transfers), got) = time_gpu(work, device, n, reps);
         common::check(&device.name(), &got, &want, 0.0);
-        row.gpu_kernel = Some(kernel);
+        row.gpu_kernel = kernel;
         row.gpu_launch = Some(launch);
         row.gpu_transfers = Some(transfers);
     }
@@ -422,6 +415,7 @@ mod tests {
             let row = measure(work, gpu, n, 2);
             assert!(row.cpu > 0.0, "{work:?} {n}");
             assert!(row.gpu_launch.unwrap() > 0.0 && row.gpu_transfers.unwrap() > 0.0, "{work:?} {n}");
+            // lavapipe has timestamp queries.
             assert!(row.gpu_kernel.unwrap() >= 0.0, "{work:?} {n}");
         }
     }

@@ -177,12 +177,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// (an `N × N` product is `2·N³` operations: `N³` multiplies and `N³` adds).
 mod timing {
     use super::*;
-    use onekernel::runtime::{wgpu, DeviceBackend};
-    use std::time::Instant;
+    use onekernel::Clock;
 
-    /// GPU kernel time from timestamp queries: `reps` launches recorded in
-    /// one compute pass, with timestamps at its start and end; 2 warm-up
-    /// dispatches, then the median of 5 such passes.
+    /// GPU kernel time from the GPU's own timestamps (`Device::time`): 2
+    /// warm-up launches, then the median of 50 timed launches.
     pub fn gpu(size: usize) -> Result<(), Box<dyn std::error::Error>> {
         let device = match Device::gpu() {
             Ok(d) => d,
@@ -191,35 +189,35 @@ mod timing {
                 return Ok(());
             }
         };
-        let DeviceBackend::Gpu(gpu) = device.backend() else { unreachable!("Device::gpu() is a GPU") };
-        if !gpu.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
-            println!("--time: {} has no timestamp queries; cannot time kernels", device.name());
-            return Ok(());
-        }
         let (a, b) = (data(size * size, 1), data(size * size, 2));
         let a_buf = Buffer::from_slice(&device, &a)?;
         let b_buf = Buffer::from_slice(&device, &b)?;
         let mut c_buf = Buffer::<f32>::zeroed(&device, size * size)?;
-        let kernel = &matmul::KERNEL;
-        let buffers =
-            [a_buf.gpu_arg(kernel, 0, gpu)?, b_buf.gpu_arg(kernel, 1, gpu)?, c_buf.gpu_arg_mut(kernel, 2, gpu)?];
         let s = size as u32;
-        // The scalars m, k, n as their bits, in parameter order.
-        let prepared = gpu.prepare(kernel, Grid::threads([size, size]), &buffers, &[s, s, s])?;
-        let record = |pass: &mut wgpu::ComputePass<'_>| prepared.record(pass);
-
-        let reps = 10;
-        gpu.time_pass(2, record)?; // warm-up
-        let mut runs: Vec<f64> = (0..5).map(|_| gpu.time_pass(reps, record)).collect::<Result<_, _>>()?;
-        runs.sort_by(f64::total_cmp);
-        let t = runs[runs.len() / 2];
+        let grid = Grid::threads([size, size]);
+        for _ in 0..2 {
+            matmul::launch(&device, grid, &a_buf, &b_buf, &mut c_buf, s, s, s)?;
+            // warm-up
+        }
+        let reps = 50;
+        let (launched, timing) = device
+            .time(|| (0..reps).try_for_each(|_| matmul::launch(&device, grid, &a_buf, &b_buf, &mut c_buf, s, s, s)))?;
+        launched?;
+        if timing.clock != Clock::GpuTimestamps {
+            println!(
+                "--time: {} has no timestamp queries; the times below include submission and waiting",
+                device.name()
+            );
+        }
+        let t = timing.median().expect("launches were timed").as_secs_f64();
         let flops = 2.0 * (size as f64).powi(3);
         println!(
-            "GPU {}: matmul {size}x{size}: {:.3} ms per launch, {:.3} TFLOP/s = {:.1} GFLOP/s (median of 5 passes of {reps} launches)",
+            "GPU {}: matmul {size}x{size}: {:.3} ms per launch, {:.3} TFLOP/s = {:.1} GFLOP/s (median of {reps} launches, {})",
             device.name(),
             t * 1e3,
             flops / t * 1e-12,
-            flops / t * 1e-9
+            flops / t * 1e-9,
+            timing.clock
         );
 
         // Spot-check some elements of the last result against plain Rust
@@ -242,14 +240,13 @@ mod timing {
         let b_buf = Buffer::from_slice(&device, &b)?;
         let mut c_buf = Buffer::<f32>::zeroed(&device, size * size)?;
         let s = size as u32;
-        let mut runs = Vec::new();
-        for _ in 0..3 {
-            let start = Instant::now();
-            matmul::launch(&device, Grid::threads([size, size]), &a_buf, &b_buf, &mut c_buf, s, s, s)?;
-            runs.push(start.elapsed().as_secs_f64());
-        }
-        runs.sort_by(f64::total_cmp);
-        let t = runs[1];
+        let (launched, timing) = device.time(|| {
+            (0..3).try_for_each(|_| {
+                matmul::launch(&device, Grid::threads([size, size]), &a_buf, &b_buf, &mut c_buf, s, s, s)
+            })
+        })?;
+        launched?;
+        let t = timing.median().expect("launches were timed").as_secs_f64();
         let flops = 2.0 * (size as f64).powi(3);
         println!(
             "{}: matmul {size}x{size}: {:.1} ms per launch, {:.2} GFLOP/s (wall clock, median of 3)",

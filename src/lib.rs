@@ -3,7 +3,7 @@
 //! GPU kernels written as ordinary Rust functions, run on any GPU through
 //! wgpu and on the CPU from the very same source.
 //!
-//! ```ignore
+//! ```
 //! use onekernel::prelude::*;
 //!
 //! #[kernel(workgroup_size = 256)]
@@ -14,13 +14,22 @@
 //!     }
 //! }
 //!
-//! let device = Device::new();
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let device = Device::cpu(); // or Device::new(): the GPU if there is one
 //! let a = Buffer::from_slice(&device, &[1.0, 2.0])?;
 //! let b = Buffer::from_slice(&device, &[10.0, 20.0])?;
 //! let mut out = Buffer::zeroed(&device, 2)?;
 //! vector_add::launch(&device, 2, &a, &b, &mut out)?;
 //! assert_eq!(out.read()?, vec![11.0, 22.0]);
 //! println!("{}", vector_add::WGSL);
+//!
+//! // How long launches take: the GPU's own timestamps where it has them,
+//! // the wall clock otherwise (`timing.clock` says which).
+//! let (launched, timing) = device.time(|| vector_add::launch(&device, 2, &a, &b, &mut out))?;
+//! launched?;
+//! assert_eq!(timing.launches(), 1);
+//! println!("{timing}");
+//! # Ok(()) }
 //! ```
 //!
 //! `#[kernel]` turns the function into a module of the same name holding
@@ -34,7 +43,9 @@ mod builtins;
 
 pub use builtins::{block_dim, block_id, global_id, grid_dim, shared, storage_barrier, thread_id, workgroup_barrier};
 pub use onekernel_macro::{helper, kernel};
-pub use onekernel_runtime::{Buffer, BufferError, Device, DeviceError, Dim3, Element, Grid, KernelInfo, LaunchError};
+pub use onekernel_runtime::{
+    Buffer, BufferError, Clock, Device, DeviceError, Dim3, Element, Grid, KernelInfo, LaunchError, Timing,
+};
 
 /// Everything a kernel file needs: `use onekernel::prelude::*;`
 pub mod prelude {
@@ -46,18 +57,20 @@ pub mod prelude {
 
 /// Looking inside a compiled kernel: WGSL, SPIR-V (and its disassembly),
 /// naga IR, the binding table and the explain view (each Rust line beside
-/// the WGSL it produced).
+/// the WGSL it produced). With the `inspect` feature (on by default).
+#[cfg(feature = "inspect")]
 pub use onekernel_runtime::inspect;
 
 /// Re-exports the runtime in full, for advanced use (benchmarks, custom
 /// launches).
 pub use onekernel_runtime as runtime;
 
+/// What the code `#[kernel]` generates calls; not part of the API (see
+/// `onekernel_runtime::__private`).
 #[doc(hidden)]
 pub mod __private {
     pub use onekernel_macro::kernel_with_helpers;
-    pub use onekernel_runtime::*;
-    pub use std::borrow::Cow;
+    pub use onekernel_runtime::__private::*;
 
     /// The value of a builtin in the CPU body: `item` is the user's path to
     /// the documented builtin (`global_id`), named so that the user's

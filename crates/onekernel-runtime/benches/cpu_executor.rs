@@ -5,7 +5,7 @@
 //! by LLVM, so in-cache sizes stay well below it; the `hand-atomic` column
 //! isolates that cost.
 
-use onekernel_runtime::*;
+use onekernel_runtime::__private::*;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
@@ -35,9 +35,9 @@ static VECTOR_ADD: KernelInfo = KernelInfo {
 fn vector_add(cpu: &CpuDevice, a: &Buffer<f32>, b: &Buffer<f32>, out: &mut Buffer<f32>) -> Result<(), LaunchError> {
     let n = out.len();
     let k = &VECTOR_ADD;
-    let a = a.cpu_slice(k, 0, cpu)?;
-    let b = b.cpu_slice(k, 1, cpu)?;
-    let out = out.cpu_shared(k, 2, cpu)?;
+    let a = cpu_slice(a, k, 0, cpu)?;
+    let b = cpu_slice(b, k, 1, cpu)?;
+    let out = cpu_shared(out, k, 2, cpu)?;
     cpu.execute(k, Grid::threads(n), |inv| {
         let i = inv.global_id.x;
         if i < out.len() {
@@ -84,7 +84,7 @@ fn time(mut f: impl FnMut()) -> Duration {
 
 fn main() {
     let dev = Device::cpu();
-    let DeviceBackend::Cpu(cpu) = dev.backend() else { unreachable!() };
+    let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
     println!("{dev}");
     println!("{:>10} {:>12} {:>12} {:>12} {:>7} {:>7}", "n", "executor", "hand", "hand-atomic", "x hand", "x atom");
     let mut n = 1 << 10;

@@ -6,6 +6,7 @@ use crate::device::{Device, DeviceBackend};
 use crate::error::{BufferError, LaunchError};
 use crate::gpu::{GpuArg, GpuDevice, GpuMemory};
 use onekernel_abi::{KernelInfo, ParamKind, ScalarType};
+use std::ops::{Bound, Range, RangeBounds};
 
 mod sealed {
     /// Restricts [`super::Element`] to the 4-byte types kernels support.
@@ -63,59 +64,330 @@ enum Storage<T> {
     Cpu(Vec<T>),
 }
 
-/// An array of `T` owned by one [`Device`]. Not `Clone`: a copy would be a
-/// second allocation on the device, which should be explicit.
+/// An array of `T` (`f32`, `i32` or `u32`) owned by one [`Device`]: the
+/// arguments of kernel launches.
+///
+/// On a GPU the data lives in GPU memory, and every operation is queued in
+/// order with launches: a write or copy issued after a launch happens
+/// after it, and a read waits for everything queued before it. On the CPU
+/// executor the data is a `Vec<T>` and everything happens at once.
+///
+/// ```
+/// use onekernel_runtime::{Buffer, Device};
+///
+/// let device = Device::cpu();
+/// let mut a = Buffer::from_slice(&device, &[1u32, 2, 3, 4])?;
+/// a.write_range(2, &[30, 40])?;
+/// let mut b = Buffer::<u32>::zeroed(&device, 4)?;
+/// b.copy_from(&a)?;
+/// assert_eq!(b.read()?, [1, 2, 30, 40]);
+/// assert_eq!(b.read_range(1..3)?, [2, 30]);
+/// # Ok::<(), onekernel_runtime::BufferError>(())
+/// ```
+///
+/// Any contiguous slice uploads, for example an `ndarray` array in
+/// standard layout (`ndarray` is not a dependency; this is the whole
+/// interop):
+///
+/// ```text
+/// let m = ndarray::Array2::<f32>::zeros((64, 64));
+/// let buf = Buffer::from_slice(&device, m.as_slice().expect("standard layout"))?;
+/// let back = ndarray::Array2::from_shape_vec((64, 64), buf.read()?)?;
+/// ```
+///
+/// Not `Clone`: a copy is a second allocation on the device, which should
+/// be explicit ([`Buffer::zeroed`] then [`Buffer::copy_from`]).
 pub struct Buffer<T: Element> {
     device: Device,
     len: usize,
     storage: Storage<T>,
 }
 
+/// The storage of a buffer with the device that owns it.
+enum Parts<'a, T> {
+    Gpu(&'a GpuDevice, &'a GpuMemory),
+    Cpu(&'a Vec<T>),
+}
+
 impl<T: Element> Buffer<T> {
-    /// A buffer on `device` holding a copy of `data`.
+    /// A buffer on `device` holding a copy of `data` (which may be empty).
+    ///
+    /// ```
+    /// # use onekernel_runtime::{Buffer, Device};
+    /// let device = Device::cpu();
+    /// let buf = Buffer::from_slice(&device, &[1.5f32, 2.5])?;
+    /// assert_eq!(buf.len(), 2);
+    /// # Ok::<(), onekernel_runtime::BufferError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`BufferError::TooLarge`] past the device's largest buffer;
+    /// [`BufferError::Gpu`] when the GPU is out of memory or lost.
     pub fn from_slice(device: &Device, data: &[T]) -> Result<Self, BufferError> {
         let storage = match device.backend() {
-            DeviceBackend::Gpu(g) => Storage::Gpu(g.upload(data.len(), bytemuck::cast_slice(data))?),
+            DeviceBackend::Gpu(g) => {
+                Storage::Gpu(g.upload(data.len(), bytemuck::cast_slice(data)).map_err(|e| g.explain(e))?)
+            }
             DeviceBackend::Cpu(_) => Storage::Cpu(data.to_vec()),
         };
         Ok(Buffer { device: device.clone(), len: data.len(), storage })
     }
 
-    /// A buffer on `device` of `len` zeros.
+    /// A buffer on `device` of `len` zeros (`len` may be 0).
+    ///
+    /// # Errors
+    /// As [`Buffer::from_slice`].
     pub fn zeroed(device: &Device, len: usize) -> Result<Self, BufferError> {
         let storage = match device.backend() {
-            DeviceBackend::Gpu(g) => Storage::Gpu(g.zeroed(len)?),
+            DeviceBackend::Gpu(g) => Storage::Gpu(g.zeroed(len).map_err(|e| g.explain(e))?),
             DeviceBackend::Cpu(_) => Storage::Cpu(vec![T::zeroed(); len]),
         };
         Ok(Buffer { device: device.clone(), len, storage })
     }
 
+    fn parts(&self) -> Result<Parts<'_, T>, BufferError> {
+        match (&self.storage, self.device.backend()) {
+            (Storage::Gpu(m), DeviceBackend::Gpu(g)) => Ok(Parts::Gpu(g, m)),
+            (Storage::Cpu(v), DeviceBackend::Cpu(_)) => Ok(Parts::Cpu(v)),
+            (Storage::Gpu(_), DeviceBackend::Cpu(_)) | (Storage::Cpu(_), DeviceBackend::Gpu(_)) => {
+                Err(storage_mismatch())
+            }
+        }
+    }
+
     /// Overwrites the whole buffer with `data`, which must have the same
     /// length. On the GPU the write is queued after earlier launches.
+    ///
+    /// # Errors
+    /// [`BufferError::LengthMismatch`] when `data.len() != self.len()`.
     pub fn write(&mut self, data: &[T]) -> Result<(), BufferError> {
         if data.len() != self.len {
-            return Err(BufferError::LengthMismatch { expected: self.len, got: data.len() });
+            return Err(BufferError::LengthMismatch {
+                operation: "Buffer::write",
+                expected: self.len,
+                got: data.len(),
+            });
+        }
+        self.write_range(0, data)
+    }
+
+    /// Overwrites the elements `offset..offset + data.len()` with `data`.
+    /// On the GPU the write is queued after earlier launches.
+    ///
+    /// ```
+    /// # use onekernel_runtime::{Buffer, Device};
+    /// let device = Device::cpu();
+    /// let mut buf = Buffer::<i32>::zeroed(&device, 5)?;
+    /// buf.write_range(3, &[7, 8])?;
+    /// assert_eq!(buf.read()?, [0, 0, 0, 7, 8]);
+    /// assert!(buf.write_range(4, &[1, 2]).is_err()); // past the end
+    /// # Ok::<(), onekernel_runtime::BufferError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`BufferError::OutOfRange`] when the range does not fit in the buffer.
+    pub fn write_range(&mut self, offset: usize, data: &[T]) -> Result<(), BufferError> {
+        let range = checked_range(
+            "Buffer::write_range",
+            (Bound::Included(offset), offset.checked_add(data.len()).map_or(Bound::Unbounded, Bound::Excluded)),
+            self.len,
+            Some((offset, data.len())),
+        )?;
+        if data.is_empty() {
+            return Ok(());
         }
         match (&mut self.storage, self.device.backend()) {
-            (Storage::Gpu(m), DeviceBackend::Gpu(g)) => g.write(m, bytemuck::cast_slice(data)),
-            (Storage::Cpu(v), _) => {
-                v.copy_from_slice(data);
+            (Storage::Gpu(m), DeviceBackend::Gpu(g)) => {
+                g.write(m, byte_offset(range.start), bytemuck::cast_slice(data)).map_err(|e| g.explain(e))
+            }
+            (Storage::Cpu(v), DeviceBackend::Cpu(_)) => {
+                v[range].copy_from_slice(data);
                 Ok(())
             }
-            (Storage::Gpu(_), DeviceBackend::Cpu(_)) => Err(storage_mismatch()),
+            (Storage::Gpu(_), DeviceBackend::Cpu(_)) | (Storage::Cpu(_), DeviceBackend::Gpu(_)) => {
+                Err(storage_mismatch())
+            }
         }
     }
 
     /// A copy of the contents, after all queued work touching the buffer.
+    ///
+    /// # Errors
+    /// [`BufferError::Gpu`] or [`BufferError::Device`] when the GPU fails
+    /// (for example when the device is lost).
     pub fn read(&self) -> Result<Vec<T>, BufferError> {
-        match (&self.storage, self.device.backend()) {
-            (Storage::Gpu(m), DeviceBackend::Gpu(g)) => {
-                let mut out = vec![T::zeroed(); self.len];
-                g.read(m, bytemuck::cast_slice_mut(&mut out))?;
-                Ok(out)
+        self.read_range(..)
+    }
+
+    /// Copies the contents into `out`, which must have the buffer's length
+    /// (no allocation on the host; on a GPU the staging buffer is reused
+    /// from the device's pool).
+    ///
+    /// ```
+    /// # use onekernel_runtime::{Buffer, Device};
+    /// let device = Device::cpu();
+    /// let buf = Buffer::from_slice(&device, &[1u32, 2, 3])?;
+    /// let mut out = [0u32; 3];
+    /// buf.read_into(&mut out)?;
+    /// assert_eq!(out, [1, 2, 3]);
+    /// # Ok::<(), onekernel_runtime::BufferError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`BufferError::LengthMismatch`] when `out.len() != self.len()`, and
+    /// those of [`Buffer::read`].
+    pub fn read_into(&self, out: &mut [T]) -> Result<(), BufferError> {
+        if out.len() != self.len {
+            return Err(BufferError::LengthMismatch {
+                operation: "Buffer::read_into",
+                expected: self.len,
+                got: out.len(),
+            });
+        }
+        self.read_range_into(0..self.len, out)
+    }
+
+    /// A copy of the elements in `range` (any range syntax: `2..5`, `..3`,
+    /// `4..`, `..`), after all queued work touching the buffer. Only those
+    /// elements travel from the GPU.
+    ///
+    /// ```
+    /// # use onekernel_runtime::{Buffer, Device};
+    /// let device = Device::cpu();
+    /// let buf = Buffer::from_slice(&device, &[10u32, 11, 12, 13])?;
+    /// assert_eq!(buf.read_range(1..3)?, [11, 12]);
+    /// assert_eq!(buf.read_range(2..)?, [12, 13]);
+    /// assert!(buf.read_range(3..9).is_err());
+    /// # Ok::<(), onekernel_runtime::BufferError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`BufferError::OutOfRange`] when `range` is not within the buffer,
+    /// and those of [`Buffer::read`].
+    pub fn read_range(&self, range: impl RangeBounds<usize>) -> Result<Vec<T>, BufferError> {
+        let range = checked_range("Buffer::read_range", bounds(&range), self.len, None)?;
+        let mut out = vec![T::zeroed(); range.len()];
+        self.read_range_into(range, &mut out)?;
+        Ok(out)
+    }
+
+    /// Reads the checked `range` into `out` (of the same length).
+    fn read_range_into(&self, range: Range<usize>, out: &mut [T]) -> Result<(), BufferError> {
+        match self.parts()? {
+            Parts::Gpu(g, m) => g.read(m, byte_range(&range), bytemuck::cast_slice_mut(out)).map_err(|e| g.explain(e)),
+            Parts::Cpu(v) => {
+                out.copy_from_slice(&v[range]);
+                Ok(())
             }
-            (Storage::Cpu(v), _) => Ok(v.clone()),
-            (Storage::Gpu(_), DeviceBackend::Cpu(_)) => Err(storage_mismatch()),
+        }
+    }
+
+    /// Like [`Buffer::read`], without blocking the thread: an `async fn` that
+    /// works with any executor (it needs no runtime: the device's own poller
+    /// thread waits for the GPU and wakes the task). On the CPU executor it
+    /// is ready at once.
+    ///
+    /// ```
+    /// # use onekernel_runtime::{Buffer, Device};
+    /// let device = Device::cpu();
+    /// let buf = Buffer::from_slice(&device, &[1.0f32, 2.0])?;
+    /// let data = pollster::block_on(buf.read_async())?; // or `.await` in async code
+    /// assert_eq!(data, [1.0, 2.0]);
+    /// # Ok::<(), onekernel_runtime::BufferError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Buffer::read`].
+    pub async fn read_async(&self) -> Result<Vec<T>, BufferError> {
+        self.read_range_async(..).await
+    }
+
+    /// Like [`Buffer::read_range`], without blocking the thread (see
+    /// [`Buffer::read_async`]).
+    ///
+    /// # Errors
+    /// As [`Buffer::read_range`].
+    pub async fn read_range_async(&self, range: impl RangeBounds<usize>) -> Result<Vec<T>, BufferError> {
+        let range = checked_range("Buffer::read_range_async", bounds(&range), self.len, None)?;
+        let mut out = vec![T::zeroed(); range.len()];
+        match self.parts()? {
+            Parts::Gpu(g, m) => g
+                .read_async(m, byte_range(&range), bytemuck::cast_slice_mut(&mut out))
+                .await
+                .map_err(|e| g.explain(e))?,
+            Parts::Cpu(v) => out.copy_from_slice(&v[range]),
+        }
+        Ok(out)
+    }
+
+    /// Overwrites this buffer with the contents of `src`, a buffer of the
+    /// same length on the same device. On the GPU the copy is queued in
+    /// order with launches and never leaves GPU memory.
+    ///
+    /// # Errors
+    /// [`BufferError::LengthMismatch`] for different lengths,
+    /// [`BufferError::WrongDevice`] for buffers on different devices.
+    pub fn copy_from(&mut self, src: &Buffer<T>) -> Result<(), BufferError> {
+        if src.len != self.len {
+            return Err(BufferError::LengthMismatch {
+                operation: "Buffer::copy_from",
+                expected: self.len,
+                got: src.len,
+            });
+        }
+        self.copy_range_from(0, src, ..)
+    }
+
+    /// Copies the elements `src_range` of `src` into this buffer, starting
+    /// at element `offset`.
+    ///
+    /// ```
+    /// # use onekernel_runtime::{Buffer, Device};
+    /// let device = Device::cpu();
+    /// let src = Buffer::from_slice(&device, &[1u32, 2, 3, 4])?;
+    /// let mut dst = Buffer::<u32>::zeroed(&device, 3)?;
+    /// dst.copy_range_from(1, &src, 2..4)?;
+    /// assert_eq!(dst.read()?, [0, 3, 4]);
+    /// # Ok::<(), onekernel_runtime::BufferError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`BufferError::OutOfRange`] when either range does not fit its
+    /// buffer, [`BufferError::WrongDevice`] for buffers on different
+    /// devices.
+    pub fn copy_range_from(
+        &mut self,
+        offset: usize,
+        src: &Buffer<T>,
+        src_range: impl RangeBounds<usize>,
+    ) -> Result<(), BufferError> {
+        const OP: &str = "Buffer::copy_range_from";
+        if src.device.id() != self.device.id() {
+            return Err(BufferError::WrongDevice {
+                operation: OP,
+                this_device: self.device.describe(),
+                other_device: src.device.describe(),
+            });
+        }
+        let from = checked_range(OP, bounds(&src_range), src.len, None)?;
+        let to = checked_range(
+            OP,
+            (Bound::Included(offset), offset.checked_add(from.len()).map_or(Bound::Unbounded, Bound::Excluded)),
+            self.len,
+            Some((offset, from.len())),
+        )?;
+        if from.is_empty() {
+            return Ok(());
+        }
+        match (&mut self.storage, src.parts()?) {
+            (Storage::Gpu(dst), Parts::Gpu(g, src)) => g
+                .copy(src, byte_offset(from.start), dst, byte_offset(to.start), byte_offset(from.len()))
+                .map_err(|e| g.explain(e)),
+            (Storage::Cpu(dst), Parts::Cpu(src)) => {
+                dst[to].copy_from_slice(&src[from]);
+                Ok(())
+            }
+            (Storage::Gpu(_), Parts::Cpu(_)) | (Storage::Cpu(_), Parts::Gpu(..)) => Err(storage_mismatch()),
         }
     }
 
@@ -143,8 +415,8 @@ impl<T: Element> Buffer<T> {
         }
     }
 
-    /// Checks shared by both paths: device, parameter kind and type, and
-    /// non-emptiness.
+    /// Checks shared by both paths: device, parameter kind and type. (Empty
+    /// buffers are fine: the kernel sees `len() == 0`.)
     fn check_arg(
         &self,
         kernel: &'static KernelInfo,
@@ -176,9 +448,6 @@ impl<T: Element> Buffer<T> {
                 launch_device: launch_device(),
             });
         }
-        if self.len == 0 {
-            return Err(LaunchError::EmptyBuffer { kernel: &kernel.name, arg });
-        }
         Ok(())
     }
 
@@ -200,10 +469,10 @@ impl<T: Element> Buffer<T> {
             });
         }
         match &self.storage {
-            Storage::Gpu(GpuMemory { buffer: Some(buffer) }) => Ok(GpuArg { buffer, param }),
-            // Unreachable after the device and emptiness checks; reported
-            // rather than panicking all the same.
-            _ => Err(LaunchError::InvalidArgument {
+            Storage::Gpu(GpuMemory { buffer }) => Ok(GpuArg { buffer: buffer.as_ref(), param }),
+            // Unreachable after the device check; reported rather than
+            // panicking all the same.
+            Storage::Cpu(_) => Err(LaunchError::InvalidArgument {
                 kernel: &kernel.name,
                 arg: kernel.param_name(param),
                 problem: "buffer has no GPU storage".into(),
@@ -211,10 +480,9 @@ impl<T: Element> Buffer<T> {
         }
     }
 
-    /// For generated code: this buffer as the `&[T]` argument `param` of a
-    /// GPU launch of `kernel`.
-    #[doc(hidden)]
-    pub fn gpu_arg(
+    /// This buffer as the `&[T]` argument `param` of a GPU launch of
+    /// `kernel`.
+    pub(crate) fn gpu_arg(
         &self,
         kernel: &'static KernelInfo,
         param: usize,
@@ -223,11 +491,10 @@ impl<T: Element> Buffer<T> {
         self.gpu_arg_impl(kernel, param, gpu, Access::Read)
     }
 
-    /// For generated code: this buffer as the `&mut [T]` argument `param` of
-    /// a GPU launch of `kernel`. Takes `&mut self` so that the borrow checker
-    /// sees the kernel writing to it.
-    #[doc(hidden)]
-    pub fn gpu_arg_mut(
+    /// This buffer as the `&mut [T]` (or atomic) argument `param` of a GPU
+    /// launch of `kernel`. Takes `&mut self` so that the borrow checker sees
+    /// the kernel writing to it.
+    pub(crate) fn gpu_arg_mut(
         &mut self,
         kernel: &'static KernelInfo,
         param: usize,
@@ -236,13 +503,10 @@ impl<T: Element> Buffer<T> {
         self.gpu_arg_impl(kernel, param, gpu, Access::Writable)
     }
 
-    /// For generated code: this buffer as the `&[T]` argument `param` of a
-    /// CPU launch of `kernel`.
-    #[doc(hidden)]
-    /// For generated code: the buffer as the atomics of an `&[AtomicU32]` /
-    /// `&[AtomicI32]` kernel parameter on the CPU, after the same checks as
+    /// The buffer as the atomics of an `&[AtomicU32]` / `&[AtomicI32]`
+    /// kernel parameter on the CPU, after the same checks as
     /// [`Buffer::cpu_shared`].
-    pub fn cpu_atomics(
+    pub(crate) fn cpu_atomics(
         &mut self,
         kernel: &'static KernelInfo,
         param: usize,
@@ -258,8 +522,14 @@ impl<T: Element> Buffer<T> {
         }
     }
 
-    /// For generated code: a `&[T]` parameter's data on the CPU.
-    pub fn cpu_slice(&self, kernel: &'static KernelInfo, param: usize, cpu: &CpuDevice) -> Result<&[T], LaunchError> {
+    /// This buffer as the `&[T]` argument `param` of a CPU launch of
+    /// `kernel`.
+    pub(crate) fn cpu_slice(
+        &self,
+        kernel: &'static KernelInfo,
+        param: usize,
+        cpu: &CpuDevice,
+    ) -> Result<&[T], LaunchError> {
         self.check_arg(kernel, param, cpu.id(), || cpu.describe(), Access::Read)?;
         match &self.storage {
             Storage::Cpu(v) => Ok(v),
@@ -267,10 +537,9 @@ impl<T: Element> Buffer<T> {
         }
     }
 
-    /// For generated code: this buffer as the `&mut [T]` argument `param` of
-    /// a CPU launch of `kernel`, shared by all invocations.
-    #[doc(hidden)]
-    pub fn cpu_shared(
+    /// This buffer as the `&mut [T]` argument `param` of a CPU launch of
+    /// `kernel`, shared by all invocations.
+    pub(crate) fn cpu_shared(
         &mut self,
         kernel: &'static KernelInfo,
         param: usize,
@@ -347,6 +616,70 @@ fn no_cpu_storage(kernel: &'static KernelInfo, param: usize) -> LaunchError {
         kernel: &kernel.name,
         arg: kernel.param_name(param),
         problem: "buffer has no CPU storage".into(),
+    }
+}
+
+/// The byte offset of element `i`.
+fn byte_offset(i: usize) -> u64 {
+    (i as u64) * 4
+}
+
+/// The bytes of the elements `range`.
+fn byte_range(range: &Range<usize>) -> Range<u64> {
+    byte_offset(range.start)..byte_offset(range.end)
+}
+
+/// A range's bounds, copied out of the `RangeBounds`.
+fn bounds(range: &impl RangeBounds<usize>) -> (Bound<usize>, Bound<usize>) {
+    (range.start_bound().cloned(), range.end_bound().cloned())
+}
+
+/// `bounds` as a range within `0..len`, or [`BufferError::OutOfRange`].
+/// `requested` is `(offset, count)` for ranges given that way (a write at
+/// an offset), so that the message shows what was asked even on overflow.
+fn checked_range(
+    operation: &'static str,
+    bounds: (Bound<usize>, Bound<usize>),
+    len: usize,
+    requested: Option<(usize, usize)>,
+) -> Result<Range<usize>, BufferError> {
+    let start = match bounds.0 {
+        Bound::Included(s) => Some(s),
+        Bound::Excluded(s) => s.checked_add(1),
+        Bound::Unbounded => Some(0),
+    };
+    let end = match bounds.1 {
+        Bound::Included(e) => e.checked_add(1),
+        Bound::Excluded(e) => Some(e),
+        Bound::Unbounded => {
+            if requested.is_some() {
+                None // offset + count overflowed
+            } else {
+                Some(len)
+            }
+        }
+    };
+    match (start, end) {
+        (Some(start), Some(end)) if start <= end && end <= len => Ok(start..end),
+        _ => {
+            let describe = |b: Bound<usize>| match b {
+                Bound::Included(v) | Bound::Excluded(v) => v.to_string(),
+                Bound::Unbounded => String::new(),
+            };
+            let range = match requested {
+                Some((offset, count)) => match offset.checked_add(count) {
+                    Some(end) => format!("{offset}..{end}"),
+                    None => format!("{offset}..{offset} + {count}"),
+                },
+                None => format!(
+                    "{}{}{}",
+                    describe(bounds.0),
+                    if matches!(bounds.1, Bound::Included(_)) { "..=" } else { ".." },
+                    describe(bounds.1)
+                ),
+            };
+            Err(BufferError::OutOfRange { operation, range, len })
+        }
     }
 }
 

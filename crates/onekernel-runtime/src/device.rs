@@ -33,7 +33,7 @@ enum Backend {
 }
 
 /// Borrowed view of the concrete device behind a [`Device`], for generated
-/// code that launches a kernel.
+/// code that launches a kernel (see [`backend`]).
 #[derive(Clone, Copy, Debug)]
 pub enum DeviceBackend<'a> {
     /// A wgpu device.
@@ -99,7 +99,7 @@ impl Device {
     }
 
     /// The concrete device.
-    pub fn backend(&self) -> DeviceBackend<'_> {
+    pub(crate) fn backend(&self) -> DeviceBackend<'_> {
         match &*self.inner {
             Backend::Gpu(g) => DeviceBackend::Gpu(g),
             Backend::Cpu(c) => DeviceBackend::Cpu(c),
@@ -129,6 +129,12 @@ impl Device {
     pub(crate) fn describe(&self) -> String {
         format!("#{} ({})", self.id(), self.name())
     }
+}
+
+/// The concrete device behind `device`: the GPU or the CPU executor.
+#[inline]
+pub fn backend(device: &Device) -> DeviceBackend<'_> {
+    device.backend()
 }
 
 impl Default for Device {

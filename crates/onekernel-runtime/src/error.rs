@@ -41,6 +41,27 @@ pub enum DeviceError {
         /// What wgpu said.
         message: String,
     },
+    /// The GPU device was lost (a driver reset, a removed GPU, or
+    /// `wgpu::Device::destroy`); it cannot be used any more.
+    Lost {
+        /// The device, as `#id (name)`.
+        device: String,
+        /// Why, as wgpu reported it.
+        reason: String,
+    },
+    /// [`crate::Device::time`] was called while the device is already
+    /// timing (calls cannot nest or overlap).
+    TimingInProgress {
+        /// The device, as `#id (name)`.
+        device: String,
+    },
+    /// A GPU-only operation was asked of the CPU executor.
+    NotAGpu {
+        /// The method, such as `"Device::run_compute_pass"`.
+        operation: &'static str,
+        /// The device, as `#id (name)`.
+        device: String,
+    },
 }
 
 impl fmt::Display for DeviceError {
@@ -55,6 +76,13 @@ impl fmt::Display for DeviceError {
             }
             DeviceError::Poll { reason } => write!(f, "waiting for the GPU failed: {reason}"),
             DeviceError::Gpu { message } => write!(f, "GPU error: {message}"),
+            DeviceError::Lost { device, reason } => write!(f, "GPU device {device} was lost ({reason})"),
+            DeviceError::TimingInProgress { device } => {
+                write!(f, "device {device} is already timing launches: Device::time calls cannot nest or overlap")
+            }
+            DeviceError::NotAGpu { operation, device } => {
+                write!(f, "{operation} needs a GPU, but device {device} is the CPU executor")
+            }
         }
     }
 }
@@ -74,12 +102,34 @@ pub enum BufferError {
         /// The device, as `#id (name)`.
         device: String,
     },
-    /// `write` was given a slice of another length than the buffer's.
+    /// A slice or buffer of another length than the buffer's was given
+    /// where the lengths must be equal ([`crate::Buffer::write`],
+    /// [`crate::Buffer::read_into`], [`crate::Buffer::copy_from`]).
     LengthMismatch {
+        /// The method, such as `"Buffer::write"`.
+        operation: &'static str,
         /// The buffer's length.
         expected: usize,
-        /// The slice's length.
+        /// The length given.
         got: usize,
+    },
+    /// A range of elements does not fit in the buffer.
+    OutOfRange {
+        /// The method, such as `"Buffer::read_range"`.
+        operation: &'static str,
+        /// The range asked for, such as `"3..9"` or `"2.."`.
+        range: String,
+        /// The buffer's length.
+        len: usize,
+    },
+    /// Two buffers of an operation live on different devices.
+    WrongDevice {
+        /// The method, such as `"Buffer::copy_from"`.
+        operation: &'static str,
+        /// The device of the buffer the method was called on, as `#id (name)`.
+        this_device: String,
+        /// The device of the other buffer, as `#id (name)`.
+        other_device: String,
     },
     /// wgpu failed (out of memory, mapping failed).
     Gpu {
@@ -100,9 +150,16 @@ impl fmt::Display for BufferError {
                 "buffer of {len} elements ({} bytes) exceeds the max buffer size of {max_bytes} bytes of device {device}",
                 (*len as u128) * 4
             ),
-            BufferError::LengthMismatch { expected, got } => write!(
+            BufferError::LengthMismatch { operation, expected, got } => write!(
                 f,
-                "buffer write of {got} elements into a buffer of {expected} elements; the lengths must be equal"
+                "{operation}: {got} elements given for a buffer of {expected} elements; the lengths must be equal"
+            ),
+            BufferError::OutOfRange { operation, range, len } => {
+                write!(f, "{operation}: elements {range} are out of bounds of a buffer of {len} elements")
+            }
+            BufferError::WrongDevice { operation, this_device, other_device } => write!(
+                f,
+                "{operation}: the buffers live on different devices: this one on device {this_device}, the other on device {other_device}"
             ),
             BufferError::Gpu { operation, message } => write!(f, "{operation} failed on the GPU: {message}"),
             BufferError::Device(e) => write!(f, "{e}"),
@@ -114,7 +171,11 @@ impl std::error::Error for BufferError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             BufferError::Device(e) => Some(e),
-            _ => None,
+            BufferError::TooLarge { .. }
+            | BufferError::LengthMismatch { .. }
+            | BufferError::OutOfRange { .. }
+            | BufferError::WrongDevice { .. }
+            | BufferError::Gpu { .. } => None,
         }
     }
 }
@@ -140,14 +201,6 @@ pub enum LaunchError {
         buffer_device: String,
         /// The launch's device, as `#id (name)`.
         launch_device: String,
-    },
-    /// A buffer argument has no elements. The GPU cannot bind it, and the CPU
-    /// rejects it too so that both paths behave alike.
-    EmptyBuffer {
-        /// The kernel's name.
-        kernel: &'static str,
-        /// The argument's name.
-        arg: &'static str,
     },
     /// A buffer argument is larger than one storage binding may be.
     BindingTooLarge {
@@ -232,6 +285,13 @@ pub enum LaunchError {
         /// What wgpu said.
         message: String,
     },
+    /// The GPU device was lost before or during the launch.
+    DeviceLost {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// What happened to the device.
+        error: DeviceError,
+    },
     /// wgpu reported an error while recording or submitting the launch.
     Gpu {
         /// The kernel's name.
@@ -246,7 +306,6 @@ impl LaunchError {
     pub fn kernel(&self) -> &'static str {
         match self {
             LaunchError::WrongDevice { kernel, .. }
-            | LaunchError::EmptyBuffer { kernel, .. }
             | LaunchError::BindingTooLarge { kernel, .. }
             | LaunchError::GridTooLarge { kernel, .. }
             | LaunchError::FoldedGridTooLarge { kernel, .. }
@@ -256,6 +315,7 @@ impl LaunchError {
             | LaunchError::InvalidArgument { kernel, .. }
             | LaunchError::InvalidKernel { kernel, .. }
             | LaunchError::Compile { kernel, .. }
+            | LaunchError::DeviceLost { kernel, .. }
             | LaunchError::Gpu { kernel, .. } => kernel,
         }
     }
@@ -267,10 +327,6 @@ impl fmt::Display for LaunchError {
             LaunchError::WrongDevice { kernel, arg, buffer_device, launch_device } => write!(
                 f,
                 "kernel `{kernel}`, argument `{arg}`: buffer belongs to device {buffer_device}, but the launch is on device {launch_device}"
-            ),
-            LaunchError::EmptyBuffer { kernel, arg } => write!(
-                f,
-                "kernel `{kernel}`, argument `{arg}`: buffer is empty; the GPU cannot bind a zero-sized buffer"
             ),
             LaunchError::BindingTooLarge { kernel, arg, len, max_bytes } => write!(
                 f,
@@ -307,9 +363,27 @@ impl fmt::Display for LaunchError {
             LaunchError::Compile { kernel, message } => {
                 write!(f, "kernel `{kernel}`: the GPU rejected the shader: {message}")
             }
+            LaunchError::DeviceLost { kernel, error } => write!(f, "kernel `{kernel}`: {error}"),
             LaunchError::Gpu { kernel, message } => write!(f, "kernel `{kernel}`: GPU error: {message}"),
         }
     }
 }
 
-impl std::error::Error for LaunchError {}
+impl std::error::Error for LaunchError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            LaunchError::DeviceLost { error, .. } => Some(error),
+            LaunchError::WrongDevice { .. }
+            | LaunchError::BindingTooLarge { .. }
+            | LaunchError::GridTooLarge { .. }
+            | LaunchError::FoldedGridTooLarge { .. }
+            | LaunchError::WorkgroupTooLarge { .. }
+            | LaunchError::WorkgroupAxisTooLarge { .. }
+            | LaunchError::CpuPanic { .. }
+            | LaunchError::InvalidArgument { .. }
+            | LaunchError::InvalidKernel { .. }
+            | LaunchError::Compile { .. }
+            | LaunchError::Gpu { .. } => None,
+        }
+    }
+}

@@ -7,7 +7,7 @@
 
 use crate::error::LaunchError;
 use crate::grid::{Dim3, Grid};
-use onekernel_abi::{launch_block, KernelInfo};
+use onekernel_abi::{launch_block, KernelInfo, ScalarType};
 
 /// The limits a launch is checked against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,8 +90,11 @@ impl LaunchPlan {
         let mut block = [0u8; launch_block::SIZE as usize];
         let grid = launch_block::GRID_DIM as usize;
         let offset = launch_block::BLOCK_OFFSET as usize;
-        block[grid..grid + 12].copy_from_slice(bytemuck::bytes_of(&self.groups));
-        block[offset..offset + 4].copy_from_slice(&part.block_offset.to_ne_bytes());
+        // WebGPU's host-shareable memory is little-endian.
+        for (i, n) in self.groups.iter().enumerate() {
+            block[grid + 4 * i..grid + 4 * i + 4].copy_from_slice(&n.to_le_bytes());
+        }
+        block[offset..offset + 4].copy_from_slice(&part.block_offset.to_le_bytes());
         block
     }
 
@@ -195,6 +198,45 @@ fn exact_row_width(groups: usize, max: usize) -> Option<usize> {
     (narrowest..=max.min(narrowest + 4096)).find(|w| groups.is_multiple_of(*w))
 }
 
+/// A scalar argument of a launch: its type, and its value as the 32 bits
+/// the uniform block holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScalarArg {
+    ty: ScalarType,
+    bits: u32,
+}
+
+impl From<f32> for ScalarArg {
+    #[inline]
+    fn from(v: f32) -> ScalarArg {
+        ScalarArg { ty: ScalarType::F32, bits: v.to_bits() }
+    }
+}
+
+impl From<i32> for ScalarArg {
+    #[inline]
+    fn from(v: i32) -> ScalarArg {
+        ScalarArg { ty: ScalarType::I32, bits: u32::from_ne_bytes(v.to_ne_bytes()) }
+    }
+}
+
+impl From<u32> for ScalarArg {
+    #[inline]
+    fn from(v: u32) -> ScalarArg {
+        ScalarArg { ty: ScalarType::U32, bits: v }
+    }
+}
+
+impl ScalarArg {
+    /// The bytes the uniform block holds, in the GPU's (little-endian)
+    /// order, sized for the type.
+    fn bytes(self) -> [u8; 4] {
+        match self.ty {
+            ScalarType::F32 | ScalarType::I32 | ScalarType::U32 => self.bits.to_le_bytes(),
+        }
+    }
+}
+
 /// Checks the uniform block layout and returns the block for one dispatch
 /// `part` of a launch: the launch description followed by the scalar
 /// arguments at their slots.
@@ -202,7 +244,7 @@ pub(crate) fn uniform_block(
     kernel: &'static KernelInfo,
     plan: &LaunchPlan,
     part: &DispatchPart,
-    scalars: &[u32],
+    scalars: &[ScalarArg],
 ) -> Result<Vec<u8>, LaunchError> {
     let size = kernel.uniform_size;
     if size < launch_block::SIZE || !size.is_multiple_of(launch_block::ALIGN) {
@@ -227,7 +269,14 @@ pub(crate) fn uniform_block(
     }
     let mut block = vec![0u8; size as usize];
     block[..launch_block::SIZE as usize].copy_from_slice(&plan.launch_block(part));
-    for (param, &bits) in kernel.scalar_params().zip(scalars) {
+    for (param, &arg) in kernel.scalar_params().zip(scalars) {
+        if arg.ty != param.ty {
+            return Err(LaunchError::InvalidArgument {
+                kernel: &kernel.name,
+                arg: &param.name,
+                problem: format!("a scalar of {} passed for a parameter of {}", arg.ty, param.ty),
+            });
+        }
         let at = param.slot as usize;
         let width = param.ty.size() as usize;
         if at < launch_block::SIZE as usize || !at.is_multiple_of(width) || at + width > size as usize {
@@ -240,7 +289,7 @@ pub(crate) fn uniform_block(
                 ),
             });
         }
-        block[at..at + 4].copy_from_slice(&bits.to_ne_bytes());
+        block[at..at + width].copy_from_slice(&arg.bytes()[..width]);
     }
     Ok(block)
 }
@@ -248,7 +297,7 @@ pub(crate) fn uniform_block(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use onekernel_abi::{CpuStrategy, ParamInfo, ParamKind, ScalarType};
+    use onekernel_abi::{CpuStrategy, ParamInfo, ParamKind};
     use std::borrow::Cow;
 
     const fn kernel(params: &'static [ParamInfo], uniform_size: u32) -> KernelInfo {
@@ -340,10 +389,10 @@ mod tests {
     fn uniform_block_layout() {
         let p = plan(&K, Grid::blocks(65537), &L).unwrap().unwrap();
         let [Some(main), Some(tail)] = p.parts else { panic!("expected two parts: {p:?}") };
-        let b = uniform_block(&K, &p, &main, &[2.5f32.to_bits()]).unwrap();
+        let b = uniform_block(&K, &p, &main, &[2.5f32.into()]).unwrap();
         let w: &[u32] = bytemuck::cast_slice(&b);
         assert_eq!(w, &[65537, 1, 1, 0, 2.5f32.to_bits(), 0, 0, 0]);
-        let b = uniform_block(&K, &p, &tail, &[2.5f32.to_bits()]).unwrap();
+        let b = uniform_block(&K, &p, &tail, &[2.5f32.into()]).unwrap();
         let w: &[u32] = bytemuck::cast_slice(&b);
         assert_eq!(w, &[65537, 1, 1, 65535, 2.5f32.to_bits(), 0, 0, 0]);
         assert!(uniform_block(&K, &p, &main, &[]).is_err());
@@ -358,7 +407,7 @@ mod tests {
         assert!(err.to_string().contains("uniform_size 24 must be a multiple of 16 and at least 16"), "{err}");
         static SCALAR_AT_12: [ParamInfo; 1] = [scalar(12)];
         static BAD_SLOT: KernelInfo = kernel(&SCALAR_AT_12, 32);
-        let err = uniform_block(&BAD_SLOT, &p, &part, &[0]).unwrap_err();
+        let err = uniform_block(&BAD_SLOT, &p, &part, &[0.0f32.into()]).unwrap_err();
         assert!(err.to_string().contains("parameter area 16..32"), "{err}");
     }
 }

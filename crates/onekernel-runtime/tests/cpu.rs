@@ -2,7 +2,9 @@
 
 mod common;
 use common::*;
-use onekernel_runtime::*;
+use onekernel_runtime::__private::*;
+use onekernel_runtime::{BufferError, Clock, DeviceError};
+use std::borrow::Cow;
 
 fn run_scale_add(n: usize, grid: Grid) -> (Vec<f32>, Vec<f32>) {
     let dev = Device::cpu();
@@ -53,7 +55,7 @@ fn empty_grid_is_a_no_op() {
 #[test]
 fn panic_in_body_becomes_an_error() {
     let dev = Device::cpu();
-    let DeviceBackend::Cpu(cpu) = dev.backend() else { unreachable!() };
+    let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
     let data = [1u32, 2, 3, 4];
     let line = line!() + 3;
     let err = cpu
@@ -71,9 +73,9 @@ fn panic_in_body_becomes_an_error() {
 #[test]
 fn panic_in_shared_store_points_at_the_caller() {
     let dev = Device::cpu();
-    let DeviceBackend::Cpu(cpu) = dev.backend() else { unreachable!() };
+    let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
     let mut out = Buffer::<u32>::zeroed(&dev, 10).unwrap();
-    let s = out.cpu_shared(&IDS, 0, cpu).unwrap();
+    let s = cpu_shared(&mut out, &IDS, 0, cpu).unwrap();
     // Big enough to use several rayon chunks: the first panic wins.
     let line = line!() + 1;
     let err = cpu.execute(&IDS, Grid::threads(1 << 20), |inv| s.store(inv.global_id.x, 1)).unwrap_err();
@@ -86,21 +88,22 @@ fn panic_in_shared_store_points_at_the_caller() {
 fn panics_outside_kernels_still_reach_the_previous_hook() {
     // The runtime's hook only swallows panics inside kernel bodies.
     let dev = Device::cpu();
-    let DeviceBackend::Cpu(cpu) = dev.backend() else { unreachable!() };
+    let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
     cpu.execute(&IDS, Grid::threads(1), |_| {}).unwrap();
     assert!(std::panic::catch_unwind(|| panic!("ordinary panic")).is_err());
 }
 
 #[test]
-fn empty_buffer_is_rejected() {
+fn empty_buffers_are_launched_with_len_zero() {
     let dev = Device::cpu();
+    for ((blocks, a, out, b), want) in lens_cases() {
+        assert_eq!(lens_on(&dev, blocks, a, out, b), want, "blocks {blocks}, lengths {a}, {out}, {b}");
+    }
+    // The empty grid over empty buffers of every kind of parameter.
     let a = Buffer::<f32>::from_slice(&dev, &[]).unwrap();
-    let mut out = Buffer::<f32>::zeroed(&dev, 4).unwrap();
-    let err = scale_add(&dev, 4, &a, &mut out, 1.0).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "kernel `scale_add`, argument `a`: buffer is empty; the GPU cannot bind a zero-sized buffer"
-    );
+    let mut out = Buffer::<f32>::zeroed(&dev, 0).unwrap();
+    scale_add(&dev, 0, &a, &mut out, 1.0).unwrap();
+    scale_add(&dev, 4, &a, &mut out, 1.0).unwrap();
 }
 
 #[test]
@@ -133,7 +136,7 @@ fn multi_dimensional_grid_over_the_limit_is_rejected() {
 #[test]
 fn workgroup_over_the_limit_is_rejected() {
     let dev = Device::cpu();
-    let DeviceBackend::Cpu(cpu) = dev.backend() else { unreachable!() };
+    let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
     let err = cpu.execute(&BIG_WORKGROUP, Grid::threads(1), |_| {}).unwrap_err();
     assert_eq!(err.to_string(), "kernel `big_workgroup`: workgroup of 512 invocations exceeds the device limit of 256");
 }
@@ -145,7 +148,7 @@ fn buffer_write_read_and_length_mismatch() {
     assert_eq!(b.read().unwrap(), [0, 0, 0]);
     b.write(&[1, -2, 3]).unwrap();
     assert_eq!(b.read().unwrap(), [1, -2, 3]);
-    assert!(matches!(b.write(&[1]), Err(BufferError::LengthMismatch { expected: 3, got: 1 })));
+    assert!(matches!(b.write(&[1]), Err(BufferError::LengthMismatch { expected: 3, got: 1, .. })));
     assert_eq!(b.len(), 3);
     assert!(!b.is_empty());
     assert!(b.device().is_cpu());
@@ -154,9 +157,9 @@ fn buffer_write_read_and_length_mismatch() {
 #[test]
 fn wrong_element_type_is_rejected() {
     let dev = Device::cpu();
-    let DeviceBackend::Cpu(cpu) = dev.backend() else { unreachable!() };
+    let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
     let a = Buffer::from_slice(&dev, &[1u32]).unwrap();
-    let err = a.cpu_slice(&SCALE_ADD, 0, cpu).unwrap_err();
+    let err = cpu_slice(&a, &SCALE_ADD, 0, cpu).unwrap_err();
     assert_eq!(err.to_string(), "kernel `scale_add`, argument `a`: buffer of u32 passed for a parameter of f32");
 }
 
@@ -171,4 +174,198 @@ fn device_basics() {
     let clone = dev.clone();
     assert_eq!(clone.id(), dev.id());
     assert_ne!(Device::cpu().id(), dev.id());
+}
+
+/// `fn split(a: &[f32], lo: &mut [f32], hi: &mut [u32])`, each invocation
+/// writing only element `global_id().x` of both outputs.
+static SPLIT: KernelInfo = kernel_64("split", CpuStrategy::OwnElement, &SPLIT_PARAMS);
+static SPLIT_PARAMS: [ParamInfo; 3] = [
+    ParamInfo { name: Cow::Borrowed("a"), kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 0 },
+    ParamInfo { name: Cow::Borrowed("lo"), kind: ParamKind::ReadWriteBuffer, ty: ScalarType::F32, slot: 1 },
+    ParamInfo { name: Cow::Borrowed("hi"), kind: ParamKind::ReadWriteBuffer, ty: ScalarType::U32, slot: 2 },
+];
+
+/// A kernel of workgroup 64 with buffer parameters only.
+const fn kernel_64(name: &'static str, cpu: CpuStrategy, params: &'static [ParamInfo]) -> KernelInfo {
+    KernelInfo {
+        name: Cow::Borrowed(name),
+        entry_point: Cow::Borrowed("main"),
+        wgsl: Cow::Borrowed(""),
+        spirv: Cow::Borrowed(&[]),
+        wgsl_folded: Cow::Borrowed(""),
+        spirv_folded: Cow::Borrowed(&[]),
+        explain: Cow::Borrowed(""),
+        workgroup_size: [64, 1, 1],
+        max_workgroup_invocations: 256,
+        params: Cow::Borrowed(params),
+        uniform_binding: params.len() as u32,
+        uniform_size: 16,
+        cpu,
+        workgroup_memory_words: 0,
+    }
+}
+
+/// What the macro generates for `split` (the partitioned path when it
+/// applies); `wrong` makes invocation 0 write the last element too, as a
+/// wrongly proved kernel would.
+fn split(
+    dev: &Device,
+    grid: Grid,
+    a: &Buffer<f32>,
+    lo: &mut Buffer<f32>,
+    hi: &mut Buffer<u32>,
+    wrong: bool,
+) -> Result<(), LaunchError> {
+    let DeviceBackend::Cpu(cpu) = backend(dev) else { unreachable!() };
+    let a = cpu_slice(a, &SPLIT, 0, cpu)?;
+    let lo = cpu_shared(lo, &SPLIT, 1, cpu)?;
+    let hi = cpu_shared(hi, &SPLIT, 2, cpu)?;
+    let body = |inv: &Invocation, lo: &dyn OutputSlice<f32>, hi: &dyn OutputSlice<u32>| {
+        let i = inv.global_id.x;
+        if i < lo.len() {
+            lo.store(i, a[i].floor());
+            hi.store(i, (a[i] * 4.0) as u32 % 4);
+        }
+        if wrong && i == 0 {
+            lo.store(lo.len() - 1, -1.0);
+        }
+    };
+    if cpu.can_partition(&SPLIT, &grid) {
+        cpu.execute_partitioned(&SPLIT, grid, (lo, hi), |chunk, (lo, hi)| chunk.for_each(|inv| body(inv, &lo, &hi)))
+    } else {
+        cpu.execute(&SPLIT, grid, |inv| body(inv, &lo, &hi))
+    }
+}
+
+#[test]
+fn partitioned_launch_gives_each_chunk_its_windows() {
+    let dev = Device::cpu();
+    let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
+    for n in [0, 1, 63, 64, 65, 4096 * 8 + 3, 1 << 20] {
+        let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+        let ab = Buffer::from_slice(&dev, &a).unwrap();
+        let mut lo = Buffer::<f32>::zeroed(&dev, n).unwrap();
+        let mut hi = Buffer::<u32>::zeroed(&dev, n).unwrap();
+        assert!(cpu.can_partition(&SPLIT, &Grid::threads(n)));
+        split(&dev, Grid::threads(n), &ab, &mut lo, &mut hi, false).unwrap();
+        assert_eq!(lo.read().unwrap(), a.iter().map(|x| x.floor()).collect::<Vec<_>>(), "n = {n}");
+        assert_eq!(hi.read().unwrap(), (0..n).map(|i| (i % 4) as u32).collect::<Vec<_>>(), "n = {n}");
+    }
+    // A 2-D grid cannot be partitioned: the shared path runs it.
+    assert!(!cpu.can_partition(&SPLIT, &Grid::threads((64, 2))));
+    // An independent kernel is never partitioned.
+    assert!(!cpu.can_partition(&IDS, &Grid::threads(64)));
+}
+
+#[test]
+fn partitioned_launch_outside_its_window_is_a_panic_not_ub() {
+    let dev = Device::cpu();
+    let n = 1 << 20;
+    let ab = Buffer::from_slice(&dev, &vec![1.0f32; n]).unwrap();
+    let mut lo = Buffer::<f32>::zeroed(&dev, n).unwrap();
+    let mut hi = Buffer::<u32>::zeroed(&dev, n).unwrap();
+    let err = split(&dev, Grid::threads(n), &ab, &mut lo, &mut hi, true).unwrap_err();
+    assert!(matches!(err, LaunchError::CpuPanic { .. }), "{err}");
+    assert!(err.to_string().contains("outside the elements"), "{err}");
+}
+
+#[test]
+fn independent_launch_of_a_cooperative_kernel_is_refused() {
+    static COOP: KernelInfo = kernel_64("coop", CpuStrategy::Cooperative, &[]);
+    let dev = Device::cpu();
+    let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
+    let err = cpu.execute(&COOP, Grid::threads(1), |_| {}).unwrap_err();
+    assert!(matches!(err, LaunchError::InvalidKernel { kernel: "coop", .. }), "{err}");
+}
+
+#[test]
+fn buffer_ranges_copies_and_errors() {
+    let dev = Device::cpu();
+    let mut a = Buffer::from_slice(&dev, &[0u32, 1, 2, 3, 4, 5]).unwrap();
+    a.write_range(4, &[40, 50]).unwrap();
+    a.write_range(6, &[]).unwrap();
+    assert_eq!(a.read_range(3..).unwrap(), [3, 40, 50]);
+    assert_eq!(a.read_range(..=1).unwrap(), [0, 1]);
+    assert_eq!(a.read_range(2..2).unwrap(), []);
+    let mut out = [0u32; 6];
+    a.read_into(&mut out).unwrap();
+    assert_eq!(out, [0, 1, 2, 3, 40, 50]);
+    let mut b = Buffer::<u32>::zeroed(&dev, 6).unwrap();
+    b.copy_from(&a).unwrap();
+    assert_eq!(b.read().unwrap(), out);
+    b.copy_range_from(0, &a, 4..6).unwrap();
+    assert_eq!(b.read().unwrap(), [40, 50, 2, 3, 40, 50]);
+    assert_eq!(pollster::block_on(b.read_range_async(1..3)).unwrap(), [50, 2]);
+
+    let err = a.write_range(5, &[1, 2]).unwrap_err();
+    assert_eq!(err.to_string(), "Buffer::write_range: elements 5..7 are out of bounds of a buffer of 6 elements");
+    let err = a.write_range(usize::MAX, &[1]).unwrap_err();
+    assert!(matches!(err, BufferError::OutOfRange { len: 6, .. }), "{err}");
+    let err = a.read_range(4..9).unwrap_err();
+    assert_eq!(err.to_string(), "Buffer::read_range: elements 4..9 are out of bounds of a buffer of 6 elements");
+    #[allow(clippy::reversed_empty_ranges)]
+    let err = a.read_range(3..2).unwrap_err();
+    assert!(matches!(err, BufferError::OutOfRange { .. }), "{err}");
+    let err = a.read_into(&mut [0u32; 2]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Buffer::read_into: 2 elements given for a buffer of 6 elements; the lengths must be equal"
+    );
+    let short = Buffer::<u32>::zeroed(&dev, 2).unwrap();
+    assert!(matches!(b.copy_from(&short), Err(BufferError::LengthMismatch { expected: 6, got: 2, .. })));
+    assert!(matches!(b.copy_range_from(5, &a, 0..2), Err(BufferError::OutOfRange { .. })));
+    let other = Buffer::from_slice(&Device::cpu(), &[0u32; 6]).unwrap();
+    let err = b.copy_from(&other).unwrap_err();
+    assert!(matches!(err, BufferError::WrongDevice { operation: "Buffer::copy_range_from", .. }), "{err}");
+    assert!(err.to_string().contains("the buffers live on different devices"), "{err}");
+}
+
+#[test]
+fn empty_buffers_work() {
+    let dev = Device::cpu();
+    let mut e = Buffer::<f32>::from_slice(&dev, &[]).unwrap();
+    assert!(e.is_empty());
+    assert_eq!(e.read().unwrap(), []);
+    e.write(&[]).unwrap();
+    e.read_into(&mut []).unwrap();
+    let z = Buffer::<f32>::zeroed(&dev, 0).unwrap();
+    e.copy_from(&z).unwrap();
+    assert_eq!(pollster::block_on(e.read_async()).unwrap(), []);
+}
+
+#[test]
+fn time_measures_cpu_launches_on_the_wall_clock() {
+    let dev = Device::cpu();
+    let a = Buffer::from_slice(&dev, &[1.0f32; 5000]).unwrap();
+    let mut out = Buffer::<f32>::zeroed(&dev, 5000).unwrap();
+    let (result, timing) = dev
+        .time(|| {
+            for _ in 0..3 {
+                scale_add(&dev, 5000, &a, &mut out, 1.0)?;
+            }
+            scale_add(&dev, 0, &a, &mut out, 1.0)?; // no work: not counted
+            Ok::<_, LaunchError>(())
+        })
+        .unwrap();
+    result.unwrap();
+    assert_eq!(timing.clock, Clock::Wall);
+    assert_eq!(timing.launches(), 3);
+    assert!(timing.total <= timing.elapsed, "{timing:?}");
+    assert!(timing.mean().unwrap() <= timing.total);
+    assert!(timing.to_string().starts_with("3 launches in "), "{timing}");
+    assert_eq!(out.read().unwrap(), vec![3.0; 5000]);
+    // Other CPU devices are not timed by this scope.
+    let (_, t) = dev.time(|| scale_add(&Device::cpu(), 0, &a, &mut out, 1.0)).unwrap();
+    assert_eq!(t.launches(), 0);
+    // Nesting is refused; a panic inside closes the scope.
+    let (inner, _) = dev.time(|| dev.time(|| ())).unwrap();
+    let err = inner.unwrap_err();
+    assert!(matches!(err, DeviceError::TimingInProgress { .. }));
+    assert!(err.to_string().contains("Device::time calls cannot nest or overlap"), "{err}");
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dev.time(|| panic!("in the closure"))));
+    assert!(caught.is_err());
+    assert_eq!(dev.time(|| ()).unwrap().1.launches(), 0);
+    // Hand-recorded passes need a GPU.
+    let err = dev.run_compute_pass("x", |_| {}).unwrap_err();
+    assert!(matches!(err, DeviceError::NotAGpu { .. }), "{err}");
 }

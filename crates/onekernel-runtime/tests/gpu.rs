@@ -4,8 +4,8 @@
 
 mod common;
 use common::*;
-use onekernel_runtime::*;
-use std::borrow::Cow;
+use onekernel_runtime::__private::*;
+use onekernel_runtime::{wgpu, BufferError, Clock, DeviceError};
 use std::sync::OnceLock;
 
 /// One GPU device per test binary: lavapipe's JIT makes devices and
@@ -19,7 +19,7 @@ fn gpu_device() -> &'static Device {
 }
 
 fn gpu(dev: &Device) -> &GpuDevice {
-    match dev.backend() {
+    match backend(dev) {
         DeviceBackend::Gpu(g) => g,
         DeviceBackend::Cpu(_) => panic!("not a GPU device"),
     }
@@ -115,8 +115,8 @@ fn prepared_scale_add(dev: &Device) -> (Vec<f32>, Vec<f32>, [Buffer<f32>; 2], Pr
     let ab = Buffer::from_slice(dev, &a).unwrap();
     let mut ob = Buffer::from_slice(dev, &out).unwrap();
     let prepared = {
-        let args = [ab.gpu_arg(&SCALE_ADD, 0, g).unwrap(), ob.gpu_arg_mut(&SCALE_ADD, 1, g).unwrap()];
-        g.prepare(&SCALE_ADD, Grid::threads(1000), &args, &[0.25f32.to_bits()]).unwrap()
+        let args = [gpu_arg(&ab, &SCALE_ADD, 0, g).unwrap(), gpu_arg_mut(&mut ob, &SCALE_ADD, 1, g).unwrap()];
+        g.prepare(&SCALE_ADD, Grid::threads(1000), &args, &[0.25f32.into()]).unwrap()
     };
     (a, out, [ab, ob], prepared)
 }
@@ -141,14 +141,87 @@ fn prepared_dispatches_in_one_pass() {
 }
 
 #[test]
-fn time_pass_times_and_runs_the_recorded_launches() {
+fn time_measures_each_launch() {
     let dev = gpu_device();
-    let g = gpu(dev);
-    let (a, out, [_ab, ob], prepared) = prepared_scale_add(dev);
-    // Four launches of out += 0.25 * a, timed by the GPU's own clock.
-    let seconds = g.time_pass(4, |pass| prepared.record(pass)).unwrap();
-    assert!(seconds > 0.0 && seconds < 1.0, "{seconds} s per launch");
-    assert!(ob.read().unwrap() == expected_scale_add(&a, &out, 1.0, 1000));
+    let (a, out) = inputs(1000);
+    let ab = Buffer::from_slice(dev, &a).unwrap();
+    let mut ob = Buffer::from_slice(dev, &out).unwrap();
+    // 300 launches: more than one query set of timestamps (256 passes each).
+    let (result, timing) = dev
+        .time(|| {
+            for _ in 0..300 {
+                scale_add(dev, 1000, &ab, &mut ob, 0.25)?;
+            }
+            // An empty grid does no work and is not counted.
+            scale_add(dev, 0, &ab, &mut ob, 0.25)
+        })
+        .unwrap();
+    result.unwrap();
+    let has_timestamps = dev.wgpu().unwrap().0.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+    let clock = if has_timestamps { Clock::GpuTimestamps } else { Clock::Wall };
+    assert_eq!(timing.clock, clock);
+    assert_eq!(timing.launches(), 300, "{timing}");
+    assert!(timing.per_launch.iter().all(|t| *t < std::time::Duration::from_secs(1)), "{timing:?}");
+    assert!(timing.total > std::time::Duration::ZERO, "{timing}");
+    assert_eq!(timing.total, timing.per_launch.iter().sum());
+    assert!(timing.median().unwrap() <= timing.per_launch.iter().max().copied().unwrap());
+    eprintln!("{timing}, elapsed {:?}", timing.elapsed);
+    assert!(ob.read().unwrap() == expected_scale_add(&a, &out, 75.0, 1000));
+    // The device times again afterwards, and refuses to nest.
+    let (inner, _) = dev.time(|| dev.time(|| ())).unwrap();
+    assert!(matches!(inner, Err(DeviceError::TimingInProgress { .. })), "{inner:?}");
+    let (_, empty) = dev.time(|| ()).unwrap();
+    assert_eq!(empty.launches(), 0);
+}
+
+#[test]
+fn hand_recorded_passes_are_timed_like_launches() {
+    let dev = gpu_device();
+    let (device, _) = dev.wgpu().unwrap();
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("hand"),
+        source: wgpu::ShaderSource::Wgsl(
+            "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+             @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                 if g.x < arrayLength(&out) { out[g.x] = out[g.x] + 1u; }
+             }"
+            .into(),
+        ),
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("hand"),
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let out = Buffer::<u32>::zeroed(dev, 100).unwrap();
+    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[wgpu::BindGroupEntry { binding: 0, resource: out.wgpu_buffer().unwrap().as_entire_binding() }],
+    });
+    let (result, timing) = dev
+        .time(|| {
+            for _ in 0..3 {
+                dev.run_compute_pass("hand", |pass| {
+                    pass.set_pipeline(&pipeline);
+                    pass.set_bind_group(0, &bind_group, &[]);
+                    pass.dispatch_workgroups(2, 1, 1);
+                })?;
+            }
+            Ok::<_, DeviceError>(())
+        })
+        .unwrap();
+    result.unwrap();
+    assert_eq!(timing.launches(), 3);
+    assert_eq!(out.read().unwrap(), [3; 100]);
+    // A pass wgpu rejects is an error, not a panic, and is not counted.
+    let (result, timing) = dev.time(|| dev.run_compute_pass("bad", |pass| pass.dispatch_workgroups(1, 1, 1))).unwrap();
+    assert!(matches!(result, Err(DeviceError::Gpu { .. })), "{result:?}");
+    assert_eq!(timing.launches(), 0);
+    dev.synchronize().unwrap();
 }
 
 /// Launches `coverage` on `groups` workgroups over buffers `extra` longer
@@ -158,7 +231,8 @@ fn coverage_on(dev: &Device, groups: usize, extra: usize) -> (Vec<u32>, Vec<u32>
     let mut count = Buffer::<u32>::zeroed(dev, groups + extra).unwrap();
     let mut offsets = Buffer::<u32>::from_slice(dev, &vec![u32::MAX; groups + extra]).unwrap();
     {
-        let args = [count.gpu_arg_mut(&COVERAGE, 0, g).unwrap(), offsets.gpu_arg_mut(&COVERAGE, 1, g).unwrap()];
+        let args =
+            [gpu_arg_mut(&mut count, &COVERAGE, 0, g).unwrap(), gpu_arg_mut(&mut offsets, &COVERAGE, 1, g).unwrap()];
         g.dispatch(&COVERAGE, Grid::blocks(groups), &args, &[]).unwrap();
     }
     (count.read().unwrap(), offsets.read().unwrap())
@@ -216,7 +290,10 @@ fn prepared_folded_grid_has_one_part_per_dispatch() {
         let mut count = Buffer::<u32>::zeroed(dev, len).unwrap();
         let mut offsets = Buffer::<u32>::zeroed(dev, len).unwrap();
         let prepared = {
-            let args = [count.gpu_arg_mut(&COVERAGE, 0, g).unwrap(), offsets.gpu_arg_mut(&COVERAGE, 1, g).unwrap()];
+            let args = [
+                gpu_arg_mut(&mut count, &COVERAGE, 0, g).unwrap(),
+                gpu_arg_mut(&mut offsets, &COVERAGE, 1, g).unwrap(),
+            ];
             g.prepare(&COVERAGE, Grid::blocks(groups), &args, &[]).unwrap()
         };
         let got: Vec<[u32; 3]> = prepared.parts.iter().map(|p| p.workgroups).collect();
@@ -245,7 +322,7 @@ fn write_then_read() {
     assert_eq!(b.read().unwrap(), [0; 5]);
     b.write(&[1, -2, 3, -4, 5]).unwrap();
     assert_eq!(b.read().unwrap(), [1, -2, 3, -4, 5]);
-    assert!(matches!(b.write(&[1]), Err(BufferError::LengthMismatch { expected: 5, got: 1 })));
+    assert!(matches!(b.write(&[1]), Err(BufferError::LengthMismatch { expected: 5, got: 1, .. })));
     let empty = Buffer::<u32>::from_slice(dev, &[]).unwrap();
     assert!(empty.is_empty());
     assert_eq!(empty.read().unwrap(), []);
@@ -262,15 +339,19 @@ fn too_large_buffer_is_an_error() {
 }
 
 #[test]
-fn empty_buffer_is_rejected() {
+fn empty_buffers_are_launched_with_len_zero() {
     let dev = gpu_device();
+    for ((blocks, a, out, b), want) in lens_cases() {
+        assert_eq!(lens_on(dev, blocks, a, out, b), want, "blocks {blocks}, lengths {a}, {out}, {b}");
+    }
     let a = Buffer::<f32>::from_slice(dev, &[]).unwrap();
-    let mut out = Buffer::<f32>::zeroed(dev, 4).unwrap();
-    let err = scale_add(dev, 4, &a, &mut out, 1.0).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "kernel `scale_add`, argument `a`: buffer is empty; the GPU cannot bind a zero-sized buffer"
-    );
+    let mut out = Buffer::<f32>::zeroed(dev, 0).unwrap();
+    scale_add(dev, 0, &a, &mut out, 1.0).unwrap();
+    scale_add(dev, 4, &a, &mut out, 1.0).unwrap();
+    let mut out4 = Buffer::from_slice(dev, &[1.0f32; 4]).unwrap();
+    scale_add(dev, 4, &a, &mut out4, 1.0).unwrap();
+    assert_eq!(out4.read().unwrap(), [1.0; 4]);
+    dev.synchronize().unwrap();
 }
 
 #[test]
@@ -375,5 +456,124 @@ fn buffer_over_the_storage_binding_limit_is_rejected() {
         format!(
             "kernel `scale_add`, argument `a`: {len} elements exceed the device's max storage binding of {max} bytes"
         )
+    );
+}
+
+#[test]
+fn buffer_ranges_and_copies_on_the_gpu() {
+    let dev = gpu_device();
+    let mut a = Buffer::from_slice(dev, &[0u32, 1, 2, 3, 4, 5]).unwrap();
+    a.write_range(4, &[40, 50]).unwrap();
+    assert_eq!(a.read_range(3..).unwrap(), [3, 40, 50]);
+    assert_eq!(a.read_range(1..2).unwrap(), [1]);
+    assert_eq!(a.read_range(2..2).unwrap(), []);
+    let mut out = [0u32; 6];
+    a.read_into(&mut out).unwrap();
+    assert_eq!(out, [0, 1, 2, 3, 40, 50]);
+    let mut b = Buffer::<u32>::zeroed(dev, 6).unwrap();
+    b.copy_from(&a).unwrap();
+    b.copy_range_from(0, &a, 4..6).unwrap();
+    assert_eq!(b.read().unwrap(), [40, 50, 2, 3, 40, 50]);
+    // A launch between writes and copies sees them in order.
+    let src = Buffer::from_slice(dev, &[1.0f32; 8]).unwrap();
+    let mut dst = Buffer::<f32>::zeroed(dev, 8).unwrap();
+    scale_add(dev, 8, &src, &mut dst, 2.0).unwrap();
+    dst.write_range(0, &[10.0]).unwrap();
+    let mut copy = Buffer::<f32>::zeroed(dev, 8).unwrap();
+    copy.copy_from(&dst).unwrap();
+    assert_eq!(copy.read().unwrap(), [10.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0]);
+    // Different devices.
+    let cpu_buf = Buffer::from_slice(&Device::cpu(), &[0u32; 6]).unwrap();
+    assert!(matches!(b.copy_from(&cpu_buf), Err(BufferError::WrongDevice { .. })));
+    assert!(matches!(a.read_range(5..7), Err(BufferError::OutOfRange { .. })));
+}
+
+#[test]
+fn reads_reuse_staging_buffers() {
+    let dev = Device::gpu().unwrap(); // its own device: other tests read concurrently
+    let DeviceBackend::Gpu(g) = backend(&dev) else { unreachable!() };
+    let buf = Buffer::from_slice(&dev, &(0..1000u32).collect::<Vec<_>>()).unwrap();
+    let mut out = vec![0u32; 1000];
+    buf.read_into(&mut out).unwrap();
+    let created = g.staging_buffers_created();
+    for _ in 0..5 {
+        buf.read_into(&mut out).unwrap();
+        assert_eq!(buf.read_range(10..20).unwrap(), (10..20).collect::<Vec<u32>>());
+        pollster::block_on(buf.read_async()).unwrap();
+    }
+    assert_eq!(g.staging_buffers_created(), created, "reads of the same size class allocated staging buffers");
+    assert_eq!(out, (0..1000).collect::<Vec<u32>>());
+}
+
+#[test]
+fn read_async_is_woken_by_the_device() {
+    let dev = gpu_device();
+    let a = Buffer::from_slice(dev, &[1.0f32; 4096]).unwrap();
+    let mut out = Buffer::<f32>::zeroed(dev, 4096).unwrap();
+    scale_add(dev, 4096, &a, &mut out, 3.0).unwrap();
+    // pollster parks the thread until the waker is called: only the
+    // device's poller thread can call it.
+    let got = pollster::block_on(out.read_async()).unwrap();
+    assert!(got.iter().all(|&x| x == 3.0));
+    // Several reads in flight at once, polled by hand in turn.
+    let bufs: Vec<Buffer<u32>> = (0..4).map(|i| Buffer::from_slice(dev, &[i; 100]).unwrap()).collect();
+    let results = pollster::block_on(async {
+        let mut v = Vec::new();
+        let futures: Vec<_> = bufs.iter().map(|b| b.read_range_async(50..)).collect();
+        for f in futures {
+            v.push(f.await.unwrap());
+        }
+        v
+    });
+    for (i, r) in results.iter().enumerate() {
+        assert_eq!(r, &vec![i as u32; 50]);
+    }
+}
+
+#[test]
+fn time_without_timestamps_waits_for_each_launch() {
+    let dev = Device::gpu().unwrap(); // its own device: the switch is per device
+    let DeviceBackend::Gpu(g) = backend(&dev) else { unreachable!() };
+    g.time_on_wall_clock(true);
+    let a = Buffer::from_slice(&dev, &[1.0f32; 256]).unwrap();
+    let mut out = Buffer::<f32>::zeroed(&dev, 256).unwrap();
+    let (result, timing) = dev.time(|| (0..3).try_for_each(|_| scale_add(&dev, 256, &a, &mut out, 1.0))).unwrap();
+    result.unwrap();
+    assert_eq!(timing.clock, Clock::Wall);
+    assert_eq!(timing.launches(), 3);
+    assert!(timing.total <= timing.elapsed, "{timing:?}");
+    assert_eq!(out.read().unwrap(), [3.0; 256]);
+}
+
+#[test]
+fn one_dimensional_grid_beyond_folding_is_rejected() {
+    let dev = gpu_device();
+    let max = dev.wgpu().unwrap().0.limits().max_compute_workgroups_per_dimension as usize;
+    let a = Buffer::from_slice(dev, &[1.0f32]).unwrap();
+    let mut out = Buffer::from_slice(dev, &[1.0f32]).unwrap();
+    let groups = max * (max + 1);
+    let err = scale_add(dev, Grid::blocks(groups), &a, &mut out, 1.0).unwrap_err();
+    assert!(matches!(err, LaunchError::FoldedGridTooLarge { kernel: "scale_add", .. }), "{err}");
+    assert_eq!(
+        err.to_string(),
+        format!("kernel `scale_add`: grid of {groups} workgroups exceeds the device limit even when folded into 2-D (at most {max} x {max})")
+    );
+    assert_eq!(out.read().unwrap(), [1.0]);
+}
+
+#[test]
+fn scalar_of_the_wrong_type_is_rejected() {
+    let dev = gpu_device();
+    let a = Buffer::from_slice(dev, &[1.0f32]).unwrap();
+    let mut out = Buffer::from_slice(dev, &[1.0f32]).unwrap();
+    let g = gpu(dev);
+    let args = [gpu_arg(&a, &SCALE_ADD, 0, g).unwrap(), gpu_arg_mut(&mut out, &SCALE_ADD, 1, g).unwrap()];
+    let err = g.dispatch(&SCALE_ADD, Grid::threads(1), &args, &[2u32.into()]).unwrap_err();
+    assert_eq!(err.to_string(), "kernel `scale_add`, argument `s`: a scalar of u32 passed for a parameter of f32");
+    // And a buffer passed for the wrong kind of parameter.
+    let err = gpu_arg(&out, &SCALE_ADD, 1, g).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "kernel `scale_add`, argument `out`: passed as a `&[T]` buffer but the parameter is a `&mut [T]` buffer"
     );
 }

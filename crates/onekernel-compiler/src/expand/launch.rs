@@ -34,8 +34,8 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
             ParamKind::Buffer { elem } => {
                 let t = rust_type(elem, &compiled.checked.program.types);
                 launch_params.push(quote_spanned!(span=> #ident: &#k::Buffer<#t>));
-                gpu_args.push(quote!(#ident.gpu_arg(&KERNEL, #index, gpu)?));
-                cpu_prep.push(quote!(let #ident = #ident.cpu_slice(&KERNEL, #index, cpu)?;));
+                gpu_args.push(quote!(#k::gpu_arg(#ident, &KERNEL, #index, gpu)?));
+                cpu_prep.push(quote!(let #ident = #k::cpu_slice(#ident, &KERNEL, #index, cpu)?;));
                 body_args.push(quote!(#ident));
                 window_args.push(quote!(#ident));
                 body_params.push(quote!(#ident: #written));
@@ -43,10 +43,10 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
             ParamKind::BufferMut { elem } => {
                 let t = rust_type(elem, &compiled.checked.program.types);
                 launch_params.push(quote_spanned!(span=> #ident: &mut #k::Buffer<#t>));
-                gpu_args.push(quote!(#ident.gpu_arg_mut(&KERNEL, #index, gpu)?));
-                cpu_prep.push(quote!(let #ident = #ident.cpu_shared(&KERNEL, #index, cpu)?;));
+                gpu_args.push(quote!(#k::gpu_arg_mut(#ident, &KERNEL, #index, gpu)?));
+                cpu_prep.push(quote!(let #ident = #k::cpu_shared(#ident, &KERNEL, #index, cpu)?;));
                 body_args.push(quote!(&#ident));
-                let window = quote::format_ident!("__window{}", outputs.len());
+                let window = internal(&format!("__window{}", outputs.len()));
                 outputs.push(quote!(#ident));
                 windows.push(quote!(#window));
                 window_args.push(quote!(&#window));
@@ -56,8 +56,8 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 let t = rust_type(elem, &compiled.checked.program.types);
                 // The host reads and writes the buffer as plain integers.
                 launch_params.push(quote_spanned!(span=> #ident: &mut #k::Buffer<#t>));
-                gpu_args.push(quote!(#ident.gpu_arg_mut(&KERNEL, #index, gpu)?));
-                cpu_prep.push(quote!(let #ident = #ident.cpu_atomics(&KERNEL, #index, cpu)?;));
+                gpu_args.push(quote!(#k::gpu_arg_mut(#ident, &KERNEL, #index, gpu)?));
+                cpu_prep.push(quote!(let #ident = #k::cpu_atomics(#ident, &KERNEL, #index, cpu)?;));
                 body_args.push(quote!(#ident));
                 window_args.push(quote!(#ident));
                 body_params.push(quote!(#ident: #written));
@@ -65,10 +65,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
             ParamKind::Scalar { ty, mutable } => {
                 let t = rust_type(ty, &compiled.checked.program.types);
                 launch_params.push(quote_spanned!(span=> #ident: #t));
-                scalars.push(match ty {
-                    crate::types::Ty::F32 => quote!(#ident.to_bits()),
-                    _ => quote!(#ident as u32),
-                });
+                scalars.push(quote!(#k::ScalarArg::from(#ident)));
                 body_args.push(quote!(#ident));
                 window_args.push(quote!(#ident));
                 let m = mutable.then(|| quote!(mut));
@@ -85,9 +82,6 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
             cpu.execute_cooperative(&KERNEL, grid, &workgroups, |#invocation, #workgroup| {
                 cpu_body(#invocation, #workgroup, #(#body_args),*)
             })
-        },
-        CpuStrategy::OwnElement if std::env::var_os("ONEKERNEL_TMP_NO_PARTITION").is_some() => quote! {
-            cpu.execute(&KERNEL, grid, |#invocation| cpu_body(#invocation, #(#body_args),*))
         },
         CpuStrategy::OwnElement => quote! {
             if cpu.can_partition(&KERNEL, &grid) {
@@ -134,7 +128,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
             #(#launch_params),*
         ) -> ::core::result::Result<(), #k::LaunchError> {
             let grid = grid.into();
-            match device.backend() {
+            match #k::backend(device) {
                 #k::DeviceBackend::Gpu(gpu) => {
                     let args = [#(#gpu_args),*];
                     gpu.dispatch(&KERNEL, grid, &args, &[#(#scalars),*])

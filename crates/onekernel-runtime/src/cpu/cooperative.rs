@@ -14,7 +14,7 @@ use super::CpuDevice;
 use crate::error::LaunchError;
 use crate::grid::{Dim3, Grid, Invocation};
 use crate::plan::{plan, LaunchLimits};
-use onekernel_abi::KernelInfo;
+use onekernel_abi::{CpuStrategy, KernelInfo};
 use rayon::prelude::*;
 use std::future::Future;
 use std::pin::Pin;
@@ -45,6 +45,16 @@ impl CpuDevice {
         F: Fn(Invocation, &'w Workgroup) -> Fut + Sync,
         Fut: Future<Output = ()> + 'w,
     {
+        match kernel.cpu {
+            CpuStrategy::Cooperative => {}
+            CpuStrategy::Independent | CpuStrategy::OwnElement => {
+                return Err(LaunchError::InvalidKernel {
+                    kernel: &kernel.name,
+                    problem: "launched cooperatively, but KernelInfo::cpu does not say the kernel is cooperative"
+                        .into(),
+                })
+            }
+        }
         let Some(launch) = plan(kernel, grid, &LaunchLimits::cpu(kernel))? else {
             return Ok(());
         };
@@ -53,36 +63,38 @@ impl CpuDevice {
         let grid_dim = launch.groups_dim();
         let total = grid_dim.x * grid_dim.y * grid_dim.z;
         let to_error = |(location, message)| LaunchError::CpuPanic { kernel: &kernel.name, location, message };
-        let first_panic = Mutex::new(None);
-        // Several workgroups per task, a few tasks per thread: a workgroup
-        // of a cooperative kernel is a substantial unit of work.
-        let per_task = total.div_ceil(rayon::current_num_threads() * 8).max(1);
-        (0..total.div_ceil(per_task)).into_par_iter().for_each(|task| {
-            // Each thread has its own workgroup; a task runs its workgroups
-            // one after the other to completion, never yielding to rayon.
-            let wg = pool.current();
-            let start = task * per_task;
-            // The invocations' futures, reused from workgroup to workgroup.
-            let mut futures: Vec<Option<Fut>> = Vec::with_capacity(block_dim.x * block_dim.y * block_dim.z);
-            for linear in start..(start + per_task).min(total) {
-                let block_id = Dim3::new(
-                    linear % grid_dim.x,
-                    (linear / grid_dim.x) % grid_dim.y,
-                    linear / (grid_dim.x * grid_dim.y),
-                );
-                wg.reset();
-                if let Err(p) =
-                    run_captured(|| run_workgroup(kernel, block_id, block_dim, grid_dim, wg, &body, &mut futures))
-                {
-                    first_panic.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(p);
-                    return;
+        self.timed(|| {
+            let first_panic = Mutex::new(None);
+            // Several workgroups per task, a few tasks per thread: a workgroup
+            // of a cooperative kernel is a substantial unit of work.
+            let per_task = total.div_ceil(rayon::current_num_threads() * 8).max(1);
+            (0..total.div_ceil(per_task)).into_par_iter().for_each(|task| {
+                // Each thread has its own workgroup; a task runs its workgroups
+                // one after the other to completion, never yielding to rayon.
+                let wg = pool.current();
+                let start = task * per_task;
+                // The invocations' futures, reused from workgroup to workgroup.
+                let mut futures: Vec<Option<Fut>> = Vec::with_capacity(block_dim.x * block_dim.y * block_dim.z);
+                for linear in start..(start + per_task).min(total) {
+                    let block_id = Dim3::new(
+                        linear % grid_dim.x,
+                        (linear / grid_dim.x) % grid_dim.y,
+                        linear / (grid_dim.x * grid_dim.y),
+                    );
+                    wg.reset();
+                    if let Err(p) =
+                        run_captured(|| run_workgroup(kernel, block_id, block_dim, grid_dim, wg, &body, &mut futures))
+                    {
+                        first_panic.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(p);
+                        return;
+                    }
                 }
+            });
+            match first_panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                Some(p) => Err(to_error(p)),
+                None => Ok(()),
             }
-        });
-        match first_panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
-            Some(p) => Err(to_error(p)),
-            None => Ok(()),
-        }
+        })
     }
 }
 

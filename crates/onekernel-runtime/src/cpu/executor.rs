@@ -1,12 +1,14 @@
 //! Running a kernel body over a grid on the CPU.
 //!
-//! Invocations of a workgroup are independent today (no barriers), so the
-//! executor splits the linear range of workgroups into a few chunks per
-//! rayon thread and runs each chunk as a plain loop: no task per invocation,
-//! and no division per invocation (ids advance incrementally), so `body`
-//! inlines into a tight loop that competes with a hand-written
-//! `par_chunks_mut` loop.
+//! For kernels whose invocations are independent (`CpuStrategy::Independent`
+//! and `OwnElement`: no barriers, no shared memory) the executor splits the
+//! linear range of workgroups into a few chunks per rayon thread and runs
+//! each chunk as a plain loop: no task per invocation, and no division per
+//! invocation (ids advance incrementally), so `body` inlines into a tight
+//! loop that competes with a hand-written `par_chunks_mut` loop.
+//! Cooperative kernels run in `cooperative.rs`.
 
+use super::owned::{Outputs, WindowToken};
 use super::panic_capture::run_captured;
 use super::CpuDevice;
 use crate::error::LaunchError;
@@ -24,25 +26,6 @@ const MIN_INVOCATIONS_PER_CHUNK: usize = 4096;
 /// Chunks per rayon thread: a few, so that uneven chunks balance out.
 const CHUNKS_PER_THREAD: usize = 4;
 
-/// How the invocations of a workgroup are scheduled.
-///
-/// Only `Independent` exists now. Barriers (a later issue) will add a
-/// cooperative strategy in which the invocations of one workgroup run as
-/// cooperating tasks that meet at each barrier; the `KernelInfo` will then
-/// select it for kernels that use barriers or workgroup memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ExecutionStrategy {
-    /// Every invocation runs to completion on its own, in any order.
-    Independent,
-}
-
-impl ExecutionStrategy {
-    /// The strategy `kernel` needs.
-    pub(crate) fn for_kernel(_kernel: &KernelInfo) -> ExecutionStrategy {
-        ExecutionStrategy::Independent
-    }
-}
-
 impl CpuDevice {
     /// Runs `body` once per invocation of the grid with the exact builtin
     /// values the GPU would give, spread over the cores with rayon.
@@ -58,14 +41,13 @@ impl CpuDevice {
         grid: Grid,
         body: F,
     ) -> Result<(), LaunchError> {
+        check_independent(kernel)?;
         let Some(launch) = plan(kernel, grid, &LaunchLimits::cpu(kernel))? else {
             return Ok(());
         };
         let [wx, wy, wz] = kernel.workgroup_size.map(|n| n as usize);
         let shape = Shape { grid_dim: launch.groups_dim(), block_dim: Dim3::new(wx, wy, wz) };
-        match ExecutionStrategy::for_kernel(kernel) {
-            ExecutionStrategy::Independent => run_independent(kernel, shape, &body),
-        }
+        self.timed(|| run_independent(kernel, shape, &body))
     }
 }
 
@@ -85,17 +67,30 @@ impl CpuDevice {
         own_element && kernel.workgroup_size[1] == 1 && kernel.workgroup_size[2] == 1 && one_d(grid_dim)
     }
 
-    /// Like [`CpuDevice::execute`], but calls `chunk_body` once per chunk of
-    /// invocations; the [`Chunk`] says which `global_id().x` range the
-    /// chunk owns and runs its invocations. Only for launches where
-    /// [`CpuDevice::can_partition`] holds (it falls back to a single chunk
-    /// otherwise, which is always correct).
-    pub fn execute_partitioned<F: Fn(&Chunk) + Sync>(
+    /// Like [`CpuDevice::execute`] for a kernel whose invocations each
+    /// write only their own element (`CpuStrategy::OwnElement`): calls
+    /// `chunk_body` once per chunk of invocations with that chunk's
+    /// windows of the `outputs` (one [`OwnedChunk`](super::OwnedChunk) per
+    /// output, covering the chunk's `global_id().x` range), read and
+    /// written with plain loads and stores. The outputs are moved in, so
+    /// nothing else can reach them during the launch; only the executor
+    /// makes windows, disjoint across chunks.
+    ///
+    /// Meant for launches where [`CpuDevice::can_partition`] holds; for any
+    /// other the whole grid is one chunk run on the calling thread (always
+    /// correct, never parallel).
+    pub fn execute_partitioned<O, F>(
         &self,
         kernel: &'static KernelInfo,
         grid: Grid,
+        outputs: O,
         chunk_body: F,
-    ) -> Result<(), LaunchError> {
+    ) -> Result<(), LaunchError>
+    where
+        O: Outputs,
+        F: for<'c> Fn(&'c Chunk, O::Windows<'c>) + Sync,
+    {
+        check_independent(kernel)?;
         let partition = self.can_partition(kernel, &grid);
         let Some(launch) = plan(kernel, grid, &LaunchLimits::cpu(kernel))? else {
             return Ok(());
@@ -104,9 +99,24 @@ impl CpuDevice {
         let shape = Shape { grid_dim: launch.groups_dim(), block_dim: Dim3::new(wx, wy, wz) };
         let total_groups = shape.grid_dim.x * shape.grid_dim.y * shape.grid_dim.z;
         let groups_per_chunk = if partition { groups_per_chunk(shape) } else { total_groups.max(1) };
-        run_chunks(kernel, total_groups, groups_per_chunk, |start, end| {
-            let x_range = if partition { start * shape.block_dim.x..end * shape.block_dim.x } else { 0..usize::MAX };
-            chunk_body(&Chunk { shape, start, end, x_range })
+        self.timed(|| {
+            run_chunks(kernel, total_groups, groups_per_chunk, |start, end| {
+                // On a 1-D grid, the invocations of workgroups start..end have
+                // exactly these global x ids; chunks cover disjoint workgroup
+                // ranges, so their windows are disjoint. Unpartitioned, the
+                // single chunk owns everything.
+                let x_range =
+                    if partition { start * shape.block_dim.x..end * shape.block_dim.x } else { 0..usize::MAX };
+                let chunk = Chunk { shape, start, end };
+                // SAFETY: the windows live only during this call (the body is
+                // higher-ranked over their lifetime, and they are neither Send
+                // nor Sync), this chunk runs on this thread, no other chunk's
+                // `x_range` overlaps this one (see above; with one chunk there
+                // is no other), and `outputs` was moved in, so no code outside
+                // the windows can access the outputs during the launch.
+                let windows = unsafe { outputs.windows(x_range, WindowToken::new()) };
+                chunk_body(&chunk, windows)
+            })
         })
     }
 }
@@ -116,20 +126,26 @@ pub struct Chunk {
     shape: Shape,
     start: usize,
     end: usize,
-    x_range: std::ops::Range<usize>,
 }
 
 impl Chunk {
-    /// The `global_id().x` values of this chunk's invocations: the output
-    /// elements it owns.
-    pub fn x_range(&self) -> std::ops::Range<usize> {
-        self.x_range.clone()
-    }
-
     /// Runs `body` for each invocation of the chunk, in order.
     #[inline(always)]
     pub fn for_each<F: Fn(&Invocation)>(&self, body: F) {
         run_chunk(self.shape, self.start, self.end, &body)
+    }
+}
+
+/// `execute` and `execute_partitioned` run invocations independently: a
+/// kernel the compiler marked cooperative (barriers, shared memory) would
+/// hang or misbehave there, so it is refused.
+fn check_independent(kernel: &'static KernelInfo) -> Result<(), LaunchError> {
+    match kernel.cpu {
+        CpuStrategy::Independent | CpuStrategy::OwnElement => Ok(()),
+        CpuStrategy::Cooperative => Err(LaunchError::InvalidKernel {
+            kernel: &kernel.name,
+            problem: "the kernel is cooperative (KernelInfo::cpu) but was launched with independent invocations".into(),
+        }),
     }
 }
 

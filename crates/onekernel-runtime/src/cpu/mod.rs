@@ -8,19 +8,65 @@ mod shared;
 mod workgroup;
 
 pub use executor::Chunk;
-pub use owned::{OutputSlice, OwnedChunk};
+pub use owned::{OutputSlice, Outputs, OwnedChunk, WindowToken};
 pub use shared::SharedSliceMut;
 pub use workgroup::{Barrier, Shared, SharedArray, Workgroup, WorkgroupPool};
+
+use crate::device::Device;
+use crate::error::{DeviceError, LaunchError};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 /// The CPU executor. Launches are synchronous: when `execute` returns, the
 /// kernel has run.
 pub struct CpuDevice {
     id: u64,
+    /// The open `Device::time` scope: the device's `#id (name)` and each
+    /// launch's wall time.
+    timing: Mutex<Option<(String, Vec<Duration>)>>,
 }
 
 impl CpuDevice {
     pub(crate) fn new(id: u64) -> CpuDevice {
-        CpuDevice { id }
+        CpuDevice { id, timing: Mutex::new(None) }
+    }
+
+    fn timing(&self) -> MutexGuard<'_, Option<(String, Vec<Duration>)>> {
+        // Updates are single assignments or pushes: a poisoned scope is
+        // still consistent.
+        self.timing.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Opens the timing scope of `Device::time`.
+    pub(crate) fn begin_timing(&self, device: &Device) -> Result<(), DeviceError> {
+        let mut timing = self.timing();
+        if let Some((device, _)) = &*timing {
+            return Err(DeviceError::TimingInProgress { device: device.clone() });
+        }
+        *timing = Some((device.describe(), Vec::new()));
+        Ok(())
+    }
+
+    /// Closes the scope without a result (the closure panicked).
+    pub(crate) fn abandon_timing(&self) {
+        self.timing().take();
+    }
+
+    /// Closes the scope: each launch's wall time, in order.
+    pub(crate) fn end_timing(&self) -> Vec<Duration> {
+        self.timing().take().map(|(_, v)| v).unwrap_or_default()
+    }
+
+    /// Runs one launch that does work; inside a timing scope, records its
+    /// wall time if it succeeds.
+    pub(crate) fn timed<R>(&self, launch: impl FnOnce() -> Result<R, LaunchError>) -> Result<R, LaunchError> {
+        let start = Instant::now();
+        let r = launch()?;
+        let elapsed = start.elapsed();
+        if let Some((_, launches)) = self.timing().as_mut() {
+            launches.push(elapsed);
+        }
+        Ok(r)
     }
 
     /// The process-unique device id.

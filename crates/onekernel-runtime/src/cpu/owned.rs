@@ -1,7 +1,7 @@
 //! The fast path for the common "each invocation writes its own element"
 //! kernel: `out[i] = ...` with `i = global_id().x` on a 1-D grid.
 //!
-//! The compiler proves the pattern (`KernelInfo::writes_own_element`); the
+//! The compiler proves the pattern (`KernelInfo::cpu` is `OwnElement`); the
 //! executor then gives each chunk of invocations an [`OwnedChunk`] of every
 //! output: a window of the elements that chunk's invocations own, read and
 //! written with plain (vectorisable) loads and stores instead of atomics.
@@ -61,15 +61,97 @@ impl<'a, T: Element> SharedSliceMut<'a, T> {
     /// A plain-access window of `window` (clipped to the buffer).
     ///
     /// # Safety
-    /// While the returned chunk lives, no other code may access the elements
-    /// in `window` (through this view or another chunk). The executor
-    /// guarantees it by handing disjoint windows to its chunks and running
-    /// each chunk on one thread.
-    pub unsafe fn owned_chunk(&self, window: Range<usize>) -> OwnedChunk<'_, T> {
+    /// The chunk must not outlive `self` (the caller picks `'c`), and while
+    /// it lives no other code may access the elements in `window` (through
+    /// this view or another chunk). The executor guarantees it by handing
+    /// disjoint windows to its chunks, running each chunk on one thread and
+    /// dropping its windows when the chunk ends (see [`Outputs`]).
+    unsafe fn owned_chunk<'c>(&self, window: Range<usize>) -> OwnedChunk<'c, T> {
         let len = self.len();
         let window = window.start.min(len)..window.end.min(len);
         OwnedChunk { ptr: self.as_mut_ptr(), len, window, _borrow: PhantomData }
     }
+}
+
+/// Proof of being the executor: only this crate can make one, so only the
+/// executor can call [`Outputs::windows`].
+#[derive(Debug)]
+pub struct WindowToken(());
+
+impl WindowToken {
+    pub(crate) fn new() -> WindowToken {
+        WindowToken(())
+    }
+}
+
+mod sealed {
+    /// Restricts [`super::Outputs`] to tuples of `SharedSliceMut`.
+    pub trait Sealed {}
+}
+
+/// The `&mut [T]` outputs of an [`OwnElement`](onekernel_abi::CpuStrategy::OwnElement)
+/// launch, as a tuple of [`SharedSliceMut`] views (arity 0 to 12), moved
+/// into [`CpuDevice::execute_partitioned`](super::CpuDevice::execute_partitioned)
+/// so that nothing else can touch them while the launch runs.
+///
+/// The executor alone turns them into per-chunk [`OwnedChunk`] windows:
+/// [`Outputs::windows`] needs a [`WindowToken`], which only this crate can
+/// make, and the trait is sealed. Generated code therefore contains no
+/// `unsafe`.
+pub trait Outputs: Sync + sealed::Sealed {
+    /// The tuple of windows a chunk sees: one [`OwnedChunk`] per output.
+    /// (No `Self: 'c` bound: the chunk body is higher-ranked over `'c`,
+    /// which such a bound would turn into `Self: 'static`.)
+    type Windows<'c>;
+
+    /// Each output's window of the elements `x_range`.
+    ///
+    /// # Safety
+    /// The windows must not outlive `self` (the caller picks `'c`), and
+    /// while they live no other code may access the elements in `x_range`
+    /// of these outputs: the executor hands each chunk (run on one thread)
+    /// a range disjoint from every other chunk's, and drops the windows
+    /// when the chunk ends.
+    #[doc(hidden)]
+    unsafe fn windows<'c>(&self, x_range: Range<usize>, token: WindowToken) -> Self::Windows<'c>;
+}
+
+macro_rules! outputs_for_tuples {
+    ($(($($t:ident $v:ident),*)),* $(,)?) => {$(
+        impl<'a, $($t: Element),*> sealed::Sealed for ($(SharedSliceMut<'a, $t>,)*) {}
+
+        impl<'a, $($t: Element),*> Outputs for ($(SharedSliceMut<'a, $t>,)*) {
+            type Windows<'c> = ($(OwnedChunk<'c, $t>,)*);
+
+            #[allow(unused_variables, clippy::unused_unit)]
+            unsafe fn windows<'c>(&self, x_range: Range<usize>, token: WindowToken) -> Self::Windows<'c> {
+                let ($($v,)*) = self;
+                // SAFETY: forwarded: the caller (the executor, holding the
+                // token) keeps the windows within the life of `self` and
+                // guarantees that nothing else accesses `x_range` of any
+                // of these outputs while they live; each output is a
+                // distinct `&mut` borrow, so the windows of one tuple never
+                // overlap either.
+                ($(unsafe { $v.owned_chunk(x_range.clone()) },)*)
+            }
+        }
+    )*};
+}
+
+outputs_for_tuples! {
+    (),
+    (T0 o0),
+    (T0 o0, T1 o1),
+    (T0 o0, T1 o1, T2 o2),
+    (T0 o0, T1 o1, T2 o2, T3 o3),
+    (T0 o0, T1 o1, T2 o2, T3 o3, T4 o4),
+    (T0 o0, T1 o1, T2 o2, T3 o3, T4 o4, T5 o5),
+    (T0 o0, T1 o1, T2 o2, T3 o3, T4 o4, T5 o5, T6 o6),
+    (T0 o0, T1 o1, T2 o2, T3 o3, T4 o4, T5 o5, T6 o6, T7 o7),
+    (T0 o0, T1 o1, T2 o2, T3 o3, T4 o4, T5 o5, T6 o6, T7 o7, T8 o8),
+    (T0 o0, T1 o1, T2 o2, T3 o3, T4 o4, T5 o5, T6 o6, T7 o7, T8 o8, T9 o9),
+    (T0 o0, T1 o1, T2 o2, T3 o3, T4 o4, T5 o5, T6 o6, T7 o7, T8 o8, T9 o9, T10 o10),
+    (T0 o0, T1 o1, T2 o2, T3 o3, T4 o4, T5 o5, T6 o6, T7 o7, T8 o8, T9 o9, T10 o10, T11 o11),
 }
 
 impl<T: Element> OwnedChunk<'_, T> {

@@ -3,22 +3,22 @@
 use super::GpuDevice;
 use crate::error::LaunchError;
 use crate::grid::Grid;
-use crate::plan::{plan, uniform_block, DispatchPart, LaunchPlan};
+use crate::plan::{plan, uniform_block, DispatchPart, LaunchPlan, ScalarArg};
 use onekernel_abi::KernelInfo;
-use wgpu::util::DeviceExt;
 
 /// A checked buffer argument of a GPU launch, made by
-/// [`crate::Buffer::gpu_arg`] / [`crate::Buffer::gpu_arg_mut`]. It borrows
+/// [`crate::__private::gpu_arg`] / [`crate::__private::gpu_arg_mut`]. It borrows
 /// the buffer for as long as the launch call needs it.
 #[derive(Clone, Copy, Debug)]
 pub struct GpuArg<'a> {
-    pub(crate) buffer: &'a wgpu::Buffer,
+    /// `None` for an empty buffer.
+    pub(crate) buffer: Option<&'a wgpu::Buffer>,
     pub(crate) param: usize,
 }
 
 impl<'a> GpuArg<'a> {
-    /// The wgpu buffer.
-    pub fn buffer(&self) -> &'a wgpu::Buffer {
+    /// The wgpu buffer (`None` for an empty buffer).
+    pub fn buffer(&self) -> Option<&'a wgpu::Buffer> {
         self.buffer
     }
 
@@ -28,8 +28,7 @@ impl<'a> GpuArg<'a> {
     }
 }
 
-/// Everything needed to record a launch by hand (benchmarks: many
-/// dispatches in one pass, with timestamp queries).
+/// Everything needed to record a launch by hand (the runtime's tests).
 ///
 /// A launch is one dispatch, or two for a folded 1-D grid whose length is
 /// not a multiple of the per-dimension limit (full rows, then the tail);
@@ -76,49 +75,42 @@ impl PreparedDispatch {
 impl GpuDevice {
     /// Encodes and submits one launch (one or two dispatches, see
     /// [`PreparedDispatch`], in one compute pass and one submit); returns at
-    /// once (asynchronous).
+    /// once (asynchronous), unless a `Device::time` scope without timestamp
+    /// queries waits for it.
     ///
     /// Pipelines and bind group layouts are cached per device, keyed by the
     /// `KernelInfo`'s address: a second launch compiles nothing.
-    /// `buffers` are the buffer arguments in parameter order; `scalars` the
-    /// bits of the scalar arguments in parameter order.
+    /// `buffers` are the buffer arguments in parameter order, `scalars` the
+    /// scalar arguments in parameter order.
     pub fn dispatch(
         &self,
         kernel: &'static KernelInfo,
         grid: Grid,
         buffers: &[GpuArg<'_>],
-        scalars: &[u32],
+        scalars: &[ScalarArg],
     ) -> Result<(), LaunchError> {
         let Some(launch) = self.check(kernel, grid, buffers)? else {
             return Ok(());
         };
-        let prepared = self.bind(kernel, Some(&launch), buffers, scalars)?;
-        self.capture(|| {
-            let mut encoder = self
-                .wgpu_device()
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(&*kernel.name) });
-            {
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(&*kernel.name),
-                    timestamp_writes: None,
-                });
-                prepared.record(&mut pass);
-            }
-            self.queue().submit([encoder.finish()]);
-        })
-        .map_err(|message| LaunchError::Gpu { kernel: &kernel.name, message })
+        self.check_alive().map_err(|error| LaunchError::DeviceLost { kernel: &kernel.name, error })?;
+        let submitted = self.bind(kernel, Some(&launch), buffers, scalars).and_then(|prepared| {
+            self.submit_pass(&kernel.name, |pass| prepared.record(pass))
+                .map_err(|message| LaunchError::Gpu { kernel: &kernel.name, message })
+        });
+        // A device lost on the way makes wgpu's errors less clear than this.
+        submitted.map_err(|e| self.explain_launch(e))
     }
 
-    /// For benchmarks: the cached pipeline and, per dispatch of the launch,
-    /// a bind group for these args plus the physical dispatch size, so a
-    /// caller can record many launches in one pass (with
-    /// [`PreparedDispatch::record`]) with timestamp queries.
+    /// The cached pipeline and, per dispatch of the launch, a bind group for
+    /// these args plus the physical dispatch size: what `dispatch` records.
+    /// For the runtime's tests, which check how grids are split and record
+    /// launches by hand.
     pub fn prepare(
         &self,
         kernel: &'static KernelInfo,
         grid: Grid,
         buffers: &[GpuArg<'_>],
-        scalars: &[u32],
+        scalars: &[ScalarArg],
     ) -> Result<PreparedDispatch, LaunchError> {
         let launch = self.check(kernel, grid, buffers)?;
         self.bind(kernel, launch.as_ref(), buffers, scalars)
@@ -171,7 +163,7 @@ impl GpuDevice {
         kernel: &'static KernelInfo,
         launch: Option<&LaunchPlan>,
         buffers: &[GpuArg<'_>],
-        scalars: &[u32],
+        scalars: &[ScalarArg],
     ) -> Result<PreparedDispatch, LaunchError> {
         let blocks = match launch {
             Some(launch) => launch
@@ -185,22 +177,49 @@ impl GpuDevice {
                 Vec::new()
             }
         };
-        let cached = self.pipelines.get_or_compile(self, kernel, launch.is_some_and(|l| l.folded))?;
+        // Empty buffers have no wgpu buffer, and WebGPU has no empty
+        // bindings: each is bound to a fresh 4-byte stand-in, and the
+        // pipeline is the variant in which `arrayLength` of those bindings
+        // is 0 (see `empty_bindings.rs`).
+        let empty: Vec<u32> =
+            buffers.iter().filter(|a| a.buffer.is_none()).map(|a| kernel.params[a.param].slot).collect();
+        let cached = self.pipelines.get_or_compile(self, kernel, launch.is_some_and(|l| l.folded), &empty)?;
         let parts = self
             .capture(|| {
+                let stand_ins: Vec<wgpu::Buffer> = empty
+                    .iter()
+                    .map(|_| {
+                        self.wgpu_device().create_buffer(&wgpu::BufferDescriptor {
+                            label: Some("onekernel empty buffer"),
+                            size: 4,
+                            usage: wgpu::BufferUsages::STORAGE,
+                            mapped_at_creation: false,
+                        })
+                    })
+                    .collect();
+                let mut stand_ins = stand_ins.iter();
+                let bound: Vec<(u32, &wgpu::Buffer)> = buffers
+                    .iter()
+                    .map(|a| {
+                        (kernel.params[a.param].slot, a.buffer.or_else(|| stand_ins.next()).expect("one per empty"))
+                    })
+                    .collect();
                 blocks
                     .iter()
                     .map(|(block, workgroups)| {
-                        let uniforms = self.wgpu_device().create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        // Not `create_buffer_init`, which panics on a lost device.
+                        let uniforms = self.wgpu_device().create_buffer(&wgpu::BufferDescriptor {
                             label: Some(&*kernel.name),
-                            contents: block,
-                            usage: wgpu::BufferUsages::UNIFORM,
+                            size: block.len() as u64,
+                            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                            mapped_at_creation: false,
                         });
-                        let mut entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
+                        self.queue().write_buffer(&uniforms, 0, block);
+                        let mut entries: Vec<wgpu::BindGroupEntry<'_>> = bound
                             .iter()
-                            .map(|a| wgpu::BindGroupEntry {
-                                binding: kernel.params[a.param].slot,
-                                resource: a.buffer.as_entire_binding(),
+                            .map(|&(binding, buffer)| wgpu::BindGroupEntry {
+                                binding,
+                                resource: buffer.as_entire_binding(),
                             })
                             .collect();
                         entries.push(wgpu::BindGroupEntry {

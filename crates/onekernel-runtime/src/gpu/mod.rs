@@ -1,6 +1,7 @@
 //! The wgpu path: device creation ([`GpuDevice`]), the pipeline cache and
 //! launches.
 
+mod empty_bindings;
 mod launch;
 mod memory;
 mod pipeline_cache;
@@ -26,9 +27,20 @@ pub struct GpuDevice {
     device: wgpu::Device,
     queue: wgpu::Queue,
     pipelines: PipelineCache,
+    /// Read-back buffers, reused across reads.
+    staging: memory::StagingPool,
+    /// The thread that drives `async` reads.
+    poller: memory::Poller,
+    /// The open `Device::time` scope, if any.
+    timing: timing::GpuTiming,
+    /// Time on the wall clock even with timestamp queries (tests).
+    wall_clock_only: std::sync::atomic::AtomicBool,
     /// Errors wgpu reported outside any error scope. Without a handler wgpu
     /// panics on them; we keep them and report them from `synchronize`.
     uncaptured: Arc<Mutex<Vec<String>>>,
+    /// Why the device was lost, once it is: every operation then fails at
+    /// once with that reason instead of reaching wgpu.
+    lost: Arc<Mutex<Option<String>>>,
 }
 
 impl GpuDevice {
@@ -54,6 +66,16 @@ impl GpuDevice {
                 v.push(e.to_string());
             }
         }));
+        let lost = Arc::new(Mutex::new(None));
+        let lost_sink = Arc::clone(&lost);
+        device.set_device_lost_callback(move |reason, message| {
+            let mut lost = lost_sink.lock().unwrap_or_else(|p| p.into_inner());
+            let why = match reason {
+                wgpu::DeviceLostReason::Destroyed => "destroyed",
+                wgpu::DeviceLostReason::Unknown => "lost",
+            };
+            lost.get_or_insert(if message.is_empty() { why.to_string() } else { format!("{why}: {message}") });
+        });
         Ok(GpuDevice {
             id,
             launch_limits: LaunchLimits::from_wgpu(&limits),
@@ -62,7 +84,12 @@ impl GpuDevice {
             device,
             queue,
             pipelines: PipelineCache::default(),
+            staging: memory::StagingPool::default(),
+            poller: memory::Poller::default(),
+            timing: timing::GpuTiming::default(),
+            wall_clock_only: std::sync::atomic::AtomicBool::new(false),
             uncaptured,
+            lost,
         })
     }
 
@@ -115,6 +142,18 @@ impl GpuDevice {
         &self.queue
     }
 
+    /// Makes `Device::time` use the wall clock as it does on GPUs without
+    /// timestamp queries (for the runtime's tests of that path).
+    pub fn time_on_wall_clock(&self, wall_clock: bool) {
+        self.wall_clock_only.store(wall_clock, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Number of staging (read-back) buffers created on this device so far;
+    /// reads reuse them, so this grows only with new size classes.
+    pub fn staging_buffers_created(&self) -> usize {
+        self.staging.created()
+    }
+
     /// `#id (name)`, how errors refer to this device.
     pub(crate) fn describe(&self) -> String {
         format!("#{} ({})", self.id, self.name())
@@ -124,11 +163,76 @@ impl GpuDevice {
         &self.launch_limits
     }
 
+    /// `Err(DeviceError::Lost)` once the device is lost.
+    pub(crate) fn check_alive(&self) -> Result<(), DeviceError> {
+        match &*self.lost.lock().unwrap_or_else(|p| p.into_inner()) {
+            None => Ok(()),
+            Some(reason) => Err(DeviceError::Lost { device: self.describe(), reason: reason.clone() }),
+        }
+    }
+
+    /// The device's loss, if it is lost, noticed by one non-blocking poll
+    /// (which runs wgpu's device-lost callback). For error paths: when an
+    /// operation fails because the device is gone, wgpu's own message (a
+    /// validation error about an invalid buffer, a failed wait) hides the
+    /// cause.
+    pub(crate) fn lost(&self) -> Option<DeviceError> {
+        if self.check_alive().is_ok() {
+            let _ = self.device.poll(wgpu::PollType::Poll);
+        }
+        self.check_alive().err()
+    }
+
+    /// A failed buffer operation's error, or the device's loss behind it.
+    pub(crate) fn explain(&self, e: crate::error::BufferError) -> crate::error::BufferError {
+        use crate::error::BufferError as B;
+        match e {
+            B::Gpu { .. } | B::Device(_) => self.lost().map_or(e, B::Device),
+            B::TooLarge { .. } | B::LengthMismatch { .. } | B::OutOfRange { .. } | B::WrongDevice { .. } => e,
+        }
+    }
+
+    /// A failed launch's error, or the device's loss behind it.
+    pub(crate) fn explain_launch(&self, e: crate::error::LaunchError) -> crate::error::LaunchError {
+        use crate::error::LaunchError as L;
+        match e {
+            L::Gpu { kernel, .. } | L::Compile { kernel, .. } => match self.lost() {
+                Some(error) => L::DeviceLost { kernel, error },
+                None => e,
+            },
+            L::WrongDevice { .. }
+            | L::BindingTooLarge { .. }
+            | L::GridTooLarge { .. }
+            | L::FoldedGridTooLarge { .. }
+            | L::WorkgroupTooLarge { .. }
+            | L::WorkgroupAxisTooLarge { .. }
+            | L::CpuPanic { .. }
+            | L::InvalidArgument { .. }
+            | L::InvalidKernel { .. }
+            | L::DeviceLost { .. } => e,
+        }
+    }
+
+    /// A failed device operation's error, or the device's loss behind it.
+    pub(crate) fn explain_device(&self, e: DeviceError) -> DeviceError {
+        match e {
+            DeviceError::Poll { .. } | DeviceError::Gpu { .. } => self.lost().unwrap_or(e),
+            DeviceError::NoAdapter { .. }
+            | DeviceError::AdapterNotFound { .. }
+            | DeviceError::RequestDevice { .. }
+            | DeviceError::Lost { .. }
+            | DeviceError::TimingInProgress { .. }
+            | DeviceError::NotAGpu { .. } => e,
+        }
+    }
+
     /// Waits for all submitted work, then reports errors wgpu raised outside
     /// the runtime's own error scopes.
     pub fn synchronize(&self) -> Result<(), DeviceError> {
-        self.wait(None)?;
-        self.take_uncaptured()
+        self.check_alive()?;
+        self.wait(None).map_err(|e| self.explain_device(e))?;
+        self.check_alive()?;
+        self.take_uncaptured().map_err(|e| self.explain_device(e))
     }
 
     /// Blocks until `submission` (or everything submitted so far) is done.

@@ -8,6 +8,9 @@ use std::collections::HashMap;
 use std::num::NonZeroU64;
 use std::sync::{Arc, Mutex};
 
+/// (kernel address, folded, bindings of empty buffers).
+type Key = (usize, bool, Vec<u32>);
+
 /// A compiled kernel: its pipeline and the layout of its bind group 0.
 #[derive(Debug)]
 pub(crate) struct CachedPipeline {
@@ -15,15 +18,17 @@ pub(crate) struct CachedPipeline {
     pub layout: wgpu::BindGroupLayout,
 }
 
-/// Pipelines keyed by the address of the kernel's `static KernelInfo` and
+/// Pipelines keyed by the address of the kernel's `static KernelInfo`,
 /// whether the launch is folded (folded launches use the kernel's
-/// `wgsl_folded` module: a kernel has at most two pipelines).
+/// `wgsl_folded` module) and the bindings of empty buffers (whose lengths
+/// the variant sees as 0, see `empty_bindings.rs`): most kernels have one
+/// pipeline, at most two unless launched over empty buffers.
 ///
 /// The address identifies a kernel exactly: the macro emits one static per
 /// kernel and statics are never freed or moved.
 #[derive(Default)]
 pub(crate) struct PipelineCache {
-    map: Mutex<HashMap<(usize, bool), Arc<CachedPipeline>>>,
+    map: Mutex<HashMap<Key, Arc<CachedPipeline>>>,
 }
 
 impl PipelineCache {
@@ -32,28 +37,30 @@ impl PipelineCache {
         self.lock().len()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(usize, bool), Arc<CachedPipeline>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Arc<CachedPipeline>>> {
         // A panic while holding the lock cannot leave the map half-updated
         // (inserts are single calls), so a poisoned lock is still usable.
         self.map.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The pipeline for `kernel` (specialised for folded grids when
-    /// `folded`), compiling it on first use.
+    /// `folded`, and for the empty buffers at the bindings `empty`),
+    /// compiling it on first use.
     pub fn get_or_compile(
         &self,
         gpu: &GpuDevice,
         kernel: &'static KernelInfo,
         folded: bool,
+        empty: &[u32],
     ) -> Result<Arc<CachedPipeline>, LaunchError> {
-        let key = (kernel as *const KernelInfo as usize, folded);
+        let key = (kernel as *const KernelInfo as usize, folded, empty.to_vec());
         if let Some(p) = self.lock().get(&key) {
             return Ok(Arc::clone(p));
         }
         // Compile without holding the lock: a slow shader compile must not
         // block launches of other kernels. Two threads racing on the same
         // kernel both compile; the first insert wins.
-        let compiled = Arc::new(compile(gpu, kernel, folded)?);
+        let compiled = Arc::new(compile(gpu, kernel, folded, empty)?);
         Ok(Arc::clone(self.lock().entry(key).or_insert(compiled)))
     }
 }
@@ -63,7 +70,24 @@ impl PipelineCache {
 ///
 /// The layout is explicit rather than derived from the shader so that a
 /// parameter the compiler optimised out of the shader still has its binding.
-fn compile(gpu: &GpuDevice, kernel: &'static KernelInfo, folded: bool) -> Result<CachedPipeline, LaunchError> {
+fn compile(
+    gpu: &GpuDevice,
+    kernel: &'static KernelInfo,
+    folded: bool,
+    empty: &[u32],
+) -> Result<CachedPipeline, LaunchError> {
+    let source: std::borrow::Cow<'_, str> = match (folded, empty.is_empty()) {
+        (false, true) => std::borrow::Cow::Borrowed(&kernel.wgsl),
+        (true, true) => std::borrow::Cow::Borrowed(&kernel.wgsl_folded),
+        (false, false) => std::borrow::Cow::Owned(
+            super::empty_bindings::zero_lengths(&kernel.wgsl, empty)
+                .map_err(|message| LaunchError::Compile { kernel: &kernel.name, message })?,
+        ),
+        (true, false) => std::borrow::Cow::Owned(
+            super::empty_bindings::zero_lengths(&kernel.wgsl_folded, empty)
+                .map_err(|message| LaunchError::Compile { kernel: &kernel.name, message })?,
+        ),
+    };
     let mut entries = Vec::with_capacity(kernel.params.len() + 1);
     for (_, p) in kernel.buffer_params() {
         if p.slot == kernel.uniform_binding || entries.iter().any(|e: &wgpu::BindGroupLayoutEntry| e.binding == p.slot)
@@ -80,7 +104,7 @@ fn compile(gpu: &GpuDevice, kernel: &'static KernelInfo, folded: bool) -> Result
                 ty: wgpu::BufferBindingType::Storage { read_only: !p.kind.is_writable() },
                 has_dynamic_offset: false,
                 // One element, as a layout derived from the shader would
-                // say; launches reject empty buffers anyway.
+                // say; empty buffers are bound to a 4-byte stand-in.
                 min_binding_size: NonZeroU64::new(4),
             },
             count: None,
@@ -100,7 +124,7 @@ fn compile(gpu: &GpuDevice, kernel: &'static KernelInfo, folded: bool) -> Result
     let compiled = gpu.capture(|| {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(&*kernel.name),
-            source: wgpu::ShaderSource::Wgsl(if folded { &*kernel.wgsl_folded } else { &*kernel.wgsl }.into()),
+            source: wgpu::ShaderSource::Wgsl(source),
         });
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some(&*kernel.name),

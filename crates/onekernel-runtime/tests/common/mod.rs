@@ -3,8 +3,7 @@
 //! functions that mirror the generated host code on both paths.
 #![allow(dead_code)]
 
-use onekernel_runtime::*;
-use std::borrow::Cow;
+use onekernel_runtime::__private::*;
 
 /// `SCALE_ADD_WGSL`: the plain module (`"false"`) or the folded one (`"true"`).
 macro_rules! scale_add_wgsl {
@@ -135,15 +134,15 @@ pub fn scale_add(
     s: f32,
 ) -> Result<(), LaunchError> {
     let k = &SCALE_ADD;
-    match device.backend() {
+    match backend(device) {
         DeviceBackend::Gpu(gpu) => {
-            let a = a.gpu_arg(k, 0, gpu)?;
-            let out = out.gpu_arg_mut(k, 1, gpu)?;
-            gpu.dispatch(k, grid.into(), &[a, out], &[s.to_bits()])
+            let a = gpu_arg(a, k, 0, gpu)?;
+            let out = gpu_arg_mut(out, k, 1, gpu)?;
+            gpu.dispatch(k, grid.into(), &[a, out], &[s.into()])
         }
         DeviceBackend::Cpu(cpu) => {
-            let a = a.cpu_slice(k, 0, cpu)?;
-            let out = out.cpu_shared(k, 1, cpu)?;
+            let a = cpu_slice(a, k, 0, cpu)?;
+            let out = cpu_shared(out, k, 1, cpu)?;
             cpu.execute(k, grid.into(), |inv| {
                 let i = inv.global_id.x;
                 if i < out.len() && i < a.len() {
@@ -185,13 +184,13 @@ fn enc(d: Dim3) -> u32 {
 /// What the macro would generate for `ids(out)` launched on `Grid::blocks(blocks)`.
 pub fn ids(device: &Device, blocks: Dim3, out: &mut Buffer<u32>) -> Result<(), LaunchError> {
     let k = &IDS;
-    match device.backend() {
+    match backend(device) {
         DeviceBackend::Gpu(gpu) => {
-            let out = out.gpu_arg_mut(k, 0, gpu)?;
+            let out = gpu_arg_mut(out, k, 0, gpu)?;
             gpu.dispatch(k, Grid::Blocks(blocks), &[out], &[])
         }
         DeviceBackend::Cpu(cpu) => {
-            let out = out.cpu_shared(k, 0, cpu)?;
+            let out = cpu_shared(out, k, 0, cpu)?;
             cpu.execute(k, Grid::Blocks(blocks), |inv| {
                 assert_eq!(inv.block_dim, Dim3::new(4, 2, 2));
                 let g = inv.global_id;
@@ -278,4 +277,116 @@ pub fn inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
 /// `scale_add` computed on the host.
 pub fn expected_scale_add(a: &[f32], out: &[f32], s: f32, launched: usize) -> Vec<f32> {
     out.iter().zip(a).enumerate().map(|(i, (&o, &a))| if i < launched { o + s * a } else { o }).collect()
+}
+
+/// `LENS_WGSL`: the plain module (`"false"`) or the folded one (`"true"`).
+macro_rules! lens_wgsl {
+    ($folded:literal) => {
+        concat!(
+            "const grid_folded: bool = ",
+            $folded,
+            ";\n",
+            r#"
+struct Launch { groups: vec3<u32>, block_offset: u32 }
+@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+@group(0) @binding(2) var<storage, read_write> b: array<u32>;
+@group(0) @binding(3) var<uniform> launch: Launch;
+
+@compute @workgroup_size(1, 1, 1)
+fn lens(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    var i = wid.x;
+    if grid_folded {
+        i = launch.block_offset + wid.x + nwg.x * wid.y;
+    }
+    if i < arrayLength(&out) {
+        out[i] = arrayLength(&a) * 100u + arrayLength(&b);
+    }
+    if i == 0u && arrayLength(&b) > 0u {
+        b[0] = 7u;
+    }
+}
+"#
+        )
+    };
+}
+
+/// `fn lens(a: &[f32], out: &mut [u32], b: &mut [u32])`, one invocation per
+/// workgroup: `out[i] = 100 * a.len() + b.len()`, and invocation 0 writes
+/// 7 to `b[0]` if `b` is not empty. What a kernel sees of empty buffers.
+pub static LENS: KernelInfo = KernelInfo {
+    name: Cow::Borrowed("lens"),
+    entry_point: Cow::Borrowed("lens"),
+    wgsl: Cow::Borrowed(lens_wgsl!("false")),
+    spirv: Cow::Borrowed(&[]),
+    spirv_folded: Cow::Borrowed(&[]),
+    wgsl_folded: Cow::Borrowed(lens_wgsl!("true")),
+    explain: Cow::Borrowed(""),
+    workgroup_size: [1, 1, 1],
+    params: Cow::Borrowed(&[
+        ParamInfo { name: Cow::Borrowed("a"), kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 0 },
+        ParamInfo { name: Cow::Borrowed("out"), kind: ParamKind::ReadWriteBuffer, ty: ScalarType::U32, slot: 1 },
+        ParamInfo { name: Cow::Borrowed("b"), kind: ParamKind::ReadWriteBuffer, ty: ScalarType::U32, slot: 2 },
+    ]),
+    uniform_binding: 3,
+    uniform_size: 16,
+    max_workgroup_invocations: 256,
+    cpu: CpuStrategy::Independent,
+    workgroup_memory_words: 0,
+};
+
+/// What the macro would generate for `lens(a, out, b)` launched on `Grid::blocks(blocks)`.
+pub fn lens(
+    device: &Device,
+    blocks: usize,
+    a: &Buffer<f32>,
+    out: &mut Buffer<u32>,
+    b: &mut Buffer<u32>,
+) -> Result<(), LaunchError> {
+    let k = &LENS;
+    match backend(device) {
+        DeviceBackend::Gpu(gpu) => {
+            let args = [gpu_arg(a, k, 0, gpu)?, gpu_arg_mut(out, k, 1, gpu)?, gpu_arg_mut(b, k, 2, gpu)?];
+            gpu.dispatch(k, Grid::Blocks(blocks.into()), &args, &[])
+        }
+        DeviceBackend::Cpu(cpu) => {
+            let a = cpu_slice(a, k, 0, cpu)?;
+            let out = cpu_shared(out, k, 1, cpu)?;
+            let b = cpu_shared(b, k, 2, cpu)?;
+            cpu.execute(k, Grid::Blocks(blocks.into()), |inv| {
+                let i = inv.global_id.x;
+                if i < out.len() {
+                    out.store(i, (a.len() * 100 + b.len()) as u32);
+                }
+                if i == 0 && !b.is_empty() {
+                    b.store(0, 7);
+                }
+            })
+        }
+    }
+}
+
+/// Runs `lens` over buffers of these lengths; returns (out, b).
+pub fn lens_on(dev: &Device, blocks: usize, a_len: usize, out_len: usize, b_len: usize) -> (Vec<u32>, Vec<u32>) {
+    let a = Buffer::from_slice(dev, &vec![1.0f32; a_len]).unwrap();
+    let mut out = Buffer::<u32>::from_slice(dev, &vec![u32::MAX; out_len]).unwrap();
+    let mut b = Buffer::<u32>::zeroed(dev, b_len).unwrap();
+    lens(dev, blocks, &a, &mut out, &mut b).unwrap();
+    (out.read().unwrap(), b.read().unwrap())
+}
+
+/// A `lens_on` case: (blocks, a, out, b lengths), and the (out, b) it gives.
+pub type LensCase = ((usize, usize, usize, usize), (Vec<u32>, Vec<u32>));
+
+/// The cases of `lens_on`.
+pub fn lens_cases() -> Vec<LensCase> {
+    vec![
+        ((10, 0, 10, 1), (vec![1; 10], vec![7])),
+        ((10, 3, 10, 0), (vec![300; 10], vec![])),
+        ((10, 0, 0, 1), (vec![], vec![7])),
+        ((10, 0, 4, 0), (vec![0; 4], vec![])),
+        ((0, 0, 0, 0), (vec![], vec![])),
+        // Folded on a GPU (more than 65535 workgroups).
+        ((70000, 0, 70000, 2), (vec![2; 70000], vec![7, 0])),
+    ]
 }

@@ -1,0 +1,129 @@
+//! What the code `#[kernel]` generates calls. Not part of the API: nothing
+//! here is covered by semver, and user code must not name it (the facade
+//! re-exports it as `onekernel::__private`, hidden, for the generated code
+//! only).
+//!
+//! A kernel `k` expands to a module `k` holding `static KERNEL:
+//! KernelInfo`, `cpu_body` (the kernel's own body, run per invocation by
+//! the CPU executor) and `launch`. The items used, and why:
+//!
+//! | item | used by | why |
+//! |---|---|---|
+//! | [`KernelInfo`], [`ParamInfo`], [`ParamKind`], [`ScalarType`], [`CpuStrategy`], [`Cow`] | `static KERNEL` | the compiled kernel, written as a `static` with `Cow::Borrowed` fields |
+//! | [`Device`], [`Grid`], [`Buffer`], [`LaunchError`] | `launch`'s signature | the typed launch function users call |
+//! | [`backend`], [`DeviceBackend`] | `launch` | picks the GPU or the CPU path |
+//! | [`gpu_arg`], [`gpu_arg_mut`], [`GpuArg`] | `launch`, GPU path | checks a buffer against its parameter (device, kind, type, size) and borrows its wgpu buffer; `gpu_arg_mut` takes `&mut Buffer` so the borrow checker sees the write |
+//! | [`ScalarArg`] | `launch`, GPU path | a scalar argument with its type, checked against the parameter's |
+//! | [`GpuDevice::dispatch`] | `launch`, GPU path | records and submits the launch |
+//! | [`cpu_slice`], [`cpu_shared`], [`cpu_atomics`] | `launch`, CPU path | the same checks, then the CPU view of a `&[T]`, `&mut [T]` or `&[AtomicU32]`/`&[AtomicI32]` parameter |
+//! | [`CpuDevice::can_partition`], [`CpuDevice::execute_partitioned`], [`Chunk`], [`Outputs`] | `launch`, CPU path, `CpuStrategy::OwnElement` kernels | the fast path: the `&mut [T]` views are moved in as a tuple, and the executor alone makes each chunk's windows (no `unsafe` in generated code) |
+//! | [`CpuDevice::execute`], [`Invocation`] | `launch`, CPU path | every other non-cooperative launch, one `cpu_body` call per invocation |
+//! | [`CpuDevice::workgroups`], [`CpuDevice::execute_cooperative`], [`WorkgroupPool`] | `launch`, CPU path, `CpuStrategy::Cooperative` kernels | barriers and shared memory: a workgroup's invocations run as futures |
+//! | [`Invocation`], [`Dim3`] | `cpu_body` | the invocation's builtins; `global_id()` and friends are closures returning them |
+//! | [`OutputSlice`] (implemented by [`SharedSliceMut`] and [`OwnedChunk`]) | `cpu_body` | a `&mut [T]` parameter becomes `&impl OutputSlice<T>`; `out[i]` becomes `out.load(i)`, `out[i] = v` becomes `out.store(i, v)` |
+//! | [`Workgroup`], [`Shared`], [`SharedArray`], [`Barrier`] | cooperative `cpu_body` | `shared::<[T; N]>()` is `__workgroup.shared::<[T; N]>(offset)`, a barrier is `__workgroup.barrier(site).await` |
+//!
+//! The launch a kernel `fn k(a: &[f32], out: &mut [f32], s: f32)` whose
+//! invocations write their own element expands to, in substance:
+//!
+//! ```text
+//! let grid = grid.into();
+//! match __private::backend(device) {
+//!     __private::DeviceBackend::Gpu(gpu) => {
+//!         let args = [__private::gpu_arg(a, &KERNEL, 0, gpu)?, __private::gpu_arg_mut(out, &KERNEL, 1, gpu)?];
+//!         gpu.dispatch(&KERNEL, grid, &args, &[__private::ScalarArg::from(s)])
+//!     }
+//!     __private::DeviceBackend::Cpu(cpu) => {
+//!         let a = __private::cpu_slice(a, &KERNEL, 0, cpu)?;
+//!         let out = __private::cpu_shared(out, &KERNEL, 1, cpu)?;
+//!         if cpu.can_partition(&KERNEL, &grid) {
+//!             cpu.execute_partitioned(&KERNEL, grid, (out,), |chunk, (out,)| {
+//!                 chunk.for_each(|invocation| cpu_body(invocation, a, &out, s))
+//!             })
+//!         } else {
+//!             cpu.execute(&KERNEL, grid, |invocation| cpu_body(invocation, a, &out, s))
+//!         }
+//!     }
+//! }
+//! ```
+
+//!
+//! The runtime's own tests also use [`GpuDevice::prepare`] (with
+//! [`PreparedDispatch`], [`PreparedPart`]: how a launch is split into
+//! dispatches), [`GpuDevice::compiled_kernels`],
+//! [`GpuDevice::staging_buffers_created`] and
+//! [`GpuDevice::time_on_wall_clock`]; nothing generated does.
+
+pub use crate::buffer::{AtomicElement, Buffer, Element};
+pub use crate::cpu::{
+    Barrier, Chunk, CpuDevice, OutputSlice, Outputs, OwnedChunk, Shared, SharedArray, SharedSliceMut, WindowToken,
+    Workgroup, WorkgroupPool,
+};
+pub use crate::device::{backend, Device, DeviceBackend};
+pub use crate::error::LaunchError;
+pub use crate::gpu::{GpuArg, GpuDevice, PreparedDispatch, PreparedPart};
+pub use crate::grid::{Dim3, Grid, Invocation};
+pub use crate::plan::ScalarArg;
+pub use onekernel_abi::{CpuStrategy, KernelInfo, ParamInfo, ParamKind, ScalarType};
+pub use std::borrow::Cow;
+
+/// `buffer` as the `&[T]` argument `param` of a GPU launch of `kernel`,
+/// after checking its device, the parameter's kind and type, and the
+/// device's storage binding limit.
+#[inline]
+pub fn gpu_arg<'b, T: Element>(
+    buffer: &'b Buffer<T>,
+    kernel: &'static KernelInfo,
+    param: usize,
+    gpu: &GpuDevice,
+) -> Result<GpuArg<'b>, LaunchError> {
+    buffer.gpu_arg(kernel, param, gpu)
+}
+
+/// `buffer` as the `&mut [T]` (or atomic) argument `param` of a GPU launch
+/// of `kernel`. Takes `&mut` so that the borrow checker sees the kernel
+/// writing to it.
+#[inline]
+pub fn gpu_arg_mut<'b, T: Element>(
+    buffer: &'b mut Buffer<T>,
+    kernel: &'static KernelInfo,
+    param: usize,
+    gpu: &GpuDevice,
+) -> Result<GpuArg<'b>, LaunchError> {
+    buffer.gpu_arg_mut(kernel, param, gpu)
+}
+
+/// The data of `buffer` as the `&[T]` argument `param` of a CPU launch.
+#[inline]
+pub fn cpu_slice<'b, T: Element>(
+    buffer: &'b Buffer<T>,
+    kernel: &'static KernelInfo,
+    param: usize,
+    cpu: &CpuDevice,
+) -> Result<&'b [T], LaunchError> {
+    buffer.cpu_slice(kernel, param, cpu)
+}
+
+/// `buffer` as the `&mut [T]` argument `param` of a CPU launch: a view all
+/// invocations share (relaxed atomic accesses).
+#[inline]
+pub fn cpu_shared<'b, T: Element>(
+    buffer: &'b mut Buffer<T>,
+    kernel: &'static KernelInfo,
+    param: usize,
+    cpu: &CpuDevice,
+) -> Result<SharedSliceMut<'b, T>, LaunchError> {
+    buffer.cpu_shared(kernel, param, cpu)
+}
+
+/// `buffer` as the `&[AtomicU32]` / `&[AtomicI32]` argument `param` of a
+/// CPU launch.
+#[inline]
+pub fn cpu_atomics<'b, T: AtomicElement>(
+    buffer: &'b mut Buffer<T>,
+    kernel: &'static KernelInfo,
+    param: usize,
+    cpu: &CpuDevice,
+) -> Result<&'b [T::Atomic], LaunchError> {
+    buffer.cpu_atomics(kernel, param, cpu)
+}
