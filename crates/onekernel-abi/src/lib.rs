@@ -59,40 +59,62 @@ pub mod launch_block {
     pub const ALIGN: u32 = 16;
 }
 
-/// The type of a scalar parameter, or the element type of a buffer.
+/// A scalar type: of a scalar parameter, of a buffer's elements, or of a
+/// vector's lanes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScalarType {
+    /// `half::f16` (needs the device's `SHADER_F16`)
+    F16,
     /// `f32`
     F32,
+    /// `f64` (needs `SHADER_F64`)
+    F64,
     /// `i32`
     I32,
     /// `u32`
     U32,
+    /// `i64` (needs `SHADER_INT64`)
+    I64,
+    /// `u64` (needs `SHADER_INT64`)
+    U64,
 }
 
 impl ScalarType {
     /// The Rust spelling, for messages.
     pub const fn rust_name(self) -> &'static str {
         match self {
+            ScalarType::F16 => "f16",
             ScalarType::F32 => "f32",
+            ScalarType::F64 => "f64",
             ScalarType::I32 => "i32",
             ScalarType::U32 => "u32",
+            ScalarType::I64 => "i64",
+            ScalarType::U64 => "u64",
         }
     }
 
     /// The WGSL spelling.
     pub const fn wgsl_name(self) -> &'static str {
+        self.rust_name()
+    }
+
+    /// Size in bytes (also its alignment).
+    pub const fn size(self) -> u32 {
         match self {
-            ScalarType::F32 => "f32",
-            ScalarType::I32 => "i32",
-            ScalarType::U32 => "u32",
+            ScalarType::F16 => 2,
+            ScalarType::F32 | ScalarType::I32 | ScalarType::U32 => 4,
+            ScalarType::F64 | ScalarType::I64 | ScalarType::U64 => 8,
         }
     }
 
-    /// Size in bytes, in a buffer and in the uniform block.
-    pub const fn size(self) -> u32 {
+    /// The device feature the type needs ([`Features::NONE`] for the
+    /// 32-bit types every WebGPU device has).
+    pub const fn feature(self) -> Features {
         match self {
-            ScalarType::F32 | ScalarType::I32 | ScalarType::U32 => 4,
+            ScalarType::F16 => Features::F16,
+            ScalarType::F64 => Features::F64,
+            ScalarType::I64 | ScalarType::U64 => Features::INT64,
+            ScalarType::F32 | ScalarType::I32 | ScalarType::U32 => Features::NONE,
         }
     }
 }
@@ -100,6 +122,156 @@ impl ScalarType {
 impl fmt::Display for ScalarType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.rust_name())
+    }
+}
+
+/// What a buffer holds, or what a scalar parameter is, with its WGSL
+/// layout.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DataType {
+    /// A scalar.
+    Scalar(ScalarType),
+    /// A vector of 2, 3 or 4 lanes: glam's `Vec4`, `UVec2`, `Vec3A`, ...
+    /// (WGSL `vec4<f32>`, `vec2<u32>`, `vec3<f32>`).
+    Vector {
+        /// The lanes' type.
+        elem: ScalarType,
+        /// 2, 3 or 4.
+        lanes: u8,
+    },
+    /// A user struct, whose Rust (`repr(C)`) layout the compiler checked
+    /// against WGSL's.
+    Struct {
+        /// The Rust name.
+        name: Cow<'static, str>,
+        /// Size in bytes (a multiple of `align`).
+        size: u32,
+        /// Alignment in bytes.
+        align: u32,
+    },
+}
+
+impl DataType {
+    /// `f32`, as a `DataType`.
+    pub const F32: DataType = DataType::Scalar(ScalarType::F32);
+    /// `i32`, as a `DataType`.
+    pub const I32: DataType = DataType::Scalar(ScalarType::I32);
+    /// `u32`, as a `DataType`.
+    pub const U32: DataType = DataType::Scalar(ScalarType::U32);
+
+    /// WGSL's alignment in bytes (a 3-lane vector aligns as a 4-lane one).
+    pub const fn align(&self) -> u32 {
+        match self {
+            DataType::Scalar(s) => s.size(),
+            DataType::Vector { elem, lanes } => elem.size() * if *lanes == 2 { 2 } else { 4 },
+            DataType::Struct { align, .. } => *align,
+        }
+    }
+
+    /// The stride of an array of it in bytes: its size rounded up to its
+    /// alignment (a `vec3<f32>` takes 16 bytes).
+    pub const fn stride(&self) -> u32 {
+        match self {
+            DataType::Scalar(s) => s.size(),
+            DataType::Vector { .. } => self.align(),
+            DataType::Struct { size, .. } => *size,
+        }
+    }
+
+    /// The device features it needs.
+    pub const fn features(&self) -> Features {
+        match self {
+            DataType::Scalar(s) | DataType::Vector { elem: s, .. } => s.feature(),
+            DataType::Struct { .. } => Features::NONE,
+        }
+    }
+
+    /// The Rust spelling: `f32`, `Vec4`, `UVec2`, `Particle`.
+    pub fn rust_name(&self) -> String {
+        match self {
+            DataType::Scalar(s) => String::from(s.rust_name()),
+            DataType::Vector { elem, lanes } => {
+                let prefix = match elem {
+                    ScalarType::F16 => "F16",
+                    ScalarType::F32 => "",
+                    ScalarType::F64 => "D",
+                    ScalarType::I32 => "I",
+                    ScalarType::U32 => "U",
+                    ScalarType::I64 => "I64",
+                    ScalarType::U64 => "U64",
+                };
+                let a = if *lanes == 3 && *elem == ScalarType::F32 { "A" } else { "" };
+                format!("{prefix}Vec{lanes}{a}")
+            }
+            DataType::Struct { name, .. } => String::from(name.as_ref()),
+        }
+    }
+
+    /// The WGSL spelling: `f32`, `vec4<f32>`, `Particle`.
+    pub fn wgsl_name(&self) -> String {
+        match self {
+            DataType::Scalar(s) => String::from(s.wgsl_name()),
+            DataType::Vector { elem, lanes } => format!("vec{lanes}<{}>", elem.wgsl_name()),
+            DataType::Struct { name, .. } => String::from(name.as_ref()),
+        }
+    }
+}
+
+impl fmt::Display for DataType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.rust_name())
+    }
+}
+
+/// Optional device features a kernel needs: a set of bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Features(pub u32);
+
+impl Features {
+    /// Nothing beyond WebGPU's defaults.
+    pub const NONE: Features = Features(0);
+    /// `f16` arithmetic and storage (wgpu `SHADER_F16`).
+    pub const F16: Features = Features(1);
+    /// `f64` (wgpu `SHADER_F64`).
+    pub const F64: Features = Features(1 << 1);
+    /// `i64` and `u64` (wgpu `SHADER_INT64`).
+    pub const INT64: Features = Features(1 << 2);
+    /// Subgroup operations (wgpu `SUBGROUP`).
+    pub const SUBGROUP: Features = Features(1 << 3);
+    /// Cooperative matrices: tensor cores (wgpu `EXPERIMENTAL_COOPERATIVE_MATRIX`).
+    pub const COOPERATIVE_MATRIX: Features = Features(1 << 4);
+    /// Every feature, with its name, in bit order.
+    pub const ALL: [(Features, &'static str); 5] = [
+        (Features::F16, "SHADER_F16"),
+        (Features::F64, "SHADER_F64"),
+        (Features::INT64, "SHADER_INT64"),
+        (Features::SUBGROUP, "SUBGROUP"),
+        (Features::COOPERATIVE_MATRIX, "EXPERIMENTAL_COOPERATIVE_MATRIX"),
+    ];
+
+    /// Both sets.
+    pub const fn union(self, other: Features) -> Features {
+        Features(self.0 | other.0)
+    }
+
+    /// Whether every feature of `other` is in `self`.
+    pub const fn contains(self, other: Features) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The features of `self` missing from `have`.
+    pub const fn missing_from(self, have: Features) -> Features {
+        Features(self.0 & !have.0)
+    }
+
+    /// Whether the set is empty.
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The wgpu names of the features in the set, for messages.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        Features::ALL.into_iter().filter(move |(f, _)| self.contains(*f)).map(|(_, n)| n)
     }
 }
 
@@ -143,7 +315,7 @@ pub struct ParamInfo {
     /// How it is passed.
     pub kind: ParamKind,
     /// Its type (scalars) or element type (buffers).
-    pub ty: ScalarType,
+    pub ty: DataType,
     /// Buffers: the `@binding` index in `@group(0)`. Scalars: the byte
     /// offset in the uniform block.
     pub slot: u32,
@@ -186,6 +358,9 @@ pub struct KernelInfo {
     /// Words (4 bytes) of workgroup shared memory the kernel declares; the
     /// CPU executor allocates this much per workgroup.
     pub workgroup_memory_words: u32,
+    /// The device features the kernel needs (`f16`, subgroups, ...): a
+    /// launch on a device without them is an error naming them.
+    pub features: Features,
 }
 
 /// How the CPU executor schedules a kernel's invocations, as the compiler
@@ -238,6 +413,7 @@ impl KernelInfo {
         for p in self.params.iter() {
             let (name, t) = (&p.name, p.ty.wgsl_name());
             let rust = p.ty.rust_name();
+            let rust = rust.as_str();
             let binding = format!("@group(0) @binding({})", p.slot);
             let (rust, wgsl, place) = match p.kind {
                 ParamKind::ReadOnlyBuffer => {
@@ -281,11 +457,11 @@ mod tests {
         workgroup_size: [64, 2, 1],
         max_workgroup_invocations: 256,
         params: Cow::Borrowed(&[
-            ParamInfo { name: Cow::Borrowed("a"), kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 0 },
+            ParamInfo { name: Cow::Borrowed("a"), kind: ParamKind::ReadOnlyBuffer, ty: DataType::F32, slot: 0 },
             ParamInfo {
                 name: Cow::Borrowed("s"),
                 kind: ParamKind::Scalar,
-                ty: ScalarType::U32,
+                ty: DataType::U32,
                 slot: launch_block::SIZE,
             },
         ]),
@@ -293,7 +469,24 @@ mod tests {
         uniform_size: 32,
         cpu: CpuStrategy::Independent,
         workgroup_memory_words: 0,
+        features: Features::NONE,
     };
+
+    #[test]
+    fn data_types_have_wgsl_layouts() {
+        let v3 = DataType::Vector { elem: ScalarType::F32, lanes: 3 };
+        assert_eq!(
+            (v3.align(), v3.stride(), v3.rust_name(), v3.wgsl_name()),
+            (16, 16, "Vec3A".into(), "vec3<f32>".into())
+        );
+        let h2 = DataType::Vector { elem: ScalarType::F16, lanes: 2 };
+        assert_eq!((h2.stride(), h2.features()), (4, Features::F16));
+        let u2 = DataType::Vector { elem: ScalarType::U32, lanes: 2 };
+        assert_eq!((u2.stride(), u2.rust_name()), (8, "UVec2".into()));
+        let f = Features::F16.union(Features::SUBGROUP);
+        assert!(f.contains(Features::F16) && !f.contains(Features::F64));
+        assert_eq!(f.missing_from(Features::F16).names().collect::<alloc::vec::Vec<_>>(), ["SUBGROUP"]);
+    }
 
     #[test]
     fn static_kernel_info() {

@@ -17,7 +17,7 @@ use crate::arena::HandleMap;
 use crate::diagnostic::Diagnostic;
 use crate::hir::{self, ParamKind};
 use crate::types::Ty;
-use onekernel_abi::{launch_block, ParamInfo, ScalarType};
+use onekernel_abi::{launch_block, DataType, ParamInfo, ScalarType};
 use std::borrow::Cow;
 
 /// The data layout of one kernel.
@@ -33,6 +33,8 @@ pub struct Layout {
     pub shared_offsets: HandleMap<hir::SharedDecl, u32>,
     /// Total shared memory, in 32-bit words.
     pub workgroup_memory_words: u32,
+    /// The device features the parameters' types need.
+    pub features: onekernel_abi::Features,
 }
 
 impl Layout {
@@ -59,7 +61,7 @@ impl Layout {
             } else {
                 offset += ty.size();
             }
-            params.push(ParamInfo { name: Cow::Owned(p.name.clone()), kind, ty, slot });
+            params.push(ParamInfo { name: Cow::Owned(p.name.clone()), kind, ty: DataType::Scalar(ty), slot });
         }
         let mut words = 0u32;
         let shared_offsets = HandleMap::from_vec(
@@ -74,6 +76,7 @@ impl Layout {
                 .collect(),
         );
         Ok(Layout {
+            features: params.iter().fold(onekernel_abi::Features::NONE, |f, p| f.union(p.ty.features())),
             params,
             uniform_binding: binding,
             uniform_size: offset.next_multiple_of(launch_block::ALIGN),

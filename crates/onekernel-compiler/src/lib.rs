@@ -148,6 +148,7 @@ pub fn compile(
         uniform_size: layout.uniform_size,
         cpu: checked.cpu,
         workgroup_memory_words: layout.workgroup_memory_words,
+        features: layout.features,
     };
     Ok(CompiledKernel { info, checked, layout, module: shaders.module })
 }

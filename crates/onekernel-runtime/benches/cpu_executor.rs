@@ -5,6 +5,7 @@
 //! by LLVM, so in-cache sizes stay well below it; the `hand-atomic` column
 //! isolates that cost.
 
+use onekernel_abi::DataType;
 use onekernel_runtime::__private::*;
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -20,15 +21,16 @@ static VECTOR_ADD: KernelInfo = KernelInfo {
     explain: Cow::Borrowed(""),
     workgroup_size: [256, 1, 1],
     params: Cow::Borrowed(&[
-        ParamInfo { name: Cow::Borrowed("a"), kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 0 },
-        ParamInfo { name: Cow::Borrowed("b"), kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 1 },
-        ParamInfo { name: Cow::Borrowed("out"), kind: ParamKind::ReadWriteBuffer, ty: ScalarType::F32, slot: 2 },
+        ParamInfo { name: Cow::Borrowed("a"), kind: ParamKind::ReadOnlyBuffer, ty: DataType::F32, slot: 0 },
+        ParamInfo { name: Cow::Borrowed("b"), kind: ParamKind::ReadOnlyBuffer, ty: DataType::F32, slot: 1 },
+        ParamInfo { name: Cow::Borrowed("out"), kind: ParamKind::ReadWriteBuffer, ty: DataType::F32, slot: 2 },
     ]),
     uniform_binding: 3,
     uniform_size: 32,
     max_workgroup_invocations: 256,
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
+    features: onekernel_abi::Features::NONE,
 };
 
 /// What the macro generates for the CPU path of `vector_add`.

@@ -5,7 +5,7 @@ use crate::cpu::{CpuDevice, SharedSliceMut};
 use crate::device::{Device, DeviceBackend};
 use crate::error::{BufferError, LaunchError};
 use crate::gpu::{GpuArg, GpuDevice, GpuMemory};
-use onekernel_abi::{KernelInfo, ParamKind, ScalarType};
+use onekernel_abi::{DataType, KernelInfo, ParamKind};
 use std::ops::{Bound, Range, RangeBounds};
 
 mod sealed {
@@ -18,18 +18,18 @@ mod sealed {
 
 /// A type a [`Buffer`] can hold: `f32`, `i32` or `u32`.
 pub trait Element: bytemuck::Pod + Send + Sync + sealed::Sealed {
-    /// The matching kernel scalar type.
-    const TYPE: ScalarType;
+    /// The matching kernel data type.
+    const TYPE: DataType;
 }
 
 impl Element for f32 {
-    const TYPE: ScalarType = ScalarType::F32;
+    const TYPE: DataType = DataType::F32;
 }
 impl Element for i32 {
-    const TYPE: ScalarType = ScalarType::I32;
+    const TYPE: DataType = DataType::I32;
 }
 impl Element for u32 {
-    const TYPE: ScalarType = ScalarType::U32;
+    const TYPE: DataType = DataType::U32;
 }
 
 /// Element types with a matching atomic type, for `&[AtomicU32]` /

@@ -9,7 +9,7 @@
 //!
 //! The `onekernel-cli` binary prints the same views for any Rust file.
 
-use onekernel_abi::{KernelInfo, ParamKind, ScalarType};
+use onekernel_abi::KernelInfo;
 use std::fmt::Write;
 use wgpu::naga;
 
@@ -93,66 +93,11 @@ fn function(s: &mut String, f: &naga::Function) {
     }
 }
 
-/// The binding layout as a table: each parameter, how it is passed, its
-/// WGSL declaration and its binding (or uniform offset).
+/// The binding layout as a table: each parameter, its Rust type, its WGSL
+/// declaration and its binding (or uniform offset). The kernel's
+/// `BINDINGS` and the CLI's `--emit bindings` print the same table.
 pub fn bindings(k: &KernelInfo) -> String {
-    let mut rows = vec![["parameter".to_string(), "Rust".into(), "WGSL".into(), "where".into()]];
-    for p in k.params.iter() {
-        let (rust, place) = match p.kind {
-            ParamKind::ReadOnlyBuffer => (format!("&[{}]", p.ty), format!("@group(0) @binding({})", p.slot)),
-            ParamKind::ReadWriteBuffer => (format!("&mut [{}]", p.ty), format!("@group(0) @binding({})", p.slot)),
-            ParamKind::AtomicBuffer => {
-                let atomic = match p.ty {
-                    ScalarType::U32 => "AtomicU32".to_string(),
-                    ScalarType::I32 => "AtomicI32".to_string(),
-                    // The compiler accepts only the two integer atomics.
-                    ScalarType::F32 => format!("atomic {}", p.ty),
-                };
-                (format!("&[{atomic}]"), format!("@group(0) @binding({})", p.slot))
-            }
-            ParamKind::Scalar => (p.ty.to_string(), format!("uniform, offset {}", p.slot)),
-        };
-        let wgsl = match p.kind {
-            ParamKind::Scalar => format!("params.{}: {}", p.name, p.ty.wgsl_name()),
-            ParamKind::ReadOnlyBuffer | ParamKind::ReadWriteBuffer | ParamKind::AtomicBuffer => {
-                declaration(&k.wgsl, p.slot).unwrap_or_default()
-            }
-        };
-        rows.push([p.name.to_string(), rust, wgsl, place]);
-    }
-    let launch = declaration(&k.wgsl, k.uniform_binding).unwrap_or_default();
-    let place = format!("@group(0) @binding({}), {} bytes", k.uniform_binding, k.uniform_size);
-    rows.push(["(launch)".into(), "-".into(), launch, place]);
-    table(&rows)
-}
-
-/// The `var<...> name: type` the WGSL declares at `@binding(slot)`.
-fn declaration(wgsl: &str, slot: u32) -> Option<String> {
-    let attr = format!("@binding({slot})");
-    let mut lines = wgsl.lines();
-    while let Some(line) = lines.next() {
-        if let Some(at) = line.find(&attr) {
-            let rest = line[at + attr.len()..].trim();
-            let decl = if rest.is_empty() { lines.next()?.trim() } else { rest };
-            return Some(decl.trim_end_matches(';').to_string());
-        }
-    }
-    None
-}
-
-/// A plain-text table with aligned columns.
-fn table(rows: &[[String; 4]]) -> String {
-    let widths: Vec<usize> = (0..4).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
-    let mut s = String::new();
-    for (i, r) in rows.iter().enumerate() {
-        let cells: Vec<String> = r.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
-        let _ = writeln!(s, "{}", cells.join(" | ").trim_end());
-        if i == 0 {
-            let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-            let _ = writeln!(s, "{}", rule.join("-+-"));
-        }
-    }
-    s
+    k.bindings_table()
 }
 
 /// Each Rust line of the kernel beside the WGSL it produced.

@@ -7,7 +7,7 @@
 
 use crate::error::LaunchError;
 use crate::grid::{Dim3, Grid};
-use onekernel_abi::{launch_block, KernelInfo, ScalarType};
+use onekernel_abi::{launch_block, DataType, KernelInfo, ScalarType};
 
 /// The limits a launch is checked against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,9 +231,7 @@ impl ScalarArg {
     /// The bytes the uniform block holds, in the GPU's (little-endian)
     /// order, sized for the type.
     fn bytes(self) -> [u8; 4] {
-        match self.ty {
-            ScalarType::F32 | ScalarType::I32 | ScalarType::U32 => self.bits.to_le_bytes(),
-        }
+        self.bits.to_le_bytes()
     }
 }
 
@@ -270,7 +268,7 @@ pub(crate) fn uniform_block(
     let mut block = vec![0u8; size as usize];
     block[..launch_block::SIZE as usize].copy_from_slice(&plan.launch_block(part));
     for (param, &arg) in kernel.scalar_params().zip(scalars) {
-        if arg.ty != param.ty {
+        if DataType::Scalar(arg.ty) != param.ty {
             return Err(LaunchError::InvalidArgument {
                 kernel: &kernel.name,
                 arg: &param.name,
@@ -278,7 +276,7 @@ pub(crate) fn uniform_block(
             });
         }
         let at = param.slot as usize;
-        let width = param.ty.size() as usize;
+        let width = param.ty.stride() as usize;
         if at < launch_block::SIZE as usize || !at.is_multiple_of(width) || at + width > size as usize {
             return Err(LaunchError::InvalidKernel {
                 kernel: &kernel.name,
@@ -316,11 +314,12 @@ mod tests {
             max_workgroup_invocations: 256,
             cpu: CpuStrategy::Independent,
             workgroup_memory_words: 0,
+            features: onekernel_abi::Features::NONE,
         }
     }
 
     const fn scalar(slot: u32) -> ParamInfo {
-        ParamInfo { name: Cow::Borrowed("s"), kind: ParamKind::Scalar, ty: ScalarType::F32, slot }
+        ParamInfo { name: Cow::Borrowed("s"), kind: ParamKind::Scalar, ty: DataType::F32, slot }
     }
 
     static SCALAR_AT_16: [ParamInfo; 1] = [scalar(16)];

@@ -64,7 +64,7 @@ pub use crate::error::LaunchError;
 pub use crate::gpu::{GpuArg, GpuDevice, PreparedDispatch, PreparedPart};
 pub use crate::grid::{Dim3, Grid, Invocation};
 pub use crate::plan::ScalarArg;
-pub use onekernel_abi::{CpuStrategy, KernelInfo, ParamInfo, ParamKind, ScalarType};
+pub use onekernel_abi::{CpuStrategy, DataType, Features, KernelInfo, ParamInfo, ParamKind, ScalarType};
 pub use std::borrow::Cow;
 
 /// `buffer` as the `&[T]` argument `param` of a GPU launch of `kernel`,

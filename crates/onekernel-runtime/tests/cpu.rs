@@ -2,6 +2,7 @@
 
 mod common;
 use common::*;
+use onekernel_abi::DataType;
 use onekernel_runtime::__private::*;
 use onekernel_runtime::{BufferError, Clock, DeviceError};
 use std::borrow::Cow;
@@ -180,9 +181,9 @@ fn device_basics() {
 /// writing only element `global_id().x` of both outputs.
 static SPLIT: KernelInfo = kernel_64("split", CpuStrategy::OwnElement, &SPLIT_PARAMS);
 static SPLIT_PARAMS: [ParamInfo; 3] = [
-    ParamInfo { name: Cow::Borrowed("a"), kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 0 },
-    ParamInfo { name: Cow::Borrowed("lo"), kind: ParamKind::ReadWriteBuffer, ty: ScalarType::F32, slot: 1 },
-    ParamInfo { name: Cow::Borrowed("hi"), kind: ParamKind::ReadWriteBuffer, ty: ScalarType::U32, slot: 2 },
+    ParamInfo { name: Cow::Borrowed("a"), kind: ParamKind::ReadOnlyBuffer, ty: DataType::F32, slot: 0 },
+    ParamInfo { name: Cow::Borrowed("lo"), kind: ParamKind::ReadWriteBuffer, ty: DataType::F32, slot: 1 },
+    ParamInfo { name: Cow::Borrowed("hi"), kind: ParamKind::ReadWriteBuffer, ty: DataType::U32, slot: 2 },
 ];
 
 /// A kernel of workgroup 64 with buffer parameters only.
@@ -202,6 +203,7 @@ const fn kernel_64(name: &'static str, cpu: CpuStrategy, params: &'static [Param
         uniform_size: 16,
         cpu,
         workgroup_memory_words: 0,
+        features: onekernel_abi::Features::NONE,
     }
 }
 

@@ -405,6 +405,7 @@ const fn no_params(name: &'static str, wgsl: &'static str, workgroup_size: [u32;
         max_workgroup_invocations: 1 << 16,
         cpu: CpuStrategy::Independent,
         workgroup_memory_words: 0,
+        features: onekernel_abi::Features::NONE,
     }
 }
 

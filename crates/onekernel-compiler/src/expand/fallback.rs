@@ -59,6 +59,7 @@ pub fn expand_errors(item: &syn::ItemFn, errors: &[Diagnostic]) -> TokenStream {
                 uniform_size: 0,
                 cpu: #k::CpuStrategy::Independent,
                 workgroup_memory_words: 0,
+                features: #k::Features::NONE,
             };
             pub fn launch(
                 _device: &#k::Device,

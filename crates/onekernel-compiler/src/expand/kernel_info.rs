@@ -5,7 +5,7 @@
 //! wildcard, so a field or case added to the ABI is a compile error here
 //! until the macro writes it.
 
-use onekernel_abi::{CpuStrategy, KernelInfo, ParamInfo, ParamKind, ScalarType};
+use onekernel_abi::{CpuStrategy, DataType, Features, KernelInfo, ParamInfo, ParamKind, ScalarType};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -28,12 +28,14 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
         uniform_size,
         cpu,
         workgroup_memory_words,
+        features,
     } = info;
     let (name, entry_point, wgsl, wgsl_folded, explain) =
         (name.as_ref(), entry_point.as_ref(), wgsl.as_ref(), wgsl_folded.as_ref(), explain.as_ref());
     let (spirv, spirv_folded) = (spirv.as_ref(), spirv_folded.as_ref());
     let params = params.iter().map(|p| param_info(p, &k));
     let cpu = cpu_strategy(*cpu, &k);
+    let Features(feature_bits) = *features;
     let wgsl_doc = format!("The WGSL this kernel compiles to:\n\n```wgsl\n{wgsl}```");
     let bindings_table = info.bindings_table();
     quote! {
@@ -71,6 +73,7 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
             uniform_size: #uniform_size,
             cpu: #cpu,
             workgroup_memory_words: #workgroup_memory_words,
+            features: #k::Features(#feature_bits),
         };
     }
 }
@@ -84,21 +87,43 @@ fn param_info(p: &ParamInfo, k: &TokenStream) -> TokenStream {
         ParamKind::AtomicBuffer => quote!(AtomicBuffer),
         ParamKind::Scalar => quote!(Scalar),
     };
-    let ty = scalar_type(*ty);
+    let ty = data_type(ty, k);
     quote!(#k::ParamInfo {
         name: #k::Cow::Borrowed(#name),
         kind: #k::ParamKind::#kind,
-        ty: #k::ScalarType::#ty,
+        ty: #ty,
         slot: #slot,
     })
+}
+
+/// A `DataType` as an expression.
+fn data_type(ty: &DataType, k: &TokenStream) -> TokenStream {
+    match ty {
+        DataType::Scalar(s) => {
+            let s = scalar_type(*s);
+            quote!(#k::DataType::Scalar(#k::ScalarType::#s))
+        }
+        DataType::Vector { elem, lanes } => {
+            let s = scalar_type(*elem);
+            quote!(#k::DataType::Vector { elem: #k::ScalarType::#s, lanes: #lanes })
+        }
+        DataType::Struct { name, size, align } => {
+            let name = name.as_ref();
+            quote!(#k::DataType::Struct { name: #k::Cow::Borrowed(#name), size: #size, align: #align })
+        }
+    }
 }
 
 /// The variant's name in `ScalarType`.
 pub fn scalar_type(ty: ScalarType) -> TokenStream {
     match ty {
+        ScalarType::F16 => quote!(F16),
         ScalarType::F32 => quote!(F32),
+        ScalarType::F64 => quote!(F64),
         ScalarType::I32 => quote!(I32),
         ScalarType::U32 => quote!(U32),
+        ScalarType::I64 => quote!(I64),
+        ScalarType::U64 => quote!(U64),
     }
 }
 

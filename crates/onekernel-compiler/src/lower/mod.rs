@@ -243,7 +243,7 @@ fn declare_kernel_globals(mb: &mut ModuleBuilder, kernel: &hir::Function, layout
         match p.kind {
             ParamKind::Buffer { elem } | ParamKind::BufferMut { elem } | ParamKind::Atomics { elem } => {
                 let base = if matches!(p.kind, ParamKind::Atomics { .. }) { mb.atomic(elem) } else { mb.ty(elem) };
-                let stride = info.ty.size();
+                let stride = info.ty.stride();
                 let array = mb.module.types.insert(
                     Type { name: None, inner: TypeInner::Array { base, size: ArraySize::Dynamic, stride } },
                     naga::Span::UNDEFINED,

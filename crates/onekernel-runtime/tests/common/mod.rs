@@ -3,6 +3,7 @@
 //! functions that mirror the generated host code on both paths.
 #![allow(dead_code)]
 
+use onekernel_abi::DataType;
 use onekernel_runtime::__private::*;
 
 /// `SCALE_ADD_WGSL`: the plain module (`"false"`) or the folded one (`"true"`).
@@ -114,15 +115,16 @@ pub static SCALE_ADD: KernelInfo = KernelInfo {
     explain: Cow::Borrowed(""),
     workgroup_size: [256, 1, 1],
     params: Cow::Borrowed(&[
-        ParamInfo { name: Cow::Borrowed("a"), kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 0 },
-        ParamInfo { name: Cow::Borrowed("out"), kind: ParamKind::ReadWriteBuffer, ty: ScalarType::F32, slot: 1 },
-        ParamInfo { name: Cow::Borrowed("s"), kind: ParamKind::Scalar, ty: ScalarType::F32, slot: 16 },
+        ParamInfo { name: Cow::Borrowed("a"), kind: ParamKind::ReadOnlyBuffer, ty: DataType::F32, slot: 0 },
+        ParamInfo { name: Cow::Borrowed("out"), kind: ParamKind::ReadWriteBuffer, ty: DataType::F32, slot: 1 },
+        ParamInfo { name: Cow::Borrowed("s"), kind: ParamKind::Scalar, ty: DataType::F32, slot: 16 },
     ]),
     uniform_binding: 2,
     uniform_size: 32,
     max_workgroup_invocations: 256,
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
+    features: onekernel_abi::Features::NONE,
 };
 
 /// What the macro would generate for `scale_add(a, out, s)` launched on `grid`.
@@ -167,7 +169,7 @@ pub static IDS: KernelInfo = KernelInfo {
     params: Cow::Borrowed(&[ParamInfo {
         name: Cow::Borrowed("out"),
         kind: ParamKind::ReadWriteBuffer,
-        ty: ScalarType::U32,
+        ty: DataType::U32,
         slot: 0,
     }]),
     uniform_binding: 1,
@@ -175,6 +177,7 @@ pub static IDS: KernelInfo = KernelInfo {
     max_workgroup_invocations: 256,
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
+    features: onekernel_abi::Features::NONE,
 };
 
 fn enc(d: Dim3) -> u32 {
@@ -239,14 +242,15 @@ pub static COVERAGE: KernelInfo = KernelInfo {
     explain: Cow::Borrowed(""),
     workgroup_size: [1, 1, 1],
     params: Cow::Borrowed(&[
-        ParamInfo { name: Cow::Borrowed("count"), kind: ParamKind::AtomicBuffer, ty: ScalarType::U32, slot: 0 },
-        ParamInfo { name: Cow::Borrowed("offsets"), kind: ParamKind::ReadWriteBuffer, ty: ScalarType::U32, slot: 1 },
+        ParamInfo { name: Cow::Borrowed("count"), kind: ParamKind::AtomicBuffer, ty: DataType::U32, slot: 0 },
+        ParamInfo { name: Cow::Borrowed("offsets"), kind: ParamKind::ReadWriteBuffer, ty: DataType::U32, slot: 1 },
     ]),
     uniform_binding: 2,
     uniform_size: 32,
     max_workgroup_invocations: 256,
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
+    features: onekernel_abi::Features::NONE,
 };
 
 /// A kernel whose workgroup is `[512, 1, 1]` (over the default limit of 256).
@@ -265,6 +269,7 @@ pub static BIG_WORKGROUP: KernelInfo = KernelInfo {
     max_workgroup_invocations: 256,
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
+    features: onekernel_abi::Features::NONE,
 };
 
 /// Inputs whose `out + s * a` is exact in f32 (so GPU FMA cannot differ).
@@ -324,15 +329,16 @@ pub static LENS: KernelInfo = KernelInfo {
     explain: Cow::Borrowed(""),
     workgroup_size: [1, 1, 1],
     params: Cow::Borrowed(&[
-        ParamInfo { name: Cow::Borrowed("a"), kind: ParamKind::ReadOnlyBuffer, ty: ScalarType::F32, slot: 0 },
-        ParamInfo { name: Cow::Borrowed("out"), kind: ParamKind::ReadWriteBuffer, ty: ScalarType::U32, slot: 1 },
-        ParamInfo { name: Cow::Borrowed("b"), kind: ParamKind::ReadWriteBuffer, ty: ScalarType::U32, slot: 2 },
+        ParamInfo { name: Cow::Borrowed("a"), kind: ParamKind::ReadOnlyBuffer, ty: DataType::F32, slot: 0 },
+        ParamInfo { name: Cow::Borrowed("out"), kind: ParamKind::ReadWriteBuffer, ty: DataType::U32, slot: 1 },
+        ParamInfo { name: Cow::Borrowed("b"), kind: ParamKind::ReadWriteBuffer, ty: DataType::U32, slot: 2 },
     ]),
     uniform_binding: 3,
     uniform_size: 16,
     max_workgroup_invocations: 256,
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
+    features: onekernel_abi::Features::NONE,
 };
 
 /// What the macro would generate for `lens(a, out, b)` launched on `Grid::blocks(blocks)`.
