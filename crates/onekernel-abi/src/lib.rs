@@ -59,6 +59,50 @@ pub mod launch_block {
     pub const ALIGN: u32 = 16;
 }
 
+/// The report buffer of a checked launch: the kernel's checked module
+/// ([`KernelInfo::wgsl_checked`]) binds it at `@group(0) @binding(uniform_binding + 1)`
+/// as `array<atomic<u32>, 4>`, zeroed before the launch. The first
+/// invocation to fail a check (its `atomicAdd` on [`report::COUNT`] returns
+/// 0) writes which check failed and the values it saw; every failure counts.
+pub mod report {
+    /// Words in the report.
+    pub const WORDS: u32 = 4;
+    /// Number of failed checks in the launch.
+    pub const COUNT: u32 = 0;
+    /// The index in [`super::KernelInfo::checks`] of the first failure.
+    pub const SITE: u32 = 1;
+    /// The index used (out of bounds), or 0.
+    pub const INDEX: u32 = 2;
+    /// The length it was checked against, or 0.
+    pub const LEN: u32 = 3;
+}
+
+/// What a check of a checked launch looks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CheckKind {
+    /// An index outside a buffer, a shared array or a local array.
+    OutOfBounds,
+    /// An integer division or remainder by zero.
+    DivisionByZero,
+    /// A loop that ran past the iteration budget of the module (for tools
+    /// that run untrusted kernels, such as the playground).
+    LoopBudget,
+}
+
+/// One place of the kernel's source that a checked launch checks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckSite {
+    /// What is checked.
+    pub kind: CheckKind,
+    /// The source line (1-based) of the user's tokens.
+    pub line: u32,
+    /// The column (1-based).
+    pub column: u32,
+    /// What is indexed or divided: a parameter's or array's name, or the
+    /// expression.
+    pub what: Cow<'static, str>,
+}
+
 /// A scalar type: of a scalar parameter, of a buffer's elements, or of a
 /// vector's lanes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -339,6 +383,16 @@ pub struct KernelInfo {
     pub wgsl_folded: Cow<'static, str>,
     /// The SPIR-V of [`KernelInfo::wgsl_folded`].
     pub spirv_folded: Cow<'static, [u32]>,
+    /// The checked variant of the plain module: every buffer, shared-memory
+    /// and array index and every integer division is checked, the first
+    /// failure recorded in a report buffer (see [`report`]).
+    pub wgsl_checked: Cow<'static, str>,
+    /// The checked variant of the folded module.
+    pub wgsl_checked_folded: Cow<'static, str>,
+    /// The checks of [`KernelInfo::wgsl_checked`], by site index.
+    pub checks: Cow<'static, [CheckSite]>,
+    /// The file the kernel is in (for messages about check sites).
+    pub source_file: Cow<'static, str>,
     /// Each Rust line of the kernel beside the WGSL it produced.
     pub explain: Cow<'static, str>,
     /// `@workgroup_size(x, y, z)`.
@@ -382,6 +436,32 @@ pub enum CpuStrategy {
 }
 
 impl KernelInfo {
+    /// A kernel with no code, no parameters and a workgroup of one: the
+    /// base of hand-written descriptions (`KernelInfo { name, wgsl, ..
+    /// KernelInfo::EMPTY }`), so that they keep compiling when the ABI
+    /// gains a field.
+    pub const EMPTY: KernelInfo = KernelInfo {
+        name: Cow::Borrowed(""),
+        entry_point: Cow::Borrowed("main"),
+        wgsl: Cow::Borrowed(""),
+        spirv: Cow::Borrowed(&[]),
+        wgsl_folded: Cow::Borrowed(""),
+        spirv_folded: Cow::Borrowed(&[]),
+        wgsl_checked: Cow::Borrowed(""),
+        wgsl_checked_folded: Cow::Borrowed(""),
+        checks: Cow::Borrowed(&[]),
+        source_file: Cow::Borrowed(""),
+        explain: Cow::Borrowed(""),
+        workgroup_size: [1, 1, 1],
+        max_workgroup_invocations: 256,
+        params: Cow::Borrowed(&[]),
+        uniform_binding: 0,
+        uniform_size: launch_block::SIZE,
+        cpu: CpuStrategy::Independent,
+        workgroup_memory_words: 0,
+        features: Features::NONE,
+    };
+
     /// The name of parameter `param`, or `"?"` for an index the kernel does
     /// not have (only a bug in generated code gets there, and then an error
     /// message is still better than a panic).
@@ -453,6 +533,15 @@ mod tests {
         spirv: Cow::Borrowed(&[]),
         wgsl_folded: Cow::Borrowed(""),
         spirv_folded: Cow::Borrowed(&[]),
+        wgsl_checked: Cow::Borrowed(""),
+        wgsl_checked_folded: Cow::Borrowed(""),
+        checks: Cow::Borrowed(&[CheckSite {
+            kind: CheckKind::OutOfBounds,
+            line: 3,
+            column: 5,
+            what: Cow::Borrowed("a"),
+        }]),
+        source_file: Cow::Borrowed("src/lib.rs"),
         explain: Cow::Borrowed(""),
         workgroup_size: [64, 2, 1],
         max_workgroup_invocations: 256,

@@ -3,7 +3,7 @@
 //! what it produced, or the errors the way rustc shows them.
 //!
 //! ```text
-//! onekernel explain FILE.rs [--kernel NAME] [--emit KIND] [--folded] [-o OUT]
+//! onekernel explain FILE.rs [--kernel NAME] [--emit KIND] [--folded] [--checked] [-o OUT]
 //! ```
 //!
 //! Exit status: 0 on success; 1 when the file's kernels (or the file
@@ -60,6 +60,11 @@ pub struct ExplainArgs {
     /// workgroups (folded into 2-D) instead of the plain one.
     #[arg(long)]
     pub folded: bool,
+    /// Show the checked module, which checked launches run
+    /// (`Device::checked`): every index and integer divisor checked, the
+    /// first failure reported with its source line. WGSL only.
+    #[arg(long)]
+    pub checked: bool,
     /// Write the output to this file instead of standard output
     /// (`--emit spirv` writes a binary `.spv` file).
     #[arg(short, long, value_name = "OUT")]
@@ -127,7 +132,11 @@ pub fn explain(args: &ExplainArgs) -> Output {
         Ok(s) => s,
         Err(e) => return Output::refuse(format!("cannot read `{path}`: {e}")),
     };
-    let mut out = explain_source(&args.file, &source, args.kernel.as_deref(), args.emit, args.folded);
+    if args.checked && args.emit != Emit::Wgsl {
+        return Output::refuse("the checked module exists as WGSL only: add `--emit wgsl`".into());
+    }
+    let module = Module { folded: args.folded, checked: args.checked };
+    let mut out = explain_source(&args.file, &source, args.kernel.as_deref(), args.emit, module);
     if let (Some(file), 0) = (&args.output, out.code) {
         let bytes = if args.emit == Emit::Spirv {
             match std::mem::take(&mut out.binary).as_mut_slice() {
@@ -169,7 +178,13 @@ impl std::ops::DerefMut for Explained {
 
 /// Compiles the kernels in `source` (read from `path`) and prints `emit`
 /// for each, or the diagnostics.
-pub fn explain_source(path: &std::path::Path, source: &str, only: Option<&str>, emit: Emit, folded: bool) -> Explained {
+pub fn explain_source(
+    path: &std::path::Path,
+    source: &str,
+    only: Option<&str>,
+    emit: Emit,
+    module: Module,
+) -> Explained {
     let mut out = Explained { output: Output::default(), binary: Vec::new() };
     let shown = path.display().to_string();
     let program = match files::read_program(path, source) {
@@ -219,7 +234,7 @@ pub fn explain_source(path: &std::path::Path, source: &str, only: Option<&str>, 
                     let comment = if matches!(emit, Emit::SpirvAsm | Emit::Spirv) { ";" } else { "//" };
                     let _ = writeln!(out.stdout, "{comment} ==== kernel `{}` ====", c.info.name);
                 }
-                let info = if folded { folded_info(&c) } else { c.info.clone() };
+                let info = module.info(&c);
                 out.stdout.push_str(&render(&info, emit));
                 if emit == Emit::Spirv {
                     out.binary.push(info.spirv.iter().flat_map(|w| w.to_le_bytes()).collect());
@@ -262,14 +277,35 @@ fn plural(n: usize) -> String {
     format!("{n} previous error{}", if n == 1 { "" } else { "s" })
 }
 
-/// The kernel's description with the folded module in place of the plain
-/// one.
-fn folded_info(c: &CompiledKernel) -> KernelInfo {
-    KernelInfo {
-        wgsl: c.info.wgsl_folded.clone(),
-        spirv: c.info.spirv_folded.clone(),
-        explain: Cow::Borrowed("(the explain view shows the plain module; run without --folded)\n"),
-        ..c.info.clone()
+/// Which of a kernel's modules to show.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Module {
+    /// The folded module (1-D grids of more than 65535 workgroups).
+    pub folded: bool,
+    /// The checked module (WGSL only).
+    pub checked: bool,
+}
+
+impl Module {
+    /// The kernel's description with the chosen module in place of the
+    /// plain one.
+    fn info(self, c: &CompiledKernel) -> KernelInfo {
+        let note = |flag: &str| Cow::Owned(format!("(the explain view shows the plain module; run without {flag})\n"));
+        match (self.folded, self.checked) {
+            (false, false) => c.info.clone(),
+            (true, false) => KernelInfo {
+                wgsl: c.info.wgsl_folded.clone(),
+                spirv: c.info.spirv_folded.clone(),
+                explain: note("--folded"),
+                ..c.info.clone()
+            },
+            (folded, true) => KernelInfo {
+                wgsl: if folded { c.info.wgsl_checked_folded.clone() } else { c.info.wgsl_checked.clone() },
+                spirv: Cow::Borrowed(&[]),
+                explain: note("--checked"),
+                ..c.info.clone()
+            },
+        }
     }
 }
 

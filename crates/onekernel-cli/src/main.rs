@@ -1,4 +1,4 @@
-//! `onekernel explain FILE.rs [--kernel NAME] [--emit KIND] [--folded] [-o OUT]`:
+//! `onekernel explain FILE.rs [--kernel NAME] [--emit KIND] [--folded] [--checked] [-o OUT]`:
 //! see the library ([`onekernel_cli`]) for what it prints.
 
 fn main() {

@@ -98,7 +98,7 @@ fn help_and_version() {
     for kind in ["explain", "wgsl", "spirv", "spirv-asm", "naga", "bindings"] {
         assert!(explain.contains(kind), "{kind}: {explain}");
     }
-    for flag in ["--kernel", "--emit", "--folded", "--output"] {
+    for flag in ["--kernel", "--emit", "--folded", "--checked", "--output"] {
         assert!(explain.contains(flag), "{flag}: {explain}");
     }
     insta::assert_snapshot!("help_explain", explain);
@@ -133,6 +133,18 @@ fn writes_files() {
     assert!(text.contains("block_offset") && text.contains("num_workgroups"), "{text}");
     assert_ne!(text, ok(&["explain", "examples/vector_add.rs", "--emit", "wgsl"]));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--checked`: the module checked launches run, WGSL only.
+#[test]
+fn checked_module() {
+    let checked = ok(&["explain", "examples/vector_add.rs", "--emit", "wgsl", "--checked"]);
+    assert!(checked.contains("fn check_failed(") && checked.contains("check_report"), "{checked}");
+    let both = ok(&["explain", "examples/vector_add.rs", "--emit", "wgsl", "--checked", "--folded"]);
+    assert!(both.contains("check_failed(") && both.contains("block_offset"), "{both}");
+    let (code, _, err) = cli(&["explain", "examples/vector_add.rs", "--checked"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("add `--emit wgsl`"), "{err}");
 }
 
 /// A helper in a sibling module file (`mod helpers;`) is found, as cargo

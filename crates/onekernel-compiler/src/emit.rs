@@ -13,28 +13,8 @@ pub fn emit(
     spans: &[proc_macro2::Span],
     fallback: proc_macro2::Span,
 ) -> Result<(String, Vec<u32>), Vec<Diagnostic>> {
-    let info = Validator::new(ValidationFlags::all(), Capabilities::empty())
-        .validate(module)
-        .map_err(|e| {
-            let span = e
-                .spans()
-                .filter_map(|(s, _)| s.to_range())
-                .filter_map(|r| spans.get(r.start).copied())
-                .last()
-                .unwrap_or(fallback);
-            let mut msg = e.as_inner().to_string();
-            let mut source = std::error::Error::source(e.as_inner());
-            while let Some(s) = source {
-                msg.push_str(": ");
-                msg.push_str(&s.to_string());
-                source = s.source();
-            }
-            Diagnostic::new(span, format!("internal compiler error: the generated GPU code is invalid: {msg}"))
-                .help("this is a bug in onekernel; please report it with this kernel")
-        })
-        .map_err(|d| vec![d])?;
-    let wgsl = naga::back::wgsl::write_string(module, &info, naga::back::wgsl::WriterFlags::empty())
-        .map_err(|e| vec![Diagnostic::new(fallback, format!("internal compiler error: WGSL output failed: {e}"))])?;
+    let info = validate(module, spans, fallback)?;
+    let wgsl = write_wgsl(module, &info, fallback)?;
     let options = spv::Options {
         lang_version: (1, 3),
         // Out-of-bounds indices are clamped into the array, so the SPIR-V
@@ -53,6 +33,55 @@ pub fn emit(
     let words = spv::write_vec(module, &info, &options, Some(&pipeline))
         .map_err(|e| vec![Diagnostic::new(fallback, format!("internal compiler error: SPIR-V output failed: {e}"))])?;
     Ok((wgsl, words))
+}
+
+/// [`emit`] without the SPIR-V: for the checked modules, which the runtime
+/// compiles from WGSL only.
+pub fn emit_wgsl(
+    module: &naga::Module,
+    spans: &[proc_macro2::Span],
+    fallback: proc_macro2::Span,
+) -> Result<String, Vec<Diagnostic>> {
+    let info = validate(module, spans, fallback)?;
+    write_wgsl(module, &info, fallback)
+}
+
+fn write_wgsl(
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+    fallback: proc_macro2::Span,
+) -> Result<String, Vec<Diagnostic>> {
+    naga::back::wgsl::write_string(module, info, naga::back::wgsl::WriterFlags::empty())
+        .map_err(|e| vec![Diagnostic::new(fallback, format!("internal compiler error: WGSL output failed: {e}"))])
+}
+
+/// Validates `module` as wgpu will; a failure is an internal error placed
+/// on the user's tokens the failing IR came from.
+fn validate(
+    module: &naga::Module,
+    spans: &[proc_macro2::Span],
+    fallback: proc_macro2::Span,
+) -> Result<naga::valid::ModuleInfo, Vec<Diagnostic>> {
+    Validator::new(ValidationFlags::all(), Capabilities::empty())
+        .validate(module)
+        .map_err(|e| {
+            let span = e
+                .spans()
+                .filter_map(|(s, _)| s.to_range())
+                .filter_map(|r| spans.get(r.start).copied())
+                .last()
+                .unwrap_or(fallback);
+            let mut msg = e.as_inner().to_string();
+            let mut source = std::error::Error::source(e.as_inner());
+            while let Some(s) = source {
+                msg.push_str(": ");
+                msg.push_str(&s.to_string());
+                source = s.source();
+            }
+            Diagnostic::new(span, format!("internal compiler error: the generated GPU code is invalid: {msg}"))
+                .help("this is a bug in onekernel; please report it with this kernel")
+        })
+        .map_err(|d| vec![d])
 }
 
 /// Parses WGSL text back and validates it: the oracle that the text the

@@ -36,7 +36,7 @@ pub fn explain(
     plain_wgsl: &str,
 ) -> Result<String, String> {
     let lowered =
-        lower::lower_program(program, kernel_types, helper_types, layout, workgroup_size, lower::Variant::Explain)
+        lower::lower_program(program, kernel_types, helper_types, layout, workgroup_size, lower::Variant::EXPLAIN)
             .map_err(|d| d.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; "))?;
     let info = Validator::new(ValidationFlags::all(), Capabilities::empty())
         .validate(&lowered.module)

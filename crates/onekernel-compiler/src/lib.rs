@@ -71,10 +71,16 @@ pub struct Shaders {
     pub wgsl: String,
     /// Its SPIR-V.
     pub spirv: Vec<u32>,
-    /// The folded module's WGSL (see [`lower::Variant::Folded`]).
+    /// The folded module's WGSL (see [`lower::Variant::folded`]).
     pub wgsl_folded: String,
     /// Its SPIR-V.
     pub spirv_folded: Vec<u32>,
+    /// The checked module's WGSL (see [`lower::Variant::checked`]).
+    pub wgsl_checked: String,
+    /// The checked folded module's WGSL.
+    pub wgsl_checked_folded: String,
+    /// The check sites of the checked modules.
+    pub checks: Vec<onekernel_abi::CheckSite>,
     /// The plain naga module, for inspection.
     pub module: naga::Module,
     /// naga span id → the user's tokens.
@@ -103,6 +109,27 @@ pub fn compile(
     kernel: &syn::ItemFn,
     helpers: &[syn::ItemFn],
 ) -> Result<CompiledKernel, Vec<Diagnostic>> {
+    compile_with(attr, kernel, helpers, &Options::default())
+}
+
+/// Choices a tool makes about the modules [`compile`] builds (the macro
+/// uses the defaults).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Build the checked modules with a loop budget (see
+    /// [`lower::Variant::loop_budget`]): a tool that runs untrusted kernels
+    /// launches them checked, and an endless loop ends with
+    /// `LaunchError::LoopBudget` instead of hanging the GPU.
+    pub loop_budget: Option<u32>,
+}
+
+/// [`compile`] with [`Options`].
+pub fn compile_with(
+    attr: proc_macro2::TokenStream,
+    kernel: &syn::ItemFn,
+    helpers: &[syn::ItemFn],
+    options: &Options,
+) -> Result<CompiledKernel, Vec<Diagnostic>> {
     let attr = KernelAttr::parse(attr, kernel.sig.fn_token.span);
     let mut types = types::TypeTable::default();
     let parsed = parse::parse_function(kernel, parse::FnRole::Kernel, &mut types);
@@ -118,7 +145,7 @@ pub fn compile(
     let helper_fns = gather::order_helpers(&parsed, helpers, &mut types)?;
     let checked = check(hir::Program { kernel: parsed, helpers: helper_fns, types })?;
     let layout = Layout::of(&checked.program.kernel)?;
-    let shaders = shaders(&checked, &layout, attr.workgroup_size)?;
+    let shaders = shaders(&checked, &layout, attr.workgroup_size, options)?;
     // The explain view is for people: if it fails, say so in it.
     let items: Vec<&syn::ItemFn> = std::iter::once(kernel)
         .chain(helpers.iter().filter(|h| checked.program.helpers.iter().any(|p| h.sig.ident == p.name)))
@@ -140,6 +167,10 @@ pub fn compile(
         spirv: Cow::Owned(shaders.spirv),
         wgsl_folded: Cow::Owned(shaders.wgsl_folded),
         spirv_folded: Cow::Owned(shaders.spirv_folded),
+        wgsl_checked: Cow::Owned(shaders.wgsl_checked),
+        wgsl_checked_folded: Cow::Owned(shaders.wgsl_checked_folded),
+        checks: Cow::Owned(shaders.checks),
+        source_file: Cow::Borrowed(""),
         explain: Cow::Owned(explain),
         workgroup_size: attr.workgroup_size,
         max_workgroup_invocations: attr.max_workgroup_invocations,
@@ -199,8 +230,14 @@ pub fn check(mut program: hir::Program) -> Result<Checked, Vec<Diagnostic>> {
 }
 
 /// Stage 6: the plain and folded modules, validated and written as WGSL
-/// and SPIR-V; the WGSL re-parsed as an oracle.
-pub fn shaders(checked: &Checked, layout: &Layout, workgroup_size: [u32; 3]) -> Result<Shaders, Vec<Diagnostic>> {
+/// and SPIR-V, and the checked modules as WGSL; every WGSL re-parsed as an
+/// oracle.
+pub fn shaders(
+    checked: &Checked,
+    layout: &Layout,
+    workgroup_size: [u32; 3],
+    options: &Options,
+) -> Result<Shaders, Vec<Diagnostic>> {
     let span = checked.program.kernel.span;
     let lower = |variant| {
         lower::lower_program(
@@ -212,21 +249,40 @@ pub fn shaders(checked: &Checked, layout: &Layout, workgroup_size: [u32; 3]) -> 
             variant,
         )
     };
-    let plain = lower(lower::Variant::Plain)?;
-    let folded = lower(lower::Variant::Folded)?;
+    let plain = lower(lower::Variant::PLAIN)?;
+    let folded = lower(lower::Variant::FOLDED)?;
+    let with_budget = |v: lower::Variant| lower::Variant { loop_budget: options.loop_budget, ..v };
+    let checked_plain = lower(with_budget(lower::Variant::checked(false)))?;
+    let checked_folded = lower(with_budget(lower::Variant::checked(true)))?;
     let (wgsl, spirv) = emit::emit(&plain.module, &plain.spans, span)?;
     let (wgsl_folded, spirv_folded) = emit::emit(&folded.module, &folded.spans, span)?;
+    let wgsl_checked = emit::emit_wgsl(&checked_plain.module, &checked_plain.spans, span)?;
+    let wgsl_checked_folded = emit::emit_wgsl(&checked_folded.module, &checked_folded.spans, span)?;
     let reparse = |w: &str| {
         emit::reparse_wgsl(w).map_err(|e| {
             vec![Diagnostic::new(span, format!("internal compiler error: the generated WGSL does not re-parse: {e}"))]
         })
     };
     let entry_point = reparse(&wgsl)?;
-    if reparse(&wgsl_folded)? != entry_point {
-        return Err(vec![Diagnostic::new(
-            span,
-            "internal compiler error: the folded module's entry point has another name",
-        )]);
+    if [&wgsl_folded, &wgsl_checked, &wgsl_checked_folded]
+        .into_iter()
+        .map(|w| reparse(w))
+        .collect::<Result<Vec<_>, _>>()?
+        .iter()
+        .any(|e| *e != entry_point)
+    {
+        return Err(vec![Diagnostic::new(span, "internal compiler error: a variant's entry point has another name")]);
     }
-    Ok(Shaders { entry_point, wgsl, spirv, wgsl_folded, spirv_folded, module: plain.module, spans: plain.spans })
+    Ok(Shaders {
+        entry_point,
+        wgsl,
+        spirv,
+        wgsl_folded,
+        spirv_folded,
+        wgsl_checked,
+        wgsl_checked_folded,
+        checks: checked_plain.checks,
+        module: plain.module,
+        spans: plain.spans,
+    })
 }

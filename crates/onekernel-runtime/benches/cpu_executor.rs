@@ -31,6 +31,7 @@ static VECTOR_ADD: KernelInfo = KernelInfo {
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
+    ..KernelInfo::EMPTY
 };
 
 /// What the macro generates for the CPU path of `vector_add`.

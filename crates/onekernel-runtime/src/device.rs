@@ -19,9 +19,14 @@ pub(crate) fn next_device_id() -> u64 {
 /// A device kernels run on: a wgpu GPU or the CPU executor.
 ///
 /// Cloning is cheap (an `Arc`); clones are the same device.
+///
+/// A handle may be *checked* ([`Device::checked`]): its GPU launches run
+/// the kernel's checked variant, in which every index and integer divisor
+/// is checked, and a failure is an `Err` naming the source line.
 #[derive(Clone)]
 pub struct Device {
     inner: Arc<Backend>,
+    checked: bool,
 }
 
 // Boxing the GPU variant would save nothing: the enum lives once per device
@@ -47,16 +52,18 @@ impl Device {
     ///
     /// Honours `WGPU_BACKEND` (which backends to try), `WGPU_ADAPTER_NAME`
     /// (a substring of the adapter name), `WGPU_POWER_PREF` and wgpu's
-    /// instance flags from the environment. The device gets the adapter's
+    /// instance flags from the environment, and `ONEKERNEL_CHECKED=1` (a
+    /// checked handle, see [`Device::checked`]). The device gets the adapter's
     /// full limits (so large buffers work) and `TIMESTAMP_QUERY` where the
     /// adapter has it.
     pub fn gpu() -> Result<Device, DeviceError> {
-        Ok(Device { inner: Arc::new(Backend::Gpu(GpuDevice::new(next_device_id())?)) })
+        let checked = std::env::var_os(CHECKED_ENV).is_some_and(|v| v != "0" && !v.is_empty());
+        Ok(Device { inner: Arc::new(Backend::Gpu(GpuDevice::new(next_device_id())?)), checked })
     }
 
     /// The CPU executor: kernels run on all cores through rayon.
     pub fn cpu() -> Device {
-        Device { inner: Arc::new(Backend::Cpu(CpuDevice::new(next_device_id()))) }
+        Device { inner: Arc::new(Backend::Cpu(CpuDevice::new(next_device_id()))), checked: false }
     }
 
     /// The GPU if one is available, else the CPU executor, with a one-line
@@ -69,6 +76,36 @@ impl Device {
                 Device::cpu()
             }
         }
+    }
+
+    /// A handle to the same device whose GPU launches are checked: each runs
+    /// the kernel's checked module, in which every buffer, shared-memory
+    /// and local-array index is compared with its length and every integer
+    /// divisor with zero. After the launch the runtime reads the report
+    /// (so a checked launch waits for the GPU) and returns
+    /// [`LaunchError::OutOfBounds`](crate::LaunchError::OutOfBounds) or
+    /// [`LaunchError::DivisionByZero`](crate::LaunchError::DivisionByZero)
+    /// naming the kernel, the source line, the parameter or array, the
+    /// index and the length of the first failure; the failing access reads
+    /// or writes element 0 instead, never another buffer's memory.
+    ///
+    /// The cost is a compare and a branch per index and a wait per launch
+    /// (`docs/performance.md` has measurements). Buffers are shared with
+    /// the unchecked handle. `ONEKERNEL_CHECKED=1` in the environment makes
+    /// [`Device::gpu`] (and [`Device::new`]) return checked handles, to run
+    /// a program's launches checked without changing it.
+    ///
+    /// The CPU executor always checks (Rust's own indexing): a failure there
+    /// is [`LaunchError::CpuPanic`](crate::LaunchError::CpuPanic) at the
+    /// same line, so this changes nothing on the CPU.
+    pub fn checked(&self) -> Device {
+        Device { inner: Arc::clone(&self.inner), checked: true }
+    }
+
+    /// Whether GPU launches through this handle are checked (see
+    /// [`Device::checked`]).
+    pub fn is_checked(&self) -> bool {
+        self.checked
     }
 
     /// The process-unique id of this device (shown as `#id` in errors).
@@ -131,6 +168,10 @@ impl Device {
     }
 }
 
+/// The environment variable that makes [`Device::gpu`] return checked
+/// handles (see [`Device::checked`]).
+pub const CHECKED_ENV: &str = "ONEKERNEL_CHECKED";
+
 /// The concrete device behind `device`: the GPU or the CPU executor.
 #[inline]
 pub fn backend(device: &Device) -> DeviceBackend<'_> {
@@ -152,7 +193,11 @@ impl std::fmt::Display for Device {
 
 impl std::fmt::Debug for Device {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Device").field("id", &self.id()).field("name", &self.name()).finish()
+        f.debug_struct("Device")
+            .field("id", &self.id())
+            .field("name", &self.name())
+            .field("checked", &self.checked)
+            .finish()
     }
 }
 

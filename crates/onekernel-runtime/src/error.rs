@@ -299,6 +299,46 @@ pub enum LaunchError {
         /// What wgpu said.
         message: String,
     },
+    /// A checked launch ([`crate::Device::checked`]) indexed a buffer, a
+    /// shared array or a local array out of bounds. The first failure is
+    /// described; the access went to element 0 instead.
+    OutOfBounds {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// `file:line:column` of the indexing expression.
+        location: String,
+        /// The parameter or array indexed.
+        what: &'static str,
+        /// The index.
+        index: u32,
+        /// The length it was checked against.
+        len: u32,
+        /// How many accesses failed in the launch (all invocations).
+        failures: u32,
+    },
+    /// A checked launch divided an integer by zero (`/`, `%`,
+    /// `wrapping_div`, `wrapping_rem` or `rem_euclid`; Rust panics there).
+    DivisionByZero {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// `file:line:column` of the division.
+        location: String,
+        /// The operator or method.
+        what: &'static str,
+        /// How many divisions failed in the launch.
+        failures: u32,
+    },
+    /// A loop of a module built with a loop budget (tools that run
+    /// untrusted kernels, such as the playground) ran past it; the loop was
+    /// ended.
+    LoopBudget {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// `file:line:column` of the loop.
+        location: String,
+        /// Iterations allowed per invocation.
+        budget: u32,
+    },
 }
 
 impl LaunchError {
@@ -316,7 +356,10 @@ impl LaunchError {
             | LaunchError::InvalidKernel { kernel, .. }
             | LaunchError::Compile { kernel, .. }
             | LaunchError::DeviceLost { kernel, .. }
-            | LaunchError::Gpu { kernel, .. } => kernel,
+            | LaunchError::Gpu { kernel, .. }
+            | LaunchError::OutOfBounds { kernel, .. }
+            | LaunchError::DivisionByZero { kernel, .. }
+            | LaunchError::LoopBudget { kernel, .. } => kernel,
         }
     }
 }
@@ -365,6 +408,18 @@ impl fmt::Display for LaunchError {
             }
             LaunchError::DeviceLost { kernel, error } => write!(f, "kernel `{kernel}`: {error}"),
             LaunchError::Gpu { kernel, message } => write!(f, "kernel `{kernel}`: GPU error: {message}"),
+            LaunchError::OutOfBounds { kernel, location, what, index, len, failures } => {
+                write!(f, "kernel `{kernel}`: index out of bounds at {location}: the len of `{what}` is {len} but the index is {index}")?;
+                more_failures(f, *failures)
+            }
+            LaunchError::DivisionByZero { kernel, location, what, failures } => {
+                write!(f, "kernel `{kernel}`: integer division by zero (`{what}`) at {location}")?;
+                more_failures(f, *failures)
+            }
+            LaunchError::LoopBudget { kernel, location, budget } => write!(
+                f,
+                "kernel `{kernel}`: the loop at {location} ran past the budget of {budget} loop iterations per invocation; it was stopped"
+            ),
         }
     }
 }
@@ -383,7 +438,19 @@ impl std::error::Error for LaunchError {
             | LaunchError::InvalidArgument { .. }
             | LaunchError::InvalidKernel { .. }
             | LaunchError::Compile { .. }
-            | LaunchError::Gpu { .. } => None,
+            | LaunchError::Gpu { .. }
+            | LaunchError::OutOfBounds { .. }
+            | LaunchError::DivisionByZero { .. }
+            | LaunchError::LoopBudget { .. } => None,
         }
+    }
+}
+
+/// ` (and N more failed checks)` after the first failure of a checked launch.
+fn more_failures(f: &mut fmt::Formatter<'_>, failures: u32) -> fmt::Result {
+    match failures {
+        0 | 1 => Ok(()),
+        2 => write!(f, " (and 1 more failed check)"),
+        n => write!(f, " (and {} more failed checks)", n - 1),
     }
 }

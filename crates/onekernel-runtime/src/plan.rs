@@ -315,6 +315,7 @@ mod tests {
             cpu: CpuStrategy::Independent,
             workgroup_memory_words: 0,
             features: onekernel_abi::Features::NONE,
+            ..KernelInfo::EMPTY
         }
     }
 

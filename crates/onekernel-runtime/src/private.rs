@@ -9,12 +9,12 @@
 //!
 //! | item | used by | why |
 //! |---|---|---|
-//! | [`KernelInfo`], [`ParamInfo`], [`ParamKind`], [`ScalarType`], [`CpuStrategy`], [`Cow`] | `static KERNEL` | the compiled kernel, written as a `static` with `Cow::Borrowed` fields |
+//! | [`KernelInfo`], [`ParamInfo`], [`ParamKind`], [`ScalarType`], [`DataType`], [`CpuStrategy`], [`Features`], [`CheckSite`], [`CheckKind`], [`Cow`] | `static KERNEL` | the compiled kernel, written as a `static` with `Cow::Borrowed` fields |
 //! | [`Device`], [`Grid`], [`Buffer`], [`LaunchError`] | `launch`'s signature | the typed launch function users call |
 //! | [`backend`], [`DeviceBackend`] | `launch` | picks the GPU or the CPU path |
 //! | [`gpu_arg`], [`gpu_arg_mut`], [`GpuArg`] | `launch`, GPU path | checks a buffer against its parameter (device, kind, type, size) and borrows its wgpu buffer; `gpu_arg_mut` takes `&mut Buffer` so the borrow checker sees the write |
 //! | [`ScalarArg`] | `launch`, GPU path | a scalar argument with its type, checked against the parameter's |
-//! | [`GpuDevice::dispatch`] | `launch`, GPU path | records and submits the launch |
+//! | [`GpuDevice::dispatch_with`], [`Device::is_checked`] | `launch`, GPU path | records and submits the launch (checked on a checked handle) |
 //! | [`cpu_slice`], [`cpu_shared`], [`cpu_atomics`] | `launch`, CPU path | the same checks, then the CPU view of a `&[T]`, `&mut [T]` or `&[AtomicU32]`/`&[AtomicI32]` parameter |
 //! | [`CpuDevice::can_partition`], [`CpuDevice::execute_partitioned`], [`Chunk`], [`Outputs`] | `launch`, CPU path, `CpuStrategy::OwnElement` kernels | the fast path: the `&mut [T]` views are moved in as a tuple, and the executor alone makes each chunk's windows (no `unsafe` in generated code) |
 //! | [`CpuDevice::execute`], [`Invocation`] | `launch`, CPU path | every other non-cooperative launch, one `cpu_body` call per invocation |
@@ -31,7 +31,7 @@
 //! match __private::backend(device) {
 //!     __private::DeviceBackend::Gpu(gpu) => {
 //!         let args = [__private::gpu_arg(a, &KERNEL, 0, gpu)?, __private::gpu_arg_mut(out, &KERNEL, 1, gpu)?];
-//!         gpu.dispatch(&KERNEL, grid, &args, &[__private::ScalarArg::from(s)])
+//!         gpu.dispatch_with(&KERNEL, grid, &args, &[__private::ScalarArg::from(s)], device.is_checked())
 //!     }
 //!     __private::DeviceBackend::Cpu(cpu) => {
 //!         let a = __private::cpu_slice(a, &KERNEL, 0, cpu)?;
@@ -64,7 +64,9 @@ pub use crate::error::LaunchError;
 pub use crate::gpu::{GpuArg, GpuDevice, PreparedDispatch, PreparedPart};
 pub use crate::grid::{Dim3, Grid, Invocation};
 pub use crate::plan::ScalarArg;
-pub use onekernel_abi::{CpuStrategy, DataType, Features, KernelInfo, ParamInfo, ParamKind, ScalarType};
+pub use onekernel_abi::{
+    CheckKind, CheckSite, CpuStrategy, DataType, Features, KernelInfo, ParamInfo, ParamKind, ScalarType,
+};
 pub use std::borrow::Cow;
 
 /// `buffer` as the `&[T]` argument `param` of a GPU launch of `kernel`,

@@ -44,22 +44,11 @@ pub fn expand_errors(item: &syn::ItemFn, errors: &[Diagnostic]) -> TokenStream {
             pub const WORKGROUP_SIZE: [u32; 3] = [1, 1, 1];
             pub const BINDINGS: &str = "";
             pub const EXPLAIN: &str = "";
+            pub const WGSL_CHECKED: &str = "";
             pub static KERNEL: #k::KernelInfo = #k::KernelInfo {
                 name: #k::Cow::Borrowed(#kernel_name),
                 entry_point: #k::Cow::Borrowed(ENTRY_POINT),
-                wgsl: #k::Cow::Borrowed(""),
-                spirv: #k::Cow::Borrowed(&[]),
-                wgsl_folded: #k::Cow::Borrowed(""),
-                spirv_folded: #k::Cow::Borrowed(&[]),
-                explain: #k::Cow::Borrowed(""),
-                workgroup_size: WORKGROUP_SIZE,
-                max_workgroup_invocations: 1,
-                params: #k::Cow::Borrowed(&[]),
-                uniform_binding: 0,
-                uniform_size: 0,
-                cpu: #k::CpuStrategy::Independent,
-                workgroup_memory_words: 0,
-                features: #k::Features::NONE,
+                ..#k::KernelInfo::EMPTY
             };
             pub fn launch(
                 _device: &#k::Device,

@@ -5,7 +5,9 @@
 //! wildcard, so a field or case added to the ABI is a compile error here
 //! until the macro writes it.
 
-use onekernel_abi::{CpuStrategy, DataType, Features, KernelInfo, ParamInfo, ParamKind, ScalarType};
+use onekernel_abi::{
+    CheckKind, CheckSite, CpuStrategy, DataType, Features, KernelInfo, ParamInfo, ParamKind, ScalarType,
+};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -20,6 +22,10 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
         spirv,
         wgsl_folded,
         spirv_folded,
+        wgsl_checked,
+        wgsl_checked_folded,
+        checks,
+        source_file: _,
         explain,
         workgroup_size: [wx, wy, wz],
         max_workgroup_invocations,
@@ -33,6 +39,8 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
     let (name, entry_point, wgsl, wgsl_folded, explain) =
         (name.as_ref(), entry_point.as_ref(), wgsl.as_ref(), wgsl_folded.as_ref(), explain.as_ref());
     let (spirv, spirv_folded) = (spirv.as_ref(), spirv_folded.as_ref());
+    let (wgsl_checked, wgsl_checked_folded) = (wgsl_checked.as_ref(), wgsl_checked_folded.as_ref());
+    let checks = checks.iter().map(|c| check_site(c, &k));
     let params = params.iter().map(|p| param_info(p, &k));
     let cpu = cpu_strategy(*cpu, &k);
     let Features(feature_bits) = *features;
@@ -49,6 +57,10 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
         pub const WGSL_FOLDED: &str = #wgsl_folded;
         /// The SPIR-V of `WGSL_FOLDED`.
         pub const SPIRV_FOLDED: &[u32] = &[#(#spirv_folded),*];
+        /// The variant of `WGSL` that checked launches run: every index
+        /// and integer divisor is checked, and the first failure reported
+        /// with its source line.
+        pub const WGSL_CHECKED: &str = #wgsl_checked;
         /// The entry point's name in `WGSL` and `SPIRV`.
         pub const ENTRY_POINT: &str = #entry_point;
         /// Threads per block (workgroup) along x, y and z.
@@ -65,6 +77,11 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
             spirv: #k::Cow::Borrowed(SPIRV),
             wgsl_folded: #k::Cow::Borrowed(WGSL_FOLDED),
             spirv_folded: #k::Cow::Borrowed(SPIRV_FOLDED),
+            wgsl_checked: #k::Cow::Borrowed(WGSL_CHECKED),
+            wgsl_checked_folded: #k::Cow::Borrowed(#wgsl_checked_folded),
+            checks: #k::Cow::Borrowed(&[#(#checks),*]),
+            // The user's file: these tokens expand where the kernel is.
+            source_file: #k::Cow::Borrowed(::core::file!()),
             explain: #k::Cow::Borrowed(EXPLAIN),
             workgroup_size: WORKGROUP_SIZE,
             max_workgroup_invocations: #max_workgroup_invocations,
@@ -76,6 +93,17 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
             features: #k::Features(#feature_bits),
         };
     }
+}
+
+fn check_site(c: &CheckSite, k: &TokenStream) -> TokenStream {
+    let CheckSite { kind, line, column, what } = c;
+    let kind = match kind {
+        CheckKind::OutOfBounds => quote!(OutOfBounds),
+        CheckKind::DivisionByZero => quote!(DivisionByZero),
+        CheckKind::LoopBudget => quote!(LoopBudget),
+    };
+    let what = what.as_ref();
+    quote!(#k::CheckSite { kind: #k::CheckKind::#kind, line: #line, column: #column, what: #k::Cow::Borrowed(#what) })
 }
 
 fn param_info(p: &ParamInfo, k: &TokenStream) -> TokenStream {

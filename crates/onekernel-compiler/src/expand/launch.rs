@@ -131,7 +131,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
             match #k::backend(device) {
                 #k::DeviceBackend::Gpu(gpu) => {
                     let args = [#(#gpu_args),*];
-                    gpu.dispatch(&KERNEL, grid, &args, &[#(#scalars),*])
+                    gpu.dispatch_with(&KERNEL, grid, &args, &[#(#scalars),*], device.is_checked())
                 }
                 #k::DeviceBackend::Cpu(cpu) => {
                     #(#cpu_prep)*

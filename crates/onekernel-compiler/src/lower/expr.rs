@@ -221,6 +221,13 @@ impl FnLowerer<'_> {
         let i = self.expr(index)?;
         let g = self.buffers[buffer]?;
         let base = self.add(Expression::GlobalVariable(g), span);
+        let i = if self.mb.checks.is_some() {
+            let len = self.add(Expression::ArrayLength(base), span);
+            let name = self.hir.params[buffer].name.clone();
+            self.checked_index(i, len, &name, span)
+        } else {
+            i
+        };
         Some(self.add(Expression::Access { base, index: i }, span))
     }
 
@@ -236,8 +243,11 @@ impl FnLowerer<'_> {
             values.push(self.expr(*i)?);
         }
         let g = self.shared[shared];
+        let decl = &self.hir.shared[shared];
+        let (name, dims) = (decl.name.clone(), decl.dims.clone());
         let mut p = self.add(Expression::GlobalVariable(g), span);
-        for v in values {
+        for (v, len) in values.into_iter().zip(dims) {
+            let v = self.checked_index_const(v, len, &name, span);
             p = self.add(Expression::Access { base: p, index: v }, span);
         }
         Some(p)
@@ -322,6 +332,13 @@ impl FnLowerer<'_> {
                     None => self.spill(*base)?,
                 };
                 let index = self.expr(*index)?;
+                let index = match self.mb.table.as_array(self.ty_of(*base)) {
+                    Some((_, len)) => {
+                        let what = self.place_name(*base);
+                        self.checked_index_const(index, len, &what, span)
+                    }
+                    None => index,
+                };
                 Some(Some(self.add(Expression::Access { base: base_ptr, index }, span)))
             }
             ExprKind::Field(base, n) => match self.place_pointer(*base)? {
@@ -329,6 +346,18 @@ impl FnLowerer<'_> {
                 None => Some(None),
             },
             _ => Some(None),
+        }
+    }
+
+    /// The name of the array a place expression indexes, for check sites:
+    /// `grid` for `grid[i][j]`, `t.1` for `t.1[i]`.
+    fn place_name(&self, id: ExprId) -> String {
+        match &self.hir.exprs[id].kind {
+            ExprKind::Local(l) => self.hir.locals[*l].name.clone(),
+            ExprKind::Param(p) => self.hir.params[*p].name.clone(),
+            ExprKind::Element { base, .. } => self.place_name(*base),
+            ExprKind::Field(base, n) => format!("{}.{n}", self.place_name(*base)),
+            _ => "array".to_string(),
         }
     }
 
@@ -375,7 +404,10 @@ impl FnLowerer<'_> {
                     let (next, elem) = match step {
                         Step::Index(i) => {
                             let Some(i) = self.expr(*i) else { return };
-                            (Expression::Access { base: p, index: i }, self.mb.table.as_array(ty).map(|(e, _)| e))
+                            let Some((elem, len)) = self.mb.table.as_array(ty) else { return };
+                            let what = self.hir.locals[*local].name.clone();
+                            let i = self.checked_index_const(i, len, &what, span);
+                            (Expression::Access { base: p, index: i }, Some(elem))
                         }
                         Step::Field(n) => (
                             Expression::AccessIndex { base: p, index: *n },
@@ -433,6 +465,9 @@ impl FnLowerer<'_> {
             (BinOp::Gt, _) => BinaryOperator::Greater,
             (BinOp::Ge, _) => BinaryOperator::GreaterEqual,
         };
+        if matches!(op, BinOp::Div | BinOp::Rem) {
+            self.check_divisor(right, rt, if op == BinOp::Div { "/" } else { "%" }, span);
+        }
         // WGSL shift amounts are u32, whatever the left side's type.
         let right = if op.is_shift() { self.convert(right, rt, Ty::U32, span) } else { right };
         self.add(Expression::Binary { op: nop, left, right }, span)

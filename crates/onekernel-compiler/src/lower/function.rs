@@ -63,9 +63,9 @@ pub(crate) struct FnLowerer<'a> {
     pub(super) errors: Vec<Diagnostic>,
     /// Explain mode: the Rust line of the last line marker pushed.
     last_line: Option<usize>,
-    /// Explain mode: whether this function's statements get line markers
-    /// (not a polyfill's: its lines are not the user's).
-    mark_lines: bool,
+    /// Whether this function is the user's code (not a polyfill's): only
+    /// the user's lines get explain markers and checks.
+    pub(super) user_code: bool,
 }
 
 impl<'a> FnLowerer<'a> {
@@ -86,7 +86,7 @@ impl<'a> FnLowerer<'a> {
             dead: false,
             errors: Vec::new(),
             last_line: None,
-            mark_lines: true,
+            user_code: true,
         }
     }
 
@@ -236,10 +236,10 @@ impl<'a> FnLowerer<'a> {
         mb: &'a mut ModuleBuilder,
         hir: &'a hir::Function,
         types: &'a Types,
-        mark_lines: bool,
+        user_code: bool,
     ) -> Result<Handle<Function>, Vec<Diagnostic>> {
         let mut l = FnLowerer::new(mb, hir, types);
-        l.mark_lines = mark_lines;
+        l.user_code = user_code;
         for (i, p) in hir.params.iter() {
             let ParamKind::Scalar { ty, mutable } = p.kind else { continue };
             let nty = l.mb.ty(ty);
@@ -434,7 +434,7 @@ impl<'a> FnLowerer<'a> {
     /// Explain mode only: `explain_line = N;` where the Rust source line
     /// changes (see `lower_program_explain`). A no-op otherwise.
     fn mark_line(&mut self, span: proc_macro2::Span) {
-        let Some(global) = self.mb.explain_line.filter(|_| self.mark_lines) else { return };
+        let Some(global) = self.mb.explain_line.filter(|_| self.user_code) else { return };
         let line = span.start().line;
         if line == 0 || self.last_line == Some(line) {
             return;
@@ -576,7 +576,10 @@ impl<'a> FnLowerer<'a> {
         let naga_body = match kind {
             LoopKind::Loop => {
                 self.loops.push(ctx);
-                let b = self.nested(|l| l.body_block(body));
+                let b = self.nested(|l| {
+                    l.loop_budget(span);
+                    l.body_block(body)
+                });
                 self.loops.pop();
                 b
             }
@@ -584,6 +587,7 @@ impl<'a> FnLowerer<'a> {
                 let cond = *cond;
                 self.loops.push(ctx);
                 let b = self.nested(|l| {
+                    l.loop_budget(span);
                     l.break_unless(cond);
                     if !l.dead {
                         l.body_block(body);
@@ -616,6 +620,7 @@ impl<'a> FnLowerer<'a> {
                 }
                 self.loops.push(ctx);
                 let b = self.nested(|l| {
+                    l.loop_budget(span);
                     if !inclusive {
                         let i = l.load_var(counter, span);
                         let (op, bound) =

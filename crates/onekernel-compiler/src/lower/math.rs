@@ -132,8 +132,14 @@ impl FnLowerer<'_> {
             WrappingSub => self.bin(BinaryOperator::Subtract, a[0], a[1], span),
             WrappingMul => self.bin(BinaryOperator::Multiply, a[0], a[1], span),
             // WGSL's `/` and `%` wrap `MIN / -1` as Rust's wrapping_ methods do.
-            WrappingDiv => self.bin(BinaryOperator::Divide, a[0], a[1], span),
-            WrappingRem => self.bin(BinaryOperator::Modulo, a[0], a[1], span),
+            WrappingDiv => {
+                self.check_divisor(a[1], ty, "wrapping_div", span);
+                self.bin(BinaryOperator::Divide, a[0], a[1], span)
+            }
+            WrappingRem => {
+                self.check_divisor(a[1], ty, "wrapping_rem", span);
+                self.bin(BinaryOperator::Modulo, a[0], a[1], span)
+            }
             WrappingNeg if ty == Ty::I32 => {
                 self.add(Expression::Unary { op: naga::UnaryOperator::Negate, expr: x }, span)
             }
@@ -145,6 +151,7 @@ impl FnLowerer<'_> {
             WrappingAbs if ty == Ty::I32 => self.m(F::Abs, a, span),
             WrappingAbs => x,
             RemEuclid => {
+                self.check_divisor(a[1], ty, "rem_euclid", span);
                 let r = self.bin(BinaryOperator::Modulo, a[0], a[1], span);
                 match ty {
                     Ty::U32 | Ty::Usize => r,

@@ -5,16 +5,19 @@
 //! need. Its globals follow the kernel's [`Layout`] (bindings, the uniform
 //! block, shared arrays).
 //!
-//! Every kernel is lowered in three [`Variant`]s: the plain module, whose
+//! Every kernel is lowered in several [`Variant`]s: the plain module, whose
 //! thread indexing is WGSL's own builtins; a "folded" module for 1-D grids
 //! longer than 65535 workgroups, which the runtime dispatches as full 2-D
 //! rows plus a remainder (see `FnLowerer::prologue`), so unfolded launches
 //! pay nothing for folding and the WGSL a learner reads is the plain one;
-//! and the explain build, whose line markers `crate::explain` reads.
+//! the checked modules (plain and folded) of checked launches, in which
+//! every index and integer divisor is checked (see [`checks`]); and the
+//! explain build, whose line markers `crate::explain` reads.
 //!
 //! Every naga span is `Span::new(id, id + 1)` where `id` indexes
 //! [`Lowered::spans`]: a side table back to the user's tokens.
 
+mod checks;
 mod expr;
 mod function;
 mod matching;
@@ -37,17 +40,36 @@ use std::collections::HashMap;
 pub(crate) use function::FnLowerer;
 
 /// Which module to build.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    /// The module a learner reads and the runtime runs for ordinary grids.
-    Plain,
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Variant {
     /// For 1-D grids longer than one dispatch axis: the logical ids are
     /// rebuilt from the folded dispatch and the launch block.
-    Folded,
+    pub folded: bool,
+    /// Every buffer, shared and array index and every integer divisor is
+    /// checked, failures recorded in the report buffer at
+    /// `@binding(uniform_binding + 1)` (see [`checks`]).
+    pub checked: bool,
+    /// Checked modules only: every loop iteration counts, and loops break
+    /// (reporting it) once a module-wide count per invocation passes this
+    /// budget. For tools that run untrusted kernels.
+    pub loop_budget: Option<u32>,
     /// The plain module with line markers, for the explain view only:
     /// before each statement that starts a new Rust line, the body stores
     /// that line number into `var<private> explain_line: u32`.
-    Explain,
+    pub explain: bool,
+}
+
+impl Variant {
+    /// The module a learner reads and the runtime runs for ordinary grids.
+    pub const PLAIN: Variant = Variant { folded: false, checked: false, loop_budget: None, explain: false };
+    /// The plain module, folded (see [`Variant::folded`]).
+    pub const FOLDED: Variant = Variant { folded: true, ..Variant::PLAIN };
+    /// The explain build (see [`Variant::explain`]).
+    pub const EXPLAIN: Variant = Variant { explain: true, ..Variant::PLAIN };
+    /// The checked module, folded or not.
+    pub const fn checked(folded: bool) -> Variant {
+        Variant { folded, checked: true, ..Variant::PLAIN }
+    }
 }
 
 /// The result of lowering.
@@ -56,6 +78,8 @@ pub struct Lowered {
     pub module: Module,
     /// naga span id → the user's tokens.
     pub spans: Vec<proc_macro2::Span>,
+    /// Checked variants: the check sites, by the index a failure reports.
+    pub checks: Vec<onekernel_abi::CheckSite>,
 }
 
 /// Module-wide state shared by the functions being lowered.
@@ -75,6 +99,8 @@ pub(crate) struct ModuleBuilder {
     /// Explain mode only (see [`lower_program_explain`]): the
     /// `var<private> explain_line: u32` that line markers store into.
     pub explain_line: Option<Handle<GlobalVariable>>,
+    /// Checked variants only: the report buffer and the sites.
+    pub(crate) checks: Option<checks::Checks>,
 }
 
 impl ModuleBuilder {
@@ -88,6 +114,7 @@ impl ModuleBuilder {
             helpers: HashMap::new(),
             polyfills: HashMap::new(),
             explain_line: None,
+            checks: None,
         }
     }
 
@@ -193,7 +220,7 @@ pub fn lower_program(
     variant: Variant,
 ) -> Result<Lowered, Vec<Diagnostic>> {
     let mut mb = ModuleBuilder::new(&program.types);
-    if variant == Variant::Explain {
+    if variant.explain {
         let ty = mb.ty(Ty::U32);
         let global = GlobalVariable {
             name: Some(EXPLAIN_LINE.into()),
@@ -205,6 +232,9 @@ pub fn lower_program(
         };
         mb.explain_line = Some(mb.module.global_variables.append(global, naga::Span::UNDEFINED));
     }
+    if variant.checked {
+        mb.checks = Some(checks::Checks::declare(&mut mb, layout.uniform_binding + 1, variant.loop_budget));
+    }
     // Helpers first: naga requires callees before callers.
     for (helper, types) in program.helpers.iter().zip(helper_types) {
         let handle = FnLowerer::lower_helper(&mut mb, helper, types)?;
@@ -212,13 +242,13 @@ pub fn lower_program(
     }
     let kernel = &program.kernel;
     let globals = declare_kernel_globals(&mut mb, kernel, layout);
-    let entry =
-        FnLowerer::lower_kernel(&mut mb, kernel, kernel_types, &globals, workgroup_size, variant == Variant::Folded)?;
+    let entry = FnLowerer::lower_kernel(&mut mb, kernel, kernel_types, &globals, workgroup_size, variant.folded)?;
     mb.module.entry_points.push(entry);
-    Ok(Lowered { module: mb.module, spans: mb.spans })
+    let checks = mb.checks.map(|c| c.sites).unwrap_or_default();
+    Ok(Lowered { module: mb.module, spans: mb.spans, checks })
 }
 
-/// Name of the marker global of [`Variant::Explain`].
+/// Name of the marker global of [`Variant::EXPLAIN`].
 pub const EXPLAIN_LINE: &str = "explain_line";
 
 fn declare_kernel_globals(mb: &mut ModuleBuilder, kernel: &hir::Function, layout: &Layout) -> KernelGlobals {

@@ -1,10 +1,11 @@
 //! Recording and submitting one kernel launch on a wgpu device.
 
+use super::pipeline_cache::Variant;
 use super::GpuDevice;
 use crate::error::LaunchError;
 use crate::grid::Grid;
 use crate::plan::{plan, uniform_block, DispatchPart, LaunchPlan, ScalarArg};
-use onekernel_abi::KernelInfo;
+use onekernel_abi::{report, CheckKind, KernelInfo};
 
 /// A checked buffer argument of a GPU launch, made by
 /// [`crate::__private::gpu_arg`] / [`crate::__private::gpu_arg_mut`]. It borrows
@@ -89,16 +90,55 @@ impl GpuDevice {
         buffers: &[GpuArg<'_>],
         scalars: &[ScalarArg],
     ) -> Result<(), LaunchError> {
+        self.dispatch_with(kernel, grid, buffers, scalars, false)
+    }
+
+    /// [`GpuDevice::dispatch`], checked when `checked` (see
+    /// `Device::checked`): the kernel's checked module runs with a zeroed
+    /// report buffer, which is read back (waiting for the launch) and
+    /// turned into an `Err` if a check failed.
+    pub fn dispatch_with(
+        &self,
+        kernel: &'static KernelInfo,
+        grid: Grid,
+        buffers: &[GpuArg<'_>],
+        scalars: &[ScalarArg],
+        checked: bool,
+    ) -> Result<(), LaunchError> {
         let Some(launch) = self.check(kernel, grid, buffers)? else {
             return Ok(());
         };
-        self.check_alive().map_err(|error| LaunchError::DeviceLost { kernel: &kernel.name, error })?;
-        let submitted = self.bind(kernel, Some(&launch), buffers, scalars).and_then(|prepared| {
+        let lost = |error| LaunchError::DeviceLost { kernel: &kernel.name, error };
+        self.check_alive().map_err(lost)?;
+        let report = match checked {
+            true => Some(self.zeroed(report::WORDS as usize).map_err(|e| self.buffer_failure(kernel, e))?),
+            false => None,
+        };
+        let report_buffer = report.as_ref().and_then(|r| r.buffer.as_ref());
+        let submitted = self.bind(kernel, Some(&launch), buffers, scalars, report_buffer).and_then(|prepared| {
             self.submit_pass(&kernel.name, |pass| prepared.record(pass))
                 .map_err(|message| LaunchError::Gpu { kernel: &kernel.name, message })
         });
         // A device lost on the way makes wgpu's errors less clear than this.
-        submitted.map_err(|e| self.explain_launch(e))
+        submitted.map_err(|e| self.explain_launch(e))?;
+        match report {
+            Some(report) => {
+                let mut words = [0u8; report::WORDS as usize * 4];
+                self.read(&report, 0..words.len() as u64, &mut words).map_err(|e| self.buffer_failure(kernel, e))?;
+                let word = |i: u32| u32::from_le_bytes(words[i as usize * 4..][..4].try_into().expect("4 bytes"));
+                check_report(kernel, [word(0), word(1), word(2), word(3)])
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// A buffer operation of a launch failed: the device was lost, or wgpu
+    /// refused.
+    fn buffer_failure(&self, kernel: &'static KernelInfo, e: crate::error::BufferError) -> LaunchError {
+        match e {
+            crate::error::BufferError::Device(error) => LaunchError::DeviceLost { kernel: &kernel.name, error },
+            other => LaunchError::Gpu { kernel: &kernel.name, message: other.to_string() },
+        }
     }
 
     /// The cached pipeline and, per dispatch of the launch, a bind group for
@@ -113,7 +153,7 @@ impl GpuDevice {
         scalars: &[ScalarArg],
     ) -> Result<PreparedDispatch, LaunchError> {
         let launch = self.check(kernel, grid, buffers)?;
-        self.bind(kernel, launch.as_ref(), buffers, scalars)
+        self.bind(kernel, launch.as_ref(), buffers, scalars, None)
     }
 
     /// Number of pipelines compiled (and cached) on this device so far: one
@@ -164,6 +204,7 @@ impl GpuDevice {
         launch: Option<&LaunchPlan>,
         buffers: &[GpuArg<'_>],
         scalars: &[ScalarArg],
+        report: Option<&wgpu::Buffer>,
     ) -> Result<PreparedDispatch, LaunchError> {
         let blocks = match launch {
             Some(launch) => launch
@@ -183,7 +224,8 @@ impl GpuDevice {
         // is 0 (see `empty_bindings.rs`).
         let empty: Vec<u32> =
             buffers.iter().filter(|a| a.buffer.is_none()).map(|a| kernel.params[a.param].slot).collect();
-        let cached = self.pipelines.get_or_compile(self, kernel, launch.is_some_and(|l| l.folded), &empty)?;
+        let variant = Variant { folded: launch.is_some_and(|l| l.folded), checked: report.is_some() };
+        let cached = self.pipelines.get_or_compile(self, kernel, variant, &empty)?;
         let parts = self
             .capture(|| {
                 let stand_ins: Vec<wgpu::Buffer> = empty
@@ -226,6 +268,12 @@ impl GpuDevice {
                             binding: kernel.uniform_binding,
                             resource: uniforms.as_entire_binding(),
                         });
+                        if let Some(report) = report {
+                            entries.push(wgpu::BindGroupEntry {
+                                binding: kernel.uniform_binding + 1,
+                                resource: report.as_entire_binding(),
+                            });
+                        }
                         // The bind group keeps the uniform buffer alive.
                         let bind_group = self.wgpu_device().create_bind_group(&wgpu::BindGroupDescriptor {
                             label: Some(&*kernel.name),
@@ -239,4 +287,27 @@ impl GpuDevice {
             .map_err(|message| LaunchError::Gpu { kernel: &kernel.name, message })?;
         Ok(PreparedDispatch { pipeline: cached.pipeline.clone(), parts })
     }
+}
+
+/// The `Err` a checked launch's report stands for, if any check failed.
+fn check_report(kernel: &'static KernelInfo, words: [u32; report::WORDS as usize]) -> Result<(), LaunchError> {
+    let [failures, site, index, len] = words;
+    if failures == 0 {
+        return Ok(());
+    }
+    let Some(site) = kernel.checks.get(site as usize) else {
+        return Err(LaunchError::InvalidKernel {
+            kernel: &kernel.name,
+            problem: format!("a check failed at site {site}, but the kernel has {} check sites", kernel.checks.len()),
+        });
+    };
+    let location = format!("{}:{}:{}", kernel.source_file, site.line, site.column);
+    let what: &'static str = &site.what;
+    Err(match site.kind {
+        CheckKind::OutOfBounds => {
+            LaunchError::OutOfBounds { kernel: &kernel.name, location, what, index, len, failures }
+        }
+        CheckKind::DivisionByZero => LaunchError::DivisionByZero { kernel: &kernel.name, location, what, failures },
+        CheckKind::LoopBudget => LaunchError::LoopBudget { kernel: &kernel.name, location, budget: len },
+    })
 }

@@ -171,14 +171,30 @@ impl GpuDevice {
         }
     }
 
-    /// The device's loss, if it is lost, noticed by one non-blocking poll
-    /// (which runs wgpu's device-lost callback). For error paths: when an
+    /// The device's loss, if it is lost, noticed by polling (which runs
+    /// wgpu's device-lost callback). For error paths only (it may wait up
+    /// to ~100 ms for the callback of a device that is not lost): when an
     /// operation fails because the device is gone, wgpu's own message (a
     /// validation error about an invalid buffer, a failed wait) hides the
     /// cause.
     pub(crate) fn lost(&self) -> Option<DeviceError> {
         if self.check_alive().is_ok() {
             let _ = self.device.poll(wgpu::PollType::Poll);
+        }
+        if self.check_alive().is_ok() {
+            // wgpu runs the lost callback of a destroyed device only once
+            // its queue is empty, from whichever thread polls (maybe the
+            // poller thread, after other callbacks): wait for the queue,
+            // then give that callback a moment. Only error paths get here.
+            let wait =
+                wgpu::PollType::Wait { submission_index: None, timeout: Some(std::time::Duration::from_secs(2)) };
+            let _ = self.device.poll(wait);
+            for _ in 0..20 {
+                if self.check_alive().is_err() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
         }
         self.check_alive().err()
     }
@@ -209,7 +225,10 @@ impl GpuDevice {
             | L::CpuPanic { .. }
             | L::InvalidArgument { .. }
             | L::InvalidKernel { .. }
-            | L::DeviceLost { .. } => e,
+            | L::DeviceLost { .. }
+            | L::OutOfBounds { .. }
+            | L::DivisionByZero { .. }
+            | L::LoopBudget { .. } => e,
         }
     }
 

@@ -3,13 +3,33 @@
 
 use super::GpuDevice;
 use crate::error::LaunchError;
-use onekernel_abi::KernelInfo;
+use onekernel_abi::{report, KernelInfo};
 use std::collections::HashMap;
 use std::num::NonZeroU64;
 use std::sync::{Arc, Mutex};
 
-/// (kernel address, folded, bindings of empty buffers).
-type Key = (usize, bool, Vec<u32>);
+/// (kernel address, folded, checked, bindings of empty buffers).
+type Key = (usize, bool, bool, Vec<u32>);
+
+/// Which of a kernel's modules a launch runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Variant {
+    /// A 1-D grid folded into 2-D dispatches.
+    pub folded: bool,
+    /// A checked launch (see `Device::checked`).
+    pub checked: bool,
+}
+
+impl Variant {
+    fn describe(self) -> &'static str {
+        match (self.folded, self.checked) {
+            (false, false) => "plain",
+            (true, false) => "folded",
+            (false, true) => "checked",
+            (true, true) => "checked folded",
+        }
+    }
+}
 
 /// A compiled kernel: its pipeline and the layout of its bind group 0.
 #[derive(Debug)]
@@ -20,7 +40,9 @@ pub(crate) struct CachedPipeline {
 
 /// Pipelines keyed by the address of the kernel's `static KernelInfo`,
 /// whether the launch is folded (folded launches use the kernel's
-/// `wgsl_folded` module) and the bindings of empty buffers (whose lengths
+/// `wgsl_folded` module), whether it is checked (the `wgsl_checked*`
+/// modules, with the report buffer bound after the uniform block) and the
+/// bindings of empty buffers (whose lengths
 /// the variant sees as 0, see `empty_bindings.rs`): most kernels have one
 /// pipeline, at most two unless launched over empty buffers.
 ///
@@ -44,23 +66,23 @@ impl PipelineCache {
     }
 
     /// The pipeline for `kernel` (specialised for folded grids when
-    /// `folded`, and for the empty buffers at the bindings `empty`),
-    /// compiling it on first use.
+    /// `folded`, checked when `checked`, and for the empty buffers at the
+    /// bindings `empty`), compiling it on first use.
     pub fn get_or_compile(
         &self,
         gpu: &GpuDevice,
         kernel: &'static KernelInfo,
-        folded: bool,
+        variant: Variant,
         empty: &[u32],
     ) -> Result<Arc<CachedPipeline>, LaunchError> {
-        let key = (kernel as *const KernelInfo as usize, folded, empty.to_vec());
+        let key = (kernel as *const KernelInfo as usize, variant.folded, variant.checked, empty.to_vec());
         if let Some(p) = self.lock().get(&key) {
             return Ok(Arc::clone(p));
         }
         // Compile without holding the lock: a slow shader compile must not
         // block launches of other kernels. Two threads racing on the same
         // kernel both compile; the first insert wins.
-        let compiled = Arc::new(compile(gpu, kernel, folded, empty)?);
+        let compiled = Arc::new(compile(gpu, kernel, variant, empty)?);
         Ok(Arc::clone(self.lock().entry(key).or_insert(compiled)))
     }
 }
@@ -73,20 +95,28 @@ impl PipelineCache {
 fn compile(
     gpu: &GpuDevice,
     kernel: &'static KernelInfo,
-    folded: bool,
+    variant: Variant,
     empty: &[u32],
 ) -> Result<CachedPipeline, LaunchError> {
-    let source: std::borrow::Cow<'_, str> = match (folded, empty.is_empty()) {
-        (false, true) => std::borrow::Cow::Borrowed(&kernel.wgsl),
-        (true, true) => std::borrow::Cow::Borrowed(&kernel.wgsl_folded),
-        (false, false) => std::borrow::Cow::Owned(
-            super::empty_bindings::zero_lengths(&kernel.wgsl, empty)
+    let wgsl: &str = match (variant.folded, variant.checked) {
+        (false, false) => &kernel.wgsl,
+        (true, false) => &kernel.wgsl_folded,
+        (false, true) => &kernel.wgsl_checked,
+        (true, true) => &kernel.wgsl_checked_folded,
+    };
+    if wgsl.is_empty() {
+        return Err(LaunchError::InvalidKernel {
+            kernel: &kernel.name,
+            problem: format!("it has no {} module", variant.describe()),
+        });
+    }
+    let source: std::borrow::Cow<'_, str> = if empty.is_empty() {
+        std::borrow::Cow::Borrowed(wgsl)
+    } else {
+        std::borrow::Cow::Owned(
+            super::empty_bindings::zero_lengths(wgsl, empty)
                 .map_err(|message| LaunchError::Compile { kernel: &kernel.name, message })?,
-        ),
-        (true, false) => std::borrow::Cow::Owned(
-            super::empty_bindings::zero_lengths(&kernel.wgsl_folded, empty)
-                .map_err(|message| LaunchError::Compile { kernel: &kernel.name, message })?,
-        ),
+        )
     };
     let mut entries = Vec::with_capacity(kernel.params.len() + 1);
     for (_, p) in kernel.buffer_params() {
@@ -120,6 +150,18 @@ fn compile(
         },
         count: None,
     });
+    if variant.checked {
+        entries.push(wgpu::BindGroupLayoutEntry {
+            binding: kernel.uniform_binding + 1,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: false },
+                has_dynamic_offset: false,
+                min_binding_size: NonZeroU64::new(u64::from(report::WORDS) * 4),
+            },
+            count: None,
+        });
+    }
     let device = gpu.wgpu_device();
     let compiled = gpu.capture(|| {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {

@@ -125,6 +125,7 @@ pub static SCALE_ADD: KernelInfo = KernelInfo {
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
+    ..KernelInfo::EMPTY
 };
 
 /// What the macro would generate for `scale_add(a, out, s)` launched on `grid`.
@@ -178,6 +179,7 @@ pub static IDS: KernelInfo = KernelInfo {
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
+    ..KernelInfo::EMPTY
 };
 
 fn enc(d: Dim3) -> u32 {
@@ -251,6 +253,7 @@ pub static COVERAGE: KernelInfo = KernelInfo {
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
+    ..KernelInfo::EMPTY
 };
 
 /// A kernel whose workgroup is `[512, 1, 1]` (over the default limit of 256).
@@ -270,6 +273,7 @@ pub static BIG_WORKGROUP: KernelInfo = KernelInfo {
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
+    ..KernelInfo::EMPTY
 };
 
 /// Inputs whose `out + s * a` is exact in f32 (so GPU FMA cannot differ).
@@ -339,6 +343,7 @@ pub static LENS: KernelInfo = KernelInfo {
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
+    ..KernelInfo::EMPTY
 };
 
 /// What the macro would generate for `lens(a, out, b)` launched on `Grid::blocks(blocks)`.
