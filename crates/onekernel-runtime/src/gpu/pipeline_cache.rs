@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::num::NonZeroU64;
 use std::sync::{Arc, Mutex};
 
-/// (kernel address, folded, bindings of empty buffers).
-type Key = (usize, bool, Vec<u32>);
+/// (kernel address, folded, bindings of empty buffers, unchecked).
+type Key = (usize, bool, Vec<u32>, bool);
 
 /// A compiled kernel: its pipeline and the layout of its bind group 0.
 #[derive(Debug)]
@@ -21,8 +21,10 @@ pub(crate) struct CachedPipeline {
 /// Pipelines keyed by the address of the kernel's `static KernelInfo`,
 /// whether the launch is folded (folded launches use the kernel's
 /// `wgsl_folded` module) and the bindings of empty buffers (whose lengths
-/// the variant sees as 0, see `empty_bindings.rs`): most kernels have one
-/// pipeline, at most two unless launched over empty buffers.
+/// the variant sees as 0, see `empty_bindings.rs`) and whether it was
+/// compiled without wgpu's runtime checks (launches through an
+/// `unchecked` handle): most kernels have one pipeline, at most two unless
+/// launched over empty buffers or unchecked too.
 ///
 /// The address identifies a kernel exactly: the macro emits one static per
 /// kernel and statics are never freed or moved.
@@ -53,7 +55,7 @@ impl PipelineCache {
         folded: bool,
         empty: &[u32],
     ) -> Result<Arc<CachedPipeline>, LaunchError> {
-        let key = (kernel as *const KernelInfo as usize, folded, empty.to_vec());
+        let key = (kernel as *const KernelInfo as usize, folded, empty.to_vec(), gpu.unchecked);
         if let Some(p) = self.lock().get(&key) {
             return Ok(Arc::clone(p));
         }
@@ -103,9 +105,10 @@ fn compile(
             ty: wgpu::BindingType::Buffer {
                 ty: wgpu::BufferBindingType::Storage { read_only: !p.kind.is_writable() },
                 has_dynamic_offset: false,
-                // One element, as a layout derived from the shader would
-                // say; empty buffers are bound to a 4-byte stand-in.
-                min_binding_size: NonZeroU64::new(4),
+                // One element (in whole words), as a layout derived from
+                // the shader would say; empty buffers are bound to a
+                // stand-in of this size.
+                min_binding_size: NonZeroU64::new(super::stand_in_size(&p.ty)),
             },
             count: None,
         });
@@ -122,10 +125,21 @@ fn compile(
     });
     let device = gpu.wgpu_device();
     let compiled = gpu.capture(|| {
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(&*kernel.name),
-            source: wgpu::ShaderSource::Wgsl(source),
-        });
+        let desc =
+            wgpu::ShaderModuleDescriptor { label: Some(&*kernel.name), source: wgpu::ShaderSource::Wgsl(source) };
+        let module = if gpu.unchecked {
+            // SAFETY: an unchecked handle exists only through the unsafe
+            // `Device::unchecked`, whose caller promised that every kernel
+            // launched through it accesses only elements within its
+            // buffers and workgroup arrays, terminates, and divides only by
+            // non-zero values without signed overflow: exactly what the
+            // checks turned off here (bounds checks, loop bounding, integer
+            // division guards, and ray-query and mesh-shader tracking,
+            // which compute kernels never use) would otherwise enforce.
+            unsafe { device.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) }
+        } else {
+            device.create_shader_module(desc)
+        };
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some(&*kernel.name),
             entries: &entries,
