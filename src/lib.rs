@@ -44,11 +44,22 @@ mod builtins;
 pub use builtins::{block_dim, block_id, global_id, grid_dim, shared, storage_barrier, thread_id, workgroup_barrier};
 pub use onekernel_macro::{helper, kernel};
 pub use onekernel_runtime::{
-    Buffer, BufferError, Clock, Device, DeviceError, Dim3, Element, Grid, KernelInfo, LaunchError, Timing,
+    Buffer, BufferError, Clock, DataType, Device, DeviceError, Dim3, Element, Features, Grid, KernelInfo, LaunchError,
+    ScalarType, Timing,
 };
+
+/// The vector types kernels use (`Vec4`, `UVec2`, `Vec3A`, ...): glam, the
+/// version this crate is built with. The common ones are in the
+/// [`prelude`].
+pub use onekernel_runtime::glam;
+/// `f16`: the `half` crate, the version this crate is built with
+/// (`half::f16` is in the [`prelude`]).
+pub use onekernel_runtime::half;
 
 /// Everything a kernel file needs: `use onekernel::prelude::*;`
 pub mod prelude {
+    pub use crate::glam::{IVec2, IVec3, IVec4, UVec2, UVec3, UVec4, Vec2, Vec3A, Vec4};
+    pub use crate::half::f16;
     pub use crate::{
         block_dim, block_id, global_id, grid_dim, helper, kernel, shared, storage_barrier, thread_id,
         workgroup_barrier, Buffer, Device, Dim3, Grid,

@@ -5,31 +5,99 @@ use crate::cpu::{CpuDevice, SharedSliceMut};
 use crate::device::{Device, DeviceBackend};
 use crate::error::{BufferError, LaunchError};
 use crate::gpu::{GpuArg, GpuDevice, GpuMemory};
-use onekernel_abi::{DataType, KernelInfo, ParamKind};
+use onekernel_abi::{DataType, KernelInfo, ParamKind, ScalarType};
 use std::ops::{Bound, Range, RangeBounds};
 
-mod sealed {
-    /// Restricts [`super::Element`] to the 4-byte types kernels support.
-    pub trait Sealed {}
-    impl Sealed for f32 {}
-    impl Sealed for i32 {}
-    impl Sealed for u32 {}
-}
-
-/// A type a [`Buffer`] can hold: `f32`, `i32` or `u32`.
-pub trait Element: bytemuck::Pod + Send + Sync + sealed::Sealed {
-    /// The matching kernel data type.
+/// A type a [`Buffer`] can hold and a kernel can take as an element of a
+/// `&[T]` / `&mut [T]` parameter or as a scalar parameter: its bytes are
+/// exactly what the GPU sees.
+///
+/// Implemented for `f32`, `i32`, `u32`, [`half::f16`], `f64`, `i64`,
+/// `u64`, and the glam vectors whose size is WGSL's array stride:
+/// [`Vec2`](glam::Vec2), [`Vec3A`](glam::Vec3A), [`Vec4`](glam::Vec4),
+/// [`IVec2`](glam::IVec2), [`IVec4`](glam::IVec4), [`UVec2`](glam::UVec2),
+/// [`UVec4`](glam::UVec4) (and their `f64`/`i64`/`u64` versions `DVec2`,
+/// `DVec4`, `I64Vec2`, `I64Vec4`, `U64Vec2`, `U64Vec4`). glam's `Vec3`,
+/// `IVec3` and `UVec3` are 12 bytes while an array of WGSL `vec3<T>` takes
+/// 16 bytes per element, so they are not elements (use `Vec3A`; the
+/// 3-lane types are fine as scalar parameters, where a `vec3<T>` takes 12
+/// bytes).
+///
+/// `#[kernel]` implements it for the user structs a kernel uses, after
+/// checking their `#[repr(C)]` layout against WGSL's. A hand-written impl
+/// is allowed; one whose [`Element::TYPE`] does not describe the type (its
+/// size is not [`DataType::stride`], or it is aligned more strictly than
+/// [`DataType::align`]) is refused with an `Err` when a buffer of it is
+/// created or a scalar of it is passed, never undefined behaviour: the
+/// runtime's soundness rests only on `bytemuck::Pod`.
+pub trait Element: bytemuck::Pod + Send + Sync {
+    /// The matching kernel data type (WGSL layout).
     const TYPE: DataType;
 }
 
-impl Element for f32 {
-    const TYPE: DataType = DataType::F32;
+macro_rules! elements {
+    ($($t:ty => $e:expr),* $(,)?) => {$(
+        impl Element for $t {
+            const TYPE: DataType = $e;
+        }
+    )*};
 }
-impl Element for i32 {
-    const TYPE: DataType = DataType::I32;
+
+const fn vector(elem: ScalarType, lanes: u8) -> DataType {
+    DataType::Vector { elem, lanes }
 }
-impl Element for u32 {
-    const TYPE: DataType = DataType::U32;
+
+elements! {
+    f32 => DataType::F32,
+    i32 => DataType::I32,
+    u32 => DataType::U32,
+    half::f16 => DataType::Scalar(ScalarType::F16),
+    f64 => DataType::Scalar(ScalarType::F64),
+    i64 => DataType::Scalar(ScalarType::I64),
+    u64 => DataType::Scalar(ScalarType::U64),
+    glam::Vec2 => vector(ScalarType::F32, 2),
+    glam::Vec3A => vector(ScalarType::F32, 3),
+    glam::Vec4 => vector(ScalarType::F32, 4),
+    glam::IVec2 => vector(ScalarType::I32, 2),
+    glam::IVec4 => vector(ScalarType::I32, 4),
+    glam::UVec2 => vector(ScalarType::U32, 2),
+    glam::UVec4 => vector(ScalarType::U32, 4),
+    glam::DVec2 => vector(ScalarType::F64, 2),
+    glam::DVec4 => vector(ScalarType::F64, 4),
+    glam::I64Vec2 => vector(ScalarType::I64, 2),
+    glam::I64Vec4 => vector(ScalarType::I64, 4),
+    glam::U64Vec2 => vector(ScalarType::U64, 2),
+    glam::U64Vec4 => vector(ScalarType::U64, 4),
+}
+
+/// Checks that `T`'s Rust layout is the one its [`Element::TYPE`] claims:
+/// its size is the WGSL array stride, and it is aligned no more strictly
+/// than WGSL aligns it. `Err` says what is wrong.
+pub(crate) fn check_element<T: Element>() -> Result<(), String> {
+    let ty = T::TYPE;
+    let (size, align) = (size_of::<T>(), align_of::<T>());
+    let (stride, wgsl_align) = (ty.stride() as usize, ty.align() as usize);
+    if !wgsl_align.is_power_of_two() || stride == 0 || !stride.is_multiple_of(wgsl_align) {
+        return Err(format!(
+            "it claims the kernel type {} with stride {stride} and alignment {wgsl_align}, which is no WGSL layout",
+            ty.wgsl_name()
+        ));
+    }
+    if size != stride {
+        return Err(format!(
+            "it is {size} bytes, but its kernel type {} (`{}`) takes {stride} bytes per array element",
+            ty.rust_name(),
+            ty.wgsl_name()
+        ));
+    }
+    if align > wgsl_align {
+        return Err(format!(
+            "it is aligned to {align} bytes, more than its kernel type {} (`{}`, {wgsl_align})",
+            ty.rust_name(),
+            ty.wgsl_name()
+        ));
+    }
+    Ok(())
 }
 
 /// Element types with a matching atomic type, for `&[AtomicU32]` /
@@ -122,8 +190,11 @@ impl<T: Element> Buffer<T> {
     ///
     /// # Errors
     /// [`BufferError::TooLarge`] past the device's largest buffer;
-    /// [`BufferError::Gpu`] when the GPU is out of memory or lost.
+    /// [`BufferError::Gpu`] when the GPU is out of memory or lost;
+    /// [`BufferError::InvalidElement`] when `T`'s [`Element`] impl does not
+    /// describe it.
     pub fn from_slice(device: &Device, data: &[T]) -> Result<Self, BufferError> {
+        check_element::<T>().map_err(invalid_element::<T>)?;
         let storage = match device.backend() {
             DeviceBackend::Gpu(g) => {
                 Storage::Gpu(g.upload(data.len(), bytemuck::cast_slice(data)).map_err(|e| g.explain(e))?)
@@ -138,8 +209,9 @@ impl<T: Element> Buffer<T> {
     /// # Errors
     /// As [`Buffer::from_slice`].
     pub fn zeroed(device: &Device, len: usize) -> Result<Self, BufferError> {
+        check_element::<T>().map_err(invalid_element::<T>)?;
         let storage = match device.backend() {
-            DeviceBackend::Gpu(g) => Storage::Gpu(g.zeroed(len).map_err(|e| g.explain(e))?),
+            DeviceBackend::Gpu(g) => Storage::Gpu(g.zeroed(len, byte_offset::<T>(len)).map_err(|e| g.explain(e))?),
             DeviceBackend::Cpu(_) => Storage::Cpu(vec![T::zeroed(); len]),
         };
         Ok(Buffer { device: device.clone(), len, storage })
@@ -198,7 +270,7 @@ impl<T: Element> Buffer<T> {
         }
         match (&mut self.storage, self.device.backend()) {
             (Storage::Gpu(m), DeviceBackend::Gpu(g)) => {
-                g.write(m, byte_offset(range.start), bytemuck::cast_slice(data)).map_err(|e| g.explain(e))
+                g.write(m, byte_offset::<T>(range.start), bytemuck::cast_slice(data)).map_err(|e| g.explain(e))
             }
             (Storage::Cpu(v), DeviceBackend::Cpu(_)) => {
                 v[range].copy_from_slice(data);
@@ -274,7 +346,9 @@ impl<T: Element> Buffer<T> {
     /// Reads the checked `range` into `out` (of the same length).
     fn read_range_into(&self, range: Range<usize>, out: &mut [T]) -> Result<(), BufferError> {
         match self.parts()? {
-            Parts::Gpu(g, m) => g.read(m, byte_range(&range), bytemuck::cast_slice_mut(out)).map_err(|e| g.explain(e)),
+            Parts::Gpu(g, m) => {
+                g.read(m, byte_range::<T>(&range), bytemuck::cast_slice_mut(out)).map_err(|e| g.explain(e))
+            }
             Parts::Cpu(v) => {
                 out.copy_from_slice(&v[range]);
                 Ok(())
@@ -312,7 +386,7 @@ impl<T: Element> Buffer<T> {
         let mut out = vec![T::zeroed(); range.len()];
         match self.parts()? {
             Parts::Gpu(g, m) => g
-                .read_async(m, byte_range(&range), bytemuck::cast_slice_mut(&mut out))
+                .read_async(m, byte_range::<T>(&range), bytemuck::cast_slice_mut(&mut out))
                 .await
                 .map_err(|e| g.explain(e))?,
             Parts::Cpu(v) => out.copy_from_slice(&v[range]),
@@ -381,7 +455,7 @@ impl<T: Element> Buffer<T> {
         }
         match (&mut self.storage, src.parts()?) {
             (Storage::Gpu(dst), Parts::Gpu(g, src)) => g
-                .copy(src, byte_offset(from.start), dst, byte_offset(to.start), byte_offset(from.len()))
+                .copy(src, byte_offset::<T>(from.start), dst, byte_offset::<T>(to.start), byte_offset::<T>(from.len()))
                 .map_err(|e| g.explain(e)),
             (Storage::Cpu(dst), Parts::Cpu(src)) => {
                 dst[to].copy_from_slice(&src[from]);
@@ -440,6 +514,19 @@ impl<T: Element> Buffer<T> {
         if info.ty != T::TYPE {
             return invalid(format!("buffer of {} passed for a parameter of {}", T::TYPE, info.ty));
         }
+        // WebGPU binds storage buffers in whole 4-byte words, and the kernel's
+        // `len()` is the bound size over the stride: an odd number of 2-byte
+        // elements cannot be bound with its true length. Refused on both
+        // devices, so that the CPU executor accepts what a GPU accepts.
+        let bytes = byte_offset::<T>(self.len);
+        if !bytes.is_multiple_of(4) {
+            return invalid(format!(
+                "{} elements of {} are {bytes} bytes, but a GPU binds buffers in whole 4-byte words; \
+                 pad the buffer to an even length",
+                self.len,
+                T::TYPE
+            ));
+        }
         if self.device.id() != device_id {
             return Err(LaunchError::WrongDevice {
                 kernel: &kernel.name,
@@ -460,7 +547,7 @@ impl<T: Element> Buffer<T> {
     ) -> Result<GpuArg<'_>, LaunchError> {
         self.check_arg(kernel, param, gpu.id(), || gpu.describe(), access)?;
         let max_bytes = gpu.limits().max_storage_buffer_binding_size;
-        if (self.len as u64).saturating_mul(4) > max_bytes {
+        if byte_offset::<T>(self.len) > max_bytes {
             return Err(LaunchError::BindingTooLarge {
                 kernel: &kernel.name,
                 arg: kernel.param_name(param),
@@ -619,14 +706,20 @@ fn no_cpu_storage(kernel: &'static KernelInfo, param: usize) -> LaunchError {
     }
 }
 
-/// The byte offset of element `i`.
-fn byte_offset(i: usize) -> u64 {
-    (i as u64) * 4
+/// The byte offset of element `i` (saturating: sizes past `u64` are
+/// refused as too large anyway).
+fn byte_offset<T>(i: usize) -> u64 {
+    (i as u64).saturating_mul(size_of::<T>() as u64)
 }
 
 /// The bytes of the elements `range`.
-fn byte_range(range: &Range<usize>) -> Range<u64> {
-    byte_offset(range.start)..byte_offset(range.end)
+fn byte_range<T>(range: &Range<usize>) -> Range<u64> {
+    byte_offset::<T>(range.start)..byte_offset::<T>(range.end)
+}
+
+/// [`check_element`]'s complaint as a [`BufferError`].
+fn invalid_element<T>(problem: String) -> BufferError {
+    BufferError::InvalidElement { element: std::any::type_name::<T>(), problem }
 }
 
 /// A range's bounds, copied out of the `RangeBounds`.

@@ -4,6 +4,7 @@
 use crate::cpu::CpuDevice;
 use crate::error::DeviceError;
 use crate::gpu::GpuDevice;
+use onekernel_abi::Features;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -53,9 +54,10 @@ impl Device {
     /// Honours `WGPU_BACKEND` (which backends to try), `WGPU_ADAPTER_NAME`
     /// (a substring of the adapter name), `WGPU_POWER_PREF` and wgpu's
     /// instance flags from the environment, and `ONEKERNEL_CHECKED=1` (a
-    /// checked handle, see [`Device::checked`]). The device gets the adapter's
-    /// full limits (so large buffers work) and `TIMESTAMP_QUERY` where the
-    /// adapter has it.
+    /// checked handle, see [`Device::checked`]). The device gets the
+    /// adapter's full limits (so large buffers work), `TIMESTAMP_QUERY`, and
+    /// the kernel features of [`Device::features`] (plus `SUBGROUP_BARRIER`)
+    /// where the adapter has them.
     pub fn gpu() -> Result<Device, DeviceError> {
         let checked = std::env::var_os(CHECKED_ENV).is_some_and(|v| v != "0" && !v.is_empty());
         Ok(Device { inner: Arc::new(Backend::Gpu(GpuDevice::new(next_device_id())?)), checked })
@@ -98,6 +100,10 @@ impl Device {
     /// The CPU executor always checks (Rust's own indexing): a failure there
     /// is [`LaunchError::CpuPanic`](crate::LaunchError::CpuPanic) at the
     /// same line, so this changes nothing on the CPU.
+    ///
+    /// On an [`unchecked`](Device::unchecked) handle this gives a checked
+    /// one: checked launches always run the checked module with wgpu's own
+    /// checks too.
     pub fn checked(&self) -> Device {
         Device { inner: Arc::clone(&self.inner), checked: true }
     }
@@ -132,6 +138,107 @@ impl Device {
         match self.backend() {
             DeviceBackend::Gpu(g) => g.name(),
             DeviceBackend::Cpu(c) => c.name(),
+        }
+    }
+
+    /// The optional kernel features the device has: `f16` (`SHADER_F16`),
+    /// `f64` (`SHADER_F64`), 64-bit integers (`SHADER_INT64`), subgroups
+    /// (`SUBGROUP`) and cooperative matrices
+    /// (`EXPERIMENTAL_COOPERATIVE_MATRIX`). A GPU device is created with
+    /// every one of them its adapter offers; the CPU executor has them all.
+    /// Launching a kernel that needs one the device lacks
+    /// (`KernelInfo::features`) is [`LaunchError::MissingFeature`](crate::LaunchError::MissingFeature).
+    ///
+    /// ```
+    /// # use onekernel_runtime::{Device, Features};
+    /// let device = Device::cpu();
+    /// assert!(device.features().contains(Features::F16.union(Features::SUBGROUP)));
+    /// println!("{:?}", device.features().names().collect::<Vec<_>>());
+    /// ```
+    pub fn features(&self) -> Features {
+        match self.backend() {
+            DeviceBackend::Gpu(g) => g.kernel_features(),
+            DeviceBackend::Cpu(_) => Features::ALL.iter().fold(Features::NONE, |all, (f, _)| all.union(*f)),
+        }
+    }
+
+    /// The smallest and largest subgroup size of the GPU (wgpu's
+    /// `AdapterInfo::subgroup_min_size` and `subgroup_max_size`), when it
+    /// has subgroups; `None` otherwise and on the CPU executor.
+    pub fn subgroup_sizes(&self) -> Option<(u32, u32)> {
+        match self.backend() {
+            DeviceBackend::Gpu(g) if g.kernel_features().contains(Features::SUBGROUP) => {
+                let info = g.adapter_info();
+                Some((info.subgroup_min_size, info.subgroup_max_size))
+            }
+            DeviceBackend::Gpu(_) | DeviceBackend::Cpu(_) => None,
+        }
+    }
+
+    /// The cooperative matrix shapes and types the GPU offers (wgpu's
+    /// `Adapter::cooperative_matrix_properties`): empty without the
+    /// feature, and on the CPU executor.
+    pub fn cooperative_matrix_properties(&self) -> Vec<wgpu::CooperativeMatrixProperties> {
+        match self.backend() {
+            DeviceBackend::Gpu(g) => g.cooperative_matrix_properties().to_vec(),
+            DeviceBackend::Cpu(_) => Vec::new(),
+        }
+    }
+
+    /// A handle to the same device whose launches run without wgpu's
+    /// shader runtime checks: no bounds check on buffer or workgroup-array
+    /// accesses, no guard on integer division, no bound on loops. Buffers
+    /// are shared with `self` (the handle has the same id); pipelines are
+    /// compiled again for it, once per kernel. On the CPU executor it is a
+    /// plain clone: the CPU body is Rust, and stays checked.
+    ///
+    /// wgpu's checks cost a quarter of a tuned matrix multiply's speed on
+    /// an H200, and two thirds of a naive one's
+    /// (`docs/performance.md`).
+    ///
+    /// # Safety
+    /// For every launch through the returned handle (and its clones):
+    /// - every access of the kernel to a buffer or a shared array is in
+    ///   bounds: with the checks, an out-of-bounds read gives 0 or a clamped
+    ///   element and a write is dropped; without them, it reads or writes
+    ///   whatever memory lies there, which is undefined behaviour;
+    /// - every loop of the kernel terminates (the GPU compiler may assume
+    ///   it, and miscompile code around a loop that does not);
+    /// - no integer division or remainder divides by zero or overflows
+    ///   (`i32::MIN / -1`): WGSL defines them, unchecked they are
+    ///   undefined.
+    ///
+    /// The CPU executor panics on the first two (an `Err` from the launch)
+    /// and on a division by zero, so run a kernel there, or through a
+    /// checked handle with inputs that exercise its edges, before trusting
+    /// it to an unchecked one. Kernels that guard every access with
+    /// `if i < buf.len()` meet the first condition by construction.
+    ///
+    /// ```
+    /// # use onekernel_runtime::Device;
+    /// let device = Device::cpu();
+    /// // SAFETY: the kernels launched through `fast` stay in bounds (tested
+    /// // on the CPU executor).
+    /// let fast = unsafe { device.unchecked() };
+    /// assert!(fast.is_unchecked() || fast.is_cpu());
+    /// ```
+    pub unsafe fn unchecked(&self) -> Device {
+        match &*self.inner {
+            // SAFETY: forwarded to our caller (same contract).
+            // An unchecked handle is never checked: the two are opposite.
+            Backend::Gpu(g) => {
+                Device { inner: Arc::new(Backend::Gpu(unsafe { g.unchecked_handle() })), checked: false }
+            }
+            Backend::Cpu(_) => self.clone(),
+        }
+    }
+
+    /// Whether launches through this handle skip wgpu's runtime checks
+    /// ([`Device::unchecked`]); always false on the CPU executor.
+    pub fn is_unchecked(&self) -> bool {
+        match self.backend() {
+            DeviceBackend::Gpu(g) => g.is_unchecked(),
+            DeviceBackend::Cpu(_) => false,
         }
     }
 
@@ -197,6 +304,7 @@ impl std::fmt::Debug for Device {
             .field("id", &self.id())
             .field("name", &self.name())
             .field("checked", &self.checked)
+            .field("unchecked", &self.is_unchecked())
             .finish()
     }
 }

@@ -97,6 +97,8 @@ pub enum BufferError {
     TooLarge {
         /// Requested number of elements.
         len: usize,
+        /// Their size in bytes.
+        bytes: u64,
         /// The device's largest buffer in bytes.
         max_bytes: u64,
         /// The device, as `#id (name)`.
@@ -140,16 +142,26 @@ pub enum BufferError {
     },
     /// The device failed while waiting for the buffer.
     Device(DeviceError),
+    /// The element type's [`crate::Element`] impl does not describe it (a
+    /// hand-written impl whose `TYPE` has another size or alignment).
+    InvalidElement {
+        /// The Rust type, as `std::any::type_name` spells it.
+        element: &'static str,
+        /// What is wrong.
+        problem: String,
+    },
 }
 
 impl fmt::Display for BufferError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BufferError::TooLarge { len, max_bytes, device } => write!(
+            BufferError::TooLarge { len, bytes, max_bytes, device } => write!(
                 f,
-                "buffer of {len} elements ({} bytes) exceeds the max buffer size of {max_bytes} bytes of device {device}",
-                (*len as u128) * 4
+                "buffer of {len} elements ({bytes} bytes) exceeds the max buffer size of {max_bytes} bytes of device {device}"
             ),
+            BufferError::InvalidElement { element, problem } => {
+                write!(f, "`{element}` cannot be a buffer element: {problem}")
+            }
             BufferError::LengthMismatch { operation, expected, got } => write!(
                 f,
                 "{operation}: {got} elements given for a buffer of {expected} elements; the lengths must be equal"
@@ -175,6 +187,7 @@ impl std::error::Error for BufferError {
             | BufferError::LengthMismatch { .. }
             | BufferError::OutOfRange { .. }
             | BufferError::WrongDevice { .. }
+            | BufferError::InvalidElement { .. }
             | BufferError::Gpu { .. } => None,
         }
     }
@@ -299,6 +312,17 @@ pub enum LaunchError {
         /// What wgpu said.
         message: String,
     },
+    /// The kernel needs device features (`f16`, `f64`, 64-bit integers,
+    /// subgroups, cooperative matrices) that the device lacks.
+    MissingFeature {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The features it needs and the device lacks
+        /// ([`crate::Features::names`] gives wgpu's names).
+        missing: onekernel_abi::Features,
+        /// The device, as `#id (name)`.
+        device: String,
+    },
     /// A checked launch ([`crate::Device::checked`]) indexed a buffer, a
     /// shared array or a local array out of bounds. The first failure is
     /// described; the access went to element 0 instead.
@@ -356,6 +380,7 @@ impl LaunchError {
             | LaunchError::InvalidKernel { kernel, .. }
             | LaunchError::Compile { kernel, .. }
             | LaunchError::DeviceLost { kernel, .. }
+            | LaunchError::MissingFeature { kernel, .. }
             | LaunchError::Gpu { kernel, .. }
             | LaunchError::OutOfBounds { kernel, .. }
             | LaunchError::DivisionByZero { kernel, .. }
@@ -408,6 +433,15 @@ impl fmt::Display for LaunchError {
             }
             LaunchError::DeviceLost { kernel, error } => write!(f, "kernel `{kernel}`: {error}"),
             LaunchError::Gpu { kernel, message } => write!(f, "kernel `{kernel}`: GPU error: {message}"),
+            LaunchError::MissingFeature { kernel, missing, device } => {
+                let names: Vec<&str> = missing.names().collect();
+                write!(
+                    f,
+                    "kernel `{kernel}` needs the device feature{} {}, which device {device} does not have",
+                    if names.len() == 1 { "" } else { "s" },
+                    names.join(", ")
+                )
+            }
             LaunchError::OutOfBounds { kernel, location, what, index, len, failures } => {
                 write!(f, "kernel `{kernel}`: index out of bounds at {location}: the len of `{what}` is {len} but the index is {index}")?;
                 more_failures(f, *failures)
@@ -438,6 +472,7 @@ impl std::error::Error for LaunchError {
             | LaunchError::InvalidArgument { .. }
             | LaunchError::InvalidKernel { .. }
             | LaunchError::Compile { .. }
+            | LaunchError::MissingFeature { .. }
             | LaunchError::Gpu { .. }
             | LaunchError::OutOfBounds { .. }
             | LaunchError::DivisionByZero { .. }

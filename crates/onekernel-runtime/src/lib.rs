@@ -7,7 +7,9 @@
 //! - [`Device`]: where kernels run — a GPU through wgpu ([`Device::gpu`]),
 //!   the CPU executor ([`Device::cpu`]), or whichever is available
 //!   ([`Device::new`]);
-//! - [`Buffer`]: an array of `f32`, `i32` or `u32` on one device;
+//! - [`Buffer`]: an array of [`Element`]s on one device: `f32`, `i32`,
+//!   `u32`, `f16`, `f64`, `i64`, `u64`, glam vectors (`Vec4`, `UVec2`, ...)
+//!   and the structs `#[kernel]` checked;
 //! - [`Grid`] and [`Dim3`]: how many threads or workgroups a launch runs;
 //! - [`Device::time`] and [`Timing`]: how long launches take, on the GPU's
 //!   own clock where it has one ([`Clock`]);
@@ -51,8 +53,15 @@ pub use buffer::{Buffer, Element};
 pub use device::Device;
 pub use error::{BufferError, DeviceError, LaunchError};
 pub use grid::{Dim3, Grid};
-pub use onekernel_abi::KernelInfo;
+pub use onekernel_abi::{DataType, Features, KernelInfo, ScalarType};
 pub use timing::{Clock, Timing};
+
+/// The vector types buffers hold and kernels take (`Vec4`, `UVec2`,
+/// `Vec3A`, ...): this glam, so that user code and generated code name one
+/// version.
+pub use glam;
+/// `f16` (`half::f16`): this half, for the same reason.
+pub use half;
 
 /// The contract between the compiler and this runtime: [`KernelInfo`] and
 /// the types it is made of (re-exported from `onekernel-abi`).

@@ -5,6 +5,7 @@
 //! Both paths run the same checks (the CPU with the WebGPU default limits)
 //! so that a launch that fails on one fails the same way on the other.
 
+use crate::buffer::Element;
 use crate::error::LaunchError;
 use crate::grid::{Dim3, Grid};
 use onekernel_abi::{launch_block, DataType, KernelInfo, ScalarType};
@@ -198,40 +199,124 @@ fn exact_row_width(groups: usize, max: usize) -> Option<usize> {
     (narrowest..=max.min(narrowest + 4096)).find(|w| groups.is_multiple_of(*w))
 }
 
-/// A scalar argument of a launch: its type, and its value as the 32 bits
-/// the uniform block holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A scalar argument of a launch: its kernel type and its bytes, as the
+/// uniform block holds them.
+///
+/// Made with `From` from any [`Element`] (`f32`, `u64`, `f16`, `Vec4`, a
+/// `#[kernel]` struct, ...) or from glam's 12-byte `Vec3`, `IVec3` and
+/// `UVec3` (fine as scalars: a `vec3<T>` in a uniform block takes 12
+/// bytes); [`ScalarArg::from_pod`] says the same for a borrowed value. The
+/// launch checks the type against the parameter's.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScalarArg {
-    ty: ScalarType,
-    bits: u32,
+    ty: DataType,
+    /// `std::any::type_name` of the Rust value, for messages.
+    rust: &'static str,
+    bytes: ScalarBytes,
 }
 
-impl From<f32> for ScalarArg {
-    #[inline]
-    fn from(v: f32) -> ScalarArg {
-        ScalarArg { ty: ScalarType::F32, bits: v.to_bits() }
+/// The bytes of a scalar: inline up to the largest built-in type (a
+/// 4-lane vector of 8-byte lanes), on the heap for larger structs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum ScalarBytes {
+    Inline { len: u8, bytes: [u8; 32] },
+    Heap(Box<[u8]>),
+}
+
+impl ScalarBytes {
+    fn new(b: &[u8]) -> ScalarBytes {
+        match u8::try_from(b.len()) {
+            Ok(len) if b.len() <= 32 => {
+                let mut bytes = [0u8; 32];
+                bytes[..b.len()].copy_from_slice(b);
+                ScalarBytes::Inline { len, bytes }
+            }
+            _ => ScalarBytes::Heap(b.into()),
+        }
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            ScalarBytes::Inline { len, bytes } => &bytes[..*len as usize],
+            ScalarBytes::Heap(b) => b,
+        }
     }
 }
 
-impl From<i32> for ScalarArg {
+impl<T: Element> From<T> for ScalarArg {
     #[inline]
-    fn from(v: i32) -> ScalarArg {
-        ScalarArg { ty: ScalarType::I32, bits: u32::from_ne_bytes(v.to_ne_bytes()) }
+    fn from(v: T) -> ScalarArg {
+        ScalarArg::from_pod(&v)
     }
 }
 
-impl From<u32> for ScalarArg {
-    #[inline]
-    fn from(v: u32) -> ScalarArg {
-        ScalarArg { ty: ScalarType::U32, bits: v }
-    }
+macro_rules! three_lane_scalars {
+    ($($t:ty => $elem:expr),* $(,)?) => {$(
+        impl From<$t> for ScalarArg {
+            #[inline]
+            fn from(v: $t) -> ScalarArg {
+                ScalarArg::from_bytes_of(DataType::Vector { elem: $elem, lanes: 3 }, std::any::type_name::<$t>(), bytemuck::bytes_of(&v))
+            }
+        }
+    )*};
+}
+
+three_lane_scalars! {
+    glam::Vec3 => ScalarType::F32,
+    glam::IVec3 => ScalarType::I32,
+    glam::UVec3 => ScalarType::U32,
+    glam::DVec3 => ScalarType::F64,
+    glam::I64Vec3 => ScalarType::I64,
+    glam::U64Vec3 => ScalarType::U64,
 }
 
 impl ScalarArg {
-    /// The bytes the uniform block holds, in the GPU's (little-endian)
-    /// order, sized for the type.
-    fn bytes(self) -> [u8; 4] {
-        self.bits.to_le_bytes()
+    /// `value` as a scalar argument of type `T::TYPE` (what `From` does,
+    /// for a borrowed value such as a large struct).
+    #[inline]
+    pub fn from_pod<T: Element>(value: &T) -> ScalarArg {
+        ScalarArg::from_bytes_of(T::TYPE, std::any::type_name::<T>(), bytemuck::bytes_of(value))
+    }
+
+    /// A scalar of type `ty` whose value is `bytes` (WGSL's layout, in the
+    /// host's byte order as buffers are uploaded), for tools and hand-built launches. The launch checks that
+    /// `ty` is the parameter's type and that `bytes` has its size.
+    pub fn from_bytes(ty: DataType, bytes: &[u8]) -> ScalarArg {
+        ScalarArg::from_bytes_of(ty, "[u8]", bytes)
+    }
+
+    fn from_bytes_of(ty: DataType, rust: &'static str, bytes: &[u8]) -> ScalarArg {
+        ScalarArg { ty, rust, bytes: ScalarBytes::new(bytes) }
+    }
+
+    /// The kernel type of the value.
+    pub fn ty(&self) -> &DataType {
+        &self.ty
+    }
+
+    /// The value's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        self.bytes.as_slice()
+    }
+}
+
+/// The bytes a value of `ty` occupies in a uniform block: a `vec3<T>` takes
+/// three lanes (its alignment, and its stride in an array, are four).
+pub(crate) fn value_size(ty: &DataType) -> u32 {
+    match ty {
+        DataType::Scalar(s) => s.size(),
+        DataType::Vector { elem, lanes } => elem.size() * u32::from(*lanes),
+        DataType::Struct { size, .. } => *size,
+    }
+}
+
+/// WGSL's alignment of a member of type `ty` in a uniform block: a struct
+/// is aligned to at least 16 bytes there (the uniform address space's
+/// layout rule), everything else as anywhere.
+pub(crate) fn uniform_align(ty: &DataType) -> u32 {
+    match ty {
+        DataType::Scalar(_) | DataType::Vector { .. } => ty.align(),
+        DataType::Struct { align, .. } => (*align).max(16),
     }
 }
 
@@ -267,27 +352,54 @@ pub(crate) fn uniform_block(
     }
     let mut block = vec![0u8; size as usize];
     block[..launch_block::SIZE as usize].copy_from_slice(&plan.launch_block(part));
-    for (param, &arg) in kernel.scalar_params().zip(scalars) {
-        if DataType::Scalar(arg.ty) != param.ty {
+    // Byte ranges taken so far, to catch overlapping slots.
+    let mut taken: Vec<(std::ops::Range<usize>, &str)> = Vec::new();
+    for (param, arg) in kernel.scalar_params().zip(scalars) {
+        if arg.ty != param.ty {
             return Err(LaunchError::InvalidArgument {
                 kernel: &kernel.name,
                 arg: &param.name,
                 problem: format!("a scalar of {} passed for a parameter of {}", arg.ty, param.ty),
             });
         }
+        let width = value_size(&param.ty) as usize;
+        let bytes = arg.bytes();
+        // A value takes its size, or its array stride (`Vec3A`, whose
+        // fourth lane is padding).
+        if bytes.len() != width && bytes.len() != param.ty.stride() as usize {
+            return Err(LaunchError::InvalidArgument {
+                kernel: &kernel.name,
+                arg: &param.name,
+                problem: format!(
+                    "`{}` is {} bytes, but its kernel type {} takes {width} (a wrong `Element` impl?)",
+                    arg.rust,
+                    bytes.len(),
+                    param.ty
+                ),
+            });
+        }
         let at = param.slot as usize;
-        let width = param.ty.stride() as usize;
-        if at < launch_block::SIZE as usize || !at.is_multiple_of(width) || at + width > size as usize {
+        let align = uniform_align(&param.ty) as usize;
+        if at < launch_block::SIZE as usize || !at.is_multiple_of(align) || at + width > size as usize {
             return Err(LaunchError::InvalidKernel {
                 kernel: &kernel.name,
                 problem: format!(
-                    "scalar `{}` at byte offset {at} lies outside the uniform block's parameter area {}..{size} or is not aligned to its size",
+                    "scalar `{}` ({}) at byte offset {at} lies outside the uniform block's parameter area {}..{size} or is not aligned to {align} bytes",
                     param.name,
+                    param.ty.wgsl_name(),
                     launch_block::SIZE
                 ),
             });
         }
-        block[at..at + width].copy_from_slice(&arg.bytes()[..width]);
+        let range = at..at + width;
+        if let Some((_, other)) = taken.iter().find(|(r, _)| r.start < range.end && range.start < r.end) {
+            return Err(LaunchError::InvalidKernel {
+                kernel: &kernel.name,
+                problem: format!("scalars `{other}` and `{}` overlap in the uniform block", param.name),
+            });
+        }
+        block[range.clone()].copy_from_slice(&bytes[..width]);
+        taken.push((range, &param.name));
     }
     Ok(block)
 }

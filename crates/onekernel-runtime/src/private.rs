@@ -13,7 +13,8 @@
 //! | [`Device`], [`Grid`], [`Buffer`], [`LaunchError`] | `launch`'s signature | the typed launch function users call |
 //! | [`backend`], [`DeviceBackend`] | `launch` | picks the GPU or the CPU path |
 //! | [`gpu_arg`], [`gpu_arg_mut`], [`GpuArg`] | `launch`, GPU path | checks a buffer against its parameter (device, kind, type, size) and borrows its wgpu buffer; `gpu_arg_mut` takes `&mut Buffer` so the borrow checker sees the write |
-//! | [`ScalarArg`] | `launch`, GPU path | a scalar argument with its type, checked against the parameter's |
+//! | [`ScalarArg`] | `launch`, GPU path | a scalar argument with its type and bytes (`ScalarArg::from(v)` for any [`Element`], including the structs below), checked against the parameter's |
+//! | [`Element`], [`DataType`], [`bytemuck`] | user structs | a struct a kernel uses as a buffer element or scalar gets `#[derive(bytemuck::Pod, bytemuck::Zeroable)]` (through this path) and `impl Element { const TYPE: DataType = DataType::Struct { .. } }`; the runtime checks the impl against the type's size and alignment |
 //! | [`GpuDevice::dispatch_with`], [`Device::is_checked`] | `launch`, GPU path | records and submits the launch (checked on a checked handle) |
 //! | [`cpu_slice`], [`cpu_shared`], [`cpu_atomics`] | `launch`, CPU path | the same checks, then the CPU view of a `&[T]`, `&mut [T]` or `&[AtomicU32]`/`&[AtomicI32]` parameter |
 //! | [`CpuDevice::can_partition`], [`CpuDevice::execute_partitioned`], [`Chunk`], [`Outputs`] | `launch`, CPU path, `CpuStrategy::OwnElement` kernels | the fast path: the `&mut [T]` views are moved in as a tuple, and the executor alone makes each chunk's windows (no `unsafe` in generated code) |
@@ -64,6 +65,11 @@ pub use crate::error::LaunchError;
 pub use crate::gpu::{GpuArg, GpuDevice, PreparedDispatch, PreparedPart};
 pub use crate::grid::{Dim3, Grid, Invocation};
 pub use crate::plan::ScalarArg;
+/// The `bytemuck` whose `Pod` and `Zeroable` [`Element`] requires: the
+/// macro derives them for user structs through this path
+/// (`#[derive(::onekernel::__private::bytemuck::Pod, ..)]` with
+/// `#[bytemuck(crate = "::onekernel::__private::bytemuck")]`).
+pub use bytemuck;
 pub use onekernel_abi::{
     CheckKind, CheckSite, CpuStrategy, DataType, Features, KernelInfo, ParamInfo, ParamKind, ScalarType,
 };

@@ -144,15 +144,17 @@ impl Future for Barrier<'_> {
 
 /// Array types that can live in shared memory.
 pub trait SharedArray {
-    /// Size in 32-bit words.
+    /// Size in 32-bit words: the array's bytes, rounded up to a word (an
+    /// array of `N` elements of `T` takes `N * size_of::<T>()` bytes,
+    /// packed, so `[f16; 5]` takes 3 words and `[Vec4; 2]` 8).
     const WORDS: usize;
 }
 
 impl<T: Element, const N: usize> SharedArray for [T; N] {
-    const WORDS: usize = N;
+    const WORDS: usize = (N * size_of::<T>()).div_ceil(4);
 }
 impl<T: Element, const R: usize, const C: usize> SharedArray for [[T; C]; R] {
-    const WORDS: usize = R * C;
+    const WORDS: usize = (R * C * size_of::<T>()).div_ceil(4);
 }
 impl<const N: usize> SharedArray for [AtomicU32; N] {
     const WORDS: usize = N;
@@ -164,7 +166,11 @@ impl<const N: usize> SharedArray for [AtomicI32; N] {
 /// A view of one shared array. Element accesses are relaxed atomics on the
 /// 32-bit words (ordinary loads and stores on the CPU): the invocations of
 /// a workgroup all run on one thread, so this is for soundness in depth,
-/// not for synchronisation.
+/// not for synchronisation. Element `i` is the bytes
+/// `i * size_of::<T>()..` of the array's words, so elements smaller than a
+/// word (`f16`) share one, and a store of such an element reads the word,
+/// replaces its bytes and writes it back (exact: nothing else runs on the
+/// workgroup's thread in between).
 pub struct Shared<'a, T> {
     words: &'a [AtomicU32],
     _type: PhantomData<T>,
@@ -183,13 +189,15 @@ impl<T: Element, const N: usize> Shared<'_, [T; N]> {
     #[track_caller]
     #[inline]
     pub fn load(&self, i: usize) -> T {
-        bytemuck::cast(word(self.words, i, N).load(Ordering::Relaxed))
+        check(i, N);
+        load_element(self.words, i)
     }
     /// `tile[i] = v`; panics out of bounds like Rust indexing.
     #[track_caller]
     #[inline]
     pub fn store(&self, i: usize, v: T) {
-        word(self.words, i, N).store(bytemuck::cast(v), Ordering::Relaxed)
+        check(i, N);
+        store_element(self.words, i, v)
     }
 }
 
@@ -202,13 +210,17 @@ impl<T: Element, const R: usize, const C: usize> Shared<'_, [[T; C]; R]> {
     #[track_caller]
     #[inline]
     pub fn load2(&self, r: usize, c: usize) -> T {
-        bytemuck::cast(word2(self.words, r, c, R, C).load(Ordering::Relaxed))
+        check(r, R);
+        check(c, C);
+        load_element(self.words, r * C + c)
     }
     /// `tile[r][c] = v`; panics out of bounds like Rust indexing.
     #[track_caller]
     #[inline]
     pub fn store2(&self, r: usize, c: usize, v: T) {
-        word2(self.words, r, c, R, C).store(bytemuck::cast(v), Ordering::Relaxed)
+        check(r, R);
+        check(c, C);
+        store_element(self.words, r * C + c, v)
     }
 }
 
@@ -247,16 +259,62 @@ fn word(words: &[AtomicU32], i: usize, n: usize) -> &AtomicU32 {
     &words[i]
 }
 
+/// Panics like Rust indexing unless `i < n`.
 #[track_caller]
-#[inline]
-fn word2(words: &[AtomicU32], r: usize, c: usize, rows: usize, cols: usize) -> &AtomicU32 {
-    if r >= rows {
-        out_of_bounds(r, rows);
+#[inline(always)]
+fn check(i: usize, n: usize) {
+    if i >= n {
+        out_of_bounds(i, n);
     }
-    if c >= cols {
-        out_of_bounds(c, cols);
+}
+
+/// Element `i` (in bounds) of a packed array of `T` in `words`.
+#[inline(always)]
+fn load_element<T: Element>(words: &[AtomicU32], i: usize) -> T {
+    let size = size_of::<T>();
+    let mut value = T::zeroed();
+    let out = bytemuck::bytes_of_mut(&mut value);
+    if size.is_multiple_of(4) {
+        // Whole words: the common case (f32, u32, vectors, most structs).
+        let first = i * (size / 4);
+        for (chunk, w) in out.chunks_exact_mut(4).zip(&words[first..first + size / 4]) {
+            chunk.copy_from_slice(&w.load(Ordering::Relaxed).to_ne_bytes());
+        }
+    } else {
+        for (k, byte) in out.iter_mut().enumerate() {
+            let at = i * size + k;
+            *byte = words[at / 4].load(Ordering::Relaxed).to_ne_bytes()[at % 4];
+        }
     }
-    &words[r * cols + c]
+    value
+}
+
+/// Writes element `i` (in bounds) of a packed array of `T` in `words`.
+#[inline(always)]
+fn store_element<T: Element>(words: &[AtomicU32], i: usize, value: T) {
+    let size = size_of::<T>();
+    let bytes = bytemuck::bytes_of(&value);
+    if size.is_multiple_of(4) {
+        let first = i * (size / 4);
+        for (chunk, w) in bytes.chunks_exact(4).zip(&words[first..first + size / 4]) {
+            w.store(u32::from_ne_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]), Ordering::Relaxed);
+        }
+    } else {
+        // Bytes of a word shared with a neighbour: read, replace, write
+        // back (the workgroup's invocations share one thread).
+        let start = i * size;
+        let first = start / 4;
+        for (k, word) in words[first..(start + size).div_ceil(4)].iter().enumerate() {
+            let mut w = word.load(Ordering::Relaxed).to_ne_bytes();
+            for (b, slot) in w.iter_mut().enumerate() {
+                let at = (first + k) * 4 + b;
+                if (start..start + size).contains(&at) {
+                    *slot = bytes[at - start];
+                }
+            }
+            word.store(u32::from_ne_bytes(w), Ordering::Relaxed);
+        }
+    }
 }
 
 #[cold]
@@ -291,5 +349,29 @@ mod tests {
         let c = wg.shared::<[AtomicI32; 4]>(16);
         c.at(0).fetch_sub(1, Ordering::Relaxed);
         assert_eq!(c.at(0).load(Ordering::Relaxed), -1);
+    }
+
+    #[test]
+    fn shared_arrays_of_other_sizes() {
+        use half::f16;
+        assert_eq!(<[f16; 5] as SharedArray>::WORDS, 3);
+        assert_eq!(<[glam::Vec4; 2] as SharedArray>::WORDS, 8);
+        assert_eq!(<[[f64; 3]; 2] as SharedArray>::WORDS, 12);
+        let wg = Workgroup::new(3 + 8 + 12);
+        let h = wg.shared::<[f16; 5]>(0);
+        for i in 0..5 {
+            h.store(i, f16::from_f32(i as f32 + 0.5));
+        }
+        let got: Vec<f32> = (0..5).map(|i| h.load(i).to_f32()).collect();
+        assert_eq!(got, [0.5, 1.5, 2.5, 3.5, 4.5]);
+        assert!(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| h.load(5))).is_err());
+        let v = wg.shared::<[glam::Vec4; 2]>(3);
+        v.store(1, glam::Vec4::new(1.0, 2.0, 3.0, 4.0));
+        assert_eq!((v.load(0), v.load(1)), (glam::Vec4::ZERO, glam::Vec4::new(1.0, 2.0, 3.0, 4.0)));
+        let d = wg.shared::<[[f64; 3]; 2]>(11);
+        d.store2(1, 2, -0.125);
+        assert_eq!((d.load2(1, 2), d.load2(0, 0)), (-0.125, 0.0));
+        // The f16 array's neighbours were left alone.
+        assert_eq!(h.load(4).to_f32(), 4.5);
     }
 }

@@ -111,7 +111,10 @@ impl GpuDevice {
         let lost = |error| LaunchError::DeviceLost { kernel: &kernel.name, error };
         self.check_alive().map_err(lost)?;
         let report = match checked {
-            true => Some(self.zeroed(report::WORDS as usize).map_err(|e| self.buffer_failure(kernel, e))?),
+            true => {
+                let words = report::WORDS as usize;
+                Some(self.zeroed(words, words as u64 * 4).map_err(|e| self.buffer_failure(kernel, e))?)
+            }
             false => None,
         };
         let report_buffer = report.as_ref().and_then(|r| r.buffer.as_ref());
@@ -159,7 +162,7 @@ impl GpuDevice {
     /// Number of pipelines compiled (and cached) on this device so far: one
     /// per kernel, plus one more for a kernel launched on a folded grid.
     pub fn compiled_kernels(&self) -> usize {
-        self.pipelines.len()
+        self.shared.pipelines.len()
     }
 
     /// Checks limits and arguments; `None` for an empty grid.
@@ -169,6 +172,10 @@ impl GpuDevice {
         grid: Grid,
         buffers: &[GpuArg<'_>],
     ) -> Result<Option<LaunchPlan>, LaunchError> {
+        let missing = kernel.features.missing_from(self.kernel_features());
+        if !missing.is_empty() {
+            return Err(LaunchError::MissingFeature { kernel: &kernel.name, missing, device: self.describe() });
+        }
         let launch = plan(kernel, grid, self.launch_limits())?;
         let expected = kernel.buffer_params().count();
         if buffers.len() != expected {
@@ -219,21 +226,22 @@ impl GpuDevice {
             }
         };
         // Empty buffers have no wgpu buffer, and WebGPU has no empty
-        // bindings: each is bound to a fresh 4-byte stand-in, and the
+        // bindings: each is bound to a fresh one-element stand-in, and the
         // pipeline is the variant in which `arrayLength` of those bindings
         // is 0 (see `empty_bindings.rs`).
-        let empty: Vec<u32> =
-            buffers.iter().filter(|a| a.buffer.is_none()).map(|a| kernel.params[a.param].slot).collect();
+        let empty_params: Vec<&onekernel_abi::ParamInfo> =
+            buffers.iter().filter(|a| a.buffer.is_none()).map(|a| &kernel.params[a.param]).collect();
+        let empty: Vec<u32> = empty_params.iter().map(|p| p.slot).collect();
         let variant = Variant { folded: launch.is_some_and(|l| l.folded), checked: report.is_some() };
-        let cached = self.pipelines.get_or_compile(self, kernel, variant, &empty)?;
+        let cached = self.shared.pipelines.get_or_compile(self, kernel, variant, &empty)?;
         let parts = self
             .capture(|| {
-                let stand_ins: Vec<wgpu::Buffer> = empty
+                let stand_ins: Vec<wgpu::Buffer> = empty_params
                     .iter()
-                    .map(|_| {
+                    .map(|p| {
                         self.wgpu_device().create_buffer(&wgpu::BufferDescriptor {
                             label: Some("onekernel empty buffer"),
-                            size: 4,
+                            size: super::stand_in_size(&p.ty),
                             usage: wgpu::BufferUsages::STORAGE,
                             mapped_at_creation: false,
                         })

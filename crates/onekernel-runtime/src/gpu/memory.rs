@@ -75,7 +75,7 @@ impl Drop for Staging<'_> {
         if self.mapped || buffer.size() > LARGEST_POOLED {
             return;
         }
-        let mut free = self.gpu.staging.lock();
+        let mut free = self.gpu.shared.staging.lock();
         let list = free.entry(buffer.size()).or_default();
         if list.len() < POOLED_PER_CLASS {
             list.push(buffer);
@@ -206,12 +206,29 @@ impl Poller {
     }
 }
 
+/// wgpu copies and writes whole 4-byte words (`wgpu::COPY_BUFFER_ALIGNMENT`):
+/// buffers are allocated rounded up to it, and reads, writes and copies of
+/// elements smaller than a word (`f16`) are widened to the words around
+/// them.
+const WORD: u64 = wgpu::COPY_BUFFER_ALIGNMENT;
+
+/// `n` rounded down to a whole word.
+fn word_floor(n: u64) -> u64 {
+    n - n % WORD
+}
+
+/// `n` rounded up to a whole word.
+fn word_ceil(n: u64) -> u64 {
+    n.div_ceil(WORD) * WORD
+}
+
 impl GpuDevice {
     /// Checks `bytes` against `max_buffer_size`.
     fn check_size(&self, len: usize, bytes: u64) -> Result<(), BufferError> {
-        if bytes > self.limits().max_buffer_size {
+        if bytes > self.limits().max_buffer_size || bytes == u64::MAX {
             return Err(BufferError::TooLarge {
                 len,
+                bytes,
                 max_bytes: self.limits().max_buffer_size,
                 device: self.describe(),
             });
@@ -219,17 +236,24 @@ impl GpuDevice {
         Ok(())
     }
 
-    /// A buffer holding `data` (`len` elements of 4 bytes). (Not
+    /// A buffer of `len` elements holding `data`. (Not
     /// `create_buffer_init`, which panics on a lost device.)
     pub(crate) fn upload(&self, len: usize, data: &[u8]) -> Result<GpuMemory, BufferError> {
-        let memory = self.zeroed(len)?;
-        self.write(&memory, 0, data)?;
+        let memory = self.zeroed(len, data.len() as u64)?;
+        if (data.len() as u64).is_multiple_of(WORD) {
+            self.write(&memory, 0, data)?;
+        } else {
+            // The allocation is rounded up to a word: so is the upload.
+            let mut padded = data.to_vec();
+            padded.resize(word_ceil(data.len() as u64) as usize, 0);
+            self.write(&memory, 0, &padded)?;
+        }
         Ok(memory)
     }
 
-    /// A zero-filled buffer of `len` 4-byte elements.
-    pub(crate) fn zeroed(&self, len: usize) -> Result<GpuMemory, BufferError> {
-        let bytes = (len as u64).saturating_mul(4);
+    /// A zero-filled buffer of `len` elements, `bytes` bytes (allocated
+    /// rounded up to a whole word).
+    pub(crate) fn zeroed(&self, len: usize, bytes: u64) -> Result<GpuMemory, BufferError> {
         if bytes == 0 {
             return Ok(GpuMemory { buffer: None });
         }
@@ -240,7 +264,7 @@ impl GpuDevice {
             .capture(|| {
                 self.wgpu_device().create_buffer(&wgpu::BufferDescriptor {
                     label: Some("onekernel buffer"),
-                    size: bytes,
+                    size: word_ceil(bytes),
                     usage: USAGE,
                     mapped_at_creation: false,
                 })
@@ -251,18 +275,44 @@ impl GpuDevice {
 
     /// Queues a write of `data` at byte `offset`; ordered after earlier
     /// launches. The caller checked the range.
+    ///
+    /// A write that does not start and end on a word boundary (2-byte
+    /// elements) first reads back the partial words at its ends (waiting
+    /// for the work queued before it) and writes them whole.
     pub(crate) fn write(&self, memory: &GpuMemory, offset: u64, data: &[u8]) -> Result<(), BufferError> {
         let Some(buffer) = &memory.buffer else { return Ok(()) };
         if data.is_empty() {
             return Ok(());
         }
         self.check_alive()?;
-        self.capture(|| self.queue().write_buffer(buffer, offset, data))
+        let end = offset + data.len() as u64;
+        let widened;
+        let (at, data) = if offset.is_multiple_of(WORD) && end.is_multiple_of(WORD) {
+            (offset, data)
+        } else {
+            let (start, stop) = (word_floor(offset), word_ceil(end));
+            let mut whole = vec![0u8; (stop - start) as usize];
+            let (head, tail) = (offset - start, stop - end);
+            if head != 0 {
+                self.read(memory, start..start + WORD, &mut whole[..WORD as usize])?;
+            }
+            // (A one-word write with a head already read that word.)
+            if tail != 0 && !(head != 0 && stop - start == WORD) {
+                let n = whole.len();
+                self.read(memory, stop - WORD..stop, &mut whole[n - WORD as usize..])?;
+            }
+            whole[head as usize..head as usize + data.len()].copy_from_slice(data);
+            widened = whole;
+            (start, &widened[..])
+        };
+        self.capture(|| self.queue().write_buffer(buffer, at, data))
             .map_err(|message| BufferError::Gpu { operation: "writing a buffer", message })
     }
 
     /// Queues a copy of `bytes` bytes from `src` at `src_offset` to `dst` at
     /// `dst_offset`; ordered with launches. The caller checked the ranges.
+    /// A copy that is not word-aligned (2-byte elements) goes through the
+    /// host, waiting for the work queued before it.
     pub(crate) fn copy(
         &self,
         src: &GpuMemory,
@@ -271,16 +321,21 @@ impl GpuDevice {
         dst_offset: u64,
         bytes: u64,
     ) -> Result<(), BufferError> {
-        let (Some(src), Some(dst)) = (&src.buffer, &dst.buffer) else { return Ok(()) };
+        let (Some(src_buffer), Some(dst_buffer)) = (&src.buffer, &dst.buffer) else { return Ok(()) };
         if bytes == 0 {
             return Ok(());
         }
         self.check_alive()?;
+        if !(src_offset.is_multiple_of(WORD) && dst_offset.is_multiple_of(WORD) && bytes.is_multiple_of(WORD)) {
+            let mut data = vec![0u8; bytes as usize];
+            self.read(src, src_offset..src_offset + bytes, &mut data)?;
+            return self.write(dst, dst_offset, &data);
+        }
         self.capture(|| {
             let mut encoder = self
                 .wgpu_device()
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("onekernel copy") });
-            encoder.copy_buffer_to_buffer(src, src_offset, dst, dst_offset, bytes);
+            encoder.copy_buffer_to_buffer(src_buffer, src_offset, dst_buffer, dst_offset, bytes);
             self.queue().submit([encoder.finish()]);
         })
         .map_err(|message| BufferError::Gpu { operation: "copying a buffer", message })
@@ -290,7 +345,7 @@ impl GpuDevice {
     fn staging(&self, bytes: u64) -> Result<Staging<'_>, BufferError> {
         let class = StagingPool::class(bytes);
         let size = if class <= self.limits().max_buffer_size { class } else { bytes };
-        if let Some(buffer) = self.staging.lock().get_mut(&size).and_then(Vec::pop) {
+        if let Some(buffer) = self.shared.staging.lock().get_mut(&size).and_then(Vec::pop) {
             return Ok(Staging { gpu: self, buffer: Some(buffer), mapped: false });
         }
         let buffer = self
@@ -303,7 +358,7 @@ impl GpuDevice {
                 })
             })
             .map_err(|message| BufferError::Gpu { operation: "creating a read-back buffer", message })?;
-        self.staging.created.fetch_add(1, Ordering::Relaxed);
+        self.shared.staging.created.fetch_add(1, Ordering::Relaxed);
         Ok(Staging { gpu: self, buffer: Some(buffer), mapped: false })
     }
 
@@ -320,6 +375,9 @@ impl GpuDevice {
             message: "internal error: reading bytes of an empty buffer".into(),
         })?;
         self.check_alive()?;
+        // Whole words (the allocation is rounded up to one, so this fits);
+        // `finish_read` skips the bytes before `bytes.start`.
+        let bytes = word_floor(bytes.start)..word_ceil(bytes.end);
         let size = bytes.end - bytes.start;
         let mut staging = self.staging(size)?;
         let submission = self
@@ -340,13 +398,20 @@ impl GpuDevice {
         Ok((staging, submission, done))
     }
 
-    /// Copies the mapped staging buffer into `out` and unmaps it.
-    fn finish_read(mut staging: Staging<'_>, result: Result<(), String>, out: &mut [u8]) -> Result<(), BufferError> {
+    /// Copies the mapped staging buffer into `out` and unmaps it; `skip`
+    /// is the number of bytes the read was widened by at its start.
+    fn finish_read(
+        mut staging: Staging<'_>,
+        result: Result<(), String>,
+        skip: u64,
+        out: &mut [u8],
+    ) -> Result<(), BufferError> {
         let map_err = |message| BufferError::Gpu { operation: "mapping a buffer for reading", message };
         result.map_err(map_err)?;
         {
-            let view = staging.buffer().get_mapped_range(0..out.len() as u64).map_err(|e| map_err(e.to_string()))?;
-            out.copy_from_slice(&view);
+            let end = word_ceil(skip + out.len() as u64);
+            let view = staging.buffer().get_mapped_range(0..end).map_err(|e| map_err(e.to_string()))?;
+            out.copy_from_slice(&view[skip as usize..skip as usize + out.len()]);
         }
         staging.buffer().unmap();
         staging.mapped = false;
@@ -359,6 +424,7 @@ impl GpuDevice {
         if out.is_empty() {
             return Ok(());
         }
+        let skip = bytes.start % WORD;
         let (staging, submission, done) = self.start_read(memory, bytes)?;
         self.wait(Some(submission))?;
         let mut result = done.take();
@@ -371,7 +437,7 @@ impl GpuDevice {
         let result = result.unwrap_or_else(|| Err("the map callback never ran".into()));
         // A device lost while waiting fails the map: say so.
         self.check_alive()?;
-        Self::finish_read(staging, result, out)
+        Self::finish_read(staging, result, skip, out)
     }
 
     /// Like [`GpuDevice::read`], without blocking: the device's poller
@@ -385,8 +451,9 @@ impl GpuDevice {
         if out.is_empty() {
             return Ok(());
         }
+        let skip = bytes.start % WORD;
         let (staging, submission, done) = self.start_read(memory, bytes)?;
-        self.poller.watch(self.wgpu_device(), submission, Arc::clone(&done));
+        self.shared.poller.watch(self.wgpu_device(), submission, Arc::clone(&done));
         let result = Completed(done).await;
         let result = result.map_err(|message| {
             if message.starts_with("waiting for the GPU failed") {
@@ -397,7 +464,7 @@ impl GpuDevice {
         });
         self.check_alive()?;
         match result {
-            Ok(()) => Self::finish_read(staging, Ok(()), out),
+            Ok(()) => Self::finish_read(staging, Ok(()), skip, out),
             Err(e) => Err(e),
         }
     }

@@ -12,20 +12,62 @@ pub(crate) use memory::GpuMemory;
 
 use crate::error::DeviceError;
 use crate::plan::LaunchLimits;
+use onekernel_abi::Features;
 use pipeline_cache::PipelineCache;
 use std::sync::{Arc, Mutex};
 
-/// Optional features requested when the adapter has them.
-const WANTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY;
+/// Optional features requested when the adapter has them: timestamps for
+/// `Device::time`, and what kernels may need (`KernelInfo::features`).
+const WANTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
+    .union(wgpu::Features::SHADER_F16)
+    .union(wgpu::Features::SHADER_F64)
+    .union(wgpu::Features::SHADER_INT64)
+    .union(wgpu::Features::SUBGROUP)
+    .union(wgpu::Features::SUBGROUP_BARRIER)
+    .union(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX);
 
-/// A wgpu device and queue, with the per-device pipeline cache.
+/// The kernel features (the ABI's [`Features`]) a set of wgpu features
+/// provides.
+pub(crate) fn kernel_features(wgpu_features: wgpu::Features) -> Features {
+    let mut f = Features::NONE;
+    for (bit, wgpu_bit) in [
+        (Features::F16, wgpu::Features::SHADER_F16),
+        (Features::F64, wgpu::Features::SHADER_F64),
+        (Features::INT64, wgpu::Features::SHADER_INT64),
+        (Features::SUBGROUP, wgpu::Features::SUBGROUP),
+        (Features::COOPERATIVE_MATRIX, wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX),
+    ] {
+        if wgpu_features.contains(wgpu_bit) {
+            f = f.union(bit);
+        }
+    }
+    f
+}
+
+/// A wgpu device and queue, with the per-device pipeline cache: one handle.
+/// [`crate::Device::unchecked`] makes a second handle to the same device
+/// whose pipelines have wgpu's shader runtime checks off.
 pub struct GpuDevice {
+    shared: Arc<GpuShared>,
+    /// Whether pipelines compiled through this handle skip wgpu's runtime
+    /// checks (`create_shader_module_trusted`).
+    unchecked: bool,
+}
+
+/// Everything the handles of one wgpu device share.
+struct GpuShared {
     id: u64,
     adapter_info: wgpu::AdapterInfo,
     limits: wgpu::Limits,
     launch_limits: LaunchLimits,
+    /// The kernel features the device has.
+    features: Features,
+    /// The cooperative matrix shapes the adapter offers (empty without the
+    /// feature).
+    cooperative_matrices: Vec<wgpu::CooperativeMatrixProperties>,
     device: wgpu::Device,
     queue: wgpu::Queue,
+    /// Checked and unchecked pipelines (the key says which).
     pipelines: PipelineCache,
     /// Read-back buffers, reused across reads.
     staging: memory::StagingPool,
@@ -52,13 +94,35 @@ impl GpuDevice {
         let adapter = pollster::block_on(pick_adapter(&instance, backends))?;
         let adapter_info = adapter.get_info();
         let limits = adapter.limits();
+        let required_features = adapter.features() & WANTED_FEATURES;
+        let experimental_features = if required_features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
+            // SAFETY: wgpu's contract for experimental features is that their
+            // implementation may still have bugs that cause undefined
+            // behaviour when they are *used*. The only one requested is
+            // EXPERIMENTAL_COOPERATIVE_MATRIX, and only where the adapter
+            // reports it; nothing in the runtime uses it, and a kernel can
+            // use it only by saying so in `KernelInfo::features` (checked at
+            // launch) with cooperative-matrix types in its shader, which
+            // wgpu validates like any other. We accept wgpu's terms for
+            // those kernels, as a user who enabled the feature would.
+            unsafe { wgpu::ExperimentalFeatures::enabled() }
+        } else {
+            wgpu::ExperimentalFeatures::disabled()
+        };
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("onekernel-runtime"),
-            required_features: adapter.features() & WANTED_FEATURES,
+            required_features,
             required_limits: limits.clone(),
+            experimental_features,
             ..Default::default()
         }))
         .map_err(|e| DeviceError::RequestDevice { adapter: adapter_info.name.clone(), reason: e.to_string() })?;
+        let features = kernel_features(device.features());
+        let cooperative_matrices = if features.contains(Features::COOPERATIVE_MATRIX) {
+            adapter.cooperative_matrix_properties()
+        } else {
+            Vec::new()
+        };
         let uncaptured = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&uncaptured);
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
@@ -76,11 +140,13 @@ impl GpuDevice {
             };
             lost.get_or_insert(if message.is_empty() { why.to_string() } else { format!("{why}: {message}") });
         });
-        Ok(GpuDevice {
+        let shared = GpuShared {
             id,
             launch_limits: LaunchLimits::from_wgpu(&limits),
             adapter_info,
             limits,
+            features,
+            cooperative_matrices,
             device,
             queue,
             pipelines: PipelineCache::default(),
@@ -90,17 +156,45 @@ impl GpuDevice {
             wall_clock_only: std::sync::atomic::AtomicBool::new(false),
             uncaptured,
             lost,
-        })
+        };
+        Ok(GpuDevice { shared: Arc::new(shared), unchecked: false })
+    }
+
+    /// A handle to the same device whose launches compile their pipelines
+    /// without wgpu's shader runtime checks (see `Device::unchecked`).
+    ///
+    /// # Safety
+    /// Every kernel launched through the handle must access only elements
+    /// within its buffers (and meet the rest of `Device::unchecked`'s
+    /// contract).
+    pub(crate) unsafe fn unchecked_handle(&self) -> GpuDevice {
+        GpuDevice { shared: Arc::clone(&self.shared), unchecked: true }
+    }
+
+    /// Whether this handle launches kernels without wgpu's runtime checks.
+    pub fn is_unchecked(&self) -> bool {
+        self.unchecked
+    }
+
+    /// The kernel features the device has (the ABI's [`Features`]).
+    pub fn kernel_features(&self) -> Features {
+        self.shared.features
+    }
+
+    /// The cooperative matrix shapes the adapter offers (empty without
+    /// `EXPERIMENTAL_COOPERATIVE_MATRIX`).
+    pub fn cooperative_matrix_properties(&self) -> &[wgpu::CooperativeMatrixProperties] {
+        &self.shared.cooperative_matrices
     }
 
     /// The process-unique device id.
     pub fn id(&self) -> u64 {
-        self.id
+        self.shared.id
     }
 
     /// `adapter — Backend, driver info`.
     pub fn name(&self) -> String {
-        let i = &self.adapter_info;
+        let i = &self.shared.adapter_info;
         let backend = match i.backend {
             wgpu::Backend::Vulkan => "Vulkan",
             wgpu::Backend::Metal => "Metal",
@@ -119,53 +213,53 @@ impl GpuDevice {
 
     /// What wgpu reports about the adapter.
     pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
-        &self.adapter_info
+        &self.shared.adapter_info
     }
 
     /// The device's limits (the adapter's best).
     pub fn limits(&self) -> &wgpu::Limits {
-        &self.limits
+        &self.shared.limits
     }
 
     /// The features enabled on the device.
     pub fn features(&self) -> wgpu::Features {
-        self.device.features()
+        self.shared.device.features()
     }
 
     /// The wgpu device.
     pub fn wgpu_device(&self) -> &wgpu::Device {
-        &self.device
+        &self.shared.device
     }
 
     /// The wgpu queue.
     pub fn queue(&self) -> &wgpu::Queue {
-        &self.queue
+        &self.shared.queue
     }
 
     /// Makes `Device::time` use the wall clock as it does on GPUs without
     /// timestamp queries (for the runtime's tests of that path).
     pub fn time_on_wall_clock(&self, wall_clock: bool) {
-        self.wall_clock_only.store(wall_clock, std::sync::atomic::Ordering::Relaxed);
+        self.shared.wall_clock_only.store(wall_clock, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Number of staging (read-back) buffers created on this device so far;
     /// reads reuse them, so this grows only with new size classes.
     pub fn staging_buffers_created(&self) -> usize {
-        self.staging.created()
+        self.shared.staging.created()
     }
 
     /// `#id (name)`, how errors refer to this device.
     pub(crate) fn describe(&self) -> String {
-        format!("#{} ({})", self.id, self.name())
+        format!("#{} ({})", self.shared.id, self.name())
     }
 
     pub(crate) fn launch_limits(&self) -> &LaunchLimits {
-        &self.launch_limits
+        &self.shared.launch_limits
     }
 
     /// `Err(DeviceError::Lost)` once the device is lost.
     pub(crate) fn check_alive(&self) -> Result<(), DeviceError> {
-        match &*self.lost.lock().unwrap_or_else(|p| p.into_inner()) {
+        match &*self.shared.lost.lock().unwrap_or_else(|p| p.into_inner()) {
             None => Ok(()),
             Some(reason) => Err(DeviceError::Lost { device: self.describe(), reason: reason.clone() }),
         }
@@ -179,7 +273,7 @@ impl GpuDevice {
     /// cause.
     pub(crate) fn lost(&self) -> Option<DeviceError> {
         if self.check_alive().is_ok() {
-            let _ = self.device.poll(wgpu::PollType::Poll);
+            let _ = self.shared.device.poll(wgpu::PollType::Poll);
         }
         if self.check_alive().is_ok() {
             // wgpu runs the lost callback of a destroyed device only once
@@ -188,7 +282,7 @@ impl GpuDevice {
             // then give that callback a moment. Only error paths get here.
             let wait =
                 wgpu::PollType::Wait { submission_index: None, timeout: Some(std::time::Duration::from_secs(2)) };
-            let _ = self.device.poll(wait);
+            let _ = self.shared.device.poll(wait);
             for _ in 0..20 {
                 if self.check_alive().is_err() {
                     break;
@@ -204,7 +298,11 @@ impl GpuDevice {
         use crate::error::BufferError as B;
         match e {
             B::Gpu { .. } | B::Device(_) => self.lost().map_or(e, B::Device),
-            B::TooLarge { .. } | B::LengthMismatch { .. } | B::OutOfRange { .. } | B::WrongDevice { .. } => e,
+            B::TooLarge { .. }
+            | B::LengthMismatch { .. }
+            | B::OutOfRange { .. }
+            | B::WrongDevice { .. }
+            | B::InvalidElement { .. } => e,
         }
     }
 
@@ -225,6 +323,7 @@ impl GpuDevice {
             | L::CpuPanic { .. }
             | L::InvalidArgument { .. }
             | L::InvalidKernel { .. }
+            | L::MissingFeature { .. }
             | L::DeviceLost { .. }
             | L::OutOfBounds { .. }
             | L::DivisionByZero { .. }
@@ -256,14 +355,15 @@ impl GpuDevice {
 
     /// Blocks until `submission` (or everything submitted so far) is done.
     pub(crate) fn wait(&self, submission: Option<wgpu::SubmissionIndex>) -> Result<(), DeviceError> {
-        self.device
+        self.shared
+            .device
             .poll(wgpu::PollType::Wait { submission_index: submission, timeout: None })
             .map(drop)
             .map_err(|e| DeviceError::Poll { reason: e.to_string() })
     }
 
     fn take_uncaptured(&self) -> Result<(), DeviceError> {
-        let mut errors = match self.uncaptured.lock() {
+        let mut errors = match self.shared.uncaptured.lock() {
             Ok(g) => g,
             Err(p) => p.into_inner(),
         };
@@ -279,9 +379,9 @@ impl GpuDevice {
     /// handler, so that they become `Err` of the operation that caused them.
     /// Error scopes are thread-local, so concurrent users do not interfere.
     pub(crate) fn capture<R>(&self, f: impl FnOnce() -> R) -> Result<R, String> {
-        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
+        let oom = self.shared.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.shared.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let internal = self.shared.device.push_error_scope(wgpu::ErrorFilter::Internal);
         let r = f();
         // On native wgpu these futures are ready at once.
         let errors =
@@ -295,8 +395,19 @@ impl GpuDevice {
 
 impl std::fmt::Debug for GpuDevice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GpuDevice").field("id", &self.id).field("name", &self.name()).finish()
+        f.debug_struct("GpuDevice")
+            .field("id", &self.shared.id)
+            .field("name", &self.name())
+            .field("unchecked", &self.unchecked)
+            .finish()
     }
+}
+
+/// The smallest binding of an array of `ty`: one element, in whole 4-byte
+/// words (the layout's `min_binding_size`, and the size of the stand-in
+/// bound for an empty buffer).
+pub(crate) fn stand_in_size(ty: &onekernel_abi::DataType) -> u64 {
+    u64::from(ty.stride()).max(1).div_ceil(4) * 4
 }
 
 /// `WGPU_ADAPTER_NAME` if set (error if nothing matches), else wgpu's

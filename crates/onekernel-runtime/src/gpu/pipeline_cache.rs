@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::num::NonZeroU64;
 use std::sync::{Arc, Mutex};
 
-/// (kernel address, folded, checked, bindings of empty buffers).
-type Key = (usize, bool, bool, Vec<u32>);
+/// (kernel address, folded, checked, bindings of empty buffers, unchecked).
+type Key = (usize, bool, bool, Vec<u32>, bool);
 
 /// Which of a kernel's modules a launch runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,10 +41,12 @@ pub(crate) struct CachedPipeline {
 /// Pipelines keyed by the address of the kernel's `static KernelInfo`,
 /// whether the launch is folded (folded launches use the kernel's
 /// `wgsl_folded` module), whether it is checked (the `wgsl_checked*`
-/// modules, with the report buffer bound after the uniform block) and the
-/// bindings of empty buffers (whose lengths
-/// the variant sees as 0, see `empty_bindings.rs`): most kernels have one
-/// pipeline, at most two unless launched over empty buffers.
+/// modules, with the report buffer bound after the uniform block), the
+/// bindings of empty buffers (whose lengths the variant sees as 0, see
+/// `empty_bindings.rs`) and whether it was compiled without wgpu's runtime
+/// checks (launches through an `unchecked` handle): most kernels have one
+/// pipeline, at most two unless launched over empty buffers, checked or
+/// unchecked too.
 ///
 /// The address identifies a kernel exactly: the macro emits one static per
 /// kernel and statics are never freed or moved.
@@ -75,7 +77,9 @@ impl PipelineCache {
         variant: Variant,
         empty: &[u32],
     ) -> Result<Arc<CachedPipeline>, LaunchError> {
-        let key = (kernel as *const KernelInfo as usize, variant.folded, variant.checked, empty.to_vec());
+        // A checked launch never runs a trusted module.
+        let trusted = gpu.unchecked && !variant.checked;
+        let key = (kernel as *const KernelInfo as usize, variant.folded, variant.checked, empty.to_vec(), trusted);
         if let Some(p) = self.lock().get(&key) {
             return Ok(Arc::clone(p));
         }
@@ -133,9 +137,10 @@ fn compile(
             ty: wgpu::BindingType::Buffer {
                 ty: wgpu::BufferBindingType::Storage { read_only: !p.kind.is_writable() },
                 has_dynamic_offset: false,
-                // One element, as a layout derived from the shader would
-                // say; empty buffers are bound to a 4-byte stand-in.
-                min_binding_size: NonZeroU64::new(4),
+                // One element (in whole words), as a layout derived from
+                // the shader would say; empty buffers are bound to a
+                // stand-in of this size.
+                min_binding_size: NonZeroU64::new(super::stand_in_size(&p.ty)),
             },
             count: None,
         });
@@ -164,10 +169,21 @@ fn compile(
     }
     let device = gpu.wgpu_device();
     let compiled = gpu.capture(|| {
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(&*kernel.name),
-            source: wgpu::ShaderSource::Wgsl(source),
-        });
+        let desc =
+            wgpu::ShaderModuleDescriptor { label: Some(&*kernel.name), source: wgpu::ShaderSource::Wgsl(source) };
+        let module = if gpu.unchecked && !variant.checked {
+            // SAFETY: an unchecked handle exists only through the unsafe
+            // `Device::unchecked`, whose caller promised that every kernel
+            // launched through it accesses only elements within its
+            // buffers and workgroup arrays, terminates, and divides only by
+            // non-zero values without signed overflow: exactly what the
+            // checks turned off here (bounds checks, loop bounding, integer
+            // division guards, and ray-query and mesh-shader tracking,
+            // which compute kernels never use) would otherwise enforce.
+            unsafe { device.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) }
+        } else {
+            device.create_shader_module(desc)
+        };
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some(&*kernel.name),
             entries: &entries,

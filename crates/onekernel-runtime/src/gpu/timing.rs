@@ -60,11 +60,11 @@ impl GpuDevice {
     /// Opens the timing scope of `Device::time`.
     pub(crate) fn begin_timing(&self, device: &Device) -> Result<(), DeviceError> {
         self.check_alive()?;
-        let mut scope = self.timing.lock();
+        let mut scope = self.shared.timing.lock();
         if let Some(open) = &*scope {
             return Err(DeviceError::TimingInProgress { device: open.device.clone() });
         }
-        let wall_only = self.wall_clock_only.load(std::sync::atomic::Ordering::Relaxed);
+        let wall_only = self.shared.wall_clock_only.load(std::sync::atomic::Ordering::Relaxed);
         let clock = if self.features().contains(wgpu::Features::TIMESTAMP_QUERY) && !wall_only {
             Clock::GpuTimestamps
         } else {
@@ -77,13 +77,13 @@ impl GpuDevice {
 
     /// Closes the scope without reading anything (the closure panicked).
     pub(crate) fn abandon_timing(&self) {
-        self.timing.lock().take();
+        self.shared.timing.lock().take();
     }
 
     /// Closes the scope: waits for the device, then reads the timestamps
     /// back. Returns the clock and each pass's time, in order.
     pub(crate) fn end_timing(&self) -> Result<(Clock, Vec<Duration>), DeviceError> {
-        let Some(scope) = self.timing.lock().take() else {
+        let Some(scope) = self.shared.timing.lock().take() else {
             return Err(DeviceError::Gpu { message: "internal error: no timing scope is open".into() });
         };
         match scope.clock {
@@ -168,7 +168,7 @@ impl GpuDevice {
 
     /// How the next pass is timed (allocating its queries).
     fn next_pass(&self) -> Result<TimedPass, String> {
-        let mut guard = self.timing.lock();
+        let mut guard = self.shared.timing.lock();
         let Some(scope) = guard.as_mut() else { return Ok(TimedPass::Untimed) };
         match scope.clock {
             Clock::Wall => Ok(TimedPass::Wall),
@@ -225,7 +225,7 @@ impl GpuDevice {
         match timed {
             TimedPass::Untimed => {}
             TimedPass::Timestamps { index, .. } => {
-                if let Some(scope) = self.timing.lock().as_mut() {
+                if let Some(scope) = self.shared.timing.lock().as_mut() {
                     if let Some(s) = scope.submitted.get_mut(index) {
                         *s = true;
                     }
@@ -234,7 +234,7 @@ impl GpuDevice {
             TimedPass::Wall => {
                 self.wait(Some(submission)).map_err(|e| e.to_string())?;
                 let elapsed = start.elapsed();
-                if let Some(scope) = self.timing.lock().as_mut() {
+                if let Some(scope) = self.shared.timing.lock().as_mut() {
                     scope.wall.push(elapsed);
                 }
             }
