@@ -42,7 +42,7 @@
 mod builtins;
 
 pub use builtins::{block_dim, block_id, global_id, grid_dim, shared, storage_barrier, thread_id, workgroup_barrier};
-pub use onekernel_macro::{helper, kernel};
+pub use onekernel_macro::{helper, kernel, kernels};
 pub use onekernel_runtime::{
     Buffer, BufferError, Clock, DataType, Device, DeviceError, Dim3, Element, Features, Grid, KernelInfo, LaunchError,
     ScalarType, Timing,
@@ -61,7 +61,7 @@ pub mod prelude {
     pub use crate::glam::{IVec2, IVec3, IVec4, UVec2, UVec3, UVec4, Vec2, Vec3A, Vec4};
     pub use crate::half::f16;
     pub use crate::{
-        block_dim, block_id, global_id, grid_dim, helper, kernel, shared, storage_barrier, thread_id,
+        block_dim, block_id, global_id, grid_dim, helper, kernel, kernels, shared, storage_barrier, thread_id,
         workgroup_barrier, Buffer, Device, Dim3, Grid,
     };
 }

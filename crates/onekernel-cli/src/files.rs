@@ -11,6 +11,9 @@ pub struct Kernel {
     pub attr: proc_macro2::TokenStream,
     /// The function, without the attribute.
     pub item: syn::ItemFn,
+    /// The constants and structs of the `#[onekernel::kernels]` module the
+    /// kernel is in (empty outside one).
+    pub module: onekernel_compiler::parse::ModuleItems,
 }
 
 /// A `#[helper]` function and the file it is in.
@@ -21,6 +24,8 @@ pub struct Helper {
     pub file: String,
     /// That file's text.
     pub source: String,
+    /// The items of the `#[onekernel::kernels]` module it is in.
+    pub module: onekernel_compiler::parse::ModuleItems,
 }
 
 /// What the tool compiles.
@@ -51,7 +56,8 @@ pub fn read_program(path: &Path, source: &str) -> Result<Program, Vec<FileError>
         }
     };
     let dir = module_dir(path);
-    collect(&file.items, path, source, &dir, 0, true, &mut program, &mut errors);
+    let none = onekernel_compiler::parse::ModuleItems::default();
+    collect(&file.items, path, source, &dir, 0, true, &none, &mut program, &mut errors);
     if errors.is_empty() {
         Ok(program)
     } else {
@@ -74,6 +80,7 @@ fn collect(
     dir: &Path,
     depth: usize,
     main_file: bool,
+    module: &onekernel_compiler::parse::ModuleItems,
     program: &mut Program,
     errors: &mut Vec<FileError>,
 ) {
@@ -89,20 +96,36 @@ fn collect(
                         };
                         let mut f = f.clone();
                         f.attrs.retain(|a| !is(a, "kernel"));
-                        program.kernels.push(Kernel { attr: tokens, item: f });
+                        program.kernels.push(Kernel { attr: tokens, item: f, module: module.clone() });
                     }
                 } else if f.attrs.iter().any(|a| is(a, "helper")) {
                     program.helpers.push(Helper {
                         item: f.clone(),
                         file: path.display().to_string(),
                         source: source.to_string(),
+                        module: module.clone(),
                     });
                 }
             }
             syn::Item::Mod(m) => match &m.content {
                 Some((_, inner)) => {
                     let sub = dir.join(m.ident.to_string());
-                    collect(inner, path, source, &sub, depth, main_file, program, errors);
+                    // A `#[onekernel::kernels]` module shows its kernels its
+                    // constants and structs.
+                    let items = if m.attrs.iter().any(|a| is(a, "kernels")) {
+                        let mut items = onekernel_compiler::parse::ModuleItems::default();
+                        for i in inner {
+                            match i {
+                                syn::Item::Const(c) => items.consts.push(c.clone()),
+                                syn::Item::Struct(st) => items.structs.push(st.clone()),
+                                _ => {}
+                            }
+                        }
+                        items
+                    } else {
+                        onekernel_compiler::parse::ModuleItems::default()
+                    };
+                    collect(inner, path, source, &sub, depth, main_file, &items, program, errors);
                 }
                 None if depth < MAX_DEPTH => {
                     let Some(file) = module_file(m, dir) else { continue };
@@ -114,7 +137,8 @@ fn collect(
                             } else {
                                 dir.join(m.ident.to_string())
                             };
-                            collect(&parsed.items, &file, &text, &sub, depth + 1, false, program, errors);
+                            let none = onekernel_compiler::parse::ModuleItems::default();
+                            collect(&parsed.items, &file, &text, &sub, depth + 1, false, &none, program, errors);
                         }
                         Err(e) => errors.extend(e.into_iter().map(|e| {
                             (file.display().to_string(), text.clone(), Diagnostic::new(e.span(), e.to_string()))

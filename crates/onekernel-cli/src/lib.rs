@@ -214,10 +214,13 @@ pub fn explain_source(
     // `#[helper]` attribute does).
     let mut errors = 0;
     for h in &program.helpers {
-        if let Err(diags) = onekernel_compiler::parse::parse_function(
+        let mut types = Default::default();
+        let (scope, _) = onekernel_compiler::parse::define_structs(&h.module, &mut types);
+        if let Err(diags) = onekernel_compiler::parse::parse_function_in(
             &h.item,
             onekernel_compiler::parse::FnRole::Helper,
-            &mut Default::default(),
+            &mut types,
+            &scope,
         ) {
             for d in diags.iter().filter(|d| d.is_reported()) {
                 out.stderr.push_str(&diagnostics::render(&h.file, &h.source, d));
@@ -228,7 +231,8 @@ pub fn explain_source(
     let helpers: Vec<syn::ItemFn> = program.helpers.iter().map(|h| h.item.clone()).collect();
     let several = kernels.len() > 1;
     for k in kernels {
-        match onekernel_compiler::compile(k.attr.clone(), &k.item, &helpers) {
+        let options = onekernel_compiler::Options::default();
+        match onekernel_compiler::compile_in(k.attr.clone(), &k.item, &helpers, &k.module, &options) {
             Ok(c) => {
                 if several {
                     let comment = if matches!(emit, Emit::SpirvAsm | Emit::Spirv) { ";" } else { "//" };

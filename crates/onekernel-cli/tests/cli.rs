@@ -135,6 +135,17 @@ fn writes_files() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A kernel of a `#[onekernel::kernels]` module sees the module's structs
+/// and constants, in the tool as in the macro.
+#[test]
+fn kernels_module() {
+    let out = ok(&["explain", "tests/structs.rs", "--kernel", "step", "--emit", "wgsl"]);
+    assert!(
+        out.contains("struct Particle {") && out.contains("var<storage, read_write> ps: array<Particle>;"),
+        "{out}"
+    );
+}
+
 /// `--checked`: the module checked launches run, WGSL only.
 #[test]
 fn checked_module() {

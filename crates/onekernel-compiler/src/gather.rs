@@ -9,7 +9,7 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::hir::{CallSite, Function};
-use crate::parse::{parse_function, FnRole};
+use crate::parse::{parse_function_in, FnRole, ModuleItems, ModuleScope};
 use crate::types::TypeTable;
 use std::collections::HashMap;
 
@@ -20,8 +20,9 @@ pub fn order_helpers(
     kernel: &Function,
     items: &[syn::ItemFn],
     types: &mut TypeTable,
+    scope: &ModuleScope,
 ) -> Result<Vec<Function>, Vec<Diagnostic>> {
-    let mut walk = Walk::new(items, types);
+    let mut walk = Walk::new(items, types, scope);
     for call in &kernel.calls {
         walk.visit(call);
     }
@@ -34,9 +35,10 @@ pub fn order_helpers(
 
 /// The first helper `kernel` reaches (directly or through the helpers in
 /// `items`) that is not among `items`.
-pub fn next_missing_helper(kernel: &Function, items: &[syn::ItemFn]) -> Option<CallSite> {
+pub fn next_missing_helper(kernel: &Function, items: &[syn::ItemFn], module: &ModuleItems) -> Option<CallSite> {
     let mut types = TypeTable::default();
-    let mut walk = Walk::new(items, &mut types);
+    let (scope, _) = crate::parse::define_structs(module, &mut types);
+    let mut walk = Walk::new(items, &mut types, &scope);
     for call in &kernel.calls {
         walk.visit(call);
         if walk.missing.is_some() {
@@ -50,6 +52,7 @@ pub fn next_missing_helper(kernel: &Function, items: &[syn::ItemFn]) -> Option<C
 struct Walk<'a> {
     items: HashMap<String, &'a syn::ItemFn>,
     types: &'a mut TypeTable,
+    scope: &'a ModuleScope,
     parsed: HashMap<String, Function>,
     /// Finished helpers, callees first.
     order: Vec<String>,
@@ -61,10 +64,11 @@ struct Walk<'a> {
 }
 
 impl<'a> Walk<'a> {
-    fn new(items: &'a [syn::ItemFn], types: &'a mut TypeTable) -> Self {
+    fn new(items: &'a [syn::ItemFn], types: &'a mut TypeTable, scope: &'a ModuleScope) -> Self {
         Walk {
             items: items.iter().map(|h| (h.sig.ident.to_string(), h)).collect(),
             types,
+            scope,
             parsed: HashMap::new(),
             order: Vec::new(),
             visiting: Vec::new(),
@@ -98,7 +102,7 @@ impl<'a> Walk<'a> {
             ));
             return;
         };
-        match parse_function(item, FnRole::Helper, self.types) {
+        match parse_function_in(item, FnRole::Helper, self.types, self.scope) {
             Ok(f) => {
                 self.visiting.push(name.to_string());
                 let calls = f.calls.clone();

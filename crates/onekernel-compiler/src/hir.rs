@@ -278,13 +278,15 @@ pub enum Stmt {
 }
 
 /// One step from a variable to a part of it: `[i]` of an array, `.0` of a
-/// tuple.
+/// tuple, `.name` of a struct.
 #[derive(Clone, Debug)]
 pub enum Step {
     /// An array element.
     Index(ExprId),
     /// A tuple element.
     Field(u32),
+    /// A named field (of a struct), resolved by type.
+    NamedField(String),
 }
 
 /// An expression with its source span.
@@ -654,6 +656,17 @@ pub enum ExprKind {
     },
     /// `base.0` on a tuple value.
     Field(ExprId, u32),
+    /// `base.name` on a struct value (resolved by the base's type; `.x`,
+    /// `.y` and `.z` are [`ExprKind::Axis`] until typed).
+    NamedField(ExprId, String),
+    /// `Name { a: .., b: .. }`: a struct value, the fields in the order
+    /// written (and evaluated), each with its index in the declaration.
+    StructLit {
+        /// The struct type.
+        ty: crate::types::Ty,
+        /// `(field index, value)` in the order written.
+        fields: Vec<(u32, ExprId)>,
+    },
     /// `base.len()` on an array value: its length, a constant.
     ArrayLen(ExprId),
     /// `-x`, `!x`
@@ -741,6 +754,24 @@ pub struct Program {
 }
 
 impl Function {
+    /// A function named `name` with nothing in it yet.
+    pub fn named(name: String, span: proc_macro2::Span) -> Function {
+        Function {
+            name,
+            span,
+            params: crate::arena::Arena::default(),
+            ret: crate::types::Ty::Unit,
+            locals: crate::arena::Arena::default(),
+            exprs: crate::arena::Arena::default(),
+            body: Block::default(),
+            calls: Vec::new(),
+            shared: crate::arena::Arena::default(),
+            consts: crate::arena::Arena::default(),
+            barriers: 0,
+            buffer_args: Vec::new(),
+        }
+    }
+
     /// The label's name as a `String`, for loops and jumps.
     pub fn label_name(label: &Option<Label>) -> Option<&str> {
         label.as_ref().map(|l| l.name.as_str())

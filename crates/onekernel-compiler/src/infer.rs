@@ -105,6 +105,8 @@ impl<'a> Infer<'a> {
                     let vars = elems.into_iter().map(|e| self.known(e)).collect();
                     self.fresh(Var::Tuple(vars))
                 }
+                // Structs are nominal: known as a whole.
+                Compound::Struct { .. } => self.fresh(Var::Known(t)),
             },
             t => self.fresh(Var::Known(t)),
         }
@@ -150,6 +152,16 @@ impl<'a> Infer<'a> {
             }
             // rustc reports "mismatched types" itself.
             None => self.diags.left_to_rustc(proc_macro2::Span::call_site()),
+        }
+    }
+
+    /// The type of the field `name` when `v` is known to be a struct with
+    /// such a field.
+    fn struct_field_of(&mut self, v: usize, name: &str) -> Option<Ty> {
+        let r = self.find(v);
+        match self.vars[r] {
+            Var::Known(t) => self.table.struct_field(t, name).map(|(_, ft)| ft),
+            _ => None,
         }
     }
 
@@ -225,11 +237,37 @@ impl<'a> Infer<'a> {
             ExprKind::Builtin { .. } => self.set_known(id, Ty::Dim3),
             // Never reached: a function with an error is not typed.
             ExprKind::Error => self.var(id),
-            ExprKind::Axis(base, _) => {
+            ExprKind::Axis(base, axis) => {
                 let b = self.expr(*base);
+                // `.x` of a struct is its field `x`.
+                if let Some(field) = self.struct_field_of(b, axis_name(*axis)) {
+                    return self.set_known(id, field);
+                }
                 let d = self.known(Ty::Dim3);
                 self.unify(b, d);
                 self.set_known(id, Ty::Usize)
+            }
+            ExprKind::NamedField(base, name) => {
+                let b = self.expr(*base);
+                match self.struct_field_of(b, name) {
+                    Some(t) => self.set_known(id, t),
+                    None => {
+                        // Not a struct, or no such field: rustc says so.
+                        self.diags.left_to_rustc(f.exprs[id].span);
+                        self.var(id)
+                    }
+                }
+            }
+            ExprKind::StructLit { ty, fields } => {
+                for (index, value) in fields {
+                    let v = self.expr(*value);
+                    let field_ty = self.table.as_struct(*ty).map(|(_, fs)| fs[*index as usize].1);
+                    if let Some(ft) = field_ty {
+                        let k = self.known(ft);
+                        self.unify(v, k);
+                    }
+                }
+                self.set_known(id, *ty)
             }
             ExprKind::Index { buffer, index } => {
                 let i = self.expr(*index);
@@ -505,6 +543,12 @@ impl<'a> Infer<'a> {
                                     e
                                 }
                                 (Step::Field(n), Var::Tuple(vars)) if (*n as usize) < vars.len() => vars[*n as usize],
+                                (Step::NamedField(name), Var::Known(t))
+                                    if self.table.struct_field(t, name).is_some() =>
+                                {
+                                    let (_, ft) = self.table.struct_field(t, name).expect("checked");
+                                    self.known(ft)
+                                }
                                 _ => {
                                     self.diags.left_to_rustc(f.exprs[id].span);
                                     self.fresh(Var::Unknown)
@@ -634,8 +678,8 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
             ExprKind::Binary(_, l, _) if matches!(t.exprs[*l], Ty::Compound(_)) => {
                 // rustc compares arrays and tuples; WGSL cannot.
                 diags.push(
-                    Diagnostic::new(e.span, "operators on arrays and tuples are not supported in a kernel")
-                        .help("compare or combine them element by element"),
+                    Diagnostic::new(e.span, "operators on arrays, tuples and structs are not supported in a kernel")
+                        .help("compare or combine them element by element (field by field)"),
                 );
                 true
             }
@@ -680,4 +724,9 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
             diags.left_to_rustc(e.span);
         }
     }
+}
+
+/// The field an [`ExprKind::Axis`] names: `x`, `y` or `z`.
+pub fn axis_name(axis: u32) -> &'static str {
+    ["x", "y", "z"].get(axis as usize).copied().unwrap_or("?")
 }

@@ -16,7 +16,7 @@
 use crate::arena::HandleMap;
 use crate::diagnostic::Diagnostic;
 use crate::hir::{self, ParamKind};
-use crate::types::Ty;
+use crate::types::{Ty, TypeTable};
 use onekernel_abi::{launch_block, DataType, ParamInfo, ScalarType};
 use std::borrow::Cow;
 
@@ -39,29 +39,50 @@ pub struct Layout {
 
 impl Layout {
     /// Lays out `kernel`'s parameters and shared arrays.
-    pub fn of(kernel: &hir::Function) -> Result<Layout, Vec<Diagnostic>> {
+    pub fn of(kernel: &hir::Function, table: &TypeTable) -> Result<Layout, Vec<Diagnostic>> {
         let mut params = Vec::new();
         let mut binding = 0u32;
         let mut offset = launch_block::SIZE;
+        let mut features = onekernel_abi::Features::NONE;
         for (_, p) in kernel.params.iter() {
-            let ty = scalar_type(p.kind.ty()).ok_or_else(|| {
-                vec![Diagnostic::new(p.span, format!("internal compiler error: no ABI type for `{}`", p.kind.ty()))]
+            let ty = data_type(p.kind.ty(), table).ok_or_else(|| {
+                vec![Diagnostic::new(
+                    p.span,
+                    format!("internal compiler error: no ABI type for `{}`", table.name(p.kind.ty())),
+                )]
             })?;
+            features = features.union(type_features(p.kind.ty(), table));
+            if let (ParamKind::Scalar { .. }, Some(problem)) = (p.kind, uniform_problem(p.kind.ty(), table)) {
+                return Err(vec![Diagnostic::new(
+                    p.span,
+                    format!("`{}` cannot be passed by value: {problem}", table.name(p.kind.ty())),
+                )
+                .help(format!(
+                    "pass it in a one-element buffer (`{0}: &[{1}]`, read as `{0}[0]`), or use `Vec4`/separate fields instead of the array",
+                    p.name,
+                    table.name(p.kind.ty())
+                ))]);
+            }
             let (kind, slot) = match p.kind {
                 ParamKind::Buffer { .. } => (onekernel_abi::ParamKind::ReadOnlyBuffer, binding),
                 ParamKind::BufferMut { .. } => (onekernel_abi::ParamKind::ReadWriteBuffer, binding),
                 ParamKind::Atomics { .. } => (onekernel_abi::ParamKind::AtomicBuffer, binding),
                 ParamKind::Scalar { .. } => {
-                    offset = offset.next_multiple_of(ty.size());
+                    offset = offset.next_multiple_of(uniform_align(&ty));
                     (onekernel_abi::ParamKind::Scalar, offset)
                 }
             };
             if kind.is_buffer() {
                 binding += 1;
             } else {
-                offset += ty.size();
+                offset += match ty {
+                    // WGSL's uniform rule: whatever follows a struct member
+                    // starts at least a multiple of 16 bytes after it.
+                    DataType::Struct { size, .. } => size.next_multiple_of(16),
+                    _ => ty.stride(),
+                };
             }
-            params.push(ParamInfo { name: Cow::Owned(p.name.clone()), kind, ty: DataType::Scalar(ty), slot });
+            params.push(ParamInfo { name: Cow::Owned(p.name.clone()), kind, ty, slot });
         }
         let mut words = 0u32;
         let shared_offsets = HandleMap::from_vec(
@@ -76,7 +97,7 @@ impl Layout {
                 .collect(),
         );
         Ok(Layout {
-            features: params.iter().fold(onekernel_abi::Features::NONE, |f, p| f.union(p.ty.features())),
+            features,
             params,
             uniform_binding: binding,
             uniform_size: offset.next_multiple_of(launch_block::ALIGN),
@@ -86,8 +107,70 @@ impl Layout {
     }
 }
 
-/// The ABI's name for a kernel type; None for types that cannot cross the
-/// host boundary (the recogniser rejects such parameters).
+/// The ABI's description of a kernel type; None for types that cannot
+/// cross the host boundary (the recogniser rejects such parameters).
+pub fn data_type(ty: Ty, table: &TypeTable) -> Option<DataType> {
+    if let Some(s) = scalar_type(ty) {
+        return Some(DataType::Scalar(s));
+    }
+    let (name, _) = table.as_struct(ty)?;
+    let (size, align) = table.wgsl_layout(ty)?;
+    Some(DataType::Struct { name: Cow::Owned(name.to_string()), size, align })
+}
+
+/// Why a struct cannot live in the uniform block, whose layout rules are
+/// stricter than a buffer's: an array there needs a 16-byte stride, and a
+/// struct inside a struct a 16-byte aligned offset.
+fn uniform_problem(ty: Ty, table: &TypeTable) -> Option<String> {
+    if let Some((elem, _)) = table.as_array(ty) {
+        let (size, align) = table.wgsl_layout(elem)?;
+        if !size.next_multiple_of(align).is_multiple_of(16) {
+            return Some(format!(
+                "the uniform block needs 16 bytes per element of an array, and `{}` takes fewer",
+                table.name(ty)
+            ));
+        }
+        return uniform_problem(elem, table);
+    }
+    let (_, fields) = table.as_struct(ty)?;
+    let offsets = table.struct_offsets(ty)?;
+    for ((name, t), at) in fields.iter().zip(offsets) {
+        if table.as_struct(*t).is_some() && !at.is_multiple_of(16) {
+            return Some(format!(
+                "its field `{name}` is a struct at byte {at}, and the uniform block needs 16-byte steps"
+            ));
+        }
+        if let Some(p) = uniform_problem(*t, table) {
+            return Some(format!("in its field `{name}`: {p}"));
+        }
+    }
+    None
+}
+
+/// The device features a type needs, its fields' included.
+pub fn type_features(ty: Ty, table: &TypeTable) -> onekernel_abi::Features {
+    match table.as_struct(ty) {
+        Some((_, fields)) => {
+            fields.iter().fold(onekernel_abi::Features::NONE, |f, (_, t)| f.union(type_features(*t, table)))
+        }
+        None => match (scalar_type(ty), table.as_array(ty)) {
+            (Some(s), _) => s.feature(),
+            (None, Some((elem, _))) => type_features(elem, table),
+            (None, None) => onekernel_abi::Features::NONE,
+        },
+    }
+}
+
+/// WGSL's alignment of a member of type `ty` in a uniform block: a struct
+/// is aligned to at least 16 bytes there.
+fn uniform_align(ty: &DataType) -> u32 {
+    match ty {
+        DataType::Struct { align, .. } => (*align).max(16),
+        _ => ty.align(),
+    }
+}
+
+/// The ABI's name for a scalar kernel type.
 pub fn scalar_type(ty: Ty) -> Option<ScalarType> {
     match ty {
         Ty::F32 => Some(ScalarType::F32),

@@ -109,7 +109,7 @@ pub fn compile(
     kernel: &syn::ItemFn,
     helpers: &[syn::ItemFn],
 ) -> Result<CompiledKernel, Vec<Diagnostic>> {
-    compile_with(attr, kernel, helpers, &Options::default())
+    compile_in(attr, kernel, helpers, &parse::ModuleItems::default(), &Options::default())
 }
 
 /// Choices a tool makes about the modules [`compile`] builds (the macro
@@ -130,9 +130,24 @@ pub fn compile_with(
     helpers: &[syn::ItemFn],
     options: &Options,
 ) -> Result<CompiledKernel, Vec<Diagnostic>> {
+    compile_in(attr, kernel, helpers, &parse::ModuleItems::default(), options)
+}
+
+/// [`compile_with`] for a kernel of a `#[onekernel::kernels]` module, which
+/// sees the module's constants and structs (`module`). Problems of the
+/// structs themselves are the module's to report
+/// ([`parse::define_structs`]); a kernel reports only its own.
+pub fn compile_in(
+    attr: proc_macro2::TokenStream,
+    kernel: &syn::ItemFn,
+    helpers: &[syn::ItemFn],
+    module: &parse::ModuleItems,
+    options: &Options,
+) -> Result<CompiledKernel, Vec<Diagnostic>> {
     let attr = KernelAttr::parse(attr, kernel.sig.fn_token.span);
     let mut types = types::TypeTable::default();
-    let parsed = parse::parse_function(kernel, parse::FnRole::Kernel, &mut types);
+    let (scope, _) = parse::define_structs(module, &mut types);
+    let parsed = parse::parse_function_in(kernel, parse::FnRole::Kernel, &mut types, &scope);
     // Report attribute and body problems together.
     let (attr, parsed) = match (attr, parsed) {
         (Ok(a), Ok(k)) => (a, k),
@@ -142,9 +157,9 @@ pub fn compile_with(
             return Err(all);
         }
     };
-    let helper_fns = gather::order_helpers(&parsed, helpers, &mut types)?;
+    let helper_fns = gather::order_helpers(&parsed, helpers, &mut types, &scope)?;
     let checked = check(hir::Program { kernel: parsed, helpers: helper_fns, types })?;
-    let layout = Layout::of(&checked.program.kernel)?;
+    let layout = Layout::of(&checked.program.kernel, &checked.program.types)?;
     let shaders = shaders(&checked, &layout, attr.workgroup_size, options)?;
     // The explain view is for people: if it fails, say so in it.
     let items: Vec<&syn::ItemFn> = std::iter::once(kernel)

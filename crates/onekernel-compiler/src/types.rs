@@ -47,6 +47,14 @@ pub enum Compound {
     },
     /// `(a, b, ...)`, two elements or more.
     Tuple(Vec<Ty>),
+    /// A user's struct (declared in a `#[onekernel::kernels]` module), its
+    /// fields in declaration order. Structs are nominal: one per name.
+    Struct {
+        /// The Rust name.
+        name: String,
+        /// The fields' names and types.
+        fields: Vec<(String, Ty)>,
+    },
 }
 
 /// The compound types of one program, interned.
@@ -73,6 +81,39 @@ impl TypeTable {
         self.intern(Compound::Array { elem, len })
     }
 
+    /// Declares the struct `name`; None if a struct of that name exists.
+    pub fn define_struct(&mut self, name: &str, fields: Vec<(String, Ty)>) -> Option<Ty> {
+        if self.struct_named(name).is_some() {
+            return None;
+        }
+        Some(self.intern(Compound::Struct { name: name.to_string(), fields }))
+    }
+
+    /// The struct named `name`, if one is declared.
+    pub fn struct_named(&self, name: &str) -> Option<Ty> {
+        self.compounds
+            .iter()
+            .position(|c| matches!(c, Compound::Struct { name: n, .. } if n == name))
+            .map(|i| Ty::Compound(TypeId(i as u32)))
+    }
+
+    /// The name and fields of a struct type.
+    pub fn as_struct(&self, ty: Ty) -> Option<(&str, &[(String, Ty)])> {
+        match ty {
+            Ty::Compound(id) => match self.get(id) {
+                Compound::Struct { name, fields } => Some((name, fields)),
+                Compound::Array { .. } | Compound::Tuple(_) => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The index and type of the field `field` of the struct type `ty`.
+    pub fn struct_field(&self, ty: Ty, field: &str) -> Option<(u32, Ty)> {
+        let (_, fields) = self.as_struct(ty)?;
+        fields.iter().position(|(n, _)| n == field).map(|i| (i as u32, fields[i].1))
+    }
+
     /// What a compound type is.
     pub fn get(&self, id: TypeId) -> &Compound {
         &self.compounds[id.0 as usize]
@@ -83,7 +124,7 @@ impl TypeTable {
         match ty {
             Ty::Compound(id) => match self.get(id) {
                 Compound::Array { elem, len } => Some((*elem, *len)),
-                Compound::Tuple(_) => None,
+                Compound::Tuple(_) | Compound::Struct { .. } => None,
             },
             _ => None,
         }
@@ -94,9 +135,63 @@ impl TypeTable {
         match ty {
             Ty::Compound(id) => match self.get(id) {
                 Compound::Tuple(elems) => Some(elems),
-                Compound::Array { .. } => None,
+                Compound::Array { .. } | Compound::Struct { .. } => None,
             },
             _ => None,
+        }
+    }
+
+    /// WGSL's size and alignment of a type that can live in a buffer or
+    /// the uniform block (host-shareable): None for `bool`, `usize`,
+    /// tuples and the like. A struct's fields are at the offsets of
+    /// [`TypeTable::struct_offsets`].
+    pub fn wgsl_layout(&self, ty: Ty) -> Option<(u32, u32)> {
+        match ty {
+            Ty::F32 | Ty::I32 | Ty::U32 => Some((4, 4)),
+            Ty::Compound(id) => match self.get(id) {
+                Compound::Array { elem, len } => {
+                    let (size, align) = self.wgsl_layout(*elem)?;
+                    Some((size.next_multiple_of(align) * len, align))
+                }
+                Compound::Struct { fields, .. } => {
+                    let (mut end, mut align) = (0u32, 1u32);
+                    for (_, t) in fields {
+                        let (s, a) = self.wgsl_layout(*t)?;
+                        end = end.next_multiple_of(a) + s;
+                        align = align.max(a);
+                    }
+                    Some((end.next_multiple_of(align), align))
+                }
+                Compound::Tuple(_) => None,
+            },
+            Ty::Bool | Ty::Usize | Ty::Dim3 | Ty::Unit | Ty::Never => None,
+        }
+    }
+
+    /// The WGSL byte offset of each field of a struct type.
+    pub fn struct_offsets(&self, ty: Ty) -> Option<Vec<u32>> {
+        let (_, fields) = self.as_struct(ty)?;
+        let mut end = 0u32;
+        let mut offsets = Vec::new();
+        for (_, t) in fields {
+            let (s, a) = self.wgsl_layout(*t)?;
+            let at = end.next_multiple_of(a);
+            offsets.push(at);
+            end = at + s;
+        }
+        Some(offsets)
+    }
+
+    /// True when a value of `ty` holds an array (which WGSL indexes only
+    /// through a variable).
+    pub fn contains_array(&self, ty: Ty) -> bool {
+        match ty {
+            Ty::Compound(id) => match self.get(id) {
+                Compound::Array { .. } => true,
+                Compound::Tuple(elems) => elems.iter().any(|t| self.contains_array(*t)),
+                Compound::Struct { fields, .. } => fields.iter().any(|(_, t)| self.contains_array(*t)),
+            },
+            _ => false,
         }
     }
 
@@ -109,6 +204,7 @@ impl TypeTable {
                     let names: Vec<String> = elems.iter().map(|t| self.name(*t)).collect();
                     format!("({})", names.join(", "))
                 }
+                Compound::Struct { name, .. } => name.clone(),
             },
             scalar => scalar.rust_name().to_string(),
         }
@@ -146,7 +242,7 @@ impl Ty {
             Ty::I32 => "i32",
             Ty::U32 => "u32",
             Ty::Usize => "usize",
-            Ty::Compound(_) => "(array or tuple)",
+            Ty::Compound(_) => "(array, tuple or struct)",
             Ty::Dim3 => "Dim3",
             Ty::Unit => "()",
             Ty::Never => "!",

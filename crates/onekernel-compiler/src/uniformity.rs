@@ -129,10 +129,12 @@ impl Uniformity<'_> {
             | ExprKind::Cast(x, _)
             | ExprKind::Typed(x, _)
             | ExprKind::Repeat(x, _)
-            | ExprKind::Field(x, _) => self.uniform(*x),
+            | ExprKind::Field(x, _)
+            | ExprKind::NamedField(x, _) => self.uniform(*x),
             // A constant: the array's length.
             ExprKind::ArrayLen(_) => true,
             ExprKind::Array(xs) | ExprKind::Tuple(xs) => xs.iter().all(|x| self.uniform(*x)),
+            ExprKind::StructLit { fields, .. } => fields.iter().all(|(_, x)| self.uniform(*x)),
             ExprKind::Element { base, index } => self.uniform(*base) && self.uniform(*index),
             ExprKind::Binary(_, a, b) | ExprKind::Logical(_, a, b) => self.uniform(*a) && self.uniform(*b),
             ExprKind::Call { args, .. } | ExprKind::Math(_, args) => args.iter().all(|a| self.uniform(*a)),
@@ -315,7 +317,7 @@ impl Uniformity<'_> {
                     || match place {
                         Place::Project { steps, .. } => steps.iter().any(|s| match s {
                             Step::Index(i) => !self.uniform(*i),
-                            Step::Field(_) => false,
+                            Step::Field(_) | Step::NamedField(_) => false,
                         }),
                         _ => false,
                     };

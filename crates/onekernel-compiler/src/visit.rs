@@ -68,8 +68,10 @@ pub fn operands(kind: &ExprKind) -> Vec<ExprId> {
         | ExprKind::Typed(x, _)
         | ExprKind::Repeat(x, _)
         | ExprKind::Field(x, _)
+        | ExprKind::NamedField(x, _)
         | ExprKind::ArrayLen(x) => vec![*x],
         ExprKind::Array(xs) | ExprKind::Tuple(xs) => xs.clone(),
+        ExprKind::StructLit { fields, .. } => fields.iter().map(|(_, x)| *x).collect(),
         ExprKind::Element { base, index } => vec![*base, *index],
         ExprKind::Index { index, .. } => vec![*index],
         ExprKind::SharedIndex { indices, .. } => indices.clone(),
@@ -113,7 +115,7 @@ pub fn place_indices(p: &Place) -> Vec<ExprId> {
             .iter()
             .filter_map(|s| match s {
                 Step::Index(i) => Some(*i),
-                Step::Field(_) => None,
+                Step::Field(_) | Step::NamedField(_) => None,
             })
             .collect(),
         Place::Local(_) | Place::Param(_) => vec![],

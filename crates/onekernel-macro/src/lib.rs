@@ -2,6 +2,7 @@
 //! tokens to `onekernel-compiler` and its output back to rustc. Use them
 //! through the `onekernel` crate, which documents them.
 
+use onekernel_compiler::parse::ModuleItems;
 use onekernel_compiler::{expand, gather, parse};
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
@@ -24,8 +25,31 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             return out.into();
         }
     };
-    let state = State { helpers: Vec::new(), attr: attr.into(), kernel: func };
+    let state = State { helpers: Vec::new(), items: ModuleItems::default(), attr: attr.into(), kernel: func };
     state.next().into()
+}
+
+/// Shows the kernels of an inline module the module's constants and
+/// structs. See the `onekernel` crate's documentation.
+#[proc_macro_attribute]
+pub fn kernels(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let item2: TokenStream2 = item.clone().into();
+    let module: syn::ItemMod = match syn::parse2(item2) {
+        Ok(m) => m,
+        Err(e) => {
+            let err = syn::Error::new(
+                e.span(),
+                "`#[onekernel::kernels]` goes on a module: `#[onekernel::kernels] mod name { ... }`",
+            );
+            let mut out = err.to_compile_error();
+            out.extend(TokenStream2::from(item));
+            return out.into();
+        }
+    };
+    expand::expand_module(attr.into(), &module, |k, helpers, items| {
+        State { helpers: helpers.to_vec(), items: items.clone(), attr: k.attr.clone(), kernel: k.item.clone() }.next()
+    })
+    .into()
 }
 
 /// Marks a function that kernels may call. It stays an ordinary Rust
@@ -68,17 +92,20 @@ pub fn kernel_with_helpers(input: TokenStream) -> TokenStream {
     }
 }
 
-/// The kernel and the helpers gathered so far.
+/// The kernel, the helpers gathered so far and the items of the
+/// `#[onekernel::kernels]` module around it (if any).
 struct State {
     helpers: Vec<syn::ItemFn>,
+    items: ModuleItems,
     attr: TokenStream2,
     kernel: syn::ItemFn,
 }
 
 impl Parse for State {
-    // (@helper { fn .. })* @kernel { attr } { fn .. }
+    // (@helper { fn .. } | @item { const/struct .. })* @kernel { attr } { fn .. }
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let mut helpers = Vec::new();
+        let mut items = ModuleItems::default();
         loop {
             input.parse::<syn::Token![@]>()?;
             let tag: syn::Ident = input.parse()?;
@@ -86,12 +113,18 @@ impl Parse for State {
             syn::braced!(content in input);
             if tag == "helper" {
                 helpers.push(content.parse()?);
+            } else if tag == "item" {
+                match content.parse::<syn::Item>()? {
+                    syn::Item::Const(c) => items.consts.push(c),
+                    syn::Item::Struct(s) => items.structs.push(s),
+                    other => return Err(syn::Error::new_spanned(other, "expected a const or a struct")),
+                }
             } else {
                 let attr: TokenStream2 = content.parse()?;
                 let body;
                 syn::braced!(body in input);
                 let kernel = body.parse()?;
-                return Ok(State { helpers, attr, kernel });
+                return Ok(State { helpers, items, attr, kernel });
             }
         }
     }
@@ -100,18 +133,25 @@ impl Parse for State {
 impl State {
     /// Requests the next missing helper, or compiles when all are here.
     fn next(self) -> TokenStream2 {
-        let kernel = match parse::parse_function(&self.kernel, parse::FnRole::Kernel, &mut Default::default()) {
+        let mut types = Default::default();
+        let (scope, _) = parse::define_structs(&self.items, &mut types);
+        let kernel = match parse::parse_function_in(&self.kernel, parse::FnRole::Kernel, &mut types, &scope) {
             Ok(k) => k,
             Err(errors) => return expand::expand_errors(&self.kernel, &errors),
         };
-        if let Some(call) = gather::next_missing_helper(&kernel, &self.helpers) {
+        if let Some(call) = gather::next_missing_helper(&kernel, &self.helpers, &self.items) {
             let helpers = &self.helpers;
+            let consts = &self.items.consts;
+            let structs = &self.items.structs;
             let attr = &self.attr;
             let k = &self.kernel;
-            let state = quote::quote!(#(@helper { #helpers })* @kernel { #attr } { #k });
+            let state = quote::quote!(
+                #(@helper { #helpers })* #(@item { #consts })* #(@item { #structs })* @kernel { #attr } { #k }
+            );
             return expand::request_helper(&call.name, call.span, state);
         }
-        match onekernel_compiler::compile(self.attr.clone(), &self.kernel, &self.helpers) {
+        let options = onekernel_compiler::Options::default();
+        match onekernel_compiler::compile_in(self.attr.clone(), &self.kernel, &self.helpers, &self.items, &options) {
             Ok(compiled) => expand::expand_kernel(&self.kernel, &compiled),
             Err(errors) => expand::expand_errors(&self.kernel, &errors),
         }

@@ -63,6 +63,7 @@ pub fn rust_type(ty: Ty, table: &TypeTable) -> TokenStream {
                 let elems = elems.iter().map(|t| rust_type(*t, table));
                 quote!((#(#elems,)*))
             }
+            Compound::Struct { name, .. } => user_ident(name, Span::call_site()).into_token_stream(),
         },
         Ty::Dim3 => quote!(::onekernel::Dim3),
         Ty::Unit | Ty::Never => quote!(()),
@@ -243,6 +244,21 @@ impl Gen<'_> {
                 let n = syn::Index { index: *n, span };
                 quote_spanned!(span=> #base.#n)
             }
+            ExprKind::NamedField(base, name) => {
+                let base = self.expr(*base);
+                let name = user_ident(name, span);
+                quote_spanned!(span=> #base.#name)
+            }
+            ExprKind::StructLit { ty, fields } => {
+                let Some((name, decl)) = self.table.as_struct(*ty) else { return quote!(()) };
+                let name = user_ident(name, span);
+                let fields = fields.iter().map(|(index, value)| {
+                    let field = user_ident(&decl[*index as usize].0, span);
+                    let value = self.expr(*value);
+                    quote_spanned!(span=> #field: #value)
+                });
+                quote_spanned!(span=> #name { #(#fields),* })
+            }
             ExprKind::ArrayLen(base) => {
                 let base = self.expr(*base);
                 quote_spanned!(span=> #base.len())
@@ -411,6 +427,10 @@ impl Gen<'_> {
                     Step::Field(n) => {
                         let n = syn::Index { index: *n, span };
                         quote_spanned!(span=> .#n)
+                    }
+                    Step::NamedField(name) => {
+                        let name = user_ident(name, span);
+                        quote_spanned!(span=> .#name)
                     }
                 });
                 let op = match op {

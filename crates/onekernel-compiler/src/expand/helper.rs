@@ -24,11 +24,16 @@ fn helper_macro_ident(name: &str, span: Span) -> syn::Ident {
 /// code are reported here, once, whether or not a kernel calls it (kernels
 /// that do leave them out of their errors).
 pub fn expand_helper(item: &syn::ItemFn) -> TokenStream {
+    let problems = crate::parse::parse_function(item, crate::parse::FnRole::Helper, &mut Default::default()).err();
+    expand_helper_checked(item, &problems.unwrap_or_default())
+}
+
+/// [`expand_helper`] with the helper's problems found by the caller (a
+/// `#[onekernel::kernels]` module checks its helpers with its structs and
+/// constants in view).
+pub fn expand_helper_checked(item: &syn::ItemFn, problems: &[crate::diagnostic::Diagnostic]) -> TokenStream {
     let mac = helper_macro_name(&item.sig.ident);
-    let errors = crate::parse::parse_function(item, crate::parse::FnRole::Helper, &mut Default::default())
-        .err()
-        .and_then(|e| crate::diagnostic::to_syn_error(&e))
-        .map(|e| e.to_compile_error());
+    let errors = crate::diagnostic::to_syn_error(problems).map(|e| e.to_compile_error());
     quote! {
         #errors
 

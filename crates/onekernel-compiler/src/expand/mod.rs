@@ -7,7 +7,9 @@
 //! * [`cpu_body`]: the kernel as Rust for the CPU executor, from the HIR;
 //! * [`helper`]: `#[helper]` functions and the hidden macros that hand
 //!   them to kernels;
-//! * [`fallback`]: what a kernel with errors expands to.
+//! * [`fallback`]: what a kernel with errors expands to;
+//! * [`module`]: `#[onekernel::kernels]` modules, and [`structs`], the
+//!   structs their kernels share with the host.
 //!
 //! A kernel `fn vector_add(..)` becomes a module `vector_add` holding all
 //! of it. The generated code names the runtime only through
@@ -18,9 +20,12 @@ pub mod fallback;
 pub mod helper;
 pub mod kernel_info;
 pub mod launch;
+pub mod module;
+pub mod structs;
 
 pub use fallback::expand_errors;
-pub use helper::{expand_helper, helper_macro_name, request_helper};
+pub use helper::{expand_helper, expand_helper_checked, helper_macro_name, request_helper};
+pub use module::{expand_module, ModuleKernel};
 
 use crate::CompiledKernel;
 use proc_macro2::TokenStream;

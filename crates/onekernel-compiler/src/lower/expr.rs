@@ -49,18 +49,42 @@ impl FnLowerer<'_> {
                 let x = self.expr(*x)?;
                 Some(self.add(Expression::Compose { ty: naga_ty, components: vec![x; *len as usize] }, span))
             }
-            ExprKind::Element { .. } | ExprKind::Field(..) => match self.place_pointer(id)? {
-                Some(pointer) => Some(self.add(Expression::Load { pointer }, span)),
-                // A tuple value's field.
-                None => {
-                    let ExprKind::Field(base, n) = &hir.exprs[id].kind else { return None };
-                    let base = self.expr(*base)?;
-                    Some(self.add(Expression::AccessIndex { base, index: *n }, span))
+            ExprKind::Element { .. } | ExprKind::Field(..) | ExprKind::NamedField(..) => {
+                match self.place_pointer(id)? {
+                    Some(pointer) => Some(self.add(Expression::Load { pointer }, span)),
+                    // A field of a tuple or struct value.
+                    None => {
+                        let (base, n) = self.field_of(id)?;
+                        let base = self.expr(base)?;
+                        Some(self.add(Expression::AccessIndex { base, index: n }, span))
+                    }
                 }
-            },
+            }
+            ExprKind::StructLit { fields, .. } => {
+                // Evaluated in the order written, composed in the order
+                // declared.
+                let mut values = vec![None; fields.len()];
+                for (index, value) in fields {
+                    values[*index as usize] = Some(self.expr(*value)?);
+                }
+                let components = values.into_iter().collect::<Option<Vec<_>>>()?;
+                let ty = self.mb.ty(ty);
+                Some(self.add(Expression::Compose { ty, components }, span))
+            }
             ExprKind::ArrayLen(base) => {
                 let (_, len) = self.mb.table.as_array(self.ty_of(*base))?;
                 Some(self.literal(Literal::U32(len), span))
+            }
+            // `.x` of a struct: its field.
+            ExprKind::Axis(base, _) if self.mb.table.as_struct(self.ty_of(*base)).is_some() => {
+                match self.place_pointer(id)? {
+                    Some(pointer) => Some(self.add(Expression::Load { pointer }, span)),
+                    None => {
+                        let (base, n) = self.field_of(id)?;
+                        let base = self.expr(base)?;
+                        Some(self.add(Expression::AccessIndex { base, index: n }, span))
+                    }
+                }
             }
             ExprKind::Axis(base, axis) => {
                 let base = self.expr(*base)?;
@@ -341,12 +365,28 @@ impl FnLowerer<'_> {
                 };
                 Some(Some(self.add(Expression::Access { base: base_ptr, index }, span)))
             }
-            ExprKind::Field(base, n) => match self.place_pointer(*base)? {
-                Some(p) => Some(Some(self.add(Expression::AccessIndex { base: p, index: *n }, span))),
-                None => Some(None),
-            },
+            ExprKind::Field(..) | ExprKind::NamedField(..) | ExprKind::Axis(..) => {
+                let (base, n) = self.field_of(id)?;
+                match self.place_pointer(base)? {
+                    Some(p) => Some(Some(self.add(Expression::AccessIndex { base: p, index: n }, span))),
+                    None => Some(None),
+                }
+            }
             _ => Some(None),
         }
+    }
+
+    /// The base and member index of a tuple field (`t.0`) or a struct
+    /// field (`p.vel`, `p.x`).
+    fn field_of(&self, id: ExprId) -> Option<(ExprId, u32)> {
+        let name = match &self.hir.exprs[id].kind {
+            ExprKind::Field(base, n) => return Some((*base, *n)),
+            ExprKind::NamedField(base, name) => (*base, name.as_str()),
+            ExprKind::Axis(base, axis) => (*base, crate::infer::axis_name(*axis)),
+            _ => return None,
+        };
+        let (base, field) = name;
+        self.mb.table.struct_field(self.ty_of(base), field).map(|(n, _)| (base, n))
     }
 
     /// The name of the array a place expression indexes, for check sites:
@@ -357,6 +397,7 @@ impl FnLowerer<'_> {
             ExprKind::Param(p) => self.hir.params[*p].name.clone(),
             ExprKind::Element { base, .. } => self.place_name(*base),
             ExprKind::Field(base, n) => format!("{}.{n}", self.place_name(*base)),
+            ExprKind::NamedField(base, n) => format!("{}.{n}", self.place_name(*base)),
             _ => "array".to_string(),
         }
     }
@@ -413,6 +454,10 @@ impl FnLowerer<'_> {
                             Expression::AccessIndex { base: p, index: *n },
                             self.mb.table.as_tuple(ty).and_then(|t| t.get(*n as usize).copied()),
                         ),
+                        Step::NamedField(name) => {
+                            let Some((n, field_ty)) = self.mb.table.struct_field(ty, name) else { return };
+                            (Expression::AccessIndex { base: p, index: n }, Some(field_ty))
+                        }
                     };
                     let Some(elem) = elem else { return };
                     p = self.add(next, span);

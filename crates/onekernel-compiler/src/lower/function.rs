@@ -247,7 +247,7 @@ impl<'a> FnLowerer<'a> {
             l.func.arguments.push(FunctionArgument { name: Some(p.name.clone()), ty: nty, binding: None });
             let arg = l.add(Expression::FunctionArgument(index), p.span);
             // Arrays live in variables so that they can be indexed.
-            l.params[i] = Some(if mutable || matches!(ty, Ty::Compound(_)) {
+            l.params[i] = Some(if mutable || l.mb.table.contains_array(ty) {
                 let v = l.var(&p.name, ty, p.span);
                 l.store_var(v, arg, p.span);
                 Slot::Var(v)
@@ -458,7 +458,9 @@ impl<'a> FnLowerer<'a> {
         match init {
             // `let x = if ... { a } else { b };` writes straight into `x`;
             // arrays live in variables so that they can be indexed.
-            Some(init) if mutable || is_control_flow(&self.hir.exprs[init].kind) || matches!(ty, Ty::Compound(_)) => {
+            Some(init)
+                if mutable || is_control_flow(&self.hir.exprs[init].kind) || self.mb.table.contains_array(ty) =>
+            {
                 let v = self.var(&name, ty, span);
                 self.locals[local] = Some(Slot::Var(v));
                 self.expr_into(init, v);
@@ -484,7 +486,7 @@ impl<'a> FnLowerer<'a> {
             let (name, span, mutable) = (decl.name.clone(), decl.span, decl.mutable);
             let ty = self.types.locals[local];
             let value = self.add(Expression::AccessIndex { base: tuple, index: i as u32 }, span);
-            self.locals[local] = Some(if mutable || matches!(ty, Ty::Compound(_)) {
+            self.locals[local] = Some(if mutable || self.mb.table.contains_array(ty) {
                 let v = self.var(&name, ty, span);
                 self.store_var(v, value, span);
                 Slot::Var(v)

@@ -156,11 +156,31 @@ impl ModuleBuilder {
                     }
                     TypeInner::Struct { members, span: offset.next_multiple_of(max_align) }
                 }
+                Compound::Struct { fields, .. } => {
+                    // WGSL's layout, which the struct's declaration was
+                    // checked to have in Rust too (`expand/structs.rs`).
+                    let offsets = self.table.struct_offsets(ty).unwrap_or_default();
+                    let (size, _) = self.table.wgsl_layout(ty).unwrap_or((0, 4));
+                    let members = fields
+                        .iter()
+                        .zip(offsets)
+                        .map(|((name, t), offset)| StructMember {
+                            name: Some(name.clone()),
+                            ty: self.ty(*t),
+                            binding: None,
+                            offset,
+                        })
+                        .collect();
+                    TypeInner::Struct { members, span: size }
+                }
             },
             Ty::Unit | Ty::Never => unreachable!("unit has no naga type"),
         };
         // Tuples become structs; name them after their element types.
         let name = match (&inner, ty) {
+            (TypeInner::Struct { .. }, Ty::Compound(_)) if self.table.as_struct(ty).is_some() => {
+                self.table.as_struct(ty).map(|(n, _)| n.to_string())
+            }
             (TypeInner::Struct { .. }, Ty::Compound(_)) => {
                 let n = self.table.name(ty);
                 Some(format!("tuple_{}", n.trim_matches(|c| c == '(' || c == ')').replace(", ", "_")))

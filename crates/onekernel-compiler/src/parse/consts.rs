@@ -37,7 +37,7 @@ impl Parser<'_> {
     }
 
     /// The value of a constant expression, or None.
-    pub(super) fn const_eval(&self, e: &syn::Expr) -> Option<ConstValue> {
+    pub(super) fn const_eval(&mut self, e: &syn::Expr) -> Option<ConstValue> {
         use ConstValue::*;
         Some(match strip(e) {
             syn::Expr::Lit(l) => match &l.lit {
@@ -49,7 +49,7 @@ impl Parser<'_> {
             },
             syn::Expr::Path(p) => {
                 if let Some(ident) = p.path.get_ident() {
-                    match self.lookup(&ident.to_string())? {
+                    match self.lookup_or_module_const(&ident.to_string())? {
                         Binding::Const(id) => self.f.consts[id].value,
                         _ => return None,
                     }

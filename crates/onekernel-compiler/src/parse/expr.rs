@@ -170,9 +170,7 @@ impl Parser<'_> {
                 "references are not supported in a kernel",
                 Some("use the value itself: scalars are copied"),
             ),
-            syn::Expr::Struct(_) => {
-                self.error(span, "struct literals are not supported in a kernel", Some("use separate scalar values"))
-            }
+            syn::Expr::Struct(lit) => self.struct_lit(lit),
             syn::Expr::Range(_) => {
                 self.error(span, "ranges can only be used in `for` loops", Some("write `for i in a..b { ... }`"))
             }
@@ -252,7 +250,7 @@ impl Parser<'_> {
         let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
         if segs.len() == 1 && p.qself.is_none() {
             let name = &segs[0];
-            return match self.lookup(name) {
+            return match self.lookup_or_module_const(name) {
                 Some(Binding::Local(id)) => self.push(ExprKind::Local(id), span),
                 Some(Binding::Param(id)) if !self.f.params[id].kind.is_buffer() => self.push(ExprKind::Param(id), span),
                 Some(Binding::Param(_)) => self.error(
@@ -295,11 +293,53 @@ impl Parser<'_> {
         self.scopes[0].insert(name.to_string(), Binding::Rejected);
         self.error(
             span,
-            format!(
-                "the kernel cannot see `{name}`: a `#[kernel]` only sees its own body, not the constants around it"
-            ),
-            Some(&format!("write the value of `{name}` here, or pass it as a scalar parameter")),
+            format!("the kernel cannot see `{name}`: a `#[kernel]` alone sees only its own body"),
+            Some(&format!(
+                "put the kernel and `const {name}` in one `#[onekernel::kernels] mod`, which shows its kernels its constants and structs; or define `{name}` inside the kernel's body"
+            )),
         )
+    }
+
+    /// `Name { a: x, b }`: a value of a struct of the kernel's module.
+    fn struct_lit(&mut self, lit: &syn::ExprStruct) -> ExprId {
+        let span = lit.span();
+        if let Some(rest) = &lit.rest {
+            return self.error(
+                rest.span(),
+                "`..base` in a struct literal is not supported in a kernel",
+                Some("write every field: `Name { a: base.a, b: x }`, or copy the struct and assign the field: `let mut p = base; p.b = x;`"),
+            );
+        }
+        let name = match lit.path.segments.last() {
+            Some(s) if lit.qself.is_none() => s.ident.to_string(),
+            _ => return self.left_to_rustc(span),
+        };
+        let Some(ty) = self.types.struct_named(&name) else {
+            return self.error(
+                lit.path.span(),
+                format!("the kernel cannot see the struct `{name}`"),
+                Some(&format!(
+                    "declare `{name}` in the same `#[onekernel::kernels] mod` as the kernel, which shows the kernel its structs and constants"
+                )),
+            );
+        };
+        let mut fields = Vec::new();
+        for fv in &lit.fields {
+            let value = self.expr(&fv.expr);
+            let field = match &fv.member {
+                syn::Member::Named(n) => n.to_string(),
+                syn::Member::Unnamed(i) => i.index.to_string(),
+            };
+            match self.types.struct_field(ty, &field) {
+                Some((index, _)) => fields.push((index, value)),
+                // rustc: "struct has no field named ...".
+                None => return self.left_to_rustc(fv.member.span()),
+            }
+        }
+        if fields.iter().any(|(_, v)| self.is_error(*v)) {
+            return self.already_reported(span);
+        }
+        self.push(ExprKind::StructLit { ty, fields }, span)
     }
 
     fn field(&mut self, f: &syn::ExprField) -> ExprId {
@@ -313,13 +353,9 @@ impl Parser<'_> {
             syn::Member::Named(id) if id == "y" => 1,
             syn::Member::Named(id) if id == "z" => 2,
             syn::Member::Unnamed(i) => return self.push(ExprKind::Field(base, i.index), span),
-            _ => {
-                return self.error(
-                    f.member.span(),
-                    "only the `.x`, `.y` and `.z` fields of a thread index exist",
-                    Some("write `global_id().x`"),
-                )
-            }
+            // A struct's field, resolved by the base's type; rustc reports
+            // a field that does not exist.
+            syn::Member::Named(id) => return self.push(ExprKind::NamedField(base, id.to_string()), span),
         };
         self.push(ExprKind::Axis(base, axis), span)
     }
@@ -682,6 +718,17 @@ impl Parser<'_> {
                 }
             },
             _ if self.is_rejected(e) => None,
+            // `ps[i].a = v`: the CPU would write the whole element back.
+            syn::Expr::Field(f) if buffer_element_root(&f.base).is_some_and(|b| self.buffer_of(b).is_some()) => {
+                let text = crate::diagnostic::code(&f.base);
+                let field = crate::diagnostic::code(&f.member);
+                self.error(
+                    span,
+                    format!("a field of a buffer element cannot be assigned: `{text}.{field} = ..`"),
+                    Some(&format!("copy the element, change it, and store it back: `let mut e = {text}; e.{field} = ..; {text} = e;`")),
+                );
+                None
+            }
             _ => {
                 self.error(
                     span,
@@ -711,6 +758,7 @@ impl Parser<'_> {
         enum Raw<'e> {
             Index(&'e syn::Expr),
             Field(u32),
+            Named(String),
         }
         // From the outermost step down to the local.
         let mut raw = Vec::new();
@@ -727,8 +775,8 @@ impl Parser<'_> {
                         cur = strip(&f.base);
                     }
                     syn::Member::Named(n) => {
-                        self.error(n.span(), format!("`{n}` is not a field that can be assigned"), None);
-                        return None;
+                        raw.push(Raw::Named(n.to_string()));
+                        cur = strip(&f.base);
                     }
                 },
                 _ => break self.local_root(cur)?,
@@ -741,6 +789,7 @@ impl Parser<'_> {
             .map(|r| match r {
                 Raw::Index(i) => Step::Index(self.expr(i)),
                 Raw::Field(n) => Step::Field(n),
+                Raw::Named(n) => Step::NamedField(n),
             })
             .collect();
         Some(Place::Project { local, steps })
@@ -962,5 +1011,14 @@ mod tests {
         assert!(
             looks_like_const("TILE_SIZE") && looks_like_const("N") && !looks_like_const("n") && !looks_like_const("_")
         );
+    }
+}
+
+/// The buffer expression of `buf[i]`, `buf[i].a` or `buf[i].a.b`.
+fn buffer_element_root(e: &syn::Expr) -> Option<&syn::Expr> {
+    match strip(e) {
+        syn::Expr::Index(ix) => Some(&ix.expr),
+        syn::Expr::Field(f) => buffer_element_root(&f.base),
+        _ => None,
     }
 }

@@ -15,9 +15,11 @@
 mod consts;
 mod coop;
 mod expr;
+mod items;
 mod ty;
 
-use crate::arena::Arena;
+pub use items::{define_structs, ModuleItems, ModuleScope};
+
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::hir::*;
 use crate::types::{Ty, TypeTable};
@@ -46,27 +48,27 @@ impl FnRole {
 /// Recognises one function of the given role. Compound types it meets are
 /// interned in `types`, which the kernel and its helpers share.
 pub fn parse_function(item: &syn::ItemFn, role: FnRole, types: &mut TypeTable) -> Result<Function, Vec<Diagnostic>> {
+    parse_function_in(item, role, types, &ModuleScope::default())
+}
+
+/// [`parse_function`] inside a `#[onekernel::kernels]` module: the
+/// module's constants are in scope (evaluated when used), and its structs
+/// are in `types` (see [`define_structs`]).
+pub fn parse_function_in(
+    item: &syn::ItemFn,
+    role: FnRole,
+    types: &mut TypeTable,
+    scope: &ModuleScope,
+) -> Result<Function, Vec<Diagnostic>> {
     let mut p = Parser {
         types,
         diags: Diagnostics::default(),
-        f: Function {
-            name: item.sig.ident.to_string(),
-            span: item.sig.ident.span(),
-            params: Arena::default(),
-            ret: Ty::Unit,
-            locals: Arena::default(),
-            exprs: Arena::default(),
-            body: Block::default(),
-            calls: Vec::new(),
-            shared: Arena::default(),
-            consts: Arena::default(),
-            barriers: 0,
-            buffer_args: Vec::new(),
-        },
+        f: Function::named(item.sig.ident.to_string(), item.sig.ident.span()),
         scopes: vec![HashMap::new()],
         role,
         loop_labels: Vec::new(),
         generics: Vec::new(),
+        module: scope,
     };
     p.signature(&item.sig);
     p.f.body = p.block(&item.block);
@@ -99,6 +101,8 @@ struct Parser<'t> {
     /// The names of the function's generic parameters, already reported:
     /// types that name them are rejected silently.
     generics: Vec<String>,
+    /// The `#[onekernel::kernels]` module around the function, if any.
+    module: &'t ModuleScope,
 }
 
 /// Looks through the invisible groups `macro_rules!` wraps around `$e:expr`
@@ -244,8 +248,11 @@ impl Parser<'_> {
                 FnRole::Helper => self.value_type(ty)?,
                 FnRole::Kernel => self.scalar_type(ty)?,
             };
+            let is_struct = self.types.as_struct(t).is_some();
             return match t {
                 t @ (Ty::F32 | Ty::I32 | Ty::U32) => Some(ParamKind::Scalar { ty: t, mutable }),
+                // A struct of the module: a member of the uniform block.
+                t @ Ty::Compound(_) if is_struct => Some(ParamKind::Scalar { ty: t, mutable }),
                 t @ (Ty::Bool | Ty::Usize | Ty::Compound(_)) if self.role == FnRole::Helper => {
                     Some(ParamKind::Scalar { ty: t, mutable })
                 }
@@ -319,8 +326,13 @@ impl Parser<'_> {
             );
             return None;
         }
-        match elem_ty? {
+        let elem_ty = elem_ty?;
+        let is_struct = self.types.as_struct(elem_ty).is_some();
+        match elem_ty {
             elem @ (Ty::F32 | Ty::I32 | Ty::U32) => {
+                Some(if mutable_ref { ParamKind::BufferMut { elem } } else { ParamKind::Buffer { elem } })
+            }
+            elem @ Ty::Compound(_) if is_struct => {
                 Some(if mutable_ref { ParamKind::BufferMut { elem } } else { ParamKind::Buffer { elem } })
             }
             elem => {
@@ -343,6 +355,28 @@ impl Parser<'_> {
 
     fn lookup(&self, name: &str) -> Option<Binding> {
         self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    /// Looks `name` up, bringing in a constant of the kernel's module on
+    /// first use (evaluated then, so that host-only constants of other
+    /// types never matter).
+    fn lookup_or_module_const(&mut self, name: &str) -> Option<Binding> {
+        if let Some(b) = self.lookup(name) {
+            return Some(b);
+        }
+        let item = self.module.consts.iter().find(|c| c.ident == name)?.clone();
+        // Bound at the outermost scope, so it is evaluated once.
+        let outer = std::mem::take(&mut self.scopes[0]);
+        let saved = std::mem::replace(&mut self.scopes, vec![outer]);
+        self.scopes[0].insert(name.to_string(), Binding::Rejected);
+        let id = self.const_item(&item);
+        let outer = std::mem::take(&mut self.scopes[0]);
+        self.scopes = saved;
+        self.scopes[0] = outer;
+        match id {
+            Some(id) => Some(Binding::Const(id)),
+            None => Some(Binding::Rejected),
+        }
     }
 
     fn declare(&mut self, name: String, span: Span, mutable: bool, annotated: Option<Ty>) -> LocalId {

@@ -57,6 +57,27 @@ impl Parser<'_> {
                         return Some(t);
                     }
                 }
+                if let Some(t) = self.types.struct_named(&name) {
+                    if last.arguments.is_empty() {
+                        return Some(t);
+                    }
+                }
+                if let Some(problems) = self.module.unusable_structs.get(&name) {
+                    let mut d = Diagnostic::new(ty.span(), format!("the struct `{name}` cannot be used in a kernel"));
+                    for p in problems {
+                        d = d.note(format!("{}", p.message));
+                    }
+                    self.diags.push(d);
+                    return None;
+                }
+                if name.chars().next().is_some_and(char::is_uppercase) && unsupported_type_help(&name).is_none() {
+                    self.diags.push(
+                        Diagnostic::new(ty.span(), format!("kernels cannot see the type `{name}`")).help(format!(
+                            "if `{name}` is your struct, declare it in a `#[onekernel::kernels] mod` together with the kernel; the module shows the kernel its structs and constants"
+                        )),
+                    );
+                    return None;
+                }
                 let help = unsupported_type_help(&name)
                     .unwrap_or("kernels compute with `f32`, `i32`, `u32`, `usize` and `bool`");
                 self.diags.push(

@@ -1,0 +1,167 @@
+//! Structs and constants of a `#[onekernel::kernels]` module, seen by its
+//! kernels: struct buffers and struct scalars, field reads and writes,
+//! struct literals, helpers taking and returning structs, module constants
+//! sizing arrays and shared memory. Each kernel runs on the CPU executor
+//! and the GPU and is compared with plain Rust.
+
+use onekernel::prelude::*;
+
+#[path = "support/shader_checks.rs"]
+mod shader_checks;
+
+#[onekernel::kernels]
+mod physics {
+    use onekernel::prelude::*; // the kernels name `global_id` & co.
+
+    /// Threads per block.
+    pub const BLOCK: u32 = 64;
+    /// Time step.
+    pub const DT: f32 = 0.5;
+    /// The tile a block reduces.
+    pub const TILE: usize = 64;
+    const HALF: usize = TILE / 2;
+
+    /// A particle: position and velocity, and its mass.
+    #[derive(Debug, PartialEq)]
+    pub struct Particle {
+        pub pos: [f32; 2],
+        pub vel: [f32; 2],
+        pub mass: f32,
+        pub id: u32,
+    }
+
+    /// Forces applied to every particle.
+    #[derive(Debug)]
+    pub struct Field {
+        pub gravity: f32,
+        pub drag: f32,
+    }
+
+    #[helper]
+    fn accelerate(p: Particle, f: Field) -> Particle {
+        let mut q = p;
+        q.vel[1] -= f.gravity * DT;
+        q.vel[0] *= 1.0 - f.drag;
+        q
+    }
+
+    #[kernel(workgroup_size = 64)]
+    pub fn step(ps: &mut [Particle], f: Field) {
+        let i = global_id().x;
+        if i < ps.len() {
+            let p = accelerate(ps[i], f);
+            let pos = [p.pos[0] + p.vel[0] * DT, p.pos[1] + p.vel[1] * DT];
+            ps[i] = Particle { vel: p.vel, pos, id: p.id + 1, mass: p.mass };
+        }
+    }
+
+    /// The mass-weighted mean height of each block of particles.
+    #[kernel(workgroup_size = 64)]
+    pub fn block_heights(ps: &[Particle], out: &mut [f32]) {
+        let tile = shared::<[[f32; 2]; TILE]>();
+        let t = thread_id().x;
+        let i = global_id().x;
+        if i < ps.len() {
+            let p = ps[i];
+            tile[t][0] = p.pos[1] * p.mass;
+            tile[t][1] = p.mass;
+        } else {
+            tile[t][0] = 0.0;
+            tile[t][1] = 0.0;
+        }
+        workgroup_barrier();
+        let mut stride = HALF;
+        while stride > 0 {
+            if t < stride {
+                tile[t][0] += tile[t + stride][0];
+                tile[t][1] += tile[t + stride][1];
+            }
+            workgroup_barrier();
+            stride /= 2;
+        }
+        if t == 0 {
+            out[block_id().x] = tile[0][0] / tile[0][1];
+        }
+        let _ = BLOCK;
+    }
+}
+
+use physics::{Field, Particle};
+
+fn particles(n: usize) -> Vec<Particle> {
+    (0..n)
+        .map(|i| Particle {
+            pos: [i as f32, (i % 7) as f32],
+            vel: [1.0 - (i % 3) as f32, 2.0],
+            mass: 1.0 + (i % 5) as f32,
+            id: i as u32,
+        })
+        .collect()
+}
+
+/// What `step` computes, in plain Rust.
+fn step_reference(ps: &[Particle], f: &Field) -> Vec<Particle> {
+    ps.iter()
+        .map(|p| {
+            let vel = [p.vel[0] * (1.0 - f.drag), p.vel[1] - f.gravity * physics::DT];
+            Particle {
+                pos: [p.pos[0] + vel[0] * physics::DT, p.pos[1] + vel[1] * physics::DT],
+                vel,
+                mass: p.mass,
+                id: p.id + 1,
+            }
+        })
+        .collect()
+}
+
+fn devices() -> Vec<Device> {
+    let gpu = Device::gpu().expect("the test needs a GPU adapter (source .ci/env.sh for lavapipe)");
+    vec![Device::cpu(), gpu]
+}
+
+#[test]
+fn struct_buffers_scalars_and_helpers() {
+    for n in [1, 63, 64, 65, 1000] {
+        let input = particles(n);
+        let f = Field { gravity: 9.75, drag: 0.125 };
+        let expected = step_reference(&input, &f);
+        for device in devices() {
+            let mut ps = Buffer::from_slice(&device, &input).unwrap();
+            physics::step::launch(&device, n, &mut ps, Field { gravity: 9.75, drag: 0.125 }).unwrap();
+            assert_eq!(ps.read().unwrap(), expected, "{} n={n}", device.name());
+        }
+    }
+}
+
+#[test]
+fn module_constants_size_shared_memory() {
+    let n = 200;
+    let input = particles(n);
+    let blocks = n.div_ceil(64);
+    let expected: Vec<f32> = input
+        .chunks(64)
+        .map(|c| c.iter().map(|p| p.pos[1] * p.mass).sum::<f32>() / c.iter().map(|p| p.mass).sum::<f32>())
+        .collect();
+    for device in devices() {
+        let ps = Buffer::from_slice(&device, &input).unwrap();
+        let mut out = Buffer::<f32>::zeroed(&device, blocks).unwrap();
+        physics::block_heights::launch(&device, Grid::blocks(blocks), &ps, &mut out).unwrap();
+        let got = out.read().unwrap();
+        for (g, e) in got.iter().zip(&expected) {
+            assert!((g - e).abs() <= 1e-5 * e.abs(), "{}: {got:?} vs {expected:?}", device.name());
+        }
+    }
+}
+
+#[test]
+fn struct_layout_is_the_gpu_layout() {
+    assert_eq!(std::mem::size_of::<Particle>(), 24);
+    assert_eq!(
+        <Particle as onekernel::Element>::TYPE,
+        onekernel::DataType::Struct { name: "Particle".into(), size: 24, align: 4 }
+    );
+    insta::assert_snapshot!("step_wgsl", physics::step::WGSL);
+    shader_checks::spirv_val("step", physics::step::SPIRV);
+    shader_checks::spirv_val("block_heights", physics::block_heights::SPIRV);
+    shader_checks::reparse("step checked", physics::step::WGSL_CHECKED);
+}
