@@ -390,6 +390,36 @@ pub fn divmod(a: i32, b: i32) -> (i32, i32) {
     }
 }
 
+/// Unrolled loops: `#[unroll]` over constant ranges (stepped, inclusive,
+/// reversed, nested, a `mut` loop variable), and a small constant loop
+/// that indexes an array, unrolled without asking.
+#[kernel(workgroup_size = 64)]
+pub fn unrolled(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    if i >= a.len() {
+        return;
+    }
+    const T: usize = 4;
+    let mut tile = [[0.0f32; T]; T];
+    #[unroll]
+    for r in 0..T {
+        #[unroll]
+        for c in 0..=3 {
+            tile[r][c] = a[i] * (r * T + c) as f32;
+        }
+    }
+    let mut s = 0.0f32;
+    for k in (0..T).rev() {
+        s = s * 0.5 + tile[k][k];
+    }
+    #[unroll]
+    for mut k in (1..8).step_by(3) {
+        k += 1;
+        s += tile[k % T][(k + 1) % T];
+    }
+    out[i] = s;
+}
+
 /// Tuples (from a helper, destructured, fields) and `match` on integers.
 #[kernel(workgroup_size = 64)]
 pub fn tuples_and_match(a: &[i32], out: &mut [i32]) {

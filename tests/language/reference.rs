@@ -335,6 +335,27 @@ pub fn local_arrays(count: usize, a: &[f32], out: &mut [f32]) {
     }
 }
 
+pub fn unrolled(count: usize, a: &[f32], out: &mut [f32]) {
+    for i in 0..count {
+        const T: usize = 4;
+        let mut tile = [[0.0f32; T]; T];
+        for r in 0..T {
+            for c in 0..=3 {
+                tile[r][c] = a[i] * (r * T + c) as f32;
+            }
+        }
+        let mut s = 0.0f32;
+        for k in (0..T).rev() {
+            s = s * 0.5 + tile[k][k];
+        }
+        for mut k in (1..8).step_by(3) {
+            k += 1;
+            s += tile[k % T][(k + 1) % T];
+        }
+        out[i] = s;
+    }
+}
+
 pub fn tuples_and_match(count: usize, a: &[i32], out: &mut [i32]) {
     for i in 0..count {
         (|| {

@@ -28,6 +28,7 @@ mod wgsl {
         helpers_and_scalars,
         literals,
         local_arrays,
+        unrolled,
         tuples_and_match,
         more_methods,
         ranges

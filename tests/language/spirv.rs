@@ -35,6 +35,7 @@ check!(
     helpers_and_scalars,
     literals,
     local_arrays,
+    unrolled,
     tuples_and_match,
     more_methods,
     ranges

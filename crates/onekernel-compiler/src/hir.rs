@@ -503,6 +503,12 @@ pub enum LoopKind {
         step: Option<ExprId>,
         /// `(start..end).rev()`: from the last value down.
         reverse: bool,
+        /// Unrolled (`#[unroll]`, or a small constant loop that indexes a
+        /// local array): the loop variable's values, in order. The GPU
+        /// module repeats the body once per value, so that array indices
+        /// become constants and the arrays stay in registers; the CPU
+        /// body is the loop as written.
+        unroll: Option<Vec<i64>>,
     },
 }
 

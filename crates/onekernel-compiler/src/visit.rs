@@ -189,6 +189,45 @@ pub fn has_labelled_jump(f: &Function, body: &Block, label: &str) -> bool {
     found
 }
 
+/// The first `break` or `continue` in `body` that leaves the loop whose
+/// body it is (unlabelled at the loop's own level, or naming `label`).
+pub fn jump_out_of_loop(f: &Function, body: &Block, label: Option<&str>) -> Option<proc_macro2::Span> {
+    let mut found = None;
+    visit_block(f, body, 0, &mut |id, k, depth| {
+        let target = match k {
+            ExprKind::Break { label, .. } | ExprKind::Continue { label } => label.as_ref(),
+            _ => return,
+        };
+        let ours = match target {
+            None => depth == 0,
+            Some(l) => Some(l.name.as_str()) == label,
+        };
+        if ours && found.is_none() {
+            found = Some(f.exprs[id].span);
+        }
+    });
+    found
+}
+
+/// True when `body` indexes a local array (`acc[..]`, `acc[..] = ..`)
+/// with an expression that reads `var`.
+pub fn indexes_array_with(f: &Function, body: &Block, var: LocalId) -> bool {
+    let reads = |e: ExprId| {
+        let mut r = matches!(f.exprs[e].kind, ExprKind::Local(l) if l == var);
+        visit_expr(f, e, 0, &mut |_, k, _| r |= matches!(k, ExprKind::Local(l) if *l == var));
+        r
+    };
+    let mut found = false;
+    visit_block(f, body, 0, &mut |_, k, _| match k {
+        ExprKind::Element { index, .. } => found |= reads(*index),
+        ExprKind::Assign { place: Place::Project { steps, .. }, .. } => {
+            found |= steps.iter().any(|s| matches!(s, Step::Index(i) if reads(*i)))
+        }
+        _ => {}
+    });
+    found
+}
+
 /// The thread-indexing builtins a function uses, in order of first use.
 pub fn used_builtins(f: &Function) -> Vec<Builtin> {
     let mut used = Vec::new();

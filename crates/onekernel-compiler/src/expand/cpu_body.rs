@@ -353,7 +353,7 @@ impl Gen<'_> {
                         let cond = self.expr(*cond);
                         quote_spanned!(span=> #label while #cond #body)
                     }
-                    LoopKind::For { var, start, end, inclusive, step, reverse } => {
+                    LoopKind::For { var, start, end, inclusive, step, reverse, .. } => {
                         let pat = self.binding(*var);
                         let (start, end) = (self.expr(*start), self.expr(*end));
                         let range = if *inclusive {

@@ -17,6 +17,8 @@ pub fn expand_errors(item: &syn::ItemFn, errors: &[Diagnostic]) -> TokenStream {
     // builtin called with an argument). With only problems rustc reports
     // better, it gets the body to report them.
     let mut item = item.clone();
+    // `#[unroll]` means something to the kernel compiler only.
+    syn::visit_mut::VisitMut::visit_item_fn_mut(&mut StripUnroll, &mut item);
     if errs.is_some() {
         item.block = Box::new(syn::parse_quote!({ ::core::unreachable!("the kernel did not compile") }));
     }
@@ -58,5 +60,15 @@ pub fn expand_errors(item: &syn::ItemFn, errors: &[Diagnostic]) -> TokenStream {
                 ::core::unreachable!("the kernel did not compile")
             }
         }
+    }
+}
+
+/// Removes `#[unroll]` from `for` loops.
+struct StripUnroll;
+
+impl syn::visit_mut::VisitMut for StripUnroll {
+    fn visit_expr_for_loop_mut(&mut self, f: &mut syn::ExprForLoop) {
+        f.attrs.retain(|a| !a.path().is_ident("unroll"));
+        syn::visit_mut::visit_expr_for_loop_mut(self, f);
     }
 }

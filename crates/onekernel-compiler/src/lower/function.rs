@@ -110,6 +110,7 @@ impl<'a> FnLowerer<'a> {
 
     /// Appends an expression, keeping pre-emitted ones out of `Emit` ranges.
     pub(super) fn add(&mut self, e: Expression, span: proc_macro2::Span) -> Handle<Expression> {
+        let e = self.fold(e);
         let span = self.mb.span(span);
         if e.needs_pre_emit() {
             self.flush();
@@ -118,6 +119,58 @@ impl<'a> FnLowerer<'a> {
             h
         } else {
             self.func.expressions.append(e, span)
+        }
+    }
+
+    /// Integer arithmetic on literals, and integer literals converted to
+    /// `f32`, as one literal (unrolled loops make many: `r[(3u + 1u) % 8u]`
+    /// reads `r[4u]`). Folded with the GPU's own rules (wrapping, WGSL's
+    /// `x / 0 == x`), so the value is the one the GPU would compute.
+    fn fold(&self, e: Expression) -> Expression {
+        use naga::BinaryOperator as B;
+        let lit = |h: Handle<Expression>| match self.func.expressions[h] {
+            Expression::Literal(l) => Some(l),
+            _ => None,
+        };
+        let folded = match &e {
+            Expression::Binary { op, left, right } => match (lit(*left), lit(*right)) {
+                (Some(Literal::U32(a)), Some(Literal::U32(b))) => match op {
+                    B::Add => Some(Literal::U32(a.wrapping_add(b))),
+                    B::Subtract => Some(Literal::U32(a.wrapping_sub(b))),
+                    B::Multiply => Some(Literal::U32(a.wrapping_mul(b))),
+                    B::Divide => Some(Literal::U32(a.checked_div(b).unwrap_or(a))),
+                    B::Modulo => Some(Literal::U32(a.checked_rem(b).unwrap_or(0))),
+                    B::And => Some(Literal::U32(a & b)),
+                    B::InclusiveOr => Some(Literal::U32(a | b)),
+                    B::ExclusiveOr => Some(Literal::U32(a ^ b)),
+                    B::ShiftLeft => Some(Literal::U32(a << (b & 31))),
+                    B::ShiftRight => Some(Literal::U32(a >> (b & 31))),
+                    _ => None,
+                },
+                (Some(Literal::I32(a)), Some(Literal::I32(b))) => match op {
+                    B::Add => Some(Literal::I32(a.wrapping_add(b))),
+                    B::Subtract => Some(Literal::I32(a.wrapping_sub(b))),
+                    B::Multiply => Some(Literal::I32(a.wrapping_mul(b))),
+                    B::Divide if b != 0 => Some(Literal::I32(a.wrapping_div(b))),
+                    B::Modulo if b != 0 => Some(Literal::I32(a.wrapping_rem(b))),
+                    B::And => Some(Literal::I32(a & b)),
+                    B::InclusiveOr => Some(Literal::I32(a | b)),
+                    B::ExclusiveOr => Some(Literal::I32(a ^ b)),
+                    _ => None,
+                },
+                _ => None,
+            },
+            // Small integers convert to `f32` exactly.
+            Expression::As { expr, kind: naga::ScalarKind::Float, convert: Some(4) } => match lit(*expr) {
+                Some(Literal::U32(a)) if a < 1 << 24 => Some(Literal::F32(a as f32)),
+                Some(Literal::I32(a)) if a.unsigned_abs() < 1 << 24 => Some(Literal::F32(a as f32)),
+                _ => None,
+            },
+            _ => None,
+        };
+        match folded {
+            Some(l) => Expression::Literal(l),
+            None => e,
         }
     }
 
@@ -557,6 +610,10 @@ impl<'a> FnLowerer<'a> {
     ) -> Option<Handle<Expression>> {
         let span = self.span_of(id);
         let ty = self.ty_of(id);
+        if let LoopKind::For { var, unroll: Some(values), .. } = kind {
+            self.unrolled(*var, values, body, span);
+            return None;
+        }
         let result = (!matches!(ty, Ty::Unit | Ty::Never)).then(|| self.var("loop_value", ty, span));
         let label = hir::Function::label_name(label).map(str::to_string);
         let mut ctx = LoopCtx { label: label.clone(), break_flag: None, continue_flag: None, result };
@@ -598,7 +655,7 @@ impl<'a> FnLowerer<'a> {
                 self.loops.pop();
                 b
             }
-            LoopKind::For { var, start, end, inclusive, step, reverse } => {
+            LoopKind::For { var, start, end, inclusive, step, reverse, .. } => {
                 let var_ty = self.types.locals[*var];
                 let decl = self.hir.locals[*var].clone();
                 let start_v = self.expr(*start)?;
@@ -715,6 +772,38 @@ impl<'a> FnLowerer<'a> {
         }
         self.after_inner_loop(label.as_deref(), body);
         result.map(|r| self.load_var(r, span))
+    }
+
+    /// An unrolled `for` loop: the body once per value of the loop
+    /// variable, each in its own block, the variable a constant there.
+    fn unrolled(&mut self, var: LocalId, values: &[i64], body: &Block, span: proc_macro2::Span) {
+        let var_ty = self.types.locals[var];
+        let decl = self.hir.locals[var].clone();
+        for &v in values {
+            if self.dead {
+                return;
+            }
+            let block = self.nested(|l| {
+                let value = l.const_bits(var_ty, v as u32, decl.span);
+                l.locals[var] = Some(if decl.mutable {
+                    let x = l.var(&decl.name, var_ty, decl.span);
+                    l.store_var(x, value, decl.span);
+                    Slot::Var(x)
+                } else {
+                    Slot::Value(value)
+                });
+                l.body_block(body);
+            });
+            if !block.is_empty() {
+                let nspan = self.mb.span(span);
+                self.flush();
+                self.cur.push(Statement::Block(block), nspan);
+            }
+            // A `return` in the body ends the rest.
+            if visit::block_diverges(self.hir, body) {
+                self.dead = true;
+            }
+        }
     }
 
     /// `if !cond { break; }` at the top of a `while` body.

@@ -2,6 +2,7 @@
 
 use super::{strip, Binding, FnRole, Parser};
 use crate::builtins::{self, BuiltinFn};
+use crate::diagnostic::Diagnostic;
 use crate::hir::*;
 use crate::types::{unsupported_type_help, Ty};
 use proc_macro2::Span;
@@ -987,11 +988,98 @@ impl Parser<'_> {
         };
         let body = self.loop_body(&label, &f.body);
         self.scopes.pop();
+        let unroll = self.unroll(f, &body, var, &label, inclusive, reverse);
         self.push(
-            ExprKind::Loop { label, kind: LoopKind::For { var, start, end, inclusive, step, reverse }, body },
+            ExprKind::Loop { label, kind: LoopKind::For { var, start, end, inclusive, step, reverse, unroll }, body },
             span,
         )
     }
+
+    /// The values of an unrolled loop's variable: `#[unroll]` asks for it
+    /// (its bounds must be constants); a loop of at most
+    /// [`AUTO_UNROLL`] constant iterations that indexes a local array with
+    /// its variable is unrolled without asking, so that the array stays in
+    /// registers on the GPU (dynamically indexed, it goes to memory).
+    fn unroll(
+        &mut self,
+        f: &syn::ExprForLoop,
+        body: &Block,
+        var: LocalId,
+        label: &Option<Label>,
+        inclusive: bool,
+        reverse: bool,
+    ) -> Option<Vec<i64>> {
+        let asked = f.attrs.iter().find(|a| a.path().is_ident("unroll"));
+        let (range, step) = match strip(&f.expr) {
+            syn::Expr::MethodCall(m) if m.method == "step_by" => (strip(&m.receiver), m.args.first()),
+            syn::Expr::MethodCall(m) => (strip(&m.receiver), None),
+            other => (other, None),
+        };
+        let syn::Expr::Range(r) = range else { return None };
+        let (start, end) = (r.start.as_deref()?, r.end.as_deref()?);
+        let int = |p: &mut Self, e: &syn::Expr| match p.const_eval(e) {
+            Some(crate::hir::ConstValue::Int(v)) => i64::try_from(v).ok(),
+            _ => None,
+        };
+        let values = match (int(self, start), int(self, end), step.map(|s| int(self, s))) {
+            (Some(a), Some(b), None) => Some((a, b, 1)),
+            (Some(a), Some(b), Some(Some(s))) if s > 0 => Some((a, b, s)),
+            _ => None,
+        }
+        .map(|(a, b, s)| {
+            let last = if inclusive { b } else { b - 1 };
+            let count = if last < a { 0 } else { (last - a) / s + 1 };
+            (a, last, s, count)
+        });
+        let jump = crate::visit::jump_out_of_loop(&self.f, body, Function::label_name(label));
+        match (asked, values) {
+            (Some(attr), None) => {
+                self.diags.push(
+                    Diagnostic::new(attr.span(), "`#[unroll]` needs a loop whose bounds are known when the kernel is compiled")
+                        .help("use literals or constants: `for k in 0..TILE` with `const TILE: usize = 8;`; or drop `#[unroll]`"),
+                );
+                None
+            }
+            (Some(attr), Some((_, _, _, count))) if count > MAX_UNROLL => {
+                self.diags.push(
+                    Diagnostic::new(attr.span(), format!("`#[unroll]` of {count} iterations would make a huge shader"))
+                        .help(format!(
+                            "unroll at most {MAX_UNROLL} iterations: unroll an inner loop, or drop `#[unroll]`"
+                        )),
+                );
+                None
+            }
+            (Some(_), Some(_)) if jump.is_some() => {
+                self.diags.push(
+                    Diagnostic::new(jump.expect("checked"), "a `#[unroll]` loop cannot `break` or `continue`")
+                        .help("guard the rest of the body with `if` instead, or drop `#[unroll]`"),
+                );
+                None
+            }
+            (Some(_), Some((a, _, s, count))) => Some(sequence(a, s, count, reverse)),
+            (None, Some((a, _, s, count)))
+                if count <= AUTO_UNROLL && jump.is_none() && crate::visit::indexes_array_with(&self.f, body, var) =>
+            {
+                Some(sequence(a, s, count, reverse))
+            }
+            (None, _) => None,
+        }
+    }
+}
+
+/// The most iterations `#[unroll]` repeats.
+pub const MAX_UNROLL: i64 = 256;
+
+/// The most iterations a loop is unrolled without `#[unroll]`.
+pub const AUTO_UNROLL: i64 = 16;
+
+/// `count` values from `start` in steps of `step`, last first if `reverse`.
+fn sequence(start: i64, step: i64, count: i64, reverse: bool) -> Vec<i64> {
+    let mut v: Vec<i64> = (0..count).map(|k| start + k * step).collect();
+    if reverse {
+        v.reverse();
+    }
+    v
 }
 
 fn label_of(l: Option<&syn::Label>) -> Option<Label> {

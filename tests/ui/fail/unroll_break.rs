@@ -1,0 +1,17 @@
+use onekernel::prelude::*;
+
+#[kernel(workgroup_size = 64)]
+fn k(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    let mut s = 0.0;
+    #[unroll]
+    for j in 0..8 {
+        if a[j] < 0.0 {
+            break;
+        }
+        s += a[j];
+    }
+    out[i] = s;
+}
+
+fn main() {}
