@@ -42,9 +42,140 @@
 mod builtins;
 
 pub use builtins::{block_dim, block_id, global_id, grid_dim, shared, storage_barrier, thread_id, workgroup_barrier};
-pub use onekernel_macro::{helper, kernel, kernels};
+/// Compiles a Rust function into a GPU kernel and a CPU body.
+///
+/// ```
+/// use onekernel::prelude::*;
+///
+/// /// `out[i] = a[i] * s`
+/// #[kernel(workgroup_size = 256)]
+/// fn scale(a: &[f32], s: f32, out: &mut [f32]) {
+///     let i = global_id().x;
+///     if i < out.len() {
+///         out[i] = a[i] * s;
+///     }
+/// }
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let device = Device::cpu(); // or Device::new() for the GPU
+/// let a = Buffer::from_slice(&device, &[1.0, 2.0, 3.0])?;
+/// let mut out = Buffer::zeroed(&device, 3)?;
+/// scale::launch(&device, 3, &a, 2.0, &mut out)?;
+/// assert_eq!(out.read()?, [2.0, 4.0, 6.0]);
+/// # Ok(()) }
+/// ```
+///
+/// # Arguments of the attribute
+///
+/// | Argument | Meaning |
+/// |---|---|
+/// | `workgroup_size = 256` | threads per workgroup (a CUDA block); also `(16, 16)` or `(8, 8, 4)` for 2-D and 3-D workgroups. Required. |
+/// | `max_workgroup_invocations = 1024` | allow workgroups of more than 256 threads (the size every WebGPU device supports); the launch then checks that the device supports it. |
+///
+/// # What it generates
+///
+/// The function becomes a module of the same name holding `launch(&device,
+/// grid, args...)` (one argument per parameter, in order: `&Buffer<T>` for
+/// `&[T]`, `&mut Buffer<T>` for `&mut [T]`, a value for a scalar), the
+/// generated `WGSL` and `SPIRV` (and the `_FOLDED` variants for very long
+/// 1-D grids), `BINDINGS`, `EXPLAIN` (each Rust line beside its WGSL),
+/// `KERNEL` (the description the runtime launches from) and `cpu_body`,
+/// the original body as the CPU executor runs it.
+///
+/// # What a kernel may contain
+///
+/// A subset of Rust: scalars (`f32`, `i32`, `u32`, `bool`, `usize`
+/// indices), local arrays, tuples, structs of a [`kernels`] module,
+/// arithmetic, `if`/`match`/loops, math methods, [`helper`] calls, shared
+/// memory, barriers and atomics. Anything else is a compile error under your
+/// tokens that says what to write instead. The full list, with the WGSL of
+/// each construct: [Supported Rust](https://github.com/onekernel/onekernel/blob/main/docs/supported-rust.md);
+/// where the CPU and the GPU differ: [Semantics](https://github.com/onekernel/onekernel/blob/main/docs/semantics.md);
+/// thread indexing: [Threads, blocks and grids](https://github.com/onekernel/onekernel/blob/main/docs/threads-blocks-grids.md).
+pub use onekernel_macro::kernel;
+
+/// Marks a function that kernels may call.
+///
+/// It stays an ordinary Rust function for host code; kernels that call it
+/// get it lowered to a WGSL function. Helpers take and return values
+/// (scalars, arrays, tuples, structs), not buffers, and may call other
+/// helpers; recursion is an error. A helper must be in scope where the
+/// kernel is defined (an ordinary `use` works).
+///
+/// ```
+/// use onekernel::prelude::*;
+///
+/// #[helper]
+/// fn smoothstep(x: f32) -> f32 {
+///     let t = x.clamp(0.0, 1.0);
+///     t * t * (3.0 - 2.0 * t)
+/// }
+///
+/// #[kernel(workgroup_size = 64)]
+/// fn apply(a: &[f32], out: &mut [f32]) {
+///     let i = global_id().x;
+///     if i < out.len() {
+///         out[i] = smoothstep(a[i]);
+///     }
+/// }
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// assert_eq!(smoothstep(0.5), 0.5); // still a Rust function
+/// let device = Device::cpu();
+/// let a = Buffer::from_slice(&device, &[0.0, 0.5, 2.0])?;
+/// let mut out = Buffer::zeroed(&device, 3)?;
+/// apply::launch(&device, 3, &a, &mut out)?;
+/// assert_eq!(out.read()?, [0.0, 0.5, 1.0]);
+/// # Ok(()) }
+/// ```
+pub use onekernel_macro::helper;
+
+/// Shows the kernels of an inline module the module's `const` items and
+/// structs.
+///
+/// A proc macro sees only the item it is attached to, so a `#[kernel]` on
+/// its own cannot read a `const TILE` or a `struct Particle` defined beside
+/// it. Put them in a module marked `#[onekernel::kernels]`: every kernel in
+/// it can use the module's constants (in expressions, array lengths and
+/// shared-memory sizes) and structs (as buffer elements, uniform
+/// parameters, locals and helper values). Structs get `#[repr(C)]`,
+/// `Clone`, `Copy`, `bytemuck::Pod` and the runtime's `Element`, and their
+/// layout is checked against WGSL's rules at compile time (padding is an
+/// error that says which field to add).
+///
+/// ```
+/// #[onekernel::kernels]
+/// mod sim {
+///     use onekernel::prelude::*;
+///
+///     pub const DT: f32 = 0.5;
+///
+///     pub struct Body {
+///         pub pos: f32,
+///         pub vel: f32,
+///     }
+///
+///     #[kernel(workgroup_size = 64)]
+///     pub fn step(bodies: &mut [Body]) {
+///         let i = global_id().x;
+///         if i < bodies.len() {
+///             let b = bodies[i];
+///             bodies[i] = Body { pos: b.pos + b.vel * DT, vel: b.vel };
+///         }
+///     }
+/// }
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use onekernel::prelude::*;
+/// let device = Device::cpu();
+/// let mut bodies = Buffer::from_slice(&device, &[sim::Body { pos: 1.0, vel: 2.0 }])?;
+/// sim::step::launch(&device, 1, &mut bodies)?;
+/// assert_eq!(bodies.read()?[0].pos, 2.0);
+/// # Ok(()) }
+/// ```
+pub use onekernel_macro::kernels;
 pub use onekernel_runtime::{
-    Buffer, BufferError, Clock, DataType, Device, DeviceError, Dim3, Element, Features, Grid, KernelInfo, LaunchError,
+    Buffer, BufferArg, BufferError, Clock, DataType, Device, DeviceError, Dim3, Element, Features, Grid, KernelInfo, LaunchError,
     ScalarType, Timing,
 };
 

@@ -645,13 +645,18 @@ impl<'a> Infer<'a> {
             let t = match self.resolve(id.index()) {
                 Some(t) => t,
                 None => {
-                    if matches!(f.exprs[id].kind, ExprKind::Lit(_)) {
+                    if let ExprKind::Lit(lit) = &f.exprs[id].kind {
+                        // Suggest the user's own value with the suffix.
+                        let written = match lit {
+                            Lit::Float(v, _) => format!("{:?}f32", *v as f32),
+                            _ => "1.0f32".to_string(),
+                        };
                         self.diags.push(
                             Diagnostic::new(
                                 f.exprs[id].span,
                                 "this float literal is an `f64` here, and kernels have no `f64`",
                             )
-                            .help("write `1.0f32`, or give the variable a type: `let x: f32 = ...`"),
+                            .help(format!("write `{written}`, or give the variable a type: `let x: f32 = ...`")),
                         );
                     }
                     Ty::F32

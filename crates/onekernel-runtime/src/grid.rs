@@ -94,6 +94,19 @@ pub struct Invocation {
 /// `Threads` are rounded up to whole workgroups per axis, so the kernel must
 /// guard against indices past its data. A grid with a zero in any axis is a
 /// no-op launch (it succeeds and runs nothing).
+///
+/// ```
+/// use onekernel_runtime::{Dim3, Grid};
+///
+/// // What `launch(&device, 1000, ..)` means: 1000 threads in x.
+/// assert_eq!(Grid::from(1000), Grid::threads(1000));
+/// // A 2-D grid of 640 × 480 threads, e.g. one per pixel.
+/// let pixels = Grid::threads((640, 480));
+/// // Exactly 4 × 4 workgroups, whatever their size.
+/// let tiles = Grid::blocks([4, 4]);
+/// assert_ne!(pixels, tiles);
+/// assert_eq!(Dim3::from((640, 480)), Dim3::new(640, 480, 1));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Grid {
     /// At least this many invocations per axis.

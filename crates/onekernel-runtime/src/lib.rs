@@ -38,6 +38,7 @@
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
+mod arg;
 mod buffer;
 mod cpu;
 mod device;
@@ -49,6 +50,7 @@ pub mod inspect;
 mod plan;
 mod timing;
 
+pub use arg::BufferArg;
 pub use buffer::{Buffer, Element};
 pub use device::Device;
 pub use error::{BufferError, DeviceError, LaunchError};

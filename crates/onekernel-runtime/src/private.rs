@@ -10,7 +10,7 @@
 //! | item | used by | why |
 //! |---|---|---|
 //! | [`KernelInfo`], [`ParamInfo`], [`ParamKind`], [`ScalarType`], [`DataType`], [`CpuStrategy`], [`Features`], [`CheckSite`], [`CheckKind`], [`Cow`] | `static KERNEL` | the compiled kernel, written as a `static` with `Cow::Borrowed` fields |
-//! | [`Device`], [`Grid`], [`Buffer`], [`LaunchError`] | `launch`'s signature | the typed launch function users call |
+//! | [`Device`], [`Grid`], [`BufferArg`], [`LaunchError`] | `launch`'s signature | the typed launch function users call; buffer parameters are `&impl BufferArg<T>` so that passing host data gets a note on how to upload it |
 //! | [`backend`], [`DeviceBackend`] | `launch` | picks the GPU or the CPU path |
 //! | [`gpu_arg`], [`gpu_arg_mut`], [`GpuArg`] | `launch`, GPU path | checks a buffer against its parameter (device, kind, type, size) and borrows its wgpu buffer; `gpu_arg_mut` takes `&mut Buffer` so the borrow checker sees the write |
 //! | [`ScalarArg`] | `launch`, GPU path | a scalar argument with its type and bytes (`ScalarArg::from(v)` for any [`Element`], including the structs below), checked against the parameter's |
@@ -55,6 +55,7 @@
 //! [`GpuDevice::staging_buffers_created`] and
 //! [`GpuDevice::time_on_wall_clock`]; nothing generated does.
 
+pub use crate::arg::BufferArg;
 pub use crate::buffer::{AtomicElement, Buffer, Element};
 pub use crate::cpu::{
     Barrier, Chunk, CpuDevice, OutputSlice, Outputs, OwnedChunk, Shared, SharedArray, SharedSliceMut, WindowToken,
