@@ -96,13 +96,7 @@ pub fn compile(text: &str, wanted: Option<&str>, options: &Options) -> (Outcome,
         });
         return (outcome, None);
     }
-    let chosen = match wanted {
-        Some(name) => match outcome.kernels.iter().position(|k| k == name) {
-            Some(i) => i,
-            None => 0,
-        },
-        None => 0,
-    };
+    let chosen = wanted.and_then(|name| outcome.kernels.iter().position(|k| k == name)).unwrap_or(0);
     // Helpers report their own errors, at their definitions.
     for h in &program.helpers {
         let mut types = Default::default();
@@ -120,13 +114,8 @@ pub fn compile(text: &str, wanted: Option<&str>, options: &Options) -> (Outcome,
                 info = Some(c.info);
             }
             Ok(_) => {}
-            Err(diags) => {
-                let before = outcome.errors.len();
-                outcome.errors.extend(diags.iter().filter_map(|d| diag::convert(text, d)));
-                if outcome.errors.len() == before {
-                    // Only errors shown at helpers: they are listed already.
-                }
-            }
+            // Errors shown at a helper were listed with the helpers.
+            Err(diags) => outcome.errors.extend(diags.iter().filter_map(|d| diag::convert(text, d))),
         }
     }
     outcome.ok = outcome.errors.is_empty() && info.is_some();

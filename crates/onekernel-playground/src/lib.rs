@@ -32,6 +32,7 @@ pub mod run;
 pub mod source;
 
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -121,7 +122,7 @@ impl Playground {
             .route("/api/compile", post(compile_handler))
             .route("/api/run", post(run_handler))
             .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page or API".into()) })
-            .layer(axum::extract::DefaultBodyLimit::disable())
+            .layer(axum::extract::DefaultBodyLimit::max(self.limits.max_body_bytes))
             .with_state(self)
     }
 }
@@ -145,8 +146,8 @@ fn answer(value: Value) -> Response {
 
 async fn info(State(p): State<Playground>) -> Response {
     answer(json!({
-        "device": p.gpu.device.as_ref().as_ref().ok(),
-        "device_error": p.gpu.device.as_ref().as_ref().err(),
+        "device": p.device().ok(),
+        "device_error": p.device().err(),
         "limits": *p.limits,
         "version": env!("CARGO_PKG_VERSION"),
     }))
@@ -156,15 +157,18 @@ async fn presets_handler(State(p): State<Playground>) -> Response {
     answer((*p.presets).clone())
 }
 
-/// The body as JSON of type `T`, or the 4xx that says why not.
-fn parse_body<T: for<'de> Deserialize<'de>>(p: &Playground, body: &Bytes) -> Result<T, Response> {
-    if body.len() > p.limits.max_body_bytes {
-        return Err(error(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            format!("the request is {} bytes; the playground's limit is {}", body.len(), p.limits.max_body_bytes),
-        ));
-    }
-    serde_json::from_slice(body).map_err(|e| error(StatusCode::BAD_REQUEST, format!("malformed request: {e}")))
+/// The body (read up to the limit, see `router`) as JSON of type `T`, or
+/// the 4xx that says why not.
+fn parse_body<T: for<'de> Deserialize<'de>>(p: &Playground, body: Result<Bytes, BytesRejection>) -> Result<T, Response> {
+    let body = body.map_err(|e| {
+        let status = e.status();
+        if status == StatusCode::PAYLOAD_TOO_LARGE {
+            error(status, format!("the request is larger than the playground's limit of {} bytes", p.limits.max_body_bytes))
+        } else {
+            error(status, e.body_text())
+        }
+    })?;
+    serde_json::from_slice(&body).map_err(|e| error(StatusCode::BAD_REQUEST, format!("malformed request: {e}")))
 }
 
 fn check_source(p: &Playground, source: &str) -> Result<(), Response> {
@@ -202,8 +206,8 @@ async fn blocking<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> 
     }
 }
 
-async fn compile_handler(State(p): State<Playground>, body: Bytes) -> Response {
-    let req: CompileRequest = match parse_body(&p, &body) {
+async fn compile_handler(State(p): State<Playground>, body: Result<Bytes, BytesRejection>) -> Response {
+    let req: CompileRequest = match parse_body(&p, body) {
         Ok(r) => r,
         Err(e) => return e,
     };
@@ -221,8 +225,8 @@ async fn compile_handler(State(p): State<Playground>, body: Bytes) -> Response {
     }
 }
 
-async fn run_handler(State(p): State<Playground>, body: Bytes) -> Response {
-    let spec: run::RunSpec = match parse_body(&p, &body) {
+async fn run_handler(State(p): State<Playground>, body: Result<Bytes, BytesRejection>) -> Response {
+    let spec: run::RunSpec = match parse_body(&p, body) {
         Ok(r) => r,
         Err(e) => return e,
     };
@@ -246,7 +250,7 @@ async fn run_handler(State(p): State<Playground>, body: Bytes) -> Response {
         let args = run::args(&info, &spec.inputs, &limits)?;
         let loop_budget = run::loop_budget(invocations, &limits);
         let options = onekernel_compiler::Options { loop_budget: Some(loop_budget) };
-        let (_, info) = compile::compile(&spec.source, Some(&info.name), &options);
+        let (_, info) = compile::compile(&spec.source, Some(info.name.as_ref()), &options);
         let info = info.ok_or_else(|| run::BadRequest { status: 500, message: "the kernel compiled once but not twice".into() })?;
         Ok(Ok(run::Launch { info, grid, args, loop_budget }))
     })

@@ -8,7 +8,7 @@ use onekernel_runtime::__private::{backend, gpu_arg, gpu_arg_mut, DeviceBackend,
 use onekernel_runtime::abi::{DataType, ParamKind, ScalarType};
 use onekernel_runtime::half::f16;
 use onekernel_runtime::{Buffer, Device, Dim3, Grid, KernelInfo, LaunchError};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::mpsc;
@@ -319,13 +319,6 @@ pub fn args(info: &KernelInfo, inputs: &HashMap<String, Input>, limits: &Limits)
     Ok(out)
 }
 
-/// What a launch produced.
-#[derive(Debug, Serialize)]
-pub struct Outcome {
-    /// The JSON the page gets.
-    pub json: Value,
-}
-
 /// A job for the GPU thread.
 pub struct Job {
     /// The launch.
@@ -376,13 +369,14 @@ fn worker(rx: mpsc::Receiver<Job>, name: mpsc::Sender<Result<String, String>>, m
         let key = format!("{}\u{0}{}", info.name, info.wgsl_checked);
         let list = kept.entry(key).or_default();
         let info: &'static KernelInfo = match list.iter().find(|k| ***k == info) {
-            Some(k) => k,
+            Some(&k) => k,
             None => {
                 let k: &'static KernelInfo = Box::leak(Box::new(info));
                 list.push(k);
                 k
             }
         };
+        let mut reopen = false;
         let answer = match &device {
             Ok(d) => {
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| launch(d, info, grid, &mut args)));
@@ -416,18 +410,18 @@ fn worker(rx: mpsc::Receiver<Job>, name: mpsc::Sender<Result<String, String>>, m
                         })
                     }
                     Ok(Err(e)) => {
-                        let lost = matches!(e, RunError::Launch(LaunchError::DeviceLost { .. }));
-                        let answer = e.json(loop_budget);
-                        if lost {
-                            device = Device::gpu();
-                        }
-                        answer
+                        // A lost device is opened again for the next run.
+                        reopen = matches!(e, RunError::Launch(LaunchError::DeviceLost { .. }));
+                        e.json(loop_budget)
                     }
                     Err(_) => json!({"ok": false, "error": {"kind": "internal", "message": "the launch panicked (a bug in onekernel): please report the kernel"}}),
                 }
             }
             Err(e) => json!({"ok": false, "error": {"kind": "no_gpu", "message": format!("this server has no GPU adapter ({e}); install lavapipe (`bash .ci/run`) and `source .ci/env.sh`")}}),
         };
+        if reopen {
+            device = Device::gpu();
+        }
         let _ = job.reply.send(answer);
     }
 }
@@ -499,11 +493,19 @@ fn launch(device: &Device, info: &'static KernelInfo, grid: Grid, args: &mut [Ar
             buffers.push((i, AnyBuffer::new(device, &a.data).map_err(buf_err)?));
         }
     }
-    let gpu_args: Vec<GpuArg<'_>> = buffers
-        .iter_mut()
-        .map(|(i, b)| b.arg(info, *i, gpu, args[*i].kind.is_writable()))
-        .collect::<Result<_, _>>()
-        .map_err(RunError::Launch)?;
+    // A first launch, untimed: the driver may compile the shader on first
+    // use (lavapipe does, taking far longer than the kernel). Its errors
+    // (a loop past its budget, an index out of bounds) are the answer.
+    let gpu_args = bind(&mut buffers, args, info, gpu)?;
+    gpu.dispatch_with(info, grid, &gpu_args, &scalars, true).map_err(RunError::Launch)?;
+    drop(gpu_args);
+    // The outputs as they were, then the timed launch.
+    for (i, b) in buffers.iter_mut() {
+        if args[*i].kind.is_writable() {
+            b.write(&args[*i].data).map_err(buf_err)?;
+        }
+    }
+    let gpu_args = bind(&mut buffers, args, info, gpu)?;
     let (result, timing) =
         device.time(|| gpu.dispatch_with(info, grid, &gpu_args, &scalars, true)).map_err(|e| RunError::Other(e.to_string()))?;
     drop(gpu_args);
@@ -514,6 +516,20 @@ fn launch(device: &Device, info: &'static KernelInfo, grid: Grid, args: &mut [Ar
         }
     }
     Ok((timing.total.as_secs_f64() * 1e6, timing.clock.to_string()))
+}
+
+/// The buffers as the arguments of a launch of `info`.
+fn bind<'b>(
+    buffers: &'b mut [(usize, AnyBuffer)],
+    args: &[Arg],
+    info: &'static KernelInfo,
+    gpu: &onekernel_runtime::__private::GpuDevice,
+) -> Result<Vec<GpuArg<'b>>, RunError> {
+    buffers
+        .iter_mut()
+        .map(|(i, b)| b.arg(info, *i, gpu, args[*i].kind.is_writable()))
+        .collect::<Result<_, _>>()
+        .map_err(RunError::Launch)
 }
 
 enum AnyBuffer {
@@ -564,6 +580,20 @@ impl AnyBuffer {
             each!(self, b => gpu_arg_mut(b, info, param, gpu))
         } else {
             each!(self, b => gpu_arg(b, info, param, gpu))
+        }
+    }
+
+    /// Overwrites the buffer with `data` (of its type and length).
+    fn write(&mut self, data: &Data) -> Result<(), onekernel_runtime::BufferError> {
+        match (self, data) {
+            (AnyBuffer::F32(b), Data::F32(v)) => b.write(v),
+            (AnyBuffer::F64(b), Data::F64(v)) => b.write(v),
+            (AnyBuffer::F16(b), Data::F16(v)) => b.write(v),
+            (AnyBuffer::I32(b), Data::I32(v)) => b.write(v),
+            (AnyBuffer::U32(b), Data::U32(v)) => b.write(v),
+            (AnyBuffer::I64(b), Data::I64(v)) => b.write(v),
+            (AnyBuffer::U64(b), Data::U64(v)) => b.write(v),
+            _ => Ok(()),
         }
     }
 

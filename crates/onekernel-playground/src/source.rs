@@ -107,16 +107,17 @@ pub fn kernel_items(source: &str) -> String {
     let Ok(file) = syn::parse_file(source) else { return String::new() };
     let mut out = String::from("use onekernel::prelude::*;\n");
     for item in &file.items {
-        let (attrs, keep): (&[syn::Attribute], bool) = match item {
-            syn::Item::Fn(f) => (&f.attrs, f.attrs.iter().any(|a| is(a, "kernel") || is(a, "helper"))),
-            syn::Item::Mod(m) => (&m.attrs, m.content.is_some() && m.attrs.iter().any(|a| is(a, "kernels"))),
-            _ => (&[], false),
+        let keep = match item {
+            syn::Item::Fn(f) => f.attrs.iter().any(|a| is(a, "kernel") || is(a, "helper")),
+            syn::Item::Mod(m) => m.content.is_some() && m.attrs.iter().any(|a| is(a, "kernels")),
+            _ => false,
         };
         if !keep {
             continue;
         }
-        let start = attrs.first().map_or_else(|| span_start(item), |a| a.pound_token.span);
-        let (Some(from), Some(to)) = (offset(source, start.start()), offset(source, syn::spanned::Spanned::span(item).end())) else {
+        // The item's span covers its attributes (doc comments included).
+        let span = syn::spanned::Spanned::span(item);
+        let (Some(from), Some(to)) = (offset(source, span.start()), offset(source, span.end())) else {
             continue;
         };
         if let Some(text) = source.get(from..to) {
@@ -126,10 +127,6 @@ pub fn kernel_items(source: &str) -> String {
         }
     }
     out
-}
-
-fn span_start(item: &syn::Item) -> proc_macro2::Span {
-    syn::spanned::Spanned::span(item)
 }
 
 /// The byte offset of a proc-macro2 position (1-based line, column in
