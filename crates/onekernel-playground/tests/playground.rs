@@ -140,7 +140,7 @@ fn compile_shows_every_view() {
     assert!(v["wgsl"].as_str().unwrap().contains("@compute @workgroup_size(64, 1, 1)"), "{}", v["wgsl"]);
     assert!(v["wgsl"].as_str().unwrap().contains("fn triple("));
     assert!(v["spirv"].as_str().unwrap().contains("OpEntryPoint GLCompute"), "{}", v["spirv"]);
-    assert!(v["naga"].as_str().unwrap().contains("entry_points"), "{}", v["naga"]);
+    assert!(v["naga"].as_str().unwrap().contains("entry point `triple` (Compute, workgroup_size [64, 1, 1])"), "{}", v["naga"]);
     assert!(v["bindings"].as_str().unwrap().contains("| `out` | `&mut [f32]` |"), "{}", v["bindings"]);
     // The explain view: line 7 of the text, `out[i] = a[i] * 3.0;`, and its WGSL.
     let rows = v["explain"].as_array().unwrap();
@@ -389,7 +389,7 @@ impl Browser {
             "/session",
             json!({"capabilities": {"alwaysMatch": {"browserName": "chrome", "goog:chromeOptions": {
                 "binary": browser_path,
-                "args": ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1500,900", "--hide-scrollbars"],
+                "args": ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1500,1000", "--hide-scrollbars"],
             }}}}),
         );
         b.session = r["sessionId"].as_str().unwrap_or_else(|| panic!("no session: {r}")).to_string();
@@ -520,7 +520,7 @@ fn the_page_in_a_browser() {
          const lines = [...document.querySelectorAll('.cm-content .cm-line')]; \
          return [lines.indexOf(r.closest('.cm-line')) + 1, r.textContent]",
     );
-    assert_eq!(line, json!([5, "format"]), "the underline is on line 5, under `format`");
+    assert_eq!(line, json!([5, "format!(\"v\")"]), "the underline is on line 5, under the macro call");
     let problems = b.script("return document.getElementById('problems').textContent");
     assert!(problems.as_str().unwrap().contains("macros such as `format!` are not supported in a kernel"), "{problems}");
     assert!(problems.as_str().unwrap().contains("help: a kernel has no strings"), "{problems}");
@@ -563,8 +563,10 @@ fn the_page_in_a_browser() {
     // The screenshot of the docs: the matmul preset, run, on the Run tab.
     b.session("POST", "/url", json!({ "url": format!("{}?preset=matmul", s.url()) }));
     b.wait_for("matmul", "return document.getElementById('wgsl').textContent.includes('fn matmul(')");
+    b.click("button[data-tab=run]");
     b.click("#run-button");
     b.wait_for("matmul's outputs", "return document.querySelector('td[data-output=c]')");
+    b.script("document.getElementById('run-button').scrollIntoView(); return null");
     let png = b.screenshot();
     assert!(png.starts_with(b"\x89PNG"), "not a PNG");
     let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("playground.png");

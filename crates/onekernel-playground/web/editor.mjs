@@ -9,7 +9,7 @@ import {
 } from "@codemirror/view";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import {
-  syntaxHighlighting, defaultHighlightStyle, indentOnInput, bracketMatching,
+  syntaxHighlighting, defaultHighlightStyle, indentOnInput, bracketMatching, indentUnit,
 } from "@codemirror/language";
 import { searchKeymap } from "@codemirror/search";
 import { setDiagnostics, lintGutter } from "@codemirror/lint";
@@ -47,7 +47,7 @@ export function create(parent, doc, onChange) {
         syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
         rust(), lintGutter(), markedLine,
         keymap.of([indentWithTab, ...defaultKeymap, ...historyKeymap, ...searchKeymap]),
-        EditorState.tabSize.of(4),
+        EditorState.tabSize.of(4), indentUnit.of("    "),
         EditorView.updateListener.of((u) => { if (u.docChanged) onChange(u.state.doc.toString()); }),
       ],
     }),
