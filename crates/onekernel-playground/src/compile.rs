@@ -88,7 +88,9 @@ pub fn compile(text: &str, wanted: Option<&str>, options: &Options) -> (Outcome,
             message: "no `#[kernel]` function in the text".into(),
             label: None,
             notes: vec![],
-            help: Some("write one: `#[kernel(workgroup_size = 64)] fn name(a: &[f32], out: &mut [f32]) { ... }`".into()),
+            help: Some(
+                "write one: `#[kernel(workgroup_size = 64)] fn name(a: &[f32], out: &mut [f32]) { ... }`".into(),
+            ),
             start: None,
             end: None,
             secondary: vec![],
@@ -159,7 +161,8 @@ pub fn params(info: &KernelInfo) -> Vec<Param> {
 pub fn explain_rows(text: &str) -> Vec<ExplainRow> {
     let mut rows: Vec<ExplainRow> = Vec::new();
     for line in text.lines().filter(|l| !l.starts_with("//")) {
-        let Some((number, rest)) = line.split_once(" |").map(|(n, r)| (n.trim(), r.strip_prefix(' ').unwrap_or(r))) else {
+        let Some((number, rest)) = line.split_once(" |").map(|(n, r)| (n.trim(), r.strip_prefix(' ').unwrap_or(r)))
+        else {
             continue;
         };
         if let Ok(n) = number.parse::<usize>() {

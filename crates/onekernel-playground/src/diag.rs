@@ -78,7 +78,9 @@ pub fn convert(source: &str, d: &Diagnostic) -> Option<Error> {
         secondary: d
             .secondary
             .iter()
-            .filter_map(|l| Some(Secondary { start: pos(l.span.start())?, end: pos(l.span.end())?, text: l.text.clone() }))
+            .filter_map(|l| {
+                Some(Secondary { start: pos(l.span.start())?, end: pos(l.span.end())?, text: l.text.clone() })
+            })
             .collect(),
         rendered: render(source, &d),
     })

@@ -159,11 +159,17 @@ async fn presets_handler(State(p): State<Playground>) -> Response {
 
 /// The body (read up to the limit, see `router`) as JSON of type `T`, or
 /// the 4xx that says why not.
-fn parse_body<T: for<'de> Deserialize<'de>>(p: &Playground, body: Result<Bytes, BytesRejection>) -> Result<T, Response> {
+fn parse_body<T: for<'de> Deserialize<'de>>(
+    p: &Playground,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<T, Response> {
     let body = body.map_err(|e| {
         let status = e.status();
         if status == StatusCode::PAYLOAD_TOO_LARGE {
-            error(status, format!("the request is larger than the playground's limit of {} bytes", p.limits.max_body_bytes))
+            error(
+                status,
+                format!("the request is larger than the playground's limit of {} bytes", p.limits.max_body_bytes),
+            )
         } else {
             error(status, e.body_text())
         }
@@ -175,7 +181,11 @@ fn check_source(p: &Playground, source: &str) -> Result<(), Response> {
     if source.len() > p.limits.max_source_bytes {
         return Err(error(
             StatusCode::PAYLOAD_TOO_LARGE,
-            format!("the kernel text is {} bytes; the playground's limit is {}", source.len(), p.limits.max_source_bytes),
+            format!(
+                "the kernel text is {} bytes; the playground's limit is {}",
+                source.len(),
+                p.limits.max_source_bytes
+            ),
         ));
     }
     Ok(())

@@ -261,10 +261,20 @@ pub fn args(info: &KernelInfo, inputs: &HashMap<String, Input>, limits: &Limits)
             let input = input.ok_or_else(|| bad(format!("{what}: no value (give `value` or `formula`)")))?;
             let v = match (&input.value, &input.formula) {
                 (Some(v), None) => *v,
-                (None, Some(f)) => formula::parse(f).map_err(|e| bad(format!("{what}: {e}")))?.eval(&At { i: 0.0, n: 1.0, cols: 1.0, rows: 1.0 }),
+                (None, Some(f)) => formula::parse(f).map_err(|e| bad(format!("{what}: {e}")))?.eval(&At {
+                    i: 0.0,
+                    n: 1.0,
+                    cols: 1.0,
+                    rows: 1.0,
+                }),
                 _ => return Err(bad(format!("{what}: give `value` or `formula` (one of them)"))),
             };
-            out.push(Arg { name: p.name.to_string(), kind: p.kind, data: Data::from_f64(ty, std::iter::once(v)), shape: None });
+            out.push(Arg {
+                name: p.name.to_string(),
+                kind: p.kind,
+                data: Data::from_f64(ty, std::iter::once(v)),
+                shape: None,
+            });
             continue;
         }
         let input = input.ok_or_else(|| bad(format!("{what}: no input (give `len`, and `formula` or `random`)")))?;
@@ -277,11 +287,17 @@ pub fn args(info: &KernelInfo, inputs: &HashMap<String, Input>, limits: &Limits)
             (None, None) => return Err(bad(format!("{what}: give `len` (or `shape`)"))),
         };
         if len > limits.max_buffer_len {
-            return Err(limit(format!("{what}: {len} elements; the playground's limit is {} per buffer", limits.max_buffer_len)));
+            return Err(limit(format!(
+                "{what}: {len} elements; the playground's limit is {} per buffer",
+                limits.max_buffer_len
+            )));
         }
         total_bytes += len as u64 * ty.size() as u64;
         if total_bytes > limits.max_total_bytes {
-            return Err(limit(format!("the buffers hold more than {} bytes together (the playground's limit)", limits.max_total_bytes)));
+            return Err(limit(format!(
+                "the buffers hold more than {} bytes together (the playground's limit)",
+                limits.max_total_bytes
+            )));
         }
         let (rows, cols) = match input.shape {
             Some([r, c]) => (r.max(1) as f64, c.max(1) as f64),
@@ -379,7 +395,8 @@ fn worker(rx: mpsc::Receiver<Job>, name: mpsc::Sender<Result<String, String>>, m
         let mut reopen = false;
         let answer = match &device {
             Ok(d) => {
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| launch(d, info, grid, &mut args)));
+                let result =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| launch(d, info, grid, &mut args)));
                 match result {
                     Ok(Ok((time, clock))) => {
                         let groups = grid.groups(info);
@@ -414,10 +431,14 @@ fn worker(rx: mpsc::Receiver<Job>, name: mpsc::Sender<Result<String, String>>, m
                         reopen = matches!(e, RunError::Launch(LaunchError::DeviceLost { .. }));
                         e.json(loop_budget)
                     }
-                    Err(_) => json!({"ok": false, "error": {"kind": "internal", "message": "the launch panicked (a bug in onekernel): please report the kernel"}}),
+                    Err(_) => {
+                        json!({"ok": false, "error": {"kind": "internal", "message": "the launch panicked (a bug in onekernel): please report the kernel"}})
+                    }
                 }
             }
-            Err(e) => json!({"ok": false, "error": {"kind": "no_gpu", "message": format!("this server has no GPU adapter ({e}); install lavapipe (`bash .ci/run`) and `source .ci/env.sh`")}}),
+            Err(e) => {
+                json!({"ok": false, "error": {"kind": "no_gpu", "message": format!("this server has no GPU adapter ({e}); install lavapipe (`bash .ci/run`) and `source .ci/env.sh`")}})
+            }
         };
         if reopen {
             device = Device::gpu();
@@ -506,8 +527,9 @@ fn launch(device: &Device, info: &'static KernelInfo, grid: Grid, args: &mut [Ar
         }
     }
     let gpu_args = bind(&mut buffers, args, info, gpu)?;
-    let (result, timing) =
-        device.time(|| gpu.dispatch_with(info, grid, &gpu_args, &scalars, true)).map_err(|e| RunError::Other(e.to_string()))?;
+    let (result, timing) = device
+        .time(|| gpu.dispatch_with(info, grid, &gpu_args, &scalars, true))
+        .map_err(|e| RunError::Other(e.to_string()))?;
     drop(gpu_args);
     result.map_err(RunError::Launch)?;
     for (i, b) in &buffers {

@@ -35,7 +35,8 @@ pub struct Program {
 
 /// Reads the kernels and helpers of `source`, or its syntax errors.
 pub fn read_program(source: &str) -> Result<Program, Vec<Diagnostic>> {
-    let file = syn::parse_file(source).map_err(|e| e.into_iter().map(|e| Diagnostic::new(e.span(), e.to_string())).collect::<Vec<_>>())?;
+    let file = syn::parse_file(source)
+        .map_err(|e| e.into_iter().map(|e| Diagnostic::new(e.span(), e.to_string())).collect::<Vec<_>>())?;
     let mut program = Program::default();
     let mut errors = Vec::new();
     collect(&file.items, &ModuleItems::default(), &mut program, &mut errors, 0);
@@ -54,7 +55,13 @@ fn is(a: &syn::Attribute, name: &str) -> bool {
 /// above what a page holds; this keeps the walk bounded).
 const MAX_DEPTH: usize = 16;
 
-fn collect(items: &[syn::Item], module: &ModuleItems, program: &mut Program, errors: &mut Vec<Diagnostic>, depth: usize) {
+fn collect(
+    items: &[syn::Item],
+    module: &ModuleItems,
+    program: &mut Program,
+    errors: &mut Vec<Diagnostic>,
+    depth: usize,
+) {
     for item in items {
         match item {
             syn::Item::Fn(f) => {
@@ -87,11 +94,15 @@ fn collect(items: &[syn::Item], module: &ModuleItems, program: &mut Program, err
                     };
                     collect(inner, &items, program, errors, depth + 1);
                 }
-                Some(_) => errors.push(Diagnostic::new(m.ident.span(), "modules nested this deep are not read by the playground")),
+                Some(_) => errors
+                    .push(Diagnostic::new(m.ident.span(), "modules nested this deep are not read by the playground")),
                 None => errors.push(
-                    Diagnostic::new(m.ident.span(), format!("the playground cannot read the file of `mod {};`", m.ident))
-                        .label("the playground has one file")
-                        .help(format!("write the module inline: `mod {} {{ ... }}`", m.ident)),
+                    Diagnostic::new(
+                        m.ident.span(),
+                        format!("the playground cannot read the file of `mod {};`", m.ident),
+                    )
+                    .label("the playground has one file")
+                    .help(format!("write the module inline: `mod {} {{ ... }}`", m.ident)),
                 ),
             },
             _ => {}

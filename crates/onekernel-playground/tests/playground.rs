@@ -140,7 +140,11 @@ fn compile_shows_every_view() {
     assert!(v["wgsl"].as_str().unwrap().contains("@compute @workgroup_size(64, 1, 1)"), "{}", v["wgsl"]);
     assert!(v["wgsl"].as_str().unwrap().contains("fn triple("));
     assert!(v["spirv"].as_str().unwrap().contains("OpEntryPoint GLCompute"), "{}", v["spirv"]);
-    assert!(v["naga"].as_str().unwrap().contains("entry point `triple` (Compute, workgroup_size [64, 1, 1])"), "{}", v["naga"]);
+    assert!(
+        v["naga"].as_str().unwrap().contains("entry point `triple` (Compute, workgroup_size [64, 1, 1])"),
+        "{}",
+        v["naga"]
+    );
     assert!(v["bindings"].as_str().unwrap().contains("| `out` | `&mut [f32]` |"), "{}", v["bindings"]);
     // The explain view: line 7 of the text, `out[i] = a[i] * 3.0;`, and its WGSL.
     let rows = v["explain"].as_array().unwrap();
@@ -160,7 +164,8 @@ fn compile_shows_every_view() {
 #[test]
 fn errors_have_the_macros_message_span_and_help() {
     let s = Server::start();
-    let source = TRIPLE.replace("    let i = global_id().x;\n", "    let i = global_id().x;\n    let label = format!(\"v {}\", i);\n");
+    let source = TRIPLE
+        .replace("    let i = global_id().x;\n", "    let i = global_id().x;\n    let label = format!(\"v {}\", i);\n");
     let (status, r) = s.post_json("/api/compile", &json!({ "source": source }));
     assert_eq!(status, 200, "{r}");
     assert_eq!(r["ok"], false);
@@ -168,7 +173,10 @@ fn errors_have_the_macros_message_span_and_help() {
     assert_eq!(errors.len(), 1, "{errors:?}");
     let e = &errors[0];
     assert_eq!(e["message"], "macros such as `format!` are not supported in a kernel");
-    assert_eq!(e["help"], "a kernel has no strings; write the numbers into an output buffer and format them on the host");
+    assert_eq!(
+        e["help"],
+        "a kernel has no strings; write the numbers into an output buffer and format them on the host"
+    );
     assert_eq!(e["start"], json!({"line": 6, "column": 16}));
     assert_eq!(e["end"]["line"], 6);
     let rendered = e["rendered"].as_str().unwrap();
@@ -180,7 +188,10 @@ fn errors_have_the_macros_message_span_and_help() {
     let (_, r) = s.post_json("/api/compile", &json!({ "source": "fn f() {}" }));
     assert!(r["errors"][0]["message"].as_str().unwrap().contains("no `#[kernel]`"), "{r}");
     // The playground reads no files.
-    let (_, r) = s.post_json("/api/compile", &json!({ "source": "#[path = \"/etc/passwd\"] mod secrets;\n".to_string() + TRIPLE }));
+    let (_, r) = s.post_json(
+        "/api/compile",
+        &json!({ "source": "#[path = \"/etc/passwd\"] mod secrets;\n".to_string() + TRIPLE }),
+    );
     assert_eq!(r["ok"], false);
     assert!(r["errors"][0]["message"].as_str().unwrap().contains("cannot read the file of `mod secrets;`"), "{r}");
 }
@@ -215,7 +226,10 @@ fn run_computes_and_reports_the_grid_and_time() {
     let (_, r2) = s.post_json("/api/run", &body);
     assert_eq!(r1["ok"], true, "{r1}");
     assert_eq!(r1["outputs"], r2["outputs"]);
-    assert!(r1["outputs"][0]["values"].as_array().unwrap().iter().all(|v| (100..110).contains(&v.as_u64().unwrap())), "{r1}");
+    assert!(
+        r1["outputs"][0]["values"].as_array().unwrap().iter().all(|v| (100..110).contains(&v.as_u64().unwrap())),
+        "{r1}"
+    );
     // A bounds mistake is reported with its line (runs are checked).
     let (_, r) = s.post_json(
         "/api/run",
@@ -273,7 +287,9 @@ fn a_never_ending_loop_is_stopped_and_reported() {
 #[test]
 fn limits_are_4xx_with_a_message() {
     let s = Server::start();
-    let run = |grid: Value, inputs: Value| s.post_json("/api/run", &json!({"source": TRIPLE, "grid": grid, "inputs": inputs}));
+    let run = |grid: Value, inputs: Value| {
+        s.post_json("/api/run", &json!({"source": TRIPLE, "grid": grid, "inputs": inputs}))
+    };
     // Source size.
     let big = format!("{TRIPLE}{}", "// padding\n".repeat(7000));
     let (status, r) = s.post_json("/api/compile", &json!({ "source": big }));
@@ -307,10 +323,20 @@ fn malformed_requests_are_4xx_with_a_message() {
         assert_eq!(status, 400, "{body}: {r}");
         assert!(r["error"].as_str().unwrap().contains(expect), "{body}: {r}");
     }
-    let run = |grid: Value, inputs: Value| s.post_json("/api/run", &json!({"source": TRIPLE, "grid": grid, "inputs": inputs}));
+    let run = |grid: Value, inputs: Value| {
+        s.post_json("/api/run", &json!({"source": TRIPLE, "grid": grid, "inputs": inputs}))
+    };
     let cases = [
-        (json!({"threads": [64]}), json!({"a": {"len": 64, "formula": "i +"}, "out": {"len": 64}}), "parameter `a`: the formula ends too early"),
-        (json!({"threads": [64]}), json!({"a": {"len": 64, "formula": "foo(i)"}, "out": {"len": 64}}), "unknown function `foo`"),
+        (
+            json!({"threads": [64]}),
+            json!({"a": {"len": 64, "formula": "i +"}, "out": {"len": 64}}),
+            "parameter `a`: the formula ends too early",
+        ),
+        (
+            json!({"threads": [64]}),
+            json!({"a": {"len": 64, "formula": "foo(i)"}, "out": {"len": 64}}),
+            "unknown function `foo`",
+        ),
         (json!({"threads": [64]}), json!({"out": {"len": 64}}), "parameter `a`: no input"),
         (json!({"threads": [64]}), json!({"a": {"len": 4}, "out": {"len": 4}, "b": {"len": 4}}), "no parameter `b`"),
         (json!({"threads": [1, 2, 3, 4]}), json!({}), "1 to 3 numbers"),
@@ -368,15 +394,28 @@ impl Browser {
     /// Starts chromedriver and a headless chromium, or None (with a note)
     /// where they are not installed and CI is not set.
     fn start() -> Option<Browser> {
-        let driver_path = ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"].into_iter().find(|p| std::path::Path::new(p).exists());
-        let browser_path = ["/usr/bin/chromium", "/usr/lib/chromium/chromium"].into_iter().find(|p| std::path::Path::new(p).exists());
+        let driver_path = ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"]
+            .into_iter()
+            .find(|p| std::path::Path::new(p).exists());
+        let browser_path =
+            ["/usr/bin/chromium", "/usr/lib/chromium/chromium"].into_iter().find(|p| std::path::Path::new(p).exists());
         let (Some(driver_path), Some(browser_path)) = (driver_path, browser_path) else {
-            assert!(std::env::var_os("CI").is_none(), "CI must have chromium and chromium-driver (.ci/run installs them)");
-            eprintln!("skipped: chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)");
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI must have chromium and chromium-driver (.ci/run installs them)"
+            );
+            eprintln!(
+                "skipped: chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"
+            );
             return None;
         };
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let driver = Command::new(driver_path).arg(format!("--port={port}")).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        let driver = Command::new(driver_path)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
         let addr = format!("127.0.0.1:{port}");
         let deadline = Instant::now() + Duration::from_secs(30);
         while TcpStream::connect(&addr).is_err() {
@@ -414,7 +453,11 @@ impl Browser {
 
     fn element(&self, css: &str) -> String {
         let r = self.session("POST", "/element", json!({"using": "css selector", "value": css}));
-        r.as_object().and_then(|o| o.values().next()).and_then(Value::as_str).unwrap_or_else(|| panic!("{css}: {r}")).to_string()
+        r.as_object()
+            .and_then(|o| o.values().next())
+            .and_then(Value::as_str)
+            .unwrap_or_else(|| panic!("{css}: {r}"))
+            .to_string()
     }
 
     fn click(&self, css: &str) {
@@ -522,7 +565,10 @@ fn the_page_in_a_browser() {
     );
     assert_eq!(line, json!([5, "format!(\"v\")"]), "the underline is on line 5, under the macro call");
     let problems = b.script("return document.getElementById('problems').textContent");
-    assert!(problems.as_str().unwrap().contains("macros such as `format!` are not supported in a kernel"), "{problems}");
+    assert!(
+        problems.as_str().unwrap().contains("macros such as `format!` are not supported in a kernel"),
+        "{problems}"
+    );
     assert!(problems.as_str().unwrap().contains("help: a kernel has no strings"), "{problems}");
     // Fix it again (undo the typing), and run it on 100 elements of `i`.
     let typed = typed.as_str().unwrap().to_string();
@@ -547,7 +593,10 @@ fn the_page_in_a_browser() {
     }
     b.script("document.querySelector('#inputs tr[data-param=a] [data-field=mode]').value = 'formula'; document.querySelector('#inputs tr[data-param=a] [data-field=mode]').onchange(); return null");
     b.click("#run-button");
-    let value = b.wait_for("the outputs", "const td = document.querySelector('td[data-output=out][data-i=\"33\"]'); return td && td.textContent");
+    let value = b.wait_for(
+        "the outputs",
+        "const td = document.querySelector('td[data-output=out][data-i=\"33\"]'); return td && td.textContent",
+    );
     assert_eq!(value, "99");
     let info = b.script("return document.getElementById('run-info').textContent");
     assert!(info.as_str().unwrap().contains("2 × 1 × 1 workgroups of 64 × 1 × 1 = 128 invocations"), "{info}");
