@@ -359,13 +359,19 @@ function outputView(out) {
   return div;
 }
 
+/// The smallest and largest finite values ([Infinity, -Infinity] if none).
+function range(values) {
+  let lo = Infinity, hi = -Infinity;
+  for (const v of values) if (Number.isFinite(v)) { if (v < lo) lo = v; if (v > hi) hi = v; }
+  return [lo, hi];
+}
+
 function linePlot(values) {
   const canvas = document.createElement("canvas");
   canvas.width = 600; canvas.height = 160;
   const ctx = canvas.getContext("2d");
-  const finite = values.filter(Number.isFinite);
-  if (!finite.length) return canvas;
-  let lo = Math.min(...finite.slice(0, 100000)), hi = Math.max(...finite.slice(0, 100000));
+  let [lo, hi] = range(values);
+  if (lo > hi) return canvas; // nothing finite
   if (lo === hi) { lo -= 1; hi += 1; }
   const pad = 14, w = canvas.width - 2 * pad, h = canvas.height - 2 * pad;
   ctx.fillStyle = "#666"; ctx.font = "11px sans-serif";
@@ -387,8 +393,7 @@ function heatmap(values, [rows, cols]) {
   const scale = Math.max(1, Math.floor(Math.min(600 / cols, 300 / rows)));
   canvas.width = cols * scale; canvas.height = rows * scale;
   const ctx = canvas.getContext("2d");
-  const finite = values.filter(Number.isFinite);
-  let lo = Math.min(...finite.slice(0, 100000)), hi = Math.max(...finite.slice(0, 100000));
+  let [lo, hi] = range(values);
   if (!(hi > lo)) { lo -= 1; hi += 1; }
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {

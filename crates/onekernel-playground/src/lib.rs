@@ -90,6 +90,8 @@ pub struct Playground {
     limits: Arc<Limits>,
     gpu: run::Gpu,
     presets: Arc<Value>,
+    /// Compiles at once (as many as there are cores).
+    compiles: Arc<tokio::sync::Semaphore>,
 }
 
 impl Playground {
@@ -99,7 +101,8 @@ impl Playground {
         let presets = Arc::new(json!(presets::all()));
         // The presets' `proc_macro2` spans are of no further use.
         proc_macro2::extra::invalidate_current_thread_spans();
-        Playground { limits: Arc::new(limits), gpu, presets }
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        Playground { limits: Arc::new(limits), gpu, presets, compiles: Arc::new(tokio::sync::Semaphore::new(cores)) }
     }
 
     /// The device's name, or why there is none.
@@ -198,10 +201,14 @@ struct CompileRequest {
     kernel: Option<String>,
 }
 
-/// Runs `f` on a blocking thread; a panic (a compiler bug) is a 500, and
-/// the thread's `proc_macro2` spans are dropped afterwards (they are
-/// kept per thread, and would otherwise grow with every compile).
-async fn blocking<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> Result<R, Response> {
+/// Runs `f` on a blocking thread, at most one per core at once; a panic
+/// (a compiler bug) is a 500, and the thread's `proc_macro2` spans are
+/// dropped afterwards (they are kept per thread, and would otherwise grow
+/// with every compile).
+async fn blocking<R: Send + 'static>(p: &Playground, f: impl FnOnce() -> R + Send + 'static) -> Result<R, Response> {
+    let Ok(_permit) = p.compiles.acquire().await else {
+        return Err(error(StatusCode::SERVICE_UNAVAILABLE, "the server is shutting down".into()));
+    };
     let job = tokio::task::spawn_blocking(move || {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
         proc_macro2::extra::invalidate_current_thread_spans();
@@ -224,7 +231,7 @@ async fn compile_handler(State(p): State<Playground>, body: Result<Bytes, BytesR
     if let Err(e) = check_source(&p, &req.source) {
         return e;
     }
-    match blocking(move || {
+    match blocking(&p, move || {
         let (outcome, _) = compile::compile(&req.source, req.kernel.as_deref(), &Default::default());
         serde_json::to_value(outcome).unwrap_or(Value::Null)
     })
@@ -246,7 +253,7 @@ async fn run_handler(State(p): State<Playground>, body: Result<Bytes, BytesRejec
     let limits = p.limits.clone();
     // Compile (first without a budget, to learn the workgroup size and
     // check the inputs; then with the budget the grid allows).
-    let prepared = blocking(move || -> Result<Result<run::Launch, Value>, run::BadRequest> {
+    let prepared = blocking(&p, move || -> Result<Result<run::Launch, Value>, run::BadRequest> {
         let (outcome, info) = compile::compile(&spec.source, spec.kernel.as_deref(), &Default::default());
         let Some(info) = info.filter(|_| outcome.ok) else {
             return Ok(Err(json!({"ok": false, "error": {"kind": "compile", "message": "the kernel does not compile", "errors": outcome.errors}})));
