@@ -160,6 +160,8 @@ async fn presets_handler(State(p): State<Playground>) -> Response {
     answer((*p.presets).clone())
 }
 
+// The error is the answer itself: boxing it would only move the allocation.
+#[allow(clippy::result_large_err)]
 /// The body (read up to the limit, see `router`) as JSON of type `T`, or
 /// the 4xx that says why not.
 fn parse_body<T: for<'de> Deserialize<'de>>(
@@ -180,6 +182,7 @@ fn parse_body<T: for<'de> Deserialize<'de>>(
     serde_json::from_slice(&body).map_err(|e| error(StatusCode::BAD_REQUEST, format!("malformed request: {e}")))
 }
 
+#[allow(clippy::result_large_err)]
 fn check_source(p: &Playground, source: &str) -> Result<(), Response> {
     if source.len() > p.limits.max_source_bytes {
         return Err(error(
