@@ -488,6 +488,20 @@ impl Browser {
         }
     }
 
+    /// Waits until `script` returns `expected` (the page may show
+    /// intermediate states first, e.g. errors of a half-typed line).
+    fn wait_for_eq(&self, what: &str, script: &str, expected: Value) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let v = self.script(script);
+            if v == expected {
+                return;
+            }
+            assert!(Instant::now() < deadline, "timed out waiting for {what}: last {v}, expected {expected}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     fn screenshot(&self) -> Vec<u8> {
         base64(self.session("GET", "/screenshot", Value::Null).as_str().unwrap())
     }
@@ -557,13 +571,13 @@ fn the_page_in_a_browser() {
     }
     b.type_into(".cm-content", "\u{E010}"); // End: line 4, `if i < out.len() {`
     b.type_into(".cm-content", &format!("{ENTER}let label = format!(\"v\");"));
-    let line = b.wait_for(
-        "the underline",
+    b.wait_for_eq(
+        "the underline on line 5, under the macro call",
         "const r = document.querySelector('.cm-lintRange-error'); if (!r) return null; \
          const lines = [...document.querySelectorAll('.cm-content .cm-line')]; \
-         return [lines.indexOf(r.closest('.cm-line')) + 1, r.textContent]",
+         return [lines.indexOf(r.closest('.cm-line')) + 1, r.textContent, document.getElementById('status').textContent]",
+        json!([5, "format!(\"v\")", "1 error"]),
     );
-    assert_eq!(line, json!([5, "format!(\"v\")"]), "the underline is on line 5, under the macro call");
     let problems = b.script("return document.getElementById('problems').textContent");
     assert!(
         problems.as_str().unwrap().contains("macros such as `format!` are not supported in a kernel"),
