@@ -16,8 +16,10 @@ const state = {
 // ---- the editor ------------------------------------------------------------
 
 const editor = OKEditor.create($("editor"), "", () => scheduleCompile());
+const SAVED = "onekernel-playground-source";
 
 function scheduleCompile() {
+  try { localStorage.setItem(SAVED, editor.getText()); } catch (e) { /* private mode */ }
   clearTimeout(state.timer);
   setStatus("editing…", "");
   state.timer = setTimeout(compileNow, 300);
@@ -447,8 +449,19 @@ async function start() {
     }
     groups[p.group].appendChild(new Option(p.title, p.id));
   }
-  const first = new URLSearchParams(location.search).get("preset") || "map";
-  $("preset").value = first;
-  loadPreset(first);
+  // A preset named in the address, else the text of the last visit, else
+  // the first step of the learning path.
+  const asked = new URLSearchParams(location.search).get("preset");
+  let saved = null;
+  try { saved = localStorage.getItem(SAVED); } catch (e) { /* private mode */ }
+  if (!asked && saved && saved.trim()) {
+    $("preset").value = "";
+    editor.setText(saved);
+    clearTimeout(state.timer);
+    compileNow();
+  } else {
+    $("preset").value = asked || "map";
+    loadPreset(asked || "map");
+  }
 }
 start();
