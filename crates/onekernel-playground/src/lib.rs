@@ -74,10 +74,10 @@ impl Default for Limits {
             max_body_bytes: 256 * 1024,
             max_buffer_len: 1 << 22,
             max_total_bytes: 64 << 20,
-            max_invocations: 1 << 24,
+            max_invocations: 1 << 22,
             max_values: 1 << 16,
             loop_work: 1 << 28,
-            min_loop_budget: 1 << 10,
+            min_loop_budget: 1 << 8,
             max_loop_budget: 1 << 20,
             queue: 8,
         }
