@@ -305,6 +305,10 @@ async function runNow() {
   }
 }
 $("run-button").onclick = runNow;
+// Ctrl+Enter (⌘+Enter) runs from anywhere, the editor included.
+document.addEventListener("keydown", (ev) => {
+  if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); runNow(); }
+}, true);
 
 function showResult(r) {
   $("run-status").textContent = `ran on ${r.device}`;
