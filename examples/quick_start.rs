@@ -1,4 +1,4 @@
-//! The README's quick start, verbatim (tests/doc_snippets.rs checks that
+//! The README's quick start, verbatim (tests/integration/doc_snippets.rs checks that
 //! the README quotes this file), plus its inspection snippet.
 
 use onekernel::prelude::*;

@@ -139,7 +139,7 @@ fn writes_files() {
 /// and constants, in the tool as in the macro.
 #[test]
 fn kernels_module() {
-    let out = ok(&["explain", "tests/structs.rs", "--kernel", "step", "--emit", "wgsl"]);
+    let out = ok(&["explain", "tests/integration/structs.rs", "--kernel", "step", "--emit", "wgsl"]);
     assert!(
         out.contains("struct Particle {") && out.contains("var<storage, read_write> ps: array<Particle>;"),
         "{out}"

@@ -1,10 +1,10 @@
 //! A GPU device lost in the middle of a program (here: destroyed through
 //! `wgpu::Device::destroy`, as a driver reset would lose it): every
 //! operation fails with an `Err` that says so, naming the kernel for
-//! launches, never a panic or a hang. Its own test binary: the devices it
-//! destroys are its own.
+//! launches, never a panic or a hang. The devices it destroys are its own:
+//! the other tests of this binary keep theirs.
 
-mod common;
+use crate::common;
 use common::*;
 use onekernel_runtime::__private::*;
 use onekernel_runtime::{BufferError, DeviceError};

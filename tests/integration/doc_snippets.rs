@@ -14,6 +14,7 @@ fn tested_sources() -> String {
         "examples",
         "examples/common",
         "tests",
+        "tests/integration",
         "tests/language",
         "tests/cooperation",
         "tests/ui/pass",

@@ -6,8 +6,7 @@
 
 use onekernel::prelude::*;
 
-#[path = "support/shader_checks.rs"]
-mod shader_checks;
+use crate::shader_checks;
 
 #[onekernel::kernels]
 mod physics {

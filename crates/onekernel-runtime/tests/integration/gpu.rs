@@ -2,7 +2,7 @@
 //! These tests FAIL (not skip) when no GPU adapter exists: run them with
 //! lavapipe (`source .ci/env.sh`).
 
-mod common;
+use crate::common;
 use common::*;
 use onekernel_runtime::__private::*;
 use onekernel_runtime::{wgpu, BufferError, Clock, DeviceError};

@@ -1,6 +1,6 @@
 //! The CPU executor on hand-built kernels: builtins, grids, panics, errors.
 
-mod common;
+use crate::common;
 use common::*;
 use onekernel_abi::DataType;
 use onekernel_runtime::__private::*;
@@ -67,7 +67,7 @@ fn panic_in_body_becomes_an_error() {
     let msg = err.to_string();
     assert!(matches!(err, LaunchError::CpuPanic { .. }));
     assert!(msg.starts_with("kernel `ids`: panicked on the CPU at "), "{msg}");
-    assert!(msg.contains(&format!("tests/cpu.rs:{line}:")), "{msg}");
+    assert!(msg.contains(&format!("tests/integration/cpu.rs:{line}:")), "{msg}");
     assert!(msg.ends_with("index out of bounds: the len is 4 but the index is 9"), "{msg}");
 }
 
@@ -81,7 +81,7 @@ fn panic_in_shared_store_points_at_the_caller() {
     let line = line!() + 1;
     let err = cpu.execute(&IDS, Grid::threads(1 << 20), |inv| s.store(inv.global_id.x, 1)).unwrap_err();
     let msg = err.to_string();
-    assert!(msg.contains(&format!("tests/cpu.rs:{line}:")), "{msg}");
+    assert!(msg.contains(&format!("tests/integration/cpu.rs:{line}:")), "{msg}");
     assert!(msg.contains("index out of bounds: the len is 10 but the index is"), "{msg}");
 }
 

@@ -4,7 +4,7 @@
 //! The `.stderr` files were written with rustc 1.95.0, pinned in
 //! `rust-toolchain.toml` (rustc's rendering of errors changes between
 //! releases). After changing a message, regenerate them with
-//! `TRYBUILD=overwrite cargo test --test ui` and review the result with
+//! `TRYBUILD=overwrite cargo test --test integration ui::` and review the result with
 //! `git diff tests/ui`: each failing case must still show one clear error
 //! per problem, under the offending tokens.
 

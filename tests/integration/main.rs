@@ -1,0 +1,18 @@
+//! The facade's integration tests, in one test binary: every test binary
+//! links wgpu, so one link instead of seven keeps CI's build short (wgpu
+//! keeps its own tests in one binary for the same reason). The language and
+//! cooperation suites are their own binaries (`tests/language`,
+//! `tests/cooperation`).
+//!
+//! Run one module with a filter: `cargo test --test integration checked::`;
+//! the trybuild suite with `cargo test --test integration ui::`.
+
+mod checked;
+mod doc_snippets;
+mod empty_buffers;
+mod inspect;
+#[path = "../support/shader_checks.rs"]
+mod shader_checks;
+mod smoke_macro;
+mod structs;
+mod ui;
