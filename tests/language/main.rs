@@ -422,3 +422,35 @@ fn ranges_end_where_rust_ends_them() {
         assert_eq!(g, want, "gpu, n = {n}");
     }
 }
+
+fn vec4s(n: usize, seed: u32, scale: f32) -> Vec<Vec4> {
+    floats(n * 4, seed, scale).chunks(4).map(Vec4::from_slice).collect()
+}
+
+fn lanes(v: &[Vec4]) -> Vec<f32> {
+    v.iter().flat_map(|x| x.to_array()).collect()
+}
+
+#[test]
+fn float_vectors_follow_glam() {
+    for n in SIZES {
+        let a = vec4s(n, 21, 4.0);
+        let mut b = vec4s(n, 22, 4.0);
+        if n > 5 {
+            b[5] = a[5]; // `==`
+        }
+        let (k, t) = (Vec4::new(0.5, -1.25, 2.0, 8.0), 0.75);
+        let (mut wv, mut ws) = (vec![Vec4::ZERO; n * 4], vec![0.0; n * 8]);
+        reference::float_vectors(n, &a, &b, &mut wv, &mut ws, k, t);
+        let (c, g) = on_both(|d| {
+            let (mut out, mut sums) = (zeros(d, n * 4), zeros(d, n * 8));
+            kernels::float_vectors::launch(d, n, &buf(d, &a), &buf(d, &b), &mut out, &mut sums, k, t).unwrap();
+            (out.read().unwrap(), sums.read().unwrap())
+        });
+        assert_eq!(c, (wv.clone(), ws.clone()), "cpu, n = {n}");
+        // Lane sums (dot, length) may be added in another order, and
+        // sqrt/division round within WGSL's ulps.
+        assert_close("gpu vectors", &lanes(&g.0), &lanes(&wv), 1e-5);
+        assert_close("gpu vector sums", &g.1, &ws, 1e-5);
+    }
+}

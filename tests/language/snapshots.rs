@@ -31,7 +31,8 @@ mod wgsl {
         unrolled,
         tuples_and_match,
         more_methods,
-        ranges
+        ranges,
+        float_vectors
     );
 }
 

@@ -38,5 +38,6 @@ check!(
     unrolled,
     tuples_and_match,
     more_methods,
-    ranges
+    ranges,
+    float_vectors
 );

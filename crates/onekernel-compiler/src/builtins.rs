@@ -55,7 +55,7 @@ impl BarrierKind {
 
 /// Every math method: its name and its number of arguments including the
 /// receiver.
-pub const MATH_METHODS: [(MathOp, &str, usize); 67] = {
+pub const MATH_METHODS: [(MathOp, &str, usize); 69] = {
     use MathOp::*;
     [
         (Abs, "abs", 1),
@@ -125,6 +125,8 @@ pub const MATH_METHODS: [(MathOp, &str, usize); 67] = {
         (MaxElement, "max_element", 1),
         (Lerp, "lerp", 3),
         (Cross, "cross", 2),
+        (Extend, "extend", 2),
+        (Truncate, "truncate", 1),
     ]
 };
 

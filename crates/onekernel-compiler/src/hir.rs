@@ -482,6 +482,8 @@ pub enum MathOp {
     MaxElement,
     Lerp,
     Cross,
+    Extend,
+    Truncate,
 }
 
 /// How a vector value is made.

@@ -658,10 +658,17 @@ impl<'a> Infer<'a> {
             // (`dot`, `length`, `min_element`, ...) one lane's type.
             let lane = v.lane.ty();
             for (k, a) in vars.iter().enumerate().skip(1) {
-                let want = if op == Lerp && k == 2 { self.known(lane) } else { r };
+                let want = if (op == Lerp && k == 2) || op == Extend { self.known(lane) } else { r };
                 self.unify(*a, want);
             }
             return match op {
+                // `Vec3::extend(w)` is a `Vec4`, `Vec4::truncate()` a `Vec3`.
+                Extend if v.size < 4 => self.set_known(id, Ty::Vector(v.resized(v.size + 1).unaligned())),
+                Truncate if v.size > 2 => self.set_known(id, Ty::Vector(v.resized(v.size - 1).unaligned())),
+                Extend | Truncate => {
+                    self.diags.left_to_rustc(f_span(self.f, id));
+                    self.var(id)
+                }
                 Dot | Length | LengthSquared | Distance | DistanceSquared | ElementSum | ElementProduct
                 | MinElement | MaxElement => self.set_known(id, lane),
                 _ => self.set(id, r),
@@ -789,6 +796,8 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
                     Sqrt | Exp | Exp2 | Ln | Log2 | Sin | Cos | Floor | Ceil | Round | Trunc | Fract | MulAdd | Recip
                     | Length | LengthSquared | Normalize | Distance | DistanceSquared | Lerp => Some(float),
                     Cross => Some(float && v.size == 3),
+                    Extend => Some(v.size < 4),
+                    Truncate => Some(v.size > 2),
                     _ => None,
                 };
                 match supported {
@@ -864,6 +873,10 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
 /// The field an [`ExprKind::Axis`] names: `x`, `y`, `z` or `w`.
 pub fn axis_name(axis: u32) -> &'static str {
     ["x", "y", "z", "w"].get(axis as usize).copied().unwrap_or("?")
+}
+
+fn f_span(f: &Function, id: ExprId) -> proc_macro2::Span {
+    f.exprs[id].span
 }
 
 /// The lane a vector field names: `x` is 0, ..., `w` is 3.

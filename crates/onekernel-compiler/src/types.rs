@@ -116,6 +116,12 @@ impl VecTy {
         VecTy { lane: self.lane, size, aligned: size == 3 && self.aligned }
     }
 
+    /// The same lanes without `Vec3A`'s alignment (glam's `extend` and
+    /// `truncate` return `Vec3`, never `Vec3A`).
+    pub fn unaligned(self) -> VecTy {
+        VecTy { aligned: false, ..self }
+    }
+
     /// WGSL's size and alignment in a buffer, a struct or the uniform
     /// block; None for glam's 12-byte `Vec3`, `IVec3` and `UVec3`, which
     /// WGSL's `vec3<T>` (16-byte aligned) does not match.

@@ -92,6 +92,11 @@ impl FnLowerer<'_> {
                     VecCtor::Const(bits) if bits.iter().all(|b| *b == 0) => {
                         Some(self.add(Expression::ZeroValue(naga_ty), span))
                     }
+                    // `Vec4::ONE`: one value in every lane.
+                    VecCtor::Const(bits) if bits[..usize::from(vt.size)].iter().all(|b| *b == bits[0]) => {
+                        let value = self.const_bits(vt.lane.ty(), bits[0], span);
+                        Some(self.add(Expression::Splat { size: super::vector_size(vt.size), value }, span))
+                    }
                     VecCtor::Const(bits) => {
                         let lane = vt.lane.ty();
                         let components =

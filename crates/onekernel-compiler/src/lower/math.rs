@@ -88,6 +88,14 @@ impl FnLowerer<'_> {
                 self.bin(BinaryOperator::Add, p, q, span)
             }
             Cross => self.m(F::Cross, a, span),
+            Extend => {
+                let ty = self.mb.ty(Ty::Vector(v.resized(v.size + 1).unaligned()));
+                self.add(Expression::Compose { ty, components: a.to_vec() }, span)
+            }
+            Truncate => {
+                let pattern = [naga::SwizzleComponent::X, naga::SwizzleComponent::Y, naga::SwizzleComponent::Z, naga::SwizzleComponent::W];
+                self.add(Expression::Swizzle { size: super::vector_size(v.size - 1), vector: x, pattern }, span)
+            }
             Recip => {
                 let one = self.f(1.0, span);
                 let one = splat(self, one);
@@ -331,7 +339,7 @@ impl FnLowerer<'_> {
             // Vector methods on a scalar: rustc rejects them, and typing
             // stops the lowering first.
             Dot | Length | LengthSquared | Normalize | Distance | DistanceSquared | ElementSum | ElementProduct
-            | MinElement | MaxElement | Lerp | Cross => x,
+            | MinElement | MaxElement | Lerp | Cross | Extend | Truncate => x,
         }
     }
 }
