@@ -454,3 +454,23 @@ fn float_vectors_follow_glam() {
         assert_close("gpu vector sums", &g.1, &ws, 1e-5);
     }
 }
+
+#[test]
+fn int_vectors_follow_glam() {
+    for n in SIZES {
+        let ivec4s = |seed| -> Vec<IVec4> { ints(n * 4, seed, 1000).chunks(4).map(IVec4::from_slice).collect() };
+        let (a, b) = (ivec4s(23), ivec4s(24));
+        let u: Vec<UVec2> = ints(n * 2, 25, 1000).chunks(2).map(|c| UVec2::new(c[0].unsigned_abs(), c[1].unsigned_abs())).collect();
+        let d = IVec4::new(3, -2, 7, 1);
+        let (mut wi, mut wu) = (vec![IVec4::ZERO; n * 4], vec![UVec2::ZERO; n * 2]);
+        reference::int_vectors(n, &a, &b, &u, &mut wi, &mut wu, d);
+        let (c, g) = on_both(|dev| {
+            let (mut out, mut uout) = (zeros(dev, n * 4), zeros(dev, n * 2));
+            kernels::int_vectors::launch(dev, n, &buf(dev, &a), &buf(dev, &b), &buf(dev, &u), &mut out, &mut uout, d)
+                .unwrap();
+            (out.read().unwrap(), uout.read().unwrap())
+        });
+        assert_eq!(c, (wi.clone(), wu.clone()), "cpu, n = {n}");
+        assert_eq!(g, (wi, wu), "gpu, n = {n}");
+    }
+}

@@ -32,7 +32,8 @@ mod wgsl {
         tuples_and_match,
         more_methods,
         ranges,
-        float_vectors
+        float_vectors,
+        int_vectors
     );
 }
 

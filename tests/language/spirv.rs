@@ -39,5 +39,6 @@ check!(
     tuples_and_match,
     more_methods,
     ranges,
-    float_vectors
+    float_vectors,
+    int_vectors
 );
