@@ -579,3 +579,30 @@ pub fn int_vectors(a: &[IVec4], b: &[IVec4], u: &[UVec2], out: &mut [IVec4], uou
     uout[i * 2] = r + w.yx() / UVec2::splat(3);
     uout[i * 2 + 1] = uvec2(w.element_product() % 1000, (w == r) as u32 + (w != r) as u32 * 2) + w.max(r).min(UVec2::MAX);
 }
+
+/// Vectors in memory: `Vec3A` and `Vec2` buffers, a shared tile of
+/// `Vec4`, a local array of `Vec4` with lane writes, a `Vec3` local.
+#[kernel(workgroup_size = 64)]
+pub fn vectors_in_memory(p: &[Vec3A], q: &[Vec2], out: &mut [Vec3A], totals: &mut [Vec4]) {
+    let tile = shared::<[Vec4; 64]>();
+    let t = thread_id().x;
+    let i = global_id().x;
+    let n = p.len();
+    let here = if i < n { p[i] } else { Vec3A::ZERO };
+    let uv = if i < n { q[i] } else { Vec2::ZERO };
+    tile[t] = here.extend(uv.x + uv.y);
+    workgroup_barrier();
+    let mut acc = [Vec4::ZERO; 4];
+    for j in 0..4 {
+        acc[j] = tile[(t + j) % 64];
+        acc[j].w *= 2.0;
+    }
+    acc[1].x += 1.0;
+    let corner: Vec3 = acc[0].xyz() + acc[3].truncate();
+    if i < n {
+        out[i] = Vec3A::new(corner.x, corner.y, corner.z) + here.zyx() * vec3a(1.0, 0.5, 0.25);
+    }
+    if t == 0 {
+        totals[block_id().x] = acc[0] + acc[1] + acc[2] + acc[3];
+    }
+}

@@ -474,3 +474,45 @@ fn int_vectors_follow_glam() {
         assert_eq!(g, (wi, wu), "gpu, n = {n}");
     }
 }
+
+#[test]
+fn vectors_in_memory() {
+    for n in SIZES {
+        let p: Vec<Vec3A> = floats(n * 3, 26, 8.0).chunks(3).map(Vec3A::from_slice).collect();
+        let q: Vec<Vec2> = floats(n * 2, 27, 8.0).chunks(2).map(Vec2::from_slice).collect();
+        let blocks = n.div_ceil(64);
+        // Plain Rust: each block's tile, then what its threads compute.
+        let (mut want, mut want_totals) = (vec![Vec3A::ZERO; n], vec![Vec4::ZERO; blocks]);
+        for block in 0..blocks {
+            let tile: Vec<Vec4> = (0..64)
+                .map(|t| {
+                    let i = block * 64 + t;
+                    if i < n { p[i].extend(q[i].x + q[i].y) } else { Vec4::ZERO }
+                })
+                .collect();
+            for t in 0..64 {
+                let i = block * 64 + t;
+                let mut acc = [Vec4::ZERO; 4];
+                for j in 0..4 {
+                    acc[j] = tile[(t + j) % 64];
+                    acc[j].w *= 2.0;
+                }
+                acc[1].x += 1.0;
+                let corner = acc[0].truncate() + acc[3].truncate();
+                if i < n {
+                    want[i] = Vec3A::from(corner) + Vec3A::new(p[i].z, p[i].y, p[i].x) * Vec3A::new(1.0, 0.5, 0.25);
+                }
+                if t == 0 {
+                    want_totals[block] = acc[0] + acc[1] + acc[2] + acc[3];
+                }
+            }
+        }
+        let (c, g) = on_both(|d| {
+            let (mut out, mut totals) = (zeros(d, n), zeros(d, blocks));
+            kernels::vectors_in_memory::launch(d, blocks * 64, &buf(d, &p), &buf(d, &q), &mut out, &mut totals).unwrap();
+            (out.read().unwrap(), totals.read().unwrap())
+        });
+        assert_eq!(c, (want.clone(), want_totals.clone()), "cpu, n = {n}");
+        assert_eq!(g, (want, want_totals), "gpu, n = {n}");
+    }
+}

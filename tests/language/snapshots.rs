@@ -33,7 +33,8 @@ mod wgsl {
         more_methods,
         ranges,
         float_vectors,
-        int_vectors
+        int_vectors,
+        vectors_in_memory
     );
 }
 

@@ -40,5 +40,6 @@ check!(
     more_methods,
     ranges,
     float_vectors,
-    int_vectors
+    int_vectors,
+    vectors_in_memory
 );

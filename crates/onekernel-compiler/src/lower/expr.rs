@@ -43,7 +43,10 @@ impl FnLowerer<'_> {
             ExprKind::Repeat(x, len) => {
                 let naga_ty = self.mb.ty(ty);
                 // `[0.0; 16]`: WGSL's zero value, not sixteen zeros.
-                if matches!(hir.exprs[*x].kind, ExprKind::Lit(Lit::Int(0, _) | Lit::Float(0.0, _) | Lit::Bool(false))) {
+                let zero_vector = matches!(hir.exprs[*x].kind, ExprKind::Vector { ctor: VecCtor::Const(bits), .. } if bits == [0; 4]);
+                if zero_vector
+                    || matches!(hir.exprs[*x].kind, ExprKind::Lit(Lit::Int(0, _) | Lit::Float(0.0, _) | Lit::Bool(false)))
+                {
                     return Some(self.add(Expression::ZeroValue(naga_ty), span));
                 }
                 let x = self.expr(*x)?;
