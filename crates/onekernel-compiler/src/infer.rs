@@ -658,7 +658,13 @@ impl<'a> Infer<'a> {
             // (`dot`, `length`, `min_element`, ...) one lane's type.
             let lane = v.lane.ty();
             for (k, a) in vars.iter().enumerate().skip(1) {
-                let want = if (op == Lerp && k == 2) || op == Extend { self.known(lane) } else { r };
+                // The other operand is a vector of the same type (`a.min(b)`,
+                // `a.lerp(b, t)`), else one lane (`v.extend(w)`; and for
+                // glam methods kernels lack, so that `v.powf(2.0)` gets one
+                // error, not a literal typed `f64` too).
+                let vector_arg = matches!(op, Min | Max | Clamp | MulAdd | Dot | Distance | DistanceSquared | Cross)
+                    || (op == Lerp && k == 1);
+                let want = if vector_arg { r } else { self.known(lane) };
                 self.unify(*a, want);
             }
             return match op {
