@@ -92,7 +92,9 @@ const DT: f32 = 1.0 / 60.0;
 /// Positions and velocities agree within `tolerance` (the GPU's `length`
 /// may round differently from glam's).
 fn check(what: &str, got: &[Particle], want: &[Particle], tolerance: f64) {
-    let lanes = |ps: &[Particle]| -> Vec<f32> { ps.iter().flat_map(|p| [p.pos.to_array(), p.vel.to_array()]).flatten().collect() };
+    let lanes = |ps: &[Particle]| -> Vec<f32> {
+        ps.iter().flat_map(|p| [p.pos.to_array(), p.vel.to_array()]).flatten().collect()
+    };
     common::check(what, &lanes(got), &lanes(want), tolerance);
 }
 

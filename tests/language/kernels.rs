@@ -571,13 +571,15 @@ pub fn int_vectors(a: &[IVec4], b: &[IVec4], u: &[UVec2], out: &mut [IVec4], uou
     let o = i * 4;
     out[o] = v;
     out[o + 1] = x / y.abs().max(IVec4::ONE) + x % IVec4::new(5, -5, 3, -3) + -x + 100 / d;
-    out[o + 2] = x.min(y).clamp(IVec4::splat(-50), IVec4::splat(50)) + ivec4(x.dot(y), x.element_sum(), x.min_element(), y.max_element());
+    out[o + 2] = x.min(y).clamp(IVec4::splat(-50), IVec4::splat(50))
+        + ivec4(x.dot(y), x.element_sum(), x.min_element(), y.max_element());
     out[o + 3] = IVec4::NEG_ONE * x.wzyx() + IVec4::Z * i as i32 + ivec4(x.x, x.y, x.z, x.w).abs();
     let w = u[i];
     let mut r = w * 2 + UVec2::new(1, 2) - UVec2::ONE;
     r.y = r.x / (w.y % 9 + 1);
     uout[i * 2] = r + w.yx() / UVec2::splat(3);
-    uout[i * 2 + 1] = uvec2(w.element_product() % 1000, (w == r) as u32 + (w != r) as u32 * 2) + w.max(r).min(UVec2::MAX);
+    uout[i * 2 + 1] =
+        uvec2(w.element_product() % 1000, (w == r) as u32 + (w != r) as u32 * 2) + w.max(r).min(UVec2::MAX);
 }
 
 /// Vectors in memory: `Vec3A` and `Vec2` buffers, a shared tile of

@@ -460,7 +460,8 @@ fn int_vectors_follow_glam() {
     for n in SIZES {
         let ivec4s = |seed| -> Vec<IVec4> { ints(n * 4, seed, 1000).chunks(4).map(IVec4::from_slice).collect() };
         let (a, b) = (ivec4s(23), ivec4s(24));
-        let u: Vec<UVec2> = ints(n * 2, 25, 1000).chunks(2).map(|c| UVec2::new(c[0].unsigned_abs(), c[1].unsigned_abs())).collect();
+        let u: Vec<UVec2> =
+            ints(n * 2, 25, 1000).chunks(2).map(|c| UVec2::new(c[0].unsigned_abs(), c[1].unsigned_abs())).collect();
         let d = IVec4::new(3, -2, 7, 1);
         let (mut wi, mut wu) = (vec![IVec4::ZERO; n * 4], vec![UVec2::ZERO; n * 2]);
         reference::int_vectors(n, &a, &b, &u, &mut wi, &mut wu, d);
@@ -487,7 +488,11 @@ fn vectors_in_memory() {
             let tile: Vec<Vec4> = (0..64)
                 .map(|t| {
                     let i = block * 64 + t;
-                    if i < n { p[i].extend(q[i].x + q[i].y) } else { Vec4::ZERO }
+                    if i < n {
+                        p[i].extend(q[i].x + q[i].y)
+                    } else {
+                        Vec4::ZERO
+                    }
                 })
                 .collect();
             for t in 0..64 {
@@ -509,7 +514,8 @@ fn vectors_in_memory() {
         }
         let (c, g) = on_both(|d| {
             let (mut out, mut totals) = (zeros(d, n), zeros(d, blocks));
-            kernels::vectors_in_memory::launch(d, blocks * 64, &buf(d, &p), &buf(d, &q), &mut out, &mut totals).unwrap();
+            kernels::vectors_in_memory::launch(d, blocks * 64, &buf(d, &p), &buf(d, &q), &mut out, &mut totals)
+                .unwrap();
             (out.read().unwrap(), totals.read().unwrap())
         });
         assert_eq!(c, (want.clone(), want_totals.clone()), "cpu, n = {n}");

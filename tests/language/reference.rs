@@ -466,7 +466,8 @@ pub fn float_vectors(count: usize, a: &[Vec4], b: &[Vec4], out: &mut [Vec4], sum
             let o = i * 4;
             out[o] = w;
             out[o + 1] = x.min(y).max(Vec4::NEG_ONE).abs() + x.clamp(Vec4::ZERO, Vec4::splat(t)) + x.mul_add(y, k);
-            out[o + 2] = x.floor() + y.ceil() * Vec4::X + x.round() * Vec4::new(0.0, 1.0, 0.0, 1.0) + y.trunc() + x.fract();
+            out[o + 2] =
+                x.floor() + y.ceil() * Vec4::X + x.round() * Vec4::new(0.0, 1.0, 0.0, 1.0) + y.trunc() + x.fract();
             let p: Vec3 = x.xyz();
             let q = Vec3::new(y.z, y.x, y.y);
             let c = p.cross(q);
@@ -485,7 +486,15 @@ pub fn float_vectors(count: usize, a: &[Vec4], b: &[Vec4], out: &mut [Vec4], sum
     }
 }
 
-pub fn int_vectors(count: usize, a: &[IVec4], b: &[IVec4], u: &[UVec2], out: &mut [IVec4], uout: &mut [UVec2], d: IVec4) {
+pub fn int_vectors(
+    count: usize,
+    a: &[IVec4],
+    b: &[IVec4],
+    u: &[UVec2],
+    out: &mut [IVec4],
+    uout: &mut [UVec2],
+    d: IVec4,
+) {
     for i in 0..count {
         (|| {
             if i >= a.len() {
@@ -498,13 +507,15 @@ pub fn int_vectors(count: usize, a: &[IVec4], b: &[IVec4], u: &[UVec2], out: &mu
             let o = i * 4;
             out[o] = v;
             out[o + 1] = x / y.abs().max(IVec4::ONE) + x % IVec4::new(5, -5, 3, -3) + -x + 100 / d;
-            out[o + 2] = x.min(y).clamp(IVec4::splat(-50), IVec4::splat(50)) + ivec4(x.dot(y), x.element_sum(), x.min_element(), y.max_element());
+            out[o + 2] = x.min(y).clamp(IVec4::splat(-50), IVec4::splat(50))
+                + ivec4(x.dot(y), x.element_sum(), x.min_element(), y.max_element());
             out[o + 3] = IVec4::NEG_ONE * x.wzyx() + IVec4::Z * i as i32 + ivec4(x.x, x.y, x.z, x.w).abs();
             let w = u[i];
             let mut r = w * 2 + UVec2::new(1, 2) - UVec2::ONE;
             r.y = r.x / (w.y % 9 + 1);
             uout[i * 2] = r + w.yx() / UVec2::splat(3);
-            uout[i * 2 + 1] = uvec2(w.element_product() % 1000, (w == r) as u32 + (w != r) as u32 * 2) + w.max(r).min(UVec2::MAX);
+            uout[i * 2 + 1] =
+                uvec2(w.element_product() % 1000, (w == r) as u32 + (w != r) as u32 * 2) + w.max(r).min(UVec2::MAX);
         })();
     }
 }

@@ -626,7 +626,9 @@ impl<'a> Infer<'a> {
                     }
                 };
                 // `v *= 2.0`: a vector place takes a scalar too.
-                if !op.map(BinOp::is_shift).unwrap_or(false) && (op.is_none() || self.vector_of(p).is_none() || self.vector_scalar(p, v).is_none()) {
+                if !op.map(BinOp::is_shift).unwrap_or(false)
+                    && (op.is_none() || self.vector_of(p).is_none() || self.vector_scalar(p, v).is_none())
+                {
                     self.unify(p, v);
                 }
                 self.set_known(id, Ty::Unit)
@@ -785,8 +787,11 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
                     BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => false,
                     BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => {
                         diags.push(
-                            Diagnostic::new(e.span, format!("`{}` on vectors is not supported in a kernel", op.symbol()))
-                                .help("apply it lane by lane: `IVec2::new(a.x & b.x, a.y & b.y)`"),
+                            Diagnostic::new(
+                                e.span,
+                                format!("`{}` on vectors is not supported in a kernel", op.symbol()),
+                            )
+                            .help("apply it lane by lane: `IVec2::new(a.x & b.x, a.y & b.y)`"),
                         );
                         true
                     }
@@ -799,8 +804,8 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
                     Min | Max | Clamp | Dot | ElementSum | ElementProduct | MinElement | MaxElement => Some(true),
                     // glam has no `abs` on unsigned vectors.
                     Abs => Some(v.lane != Lane::U32),
-                    Sqrt | Exp | Exp2 | Ln | Log2 | Sin | Cos | Floor | Ceil | Round | Trunc | Fract | MulAdd | Recip
-                    | Length | LengthSquared | Normalize | Distance | DistanceSquared | Lerp => Some(float),
+                    Sqrt | Exp | Exp2 | Ln | Log2 | Sin | Cos | Floor | Ceil | Round | Trunc | Fract | MulAdd
+                    | Recip | Length | LengthSquared | Normalize | Distance | DistanceSquared | Lerp => Some(float),
                     Cross => Some(float && v.size == 3),
                     Extend => Some(v.size < 4),
                     Truncate => Some(v.size > 2),

@@ -43,9 +43,13 @@ impl FnLowerer<'_> {
             ExprKind::Repeat(x, len) => {
                 let naga_ty = self.mb.ty(ty);
                 // `[0.0; 16]`: WGSL's zero value, not sixteen zeros.
-                let zero_vector = matches!(hir.exprs[*x].kind, ExprKind::Vector { ctor: VecCtor::Const(bits), .. } if bits == [0; 4]);
+                let zero_vector =
+                    matches!(hir.exprs[*x].kind, ExprKind::Vector { ctor: VecCtor::Const(bits), .. } if bits == [0; 4]);
                 if zero_vector
-                    || matches!(hir.exprs[*x].kind, ExprKind::Lit(Lit::Int(0, _) | Lit::Float(0.0, _) | Lit::Bool(false)))
+                    || matches!(
+                        hir.exprs[*x].kind,
+                        ExprKind::Lit(Lit::Int(0, _) | Lit::Float(0.0, _) | Lit::Bool(false))
+                    )
                 {
                     return Some(self.add(Expression::ZeroValue(naga_ty), span));
                 }
@@ -565,14 +569,19 @@ impl FnLowerer<'_> {
         if let Some(v) = lt.as_vector().or(rt.as_vector()) {
             // glam's `v * 2.0` and `2.0 * v`: the scalar as a vector.
             let size = super::vector_size(v.size);
-            let left = if lt.as_vector().is_none() { self.add(Expression::Splat { size, value: left }, span) } else { left };
+            let left =
+                if lt.as_vector().is_none() { self.add(Expression::Splat { size, value: left }, span) } else { left };
             let right =
                 if rt.as_vector().is_none() { self.add(Expression::Splat { size, value: right }, span) } else { right };
             let lanes = self.add(Expression::Binary { op: nop, left, right }, span);
             // Rust's `==` on vectors compares every lane.
             return match op {
-                BinOp::Eq => self.add(Expression::Relational { fun: naga::RelationalFunction::All, argument: lanes }, span),
-                BinOp::Ne => self.add(Expression::Relational { fun: naga::RelationalFunction::Any, argument: lanes }, span),
+                BinOp::Eq => {
+                    self.add(Expression::Relational { fun: naga::RelationalFunction::All, argument: lanes }, span)
+                }
+                BinOp::Ne => {
+                    self.add(Expression::Relational { fun: naga::RelationalFunction::Any, argument: lanes }, span)
+                }
                 _ => lanes,
             };
         }

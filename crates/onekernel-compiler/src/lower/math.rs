@@ -93,7 +93,12 @@ impl FnLowerer<'_> {
                 self.add(Expression::Compose { ty, components: a.to_vec() }, span)
             }
             Truncate => {
-                let pattern = [naga::SwizzleComponent::X, naga::SwizzleComponent::Y, naga::SwizzleComponent::Z, naga::SwizzleComponent::W];
+                let pattern = [
+                    naga::SwizzleComponent::X,
+                    naga::SwizzleComponent::Y,
+                    naga::SwizzleComponent::Z,
+                    naga::SwizzleComponent::W,
+                ];
                 self.add(Expression::Swizzle { size: super::vector_size(v.size - 1), vector: x, pattern }, span)
             }
             Recip => {

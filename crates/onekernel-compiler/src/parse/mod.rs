@@ -354,10 +354,10 @@ impl Parser<'_> {
                 None
             }
             elem => {
-                self.diags.push(
-                    Diagnostic::new(r.elem.span(), format!("buffers of `{elem}` are not supported"))
-                        .help("buffer elements are `f32`, `i32`, `u32`, glam vectors (`Vec4`, ...) or structs of them"),
-                );
+                self.diags
+                    .push(Diagnostic::new(r.elem.span(), format!("buffers of `{elem}` are not supported")).help(
+                        "buffer elements are `f32`, `i32`, `u32`, glam vectors (`Vec4`, ...) or structs of them",
+                    ));
                 None
             }
         }
