@@ -525,7 +525,7 @@ pub fn reflect_y(v: Vec4, floor: f32) -> Vec4 {
 /// operators with vectors and scalars (both orders), compound assignment,
 /// glam's methods, a uniform `Vec4`, a helper, `Vec3` and `Vec2` locals.
 #[kernel(workgroup_size = 64)]
-pub fn float_vectors(a: &[Vec4], b: &[Vec4], out: &mut [Vec4], sums: &mut [f32], k: Vec4, t: f32) {
+pub fn float_vectors(a: &[Vec4], b: &[Vec4], out: &mut [Vec4], sums: &mut [f32], k: Vec4, t: f32, off: Vec3) {
     let i = global_id().x;
     if i >= a.len() {
         return;
@@ -541,7 +541,7 @@ pub fn float_vectors(a: &[Vec4], b: &[Vec4], out: &mut [Vec4], sums: &mut [f32],
     out[o + 1] = x.min(y).max(Vec4::NEG_ONE).abs() + x.clamp(Vec4::ZERO, Vec4::splat(t)) + x.mul_add(y, k);
     out[o + 2] = x.floor() + y.ceil() * Vec4::X + x.round() * Vec4::new(0.0, 1.0, 0.0, 1.0) + y.trunc() + x.fract();
     let p: Vec3 = x.xyz();
-    let q = Vec3::new(y.z, y.x, y.y);
+    let q = Vec3::new(y.z, y.x, y.y) + off;
     let c = p.cross(q);
     let uv: Vec2 = y.zw() + x.yx();
     out[o + 3] = reflect_y(x.lerp(y, t), 0.25) + c.extend(uv.x) * 0.5 + x.truncate().extend(uv.y);

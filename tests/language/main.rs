@@ -439,12 +439,13 @@ fn float_vectors_follow_glam() {
         if n > 5 {
             b[5] = a[5]; // `==`
         }
-        let (k, t) = (Vec4::new(0.5, -1.25, 2.0, 8.0), 0.75);
+        // `off` is glam's 12-byte `Vec3`: a uniform takes it.
+        let (k, t, off) = (Vec4::new(0.5, -1.25, 2.0, 8.0), 0.75, Vec3::new(0.25, -0.5, 1.0));
         let (mut wv, mut ws) = (vec![Vec4::ZERO; n * 4], vec![0.0; n * 8]);
-        reference::float_vectors(n, &a, &b, &mut wv, &mut ws, k, t);
+        reference::float_vectors(n, &a, &b, &mut wv, &mut ws, k, t, off);
         let (c, g) = on_both(|d| {
             let (mut out, mut sums) = (zeros(d, n * 4), zeros(d, n * 8));
-            kernels::float_vectors::launch(d, n, &buf(d, &a), &buf(d, &b), &mut out, &mut sums, k, t).unwrap();
+            kernels::float_vectors::launch(d, n, &buf(d, &a), &buf(d, &b), &mut out, &mut sums, k, t, off).unwrap();
             (out.read().unwrap(), sums.read().unwrap())
         });
         assert_eq!(c, (wv.clone(), ws.clone()), "cpu, n = {n}");

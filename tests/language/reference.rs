@@ -451,7 +451,16 @@ pub fn ranges(count: usize, out: &mut [u32], n: u32) {
     }
 }
 
-pub fn float_vectors(count: usize, a: &[Vec4], b: &[Vec4], out: &mut [Vec4], sums: &mut [f32], k: Vec4, t: f32) {
+pub fn float_vectors(
+    count: usize,
+    a: &[Vec4],
+    b: &[Vec4],
+    out: &mut [Vec4],
+    sums: &mut [f32],
+    k: Vec4,
+    t: f32,
+    off: Vec3,
+) {
     for i in 0..count {
         (|| {
             if i >= a.len() {
@@ -469,7 +478,7 @@ pub fn float_vectors(count: usize, a: &[Vec4], b: &[Vec4], out: &mut [Vec4], sum
             out[o + 2] =
                 x.floor() + y.ceil() * Vec4::X + x.round() * Vec4::new(0.0, 1.0, 0.0, 1.0) + y.trunc() + x.fract();
             let p: Vec3 = x.xyz();
-            let q = Vec3::new(y.z, y.x, y.y);
+            let q = Vec3::new(y.z, y.x, y.y) + off;
             let c = p.cross(q);
             let uv: Vec2 = y.zw() + x.yx();
             out[o + 3] = reflect_y(x.lerp(y, t), 0.25) + c.extend(uv.x) * 0.5 + x.truncate().extend(uv.y);

@@ -321,4 +321,19 @@ mod tests {
         assert_eq!(BarrierKind::Storage.name(), "storage_barrier");
         assert!(suggest_method("sqr").contains("`sqrt`"));
     }
+
+    #[test]
+    fn vector_constants_and_swizzles() {
+        let v = |n| VecTy::from_name(n).unwrap();
+        assert_eq!(vector_const(v("Vec2"), "Y"), Some([0, 1.0f32.to_bits(), 0, 0]));
+        assert_eq!(vector_const(v("IVec4"), "NEG_W"), Some([0, 0, 0, -1i32 as u32]));
+        assert_eq!(vector_const(v("UVec4"), "MAX"), Some([u32::MAX; 4]));
+        // Only what glam has: no `Z` on two lanes, nothing negative unsigned.
+        assert_eq!((vector_const(v("Vec2"), "Z"), vector_const(v("UVec2"), "NEG_ONE")), (None, None));
+        assert_eq!(swizzle("zyx", 4), Some(vec![2, 1, 0]));
+        assert_eq!(
+            (swizzle("xz", 2), swizzle("x", 4), swizzle("xyzwx", 4), swizzle("len", 4)),
+            (None, None, None, None)
+        );
+    }
 }

@@ -445,4 +445,20 @@ mod tests {
         assert_eq!(t.name(p), "(f32, u32)");
         assert_eq!(t.as_tuple(p), Some(&[Ty::F32, Ty::U32][..]));
     }
+
+    #[test]
+    fn vectors_by_name_and_layout() {
+        for (name, v) in VECTORS {
+            assert_eq!(Ty::from_name(name), Some(Ty::Vector(v)));
+            assert_eq!(v.name(), name);
+            assert_eq!(VecTy::from_fn_name(&name.to_lowercase()), Some(v));
+        }
+        let t = TypeTable::default();
+        let layout = |n: &str| t.wgsl_layout(Ty::from_name(n).unwrap());
+        assert_eq!((layout("Vec2"), layout("Vec4"), layout("Vec3A")), (Some((8, 8)), Some((16, 16)), Some((16, 16))));
+        // glam's 12-byte three-lane vectors have no WGSL memory layout.
+        assert_eq!((layout("Vec3"), layout("IVec3"), layout("UVec3")), (None, None, None));
+        let v3a = VecTy::from_name("Vec3A").unwrap();
+        assert_eq!((v3a.resized(3), v3a.resized(4).name(), v3a.unaligned().name()), (v3a, "Vec4", "Vec3"));
+    }
 }
