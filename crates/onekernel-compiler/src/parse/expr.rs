@@ -777,9 +777,14 @@ impl Parser<'_> {
             syn::Expr::Field(f) if buffer_element_root(&f.base).is_some_and(|b| self.buffer_of(b).is_some()) => {
                 let text = crate::diagnostic::code(&f.base);
                 let field = crate::diagnostic::code(&f.member);
+                // `out[i].x` of a vector buffer: a lane, not a field.
+                let vector = buffer_element_root(&f.base).and_then(|b| self.buffer_of(b)).is_some_and(|b| {
+                    self.f.params[b].kind.ty().as_vector().is_some() && matches!(strip(&f.base), syn::Expr::Index(_))
+                });
+                let what = if vector { "a lane" } else { "a field" };
                 self.error(
                     span,
-                    format!("a field of a buffer element cannot be assigned: `{text}.{field} = ..`"),
+                    format!("{what} of a buffer element cannot be assigned: `{text}.{field} = ..`"),
                     Some(&format!("copy the element, change it, and store it back: `let mut e = {text}; e.{field} = ..; {text} = e;`")),
                 );
                 None
