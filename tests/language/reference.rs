@@ -483,7 +483,7 @@ pub fn float_vectors(
             let uv: Vec2 = y.zw() + x.yx();
             out[o + 3] = reflect_y(x.lerp(y, t), 0.25) + c.extend(uv.x) * 0.5 + x.truncate().extend(uv.y);
             let s = i * 8;
-            sums[s] = x.dot(y);
+            sums[s] = x.dot(y) + Vec4::dot(y, x) * 0.5;
             sums[s + 1] = x.length() + y.length_squared();
             sums[s + 2] = x.distance(y) + x.distance_squared(y);
             sums[s + 3] = x.element_sum() + y.element_product() + x.min_element() - y.max_element();

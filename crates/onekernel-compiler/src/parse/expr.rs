@@ -453,6 +453,16 @@ impl Parser<'_> {
         if let Some(v) = self.vector_ctor(&p.path, &segs, c) {
             return v;
         }
+        // `Vec4::dot(a, b)`: the method, with its receiver first.
+        if let [.., ty, method] = &segs[..] {
+            if let (Some(_), Some(op)) = (VecTy::from_name(ty), builtins::math_method(method)) {
+                let args: Vec<ExprId> = c.args.iter().map(|a| self.expr(a)).collect();
+                if args.len() != op.arity() || args.iter().any(|a| self.is_error(*a)) {
+                    return self.left_to_rustc(span);
+                }
+                return self.push(ExprKind::Math(op, args), span);
+            }
+        }
         if segs.len() == 1 {
             return self.helper_call(&name, c);
         }
