@@ -10,6 +10,9 @@
 //!   best of several runs): the idiomatic zipped-slices loop, which LLVM
 //!   vectorises, and the same loop indexed the way a kernel is written.
 //!
+//! * Both: the `#[kernel]` adding `Vec4` elements (glam; WGSL `vec4<f32>`),
+//!   a quarter as many invocations over the same bytes.
+//!
 //! `cargo bench --bench vector_add` (add `-- --cpu` or `-- --gpu` for one
 //! half; `KERNEL_BENCH_MAX_LOG4=10` caps the size at 4^10 = 1 Mi).
 //! Prints a Markdown table.
@@ -24,6 +27,15 @@ use rayon::prelude::*;
 
 #[kernel(workgroup_size = 256)]
 fn vector_add(a: &[f32], b: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    if i < out.len() {
+        out[i] = a[i] + b[i];
+    }
+}
+
+/// The same sum with four lanes per invocation.
+#[kernel(workgroup_size = 256)]
+fn vector_add_vec4(a: &[Vec4], b: &[Vec4], out: &mut [Vec4]) {
     let i = global_id().x;
     if i < out.len() {
         out[i] = a[i] + b[i];
@@ -88,13 +100,16 @@ fn gpu_bench() {
         cache: None,
     });
     println!("GPU: {}\n", device.name());
-    println!("| n | DSL (GB/s) | hand-written WGSL (GB/s) | DSL / hand |");
-    println!("|---|---|---|---|");
+    println!("| n | DSL (GB/s) | hand-written WGSL (GB/s) | DSL / hand | DSL, `Vec4` elements (GB/s) |");
+    println!("|---|---|---|---|---|");
     for n in sizes() {
         let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
         let a_buf = Buffer::from_slice(&device, &a).unwrap();
         let b_buf = Buffer::from_slice(&device, &a).unwrap();
         let mut out = Buffer::<f32>::zeroed(&device, n).unwrap();
+        let a4: Vec<Vec4> = a.chunks(4).map(Vec4::from_slice).collect();
+        let (a4_buf, b4_buf) = (Buffer::from_slice(&device, &a4).unwrap(), Buffer::from_slice(&device, &a4).unwrap());
+        let mut out4 = Buffer::<Vec4>::zeroed(&device, n / 4).unwrap();
         let hand_bg = wdev.create_bind_group(&wgpu::BindGroupDescriptor {
             label: None,
             layout: &hand.get_bind_group_layout(0),
@@ -129,26 +144,32 @@ fn gpu_bench() {
         let reps = ((1u64 << 28) / n as u64).clamp(10, 200) as usize;
         let mut dsl_launch = || vector_add::launch(&device, n, &a_buf, &b_buf, &mut out).unwrap();
         let mut hand_launch = hand_launch;
-        // Warm up both, then alternate seven times and take each median,
-        // so that clock and cache state hit both alike.
+        let mut vec4_launch = || vector_add_vec4::launch(&device, n / 4, &a4_buf, &b4_buf, &mut out4).unwrap();
+        // Warm up all three, then alternate seven times and take each
+        // median, so that clock and cache state hit them alike.
         mean_of(2, &mut dsl_launch);
         mean_of(2, &mut hand_launch);
-        let (mut dsl_runs, mut hand_runs) = (Vec::new(), Vec::new());
+        mean_of(2, &mut vec4_launch);
+        let (mut dsl_runs, mut hand_runs, mut vec4_runs) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..7 {
             dsl_runs.push(mean_of(reps, &mut dsl_launch));
             hand_runs.push(mean_of(reps, &mut hand_launch));
+            vec4_runs.push(mean_of(reps, &mut vec4_launch));
         }
-        let (t_dsl, t_hand) = (median(dsl_runs), median(hand_runs));
+        let (t_dsl, t_hand, t_vec4) = (median(dsl_runs), median(hand_runs), median(vec4_runs));
         let bytes = 12.0 * n as f64;
         println!(
-            "| {} | {:.1} | {:.1} | {:.3} |",
+            "| {} | {:.1} | {:.1} | {:.3} | {:.1} |",
             label(n),
             bytes / t_dsl * 1e-9,
             bytes / t_hand * 1e-9,
-            t_hand / t_dsl
+            t_hand / t_dsl,
+            bytes / t_vec4 * 1e-9
         );
         let got = out.read().unwrap();
         assert!(got.iter().enumerate().all(|(i, v)| *v == 2.0 * i as f32), "wrong result at n = {n}");
+        let got4: Vec<f32> = out4.read().unwrap().iter().flat_map(|v| v.to_array()).collect();
+        assert_eq!(got4, got, "the Vec4 kernel disagrees at n = {n}");
     }
     println!();
 }
@@ -156,8 +177,8 @@ fn gpu_bench() {
 fn cpu_bench() {
     let device = Device::cpu();
     println!("CPU: {}\n", device.name());
-    println!("| n | CPU executor (GB/s) | rayon, zipped slices (GB/s) | executor / zipped | rayon, indexed `a[i] + b[i]` (GB/s) | executor / indexed |");
-    println!("|---|---|---|---|---|---|");
+    println!("| n | CPU executor (GB/s) | rayon, zipped slices (GB/s) | executor / zipped | rayon, indexed `a[i] + b[i]` (GB/s) | executor / indexed | CPU executor, `Vec4` elements (GB/s) |");
+    println!("|---|---|---|---|---|---|---|");
     for n in sizes() {
         let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
         let a_buf = Buffer::from_slice(&device, &a).unwrap();
@@ -169,6 +190,15 @@ fn cpu_bench() {
             .time(|| (0..runs).for_each(|_| vector_add::launch(&device, n, &a_buf, &b_buf, &mut out).unwrap()))
             .unwrap();
         let t_dsl = timing.min().unwrap().as_secs_f64();
+        let a4: Vec<Vec4> = a.chunks(4).map(Vec4::from_slice).collect();
+        let (a4_buf, b4_buf) = (Buffer::from_slice(&device, &a4).unwrap(), Buffer::from_slice(&device, &a4).unwrap());
+        let mut out4 = Buffer::<Vec4>::zeroed(&device, n / 4).unwrap();
+        let ((), timing) = device
+            .time(|| {
+                (0..runs).for_each(|_| vector_add_vec4::launch(&device, n / 4, &a4_buf, &b4_buf, &mut out4).unwrap())
+            })
+            .unwrap();
+        let t_vec4 = timing.min().unwrap().as_secs_f64();
         let (b, mut plain) = (a.clone(), vec![0.0f32; n]);
         let t_rayon = best_of(runs, || {
             plain.par_chunks_mut(4096).zip(a.par_chunks(4096)).zip(b.par_chunks(4096)).for_each(|((o, x), y)| {
@@ -193,16 +223,19 @@ fn cpu_bench() {
         });
         assert_eq!(out.read().unwrap(), plain, "CPU executor and rayon disagree at n = {n}");
         assert_eq!(indexed, plain);
+        let got4: Vec<f32> = out4.read().unwrap().iter().flat_map(|v| v.to_array()).collect();
+        assert_eq!(got4, plain, "the Vec4 kernel disagrees at n = {n}");
         let bytes = 12.0 * n as f64;
         let gbs = |t: f64| bytes / t * 1e-9;
         println!(
-            "| {} | {:.1} | {:.1} | {:.3} | {:.1} | {:.3} |",
+            "| {} | {:.1} | {:.1} | {:.3} | {:.1} | {:.3} | {:.1} |",
             label(n),
             gbs(t_dsl),
             gbs(t_rayon),
             t_rayon / t_dsl,
             gbs(t_indexed),
-            t_indexed / t_dsl
+            t_indexed / t_dsl,
+            gbs(t_vec4)
         );
     }
     println!();

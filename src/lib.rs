@@ -189,7 +189,10 @@ pub use onekernel_runtime::half;
 
 /// Everything a kernel file needs: `use onekernel::prelude::*;`
 pub mod prelude {
-    pub use crate::glam::{IVec2, IVec3, IVec4, UVec2, UVec3, UVec4, Vec2, Vec3A, Vec4};
+    pub use crate::glam::{
+        ivec2, ivec3, ivec4, uvec2, uvec3, uvec4, vec2, vec3, vec3a, vec4, IVec2, IVec3, IVec4, UVec2, UVec3, UVec4,
+        Vec2, Vec2Swizzles, Vec3, Vec3A, Vec3Swizzles, Vec4, Vec4Swizzles,
+    };
     pub use crate::half::f16;
     pub use crate::{
         block_dim, block_id, global_id, grid_dim, helper, kernel, kernels, shared, storage_barrier, thread_id,

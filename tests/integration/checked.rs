@@ -236,3 +236,32 @@ fn loop_budget_ends_an_endless_loop() {
 fn quote_attr() -> proc_macro2::TokenStream {
     "workgroup_size = 64".parse().unwrap()
 }
+
+/// Divides vectors lane by lane; a zero lane of `d` divides by zero.
+#[kernel(workgroup_size = 64)]
+fn divide_lanes(a: &[IVec4], out: &mut [IVec4], d: IVec4) {
+    let i = global_id().x;
+    if i < out.len() {
+        out[i] = a[i] / d; // SITE divide_lanes
+    }
+}
+
+#[test]
+fn vector_division_by_a_zero_lane_is_an_error() {
+    let device = gpu().checked();
+    let a = Buffer::from_slice(&device, &[IVec4::new(7, -8, 9, 10); 100]).unwrap();
+    let mut out = Buffer::<IVec4>::zeroed(&device, 100).unwrap();
+    divide_lanes::launch(&device, 100, &a, &mut out, IVec4::new(2, 2, -3, 5)).unwrap();
+    assert_eq!(out.read().unwrap(), vec![IVec4::new(3, -4, -3, 2); 100]);
+    let err = divide_lanes::launch(&device, 100, &a, &mut out, IVec4::new(1, 1, 0, 1)).unwrap_err();
+    let LaunchError::DivisionByZero { kernel, location, what, failures } = &err else {
+        panic!("expected DivisionByZero, got {err:?}")
+    };
+    assert_eq!((*kernel, *what, *failures), ("divide_lanes", "/", 100));
+    assert!(location.starts_with(&site("divide_lanes")), "{location}");
+    // The CPU divides as glam does: the zero lane panics there.
+    let cpu = Device::cpu();
+    let a = Buffer::from_slice(&cpu, &[IVec4::ONE; 4]).unwrap();
+    let mut out = Buffer::<IVec4>::zeroed(&cpu, 4).unwrap();
+    assert!(divide_lanes::launch(&cpu, 4, &a, &mut out, IVec4::new(1, 0, 1, 1)).is_err());
+}

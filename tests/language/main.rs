@@ -422,3 +422,104 @@ fn ranges_end_where_rust_ends_them() {
         assert_eq!(g, want, "gpu, n = {n}");
     }
 }
+
+fn vec4s(n: usize, seed: u32, scale: f32) -> Vec<Vec4> {
+    floats(n * 4, seed, scale).chunks(4).map(Vec4::from_slice).collect()
+}
+
+fn lanes(v: &[Vec4]) -> Vec<f32> {
+    v.iter().flat_map(|x| x.to_array()).collect()
+}
+
+#[test]
+fn float_vectors_follow_glam() {
+    for n in SIZES {
+        let a = vec4s(n, 21, 4.0);
+        let mut b = vec4s(n, 22, 4.0);
+        if n > 5 {
+            b[5] = a[5]; // `==`
+        }
+        // `off` is glam's 12-byte `Vec3`: a uniform takes it.
+        let (k, t, off) = (Vec4::new(0.5, -1.25, 2.0, 8.0), 0.75, Vec3::new(0.25, -0.5, 1.0));
+        let (mut wv, mut ws) = (vec![Vec4::ZERO; n * 4], vec![0.0; n * 8]);
+        reference::float_vectors(n, &a, &b, &mut wv, &mut ws, k, t, off);
+        let (c, g) = on_both(|d| {
+            let (mut out, mut sums) = (zeros(d, n * 4), zeros(d, n * 8));
+            kernels::float_vectors::launch(d, n, &buf(d, &a), &buf(d, &b), &mut out, &mut sums, k, t, off).unwrap();
+            (out.read().unwrap(), sums.read().unwrap())
+        });
+        assert_eq!(c, (wv.clone(), ws.clone()), "cpu, n = {n}");
+        // Lane sums (dot, length) may be added in another order, and
+        // sqrt/division round within WGSL's ulps.
+        assert_close("gpu vectors", &lanes(&g.0), &lanes(&wv), 1e-5);
+        assert_close("gpu vector sums", &g.1, &ws, 1e-5);
+    }
+}
+
+#[test]
+fn int_vectors_follow_glam() {
+    for n in SIZES {
+        let ivec4s = |seed| -> Vec<IVec4> { ints(n * 4, seed, 1000).chunks(4).map(IVec4::from_slice).collect() };
+        let (a, b) = (ivec4s(23), ivec4s(24));
+        let u: Vec<UVec2> =
+            ints(n * 2, 25, 1000).chunks(2).map(|c| UVec2::new(c[0].unsigned_abs(), c[1].unsigned_abs())).collect();
+        let d = IVec4::new(3, -2, 7, 1);
+        let (mut wi, mut wu) = (vec![IVec4::ZERO; n * 4], vec![UVec2::ZERO; n * 2]);
+        reference::int_vectors(n, &a, &b, &u, &mut wi, &mut wu, d);
+        let (c, g) = on_both(|dev| {
+            let (mut out, mut uout) = (zeros(dev, n * 4), zeros(dev, n * 2));
+            kernels::int_vectors::launch(dev, n, &buf(dev, &a), &buf(dev, &b), &buf(dev, &u), &mut out, &mut uout, d)
+                .unwrap();
+            (out.read().unwrap(), uout.read().unwrap())
+        });
+        assert_eq!(c, (wi.clone(), wu.clone()), "cpu, n = {n}");
+        assert_eq!(g, (wi, wu), "gpu, n = {n}");
+    }
+}
+
+#[test]
+fn vectors_in_memory() {
+    for n in SIZES {
+        let p: Vec<Vec3A> = floats(n * 3, 26, 8.0).chunks(3).map(Vec3A::from_slice).collect();
+        let q: Vec<Vec2> = floats(n * 2, 27, 8.0).chunks(2).map(Vec2::from_slice).collect();
+        let blocks = n.div_ceil(64);
+        // Plain Rust: each block's tile, then what its threads compute.
+        let (mut want, mut want_totals) = (vec![Vec3A::ZERO; n], vec![Vec4::ZERO; blocks]);
+        for block in 0..blocks {
+            let tile: Vec<Vec4> = (0..64)
+                .map(|t| {
+                    let i = block * 64 + t;
+                    if i < n {
+                        p[i].extend(q[i].x + q[i].y)
+                    } else {
+                        Vec4::ZERO
+                    }
+                })
+                .collect();
+            for t in 0..64 {
+                let i = block * 64 + t;
+                let mut acc = [Vec4::ZERO; 4];
+                for j in 0..4 {
+                    acc[j] = tile[(t + j) % 64];
+                    acc[j].w *= 2.0;
+                }
+                acc[1].x += 1.0;
+                let corner = acc[0].truncate() + acc[3].truncate();
+                if i < n {
+                    want[i] = Vec3A::from(corner) + Vec3A::new(p[i].z, p[i].y, p[i].x) * Vec3A::new(1.0, 0.5, 0.25);
+                }
+                if t == 0 {
+                    want_totals[block] = acc[0] + acc[1] + acc[2] + acc[3];
+                }
+            }
+        }
+        let (c, g) = on_both(|d| {
+            let (mut out, mut totals) = (zeros(d, n), zeros(d, blocks));
+            kernels::vectors_in_memory::launch(d, blocks * 64, &buf(d, &p), &buf(d, &q), &mut out, &mut totals)
+                .unwrap();
+            (out.read().unwrap(), totals.read().unwrap())
+        });
+        assert_eq!(c, (want.clone(), want_totals.clone()), "cpu, n = {n}");
+        assert_eq!(g, (want, want_totals), "gpu, n = {n}");
+    }
+}

@@ -3,7 +3,8 @@
 //! kernel's, with `let i = global_id().x;` replaced by the loop).
 #![allow(clippy::all, unused_parens, unused_mut)]
 
-use crate::kernels::{collatz_steps, divmod, rotated, smoothstep};
+use crate::kernels::{collatz_steps, divmod, reflect_y, rotated, smoothstep};
+use onekernel::prelude::*;
 
 pub fn vector_add(count: usize, a: &[f32], b: &[f32], out: &mut [f32]) {
     for i in 0..count {
@@ -446,6 +447,84 @@ pub fn ranges(count: usize, out: &mut [u32], n: u32) {
                 s = s.wrapping_add(j);
             }
             out[i] = s ^ i as u32;
+        })();
+    }
+}
+
+pub fn float_vectors(
+    count: usize,
+    a: &[Vec4],
+    b: &[Vec4],
+    out: &mut [Vec4],
+    sums: &mut [f32],
+    k: Vec4,
+    t: f32,
+    off: Vec3,
+) {
+    for i in 0..count {
+        (|| {
+            if i >= a.len() {
+                return;
+            }
+            let (x, y) = (a[i], b[i]);
+            let mut v = x + y * 2.0 - Vec4::ONE;
+            v *= 0.5;
+            v += k;
+            v.w = x.x * 3.0;
+            let w = 2.0 * -v / Vec4::splat(4.0) + vec4(1.0, 2.0, 3.0, 4.0) % 3.0;
+            let o = i * 4;
+            out[o] = w;
+            out[o + 1] = x.min(y).max(Vec4::NEG_ONE).abs() + x.clamp(Vec4::ZERO, Vec4::splat(t)) + x.mul_add(y, k);
+            out[o + 2] =
+                x.floor() + y.ceil() * Vec4::X + x.round() * Vec4::new(0.0, 1.0, 0.0, 1.0) + y.trunc() + x.fract();
+            let p: Vec3 = x.xyz();
+            let q = Vec3::new(y.z, y.x, y.y) + off;
+            let c = p.cross(q);
+            let uv: Vec2 = y.zw() + x.yx();
+            out[o + 3] = reflect_y(x.lerp(y, t), 0.25) + c.extend(uv.x) * 0.5 + x.truncate().extend(uv.y);
+            let s = i * 8;
+            sums[s] = x.dot(y) + Vec4::dot(y, x) * 0.5;
+            sums[s + 1] = x.length() + y.length_squared();
+            sums[s + 2] = x.distance(y) + x.distance_squared(y);
+            sums[s + 3] = x.element_sum() + y.element_product() + x.min_element() - y.max_element();
+            sums[s + 4] = (x.abs() + Vec4::ONE).normalize().dot(Vec4::W) + (x.abs() + 1.0).sqrt().x;
+            sums[s + 5] = uv.dot(uv.yx()) + p.length() + q.xy().x + c.zyx().z;
+            sums[s + 6] = (x == y) as u32 as f32 + (x != y) as u32 as f32 * 2.0 + (x == x) as u32 as f32 * 4.0;
+            sums[s + 7] = v.x + v.y + v.z + v.w + y.recip().wzyx().x;
+        })();
+    }
+}
+
+pub fn int_vectors(
+    count: usize,
+    a: &[IVec4],
+    b: &[IVec4],
+    u: &[UVec2],
+    out: &mut [IVec4],
+    uout: &mut [UVec2],
+    d: IVec4,
+) {
+    for i in 0..count {
+        (|| {
+            if i >= a.len() {
+                return;
+            }
+            let (x, y) = (a[i], b[i]);
+            let mut v = x * 3 - y + IVec4::ONE;
+            v /= d;
+            v.z %= 7;
+            let o = i * 4;
+            out[o] = v;
+            out[o + 1] = x / y.abs().max(IVec4::ONE) + x % IVec4::new(5, -5, 3, -3) + -x + 100 / d;
+            out[o + 2] = x.min(y).clamp(IVec4::splat(-50), IVec4::splat(50))
+                + ivec4(x.dot(y), x.element_sum(), x.min_element(), y.max_element());
+            out[o + 3] = IVec4::NEG_ONE * x.wzyx() + IVec4::Z * i as i32 + ivec4(x.x, x.y, x.z, x.w).abs();
+            let w = u[i];
+            let mut r = w * 2 + UVec2::new(1, 2) - UVec2::ONE;
+            r.y = r.x / (w.y % 9 + 1);
+            uout[i * 2] = r + w.yx() / UVec2::splat(3);
+            uout[i * 2 + 1] =
+                uvec2(w.element_product() % 1000, (w == r) as u32 + (w != r) as u32 * 2) + w.max(r).min(UVec2::MAX);
         })();
     }
 }

@@ -31,7 +31,10 @@ mod wgsl {
         unrolled,
         tuples_and_match,
         more_methods,
-        ranges
+        ranges,
+        float_vectors,
+        int_vectors,
+        vectors_in_memory
     );
 }
 

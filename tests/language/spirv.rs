@@ -38,5 +38,8 @@ check!(
     unrolled,
     tuples_and_match,
     more_methods,
-    ranges
+    ranges,
+    float_vectors,
+    int_vectors,
+    vectors_in_memory
 );

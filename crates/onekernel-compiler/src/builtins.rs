@@ -8,7 +8,7 @@
 //! CPU body, the uniformity check) then say what else must handle it.
 
 use crate::hir::{BarrierKind, Builtin, MathOp, NamedConst};
-use crate::types::Ty;
+use crate::types::{Lane, Ty, VecTy};
 
 /// What a builtin function call is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,7 +55,7 @@ impl BarrierKind {
 
 /// Every math method: its name and its number of arguments including the
 /// receiver.
-pub const MATH_METHODS: [(MathOp, &str, usize); 55] = {
+pub const MATH_METHODS: [(MathOp, &str, usize); 69] = {
     use MathOp::*;
     [
         (Abs, "abs", 1),
@@ -113,6 +113,20 @@ pub const MATH_METHODS: [(MathOp, &str, usize); 55] = {
         (ToBits, "to_bits", 1),
         (FromBits, "from_bits", 1),
         (Cbrt, "cbrt", 1),
+        (Dot, "dot", 2),
+        (Length, "length", 1),
+        (LengthSquared, "length_squared", 1),
+        (Normalize, "normalize", 1),
+        (Distance, "distance", 2),
+        (DistanceSquared, "distance_squared", 2),
+        (ElementSum, "element_sum", 1),
+        (ElementProduct, "element_product", 1),
+        (MinElement, "min_element", 1),
+        (MaxElement, "max_element", 1),
+        (Lerp, "lerp", 3),
+        (Cross, "cross", 2),
+        (Extend, "extend", 2),
+        (Truncate, "truncate", 1),
     ]
 };
 
@@ -172,6 +186,70 @@ pub fn named_const(segs: &[String]) -> Option<NamedConst> {
         ("u32", "MIN") => Some(NamedConst { ty: Ty::U32, bits: 0 }),
         _ => None,
     }
+}
+
+/// The value of glam's vector constant `name` (`ZERO`, `ONE`, `NEG_ONE`,
+/// `X`, `NEG_Y`, `MIN`, `MAX`, ...), as each lane's bits; None for a name
+/// the vector type has not.
+pub fn vector_const(ty: VecTy, name: &str) -> Option<[u32; 4]> {
+    let bits = |v: f32| match ty.lane {
+        Lane::F32 => v.to_bits(),
+        Lane::I32 => (v as i32) as u32,
+        Lane::U32 => v as u32,
+    };
+    let signed = ty.lane != Lane::U32;
+    let unit = |axis: usize, v: f32| -> Option<[u32; 4]> {
+        if axis >= usize::from(ty.size) || (v < 0.0 && !signed) {
+            return None;
+        }
+        let mut lanes = [bits(0.0); 4];
+        lanes[axis] = bits(v);
+        Some(lanes)
+    };
+    let all = |b: u32| Some([b; 4]);
+    match name {
+        "ZERO" => all(bits(0.0)),
+        "ONE" => all(bits(1.0)),
+        "NEG_ONE" if signed => all(bits(-1.0)),
+        "X" => unit(0, 1.0),
+        "Y" => unit(1, 1.0),
+        "Z" => unit(2, 1.0),
+        "W" => unit(3, 1.0),
+        "NEG_X" => unit(0, -1.0),
+        "NEG_Y" => unit(1, -1.0),
+        "NEG_Z" => unit(2, -1.0),
+        "NEG_W" => unit(3, -1.0),
+        "MIN" => all(match ty.lane {
+            Lane::F32 => f32::MIN.to_bits(),
+            Lane::I32 => i32::MIN as u32,
+            Lane::U32 => 0,
+        }),
+        "MAX" => all(match ty.lane {
+            Lane::F32 => f32::MAX.to_bits(),
+            Lane::I32 => i32::MAX as u32,
+            Lane::U32 => u32::MAX,
+        }),
+        _ => None,
+    }
+}
+
+/// The lanes a swizzle method names (`xy` → `[0, 1]`, `zyx` → `[2, 1, 0]`),
+/// for a vector of `size` lanes: two to four of `x`, `y`, `z`, `w`, each
+/// within the vector.
+pub fn swizzle(name: &str, size: u8) -> Option<Vec<u32>> {
+    if !(2..=4).contains(&name.len()) {
+        return None;
+    }
+    name.chars()
+        .map(|c| match c {
+            'x' => Some(0),
+            'y' => Some(1),
+            'z' => Some(2),
+            'w' => Some(3),
+            _ => None,
+        })
+        .map(|lane| lane.filter(|l| *l < u32::from(size)))
+        .collect()
 }
 
 /// "did you mean" for an unsupported method: a known alias, else the
@@ -242,5 +320,20 @@ mod tests {
         assert_eq!(Builtin::GridDim.name(), "grid_dim");
         assert_eq!(BarrierKind::Storage.name(), "storage_barrier");
         assert!(suggest_method("sqr").contains("`sqrt`"));
+    }
+
+    #[test]
+    fn vector_constants_and_swizzles() {
+        let v = |n| VecTy::from_name(n).unwrap();
+        assert_eq!(vector_const(v("Vec2"), "Y"), Some([0, 1.0f32.to_bits(), 0, 0]));
+        assert_eq!(vector_const(v("IVec4"), "NEG_W"), Some([0, 0, 0, -1i32 as u32]));
+        assert_eq!(vector_const(v("UVec4"), "MAX"), Some([u32::MAX; 4]));
+        // Only what glam has: no `Z` on two lanes, nothing negative unsigned.
+        assert_eq!((vector_const(v("Vec2"), "Z"), vector_const(v("UVec2"), "NEG_ONE")), (None, None));
+        assert_eq!(swizzle("zyx", 4), Some(vec![2, 1, 0]));
+        assert_eq!(
+            (swizzle("xz", 2), swizzle("x", 4), swizzle("xyzwx", 4), swizzle("len", 4)),
+            (None, None, None, None)
+        );
     }
 }

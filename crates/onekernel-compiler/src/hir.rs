@@ -131,7 +131,8 @@ pub struct SharedDecl {
 impl SharedDecl {
     /// Size in 32-bit words.
     pub fn words(&self) -> u32 {
-        self.dims.iter().product()
+        let per_elem = self.elem.as_vector().map_or(1, |v| v.words());
+        self.dims.iter().product::<u32>() * per_elem
     }
 }
 
@@ -468,6 +469,32 @@ pub enum MathOp {
     /// `f32::from_bits(bits)`: an associated function, not a method.
     FromBits,
     Cbrt,
+    // Vector methods (glam's).
+    Dot,
+    Length,
+    LengthSquared,
+    Normalize,
+    Distance,
+    DistanceSquared,
+    ElementSum,
+    ElementProduct,
+    MinElement,
+    MaxElement,
+    Lerp,
+    Cross,
+    Extend,
+    Truncate,
+}
+
+/// How a vector value is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VecCtor {
+    /// `Vec4::new(x, y, z, w)` or `vec4(x, y, z, w)`.
+    New,
+    /// `Vec4::splat(x)`.
+    Splat,
+    /// `Vec4::ZERO`, `Vec4::X`, ...: each lane's bits.
+    Const([u32; 4]),
 }
 
 /// Named constants such as `f32::MAX` or `std::f32::consts::PI`.
@@ -608,8 +635,24 @@ pub enum ExprKind {
         /// The path as written.
         callee: syn::Path,
     },
-    /// `.x`, `.y`, `.z` of a `Dim3`.
+    /// `.x`, `.y`, `.z` of a `Dim3`; `.x` to `.w` of a vector (lane 0 to 3).
     Axis(ExprId, u32),
+    /// A vector value: `Vec4::new(x, y, z, w)`, `vec4(..)`,
+    /// `Vec4::splat(x)`, `Vec4::ZERO`.
+    Vector {
+        /// The vector type.
+        ty: crate::types::VecTy,
+        /// How it is made.
+        ctor: VecCtor,
+        /// One value per lane (`New`), one value (`Splat`), none (`Const`).
+        args: Vec<ExprId>,
+        /// The path as written (`Vec4::new`, `glam::vec4`, `Vec4::ZERO`),
+        /// which the CPU body repeats.
+        callee: syn::Path,
+    },
+    /// `v.xy()`, `v.zyx()`, `v.xxxx()`: lanes of a vector, by glam's
+    /// swizzle traits.
+    Swizzle(ExprId, Vec<u32>),
     /// `buffer[index]`
     Index {
         /// The buffer.

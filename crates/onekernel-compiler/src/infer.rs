@@ -11,7 +11,7 @@
 use crate::arena::HandleMap;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::hir::*;
-use crate::types::{Compound, Ty, TypeTable};
+use crate::types::{Compound, Lane, Ty, TypeTable, VecTy};
 use crate::visit::block_diverges;
 use std::collections::HashMap;
 
@@ -165,6 +165,28 @@ impl<'a> Infer<'a> {
         }
     }
 
+    /// The vector type `v` is known to be, if it is one.
+    fn vector_of(&mut self, v: usize) -> Option<VecTy> {
+        let r = self.find(v);
+        match self.vars[r] {
+            Var::Known(Ty::Vector(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// When exactly one of `l` and `r` is a vector: the other is one of its
+    /// lanes (glam's `v * 2.0`, `2.0 * v`); the vector's variable.
+    fn vector_scalar(&mut self, l: usize, r: usize) -> Option<usize> {
+        let (vector, scalar, v) = match (self.vector_of(l), self.vector_of(r)) {
+            (Some(v), None) => (l, r, v),
+            (None, Some(v)) => (r, l, v),
+            _ => return None,
+        };
+        let k = self.known(v.lane.ty());
+        self.unify(scalar, k);
+        Some(vector)
+    }
+
     /// The element variable of an array variable, if `v` is one.
     fn array_elem(&mut self, v: usize) -> Option<usize> {
         let r = self.find(v);
@@ -243,6 +265,17 @@ impl<'a> Infer<'a> {
                 if let Some(field) = self.struct_field_of(b, axis_name(*axis)) {
                     return self.set_known(id, field);
                 }
+                // `.x` to `.w` of a vector: a lane.
+                if let Some(v) = self.vector_of(b) {
+                    if *axis >= u32::from(v.size) {
+                        self.diags.left_to_rustc(f.exprs[id].span);
+                    }
+                    return self.set_known(id, v.lane.ty());
+                }
+                if *axis > 2 {
+                    // `Dim3` has no `w`; rustc says so.
+                    self.diags.left_to_rustc(f.exprs[id].span);
+                }
                 let d = self.known(Ty::Dim3);
                 self.unify(b, d);
                 self.set_known(id, Ty::Usize)
@@ -253,6 +286,28 @@ impl<'a> Infer<'a> {
                     Some(t) => self.set_known(id, t),
                     None => {
                         // Not a struct, or no such field: rustc says so.
+                        self.diags.left_to_rustc(f.exprs[id].span);
+                        self.var(id)
+                    }
+                }
+            }
+            ExprKind::Vector { ty, args, .. } => {
+                for a in args {
+                    let v = self.expr(*a);
+                    let k = self.known(ty.lane.ty());
+                    self.unify(v, k);
+                }
+                self.set_known(id, Ty::Vector(*ty))
+            }
+            ExprKind::Swizzle(base, lanes) => {
+                let b = self.expr(*base);
+                match self.vector_of(b) {
+                    Some(v) if lanes.iter().all(|l| *l < u32::from(v.size)) => {
+                        self.set_known(id, Ty::Vector(v.resized(lanes.len() as u8)))
+                    }
+                    _ => {
+                        // Not a vector, or a lane it has not: rustc says
+                        // there is no such method.
                         self.diags.left_to_rustc(f.exprs[id].span);
                         self.var(id)
                     }
@@ -359,6 +414,13 @@ impl<'a> Infer<'a> {
                     // The shift amount may be any integer type; an
                     // unconstrained literal defaults to i32 as in rustc.
                     self.set(id, l)
+                } else if let Some(result) = self.vector_scalar(l, r) {
+                    // `v * 2.0`, `2.0 * v`: glam's vector-scalar operators.
+                    if op.is_comparison() {
+                        self.set_known(id, Ty::Bool)
+                    } else {
+                        self.set(id, result)
+                    }
                 } else {
                     self.unify(l, r);
                     if op.is_comparison() {
@@ -543,6 +605,11 @@ impl<'a> Infer<'a> {
                                     e
                                 }
                                 (Step::Field(n), Var::Tuple(vars)) if (*n as usize) < vars.len() => vars[*n as usize],
+                                (Step::NamedField(name), Var::Known(Ty::Vector(v)))
+                                    if lane_of(name).is_some_and(|l| l < u32::from(v.size)) =>
+                                {
+                                    self.known(v.lane.ty())
+                                }
                                 (Step::NamedField(name), Var::Known(t))
                                     if self.table.struct_field(t, name).is_some() =>
                                 {
@@ -558,7 +625,10 @@ impl<'a> Infer<'a> {
                         cur
                     }
                 };
-                if !op.map(BinOp::is_shift).unwrap_or(false) {
+                // `v *= 2.0`: a vector place takes a scalar too.
+                if !op.map(BinOp::is_shift).unwrap_or(false)
+                    && (op.is_none() || self.vector_of(p).is_none() || self.vector_scalar(p, v).is_none())
+                {
                     self.unify(p, v);
                 }
                 self.set_known(id, Ty::Unit)
@@ -585,6 +655,33 @@ impl<'a> Infer<'a> {
         use MathOp::*;
         let vars: Vec<usize> = args.iter().map(|a| self.expr(*a)).collect();
         let r = vars[0];
+        if let Some(v) = self.vector_of(r) {
+            // glam's methods: lane-wise ones return the vector, the others
+            // (`dot`, `length`, `min_element`, ...) one lane's type.
+            let lane = v.lane.ty();
+            for (k, a) in vars.iter().enumerate().skip(1) {
+                // The other operand is a vector of the same type (`a.min(b)`,
+                // `a.lerp(b, t)`), else one lane (`v.extend(w)`; and for
+                // glam methods kernels lack, so that `v.powf(2.0)` gets one
+                // error, not a literal typed `f64` too).
+                let vector_arg = matches!(op, Min | Max | Clamp | MulAdd | Dot | Distance | DistanceSquared | Cross)
+                    || (op == Lerp && k == 1);
+                let want = if vector_arg { r } else { self.known(lane) };
+                self.unify(*a, want);
+            }
+            return match op {
+                // `Vec3::extend(w)` is a `Vec4`, `Vec4::truncate()` a `Vec3`.
+                Extend if v.size < 4 => self.set_known(id, Ty::Vector(v.resized(v.size + 1).unaligned())),
+                Truncate if v.size > 2 => self.set_known(id, Ty::Vector(v.resized(v.size - 1).unaligned())),
+                Extend | Truncate => {
+                    self.diags.left_to_rustc(f_span(self.f, id));
+                    self.var(id)
+                }
+                Dot | Length | LengthSquared | Distance | DistanceSquared | ElementSum | ElementProduct
+                | MinElement | MaxElement => self.set_known(id, lane),
+                _ => self.set(id, r),
+            };
+        }
         match op {
             Powi => {
                 let k = self.known(Ty::I32);
@@ -678,8 +775,61 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
     use MathOp::*;
     for (_, e) in f.exprs.iter() {
         let ok = match &e.kind {
-            ExprKind::Unary(UnOp::Neg, x) => matches!(t.exprs[*x], Ty::F32 | Ty::I32),
-            ExprKind::Unary(UnOp::Not, x) => t.exprs[*x] == Ty::Bool || t.exprs[*x].is_integer(),
+            ExprKind::Unary(UnOp::Neg, x) => matches!(t.exprs[*x].lane(), Ty::F32 | Ty::I32),
+            ExprKind::Unary(UnOp::Not, x) => t.exprs[*x] == Ty::Bool || t.exprs[*x].lane().is_integer(),
+            ExprKind::Binary(op, l, r) if t.exprs[*l].as_vector().is_some() || t.exprs[*r].as_vector().is_some() => {
+                let (lt, rt) = (t.exprs[*l], t.exprs[*r]);
+                let same_lanes = lt == rt || lt == rt.lane() || rt == lt.lane();
+                match op {
+                    BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => same_lanes,
+                    BinOp::Eq | BinOp::Ne => lt == rt,
+                    // rustc: glam vectors are not ordered.
+                    BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => false,
+                    BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => {
+                        diags.push(
+                            Diagnostic::new(
+                                e.span,
+                                format!("`{}` on vectors is not supported in a kernel", op.symbol()),
+                            )
+                            .help("apply it lane by lane: `IVec2::new(a.x & b.x, a.y & b.y)`"),
+                        );
+                        true
+                    }
+                }
+            }
+            ExprKind::Math(op, args) if t.exprs[args[0]].as_vector().is_some() => {
+                let v = t.exprs[args[0]].as_vector().expect("matched");
+                let float = v.lane == Lane::F32;
+                let supported = match op {
+                    Min | Max | Clamp | Dot | ElementSum | ElementProduct | MinElement | MaxElement => Some(true),
+                    // glam has no `abs` on unsigned vectors.
+                    Abs => Some(v.lane != Lane::U32),
+                    Sqrt | Exp | Exp2 | Ln | Log2 | Sin | Cos | Floor | Ceil | Round | Trunc | Fract | MulAdd
+                    | Recip | Length | LengthSquared | Normalize | Distance | DistanceSquared | Lerp => Some(float),
+                    Cross => Some(float && v.size == 3),
+                    Extend => Some(v.size < 4),
+                    Truncate => Some(v.size > 2),
+                    _ => None,
+                };
+                match supported {
+                    Some(ok) => ok,
+                    None => {
+                        let lanes = ["x", "y", "z", "w"][..usize::from(v.size)]
+                            .iter()
+                            .map(|l| format!("v.{l}.{}(..)", op.name()))
+                            .collect::<Vec<_>>()
+                            .join(", ");
+                        diags.push(
+                            Diagnostic::new(
+                                e.span,
+                                format!("the method `{}` on `{}` is not supported in a kernel", op.name(), v.name()),
+                            )
+                            .help(format!("apply it lane by lane: `{}::new({lanes})`", v.name())),
+                        );
+                        true
+                    }
+                }
+            }
             ExprKind::Binary(_, l, _) if matches!(t.exprs[*l], Ty::Compound(_)) => {
                 // rustc compares arrays and tuples; WGSL cannot.
                 diags.push(
@@ -731,7 +881,16 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
     }
 }
 
-/// The field an [`ExprKind::Axis`] names: `x`, `y` or `z`.
+/// The field an [`ExprKind::Axis`] names: `x`, `y`, `z` or `w`.
 pub fn axis_name(axis: u32) -> &'static str {
-    ["x", "y", "z"].get(axis as usize).copied().unwrap_or("?")
+    ["x", "y", "z", "w"].get(axis as usize).copied().unwrap_or("?")
+}
+
+fn f_span(f: &Function, id: ExprId) -> proc_macro2::Span {
+    f.exprs[id].span
+}
+
+/// The lane a vector field names: `x` is 0, ..., `w` is 3.
+pub fn lane_of(name: &str) -> Option<u32> {
+    ["x", "y", "z", "w"].iter().position(|l| *l == name).map(|l| l as u32)
 }

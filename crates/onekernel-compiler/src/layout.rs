@@ -113,6 +113,9 @@ pub fn data_type(ty: Ty, table: &TypeTable) -> Option<DataType> {
     if let Some(s) = scalar_type(ty) {
         return Some(DataType::Scalar(s));
     }
+    if let Ty::Vector(v) = ty {
+        return Some(DataType::Vector { elem: scalar_type(v.lane.ty())?, lanes: v.size });
+    }
     let (name, _) = table.as_struct(ty)?;
     let (size, align) = table.wgsl_layout(ty)?;
     Some(DataType::Struct { name: Cow::Owned(name.to_string()), size, align })
@@ -176,6 +179,6 @@ pub fn scalar_type(ty: Ty) -> Option<ScalarType> {
         Ty::F32 => Some(ScalarType::F32),
         Ty::I32 => Some(ScalarType::I32),
         Ty::U32 => Some(ScalarType::U32),
-        Ty::Bool | Ty::Usize | Ty::Compound(_) | Ty::Dim3 | Ty::Unit | Ty::Never => None,
+        Ty::Bool | Ty::Usize | Ty::Compound(_) | Ty::Vector(_) | Ty::Dim3 | Ty::Unit | Ty::Never => None,
     }
 }

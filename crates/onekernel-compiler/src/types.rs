@@ -23,12 +23,135 @@ pub enum Ty {
     Usize,
     /// An array, a tuple: see [`TypeTable`].
     Compound(TypeId),
+    /// A glam vector (`Vec4`, `IVec2`, `Vec3A`, ...): a WGSL `vecN<T>`.
+    Vector(VecTy),
     /// The `Dim3 { x, y, z }` that thread-indexing builtins return; `vec3<u32>`.
     Dim3,
     /// `()`
     Unit,
     /// `!`: the type of `return`, `break` and `continue`.
     Never,
+}
+
+/// The type of a vector's lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Lane {
+    /// `Vec2`, `Vec3`, `Vec3A`, `Vec4`
+    F32,
+    /// `IVec2`, `IVec3`, `IVec4`
+    I32,
+    /// `UVec2`, `UVec3`, `UVec4`
+    U32,
+}
+
+impl Lane {
+    /// The scalar type of one lane.
+    pub fn ty(self) -> Ty {
+        match self {
+            Lane::F32 => Ty::F32,
+            Lane::I32 => Ty::I32,
+            Lane::U32 => Ty::U32,
+        }
+    }
+}
+
+/// A glam vector type: its lanes' type, their number, and for `Vec3A`
+/// the 16-byte alignment that makes it WGSL's `vec3<f32>` in memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VecTy {
+    /// The lanes' type.
+    pub lane: Lane,
+    /// 2, 3 or 4.
+    pub size: u8,
+    /// `Vec3A`: 16 bytes, aligned as WGSL's `vec3<f32>` (glam's `Vec3`,
+    /// `IVec3` and `UVec3` take 12 bytes).
+    pub aligned: bool,
+}
+
+/// Every vector type a kernel knows, by its glam name.
+pub const VECTORS: [(&str, VecTy); 10] = {
+    const fn v(lane: Lane, size: u8, aligned: bool) -> VecTy {
+        VecTy { lane, size, aligned }
+    }
+    [
+        ("Vec2", v(Lane::F32, 2, false)),
+        ("Vec3", v(Lane::F32, 3, false)),
+        ("Vec3A", v(Lane::F32, 3, true)),
+        ("Vec4", v(Lane::F32, 4, false)),
+        ("IVec2", v(Lane::I32, 2, false)),
+        ("IVec3", v(Lane::I32, 3, false)),
+        ("IVec4", v(Lane::I32, 4, false)),
+        ("UVec2", v(Lane::U32, 2, false)),
+        ("UVec3", v(Lane::U32, 3, false)),
+        ("UVec4", v(Lane::U32, 4, false)),
+    ]
+};
+
+impl VecTy {
+    /// The glam name: `Vec4`, `IVec2`, `Vec3A`.
+    pub fn name(self) -> &'static str {
+        VECTORS.iter().find(|(_, v)| *v == self).map_or("?", |(n, _)| n)
+    }
+
+    /// The vector type named `name` (`Vec4`, `UVec2`, ...).
+    pub fn from_name(name: &str) -> Option<VecTy> {
+        VECTORS.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+    }
+
+    /// The vector type whose glam constructor function is `name`
+    /// (`vec4`, `ivec2`, `vec3a`, ...).
+    pub fn from_fn_name(name: &str) -> Option<VecTy> {
+        VECTORS.iter().find(|(n, _)| n.to_lowercase() == name).map(|(_, v)| *v)
+    }
+
+    /// The glam constructor function: `vec4`, `ivec2`, `vec3a`.
+    pub fn fn_name(self) -> String {
+        self.name().to_lowercase()
+    }
+
+    /// The vector of `size` lanes of the same type that a swizzle of this
+    /// one returns (glam: `Vec4::xyz()` is a `Vec3`, `Vec3A::zyx()` a
+    /// `Vec3A`).
+    pub fn resized(self, size: u8) -> VecTy {
+        VecTy { lane: self.lane, size, aligned: size == 3 && self.aligned }
+    }
+
+    /// The same lanes without `Vec3A`'s alignment (glam's `extend` and
+    /// `truncate` return `Vec3`, never `Vec3A`).
+    pub fn unaligned(self) -> VecTy {
+        VecTy { aligned: false, ..self }
+    }
+
+    /// WGSL's size and alignment in a buffer, a struct or the uniform
+    /// block; None for glam's 12-byte `Vec3`, `IVec3` and `UVec3`, which
+    /// WGSL's `vec3<T>` (16-byte aligned) does not match.
+    pub fn wgsl_layout(self) -> Option<(u32, u32)> {
+        match (self.size, self.aligned) {
+            (2, _) => Some((8, 8)),
+            (3, true) => Some((16, 16)),
+            (3, false) => None,
+            _ => Some((16, 16)),
+        }
+    }
+
+    /// Rust's size in 32-bit words (shared memory on the CPU).
+    pub fn words(self) -> u32 {
+        if self.aligned {
+            4
+        } else {
+            u32::from(self.size)
+        }
+    }
+
+    /// What to use instead of a 12-byte three-lane vector in memory the
+    /// GPU shares.
+    pub fn aligned_alternative(self) -> &'static str {
+        match self.lane {
+            Lane::F32 => "`Vec3A` (16 bytes, laid out as the GPU's `vec3<f32>`) or `Vec4`",
+            Lane::I32 => "`IVec4` (glam has no 16-byte `IVec3`)",
+            Lane::U32 => "`UVec4` (glam has no 16-byte `UVec3`)",
+        }
+    }
 }
 
 /// The id of an interned compound type.
@@ -164,6 +287,7 @@ impl TypeTable {
                 }
                 Compound::Tuple(_) => None,
             },
+            Ty::Vector(v) => v.wgsl_layout(),
             Ty::Bool | Ty::Usize | Ty::Dim3 | Ty::Unit | Ty::Never => None,
         }
     }
@@ -223,6 +347,22 @@ impl Ty {
         matches!(self, Ty::I32 | Ty::U32 | Ty::Usize)
     }
 
+    /// The vector type, if this is one.
+    pub fn as_vector(self) -> Option<VecTy> {
+        match self {
+            Ty::Vector(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The type of one lane of a vector; a scalar type itself.
+    pub fn lane(self) -> Ty {
+        match self {
+            Ty::Vector(v) => v.lane.ty(),
+            t => t,
+        }
+    }
+
     /// True for the numeric types.
     pub fn is_numeric(self) -> bool {
         self.is_integer() || self == Ty::F32
@@ -243,6 +383,7 @@ impl Ty {
             Ty::U32 => "u32",
             Ty::Usize => "usize",
             Ty::Compound(_) => "(array, tuple or struct)",
+            Ty::Vector(v) => v.name(),
             Ty::Dim3 => "Dim3",
             Ty::Unit => "()",
             Ty::Never => "!",
@@ -258,7 +399,7 @@ impl Ty {
             "u32" => Ty::U32,
             "usize" => Ty::Usize,
             "Dim3" => Ty::Dim3,
-            _ => return None,
+            _ => return VecTy::from_name(name).map(Ty::Vector),
         })
     }
 }
@@ -303,5 +444,21 @@ mod tests {
         let p = t.intern(Compound::Tuple(vec![Ty::F32, Ty::U32]));
         assert_eq!(t.name(p), "(f32, u32)");
         assert_eq!(t.as_tuple(p), Some(&[Ty::F32, Ty::U32][..]));
+    }
+
+    #[test]
+    fn vectors_by_name_and_layout() {
+        for (name, v) in VECTORS {
+            assert_eq!(Ty::from_name(name), Some(Ty::Vector(v)));
+            assert_eq!(v.name(), name);
+            assert_eq!(VecTy::from_fn_name(&name.to_lowercase()), Some(v));
+        }
+        let t = TypeTable::default();
+        let layout = |n: &str| t.wgsl_layout(Ty::from_name(n).unwrap());
+        assert_eq!((layout("Vec2"), layout("Vec4"), layout("Vec3A")), (Some((8, 8)), Some((16, 16)), Some((16, 16))));
+        // glam's 12-byte three-lane vectors have no WGSL memory layout.
+        assert_eq!((layout("Vec3"), layout("IVec3"), layout("UVec3")), (None, None, None));
+        let v3a = VecTy::from_name("Vec3A").unwrap();
+        assert_eq!((v3a.resized(3), v3a.resized(4).name(), v3a.unaligned().name()), (v3a, "Vec4", "Vec3"));
     }
 }

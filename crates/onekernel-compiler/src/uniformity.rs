@@ -125,6 +125,7 @@ impl Uniformity<'_> {
             ExprKind::Index { .. } | ExprKind::SharedIndex { .. } | ExprKind::Atomic { .. } => false,
             ExprKind::Local(l) => !self.varying.contains(l),
             ExprKind::Axis(x, _)
+            | ExprKind::Swizzle(x, _)
             | ExprKind::Unary(_, x)
             | ExprKind::Cast(x, _)
             | ExprKind::Typed(x, _)
@@ -133,7 +134,9 @@ impl Uniformity<'_> {
             | ExprKind::NamedField(x, _) => self.uniform(*x),
             // A constant: the array's length.
             ExprKind::ArrayLen(_) => true,
-            ExprKind::Array(xs) | ExprKind::Tuple(xs) => xs.iter().all(|x| self.uniform(*x)),
+            ExprKind::Array(xs) | ExprKind::Tuple(xs) | ExprKind::Vector { args: xs, .. } => {
+                xs.iter().all(|x| self.uniform(*x))
+            }
             ExprKind::StructLit { fields, .. } => fields.iter().all(|(_, x)| self.uniform(*x)),
             ExprKind::Element { base, index } => self.uniform(*base) && self.uniform(*index),
             ExprKind::Binary(_, a, b) | ExprKind::Logical(_, a, b) => self.uniform(*a) && self.uniform(*b),

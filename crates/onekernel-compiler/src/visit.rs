@@ -63,6 +63,7 @@ pub fn operands(kind: &ExprKind) -> Vec<ExprId> {
         | ExprKind::Continue { .. }
         | ExprKind::Block(_) => vec![],
         ExprKind::Axis(x, _)
+        | ExprKind::Swizzle(x, _)
         | ExprKind::Unary(_, x)
         | ExprKind::Cast(x, _)
         | ExprKind::Typed(x, _)
@@ -70,7 +71,7 @@ pub fn operands(kind: &ExprKind) -> Vec<ExprId> {
         | ExprKind::Field(x, _)
         | ExprKind::NamedField(x, _)
         | ExprKind::ArrayLen(x) => vec![*x],
-        ExprKind::Array(xs) | ExprKind::Tuple(xs) => xs.clone(),
+        ExprKind::Array(xs) | ExprKind::Tuple(xs) | ExprKind::Vector { args: xs, .. } => xs.clone(),
         ExprKind::StructLit { fields, .. } => fields.iter().map(|(_, x)| *x).collect(),
         ExprKind::Element { base, index } => vec![*base, *index],
         ExprKind::Index { index, .. } => vec![*index],

@@ -66,6 +66,10 @@ pub fn rust_type(ty: Ty, table: &TypeTable) -> TokenStream {
             Compound::Struct { name, .. } => user_ident(name, Span::call_site()).into_token_stream(),
         },
         Ty::Dim3 => quote!(::onekernel::Dim3),
+        Ty::Vector(v) => {
+            let name = format_ident!("{}", v.name());
+            quote!(::onekernel::glam::#name)
+        }
         Ty::Unit | Ty::Never => quote!(()),
     }
 }
@@ -179,7 +183,7 @@ impl Gen<'_> {
             }
             ExprKind::Axis(base, axis) => {
                 let base = self.expr(*base);
-                let field = Ident::new(["x", "y", "z"][*axis as usize], span);
+                let field = Ident::new(crate::infer::axis_name(*axis), span);
                 quote_spanned!(span=> #base.#field)
             }
             ExprKind::Index { buffer, index } => {
@@ -230,6 +234,25 @@ impl Gen<'_> {
                 let x = self.expr(*x);
                 let len = *len as usize;
                 quote_spanned!(span=> [#x; #len])
+            }
+            ExprKind::Vector { ctor, args, callee, .. } => {
+                // The constructor as the user wrote it (`Vec4::new`,
+                // `vec4`, `Vec4::ZERO`), so their imports stay used.
+                let args = self.exprs(args);
+                match ctor {
+                    VecCtor::Const(_) => quote_spanned!(span=> #callee),
+                    VecCtor::New | VecCtor::Splat => quote_spanned!(span=> #callee(#(#args),*)),
+                }
+            }
+            ExprKind::Swizzle(base, lanes) => {
+                // Through glam's trait by its full path: the user need not
+                // have imported it.
+                let size = self.types.exprs[*base].as_vector().map_or(4, |v| v.size);
+                let tr = format_ident!("Vec{size}Swizzles");
+                let method: String = lanes.iter().map(|l| crate::infer::axis_name(*l)).collect();
+                let method = Ident::new(&method, span);
+                let base = self.expr(*base);
+                quote_spanned!(span=> ::onekernel::glam::#tr::#method(#base))
             }
             ExprKind::Tuple(xs) => {
                 let xs = self.exprs(xs);

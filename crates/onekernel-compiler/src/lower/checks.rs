@@ -209,7 +209,19 @@ impl FnLowerer<'_> {
     /// In the checked variant, reports an integer divisor of zero (`what`
     /// is the operator). Constant divisors other than zero are not checked.
     pub(super) fn check_divisor(&mut self, divisor: Handle<Expression>, ty: Ty, what: &str, span: proc_macro2::Span) {
-        if !self.checking() || !matches!(ty, Ty::I32 | Ty::U32 | Ty::Usize) {
+        if !self.checking() || !matches!(ty.lane(), Ty::I32 | Ty::U32 | Ty::Usize) {
+            return;
+        }
+        if let Ty::Vector(_) = ty {
+            // Lane by lane, as glam divides: any zero lane fails.
+            let site = self.site(CheckKind::DivisionByZero, span, what);
+            let zero = self.mb.ty(ty);
+            let zero = self.add(Expression::ZeroValue(zero), span);
+            let lanes = self.add(Expression::Binary { op: BinaryOperator::NotEqual, left: divisor, right: zero }, span);
+            let ok = self.add(Expression::Relational { fun: naga::RelationalFunction::All, argument: lanes }, span);
+            self.name(ok, "nonzero_divisor");
+            let zero_u = self.literal(Literal::U32(0), span);
+            self.fail_unless(ok, site, zero_u, zero_u, span);
             return;
         }
         if let Expression::Literal(Literal::U32(d)) = self.func.expressions[divisor] {

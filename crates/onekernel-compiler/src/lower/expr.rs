@@ -2,7 +2,7 @@
 
 use super::function::{FnLowerer, Slot};
 use crate::diagnostic::Diagnostic;
-use crate::hir::{BinOp, ExprId, ExprKind, Lit, LogicOp, Place, Step, UnOp};
+use crate::hir::{BinOp, ExprId, ExprKind, Lit, LogicOp, Place, Step, UnOp, VecCtor};
 use crate::types::Ty;
 use naga::{BinaryOperator, Expression, Handle, Literal, ScalarKind, Statement, UnaryOperator};
 
@@ -43,7 +43,14 @@ impl FnLowerer<'_> {
             ExprKind::Repeat(x, len) => {
                 let naga_ty = self.mb.ty(ty);
                 // `[0.0; 16]`: WGSL's zero value, not sixteen zeros.
-                if matches!(hir.exprs[*x].kind, ExprKind::Lit(Lit::Int(0, _) | Lit::Float(0.0, _) | Lit::Bool(false))) {
+                let zero_vector =
+                    matches!(hir.exprs[*x].kind, ExprKind::Vector { ctor: VecCtor::Const(bits), .. } if bits == [0; 4]);
+                if zero_vector
+                    || matches!(
+                        hir.exprs[*x].kind,
+                        ExprKind::Lit(Lit::Int(0, _) | Lit::Float(0.0, _) | Lit::Bool(false))
+                    )
+                {
                     return Some(self.add(Expression::ZeroValue(naga_ty), span));
                 }
                 let x = self.expr(*x)?;
@@ -75,8 +82,49 @@ impl FnLowerer<'_> {
                 let (_, len) = self.mb.table.as_array(self.ty_of(*base))?;
                 Some(self.literal(Literal::U32(len), span))
             }
-            // `.x` of a struct: its field.
-            ExprKind::Axis(base, _) if self.mb.table.as_struct(self.ty_of(*base)).is_some() => {
+            ExprKind::Vector { ty: vt, ctor, args, .. } => {
+                let naga_ty = self.mb.ty(ty);
+                match ctor {
+                    VecCtor::New => {
+                        let mut components = Vec::new();
+                        for a in args {
+                            components.push(self.expr(*a)?);
+                        }
+                        Some(self.add(Expression::Compose { ty: naga_ty, components }, span))
+                    }
+                    VecCtor::Splat => {
+                        let value = self.expr(args[0])?;
+                        Some(self.add(Expression::Splat { size: super::vector_size(vt.size), value }, span))
+                    }
+                    VecCtor::Const(bits) if bits.iter().all(|b| *b == 0) => {
+                        Some(self.add(Expression::ZeroValue(naga_ty), span))
+                    }
+                    // `Vec4::ONE`: one value in every lane.
+                    VecCtor::Const(bits) if bits[..usize::from(vt.size)].iter().all(|b| *b == bits[0]) => {
+                        let value = self.const_bits(vt.lane.ty(), bits[0], span);
+                        Some(self.add(Expression::Splat { size: super::vector_size(vt.size), value }, span))
+                    }
+                    VecCtor::Const(bits) => {
+                        let lane = vt.lane.ty();
+                        let components =
+                            bits[..usize::from(vt.size)].iter().map(|b| self.const_bits(lane, *b, span)).collect();
+                        Some(self.add(Expression::Compose { ty: naga_ty, components }, span))
+                    }
+                }
+            }
+            ExprKind::Swizzle(base, lanes) => {
+                let vector = self.expr(*base)?;
+                let mut pattern = [naga::SwizzleComponent::X; 4];
+                for (p, l) in pattern.iter_mut().zip(lanes) {
+                    *p = naga::SwizzleComponent::XYZW[*l as usize];
+                }
+                let size = super::vector_size(lanes.len() as u8);
+                Some(self.add(Expression::Swizzle { size, vector, pattern }, span))
+            }
+            // `.x` of a struct: its field; `.x` of a vector: its lane.
+            ExprKind::Axis(base, _)
+                if self.mb.table.as_struct(self.ty_of(*base)).is_some() || self.ty_of(*base).as_vector().is_some() =>
+            {
                 match self.place_pointer(id)? {
                     Some(pointer) => Some(self.add(Expression::Load { pointer }, span)),
                     None => {
@@ -381,6 +429,7 @@ impl FnLowerer<'_> {
     fn field_of(&self, id: ExprId) -> Option<(ExprId, u32)> {
         let name = match &self.hir.exprs[id].kind {
             ExprKind::Field(base, n) => return Some((*base, *n)),
+            ExprKind::Axis(base, axis) if self.ty_of(*base).as_vector().is_some() => return Some((*base, *axis)),
             ExprKind::NamedField(base, name) => (*base, name.as_str()),
             ExprKind::Axis(base, axis) => (*base, crate::infer::axis_name(*axis)),
             _ => return None,
@@ -454,6 +503,10 @@ impl FnLowerer<'_> {
                             Expression::AccessIndex { base: p, index: *n },
                             self.mb.table.as_tuple(ty).and_then(|t| t.get(*n as usize).copied()),
                         ),
+                        Step::NamedField(name) if ty.as_vector().is_some() => {
+                            let Some(lane) = crate::infer::lane_of(name) else { return };
+                            (Expression::AccessIndex { base: p, index: lane }, Some(ty.lane()))
+                        }
                         Step::NamedField(name) => {
                             let Some((n, field_ty)) = self.mb.table.struct_field(ty, name) else { return };
                             (Expression::AccessIndex { base: p, index: n }, Some(field_ty))
@@ -512,6 +565,25 @@ impl FnLowerer<'_> {
         };
         if matches!(op, BinOp::Div | BinOp::Rem) {
             self.check_divisor(right, rt, if op == BinOp::Div { "/" } else { "%" }, span);
+        }
+        if let Some(v) = lt.as_vector().or(rt.as_vector()) {
+            // glam's `v * 2.0` and `2.0 * v`: the scalar as a vector.
+            let size = super::vector_size(v.size);
+            let left =
+                if lt.as_vector().is_none() { self.add(Expression::Splat { size, value: left }, span) } else { left };
+            let right =
+                if rt.as_vector().is_none() { self.add(Expression::Splat { size, value: right }, span) } else { right };
+            let lanes = self.add(Expression::Binary { op: nop, left, right }, span);
+            // Rust's `==` on vectors compares every lane.
+            return match op {
+                BinOp::Eq => {
+                    self.add(Expression::Relational { fun: naga::RelationalFunction::All, argument: lanes }, span)
+                }
+                BinOp::Ne => {
+                    self.add(Expression::Relational { fun: naga::RelationalFunction::Any, argument: lanes }, span)
+                }
+                _ => lanes,
+            };
         }
         // WGSL shift amounts are u32, whatever the left side's type.
         let right = if op.is_shift() { self.convert(right, rt, Ty::U32, span) } else { right };

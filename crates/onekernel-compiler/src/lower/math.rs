@@ -5,7 +5,7 @@
 
 use super::function::FnLowerer;
 use crate::hir::MathOp;
-use crate::types::Ty;
+use crate::types::{Ty, VecTy};
 use naga::{BinaryOperator, Expression, Handle, Literal, MathFunction, ScalarKind};
 
 /// True for the methods lowered to a call of a generated function.
@@ -14,6 +14,114 @@ pub(super) fn needs_call(op: MathOp) -> bool {
 }
 
 impl FnLowerer<'_> {
+    /// The glam methods whose lowering on a vector differs from the
+    /// scalar one's (the others are WGSL builtins that work lane-wise);
+    /// None for those.
+    fn vector_math(
+        &mut self,
+        op: MathOp,
+        v: VecTy,
+        a: &[Handle<Expression>],
+        span: proc_macro2::Span,
+    ) -> Option<Handle<Expression>> {
+        use MathFunction as F;
+        use MathOp::*;
+        let x = a[0];
+        let size = super::vector_size(v.size);
+        let lane = |l: &mut Self, i: u32| l.add(Expression::AccessIndex { base: x, index: i }, span);
+        // glam's order: `(x + y) + (z + w)` for four lanes (SIMD halves),
+        // `(x + y) + z` for three.
+        let fold = |l: &mut Self, op: BinaryOperator| {
+            let (x0, y0) = (lane(l, 0), lane(l, 1));
+            let xy = l.bin(op, x0, y0, span);
+            match v.size {
+                2 => xy,
+                3 => {
+                    let z = lane(l, 2);
+                    l.bin(op, xy, z, span)
+                }
+                _ => {
+                    let (z, w) = (lane(l, 2), lane(l, 3));
+                    let zw = l.bin(op, z, w, span);
+                    l.bin(op, xy, zw, span)
+                }
+            }
+        };
+        let fold_fn = |l: &mut Self, fun: F| {
+            let (x0, y0) = (lane(l, 0), lane(l, 1));
+            let xy = l.m(fun, &[x0, y0], span);
+            match v.size {
+                2 => xy,
+                3 => {
+                    let z = lane(l, 2);
+                    l.m(fun, &[xy, z], span)
+                }
+                _ => {
+                    let (z, w) = (lane(l, 2), lane(l, 3));
+                    let zw = l.m(fun, &[z, w], span);
+                    l.m(fun, &[xy, zw], span)
+                }
+            }
+        };
+        let splat = |l: &mut Self, value: Handle<Expression>| l.add(Expression::Splat { size, value }, span);
+        Some(match op {
+            Dot => self.m(F::Dot, a, span),
+            Length => self.m(F::Length, a, span),
+            LengthSquared => self.m(F::Dot, &[x, x], span),
+            Normalize => self.m(F::Normalize, a, span),
+            Distance => self.m(F::Distance, a, span),
+            DistanceSquared => {
+                let d = self.bin(BinaryOperator::Subtract, a[0], a[1], span);
+                self.m(F::Dot, &[d, d], span)
+            }
+            ElementSum => fold(self, BinaryOperator::Add),
+            ElementProduct => fold(self, BinaryOperator::Multiply),
+            MinElement => fold_fn(self, F::Min),
+            MaxElement => fold_fn(self, F::Max),
+            // glam: `self * (1.0 - s) + rhs * s`.
+            Lerp => {
+                let one = self.f(1.0, span);
+                let rest = self.bin(BinaryOperator::Subtract, one, a[2], span);
+                let (rest, s) = (splat(self, rest), splat(self, a[2]));
+                let p = self.bin(BinaryOperator::Multiply, a[0], rest, span);
+                let q = self.bin(BinaryOperator::Multiply, a[1], s, span);
+                self.bin(BinaryOperator::Add, p, q, span)
+            }
+            Cross => self.m(F::Cross, a, span),
+            Extend => {
+                let ty = self.mb.ty(Ty::Vector(v.resized(v.size + 1).unaligned()));
+                self.add(Expression::Compose { ty, components: a.to_vec() }, span)
+            }
+            Truncate => {
+                let pattern = [
+                    naga::SwizzleComponent::X,
+                    naga::SwizzleComponent::Y,
+                    naga::SwizzleComponent::Z,
+                    naga::SwizzleComponent::W,
+                ];
+                self.add(Expression::Swizzle { size: super::vector_size(v.size - 1), vector: x, pattern }, span)
+            }
+            Recip => {
+                let one = self.f(1.0, span);
+                let one = splat(self, one);
+                self.bin(BinaryOperator::Divide, one, x, span)
+            }
+            // As the scalar `round`, lane by lane (WGSL rounds to even).
+            Round => {
+                let t = self.m(F::Trunc, &[x], span);
+                let diff = self.bin(BinaryOperator::Subtract, x, t, span);
+                let dist = self.m(F::Abs, &[diff], span);
+                let half = self.f(0.5, span);
+                let half = splat(self, half);
+                let away = self.bin(BinaryOperator::GreaterEqual, dist, half, span);
+                let s = self.m(F::Sign, &[x], span);
+                let up = self.bin(BinaryOperator::Add, t, s, span);
+                self.add(Expression::Select { condition: away, accept: up, reject: t }, span)
+            }
+            _ => return None,
+        })
+    }
+
     fn m(&mut self, fun: MathFunction, args: &[Handle<Expression>], span: proc_macro2::Span) -> Handle<Expression> {
         self.add(
             Expression::Math { fun, arg: args[0], arg1: args.get(1).copied(), arg2: args.get(2).copied(), arg3: None },
@@ -46,6 +154,11 @@ impl FnLowerer<'_> {
         use MathFunction as F;
         use MathOp::*;
         let x = a[0];
+        if let Ty::Vector(v) = ty {
+            if let Some(h) = self.vector_math(op, v, a, span) {
+                return h;
+            }
+        }
         match op {
             Abs => self.m(F::Abs, a, span),
             Sqrt => self.m(F::Sqrt, a, span),
@@ -228,6 +341,10 @@ impl FnLowerer<'_> {
                     None => x,
                 }
             }
+            // Vector methods on a scalar: rustc rejects them, and typing
+            // stops the lowering first.
+            Dot | Length | LengthSquared | Normalize | Distance | DistanceSquared | ElementSum | ElementProduct
+            | MinElement | MaxElement | Lerp | Cross | Extend | Truncate => x,
         }
     }
 }

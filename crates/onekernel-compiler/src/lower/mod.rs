@@ -136,6 +136,7 @@ impl ModuleBuilder {
             Ty::I32 => TypeInner::Scalar(Scalar::I32),
             Ty::U32 | Ty::Usize => TypeInner::Scalar(Scalar::U32),
             Ty::Dim3 => TypeInner::Vector { size: VectorSize::Tri, scalar: Scalar::U32 },
+            Ty::Vector(v) => TypeInner::Vector { size: vector_size(v.size), scalar: lane_scalar(v.lane) },
             Ty::Compound(id) => match self.table.get(id).clone() {
                 Compound::Array { elem, len } => {
                     let base = self.ty(elem);
@@ -214,6 +215,24 @@ impl ModuleBuilder {
             Type { name: None, inner: TypeInner::Vector { size: VectorSize::Bi, scalar: Scalar::F32 } },
             naga::Span::UNDEFINED,
         )
+    }
+}
+
+/// naga's size of a vector of `n` lanes.
+pub(crate) fn vector_size(n: u8) -> VectorSize {
+    match n {
+        2 => VectorSize::Bi,
+        3 => VectorSize::Tri,
+        _ => VectorSize::Quad,
+    }
+}
+
+/// naga's scalar of a vector's lanes.
+pub(crate) fn lane_scalar(lane: crate::types::Lane) -> Scalar {
+    match lane {
+        crate::types::Lane::F32 => Scalar::F32,
+        crate::types::Lane::I32 => Scalar::I32,
+        crate::types::Lane::U32 => Scalar::U32,
     }
 }
 
@@ -349,7 +368,8 @@ fn declare_kernel_globals(mb: &mut ModuleBuilder, kernel: &hir::Function, layout
         .map(|(_, d)| {
             let elem = if d.atomic { mb.atomic(d.elem) } else { mb.ty(d.elem) };
             let ty = d.dims.iter().rev().fold(elem, |base, &n| {
-                let stride = mb.module.types[base].inner.size(mb.module.to_ctx());
+                let (size, align) = mb.size_align(base);
+                let stride = size.next_multiple_of(align);
                 let size = ArraySize::Constant(std::num::NonZeroU32::new(n).expect("checked > 0"));
                 mb.module
                     .types

@@ -130,10 +130,18 @@ impl Parser<'_> {
     fn shared_elem(&mut self, ty: &syn::Type) -> Option<Ty> {
         match self.scalar_type(ty)? {
             t @ (Ty::F32 | Ty::I32 | Ty::U32) => Some(t),
+            t @ Ty::Vector(v) if v.wgsl_layout().is_some() => Some(t),
+            Ty::Vector(v) => {
+                self.diags.push(
+                    Diagnostic::new(ty.span(), format!("shared arrays of `{}` are not supported", v.name()))
+                        .help(format!("use {}", v.aligned_alternative())),
+                );
+                None
+            }
             t => {
                 self.diags.push(
                     Diagnostic::new(ty.span(), format!("shared arrays of `{t}` are not supported"))
-                        .help("shared elements are `f32`, `i32`, `u32`, `AtomicU32` or `AtomicI32`"),
+                        .help("shared elements are `f32`, `i32`, `u32`, glam vectors, `AtomicU32` or `AtomicI32`"),
                 );
                 None
             }

@@ -4,7 +4,7 @@ use super::{strip, Binding, FnRole, Parser};
 use crate::builtins::{self, BuiltinFn};
 use crate::diagnostic::Diagnostic;
 use crate::hir::*;
-use crate::types::{unsupported_type_help, Ty};
+use crate::types::{unsupported_type_help, Ty, VecTy};
 use proc_macro2::Span;
 use std::collections::HashMap;
 use syn::spanned::Spanned;
@@ -274,6 +274,23 @@ impl Parser<'_> {
                 None => self.left_to_rustc(span),
             };
         }
+        if let [.., ty, name] = &segs[..] {
+            if let Some(vt) = VecTy::from_name(ty) {
+                return match builtins::vector_const(vt, name) {
+                    Some(bits) => self.push(
+                        ExprKind::Vector { ty: vt, ctor: VecCtor::Const(bits), args: Vec::new(), callee: p.path.clone() },
+                        span,
+                    ),
+                    None => self.error(
+                        span,
+                        format!("`{}` is not supported in a kernel", segs.join("::")),
+                        Some(&format!(
+                            "kernels know `{ty}::ZERO`, `ONE`, `X`, `Y`, ... (each lane the vector has), `NEG_ONE`/`NEG_X`/... for signed lanes, `MIN` and `MAX`"
+                        )),
+                    ),
+                };
+            }
+        }
         match builtins::named_const(&segs) {
             Some(c) => self.push(ExprKind::Const(c), span),
             None => {
@@ -353,6 +370,8 @@ impl Parser<'_> {
             syn::Member::Named(id) if id == "x" => 0,
             syn::Member::Named(id) if id == "y" => 1,
             syn::Member::Named(id) if id == "z" => 2,
+            // A vector's fourth lane (or a struct's field `w`).
+            syn::Member::Named(id) if id == "w" => 3,
             syn::Member::Unnamed(i) => return self.push(ExprKind::Field(base, i.index), span),
             // A struct's field, resolved by the base's type; rustc reports
             // a field that does not exist.
@@ -431,6 +450,19 @@ impl Parser<'_> {
             }
             None => {}
         }
+        if let Some(v) = self.vector_ctor(&p.path, &segs, c) {
+            return v;
+        }
+        // `Vec4::dot(a, b)`: the method, with its receiver first.
+        if let [.., ty, method] = &segs[..] {
+            if let (Some(_), Some(op)) = (VecTy::from_name(ty), builtins::math_method(method)) {
+                let args: Vec<ExprId> = c.args.iter().map(|a| self.expr(a)).collect();
+                if args.len() != op.arity() || args.iter().any(|a| self.is_error(*a)) {
+                    return self.left_to_rustc(span);
+                }
+                return self.push(ExprKind::Math(op, args), span);
+            }
+        }
         if segs.len() == 1 {
             return self.helper_call(&name, c);
         }
@@ -482,6 +514,30 @@ impl Parser<'_> {
             format!("`{}` cannot be called in a kernel", segs.join("::")),
             Some("kernels can call the math methods (`x.sqrt()`), thread indexing (`global_id()`) and `#[helper]` functions"),
         )
+    }
+
+    /// `Vec4::new(..)`, `Vec4::splat(x)`, `vec4(..)` (any path through
+    /// glam or onekernel's re-export of it); None for other calls.
+    fn vector_ctor(&mut self, path: &syn::Path, segs: &[String], c: &syn::ExprCall) -> Option<ExprId> {
+        let span = c.span();
+        let (ty, ctor) = match segs {
+            [.., ty, f] if f == "new" || f == "splat" => {
+                (VecTy::from_name(ty)?, if f == "new" { VecCtor::New } else { VecCtor::Splat })
+            }
+            // `vec4(..)`, unless the name is a local or a parameter.
+            [.., f] if self.lookup(f).is_none() => (VecTy::from_fn_name(f)?, VecCtor::New),
+            _ => return None,
+        };
+        let want = if ctor == VecCtor::Splat { 1 } else { usize::from(ty.size) };
+        if c.args.len() != want {
+            // rustc: "this function takes N arguments".
+            return Some(self.left_to_rustc(span));
+        }
+        let args: Vec<ExprId> = c.args.iter().map(|a| self.expr(a)).collect();
+        if args.iter().any(|a| self.is_error(*a)) {
+            return Some(self.already_reported(span));
+        }
+        Some(self.push(ExprKind::Vector { ty, ctor, args, callee: path.clone() }, span))
     }
 
     /// `name(args)`: a call of a `#[helper]` function.
@@ -559,6 +615,14 @@ impl Parser<'_> {
         }
         if self.is_rejected(&m.receiver) {
             return self.already_reported(span);
+        }
+        if let Some(lanes) = builtins::swizzle(&name, 4).filter(|_| m.args.is_empty()) {
+            // `v.xy()`: inference checks that `v` is a vector with those lanes.
+            let base = self.expr(&m.receiver);
+            if self.is_error(base) {
+                return base;
+            }
+            return self.push(ExprKind::Swizzle(base, lanes), span);
         }
         if name == "len" && m.args.is_empty() {
             // An array value's length (inference checks it is an array).
@@ -723,9 +787,14 @@ impl Parser<'_> {
             syn::Expr::Field(f) if buffer_element_root(&f.base).is_some_and(|b| self.buffer_of(b).is_some()) => {
                 let text = crate::diagnostic::code(&f.base);
                 let field = crate::diagnostic::code(&f.member);
+                // `out[i].x` of a vector buffer: a lane, not a field.
+                let vector = buffer_element_root(&f.base).and_then(|b| self.buffer_of(b)).is_some_and(|b| {
+                    self.f.params[b].kind.ty().as_vector().is_some() && matches!(strip(&f.base), syn::Expr::Index(_))
+                });
+                let what = if vector { "a lane" } else { "a field" };
                 self.error(
                     span,
-                    format!("a field of a buffer element cannot be assigned: `{text}.{field} = ..`"),
+                    format!("{what} of a buffer element cannot be assigned: `{text}.{field} = ..`"),
                     Some(&format!("copy the element, change it, and store it back: `let mut e = {text}; e.{field} = ..; {text} = e;`")),
                 );
                 None

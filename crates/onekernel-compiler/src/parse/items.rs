@@ -136,9 +136,14 @@ fn struct_fields(s: &syn::ItemStruct, types: &mut TypeTable, scope: &ModuleScope
                     "its field `{name}: {}` cannot be shared between the host and the GPU: {}",
                     types.name(t),
                     match t {
-                        Ty::Bool => "use a `u32` that is 0 or 1",
-                        Ty::Usize => "use `u32` (`usize` is 32 bits on the GPU and 64 on the host)",
-                        _ => "use `f32`, `i32`, `u32`, glam vectors, arrays of them or other such structs",
+                        Ty::Bool => "use a `u32` that is 0 or 1".to_string(),
+                        Ty::Usize => "use `u32` (`usize` is 32 bits on the GPU and 64 on the host)".to_string(),
+                        Ty::Vector(v) => format!(
+                            "glam's `{}` takes 12 bytes, and the GPU's `vec3` 16; use {}",
+                            v.name(),
+                            v.aligned_alternative()
+                        ),
+                        _ => "use `f32`, `i32`, `u32`, glam vectors, arrays of them or other such structs".to_string(),
                     }
                 ),
             )),

@@ -250,7 +250,9 @@ impl Parser<'_> {
             };
             let is_struct = self.types.as_struct(t).is_some();
             return match t {
-                t @ (Ty::F32 | Ty::I32 | Ty::U32) => Some(ParamKind::Scalar { ty: t, mutable }),
+                // A vector is uniform data too; glam's 12-byte `Vec3` fits
+                // there (the runtime places it at WGSL's 16-byte alignment).
+                t @ (Ty::F32 | Ty::I32 | Ty::U32 | Ty::Vector(_)) => Some(ParamKind::Scalar { ty: t, mutable }),
                 // A struct of the module: a member of the uniform block.
                 t @ Ty::Compound(_) if is_struct => Some(ParamKind::Scalar { ty: t, mutable }),
                 t @ (Ty::Bool | Ty::Usize | Ty::Compound(_)) if self.role == FnRole::Helper => {
@@ -335,11 +337,27 @@ impl Parser<'_> {
             elem @ Ty::Compound(_) if is_struct => {
                 Some(if mutable_ref { ParamKind::BufferMut { elem } } else { ParamKind::Buffer { elem } })
             }
-            elem => {
+            elem @ Ty::Vector(v) if v.wgsl_layout().is_some() => {
+                Some(if mutable_ref { ParamKind::BufferMut { elem } } else { ParamKind::Buffer { elem } })
+            }
+            Ty::Vector(v) => {
                 self.diags.push(
-                    Diagnostic::new(r.elem.span(), format!("buffers of `{elem}` are not supported"))
-                        .help("buffer elements are `f32`, `i32` or `u32`"),
+                    Diagnostic::new(
+                        r.elem.span(),
+                        format!(
+                            "buffers of `{0}` are not supported: glam's `{0}` takes 12 bytes, and the GPU's `vec3` takes 16 in an array",
+                            v.name()
+                        ),
+                    )
+                    .help(format!("use {}", v.aligned_alternative())),
                 );
+                None
+            }
+            elem => {
+                self.diags
+                    .push(Diagnostic::new(r.elem.span(), format!("buffers of `{elem}` are not supported")).help(
+                        "buffer elements are `f32`, `i32`, `u32`, glam vectors (`Vec4`, ...) or structs of them",
+                    ));
                 None
             }
         }
