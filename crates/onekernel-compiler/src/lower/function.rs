@@ -784,7 +784,7 @@ impl<'a> FnLowerer<'a> {
                 return;
             }
             let block = self.nested(|l| {
-                let value = l.const_bits(var_ty, v as u32, decl.span);
+                let value = l.const_bits(var_ty, v as u64, decl.span);
                 l.locals[var] = Some(if decl.mutable {
                     let x = l.var(&decl.name, var_ty, decl.span);
                     l.store_var(x, value, decl.span);

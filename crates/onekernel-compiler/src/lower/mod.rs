@@ -135,6 +135,10 @@ impl ModuleBuilder {
             Ty::F32 => TypeInner::Scalar(Scalar::F32),
             Ty::I32 => TypeInner::Scalar(Scalar::I32),
             Ty::U32 | Ty::Usize => TypeInner::Scalar(Scalar::U32),
+            Ty::F16 => TypeInner::Scalar(Scalar::F16),
+            Ty::F64 => TypeInner::Scalar(Scalar::F64),
+            Ty::I64 => TypeInner::Scalar(Scalar::I64),
+            Ty::U64 => TypeInner::Scalar(Scalar::U64),
             Ty::Dim3 => TypeInner::Vector { size: VectorSize::Tri, scalar: Scalar::U32 },
             Ty::Compound(id) => match self.table.get(id).clone() {
                 Compound::Array { elem, len } => {
