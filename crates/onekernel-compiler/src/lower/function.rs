@@ -132,6 +132,9 @@ impl<'a> FnLowerer<'a> {
             Expression::Literal(l) => Some(l),
             _ => None,
         };
+        if let Some(l) = super::fold_wide::fold(&self.func.expressions, &e) {
+            return Expression::Literal(l);
+        }
         let folded = match &e {
             Expression::Binary { op, left, right } => match (lit(*left), lit(*right)) {
                 (Some(Literal::U32(a)), Some(Literal::U32(b))) => match op {

@@ -19,6 +19,7 @@
 
 mod checks;
 mod expr;
+mod fold_wide;
 mod function;
 mod matching;
 mod math;
