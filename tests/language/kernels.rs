@@ -540,7 +540,7 @@ pub fn wide_ints(a: &[i64], b: &[u64], k: i32, out: &mut [i64], uout: &mut [u64]
         uout[o + 4] = u64::from(k as u32) * 0x1_0000_0001 + (i as u64);
         uout[o + 5] = y.max(1 << 63).min(u64::MAX - 1).clamp(3, u64::MAX - 2);
         uout[o + 6] = (x as u64).wrapping_neg() ^ ((y as u32) as u64);
-        uout[o + 7] = (y as i32) as u64 + (y as usize) as u64;
+        uout[o + 7] = ((y as i32) as u64).wrapping_add(y >> 1);
     }
 }
 

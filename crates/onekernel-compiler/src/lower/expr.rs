@@ -802,6 +802,19 @@ impl FnLowerer<'_> {
             let zero = self.const_bits(to, 0, span);
             return self.add(Expression::Select { condition: is_nan, accept: zero, reject: saturated }, span);
         }
+        let from_width = if from.is_wide() { 8 } else { 4 };
+        if from.is_integer() && to.is_integer() && width > from_width {
+            // Rust widens by the source's signedness (`u32 as i64`
+            // zero-extends, `i32 as u64` sign-extends); SPIR-V's conversion
+            // follows the target's. So widen within the source's kind, then
+            // reinterpret.
+            let from_kind = if from.is_signed() { ScalarKind::Sint } else { ScalarKind::Uint };
+            let widened = self.add(Expression::As { expr: v, kind: from_kind, convert: Some(width) }, span);
+            if from_kind == kind {
+                return widened;
+            }
+            return self.add(Expression::As { expr: widened, kind, convert: None }, span);
+        }
         self.add(Expression::As { expr: v, kind, convert: Some(width) }, span)
     }
 }
