@@ -31,7 +31,9 @@ mod wgsl {
         unrolled,
         tuples_and_match,
         more_methods,
-        ranges
+        ranges,
+        wide_ints,
+        wide_floats
     );
 }
 

@@ -38,5 +38,7 @@ check!(
     unrolled,
     tuples_and_match,
     more_methods,
-    ranges
+    ranges,
+    wide_ints,
+    wide_floats
 );
