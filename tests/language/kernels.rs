@@ -578,3 +578,26 @@ pub fn wide_floats(a: &[f64], h: &[f16], s: f64, t: f16, out: &mut [f64], hout: 
             + (x >= s) as u32 * 128;
     }
 }
+
+/// Shared arrays of the wide types: each workgroup reverses its block of
+/// `f64`, `i64` and `f16` values through shared memory.
+#[kernel(workgroup_size = 64)]
+pub fn wide_shared(a: &[f64], q: &[i64], h: &[f16], out: &mut [f64], qout: &mut [i64], hout: &mut [f16]) {
+    let tile = shared::<[f64; 64]>();
+    let qtile = shared::<[i64; 64]>();
+    let htile = shared::<[f16; 65]>();
+    let t = thread_id().x;
+    let i = global_id().x;
+    if i < a.len() {
+        tile[t] = a[i];
+        qtile[t] = q[i];
+        htile[t + 1] = h[i];
+    }
+    workgroup_barrier();
+    let j = block_id().x * 64 + 63 - t;
+    if i < a.len() && j < a.len() {
+        out[i] = tile[63 - t] * 2.0;
+        qout[i] = qtile[63 - t] - 1;
+        hout[i] = htile[64 - t] + f16::ONE;
+    }
+}

@@ -522,3 +522,27 @@ fn f64_and_f16_on_both_devices() {
         }
     }
 }
+
+#[test]
+fn wide_shared_arrays_on_both_devices() {
+    assert_eq!(kernels::wide_shared::KERNEL.features, Features::F16.union(Features::F64).union(Features::INT64));
+    // 64 + 64 words of the 8-byte arrays, 33 of the 65 halves.
+    assert_eq!(kernels::wide_shared::KERNEL.workgroup_memory_words, 128 + 128 + 33);
+    for n in SIZES {
+        let a: Vec<f64> = floats(n, 25, 100.0).into_iter().map(|v| f64::from(v) / 3.0).collect();
+        let q: Vec<i64> = ints(n, 26, 1_000_000).into_iter().map(|v| i64::from(v) << 20).collect();
+        let mut h: Vec<f16> = floats(n, 27, 100.0).into_iter().map(f16::from_f32).collect();
+        h.resize(n.next_multiple_of(2), f16::ZERO);
+        let m = n.next_multiple_of(2);
+        let (mut want, mut qwant, mut hwant) = (vec![0.0; n], vec![0; n], vec![f16::ZERO; m]);
+        reference::wide_shared(&a, &q, &h[..n], &mut want, &mut qwant, &mut hwant);
+        let (c, g) = on_both(|d| {
+            let (mut out, mut qout, mut hout) = (zeros(d, n), zeros(d, n), zeros(d, m));
+            kernels::wide_shared::launch(d, n, &buf(d, &a), &buf(d, &q), &buf(d, &h), &mut out, &mut qout, &mut hout)
+                .unwrap();
+            (out.read().unwrap(), qout.read().unwrap(), hout.read().unwrap())
+        });
+        assert_eq!(c, (want.clone(), qwant.clone(), hwant.clone()), "cpu, n = {n}");
+        assert_eq!(g, (want, qwant, hwant), "gpu, n = {n}");
+    }
+}

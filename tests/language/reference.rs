@@ -524,3 +524,15 @@ pub fn wide_floats(
         }
     }
 }
+
+pub fn wide_shared(a: &[f64], q: &[i64], h: &[f16], out: &mut [f64], qout: &mut [i64], hout: &mut [f16]) {
+    for i in 0..a.len() {
+        let (t, block) = (i % 64, i / 64);
+        let j = block * 64 + 63 - t;
+        if j < a.len() {
+            out[i] = a[j] * 2.0;
+            qout[i] = q[j] - 1;
+            hout[i] = h[j] + f16::ONE;
+        }
+    }
+}

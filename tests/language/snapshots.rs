@@ -33,7 +33,8 @@ mod wgsl {
         more_methods,
         ranges,
         wide_ints,
-        wide_floats
+        wide_floats,
+        wide_shared
     );
 }
 

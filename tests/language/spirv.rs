@@ -40,5 +40,6 @@ check!(
     more_methods,
     ranges,
     wide_ints,
-    wide_floats
+    wide_floats,
+    wide_shared
 );

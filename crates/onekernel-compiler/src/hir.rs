@@ -129,9 +129,15 @@ pub struct SharedDecl {
 }
 
 impl SharedDecl {
-    /// Size in 32-bit words.
+    /// Size in 32-bit words: the elements' bytes, packed, rounded up to a
+    /// word (as the CPU executor's `SharedArray::WORDS`).
     pub fn words(&self) -> u32 {
-        self.dims.iter().product()
+        let bytes = match self.elem {
+            Ty::F16 => 2,
+            Ty::F64 | Ty::I64 | Ty::U64 => 8,
+            _ => 4,
+        };
+        (self.dims.iter().product::<u32>() * bytes).div_ceil(4)
     }
 }
 
