@@ -13,7 +13,7 @@ mod snapshots;
 mod spirv;
 
 use onekernel::prelude::*;
-use onekernel::Features;
+use onekernel::{Features, LaunchError};
 use std::sync::OnceLock;
 
 /// One GPU device for the whole binary (lavapipe's JIT is slow to start).
@@ -545,4 +545,33 @@ fn wide_shared_arrays_on_both_devices() {
         assert_eq!(c, (want.clone(), qwant.clone(), hwant.clone()), "cpu, n = {n}");
         assert_eq!(g, (want, qwant, hwant), "gpu, n = {n}");
     }
+}
+
+#[test]
+fn a_wide_kernel_on_a_device_without_its_feature_is_an_error_naming_both() {
+    // Lavapipe has f16, f64 and int64: a device made without f64 stands for
+    // the GPUs that lack it.
+    let no_f64 = Device::gpu_without(Features::F64).unwrap();
+    assert!(!no_f64.features().contains(Features::F64));
+    assert!(no_f64.features().contains(Features::F16.union(Features::INT64)));
+    let n = 4;
+    let run = |d: &Device| {
+        let (a, h) = (vec![1.0f64; n], vec![f16::ONE; n]);
+        let (mut out, mut hout, mut flags) = (zeros(d, n * 10), zeros(d, n * 4), zeros(d, n));
+        kernels::wide_floats::launch(d, n, &buf(d, &a), &buf(d, &h), 2.0, f16::ONE, &mut out, &mut hout, &mut flags)
+    };
+    let err = run(&no_f64).unwrap_err();
+    match &err {
+        LaunchError::MissingFeature { kernel, missing, .. } => {
+            assert_eq!((*kernel, *missing), ("wide_floats", Features::F64));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(err.to_string().starts_with("kernel `wide_floats` needs the device feature SHADER_F64"), "{err}");
+    // A kernel of the other wide types still runs there, and the CPU
+    // executor runs them all.
+    let (a, b) = (vec![5i64; n], vec![7u64; n]);
+    let (mut out, mut uout) = (zeros(&no_f64, n * 8), zeros(&no_f64, n * 8));
+    kernels::wide_ints::launch(&no_f64, n, &buf(&no_f64, &a), &buf(&no_f64, &b), 1, &mut out, &mut uout).unwrap();
+    run(cpu()).unwrap();
 }
