@@ -140,9 +140,11 @@ fn layer_norm_reference(x: &[f16], gamma: &[f16], beta: &[f16], cols: usize, eps
         let mean = row.iter().map(|v| v.to_f32()).sum::<f32>() / cols as f32;
         let var = row.iter().map(|v| (v.to_f32() - mean) * (v.to_f32() - mean)).sum::<f32>() / cols as f32;
         let inv_std = (var + eps).sqrt().recip();
-        y.extend(row.iter().enumerate().map(|(c, v)| {
-            f16::from_f32((v.to_f32() - mean) * inv_std * gamma[c].to_f32() + beta[c].to_f32())
-        }));
+        y.extend(
+            row.iter()
+                .enumerate()
+                .map(|(c, v)| f16::from_f32((v.to_f32() - mean) * inv_std * gamma[c].to_f32() + beta[c].to_f32())),
+        );
     }
     y
 }

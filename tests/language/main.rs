@@ -512,7 +512,8 @@ fn f64_and_f16_on_both_devices() {
             let (mut out, mut want) = (out, want.clone());
             for i in (0..out.len()).filter(|i| [5, 7].contains(&(i % 10))) {
                 let (g, w) = (out[i], want[i]);
-                let close = g == w || (g.is_nan() && w.is_nan()) || (g - w).abs() <= (w.abs() + 4.0 * a[i / 10].abs()) * 2e-7;
+                let close =
+                    g == w || (g.is_nan() && w.is_nan()) || (g - w).abs() <= (w.abs() + 4.0 * a[i / 10].abs()) * 2e-7;
                 assert!(close, "{dev} f64[{i}], n = {n}: got {g}, want {w}");
                 (out[i], want[i]) = (0.0, 0.0);
             }

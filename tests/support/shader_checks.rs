@@ -33,6 +33,6 @@ pub fn reparse(name: &str, wgsl: &str) {
         naga::valid::ValidationFlags::all(),
         C::SHADER_FLOAT16.union(C::FLOAT64).union(C::SHADER_INT64),
     )
-        .validate(&module)
-        .unwrap_or_else(|e| panic!("`{name}` WGSL does not validate:\n{}", e.emit_to_string(wgsl)));
+    .validate(&module)
+    .unwrap_or_else(|e| panic!("`{name}` WGSL does not validate:\n{}", e.emit_to_string(wgsl)));
 }

@@ -140,8 +140,6 @@ fn validate(
 /// written in the WGSL (naga renames Rust names that are WGSL keywords).
 pub fn reparse_wgsl(wgsl: &str) -> Result<String, String> {
     let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| e.emit_to_string(wgsl))?;
-    Validator::new(ValidationFlags::all(), CAPABILITIES)
-        .validate(&module)
-        .map_err(|e| e.emit_to_string(wgsl))?;
+    Validator::new(ValidationFlags::all(), CAPABILITIES).validate(&module).map_err(|e| e.emit_to_string(wgsl))?;
     module.entry_points.first().map(|e| e.name.clone()).ok_or_else(|| "no entry point".to_string())
 }

@@ -799,27 +799,29 @@ fn wide_math(f: &Function, span: proc_macro2::Span, op: MathOp, args: &[ExprId],
     let r = t.exprs[args[0]];
     let rustc_has = match r {
         Ty::F16 => matches!(op, Min | Max | Clamp | Signum | IsNan | IsFinite | IsInfinite | ToF32 | ToF64),
-        Ty::F64 => !matches!(
-            op,
-            Pow | CountOnes
-                | LeadingZeros
-                | TrailingZeros
-                | ReverseBits
-                | WrappingAdd
-                | WrappingSub
-                | WrappingMul
-                | WrappingDiv
-                | WrappingRem
-                | WrappingNeg
-                | WrappingAbs
-                | AbsDiff
-                | RotateLeft
-                | RotateRight
-                | FromBits
-                | ToF32
-                | ToF64
-                | F16FromF32
-        ) || (op == F16FromF64 && matches!(f.exprs[args[0]].kind, ExprKind::Typed(..))),
+        Ty::F64 => {
+            !matches!(
+                op,
+                Pow | CountOnes
+                    | LeadingZeros
+                    | TrailingZeros
+                    | ReverseBits
+                    | WrappingAdd
+                    | WrappingSub
+                    | WrappingMul
+                    | WrappingDiv
+                    | WrappingRem
+                    | WrappingNeg
+                    | WrappingAbs
+                    | AbsDiff
+                    | RotateLeft
+                    | RotateRight
+                    | FromBits
+                    | ToF32
+                    | ToF64
+                    | F16FromF32
+            ) || (op == F16FromF64 && matches!(f.exprs[args[0]].kind, ExprKind::Typed(..)))
+        }
         Ty::I64 => !is_float_only(op) && !matches!(op, ToBits | FromBits),
         Ty::U64 => {
             (!is_float_only(op) && !matches!(op, ToBits | Abs | Signum | WrappingAbs))

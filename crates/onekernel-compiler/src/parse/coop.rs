@@ -131,10 +131,9 @@ impl Parser<'_> {
         match self.scalar_type(ty)? {
             t @ (Ty::F32 | Ty::I32 | Ty::U32 | Ty::F16 | Ty::F64 | Ty::I64 | Ty::U64) => Some(t),
             t => {
-                self.diags.push(
-                    Diagnostic::new(ty.span(), format!("shared arrays of `{t}` are not supported"))
-                        .help("shared elements are `f32`, `i32`, `u32`, `f16`, `f64`, `i64`, `u64`, `AtomicU32` or `AtomicI32`"),
-                );
+                self.diags.push(Diagnostic::new(ty.span(), format!("shared arrays of `{t}` are not supported")).help(
+                    "shared elements are `f32`, `i32`, `u32`, `f16`, `f64`, `i64`, `u64`, `AtomicU32` or `AtomicI32`",
+                ));
                 None
             }
         }

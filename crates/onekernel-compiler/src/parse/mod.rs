@@ -338,10 +338,9 @@ impl Parser<'_> {
                 Some(if mutable_ref { ParamKind::BufferMut { elem } } else { ParamKind::Buffer { elem } })
             }
             elem => {
-                self.diags.push(
-                    Diagnostic::new(r.elem.span(), format!("buffers of `{elem}` are not supported"))
-                        .help("buffer elements are `f32`, `i32`, `u32`, `f16`, `f64`, `i64`, `u64` or a struct of the module"),
-                );
+                self.diags.push(Diagnostic::new(r.elem.span(), format!("buffers of `{elem}` are not supported")).help(
+                    "buffer elements are `f32`, `i32`, `u32`, `f16`, `f64`, `i64`, `u64` or a struct of the module",
+                ));
                 None
             }
         }
