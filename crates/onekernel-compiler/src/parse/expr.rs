@@ -1096,6 +1096,13 @@ fn label_of(l: Option<&syn::Label>) -> Option<Label> {
     l.map(|l| Label { name: l.name.to_string(), span: l.name.span() })
 }
 
+/// A float literal's digits read as each float type, as rustc reads them:
+/// straight to `f32` or `f64`, never through the other (which could round
+/// twice).
+fn float_lit(digits: &str) -> Option<FloatLit> {
+    Some(FloatLit { single: digits.parse().ok()?, double: digits.parse().ok()? })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1119,11 +1126,4 @@ fn buffer_element_root(e: &syn::Expr) -> Option<&syn::Expr> {
         syn::Expr::Field(f) => buffer_element_root(&f.base),
         _ => None,
     }
-}
-
-/// A float literal's digits read as each float type, as rustc reads them:
-/// straight to `f32` or `f64`, never through the other (which could round
-/// twice).
-fn float_lit(digits: &str) -> Option<FloatLit> {
-    Some(FloatLit { single: digits.parse().ok()?, double: digits.parse().ok()? })
 }
