@@ -660,12 +660,15 @@ impl<'a> Infer<'a> {
 
     fn finish(mut self) -> Result<Types, Vec<Diagnostic>> {
         let f = self.f;
+        // A type error left to rustc (`h * 0.5` with `h: f16`) leaves its
+        // literal untyped: rustc's message is the one to show.
+        let type_error = !self.diags.is_empty();
         let mut exprs = Vec::with_capacity(f.exprs.len());
         for id in f.exprs.handles() {
             let t = match self.resolve(id.index()) {
                 Some(t) => t,
                 None => {
-                    if let ExprKind::Lit(lit) = &f.exprs[id].kind {
+                    if let (false, ExprKind::Lit(lit)) = (type_error, &f.exprs[id].kind) {
                         // Suggest the user's own value with the suffix.
                         let (single, double) = match lit {
                             Lit::Float(v, _) => (format!("{:?}f32", v.single), format!("{:?}f64", v.double)),
@@ -878,8 +881,9 @@ fn wide_math(f: &Function, span: proc_macro2::Span, op: MathOp, args: &[ExprId],
     if !gpu_has {
         let help = if r == Ty::F64 {
             format!(
-                "compute it in `f32`: `(x as f32).{}(..) as f64`; on the GPU, `f64` has `abs`, `sqrt`, `floor`, `ceil`, `round`, `trunc`, `fract`, `min`, `max`, `clamp`, `mul_add`, `signum`, `recip`, `rem_euclid` and the `is_*` tests",
-                op.name()
+                "compute it in `f32`: `(x as f32).{}({}) as f64`; on the GPU, `f64` has `abs`, `sqrt`, `floor`, `ceil`, `round`, `trunc`, `fract`, `min`, `max`, `clamp`, `mul_add`, `signum`, `recip`, `rem_euclid` and the `is_*` tests",
+                op.name(),
+                if op.arity() == 1 { "" } else { ".." }
             )
         } else {
             format!(
