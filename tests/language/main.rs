@@ -13,6 +13,7 @@ mod snapshots;
 mod spirv;
 
 use onekernel::prelude::*;
+use onekernel::{Features, LaunchError};
 use std::sync::OnceLock;
 
 /// One GPU device for the whole binary (lavapipe's JIT is slow to start).
@@ -456,6 +457,16 @@ fn float_vectors_follow_glam() {
     }
 }
 
+/// Bit-for-bit equality of float results, any NaN matching any NaN (the
+/// GPU may set another payload or sign on a NaN).
+#[track_caller]
+fn assert_same_floats<T: Copy + PartialEq + std::fmt::Debug>(what: &str, got: &[T], want: &[T], is_nan: fn(T) -> bool) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(g == w || (is_nan(*g) && is_nan(*w)), "{what}[{i}]: got {g:?}, want {w:?}");
+    }
+}
+
 #[test]
 fn int_vectors_follow_glam() {
     for n in SIZES {
@@ -474,6 +485,45 @@ fn int_vectors_follow_glam() {
         });
         assert_eq!(c, (wi.clone(), wu.clone()), "cpu, n = {n}");
         assert_eq!(g, (wi, wu), "gpu, n = {n}");
+    }
+}
+
+#[test]
+fn wide_integers_on_both_devices() {
+    assert!(gpu().features().contains(Features::INT64), "lavapipe offers SHADER_INT64");
+    assert_eq!(kernels::wide_ints::KERNEL.features, Features::INT64);
+    for n in SIZES {
+        let a: Vec<i64> = ints(n, 21, 1_000_000)
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| match i {
+                4 => -3_000_000_000,
+                5 => 50,
+                _ => v as i64 * 9_000_000_007,
+            })
+            .collect();
+        let b: Vec<u64> = ints(n, 22, 1_000_000)
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| if i == 6 { u64::MAX - 5 } else { u64::from(v.unsigned_abs()) * 4_611_686_018 })
+            .collect();
+        let k = -7;
+        let (mut want, mut uwant) = (vec![0; n * 8], vec![0; n * 8]);
+        reference::wide_ints(n, &a, &b, k, &mut want, &mut uwant);
+        let (c, g) = on_both(|d| {
+            let (mut out, mut uout) = (zeros(d, n * 8), zeros(d, n * 8));
+            kernels::wide_ints::launch(d, n, &buf(d, &a), &buf(d, &b), k, &mut out, &mut uout).unwrap();
+            (out.read().unwrap(), uout.read().unwrap())
+        });
+        assert_eq!(c, (want.clone(), uwant.clone()), "cpu, n = {n}");
+        for (what, got, want) in [("i64", &g.0, &want)] {
+            if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
+                panic!("gpu {what}[{i}] (slot {}), n = {n}: got {}, want {}", i % 8, got[i], want[i]);
+            }
+        }
+        if let Some(i) = (0..g.1.len()).find(|&i| g.1[i] != uwant[i]) {
+            panic!("gpu u64[{i}] (slot {}), n = {n}: got {}, want {}", i % 8, g.1[i], uwant[i]);
+        }
     }
 }
 
@@ -522,4 +572,108 @@ fn vectors_in_memory() {
         assert_eq!(c, (want.clone(), want_totals.clone()), "cpu, n = {n}");
         assert_eq!(g, (want, want_totals), "gpu, n = {n}");
     }
+}
+
+#[test]
+fn f64_and_f16_on_both_devices() {
+    let wide = Features::F64.union(Features::F16).union(Features::INT64);
+    assert!(gpu().features().contains(wide), "lavapipe offers SHADER_F64 and SHADER_F16");
+    // `to_bits` makes a `u64`: the kernel needs 64-bit integers too.
+    assert_eq!(kernels::wide_floats::KERNEL.features, wide);
+    for n in SIZES {
+        let mut a: Vec<f64> = floats(n, 23, 1000.0).into_iter().map(|v| f64::from(v) * 1.000001).collect();
+        let mut h: Vec<f16> = floats(n, 24, 8.0).into_iter().map(f16::from_f32).collect();
+        for (i, v) in [f64::NAN, f64::INFINITY, -0.0, 2.5, -3.5, 1e20].into_iter().enumerate() {
+            if let Some(slot) = a.get_mut(i + 4) {
+                *slot = v;
+            }
+        }
+        for (i, v) in [f16::NAN, f16::NEG_INFINITY, f16::NEG_ZERO, f16::MAX].into_iter().enumerate() {
+            if let Some(slot) = h.get_mut(i + 5) {
+                *slot = v;
+            }
+        }
+        // A GPU buffer of f16 is whole 4-byte words.
+        h.resize(n.next_multiple_of(2), f16::ZERO);
+        let (s, t) = (1.25, f16::from_f32(1.5));
+        let (mut want, mut hwant, mut fwant) = (vec![0.0; n * 10], vec![f16::ZERO; n * 4], vec![0; n]);
+        reference::wide_floats(n, &a, &h, s, t, &mut want, &mut hwant, &mut fwant);
+        let (c, g) = on_both(|d| {
+            let (mut out, mut hout, mut flags) = (zeros(d, n * 10), zeros(d, n * 4), zeros(d, n));
+            kernels::wide_floats::launch(d, n, &buf(d, &a), &buf(d, &h), s, t, &mut out, &mut hout, &mut flags)
+                .unwrap();
+            (out.read().unwrap(), hout.read().unwrap(), flags.read().unwrap())
+        });
+        assert_same_floats(&format!("cpu f64, n = {n}"), &c.0, &want, f64::is_nan);
+        for (dev, (out, hout, flags)) in [("cpu", c), ("gpu", g)] {
+            // Slot 7 converts f64 to f32, which Vulkan rounds in an
+            // implementation-defined way (lavapipe truncates), and slot 5's
+            // `mul_add` may round twice on a GPU: within one f32 ulp there;
+            // every other slot is exact.
+            let (mut out, mut want) = (out, want.clone());
+            for i in (0..out.len()).filter(|i| [5, 7].contains(&(i % 10))) {
+                let (g, w) = (out[i], want[i]);
+                let close =
+                    g == w || (g.is_nan() && w.is_nan()) || (g - w).abs() <= (w.abs() + 4.0 * a[i / 10].abs()) * 2e-7;
+                assert!(close, "{dev} f64[{i}], n = {n}: got {g}, want {w}");
+                (out[i], want[i]) = (0.0, 0.0);
+            }
+            assert_same_floats(&format!("{dev} f64, n = {n}"), &out, &want, f64::is_nan);
+            assert_same_floats(&format!("{dev} f16, n = {n}"), &hout, &hwant, f16::is_nan);
+            assert_eq!(flags, fwant, "{dev} flags, n = {n}");
+        }
+    }
+}
+
+#[test]
+fn wide_shared_arrays_on_both_devices() {
+    assert_eq!(kernels::wide_shared::KERNEL.features, Features::F16.union(Features::F64).union(Features::INT64));
+    // 64 + 64 words of the 8-byte arrays, 33 of the 65 halves.
+    assert_eq!(kernels::wide_shared::KERNEL.workgroup_memory_words, 128 + 128 + 33);
+    for n in SIZES {
+        let a: Vec<f64> = floats(n, 25, 100.0).into_iter().map(|v| f64::from(v) / 3.0).collect();
+        let q: Vec<i64> = ints(n, 26, 1_000_000).into_iter().map(|v| i64::from(v) << 20).collect();
+        let mut h: Vec<f16> = floats(n, 27, 100.0).into_iter().map(f16::from_f32).collect();
+        h.resize(n.next_multiple_of(2), f16::ZERO);
+        let m = n.next_multiple_of(2);
+        let (mut want, mut qwant, mut hwant) = (vec![0.0; n], vec![0; n], vec![f16::ZERO; m]);
+        reference::wide_shared(&a, &q, &h[..n], &mut want, &mut qwant, &mut hwant);
+        let (c, g) = on_both(|d| {
+            let (mut out, mut qout, mut hout) = (zeros(d, n), zeros(d, n), zeros(d, m));
+            kernels::wide_shared::launch(d, n, &buf(d, &a), &buf(d, &q), &buf(d, &h), &mut out, &mut qout, &mut hout)
+                .unwrap();
+            (out.read().unwrap(), qout.read().unwrap(), hout.read().unwrap())
+        });
+        assert_eq!(c, (want.clone(), qwant.clone(), hwant.clone()), "cpu, n = {n}");
+        assert_eq!(g, (want, qwant, hwant), "gpu, n = {n}");
+    }
+}
+
+#[test]
+fn a_wide_kernel_on_a_device_without_its_feature_is_an_error_naming_both() {
+    // Lavapipe has f16, f64 and int64: a device made without f64 stands for
+    // the GPUs that lack it.
+    let no_f64 = Device::gpu_without(Features::F64).unwrap();
+    assert!(!no_f64.features().contains(Features::F64));
+    assert!(no_f64.features().contains(Features::F16.union(Features::INT64)));
+    let n = 4;
+    let run = |d: &Device| {
+        let (a, h) = (vec![1.0f64; n], vec![f16::ONE; n]);
+        let (mut out, mut hout, mut flags) = (zeros(d, n * 10), zeros(d, n * 4), zeros(d, n));
+        kernels::wide_floats::launch(d, n, &buf(d, &a), &buf(d, &h), 2.0, f16::ONE, &mut out, &mut hout, &mut flags)
+    };
+    let err = run(&no_f64).unwrap_err();
+    match &err {
+        LaunchError::MissingFeature { kernel, missing, .. } => {
+            assert_eq!((*kernel, *missing), ("wide_floats", Features::F64));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(err.to_string().starts_with("kernel `wide_floats` needs the device feature SHADER_F64"), "{err}");
+    // A kernel of the other wide types still runs there, and the CPU
+    // executor runs them all.
+    let (a, b) = (vec![5i64; n], vec![7u64; n]);
+    let (mut out, mut uout) = (zeros(&no_f64, n * 8), zeros(&no_f64, n * 8));
+    kernels::wide_ints::launch(&no_f64, n, &buf(&no_f64, &a), &buf(&no_f64, &b), 1, &mut out, &mut uout).unwrap();
+    run(cpu()).unwrap();
 }

@@ -34,7 +34,10 @@ mod wgsl {
         ranges,
         float_vectors,
         int_vectors,
-        vectors_in_memory
+        vectors_in_memory,
+        wide_ints,
+        wide_floats,
+        wide_shared
     );
 }
 

@@ -41,5 +41,8 @@ check!(
     ranges,
     float_vectors,
     int_vectors,
-    vectors_in_memory
+    vectors_in_memory,
+    wide_ints,
+    wide_floats,
+    wide_shared
 );

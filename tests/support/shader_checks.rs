@@ -22,11 +22,17 @@ pub fn spirv_val(name: &str, words: &[u32]) {
     );
 }
 
-/// Parses and validates `wgsl` with naga.
+/// Parses and validates `wgsl` with naga, with the capabilities of the
+/// wide types (`f16`, `f64`, `i64`/`u64`), which a kernel may use when the
+/// device has them.
 pub fn reparse(name: &str, wgsl: &str) {
+    use naga::valid::Capabilities as C;
     let module = naga::front::wgsl::parse_str(wgsl)
         .unwrap_or_else(|e| panic!("`{name}` WGSL does not parse:\n{}", e.emit_to_string(wgsl)));
-    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
-        .validate(&module)
-        .unwrap_or_else(|e| panic!("`{name}` WGSL does not validate:\n{}", e.emit_to_string(wgsl)));
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        C::SHADER_FLOAT16.union(C::FLOAT64).union(C::SHADER_INT64),
+    )
+    .validate(&module)
+    .unwrap_or_else(|e| panic!("`{name}` WGSL does not validate:\n{}", e.emit_to_string(wgsl)));
 }

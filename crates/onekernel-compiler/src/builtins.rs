@@ -7,7 +7,7 @@
 //! maps to; the exhaustive `match`es of the back ends (naga lowering, the
 //! CPU body, the uniformity check) then say what else must handle it.
 
-use crate::hir::{BarrierKind, Builtin, MathOp, NamedConst};
+use crate::hir::{BarrierKind, Builtin, ConstValue, MathOp, NamedConst};
 use crate::types::{Lane, Ty, VecTy};
 
 /// What a builtin function call is.
@@ -55,7 +55,7 @@ impl BarrierKind {
 
 /// Every math method: its name and its number of arguments including the
 /// receiver.
-pub const MATH_METHODS: [(MathOp, &str, usize); 69] = {
+pub const MATH_METHODS: [(MathOp, &str, usize); 73] = {
     use MathOp::*;
     [
         (Abs, "abs", 1),
@@ -127,6 +127,10 @@ pub const MATH_METHODS: [(MathOp, &str, usize); 69] = {
         (Cross, "cross", 2),
         (Extend, "extend", 2),
         (Truncate, "truncate", 1),
+        (F16FromF32, "from_f32", 1),
+        (F16FromF64, "from_f64", 1),
+        (ToF32, "to_f32", 1),
+        (ToF64, "to_f64", 1),
     ]
 };
 
@@ -147,15 +151,17 @@ impl MathOp {
     }
 }
 
-/// `f32::MAX`, `i32::MIN`, `std::f32::consts::PI`, ... from the path's
-/// segments.
+/// `f32::MAX`, `i32::MIN`, `std::f32::consts::PI`, `f16::ONE`, ... from
+/// the path's segments.
 pub fn named_const(segs: &[String]) -> Option<NamedConst> {
     let n = segs.len();
     if n < 2 {
         return None;
     }
     let (ty_name, name) = (segs[n - 2].as_str(), segs[n - 1].as_str());
-    let f = |v: f32| Some(NamedConst { ty: Ty::F32, bits: v.to_bits() });
+    let f = |v: f32| Some(NamedConst { ty: Ty::F32, bits: u64::from(v.to_bits()) });
+    let d = |v: f64| Some(NamedConst { ty: Ty::F64, bits: v.to_bits() });
+    let h = |v: half::f16| Some(NamedConst { ty: Ty::F16, bits: u64::from(v.to_bits()) });
     match (ty_name, name) {
         ("f32", "MAX") => f(f32::MAX),
         ("f32", "MIN") => f(f32::MIN),
@@ -180,10 +186,57 @@ pub fn named_const(segs: &[String]) -> Option<NamedConst> {
                 _ => None,
             }
         }
-        ("i32", "MAX") => Some(NamedConst { ty: Ty::I32, bits: i32::MAX as u32 }),
-        ("i32", "MIN") => Some(NamedConst { ty: Ty::I32, bits: i32::MIN as u32 }),
-        ("u32", "MAX") => Some(NamedConst { ty: Ty::U32, bits: u32::MAX }),
+        ("f64", "MAX") => d(f64::MAX),
+        ("f64", "MIN") => d(f64::MIN),
+        ("f64", "MIN_POSITIVE") => d(f64::MIN_POSITIVE),
+        ("f64", "EPSILON") => d(f64::EPSILON),
+        ("f64", "INFINITY") => d(f64::INFINITY),
+        ("f64", "NEG_INFINITY") => d(f64::NEG_INFINITY),
+        ("f64", "NAN") => d(f64::NAN),
+        ("consts", c) if n >= 3 && segs[n - 3] == "f64" => {
+            use std::f64::consts as k;
+            match c {
+                "PI" => d(k::PI),
+                "TAU" => d(k::TAU),
+                "E" => d(k::E),
+                "SQRT_2" => d(k::SQRT_2),
+                "LN_2" => d(k::LN_2),
+                "LN_10" => d(k::LN_10),
+                "FRAC_PI_2" => d(k::FRAC_PI_2),
+                "FRAC_PI_4" => d(k::FRAC_PI_4),
+                "FRAC_1_SQRT_2" => d(k::FRAC_1_SQRT_2),
+                "LOG2_E" => d(k::LOG2_E),
+                _ => None,
+            }
+        }
+        // half's associated constants (it has no `consts` module).
+        ("f16", c) => {
+            use half::f16 as k;
+            match c {
+                "ZERO" => h(k::ZERO),
+                "ONE" => h(k::ONE),
+                "NEG_ONE" => h(k::NEG_ONE),
+                "NEG_ZERO" => h(k::NEG_ZERO),
+                "MAX" => h(k::MAX),
+                "MIN" => h(k::MIN),
+                "MIN_POSITIVE" => h(k::MIN_POSITIVE),
+                "EPSILON" => h(k::EPSILON),
+                "INFINITY" => h(k::INFINITY),
+                "NEG_INFINITY" => h(k::NEG_INFINITY),
+                "NAN" => h(k::NAN),
+                "E" => h(k::E),
+                "PI" => h(k::PI),
+                _ => None,
+            }
+        }
+        ("i32", "MAX") => Some(NamedConst { ty: Ty::I32, bits: u64::from(i32::MAX as u32) }),
+        ("i32", "MIN") => Some(NamedConst { ty: Ty::I32, bits: u64::from(i32::MIN as u32) }),
+        ("u32", "MAX") => Some(NamedConst { ty: Ty::U32, bits: u64::from(u32::MAX) }),
         ("u32", "MIN") => Some(NamedConst { ty: Ty::U32, bits: 0 }),
+        ("i64", "MAX") => Some(NamedConst { ty: Ty::I64, bits: i64::MAX as u64 }),
+        ("i64", "MIN") => Some(NamedConst { ty: Ty::I64, bits: i64::MIN as u64 }),
+        ("u64", "MAX") => Some(NamedConst { ty: Ty::U64, bits: u64::MAX }),
+        ("u64", "MIN") => Some(NamedConst { ty: Ty::U64, bits: 0 }),
         _ => None,
     }
 }
@@ -250,6 +303,20 @@ pub fn swizzle(name: &str, size: u8) -> Option<Vec<u32>> {
         })
         .map(|lane| lane.filter(|l| *l < u32::from(size)))
         .collect()
+}
+
+impl NamedConst {
+    /// The value, as the compiler evaluates constants.
+    pub fn value(self) -> ConstValue {
+        match self.ty {
+            Ty::F16 => ConstValue::Float(half::f16::from_bits(self.bits as u16).to_f64()),
+            Ty::F32 => ConstValue::Float(f64::from(f32::from_bits(self.bits as u32))),
+            Ty::F64 => ConstValue::Float(f64::from_bits(self.bits)),
+            Ty::I32 => ConstValue::Int(i128::from(self.bits as u32 as i32)),
+            Ty::I64 => ConstValue::Int(i128::from(self.bits as i64)),
+            _ => ConstValue::Int(i128::from(self.bits)),
+        }
+    }
 }
 
 /// "did you mean" for an unsupported method: a known alias, else the

@@ -5,8 +5,9 @@ use crate::diagnostic::Diagnostic;
 use naga::back::spv;
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
-/// Validates `module` as wgpu will (no optional capabilities), then writes
-/// WGSL and SPIR-V. `spans` maps naga span ids back to the user's tokens,
+/// Validates `module` as wgpu will on a device with `f16`, `f64` and 64-bit
+/// integers ([`CAPABILITIES`]; the kernel's `KernelInfo::features` say which
+/// of them it needs, from [`features`]), then writes WGSL and SPIR-V. `spans` maps naga span ids back to the user's tokens,
 /// so that a validation error lands on the Rust code that caused it.
 pub fn emit(
     module: &naga::Module,
@@ -55,6 +56,56 @@ fn write_wgsl(
         .map_err(|e| vec![Diagnostic::new(fallback, format!("internal compiler error: WGSL output failed: {e}"))])
 }
 
+/// The optional naga capabilities a kernel may use: the types of the
+/// device features the runtime checks before a launch (`f16`, `f64`,
+/// `i64`/`u64`). Nothing else: subgroups and the like are not in the kernel
+/// language.
+pub const CAPABILITIES: Capabilities =
+    Capabilities::SHADER_FLOAT16.union(Capabilities::FLOAT64).union(Capabilities::SHADER_INT64);
+
+/// The device features `module` needs: one per wide scalar type it uses
+/// anywhere (buffers, locals, intermediate values), found in its type arena,
+/// where naga keeps every type an expression or variable has.
+pub fn features(module: &naga::Module) -> onekernel_abi::Features {
+    use naga::{Scalar, ScalarKind as K, TypeInner};
+    use onekernel_abi::Features;
+    let mut f = Features::NONE;
+    let mut add = |s: Scalar| {
+        f = f.union(match (s.kind, s.width) {
+            (K::Float, 2) => Features::F16,
+            (K::Float, 8) => Features::F64,
+            (K::Sint | K::Uint, 8) => Features::INT64,
+            _ => Features::NONE,
+        })
+    };
+    for (_, ty) in module.types.iter() {
+        match ty.inner {
+            TypeInner::Scalar(s) | TypeInner::Vector { scalar: s, .. } | TypeInner::Matrix { scalar: s, .. } => add(s),
+            _ => {}
+        }
+    }
+    // Values whose type was never interned (naga resolves the type of a
+    // literal or a conversion without the arena): `(x as f64) as f32` in
+    // an `f32` kernel still needs `f64`.
+    let mut lits = |exprs: &naga::Arena<naga::Expression>| {
+        for (_, e) in exprs.iter() {
+            match *e {
+                naga::Expression::Literal(l) => add(l.scalar()),
+                naga::Expression::As { kind, convert: Some(width), .. } => add(Scalar { kind, width }),
+                _ => {}
+            }
+        }
+    };
+    lits(&module.global_expressions);
+    for (_, func) in module.functions.iter() {
+        lits(&func.expressions);
+    }
+    for ep in &module.entry_points {
+        lits(&ep.function.expressions);
+    }
+    f
+}
+
 /// Validates `module` as wgpu will; a failure is an internal error placed
 /// on the user's tokens the failing IR came from.
 fn validate(
@@ -62,7 +113,7 @@ fn validate(
     spans: &[proc_macro2::Span],
     fallback: proc_macro2::Span,
 ) -> Result<naga::valid::ModuleInfo, Vec<Diagnostic>> {
-    Validator::new(ValidationFlags::all(), Capabilities::empty())
+    Validator::new(ValidationFlags::all(), CAPABILITIES)
         .validate(module)
         .map_err(|e| {
             let span = e
@@ -89,8 +140,6 @@ fn validate(
 /// written in the WGSL (naga renames Rust names that are WGSL keywords).
 pub fn reparse_wgsl(wgsl: &str) -> Result<String, String> {
     let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| e.emit_to_string(wgsl))?;
-    Validator::new(ValidationFlags::all(), Capabilities::empty())
-        .validate(&module)
-        .map_err(|e| e.emit_to_string(wgsl))?;
+    Validator::new(ValidationFlags::all(), CAPABILITIES).validate(&module).map_err(|e| e.emit_to_string(wgsl))?;
     module.entry_points.first().map(|e| e.name.clone()).ok_or_else(|| "no entry point".to_string())
 }

@@ -129,10 +129,15 @@ pub struct SharedDecl {
 }
 
 impl SharedDecl {
-    /// Size in 32-bit words.
+    /// Size in 32-bit words: the elements' bytes, packed, rounded up to a
+    /// word (as the CPU executor's `SharedArray::WORDS`).
     pub fn words(&self) -> u32 {
-        let per_elem = self.elem.as_vector().map_or(1, |v| v.words());
-        self.dims.iter().product::<u32>() * per_elem
+        let bytes = match self.elem {
+            Ty::F16 => 2,
+            Ty::F64 | Ty::I64 | Ty::U64 => 8,
+            t => t.as_vector().map_or(4, |v| 4 * v.words()),
+        };
+        (self.dims.iter().product::<u32>() * bytes).div_ceil(4)
     }
 }
 
@@ -143,8 +148,9 @@ pub struct ConstDecl {
     pub name: String,
     /// Its type.
     pub ty: Ty,
-    /// Its value's bits (f32 bits, or the integer's two's complement).
-    pub bits: u32,
+    /// Its value's bits (the float's bits, or the integer's two's
+    /// complement, in the low bits for types narrower than 64).
+    pub bits: u64,
     /// Its value.
     pub value: ConstValue,
     /// The item as written: the CPU body declares it again.
@@ -304,10 +310,29 @@ pub struct Expr {
 pub enum Lit {
     /// An integer, with its suffix type if written.
     Int(u128, Option<Ty>),
-    /// A float (its `f32` value), with its suffix type if written.
-    Float(f64, Option<Ty>),
+    /// A float, with its suffix type if written.
+    Float(FloatLit, Option<Ty>),
     /// `true` / `false`
     Bool(bool),
+}
+
+/// A float literal's value as each float type reads the digits: rustc
+/// rounds the decimal straight to the literal's type, so an `f32` is not
+/// the `f64` rounded again (which could round twice).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FloatLit {
+    /// The value as an `f32`.
+    pub single: f32,
+    /// The value as an `f64`.
+    pub double: f64,
+}
+
+impl FloatLit {
+    /// The literal `v`, exact in both types (for small integers and the
+    /// like, which both represent).
+    pub fn exact(v: f32) -> FloatLit {
+        FloatLit { single: v, double: f64::from(v) }
+    }
 }
 
 /// Thread-indexing builtins, named as in CUDA/Mojo (see the docs for the
@@ -469,6 +494,15 @@ pub enum MathOp {
     /// `f32::from_bits(bits)`: an associated function, not a method.
     FromBits,
     Cbrt,
+    /// `f16::from_f32(x)` (half's rounding conversion; an associated
+    /// function whose argument is an `f32`).
+    F16FromF32,
+    /// `f16::from_f64(x)`.
+    F16FromF64,
+    /// `h.to_f32()` of an `f16` (exact).
+    ToF32,
+    /// `h.to_f64()` of an `f16` (exact).
+    ToF64,
     // Vector methods (glam's).
     Dot,
     Length,
@@ -502,8 +536,9 @@ pub enum VecCtor {
 pub struct NamedConst {
     /// The type.
     pub ty: Ty,
-    /// The bits of the value (f32 bits, or the integer's two's complement).
-    pub bits: u32,
+    /// The bits of the value (the float's bits, or the integer's two's
+    /// complement, in the low bits for types narrower than 64).
+    pub bits: u64,
 }
 
 /// Loop forms.
@@ -726,6 +761,10 @@ pub enum ExprKind {
     Logical(LogicOp, ExprId, ExprId),
     /// `x as T`
     Cast(ExprId, Ty),
+    /// `T::from(x)`: a lossless conversion (`f64::from(x_f32)`,
+    /// `f32::from(h)` of an `f16`, `u32::from(flag)`), computed as `as`
+    /// would; rustc accepts it for more pairs than `as` (`f16` has no `as`).
+    Convert(ExprId, Ty),
     /// `x`, known to have type `T` (the receiver of `f32::sqrt(x)`).
     Typed(ExprId, Ty),
     /// A call of a helper function.

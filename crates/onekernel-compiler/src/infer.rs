@@ -129,7 +129,10 @@ impl<'a> Infer<'a> {
             (Var::Int, Var::Int) => Some(Var::Int),
             (Var::Float, Var::Float) => Some(Var::Float),
             (Var::Known(t), Var::Int) | (Var::Int, Var::Known(t)) if t.is_integer() => Some(Var::Known(t)),
-            (Var::Known(Ty::F32), Var::Float) | (Var::Float, Var::Known(Ty::F32)) => Some(Var::Known(Ty::F32)),
+            // A float literal is an `f32` or an `f64`; `half::f16` has none.
+            (Var::Known(t @ (Ty::F32 | Ty::F64)), Var::Float) | (Var::Float, Var::Known(t @ (Ty::F32 | Ty::F64))) => {
+                Some(Var::Known(t))
+            }
             (Var::Known(x), Var::Known(y)) if x == y => Some(Var::Known(x)),
             (Var::Array(x, n), Var::Array(y, m)) if n == m => {
                 self.vars[b] = Var::Link(a);
@@ -437,7 +440,7 @@ impl<'a> Infer<'a> {
                 self.unify(r, b);
                 self.set(id, b)
             }
-            ExprKind::Cast(x, t) => {
+            ExprKind::Cast(x, t) | ExprKind::Convert(x, t) => {
                 self.expr(*x);
                 self.set_known(id, *t)
             }
@@ -698,16 +701,33 @@ impl<'a> Infer<'a> {
             }
         }
         match op {
-            CountOnes | LeadingZeros | TrailingZeros | ToBits => self.set_known(id, Ty::U32),
+            CountOnes | LeadingZeros | TrailingZeros => self.set_known(id, Ty::U32),
+            // `f64::to_bits` is a `u64`.
+            ToBits => match self.resolve(r) {
+                Some(Ty::F64) => self.set_known(id, Ty::U64),
+                _ => self.set_known(id, Ty::U32),
+            },
             IsNan | IsFinite | IsInfinite => self.set_known(id, Ty::Bool),
-            FromBits => {
-                let k = self.known(Ty::U32);
+            // The receiver is `Typed` with the bits' type: `u32` for
+            // `f32::from_bits`, `u64` for `f64::from_bits`.
+            FromBits => match self.resolve(r) {
+                Some(Ty::U64) => self.set_known(id, Ty::F64),
+                _ => {
+                    let k = self.known(Ty::U32);
+                    self.unify(r, k);
+                    self.set_known(id, Ty::F32)
+                }
+            },
+            F16FromF32 | F16FromF64 => self.set_known(id, Ty::F16),
+            ToF32 | ToF64 => {
+                let k = self.known(Ty::F16);
                 self.unify(r, k);
-                self.set_known(id, Ty::F32)
+                self.set_known(id, if op == ToF32 { Ty::F32 } else { Ty::F64 })
             }
-            // `i32::abs_diff` is a `u32`.
+            // `i32::abs_diff` is a `u32`, `i64::abs_diff` a `u64`.
             AbsDiff => match self.resolve(r) {
                 Some(Ty::I32) => self.set_known(id, Ty::U32),
+                Some(Ty::I64) => self.set_known(id, Ty::U64),
                 _ => self.set(id, r),
             },
             _ => self.set(id, r),
@@ -737,23 +757,28 @@ impl<'a> Infer<'a> {
 
     fn finish(mut self) -> Result<Types, Vec<Diagnostic>> {
         let f = self.f;
+        // A type error left to rustc (`h * 0.5` with `h: f16`) leaves its
+        // literal untyped: rustc's message is the one to show.
+        let type_error = !self.diags.is_empty();
         let mut exprs = Vec::with_capacity(f.exprs.len());
         for id in f.exprs.handles() {
             let t = match self.resolve(id.index()) {
                 Some(t) => t,
                 None => {
-                    if let ExprKind::Lit(lit) = &f.exprs[id].kind {
+                    if let (false, ExprKind::Lit(lit)) = (type_error, &f.exprs[id].kind) {
                         // Suggest the user's own value with the suffix.
-                        let written = match lit {
-                            Lit::Float(v, _) => format!("{:?}f32", *v as f32),
-                            _ => "1.0f32".to_string(),
+                        let (single, double) = match lit {
+                            Lit::Float(v, _) => (format!("{:?}f32", v.single), format!("{:?}f64", v.double)),
+                            _ => ("1.0f32".to_string(), "1.0f64".to_string()),
                         };
                         self.diags.push(
                             Diagnostic::new(
                                 f.exprs[id].span,
-                                "this float literal is an `f64` here, and kernels have no `f64`",
+                                "this float literal is an `f64` here (Rust's default), and a kernel computes in `f64` only when asked",
                             )
-                            .help(format!("write `{written}`, or give the variable a type: `let x: f32 = ...`")),
+                            .help(format!(
+                                "write `{single}`, or give the variable a type: `let x: f32 = ...`; write `{double}` if you mean `f64` (it needs the device's SHADER_F64)"
+                            )),
                         );
                     }
                     Ty::F32
@@ -775,7 +800,7 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
     use MathOp::*;
     for (_, e) in f.exprs.iter() {
         let ok = match &e.kind {
-            ExprKind::Unary(UnOp::Neg, x) => matches!(t.exprs[*x].lane(), Ty::F32 | Ty::I32),
+            ExprKind::Unary(UnOp::Neg, x) => t.exprs[*x].lane().is_signed(),
             ExprKind::Unary(UnOp::Not, x) => t.exprs[*x] == Ty::Bool || t.exprs[*x].lane().is_integer(),
             ExprKind::Binary(op, l, r) if t.exprs[*l].as_vector().is_some() || t.exprs[*r].as_vector().is_some() => {
                 let (lt, rt) = (t.exprs[*l], t.exprs[*r]);
@@ -855,9 +880,15 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
                 );
                 true
             }
+            // `half::f16` is not a primitive: rustc has no `as` for it.
             ExprKind::Cast(x, to) => {
                 let from = t.exprs[*x];
-                from.is_scalar() && (*to != Ty::Bool || from == Ty::Bool)
+                from.is_scalar() && (*to != Ty::Bool || from == Ty::Bool) && from != Ty::F16 && *to != Ty::F16
+            }
+            ExprKind::Convert(x, to) => lossless(t.exprs[*x], *to),
+            ExprKind::Math(op, args) if !r_is_32(t.exprs[args[0]]) => {
+                wide_math(f, e.span, *op, args, t, diags);
+                true
             }
             ExprKind::Math(op, args) => {
                 let r = t.exprs[args[0]];
@@ -870,6 +901,10 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
                     RemEuclid => r.is_numeric(),
                     FromBits => r == Ty::U32,
                     Signum => matches!(r, Ty::F32 | Ty::I32),
+                    // Associated functions of `f16` with an `f32`/`f64`
+                    // argument (the recogniser made the argument `Typed`).
+                    F16FromF32 | F16FromF64 => matches!(f.exprs[args[0]].kind, ExprKind::Typed(..)),
+                    ToF32 | ToF64 => false,
                     _ => r == Ty::F32,
                 }
             }
@@ -893,4 +928,179 @@ fn f_span(f: &Function, id: ExprId) -> proc_macro2::Span {
 /// The lane a vector field names: `x` is 0, ..., `w` is 3.
 pub fn lane_of(name: &str) -> Option<u32> {
     ["x", "y", "z", "w"].iter().position(|l| *l == name).map(|l| l as u32)
+}
+
+/// True for the receivers of 32-bit math (`f32`, `i32`, `u32`, `usize`,
+/// and `bool` and friends, which the 32-bit rules reject).
+fn r_is_32(t: Ty) -> bool {
+    !matches!(t, Ty::F16 | Ty::F64 | Ty::I64 | Ty::U64)
+}
+
+/// Whether Rust has `From<from> for to` among the kernel's types: `T::from`
+/// converts exactly these.
+fn lossless(from: Ty, to: Ty) -> bool {
+    use Ty::*;
+    from == to
+        || matches!(
+            (from, to),
+            (Bool, I32 | U32 | I64 | U64 | Usize | F32 | F64)
+                | (I32, I64 | F64)
+                | (U32, U64 | I64 | F64)
+                | (F32, F64)
+                | (F16, F32 | F64)
+        )
+}
+
+/// Math methods of `f16`, `f64`, `i64` and `u64`. What rustc rejects
+/// (half's `f16` has only `min`, `max`, `clamp`, `signum` and the `is_*`
+/// tests) is left to rustc; what rustc accepts but the GPU lacks (64-bit
+/// transcendental functions and bit counts: Vulkan's GLSL.std.450 and
+/// `OpBitCount` are 32-bit only) gets an error that says how to compute it.
+fn wide_math(f: &Function, span: proc_macro2::Span, op: MathOp, args: &[ExprId], t: &Types, diags: &mut Diagnostics) {
+    use MathOp::*;
+    let r = t.exprs[args[0]];
+    let rustc_has = match r {
+        Ty::F16 => matches!(op, Min | Max | Clamp | Signum | IsNan | IsFinite | IsInfinite | ToF32 | ToF64),
+        Ty::F64 => {
+            !matches!(
+                op,
+                Pow | CountOnes
+                    | LeadingZeros
+                    | TrailingZeros
+                    | ReverseBits
+                    | WrappingAdd
+                    | WrappingSub
+                    | WrappingMul
+                    | WrappingDiv
+                    | WrappingRem
+                    | WrappingNeg
+                    | WrappingAbs
+                    | AbsDiff
+                    | RotateLeft
+                    | RotateRight
+                    | FromBits
+                    | ToF32
+                    | ToF64
+                    | F16FromF32
+            ) || (op == F16FromF64 && matches!(f.exprs[args[0]].kind, ExprKind::Typed(..)))
+        }
+        Ty::I64 => !is_float_only(op) && !matches!(op, ToBits | FromBits),
+        Ty::U64 => {
+            (!is_float_only(op) && !matches!(op, ToBits | Abs | Signum | WrappingAbs))
+                || (op == FromBits && matches!(f.exprs[args[0]].kind, ExprKind::Typed(..)))
+        }
+        _ => true,
+    };
+    if !rustc_has {
+        diags.left_to_rustc(span);
+        return;
+    }
+    let gpu_has = match r {
+        // half's methods, computed in `f32` where WGSL's `f16` builtins differ.
+        Ty::F16 => true,
+        Ty::F64 => matches!(
+            op,
+            Abs | Sqrt
+                | Floor
+                | Ceil
+                | Round
+                | Trunc
+                | Fract
+                | Min
+                | Max
+                | Clamp
+                | MulAdd
+                | Signum
+                | Recip
+                | IsNan
+                | IsFinite
+                | IsInfinite
+                | ToBits
+                | RemEuclid
+                | F16FromF64
+        ),
+        _ => matches!(
+            op,
+            Abs | Min
+                | Max
+                | Clamp
+                | Signum
+                | WrappingAdd
+                | WrappingSub
+                | WrappingMul
+                | WrappingDiv
+                | WrappingRem
+                | WrappingNeg
+                | WrappingAbs
+                | RemEuclid
+                | AbsDiff
+                | FromBits
+        ),
+    };
+    if !gpu_has {
+        let help = if r == Ty::F64 {
+            format!(
+                "compute it in `f32`: `(x as f32).{}({}) as f64`; on the GPU, `f64` has `abs`, `sqrt`, `floor`, `ceil`, `round`, `trunc`, `fract`, `min`, `max`, `clamp`, `mul_add`, `signum`, `recip`, `rem_euclid` and the `is_*` tests",
+                op.name(),
+                if op.arity() == 1 { "" } else { ".." }
+            )
+        } else {
+            format!(
+                "compute it on the two 32-bit halves (`x as u32`, `(x >> 32) as u32`); on the GPU, `{r}` has `abs`, `min`, `max`, `clamp`, `signum`, `rem_euclid`, `abs_diff` and the `wrapping_` methods"
+            )
+        };
+        diags.push(
+            Diagnostic::new(span, format!("`{r}::{}` is not available on the GPU", op.name()))
+                .note(format!(
+                    "the GPU's {} instructions are 32-bit only",
+                    if r == Ty::F64 { "transcendental and power" } else { "bit-counting, rotation and power" }
+                ))
+                .help(help),
+        );
+    }
+}
+
+/// The methods only floats have.
+fn is_float_only(op: MathOp) -> bool {
+    use MathOp::*;
+    matches!(
+        op,
+        Sqrt | Exp
+            | Exp2
+            | Ln
+            | Log2
+            | Log10
+            | Powf
+            | Powi
+            | Sin
+            | Cos
+            | Tan
+            | Asin
+            | Acos
+            | Atan
+            | Atan2
+            | Sinh
+            | Cosh
+            | Tanh
+            | Floor
+            | Ceil
+            | Round
+            | Trunc
+            | Fract
+            | MulAdd
+            | Recip
+            | ToRadians
+            | ToDegrees
+            | Hypot
+            | IsNan
+            | IsFinite
+            | IsInfinite
+            | ToBits
+            | FromBits
+            | Cbrt
+            | F16FromF32
+            | F16FromF64
+            | ToF32
+            | ToF64
+    )
 }

@@ -179,6 +179,10 @@ pub fn scalar_type(ty: Ty) -> Option<ScalarType> {
         Ty::F32 => Some(ScalarType::F32),
         Ty::I32 => Some(ScalarType::I32),
         Ty::U32 => Some(ScalarType::U32),
+        Ty::F16 => Some(ScalarType::F16),
+        Ty::F64 => Some(ScalarType::F64),
+        Ty::I64 => Some(ScalarType::I64),
+        Ty::U64 => Some(ScalarType::U64),
         Ty::Bool | Ty::Usize | Ty::Compound(_) | Ty::Vector(_) | Ty::Dim3 | Ty::Unit | Ty::Never => None,
     }
 }

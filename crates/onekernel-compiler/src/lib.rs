@@ -194,7 +194,8 @@ pub fn compile_in(
         uniform_size: layout.uniform_size,
         cpu: checked.cpu,
         workgroup_memory_words: layout.workgroup_memory_words,
-        features: layout.features,
+        // The parameters' types, and every wide type the kernel computes in.
+        features: layout.features.union(emit::features(&shaders.module)),
     };
     Ok(CompiledKernel { info, checked, layout, module: shaders.module })
 }

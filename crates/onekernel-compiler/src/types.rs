@@ -21,6 +21,14 @@ pub enum Ty {
     U32,
     /// `usize`: indices and lengths; lowered to `u32` (the GPU is 32-bit).
     Usize,
+    /// `half::f16` (WGSL `f16`; needs the device's `SHADER_F16`).
+    F16,
+    /// `f64` (needs `SHADER_F64`).
+    F64,
+    /// `i64` (needs `SHADER_INT64`).
+    I64,
+    /// `u64` (needs `SHADER_INT64`).
+    U64,
     /// An array, a tuple: see [`TypeTable`].
     Compound(TypeId),
     /// A glam vector (`Vec4`, `IVec2`, `Vec3A`, ...): a WGSL `vecN<T>`.
@@ -271,6 +279,8 @@ impl TypeTable {
     pub fn wgsl_layout(&self, ty: Ty) -> Option<(u32, u32)> {
         match ty {
             Ty::F32 | Ty::I32 | Ty::U32 => Some((4, 4)),
+            Ty::F16 => Some((2, 2)),
+            Ty::F64 | Ty::I64 | Ty::U64 => Some((8, 8)),
             Ty::Compound(id) => match self.get(id) {
                 Compound::Array { elem, len } => {
                     let (size, align) = self.wgsl_layout(*elem)?;
@@ -344,7 +354,12 @@ impl TypeTable {
 impl Ty {
     /// True for the integer types.
     pub fn is_integer(self) -> bool {
-        matches!(self, Ty::I32 | Ty::U32 | Ty::Usize)
+        matches!(self, Ty::I32 | Ty::U32 | Ty::Usize | Ty::I64 | Ty::U64)
+    }
+
+    /// True for the floating-point types.
+    pub fn is_float(self) -> bool {
+        matches!(self, Ty::F16 | Ty::F32 | Ty::F64)
     }
 
     /// The vector type, if this is one.
@@ -365,7 +380,18 @@ impl Ty {
 
     /// True for the numeric types.
     pub fn is_numeric(self) -> bool {
-        self.is_integer() || self == Ty::F32
+        self.is_integer() || self.is_float()
+    }
+
+    /// True for the signed types (integers and floats).
+    pub fn is_signed(self) -> bool {
+        matches!(self, Ty::I32 | Ty::I64) || self.is_float()
+    }
+
+    /// True for the 64-bit scalars (`f64`, `i64`, `u64`), which need a
+    /// device feature and have fewer GPU builtins than the 32-bit ones.
+    pub fn is_wide(self) -> bool {
+        matches!(self, Ty::F64 | Ty::I64 | Ty::U64)
     }
 
     /// True for the types that can be stored in a local or passed around.
@@ -382,6 +408,10 @@ impl Ty {
             Ty::I32 => "i32",
             Ty::U32 => "u32",
             Ty::Usize => "usize",
+            Ty::F16 => "f16",
+            Ty::F64 => "f64",
+            Ty::I64 => "i64",
+            Ty::U64 => "u64",
             Ty::Compound(_) => "(array, tuple or struct)",
             Ty::Vector(v) => v.name(),
             Ty::Dim3 => "Dim3",
@@ -398,6 +428,10 @@ impl Ty {
             "i32" => Ty::I32,
             "u32" => Ty::U32,
             "usize" => Ty::Usize,
+            "f16" => Ty::F16,
+            "f64" => Ty::F64,
+            "i64" => Ty::I64,
+            "u64" => Ty::U64,
             "Dim3" => Ty::Dim3,
             _ => return VecTy::from_name(name).map(Ty::Vector),
         })
@@ -413,15 +447,17 @@ impl fmt::Display for Ty {
 /// Help text for a scalar type the device cannot use.
 pub fn unsupported_type_help(name: &str) -> Option<&'static str> {
     Some(match name {
-        "f64" => "GPUs without the `SHADER_F64` feature have no 64-bit floats; use `f32`",
-        "f16" => "use `f32`",
-        "i64" | "i128" | "isize" => "use `i32`: WGSL has 32-bit integers only",
-        "u64" | "u128" => "use `u32`: WGSL has 32-bit integers only",
+        "i128" => "use `i64` (it needs the device's `SHADER_INT64`) or `i32`",
+        "u128" => "use `u64` (it needs the device's `SHADER_INT64`) or `u32`",
+        "isize" => "use `i32`, or `i64` for 64-bit values",
         "i8" | "i16" => "use `i32`: WGSL has no 8- or 16-bit integers",
         "u8" | "u16" => "use `u32`: WGSL has no 8- or 16-bit integers",
         "char" | "str" | "String" => "kernels compute with numbers: use `u32` code points",
         "Vec" => "a kernel cannot allocate: take a `&[T]` or `&mut [T]` buffer parameter",
         "Box" | "Rc" | "Arc" => "a kernel cannot allocate: pass values or buffers",
+        "AtomicU64" | "AtomicI64" => {
+            "64-bit atomics are not supported (WGSL has `atomic<u32>` and `atomic<i32>` only): use `&[AtomicU32]` or `&[AtomicI32]`"
+        }
         "Option" | "Result" => "use a `bool` flag beside the value",
         _ => return None,
     })

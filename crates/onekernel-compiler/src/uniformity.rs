@@ -128,6 +128,7 @@ impl Uniformity<'_> {
             | ExprKind::Swizzle(x, _)
             | ExprKind::Unary(_, x)
             | ExprKind::Cast(x, _)
+            | ExprKind::Convert(x, _)
             | ExprKind::Typed(x, _)
             | ExprKind::Repeat(x, _)
             | ExprKind::Field(x, _)

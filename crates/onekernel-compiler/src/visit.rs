@@ -66,6 +66,7 @@ pub fn operands(kind: &ExprKind) -> Vec<ExprId> {
         | ExprKind::Swizzle(x, _)
         | ExprKind::Unary(_, x)
         | ExprKind::Cast(x, _)
+        | ExprKind::Convert(x, _)
         | ExprKind::Typed(x, _)
         | ExprKind::Repeat(x, _)
         | ExprKind::Field(x, _)

@@ -366,7 +366,7 @@ fn check(attr: TokenStream, item: &syn::ItemFn, helpers: &[syn::ItemFn], what: &
     // Accepted: the WGSL must re-parse and validate, and the SPIR-V exist.
     let module = naga::front::wgsl::parse_str(&k.info.wgsl)
         .unwrap_or_else(|e| panic!("accepted, but WGSL does not parse: {e}\n{}", what()));
-    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), onekernel_compiler::emit::CAPABILITIES)
         .validate(&module)
         .unwrap_or_else(|e| panic!("accepted, but WGSL does not validate: {e:?}\n{}", what()));
     assert!(!k.info.spirv.is_empty() && !k.info.spirv_folded.is_empty(), "accepted without SPIR-V:\n{}", what());

@@ -60,7 +60,23 @@ impl Device {
     /// where the adapter has them.
     pub fn gpu() -> Result<Device, DeviceError> {
         let checked = std::env::var_os(CHECKED_ENV).is_some_and(|v| v != "0" && !v.is_empty());
-        Ok(Device { inner: Arc::new(Backend::Gpu(GpuDevice::new(next_device_id())?)), checked })
+        Ok(Device { inner: Arc::new(Backend::Gpu(GpuDevice::new(next_device_id(), Features::NONE)?)), checked })
+    }
+
+    /// [`Device::gpu`], created without the kernel features `without` even
+    /// where the adapter has them: a device like the ones that lack them,
+    /// to test what a program does there (a launch of a kernel that needs
+    /// one is [`LaunchError::MissingFeature`](crate::LaunchError::MissingFeature)).
+    ///
+    /// ```no_run
+    /// # use onekernel_runtime::{Device, Features};
+    /// let no_f64 = Device::gpu_without(Features::F64)?;
+    /// assert!(!no_f64.features().contains(Features::F64));
+    /// # Ok::<(), onekernel_runtime::DeviceError>(())
+    /// ```
+    pub fn gpu_without(without: Features) -> Result<Device, DeviceError> {
+        let checked = std::env::var_os(CHECKED_ENV).is_some_and(|v| v != "0" && !v.is_empty());
+        Ok(Device { inner: Arc::new(Backend::Gpu(GpuDevice::new(next_device_id(), without)?)), checked })
     }
 
     /// The CPU executor: kernels run on all cores through rayon.

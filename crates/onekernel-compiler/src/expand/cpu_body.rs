@@ -53,6 +53,10 @@ pub fn rust_type(ty: Ty, table: &TypeTable) -> TokenStream {
         Ty::I32 => quote!(i32),
         Ty::U32 => quote!(u32),
         Ty::Usize => quote!(usize),
+        Ty::F16 => quote!(::onekernel::half::f16),
+        Ty::F64 => quote!(f64),
+        Ty::I64 => quote!(i64),
+        Ty::U64 => quote!(u64),
         Ty::Compound(id) => match table.get(id) {
             Compound::Array { elem, len } => {
                 let elem = rust_type(*elem, table);
@@ -166,11 +170,18 @@ impl Gen<'_> {
             ExprKind::Error => quote_spanned!(span=> ::core::unreachable!()),
             ExprKind::Lit(lit) => literal(*lit, self.types.exprs[id], span),
             ExprKind::Const(c) => {
-                let bits = c.bits;
+                let (bits32, bits) = (c.bits as u32, c.bits);
                 match c.ty {
-                    Ty::F32 => quote_spanned!(span=> ::core::primitive::f32::from_bits(#bits)),
-                    Ty::I32 => quote_spanned!(span=> (#bits as ::core::primitive::i32)),
-                    _ => quote_spanned!(span=> #bits),
+                    Ty::F32 => quote_spanned!(span=> ::core::primitive::f32::from_bits(#bits32)),
+                    Ty::F64 => quote_spanned!(span=> ::core::primitive::f64::from_bits(#bits)),
+                    Ty::F16 => {
+                        let bits16 = c.bits as u16;
+                        quote_spanned!(span=> ::onekernel::half::f16::from_bits(#bits16))
+                    }
+                    Ty::I32 => quote_spanned!(span=> (#bits32 as ::core::primitive::i32)),
+                    Ty::I64 => quote_spanned!(span=> (#bits as ::core::primitive::i64)),
+                    Ty::U64 => quote_spanned!(span=> #bits),
+                    _ => quote_spanned!(span=> #bits32),
                 }
             }
             ExprKind::Local(l) => user_ident(&self.f.locals[*l].name, span).into_token_stream(),
@@ -316,16 +327,24 @@ impl Gen<'_> {
                 let t = rust_type(*t, self.table);
                 quote_spanned!(span=> (#x as #t))
             }
+            ExprKind::Convert(x, t) => {
+                let x = self.expr(*x);
+                let t = rust_type(*t, self.table);
+                quote_spanned!(span=> <#t>::from(#x))
+            }
             ExprKind::Typed(x, _) => self.expr(*x),
             ExprKind::Call { name, args } => {
                 let name = user_ident(name, span);
                 let args = self.exprs(args);
                 quote_spanned!(span=> #name(#(#args),*))
             }
-            ExprKind::Math(MathOp::FromBits, args) => {
-                let bits = self.expr(args[0]);
+            // Associated functions of the result's type, whose argument has
+            // another type: `f32::from_bits(u)`, `f16::from_f32(x)`.
+            ExprKind::Math(op @ (MathOp::FromBits | MathOp::F16FromF32 | MathOp::F16FromF64), args) => {
+                let arg = self.expr(args[0]);
                 let t = rust_type(self.types.exprs[id], self.table);
-                quote_spanned!(span=> <#t>::from_bits(#bits))
+                let method = Ident::new(op.name(), span);
+                quote_spanned!(span=> <#t>::#method(#arg))
             }
             ExprKind::Math(op, args) => {
                 let method = Ident::new(op.name(), span);
@@ -502,9 +521,13 @@ fn literal(lit: Lit, ty: Ty, span: Span) -> TokenStream {
             let l = syn::LitInt::new(&format!("{v}{suffix}"), span);
             quote!(#l)
         }
+        // The shortest text that reads back as the same value.
+        Lit::Float(v, _) if ty == Ty::F64 => {
+            let l = syn::LitFloat::new(&format!("{:?}f64", v.double), span);
+            quote!(#l)
+        }
         Lit::Float(v, _) => {
-            // The shortest text that reads back as the same `f32`.
-            let l = syn::LitFloat::new(&format!("{:?}f32", v as f32), span);
+            let l = syn::LitFloat::new(&format!("{:?}f32", v.single), span);
             quote!(#l)
         }
     }
@@ -580,7 +603,7 @@ mod tests {
 
     #[test]
     fn literals_keep_their_value_and_type() {
-        let f = |v: f32| literal(Lit::Float(v as f64, None), Ty::F32, Span::call_site()).to_string();
+        let f = |v: f32| literal(Lit::Float(FloatLit::exact(v), None), Ty::F32, Span::call_site()).to_string();
         assert_eq!(f(0.1), "0.1f32");
         assert_eq!(f(1e-40), "1e-40f32");
         assert_eq!(f(3.0), "3.0f32");

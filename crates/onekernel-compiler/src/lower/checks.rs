@@ -209,7 +209,7 @@ impl FnLowerer<'_> {
     /// In the checked variant, reports an integer divisor of zero (`what`
     /// is the operator). Constant divisors other than zero are not checked.
     pub(super) fn check_divisor(&mut self, divisor: Handle<Expression>, ty: Ty, what: &str, span: proc_macro2::Span) {
-        if !self.checking() || !matches!(ty.lane(), Ty::I32 | Ty::U32 | Ty::Usize) {
+        if !self.checking() || !ty.lane().is_integer() {
             return;
         }
         if let Ty::Vector(_) = ty {
@@ -234,9 +234,18 @@ impl FnLowerer<'_> {
                 return;
             }
         }
+        if let Expression::Literal(Literal::I64(d)) = self.func.expressions[divisor] {
+            if d != 0 {
+                return;
+            }
+        }
+        if let Expression::Literal(Literal::U64(d)) = self.func.expressions[divisor] {
+            if d != 0 {
+                return;
+            }
+        }
         let site = self.site(CheckKind::DivisionByZero, span, what);
-        let zero = if ty == Ty::I32 { Literal::I32(0) } else { Literal::U32(0) };
-        let zero = self.literal(zero, span);
+        let zero = self.const_bits(ty, 0, span);
         let ok = self.add(Expression::Binary { op: BinaryOperator::NotEqual, left: divisor, right: zero }, span);
         self.name(ok, "nonzero_divisor");
         let zero_u = self.literal(Literal::U32(0), span);

@@ -43,14 +43,13 @@ impl FnLowerer<'_> {
             ExprKind::Repeat(x, len) => {
                 let naga_ty = self.mb.ty(ty);
                 // `[0.0; 16]`: WGSL's zero value, not sixteen zeros.
-                let zero_vector =
-                    matches!(hir.exprs[*x].kind, ExprKind::Vector { ctor: VecCtor::Const(bits), .. } if bits == [0; 4]);
-                if zero_vector
-                    || matches!(
-                        hir.exprs[*x].kind,
-                        ExprKind::Lit(Lit::Int(0, _) | Lit::Float(0.0, _) | Lit::Bool(false))
-                    )
-                {
+                let zero = match hir.exprs[*x].kind {
+                    ExprKind::Lit(Lit::Int(0, _) | Lit::Bool(false)) => true,
+                    ExprKind::Lit(Lit::Float(v, _)) => v.double == 0.0,
+                    ExprKind::Vector { ctor: VecCtor::Const(bits), .. } => bits == [0; 4],
+                    _ => false,
+                };
+                if zero {
                     return Some(self.add(Expression::ZeroValue(naga_ty), span));
                 }
                 let x = self.expr(*x)?;
@@ -180,7 +179,7 @@ impl FnLowerer<'_> {
                 Some(self.binary(*op, left, lt, right, rt, span))
             }
             ExprKind::Logical(op, l, r) => self.logical(id, *op, *l, *r),
-            ExprKind::Cast(x, to) => {
+            ExprKind::Cast(x, to) | ExprKind::Convert(x, to) => {
                 let from = self.ty_of(*x);
                 let v = self.expr(*x)?;
                 Some(self.convert(v, from, *to, span))
@@ -651,34 +650,42 @@ impl FnLowerer<'_> {
     fn lit(&mut self, lit: Lit, ty: Ty, span: proc_macro2::Span, negate: bool) -> Option<Handle<Expression>> {
         let out_of_range = |this: &mut Self, what: &str| {
             this.errors.push(Diagnostic::new(span, format!("literal out of range for `{what}`")).help(
-                "the GPU computes in 32 bits: `i32` holds -2147483648..=2147483647, `u32` and `usize` 0..=4294967295",
+                "`i32` holds -2147483648..=2147483647, `u32` and `usize` (32 bits on the GPU) 0..=4294967295; `i64` and `u64` hold 64 bits",
             ));
             None
         };
+        let sign = if negate { -1 } else { 1 };
         let literal = match (lit, ty) {
             (Lit::Bool(b), _) => Literal::Bool(if negate { !b } else { b }),
-            (Lit::Int(v, _), Ty::I32) => {
-                let v = v as i128 * if negate { -1 } else { 1 };
-                match i32::try_from(v) {
-                    Ok(v) => Literal::I32(v),
-                    Err(_) => return out_of_range(self, "i32"),
-                }
-            }
+            (Lit::Int(v, _), Ty::I32) => match i32::try_from(v as i128 * sign) {
+                Ok(v) => Literal::I32(v),
+                Err(_) => return out_of_range(self, "i32"),
+            },
             (Lit::Int(v, _), Ty::U32 | Ty::Usize) if !negate => match u32::try_from(v) {
                 Ok(v) => Literal::U32(v),
                 Err(_) => return out_of_range(self, ty.rust_name()),
             },
-            (Lit::Int(_, _) | Lit::Float(_, _), Ty::F32) => {
-                let v = match lit {
-                    Lit::Int(i, _) => i as f64,
-                    Lit::Float(f, _) => f,
-                    Lit::Bool(_) => 0.0,
-                };
-                let v = (if negate { -v } else { v }) as f32;
+            (Lit::Int(v, _), Ty::I64) => match i64::try_from(v as i128 * sign) {
+                Ok(v) => Literal::I64(v),
+                Err(_) => return out_of_range(self, "i64"),
+            },
+            (Lit::Int(v, _), Ty::U64) if !negate => match u64::try_from(v) {
+                Ok(v) => Literal::U64(v),
+                Err(_) => return out_of_range(self, "u64"),
+            },
+            (Lit::Float(v, _), Ty::F32) => {
+                let v = if negate { -v.single } else { v.single };
                 if !v.is_finite() {
                     return out_of_range(self, "f32");
                 }
                 Literal::F32(v)
+            }
+            (Lit::Float(v, _), Ty::F64) => {
+                let v = if negate { -v.double } else { v.double };
+                if !v.is_finite() {
+                    return out_of_range(self, "f64");
+                }
+                Literal::F64(v)
             }
             _ => {
                 self.errors.push(Diagnostic::left_to_rustc(span));
@@ -688,19 +695,45 @@ impl FnLowerer<'_> {
         Some(self.literal(literal, span))
     }
 
-    /// A constant given by its bits: NaN and infinities cannot be naga
-    /// literals, so those are a bitcast of the `u32` pattern.
-    pub(crate) fn const_bits(&mut self, ty: Ty, bits: u32, span: proc_macro2::Span) -> Handle<Expression> {
+    /// A constant given by its bits (the low bits for types narrower than
+    /// 64): NaN and infinities cannot be naga literals, so an `f32` one is
+    /// a bitcast of the `u32` pattern, and an `f16` or `f64` one the `f32`
+    /// one converted (which keeps infinities and NaN, and needs no 16- or
+    /// 64-bit integers).
+    pub(crate) fn const_bits(&mut self, ty: Ty, bits: u64, span: proc_macro2::Span) -> Handle<Expression> {
         match ty {
-            Ty::F32 if f32::from_bits(bits).is_finite() => self.literal(Literal::F32(f32::from_bits(bits)), span),
+            Ty::F32 if f32::from_bits(bits as u32).is_finite() => {
+                self.literal(Literal::F32(f32::from_bits(bits as u32)), span)
+            }
             Ty::F32 => {
-                let u = self.literal(Literal::U32(bits), span);
+                let u = self.literal(Literal::U32(bits as u32), span);
                 self.add(Expression::As { expr: u, kind: ScalarKind::Float, convert: None }, span)
             }
-            Ty::I32 => self.literal(Literal::I32(bits as i32), span),
+            Ty::F64 if f64::from_bits(bits).is_finite() => self.literal(Literal::F64(f64::from_bits(bits)), span),
+            Ty::F16 if half::f16::from_bits(bits as u16).is_finite() => {
+                self.literal(Literal::F16(half::f16::from_bits(bits as u16)), span)
+            }
+            Ty::F64 | Ty::F16 => {
+                let v = if ty == Ty::F64 { f64::from_bits(bits) } else { half::f16::from_bits(bits as u16).to_f64() };
+                let single = self.const_bits(Ty::F32, u64::from((v as f32).to_bits()), span);
+                self.convert(single, Ty::F32, ty, span)
+            }
+            Ty::I32 => self.literal(Literal::I32(bits as u32 as i32), span),
+            Ty::I64 => self.literal(Literal::I64(bits as i64), span),
+            Ty::U64 => self.literal(Literal::U64(bits), span),
             Ty::Bool => self.literal(Literal::Bool(bits != 0), span),
-            _ => self.literal(Literal::U32(bits), span),
+            _ => self.literal(Literal::U32(bits as u32), span),
         }
+    }
+
+    /// A finite float constant of the float type `ty`.
+    pub(crate) fn float(&mut self, ty: Ty, v: f64, span: proc_macro2::Span) -> Handle<Expression> {
+        let lit = match ty {
+            Ty::F16 => Literal::F16(half::f16::from_f64(v)),
+            Ty::F64 => Literal::F64(v),
+            _ => Literal::F32(v as f32),
+        };
+        self.literal(lit, span)
     }
 
     /// `x` is NaN, tested on its bits: GPU drivers may compile float
@@ -713,25 +746,57 @@ impl FnLowerer<'_> {
         self.add(Expression::Binary { op: BinaryOperator::Greater, left: magnitude, right: inf }, span)
     }
 
+    /// `x` of the float type `ty` as an `f32` whose class (NaN, infinite,
+    /// finite) and sign are `x`'s: `f16` converts exactly; `f64` is scaled
+    /// by 2^-1000 first (exact but for underflow, which stays finite), so
+    /// that no finite value overflows to infinity. The `f32` bit tests then
+    /// serve every float type, with no 16- or 64-bit integers.
+    pub(crate) fn classify_as_f32(
+        &mut self,
+        x: Handle<Expression>,
+        ty: Ty,
+        span: proc_macro2::Span,
+    ) -> Handle<Expression> {
+        match ty {
+            Ty::F64 => {
+                let scale = self.literal(Literal::F64(2f64.powi(-1000)), span);
+                let scaled = self.add(Expression::Binary { op: BinaryOperator::Multiply, left: x, right: scale }, span);
+                self.add(Expression::As { expr: scaled, kind: ScalarKind::Float, convert: Some(4) }, span)
+            }
+            Ty::F16 => self.add(Expression::As { expr: x, kind: ScalarKind::Float, convert: Some(4) }, span),
+            _ => x,
+        }
+    }
+
+    /// [`Self::is_nan`] for any float type.
+    pub(crate) fn is_nan_of(&mut self, x: Handle<Expression>, ty: Ty, span: proc_macro2::Span) -> Handle<Expression> {
+        let single = self.classify_as_f32(x, ty, span);
+        self.is_nan(single, span)
+    }
+
     /// The value 1 of an integer or float type.
     pub(crate) fn one(&mut self, ty: Ty, span: proc_macro2::Span) -> Handle<Expression> {
         let lit = match ty {
             Ty::F32 => Literal::F32(1.0),
+            Ty::F16 => Literal::F16(half::f16::ONE),
+            Ty::F64 => Literal::F64(1.0),
             Ty::I32 => Literal::I32(1),
+            Ty::I64 => Literal::I64(1),
+            Ty::U64 => Literal::U64(1),
             _ => Literal::U32(1),
         };
         self.literal(lit, span)
     }
 
-    /// The bits of an integer as `u32` (`i32` is reinterpreted; `u32` and
-    /// `usize` are already).
+    /// The bits of an integer as an unsigned integer of its width (`i32`
+    /// and `i64` are reinterpreted; the unsigned types are already).
     pub(crate) fn convert_bits(
         &mut self,
         v: Handle<Expression>,
         ty: Ty,
         span: proc_macro2::Span,
     ) -> Handle<Expression> {
-        if ty == Ty::I32 {
+        if matches!(ty, Ty::I32 | Ty::I64) {
             self.add(Expression::As { expr: v, kind: ScalarKind::Uint, convert: None }, span)
         } else {
             v
@@ -739,7 +804,8 @@ impl FnLowerer<'_> {
     }
 
     /// `value as to`, with Rust's semantics: float → int saturates and maps
-    /// NaN to 0 (WGSL leaves out-of-range conversions undefined).
+    /// NaN to 0 (WGSL leaves out-of-range conversions undefined); int →
+    /// narrower int keeps the low bits, as SPIR-V's conversions do.
     pub(crate) fn convert(
         &mut self,
         v: Handle<Expression>,
@@ -752,33 +818,70 @@ impl FnLowerer<'_> {
             return v;
         }
         let kind = match to {
-            Ty::F32 => ScalarKind::Float,
-            Ty::I32 => ScalarKind::Sint,
-            Ty::U32 | Ty::Usize => ScalarKind::Uint,
+            Ty::F16 | Ty::F32 | Ty::F64 => ScalarKind::Float,
+            Ty::I32 | Ty::I64 => ScalarKind::Sint,
+            Ty::U32 | Ty::Usize | Ty::U64 => ScalarKind::Uint,
             _ => ScalarKind::Bool,
         };
-        if from == Ty::F32 && to.is_integer() {
-            let (lo, hi) = if to == Ty::I32 { (-2147483648.0f32, 2147483520.0f32) } else { (0.0, 4294967040.0) };
-            let lo = self.literal(Literal::F32(lo), span);
-            let hi = self.literal(Literal::F32(hi), span);
+        let width = match to {
+            Ty::Bool => 1,
+            Ty::F16 => 2,
+            Ty::F64 | Ty::I64 | Ty::U64 => 8,
+            _ => 4,
+        };
+        if from.is_float() && to.is_integer() {
+            // The saturation bounds as floats of `from`: the integer type's
+            // minimum (a power of two, exact), the largest float not above
+            // its maximum, and 2^bits (or 2^(bits-1)), the first value that
+            // saturates.
+            let bits = if width == 8 { 64 } else { 32 };
+            let signed = matches!(to, Ty::I32 | Ty::I64);
+            let limit = if signed { 2f64.powi(bits - 1) } else { 2f64.powi(bits) };
+            let lo = if signed { -limit } else { 0.0 };
+            let ulp = match from {
+                Ty::F64 => 2f64.powi(bits - if signed { 1 } else { 0 } - 53),
+                _ => 2f64.powi(bits - if signed { 1 } else { 0 } - 24),
+            };
+            let hi = limit - ulp.max(1.0);
+            let lo = self.float(from, lo, span);
+            let hi = self.float(from, hi, span);
             let clamped = self.add(
                 Expression::Math { fun: naga::MathFunction::Clamp, arg: v, arg1: Some(lo), arg2: Some(hi), arg3: None },
                 span,
             );
-            let converted = self.add(Expression::As { expr: clamped, kind, convert: Some(4) }, span);
-            // Saturating: the largest f32 below 2^31 converts exactly, so
-            // values at or above 2^31 must map to i32::MAX explicitly.
-            let limit = if to == Ty::I32 { 2147483648.0f32 } else { 4294967296.0 };
-            let limit = self.literal(Literal::F32(limit), span);
+            let converted = self.add(Expression::As { expr: clamped, kind, convert: Some(width) }, span);
+            // Saturating: the largest float below 2^31 (for `i32`)
+            // converts exactly, so values at or above 2^31 must map to
+            // the maximum explicitly.
+            let limit = self.float(from, limit, span);
             let too_big =
                 self.add(Expression::Binary { op: BinaryOperator::GreaterEqual, left: v, right: limit }, span);
-            let max = self.const_bits(to, if to == Ty::I32 { i32::MAX as u32 } else { u32::MAX }, span);
+            let max_bits = match to {
+                Ty::I32 => u64::from(i32::MAX as u32),
+                Ty::I64 => i64::MAX as u64,
+                Ty::U64 => u64::MAX,
+                _ => u64::from(u32::MAX),
+            };
+            let max = self.const_bits(to, max_bits, span);
             let saturated = self.add(Expression::Select { condition: too_big, accept: max, reject: converted }, span);
-            let is_nan = self.is_nan(v, span);
+            let is_nan = self.is_nan_of(v, from, span);
             let zero = self.const_bits(to, 0, span);
             return self.add(Expression::Select { condition: is_nan, accept: zero, reject: saturated }, span);
         }
-        self.add(Expression::As { expr: v, kind, convert: Some(if to == Ty::Bool { 1 } else { 4 }) }, span)
+        let from_width = if from.is_wide() { 8 } else { 4 };
+        if from.is_integer() && to.is_integer() && width > from_width {
+            // Rust widens by the source's signedness (`u32 as i64`
+            // zero-extends, `i32 as u64` sign-extends); SPIR-V's conversion
+            // follows the target's. So widen within the source's kind, then
+            // reinterpret.
+            let from_kind = if from.is_signed() { ScalarKind::Sint } else { ScalarKind::Uint };
+            let widened = self.add(Expression::As { expr: v, kind: from_kind, convert: Some(width) }, span);
+            if from_kind == kind {
+                return widened;
+            }
+            return self.add(Expression::As { expr: widened, kind, convert: None }, span);
+        }
+        self.add(Expression::As { expr: v, kind, convert: Some(width) }, span)
     }
 }
 

@@ -132,6 +132,9 @@ impl<'a> FnLowerer<'a> {
             Expression::Literal(l) => Some(l),
             _ => None,
         };
+        if let Some(l) = super::fold_wide::fold(&self.func.expressions, &e) {
+            return Expression::Literal(l);
+        }
         let folded = match &e {
             Expression::Binary { op, left, right } => match (lit(*left), lit(*right)) {
                 (Some(Literal::U32(a)), Some(Literal::U32(b))) => match op {
@@ -784,7 +787,7 @@ impl<'a> FnLowerer<'a> {
                 return;
             }
             let block = self.nested(|l| {
-                let value = l.const_bits(var_ty, v as u32, decl.span);
+                let value = l.const_bits(var_ty, v as u64, decl.span);
                 l.locals[var] = Some(if decl.mutable {
                     let x = l.var(&decl.name, var_ty, decl.span);
                     l.store_var(x, value, decl.span);

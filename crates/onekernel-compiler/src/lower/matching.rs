@@ -19,7 +19,8 @@ impl FnLowerer<'_> {
         let arms = arms.clone();
         let simple = arms.iter().all(|a| a.pats.iter().all(|p| matches!(p, Pat::Int(_) | Pat::Wild)));
         let jumps = arms.iter().any(|a| self.jumps_out(a.body));
-        if simple && !jumps {
+        // WGSL's `switch` selects on 32-bit integers only.
+        if simple && !jumps && !ty.is_wide() {
             self.switch(value, ty, &arms, dest, span);
         } else {
             self.if_chain(value, ty, &arms, dest, span);
@@ -164,7 +165,7 @@ impl FnLowerer<'_> {
             }
             Pat::Range { lo, hi, inclusive } => {
                 // `0..` on an unsigned value tests nothing.
-                let lo = lo.filter(|&v| v != 0 || ty == Ty::I32);
+                let lo = lo.filter(|&v| v != 0 || ty.is_signed());
                 let lo = match lo {
                     Some(v) => {
                         let b = lit(self, v)?;
@@ -207,6 +208,8 @@ fn literal(v: i128, ty: Ty) -> Option<Literal> {
     match ty {
         Ty::I32 => i32::try_from(v).ok().map(Literal::I32),
         Ty::U32 | Ty::Usize => u32::try_from(v).ok().map(Literal::U32),
+        Ty::I64 => i64::try_from(v).ok().map(Literal::I64),
+        Ty::U64 => u64::try_from(v).ok().map(Literal::U64),
         _ => None,
     }
 }

@@ -159,6 +159,9 @@ impl FnLowerer<'_> {
                 return h;
             }
         }
+        if let Some(r) = self.math_by_f32(op, ty, x, span) {
+            return r;
+        }
         match op {
             Abs => self.m(F::Abs, a, span),
             Sqrt => self.m(F::Sqrt, a, span),
@@ -193,7 +196,7 @@ impl FnLowerer<'_> {
             ToRadians => self.m(F::Radians, a, span),
             ToDegrees => self.m(F::Degrees, a, span),
             Recip => {
-                let one = self.f(1.0, span);
+                let one = self.one(ty, span);
                 self.bin(BinaryOperator::Divide, one, x, span)
             }
             Hypot => {
@@ -206,7 +209,7 @@ impl FnLowerer<'_> {
                 let t = self.m(F::Trunc, &[x], span);
                 let diff = self.bin(BinaryOperator::Subtract, x, t, span);
                 let dist = self.m(F::Abs, &[diff], span);
-                let half = self.f(0.5, span);
+                let half = self.float(ty, 0.5, span);
                 let away = self.bin(BinaryOperator::GreaterEqual, dist, half, span);
                 let s = self.m(F::Sign, &[x], span);
                 let up = self.bin(BinaryOperator::Add, t, s, span);
@@ -253,23 +256,23 @@ impl FnLowerer<'_> {
                 self.check_divisor(a[1], ty, "wrapping_rem", span);
                 self.bin(BinaryOperator::Modulo, a[0], a[1], span)
             }
-            WrappingNeg if ty == Ty::I32 => {
+            WrappingNeg if ty.is_signed() => {
                 self.add(Expression::Unary { op: naga::UnaryOperator::Negate, expr: x }, span)
             }
             WrappingNeg => {
-                let zero = self.literal(Literal::U32(0), span);
+                let zero = self.const_bits(ty, 0, span);
                 self.bin(BinaryOperator::Subtract, zero, x, span)
             }
             // WGSL's abs(i32::MIN) is i32::MIN, as `wrapping_abs`.
-            WrappingAbs if ty == Ty::I32 => self.m(F::Abs, a, span),
+            WrappingAbs if ty.is_signed() => self.m(F::Abs, a, span),
             WrappingAbs => x,
             RemEuclid => {
                 self.check_divisor(a[1], ty, "rem_euclid", span);
                 let r = self.bin(BinaryOperator::Modulo, a[0], a[1], span);
                 match ty {
-                    Ty::U32 | Ty::Usize => r,
-                    Ty::F32 => {
-                        let zero = self.f(0.0, span);
+                    Ty::U32 | Ty::Usize | Ty::U64 => r,
+                    Ty::F32 | Ty::F64 => {
+                        let zero = self.float(ty, 0.0, span);
                         let neg = self.bin(BinaryOperator::Less, r, zero, span);
                         let b = self.m(F::Abs, &a[1..], span);
                         let up = self.bin(BinaryOperator::Add, r, b, span);
@@ -277,7 +280,7 @@ impl FnLowerer<'_> {
                     }
                     _ => {
                         // r < 0: r + |b| (r - b when b < 0).
-                        let zero = self.literal(Literal::I32(0), span);
+                        let zero = self.const_bits(ty, 0, span);
                         let neg = self.bin(BinaryOperator::Less, r, zero, span);
                         let b = self.m(F::Abs, &a[1..], span);
                         let up = self.bin(BinaryOperator::Add, r, b, span);
@@ -326,6 +329,11 @@ impl FnLowerer<'_> {
             }
             ToBits => self.add(Expression::As { expr: x, kind: ScalarKind::Uint, convert: None }, span),
             FromBits => self.add(Expression::As { expr: x, kind: ScalarKind::Float, convert: None }, span),
+            // half's conversions round to nearest, ties to even, as the
+            // GPU's (Vulkan's default rounding mode for OpFConvert).
+            F16FromF32 | F16FromF64 => self.convert(x, ty, Ty::F16, span),
+            ToF32 => self.convert(x, Ty::F16, Ty::F32, span),
+            ToF64 => self.convert(x, Ty::F16, Ty::F64, span),
             Cbrt => match self.polyfill("cbrt") {
                 Some(f) => self.call(f, a.to_vec(), true, span).expect("cbrt has a result"),
                 None => x,
@@ -346,5 +354,31 @@ impl FnLowerer<'_> {
             Dot | Length | LengthSquared | Normalize | Distance | DistanceSquared | ElementSum | ElementProduct
             | MinElement | MaxElement | Lerp | Cross | Extend | Truncate => x,
         }
+    }
+
+    /// The methods of `f16` and `f64` computed through `f32` (see
+    /// [`FnLowerer::classify_as_f32`]): the sign and class tests, which
+    /// work on `f32` bits so that no 16- or 64-bit integers are needed.
+    /// None for every other method and type.
+    fn math_by_f32(
+        &mut self,
+        op: MathOp,
+        ty: Ty,
+        x: Handle<Expression>,
+        span: proc_macro2::Span,
+    ) -> Option<Handle<Expression>> {
+        use MathOp::*;
+        if !matches!(ty, Ty::F16 | Ty::F64) || !matches!(op, Signum | IsNan | IsFinite | IsInfinite) {
+            return None;
+        }
+        // f64 → f32 keeps NaN and the sign of every value, so `signum` and
+        // `is_nan` need no scaling; the class tests need it.
+        let single = if matches!(op, Signum | IsNan) {
+            self.add(Expression::As { expr: x, kind: ScalarKind::Float, convert: Some(4) }, span)
+        } else {
+            self.classify_as_f32(x, ty, span)
+        };
+        let r = self.math(op, Ty::F32, &[single], span);
+        Some(if op == Signum { self.convert(r, Ty::F32, ty, span) } else { r })
     }
 }

@@ -19,6 +19,7 @@
 
 mod checks;
 mod expr;
+mod fold_wide;
 mod function;
 mod matching;
 mod math;
@@ -135,6 +136,10 @@ impl ModuleBuilder {
             Ty::F32 => TypeInner::Scalar(Scalar::F32),
             Ty::I32 => TypeInner::Scalar(Scalar::I32),
             Ty::U32 | Ty::Usize => TypeInner::Scalar(Scalar::U32),
+            Ty::F16 => TypeInner::Scalar(Scalar::F16),
+            Ty::F64 => TypeInner::Scalar(Scalar::F64),
+            Ty::I64 => TypeInner::Scalar(Scalar::I64),
+            Ty::U64 => TypeInner::Scalar(Scalar::U64),
             Ty::Dim3 => TypeInner::Vector { size: VectorSize::Tri, scalar: Scalar::U32 },
             Ty::Vector(v) => TypeInner::Vector { size: vector_size(v.size), scalar: lane_scalar(v.lane) },
             Ty::Compound(id) => match self.table.get(id).clone() {

@@ -41,7 +41,7 @@ impl Parser<'_> {
         use ConstValue::*;
         Some(match strip(e) {
             syn::Expr::Lit(l) => match &l.lit {
-                syn::Lit::Int(i) if i.suffix() == "f32" => Float(i.base10_digits().parse().ok()?),
+                syn::Lit::Int(i) if matches!(i.suffix(), "f32" | "f64") => Float(i.base10_digits().parse().ok()?),
                 syn::Lit::Int(i) => Int(i.base10_parse().ok()?),
                 syn::Lit::Float(f) => Float(f.base10_parse().ok()?),
                 syn::Lit::Bool(b) => Bool(b.value),
@@ -55,12 +55,7 @@ impl Parser<'_> {
                     }
                 } else {
                     let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-                    let c = crate::builtins::named_const(&segs)?;
-                    match c.ty {
-                        Ty::F32 => Float(f64::from(f32::from_bits(c.bits))),
-                        Ty::I32 => Int(i128::from(c.bits as i32)),
-                        _ => Int(i128::from(c.bits)),
-                    }
+                    crate::builtins::named_const(&segs)?.value()
                 }
             }
             syn::Expr::Unary(u) => match (u.op, self.const_eval(&u.expr)?) {
@@ -113,9 +108,10 @@ impl Parser<'_> {
                 };
                 match (self.const_eval(&c.expr)?, to) {
                     (Int(v), t) if t.is_integer() => Int(v),
-                    (Int(v), Ty::F32) => Float(v as f64),
+                    (Int(v), Ty::F32 | Ty::F64) => Float(v as f64),
                     (Float(v), t) if t.is_integer() => Int(v as i128),
-                    (Float(v), Ty::F32) => Float(v),
+                    (Float(v), Ty::F32) => Float(f64::from(v as f32)),
+                    (Float(v), Ty::F64) => Float(v),
                     (Bool(v), t) if t.is_integer() => Int(i128::from(v)),
                     _ => return None,
                 }
@@ -129,13 +125,17 @@ impl Parser<'_> {
     }
 }
 
-/// The bits of `value` as a `ty` (f32 bits, or two's complement), if it fits.
-fn const_bits(value: ConstValue, ty: Ty) -> Option<u32> {
+/// The bits of `value` as a `ty` (the float's bits, or two's complement,
+/// in the low bits), if it fits.
+fn const_bits(value: ConstValue, ty: Ty) -> Option<u64> {
     match (value, ty) {
-        (ConstValue::Int(v), Ty::I32) => i32::try_from(v).ok().map(|v| v as u32),
-        (ConstValue::Int(v), Ty::U32 | Ty::Usize) => u32::try_from(v).ok(),
-        (ConstValue::Float(v), Ty::F32) => Some((v as f32).to_bits()),
-        (ConstValue::Bool(b), Ty::Bool) => Some(u32::from(b)),
+        (ConstValue::Int(v), Ty::I32) => i32::try_from(v).ok().map(|v| u64::from(v as u32)),
+        (ConstValue::Int(v), Ty::U32 | Ty::Usize) => u32::try_from(v).ok().map(u64::from),
+        (ConstValue::Int(v), Ty::I64) => i64::try_from(v).ok().map(|v| v as u64),
+        (ConstValue::Int(v), Ty::U64) => u64::try_from(v).ok(),
+        (ConstValue::Float(v), Ty::F32) => Some(u64::from((v as f32).to_bits())),
+        (ConstValue::Float(v), Ty::F64) => Some(v.to_bits()),
+        (ConstValue::Bool(b), Ty::Bool) => Some(u64::from(b)),
         _ => None,
     }
 }

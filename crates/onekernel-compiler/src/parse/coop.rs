@@ -129,7 +129,7 @@ impl Parser<'_> {
 
     fn shared_elem(&mut self, ty: &syn::Type) -> Option<Ty> {
         match self.scalar_type(ty)? {
-            t @ (Ty::F32 | Ty::I32 | Ty::U32) => Some(t),
+            t @ (Ty::F32 | Ty::I32 | Ty::U32 | Ty::F16 | Ty::F64 | Ty::I64 | Ty::U64) => Some(t),
             t @ Ty::Vector(v) if v.wgsl_layout().is_some() => Some(t),
             Ty::Vector(v) => {
                 self.diags.push(
@@ -139,10 +139,9 @@ impl Parser<'_> {
                 None
             }
             t => {
-                self.diags.push(
-                    Diagnostic::new(ty.span(), format!("shared arrays of `{t}` are not supported"))
-                        .help("shared elements are `f32`, `i32`, `u32`, glam vectors, `AtomicU32` or `AtomicI32`"),
-                );
+                self.diags.push(Diagnostic::new(ty.span(), format!("shared arrays of `{t}` are not supported")).help(
+                    "shared elements are `f32`, `i32`, `u32`, `f16`, `f64`, `i64`, `u64`, glam vectors, `AtomicU32` or `AtomicI32`",
+                ));
                 None
             }
         }

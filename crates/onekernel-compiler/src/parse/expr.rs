@@ -200,14 +200,16 @@ impl Parser<'_> {
             syn::Lit::Int(i) => {
                 let ty = match i.suffix() {
                     "" => None,
-                    "f32" => {
-                        let v: f64 = i.base10_digits().parse().unwrap_or(0.0);
-                        return self.push(ExprKind::Lit(Lit::Float(v, Some(Ty::F32))), span);
+                    // `1f32`, `2f64`: float literals written without a point.
+                    s @ ("f32" | "f64") => {
+                        let v = float_lit(i.base10_digits()).unwrap_or(FloatLit::exact(0.0));
+                        return self.push(ExprKind::Lit(Lit::Float(v, Ty::from_name(s))), span);
                     }
                     s => match Ty::from_name(s).filter(|t| t.is_integer()) {
                         Some(t) => Some(t),
                         None => {
-                            let help = unsupported_type_help(s).unwrap_or("use an `i32`, `u32` or `usize` literal");
+                            let help = unsupported_type_help(s)
+                                .unwrap_or("use an `i32`, `u32`, `usize`, `i64` or `u64` literal");
                             return self.error(
                                 span,
                                 format!("`{s}` literals are not supported in a kernel"),
@@ -225,16 +227,15 @@ impl Parser<'_> {
                 let ty = match fl.suffix() {
                     "" => None,
                     "f32" => Some(Ty::F32),
+                    "f64" => Some(Ty::F64),
                     s => {
                         let help = unsupported_type_help(s).unwrap_or("write an `f32` literal such as `1.0f32`");
                         return self.error(span, format!("`{s}` literals are not supported in a kernel"), Some(help));
                     }
                 };
-                // Parse straight to f32 (as rustc rounds an f32 literal),
-                // not through f64, which could round twice.
-                match fl.base10_parse::<f32>() {
-                    Ok(v) => self.push(ExprKind::Lit(Lit::Float(v as f64, ty)), span),
-                    Err(_) => self.error(span, "malformed float literal", None),
+                match float_lit(fl.base10_digits()) {
+                    Some(v) => self.push(ExprKind::Lit(Lit::Float(v, ty)), span),
+                    None => self.error(span, "malformed float literal", None),
                 }
             }
             syn::Lit::Bool(b) => self.push(ExprKind::Lit(Lit::Bool(b.value)), span),
@@ -466,9 +467,13 @@ impl Parser<'_> {
         if segs.len() == 1 {
             return self.helper_call(&name, c);
         }
-        // `f32::sqrt(x)`, `f32::max(a, b)`: the method on a type path.
-        if segs.len() == 2 {
-            if let Some(ty) = Ty::from_name(&segs[0]).filter(|t| t.is_numeric()) {
+        // `f32::sqrt(x)`, `f32::max(a, b)`: the method on a type path
+        // (`half::f16::from_f32(x)` too).
+        let type_path = segs.len() == 2 || (segs.len() == 3 && segs[1] == "f16");
+        if type_path {
+            let ty_seg = &segs[segs.len() - 2];
+            let segs = &segs[segs.len() - 2..];
+            if let Some(ty) = Ty::from_name(ty_seg).filter(|t| t.is_numeric()) {
                 if let Some(op) = builtins::math_method(&segs[1]) {
                     let mut args: Vec<ExprId> = c.args.iter().map(|a| self.expr(a)).collect();
                     if args.len() != op.arity() {
@@ -479,16 +484,23 @@ impl Parser<'_> {
                         );
                     }
                     // `f32::sqrt(x)` pins the receiver's type, as rustc does;
-                    // `f32::from_bits(x)` takes the bits, a `u32`.
+                    // `f32::from_bits(x)` takes the bits (a `u32`, a `u64`
+                    // for `f64`), `f16::from_f32(x)` an `f32`.
                     let receiver_span = self.f.exprs[args[0]].span;
-                    let receiver_ty = if op == MathOp::FromBits { Ty::U32 } else { ty };
+                    let receiver_ty = match op {
+                        MathOp::FromBits if ty == Ty::F64 => Ty::U64,
+                        MathOp::FromBits => Ty::U32,
+                        MathOp::F16FromF32 => Ty::F32,
+                        MathOp::F16FromF64 => Ty::F64,
+                        _ => ty,
+                    };
                     args[0] = self.push(ExprKind::Typed(args[0], receiver_ty), receiver_span);
                     return self.push(ExprKind::Math(op, args), span);
                 }
-                // `u32::from(flag)`: a lossless conversion, which `as` does.
+                // `u32::from(flag)`, `f32::from(h)`: a lossless conversion.
                 if segs[1] == "from" && c.args.len() == 1 {
                     let x = self.expr(&c.args[0]);
-                    return self.push(ExprKind::Cast(x, ty), span);
+                    return self.push(ExprKind::Convert(x, ty), span);
                 }
             }
         }
@@ -962,10 +974,8 @@ impl Parser<'_> {
             syn::Expr::Unary(syn::ExprUnary { op: syn::UnOp::Neg(_), expr, .. }) => Some(-self.pattern_int(expr)?),
             syn::Expr::Path(p) => {
                 let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-                let c = builtins::named_const(&segs)?;
-                match c.ty {
-                    Ty::I32 => Some(i128::from(c.bits as i32)),
-                    Ty::U32 => Some(i128::from(c.bits)),
+                match builtins::named_const(&segs)?.value() {
+                    ConstValue::Int(v) => Some(v),
                     _ => None,
                 }
             }
@@ -1153,6 +1163,13 @@ fn sequence(start: i64, step: i64, count: i64, reverse: bool) -> Vec<i64> {
 
 fn label_of(l: Option<&syn::Label>) -> Option<Label> {
     l.map(|l| Label { name: l.name.to_string(), span: l.name.span() })
+}
+
+/// A float literal's digits read as each float type, as rustc reads them:
+/// straight to `f32` or `f64`, never through the other (which could round
+/// twice).
+fn float_lit(digits: &str) -> Option<FloatLit> {
+    Some(FloatLit { single: digits.parse().ok()?, double: digits.parse().ok()? })
 }
 
 #[cfg(test)]

@@ -252,7 +252,9 @@ impl Parser<'_> {
             return match t {
                 // A vector is uniform data too; glam's 12-byte `Vec3` fits
                 // there (the runtime places it at WGSL's 16-byte alignment).
-                t @ (Ty::F32 | Ty::I32 | Ty::U32 | Ty::Vector(_)) => Some(ParamKind::Scalar { ty: t, mutable }),
+                t @ (Ty::F32 | Ty::I32 | Ty::U32 | Ty::F16 | Ty::F64 | Ty::I64 | Ty::U64 | Ty::Vector(_)) => {
+                    Some(ParamKind::Scalar { ty: t, mutable })
+                }
                 // A struct of the module: a member of the uniform block.
                 t @ Ty::Compound(_) if is_struct => Some(ParamKind::Scalar { ty: t, mutable }),
                 t @ (Ty::Bool | Ty::Usize | Ty::Compound(_)) if self.role == FnRole::Helper => {
@@ -261,7 +263,7 @@ impl Parser<'_> {
                 t => {
                     self.diags
                         .push(Diagnostic::new(ty.span(), format!("a kernel cannot take a `{t}` parameter")).help(
-                        "kernel scalars are `f32`, `i32` or `u32` (uniform data); pass a `u32` and convert with `as`",
+                        "kernel scalars are `f32`, `i32`, `u32`, `f16`, `f64`, `i64` or `u64` (uniform data); pass a `u32` and convert with `as`",
                     ));
                     None
                 }
@@ -331,7 +333,7 @@ impl Parser<'_> {
         let elem_ty = elem_ty?;
         let is_struct = self.types.as_struct(elem_ty).is_some();
         match elem_ty {
-            elem @ (Ty::F32 | Ty::I32 | Ty::U32) => {
+            elem @ (Ty::F32 | Ty::I32 | Ty::U32 | Ty::F16 | Ty::F64 | Ty::I64 | Ty::U64) => {
                 Some(if mutable_ref { ParamKind::BufferMut { elem } } else { ParamKind::Buffer { elem } })
             }
             elem @ Ty::Compound(_) if is_struct => {
@@ -356,7 +358,7 @@ impl Parser<'_> {
             elem => {
                 self.diags
                     .push(Diagnostic::new(r.elem.span(), format!("buffers of `{elem}` are not supported")).help(
-                        "buffer elements are `f32`, `i32`, `u32`, glam vectors (`Vec4`, ...) or structs of them",
+                        "buffer elements are `f32`, `i32`, `u32`, `f16`, `f64`, `i64`, `u64`, glam vectors (`Vec4`, ...) or structs of the module",
                     ));
                 None
             }

@@ -1,8 +1,0 @@
-use onekernel::prelude::*;
-
-#[kernel(workgroup_size = 64)]
-fn k(scale: f64, out: &mut [f32]) {
-    out[0] = 1.0;
-}
-
-fn main() {}
