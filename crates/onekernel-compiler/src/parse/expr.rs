@@ -1086,6 +1086,15 @@ fn label_of(l: Option<&syn::Label>) -> Option<Label> {
     l.map(|l| Label { name: l.name.to_string(), span: l.name.span() })
 }
 
+/// The buffer expression of `buf[i]`, `buf[i].a` or `buf[i].a.b`.
+fn buffer_element_root(e: &syn::Expr) -> Option<&syn::Expr> {
+    match strip(e) {
+        syn::Expr::Index(ix) => Some(&ix.expr),
+        syn::Expr::Field(f) => buffer_element_root(&f.base),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1099,14 +1108,5 @@ mod tests {
         assert!(
             looks_like_const("TILE_SIZE") && looks_like_const("N") && !looks_like_const("n") && !looks_like_const("_")
         );
-    }
-}
-
-/// The buffer expression of `buf[i]`, `buf[i].a` or `buf[i].a.b`.
-fn buffer_element_root(e: &syn::Expr) -> Option<&syn::Expr> {
-    match strip(e) {
-        syn::Expr::Index(ix) => Some(&ix.expr),
-        syn::Expr::Field(f) => buffer_element_root(&f.base),
-        _ => None,
     }
 }
