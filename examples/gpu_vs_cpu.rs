@@ -6,10 +6,12 @@
 //! * a naive matrix multiply, `C = A * B` for n x n matrices: 2n flops per
 //!   output element, limited by arithmetic (the heart of AI workloads).
 //!
-//!     cargo run --release --example gpu_vs_cpu
-//!     cargo run --release --example gpu_vs_cpu -- --plot gpu_vs_cpu.png
-//!     cargo run --release --example gpu_vs_cpu -- --max-log2 20 --max-matmul 256
-//!     cargo run --release --example gpu_vs_cpu -- --wgsl
+//! ```text
+//! cargo run --release --example gpu_vs_cpu
+//! cargo run --release --example gpu_vs_cpu -- --plot gpu_vs_cpu.png
+//! cargo run --release --example gpu_vs_cpu -- --max-log2 20 --max-matmul 256
+//! cargo run --release --example gpu_vs_cpu -- --wgsl
+//! ```
 //!
 //! Four times per size, each the median of several runs, with the inputs
 //! already on the device unless said otherwise:
@@ -311,6 +313,9 @@ fn register_font() -> bool {
     false
 }
 
+/// A plotted series: its legend, colour and value per row (if measured).
+type Series = (&'static str, plotters::style::RGBColor, fn(&Row) -> Option<f64>);
+
 /// Draws both workloads, log-log, side by side into a PNG; `Ok(false)` if
 /// drawn without text (no font found).
 fn draw(
@@ -361,7 +366,7 @@ fn draw(
         }
         mesh.draw()?;
 
-        let series: [(&str, RGBColor, fn(&Row) -> Option<f64>); 4] = [
+        let series: [Series; 4] = [
             ("CPU executor", RGBColor(200, 60, 30), |r| Some(r.cpu)),
             ("GPU, kernel only (timestamps)", RGBColor(20, 120, 40), |r| r.gpu_kernel),
             ("GPU, launch + synchronize", RGBColor(30, 80, 200), |r| r.gpu_launch),

@@ -10,6 +10,8 @@
 mod checked;
 mod doc_snippets;
 mod empty_buffers;
+// `onekernel::inspect` exists with the default feature `inspect`.
+#[cfg(feature = "inspect")]
 mod inspect;
 #[path = "../support/shader_checks.rs"]
 mod shader_checks;

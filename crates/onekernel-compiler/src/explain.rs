@@ -1,7 +1,7 @@
 //! The explain view: each Rust line of a kernel beside the WGSL it produced.
 //!
 //! The kernel is lowered a third time, in explain mode
-//! ([`lower::Variant::Explain`]): before each statement that starts a
+//! ([`lower::Variant::explain`](crate::lower::Variant::explain)): before each statement that starts a
 //! new Rust line the body stores that line number into a private global,
 //! `explain_line = 7u;`. The WGSL of that module is then read line by line:
 //! a marker sets the current Rust line and is dropped, every other line is

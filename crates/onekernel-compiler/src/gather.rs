@@ -1,6 +1,6 @@
 //! The call graph: which `#[helper]` functions a kernel reaches, in the
 //! order naga needs them (callees first). Computed here only, from the
-//! calls the recogniser recorded ([`hir::Function::calls`]).
+//! calls the recogniser recorded ([`hir::Function::calls`](crate::hir::Function::calls)).
 //!
 //! A proc macro sees only its own item, so the `#[kernel]` macro gathers
 //! helpers one at a time: [`next_missing_helper`] names the next one it

@@ -103,7 +103,7 @@ struct State {
 
 impl Parse for State {
     // (@helper { fn .. } | @item { const/struct .. })* @kernel { attr } { fn .. }
-    fn parse(input: ParseStream) -> syn::Result<Self> {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
         let mut helpers = Vec::new();
         let mut items = ModuleItems::default();
         loop {

@@ -240,10 +240,11 @@ impl Device {
     /// ```
     pub unsafe fn unchecked(&self) -> Device {
         match &*self.inner {
-            // SAFETY: forwarded to our caller (same contract).
             // An unchecked handle is never checked: the two are opposite.
             Backend::Gpu(g) => {
-                Device { inner: Arc::new(Backend::Gpu(unsafe { g.unchecked_handle() })), checked: false }
+                // SAFETY: forwarded to our caller (same contract).
+                let fast = unsafe { g.unchecked_handle() };
+                Device { inner: Arc::new(Backend::Gpu(fast)), checked: false }
             }
             Backend::Cpu(_) => self.clone(),
         }

@@ -20,7 +20,7 @@ pub fn expand_errors(item: &syn::ItemFn, errors: &[Diagnostic]) -> TokenStream {
     // `#[unroll]` means something to the kernel compiler only.
     syn::visit_mut::VisitMut::visit_item_fn_mut(&mut StripUnroll, &mut item);
     if errs.is_some() {
-        item.block = Box::new(syn::parse_quote!({ ::core::unreachable!("the kernel did not compile") }));
+        *item.block = syn::parse_quote!({ ::core::unreachable!("the kernel did not compile") });
     }
     let item = &item;
 

@@ -11,7 +11,7 @@
 //! rows plus a remainder (see `FnLowerer::prologue`), so unfolded launches
 //! pay nothing for folding and the WGSL a learner reads is the plain one;
 //! the checked modules (plain and folded) of checked launches, in which
-//! every index and integer divisor is checked (see [`checks`]); and the
+//! every index and integer divisor is checked (see `lower/checks.rs`); and the
 //! explain build, whose line markers `crate::explain` reads.
 //!
 //! Every naga span is `Span::new(id, id + 1)` where `id` indexes
@@ -48,7 +48,7 @@ pub struct Variant {
     pub folded: bool,
     /// Every buffer, shared and array index and every integer divisor is
     /// checked, failures recorded in the report buffer at
-    /// `@binding(uniform_binding + 1)` (see [`checks`]).
+    /// `@binding(uniform_binding + 1)` (see `lower/checks.rs`).
     pub checked: bool,
     /// Checked modules only: every loop iteration counts, and loops break
     /// (reporting it) once a module-wide count per invocation passes this

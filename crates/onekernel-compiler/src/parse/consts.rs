@@ -11,7 +11,7 @@ use syn::spanned::Spanned;
 impl Parser<'_> {
     /// `const NAME: T = expr;`: evaluates and binds it.
     pub(super) fn const_item(&mut self, c: &syn::ItemConst) -> Option<ConstId> {
-        let Some(ty) = self.scalar_type(&c.ty) else { return None };
+        let ty = self.scalar_type(&c.ty)?;
         let value = match self.const_eval(&c.expr) {
             Some(v) => v,
             None => {

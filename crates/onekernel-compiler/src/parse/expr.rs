@@ -1172,6 +1172,15 @@ fn float_lit(digits: &str) -> Option<FloatLit> {
     Some(FloatLit { single: digits.parse().ok()?, double: digits.parse().ok()? })
 }
 
+/// The buffer expression of `buf[i]`, `buf[i].a` or `buf[i].a.b`.
+fn buffer_element_root(e: &syn::Expr) -> Option<&syn::Expr> {
+    match strip(e) {
+        syn::Expr::Index(ix) => Some(&ix.expr),
+        syn::Expr::Field(f) => buffer_element_root(&f.base),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1185,14 +1194,5 @@ mod tests {
         assert!(
             looks_like_const("TILE_SIZE") && looks_like_const("N") && !looks_like_const("n") && !looks_like_const("_")
         );
-    }
-}
-
-/// The buffer expression of `buf[i]`, `buf[i].a` or `buf[i].a.b`.
-fn buffer_element_root(e: &syn::Expr) -> Option<&syn::Expr> {
-    match strip(e) {
-        syn::Expr::Index(ix) => Some(&ix.expr),
-        syn::Expr::Field(f) => buffer_element_root(&f.base),
-        _ => None,
     }
 }

@@ -6,11 +6,11 @@
 //!
 //! Parsing continues after an error so that independent problems are all
 //! reported in one build, but each problem is reported once: a rejected
-//! parameter, local or expression becomes [`Binding::Rejected`] or
+//! parameter, local or expression becomes `Binding::Rejected` or
 //! [`ExprKind::Error`], and its uses report nothing more.
 //!
-//! One module per kind of syntax: [`expr`] (expressions), [`ty`] (types),
-//! [`coop`] (shared memory, barriers and atomics).
+//! One module per kind of syntax: `expr` (expressions), `ty` (types),
+//! `coop` (shared memory, barriers and atomics).
 
 mod consts;
 mod coop;

@@ -65,7 +65,7 @@ impl Parser<'_> {
                 if let Some(problems) = self.module.unusable_structs.get(&name) {
                     let mut d = Diagnostic::new(ty.span(), format!("the struct `{name}` cannot be used in a kernel"));
                     for p in problems {
-                        d = d.note(format!("{}", p.message));
+                        d = d.note(p.message.to_string());
                     }
                     self.diags.push(d);
                     return None;
