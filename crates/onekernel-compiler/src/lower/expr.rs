@@ -100,13 +100,13 @@ impl FnLowerer<'_> {
                     }
                     // `Vec4::ONE`: one value in every lane.
                     VecCtor::Const(bits) if bits[..usize::from(vt.size)].iter().all(|b| *b == bits[0]) => {
-                        let value = self.const_bits(vt.lane.ty(), bits[0], span);
+                        let value = self.const_bits(vt.lane.ty(), u64::from(bits[0]), span);
                         Some(self.add(Expression::Splat { size: super::vector_size(vt.size), value }, span))
                     }
                     VecCtor::Const(bits) => {
                         let lane = vt.lane.ty();
                         let components =
-                            bits[..usize::from(vt.size)].iter().map(|b| self.const_bits(lane, *b, span)).collect();
+                            bits[..usize::from(vt.size)].iter().map(|b| self.const_bits(lane, u64::from(*b), span)).collect();
                         Some(self.add(Expression::Compose { ty: naga_ty, components }, span))
                     }
                 }
