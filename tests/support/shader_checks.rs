@@ -26,7 +26,7 @@ pub fn spirv_val(name: &str, words: &[u32]) {
 pub fn reparse(name: &str, wgsl: &str) {
     let module = naga::front::wgsl::parse_str(wgsl)
         .unwrap_or_else(|e| panic!("`{name}` WGSL does not parse:\n{}", e.emit_to_string(wgsl)));
-    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::SUBGROUP)
         .validate(&module)
         .unwrap_or_else(|e| panic!("`{name}` WGSL does not validate:\n{}", e.emit_to_string(wgsl)));
 }

@@ -5,7 +5,8 @@ use crate::diagnostic::Diagnostic;
 use naga::back::spv;
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
-/// Validates `module` as wgpu will (no optional capabilities), then writes
+/// Validates `module` as wgpu will (with subgroups, which only kernels that
+/// use them need; the runtime checks the device has them), then writes
 /// WGSL and SPIR-V. `spans` maps naga span ids back to the user's tokens,
 /// so that a validation error lands on the Rust code that caused it.
 pub fn emit(
@@ -62,7 +63,7 @@ fn validate(
     spans: &[proc_macro2::Span],
     fallback: proc_macro2::Span,
 ) -> Result<naga::valid::ModuleInfo, Vec<Diagnostic>> {
-    Validator::new(ValidationFlags::all(), Capabilities::empty())
+    Validator::new(ValidationFlags::all(), Capabilities::SUBGROUP)
         .validate(module)
         .map_err(|e| {
             let span = e
@@ -89,7 +90,7 @@ fn validate(
 /// written in the WGSL (naga renames Rust names that are WGSL keywords).
 pub fn reparse_wgsl(wgsl: &str) -> Result<String, String> {
     let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| e.emit_to_string(wgsl))?;
-    Validator::new(ValidationFlags::all(), Capabilities::empty())
+    Validator::new(ValidationFlags::all(), Capabilities::SUBGROUP)
         .validate(&module)
         .map_err(|e| e.emit_to_string(wgsl))?;
     module.entry_points.first().map(|e| e.name.clone()).ok_or_else(|| "no entry point".to_string())

@@ -38,7 +38,7 @@ pub fn explain(
     let lowered =
         lower::lower_program(program, kernel_types, helper_types, layout, workgroup_size, lower::Variant::EXPLAIN)
             .map_err(|d| d.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; "))?;
-    let info = Validator::new(ValidationFlags::all(), Capabilities::empty())
+    let info = Validator::new(ValidationFlags::all(), Capabilities::SUBGROUP)
         .validate(&lowered.module)
         .map_err(|e| e.as_inner().to_string())?;
     let wgsl = naga::back::wgsl::write_string(&lowered.module, &info, naga::back::wgsl::WriterFlags::empty())

@@ -194,7 +194,13 @@ pub fn compile_in(
         uniform_size: layout.uniform_size,
         cpu: checked.cpu,
         workgroup_memory_words: layout.workgroup_memory_words,
-        features: layout.features,
+        // A kernel with subgroup builtins needs the device's SUBGROUP
+        // feature: without it, the launch is `LaunchError::MissingFeature`.
+        features: if visit::uses_subgroups(&checked.program.kernel) {
+            layout.features.union(onekernel_abi::Features::SUBGROUP)
+        } else {
+            layout.features
+        },
     };
     Ok(CompiledKernel { info, checked, layout, module: shaders.module })
 }
