@@ -238,6 +238,14 @@ pub mod __private {
         value
     }
 
+    /// [`builtin`] for `workgroup_uniform_load`: the item's type
+    /// parameter is the element's type.
+    #[inline(always)]
+    pub fn uniform_load_value<F: FnOnce(&T) -> T, T>(item: F, value: T) -> T {
+        let _ = item;
+        value
+    }
+
     /// [`builtin`] for a subgroup function of a value and a lane, mask or
     /// distance (`subgroup_shuffle_xor`).
     #[inline(always)]

@@ -60,7 +60,23 @@ impl Device {
     /// where the adapter has them.
     pub fn gpu() -> Result<Device, DeviceError> {
         let checked = std::env::var_os(CHECKED_ENV).is_some_and(|v| v != "0" && !v.is_empty());
-        Ok(Device { inner: Arc::new(Backend::Gpu(GpuDevice::new(next_device_id())?)), checked })
+        Ok(Device { inner: Arc::new(Backend::Gpu(GpuDevice::new(next_device_id(), Features::NONE)?)), checked })
+    }
+
+    /// The GPU of [`Device::gpu`], created without the kernel features
+    /// `without` even where the adapter has them: to see how a program
+    /// behaves on devices that lack them (a kernel that needs one fails to
+    /// launch with [`LaunchError::MissingFeature`](crate::LaunchError::MissingFeature)).
+    ///
+    /// ```no_run
+    /// # use onekernel_runtime::{Device, Features};
+    /// let device = Device::gpu_without(Features::SUBGROUP).unwrap();
+    /// assert!(!device.features().contains(Features::SUBGROUP));
+    /// assert_eq!(device.subgroup_sizes(), None);
+    /// ```
+    pub fn gpu_without(without: Features) -> Result<Device, DeviceError> {
+        let checked = std::env::var_os(CHECKED_ENV).is_some_and(|v| v != "0" && !v.is_empty());
+        Ok(Device { inner: Arc::new(Backend::Gpu(GpuDevice::new(next_device_id(), without)?)), checked })
     }
 
     /// The CPU executor: kernels run on all cores through rayon.

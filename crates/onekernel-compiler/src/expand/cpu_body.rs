@@ -276,7 +276,7 @@ impl Gen<'_> {
                 quote_spanned!(span=> {
                     #(let #vars: usize = #indices;)*
                     #workgroup.barrier(#site).await;
-                    let #value = #k::builtin(#callee, #name.#load(#(#vars),*));
+                    let #value = #k::uniform_load_value(#callee, #name.#load(#(#vars),*));
                     #workgroup.barrier(#site).await;
                     #value
                 })

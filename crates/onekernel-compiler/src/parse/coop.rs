@@ -311,13 +311,15 @@ impl Parser<'_> {
                 self.diags.push(d);
                 return self.already_reported(span);
             }
-            None => return self.error(
-                arg.span(),
-                "`workgroup_uniform_load` reads an element of a shared array",
-                Some(&format!(
+            None => {
+                return self.error(
+                    arg.span(),
+                    "`workgroup_uniform_load` reads an element of a shared array",
+                    Some(&format!(
                     "{help}; other values are already the same for every thread, or need a shared array to become so"
                 )),
-            ),
+                )
+            }
         };
         if self.f.shared[shared].atomic {
             let name = self.f.shared[shared].name.clone();

@@ -26,17 +26,25 @@ const WANTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
     .union(wgpu::Features::SUBGROUP_BARRIER)
     .union(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX);
 
+/// Each kernel feature and the wgpu feature that provides it.
+const FEATURE_BITS: [(Features, wgpu::Features); 5] = [
+    (Features::F16, wgpu::Features::SHADER_F16),
+    (Features::F64, wgpu::Features::SHADER_F64),
+    (Features::INT64, wgpu::Features::SHADER_INT64),
+    (Features::SUBGROUP, wgpu::Features::SUBGROUP.union(wgpu::Features::SUBGROUP_BARRIER)),
+    (Features::COOPERATIVE_MATRIX, wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX),
+];
+
+/// The wgpu features that provide the kernel features `f`.
+fn wgpu_features(f: Features) -> wgpu::Features {
+    FEATURE_BITS.iter().filter(|(bit, _)| f.contains(*bit)).fold(wgpu::Features::empty(), |w, (_, b)| w | *b)
+}
+
 /// The kernel features (the ABI's [`Features`]) a set of wgpu features
 /// provides.
 pub(crate) fn kernel_features(wgpu_features: wgpu::Features) -> Features {
     let mut f = Features::NONE;
-    for (bit, wgpu_bit) in [
-        (Features::F16, wgpu::Features::SHADER_F16),
-        (Features::F64, wgpu::Features::SHADER_F64),
-        (Features::INT64, wgpu::Features::SHADER_INT64),
-        (Features::SUBGROUP, wgpu::Features::SUBGROUP),
-        (Features::COOPERATIVE_MATRIX, wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX),
-    ] {
+    for (bit, wgpu_bit) in FEATURE_BITS {
         if wgpu_features.contains(wgpu_bit) {
             f = f.union(bit);
         }
@@ -86,15 +94,16 @@ struct GpuShared {
 }
 
 impl GpuDevice {
-    /// Picks an adapter from the environment and creates the device.
-    pub(crate) fn new(id: u64) -> Result<GpuDevice, DeviceError> {
+    /// Picks an adapter from the environment and creates the device, with
+    /// every wanted feature the adapter has except those of `without`.
+    pub(crate) fn new(id: u64, without: Features) -> Result<GpuDevice, DeviceError> {
         let desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
         let backends = desc.backends;
         let instance = wgpu::Instance::new(desc);
         let adapter = pollster::block_on(pick_adapter(&instance, backends))?;
         let adapter_info = adapter.get_info();
         let limits = adapter.limits();
-        let required_features = adapter.features() & WANTED_FEATURES;
+        let required_features = adapter.features() & WANTED_FEATURES & !wgpu_features(without);
         let experimental_features = if required_features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
             // SAFETY: wgpu's contract for experimental features is that their
             // implementation may still have bugs that cause undefined
