@@ -188,7 +188,7 @@ impl Subgroups {
     /// different ones.
     pub(crate) fn diverged(&self) -> Option<(u32, u32)> {
         let d = self.diverged.load(Ordering::Relaxed);
-        (d != NO_SITE).then(|| ((d >> 32) as u32, d as u32))
+        (d != NO_SITE).then_some(((d >> 32) as u32, d as u32))
     }
 
     /// The members of the subgroup that invocation `index` belongs to.
