@@ -743,7 +743,7 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
                             format!("`{}` works on `f32`, `i32`, `u32` and `usize`, not `{v}`", op.name()),
                         )
                         .help(match v {
-                            Ty::Bool => "exchange `b as u32`, or count with `subgroup_ballot(b).count_ones()`",
+                            Ty::Bool => "add `b as u32`, or count the lanes with `subgroup_ballot(b).count_ones()`",
                             _ => "exchange the elements or fields one by one",
                         }),
                     );
