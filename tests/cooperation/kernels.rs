@@ -191,3 +191,13 @@ pub fn uniform_rounds(counts: &[u32], out: &mut [u32]) {
     }
     out[global_id().x] = acc[t];
 }
+
+/// The lane and the subgroup size alone (no collective): the kernel is not
+/// cooperative on the CPU, and may read them under any condition.
+#[kernel(workgroup_size = 64)]
+pub fn lane_ids(out: &mut [u32]) {
+    let i = global_id().x;
+    if i < out.len() {
+        out[i] = subgroup_invocation_id() + 1000 * subgroup_size();
+    }
+}

@@ -248,3 +248,23 @@ fn subgroup_kernels_need_the_feature() {
     kernels::uniform_rounds::launch(&d, 32, &k, &mut out).unwrap();
     assert_eq!(out.read().unwrap()[1], 1);
 }
+
+#[test]
+fn lane_ids_without_collectives() {
+    use onekernel::runtime::Features;
+    // Not a collective: the fast path, not the cooperative executor.
+    assert_eq!(format!("{:?}", kernels::lane_ids::KERNEL.cpu), "OwnElement");
+    assert!(kernels::lane_ids::KERNEL.features.contains(Features::SUBGROUP));
+    let n = 64 * 2 + 3;
+    for d in [Device::cpu(), gpu().clone()] {
+        let mut out = Buffer::<u32>::zeroed(&d, n).unwrap();
+        kernels::lane_ids::launch(&d, n, &mut out).unwrap();
+        let out = out.read().unwrap();
+        let size = out[0] / 1000;
+        let (lo, hi) = subgroup_range(&d);
+        assert!((lo..=hi).contains(&size), "{}: size {size}", d.name());
+        for (i, v) in out.iter().enumerate() {
+            assert_eq!(*v, (i % 64) as u32 % size + 1000 * size, "{}: {i}", d.name());
+        }
+    }
+}
