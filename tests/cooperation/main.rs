@@ -124,7 +124,8 @@ mod shaders {
         subgroup_block_sum,
         subgroup_butterfly,
         subgroup_lanes,
-        uniform_rounds
+        uniform_rounds,
+        lane_ids
     );
 }
 
