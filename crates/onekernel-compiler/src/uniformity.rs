@@ -75,7 +75,8 @@ struct Uniformity<'a> {
     report: bool,
 }
 
-/// Checks every barrier of `f`; one error per divergent barrier.
+/// Checks every barrier, subgroup collective and uniform load of `f`; one
+/// error per divergent one (or per varying uniform-load index).
 pub fn check_barriers(f: &Function) -> Result<(), Vec<Diagnostic>> {
     if f.barriers == 0 {
         return Ok(());
