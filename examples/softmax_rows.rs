@@ -249,7 +249,7 @@ fn time(rows: usize) -> Result<(), Box<dyn std::error::Error>> {
     let unchecked = unsafe { device.unchecked() };
     for (what, d) in [("plain", device.clone()), ("unchecked", unchecked)] {
         let grid = Grid::blocks([rows]);
-        let launches: [(&str, &dyn Fn(&mut Buffer<f32>) -> Result<(), LaunchError>); 2] = [
+        let launches: [(&str, Launch); 2] = [
             ("softmax", &|y| rows::softmax::launch(&d, grid, &xb, y)),
             ("layer_norm", &|y| rows::layer_norm::launch(&d, grid, &xb, &g, &b, y, EPS)),
         ];
@@ -269,6 +269,9 @@ fn time(rows: usize) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 use onekernel::LaunchError;
+
+/// One kernel's launch into an output buffer, for timing.
+type Launch<'a> = &'a dyn Fn(&mut Buffer<f32>) -> Result<(), LaunchError>;
 
 #[test]
 fn cpu_and_gpu_agree_with_plain_rust() {
