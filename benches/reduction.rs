@@ -1,8 +1,14 @@
-//! The cost of the CPU executor's barrier path: a per-block tree reduction
-//! through shared memory (9 barriers per block of 256) against a plain
-//! sequential Rust loop computing the same per-block sums.
+//! Block reductions, two ways: a per-block tree reduction through shared
+//! memory (9 barriers per block of 256), and the same sums through
+//! subgroups (`subgroup_add`, then one value per subgroup through shared
+//! memory: 1 barrier).
 //!
-//! `cargo bench --bench reduction` (wall clock, best of several runs).
+//! `cargo bench --bench reduction` prints two tables: the CPU executor's
+//! barrier path against a plain sequential Rust loop (wall clock, best of
+//! several runs), and the tree against the subgroup reduction on every
+//! device there is (the CPU executor, and the GPU when there is one: GPU
+//! kernel time from timestamps, median of 20 launches, in GB/s of input
+//! read). `-- --gpu` times the GPU only, at larger sizes.
 
 mod common;
 use common::best_of;
@@ -29,7 +35,70 @@ fn block_sum(input: &[f32], sums: &mut [f32]) {
     }
 }
 
+/// The same per-block sums through subgroups: each subgroup's sum, one per
+/// subgroup in shared memory, then thread 0 adds those (correct for any
+/// subgroup size from 1 to 256).
+#[kernel(workgroup_size = 256)]
+fn block_sum_subgroups(input: &[f32], sums: &mut [f32]) {
+    let partial = shared::<[f32; 256]>();
+    let t = thread_id().x;
+    let i = global_id().x;
+    let s = subgroup_add(if i < input.len() { input[i] } else { 0.0 });
+    if subgroup_invocation_id() == 0 {
+        partial[t / subgroup_size() as usize] = s;
+    }
+    workgroup_barrier();
+    if t == 0 {
+        let mut total = 0.0;
+        for k in 0..256 / subgroup_size() as usize {
+            total += partial[k];
+        }
+        sums[block_id().x] = total;
+    }
+}
+
+/// Tree against subgroups on `device`, at each of `sizes`.
+fn tree_against_subgroups(device: &Device, sizes: &[usize]) {
+    println!("\n{}\n", device.name());
+    println!(
+        "| n | tree with barriers (ms) | subgroups (ms) | tree (GB/s) | subgroups (GB/s) | subgroups / tree (speed) |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for &n in sizes {
+        let input: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
+        let blocks = n.div_ceil(256);
+        let want: Vec<f32> = input.chunks(256).map(|c| c.iter().sum()).collect();
+        let a = Buffer::from_slice(device, &input).unwrap();
+        let mut sums = Buffer::<f32>::zeroed(device, blocks).unwrap();
+        let runs = if device.is_gpu() { 20 } else { ((1usize << 24) / n).clamp(3, 20) };
+        let mut time = |launch: &dyn Fn(&mut Buffer<f32>)| {
+            launch(&mut sums); // warm-up (and pipeline creation)
+            let ((), timing) = device.time(|| (0..runs).for_each(|_| launch(&mut sums))).unwrap();
+            // Small integers: every order of addition is exact.
+            assert_eq!(sums.read().unwrap(), want);
+            timing.median().unwrap().as_secs_f64()
+        };
+        let t_tree = time(&|s| block_sum::launch(device, n, &a, s).unwrap());
+        let t_sub = time(&|s| block_sum_subgroups::launch(device, n, &a, s).unwrap());
+        let gbs = |t: f64| (n * 4) as f64 / t * 1e-9;
+        let label = if n >= 1 << 20 { format!("{} Mi", n >> 20) } else { format!("{} Ki", n >> 10) };
+        println!(
+            "| {label} | {:.3} | {:.3} | {:.1} | {:.1} | {:.2} |",
+            t_tree * 1e3,
+            t_sub * 1e3,
+            gbs(t_tree),
+            gbs(t_sub),
+            t_tree / t_sub
+        );
+    }
+}
+
 fn main() {
+    if std::env::args().any(|a| a == "--gpu") {
+        let gpu = Device::gpu().expect("--gpu needs a GPU");
+        tree_against_subgroups(&gpu, &[1 << 20, 1 << 24, 1 << 26, 1 << 28]);
+        return;
+    }
     let device = Device::cpu();
     println!("CPU: {}\n", device.name());
     println!("| n | CPU executor, tree reduction with barriers (ms) | sequential loop (ms) | executor / sequential (time) | ns per element (executor) |");
@@ -61,5 +130,9 @@ fn main() {
             t_exec / t_seq,
             t_exec * 1e9 / n as f64
         );
+    }
+    tree_against_subgroups(&device, &[1 << 16, 1 << 20]);
+    if let Ok(gpu) = Device::gpu() {
+        tree_against_subgroups(&gpu, &[1 << 20, 1 << 24]);
     }
 }

@@ -146,6 +146,213 @@ pub fn shared<T>() -> &'static mut T {
     outside_kernel("shared")
 }
 
+/// Reads one element of a shared array as a value that is the same for
+/// every thread of the block: WGSL's `workgroupUniformLoad`. Every thread
+/// of the block waits (as at [`workgroup_barrier`]), then all read the
+/// element, then all wait again, so no thread writes it before all have
+/// read it.
+///
+/// The value is *uniform*: unlike a plain `tile[i]`, it may decide a
+/// condition or a loop bound around a barrier. The index must be uniform
+/// too (constants, [`block_id`], sizes, scalar parameters), and like a
+/// barrier the call must be reached by every thread (docs/cooperation.md).
+///
+/// ```
+/// use onekernel::prelude::*;
+///
+/// /// Thread 0 picks how many rounds the block runs; all run that many.
+/// #[kernel(workgroup_size = 64)]
+/// fn rounds(counts: &[u32], out: &mut [u32]) {
+///     let n = shared::<[u32; 1]>();
+///     let t = thread_id().x;
+///     if t == 0 {
+///         n[0] = counts[block_id().x];
+///     }
+///     let rounds = workgroup_uniform_load(&n[0]);
+///     let mut acc = 0;
+///     for _ in 0..rounds {
+///         acc += 1;
+///         workgroup_barrier();
+///     }
+///     out[global_id().x] = acc;
+/// }
+///
+/// fn main() {
+///     let device = Device::cpu();
+///     let counts = Buffer::from_slice(&device, &[3u32, 5]).unwrap();
+///     let mut out = Buffer::<u32>::zeroed(&device, 128).unwrap();
+///     rounds::launch(&device, 128, &counts, &mut out).unwrap();
+///     let out = out.read().unwrap();
+///     assert_eq!((out[0], out[127]), (3, 5));
+/// }
+/// ```
+///
+/// # Panics
+/// Outside a `#[kernel]` function.
+pub fn workgroup_uniform_load<T: Copy>(element: &T) -> T {
+    let _ = element;
+    outside_kernel("workgroup_uniform_load")
+}
+
+/// Invocations per subgroup: a power of two from 4 to 128 on GPUs (32 on
+/// NVIDIA, 32 or 64 on AMD, 8 to 32 on Intel and lavapipe; see
+/// `Device::subgroup_sizes`), and exactly 32 on the CPU executor. The same
+/// for every thread of a launch. WGSL's `subgroup_size`, CUDA's `warpSize`.
+///
+/// Subgroups are consecutive threads of a block by linear index
+/// (`thread_id().x` fastest). A kernel that uses any subgroup function
+/// needs the device's `SUBGROUP` feature: on a GPU without it, its launch
+/// fails with `LaunchError::MissingFeature` naming the kernel.
+///
+/// # Panics
+/// Outside a `#[kernel]` function.
+pub fn subgroup_size() -> u32 {
+    outside_kernel("subgroup_size")
+}
+
+/// This thread's lane in its subgroup, from 0 to `subgroup_size() - 1`.
+/// WGSL's `subgroup_invocation_id`, CUDA's `laneid`.
+///
+/// # Panics
+/// Outside a `#[kernel]` function.
+pub fn subgroup_invocation_id() -> u32 {
+    outside_kernel("subgroup_invocation_id")
+}
+
+/// The sum of `value` over the threads of this thread's subgroup, returned
+/// to each: WGSL's `subgroupAdd`. `T` is `f32`, `i32`, `u32` or `usize`;
+/// integers wrap. Floats are added in an order the GPU does not specify
+/// (the CPU executor adds in lane order), so a float sum may differ from a
+/// sequential one by rounding.
+///
+/// Like a barrier, it must be reached by every thread of the block:
+/// `#[kernel]` rejects it under a condition that depends on the thread.
+/// Compute the value under the condition instead:
+/// `subgroup_add(if i < n { x[i] } else { 0.0 })`.
+///
+/// ```
+/// use onekernel::prelude::*;
+///
+/// /// Per-block sums: a subgroup sum, then one value per subgroup through
+/// /// shared memory (correct for any subgroup size).
+/// #[kernel(workgroup_size = 256)]
+/// fn block_sums(x: &[u32], sums: &mut [u32]) {
+///     let partial = shared::<[u32; 256]>();
+///     let i = global_id().x;
+///     let t = thread_id().x;
+///     let s = subgroup_add(if i < x.len() { x[i] } else { 0 });
+///     if subgroup_invocation_id() == 0 {
+///         partial[t / subgroup_size() as usize] = s;
+///     }
+///     workgroup_barrier();
+///     if t == 0 {
+///         let mut total = 0;
+///         for k in 0..256 / subgroup_size() as usize {
+///             total += partial[k];
+///         }
+///         sums[block_id().x] = total;
+///     }
+/// }
+///
+/// fn main() {
+///     let device = Device::cpu();
+///     let x = Buffer::from_slice(&device, &vec![1u32; 1000]).unwrap();
+///     let mut sums = Buffer::<u32>::zeroed(&device, 4).unwrap();
+///     block_sums::launch(&device, 1000, &x, &mut sums).unwrap();
+///     assert_eq!(sums.read().unwrap(), [256, 256, 256, 232]);
+/// }
+/// ```
+///
+/// # Panics
+/// Outside a `#[kernel]` function.
+pub fn subgroup_add<T: Copy>(value: T) -> T {
+    let _ = value;
+    outside_kernel("subgroup_add")
+}
+
+/// The minimum of `value` over the subgroup: WGSL's `subgroupMin`. See
+/// [`subgroup_add`] for the types and the rules.
+///
+/// # Panics
+/// Outside a `#[kernel]` function.
+pub fn subgroup_min<T: Copy>(value: T) -> T {
+    let _ = value;
+    outside_kernel("subgroup_min")
+}
+
+/// The maximum of `value` over the subgroup: WGSL's `subgroupMax`. See
+/// [`subgroup_add`] for the types and the rules.
+///
+/// # Panics
+/// Outside a `#[kernel]` function.
+pub fn subgroup_max<T: Copy>(value: T) -> T {
+    let _ = value;
+    outside_kernel("subgroup_max")
+}
+
+/// `value` of lane `lane` of the subgroup, returned to every thread:
+/// WGSL's `subgroupBroadcast`. `lane` is a constant (a literal or a
+/// `const`), as WGSL requires; for a lane computed at run time use
+/// [`subgroup_shuffle`]. A lane past the subgroup's end gives an
+/// unspecified value on a GPU and the thread's own `value` on the CPU
+/// executor.
+///
+/// # Panics
+/// Outside a `#[kernel]` function.
+pub fn subgroup_broadcast<T: Copy>(value: T, lane: u32) -> T {
+    let _ = (value, lane);
+    outside_kernel("subgroup_broadcast")
+}
+
+/// `value` of lane `lane` (which may differ between threads): WGSL's
+/// `subgroupShuffle`, CUDA's `__shfl_sync`. A lane past the subgroup's end
+/// gives an unspecified value on a GPU and the thread's own `value` on the
+/// CPU executor.
+///
+/// # Panics
+/// Outside a `#[kernel]` function.
+pub fn subgroup_shuffle<T: Copy>(value: T, lane: u32) -> T {
+    let _ = (value, lane);
+    outside_kernel("subgroup_shuffle")
+}
+
+/// `value` of lane `subgroup_invocation_id() ^ mask`: WGSL's
+/// `subgroupShuffleXor`, CUDA's `__shfl_xor_sync`. With `mask` running
+/// over `subgroup_size() / 2, .., 2, 1` and adding, every lane ends with
+/// the subgroup's total (a butterfly reduction).
+///
+/// # Panics
+/// Outside a `#[kernel]` function.
+pub fn subgroup_shuffle_xor<T: Copy>(value: T, mask: u32) -> T {
+    let _ = (value, mask);
+    outside_kernel("subgroup_shuffle_xor")
+}
+
+/// `value` of lane `subgroup_invocation_id() + delta`: WGSL's
+/// `subgroupShuffleDown`, CUDA's `__shfl_down_sync`. Past the subgroup's
+/// end the value is unspecified on a GPU and the thread's own `value` on
+/// the CPU executor (as CUDA's).
+///
+/// # Panics
+/// Outside a `#[kernel]` function.
+pub fn subgroup_shuffle_down<T: Copy>(value: T, delta: u32) -> T {
+    let _ = (value, delta);
+    outside_kernel("subgroup_shuffle_down")
+}
+
+/// A bit mask of the lanes whose `predicate` is true: bit `i` is lane
+/// `i`'s. WGSL's `subgroupBallot` (whose `vec4<u32>` covers 128 lanes)
+/// reduced to its first word, so lanes 32 and up (on GPUs with 64-lane
+/// subgroups) are not in it. `subgroup_ballot(p).count_ones()` counts the
+/// threads of the subgroup for which `p` holds.
+///
+/// # Panics
+/// Outside a `#[kernel]` function.
+pub fn subgroup_ballot(predicate: bool) -> u32 {
+    let _ = predicate;
+    outside_kernel("subgroup_ballot")
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

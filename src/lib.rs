@@ -41,7 +41,11 @@
 
 mod builtins;
 
-pub use builtins::{block_dim, block_id, global_id, grid_dim, shared, storage_barrier, thread_id, workgroup_barrier};
+pub use builtins::{
+    block_dim, block_id, global_id, grid_dim, shared, storage_barrier, subgroup_add, subgroup_ballot,
+    subgroup_broadcast, subgroup_invocation_id, subgroup_max, subgroup_min, subgroup_shuffle, subgroup_shuffle_down,
+    subgroup_shuffle_xor, subgroup_size, thread_id, workgroup_barrier, workgroup_uniform_load,
+};
 /// Compiles a Rust function into a GPU kernel and a CPU body.
 ///
 /// ```
@@ -195,8 +199,10 @@ pub mod prelude {
     };
     pub use crate::half::f16;
     pub use crate::{
-        block_dim, block_id, global_id, grid_dim, helper, kernel, kernels, shared, storage_barrier, thread_id,
-        workgroup_barrier, Buffer, Device, Dim3, Grid,
+        block_dim, block_id, global_id, grid_dim, helper, kernel, kernels, shared, storage_barrier, subgroup_add,
+        subgroup_ballot, subgroup_broadcast, subgroup_invocation_id, subgroup_max, subgroup_min, subgroup_shuffle,
+        subgroup_shuffle_down, subgroup_shuffle_xor, subgroup_size, thread_id, workgroup_barrier,
+        workgroup_uniform_load, Buffer, Device, Dim3, Grid,
     };
 }
 
@@ -225,5 +231,29 @@ pub mod __private {
     pub fn builtin<F, T>(item: F, value: T) -> T {
         let _ = item;
         value
+    }
+
+    /// [`builtin`] for a generic subgroup function of one value
+    /// (`subgroup_add`): the item's type parameter is the value's type.
+    #[inline(always)]
+    pub fn subgroup_operand<F: FnOnce(T) -> T, T>(item: F, value: T) -> T {
+        let _ = item;
+        value
+    }
+
+    /// [`builtin`] for `workgroup_uniform_load`: the item's type
+    /// parameter is the element's type.
+    #[inline(always)]
+    pub fn uniform_load_value<F: FnOnce(&T) -> T, T>(item: F, value: T) -> T {
+        let _ = item;
+        value
+    }
+
+    /// [`builtin`] for a subgroup function of a value and a lane, mask or
+    /// distance (`subgroup_shuffle_xor`).
+    #[inline(always)]
+    pub fn subgroup_operands<F: FnOnce(T, u32) -> T, T>(item: F, value: T, operand: u32) -> (T, u32) {
+        let _ = item;
+        (value, operand)
     }
 }

@@ -83,3 +83,121 @@ pub fn atomic_ops(cells: &[AtomicI32], olds: &mut [i32]) {
         olds[i] = (a >= 0) as i32 + (b <= 0) as i32 * 2 + (s >= 0) as i32 * 4 + cells[10].load(Ordering::Relaxed) * 8;
     }
 }
+
+/// Per-block sums through subgroups: a subgroup sum, one value per
+/// subgroup in shared memory, then thread 0 adds those. Correct for any
+/// subgroup size, and for a workgroup that is not a multiple of it (48
+/// threads: one full and one partial subgroup of 32 on the CPU).
+#[kernel(workgroup_size = 48)]
+pub fn subgroup_block_sum(input: &[i32], sums: &mut [i32]) {
+    let partial = shared::<[i32; 48]>();
+    let t = thread_id().x;
+    let i = global_id().x;
+    let s = subgroup_add(if i < input.len() { input[i] } else { 0 });
+    if subgroup_invocation_id() == 0 {
+        partial[t / subgroup_size() as usize] = s;
+    }
+    workgroup_barrier();
+    if t == 0 {
+        let mut total = 0;
+        for k in 0..(48 + subgroup_size() as usize - 1) / subgroup_size() as usize {
+            total += partial[k];
+        }
+        sums[block_id().x] = total;
+    }
+}
+
+/// A shuffle-xor butterfly (every lane ends with the subgroup's total)
+/// checked against `subgroup_add`, and each value against the subgroup's
+/// minimum and maximum; a block maximum through shared memory.
+#[kernel(workgroup_size = 64)]
+pub fn subgroup_butterfly(input: &[u32], agree: &mut [u32], block_max: &mut [u32]) {
+    let maxima = shared::<[u32; 64]>();
+    let t = thread_id().x;
+    let i = global_id().x;
+    let x = if i < input.len() { input[i] } else { 0 };
+    let mut v = x;
+    let mut mask = subgroup_size() / 2;
+    while mask > 0 {
+        v = v.wrapping_add(subgroup_shuffle_xor(v, mask));
+        mask /= 2;
+    }
+    let total = subgroup_add(x);
+    let (lo, hi) = (subgroup_min(x), subgroup_max(x));
+    if i < agree.len() {
+        agree[i] = u32::from(v == total) + 2 * u32::from(lo <= x && x <= hi);
+    }
+    if subgroup_invocation_id() == 0 {
+        maxima[t / subgroup_size() as usize] = hi;
+    }
+    workgroup_barrier();
+    if t == 0 {
+        let mut m = 0;
+        for k in 0..64 / subgroup_size() as usize {
+            m = m.max(maxima[k]);
+        }
+        block_max[block_id().x] = m;
+    }
+}
+
+/// What each lane sees: its lane and the subgroup size, lane 0's index
+/// (broadcast), its neighbour's (shuffle, shuffle down), and the ballot of
+/// indices divisible by 3.
+#[kernel(workgroup_size = 64)]
+pub fn subgroup_lanes(
+    lanes: &mut [u32],
+    sizes: &mut [u32],
+    first: &mut [u32],
+    next: &mut [u32],
+    down: &mut [u32],
+    ballots: &mut [u32],
+) {
+    let i = global_id().x;
+    let lane = subgroup_invocation_id();
+    let size = subgroup_size();
+    let me = i as u32;
+    let b = subgroup_broadcast(me, 0);
+    let n = subgroup_shuffle(me, (lane + 1) % size);
+    let d = subgroup_shuffle_down(me, 1);
+    let ballot = subgroup_ballot(me % 3 == 0);
+    if i < lanes.len() {
+        lanes[i] = lane;
+        sizes[i] = size;
+        first[i] = b;
+        next[i] = n;
+        down[i] = d;
+        ballots[i] = ballot;
+    }
+}
+
+/// `workgroup_uniform_load`: thread 0 reads the block's round count; the
+/// loaded value is uniform, so it may bound a loop with a barrier inside.
+#[kernel(workgroup_size = 32)]
+pub fn uniform_rounds(counts: &[u32], out: &mut [u32]) {
+    let n = shared::<[u32; 2]>();
+    let acc = shared::<[u32; 32]>();
+    let t = thread_id().x;
+    if t == 0 {
+        n[1] = counts[block_id().x];
+    }
+    let rounds = workgroup_uniform_load(&n[1]);
+    for r in 0..rounds {
+        acc[t] += r;
+        workgroup_barrier();
+        if t == 0 {
+            acc[0] += 1;
+        }
+        workgroup_barrier();
+    }
+    out[global_id().x] = acc[t];
+}
+
+/// The lane and the subgroup size alone (no collective): the kernel is not
+/// cooperative on the CPU, and may read them under any condition.
+#[kernel(workgroup_size = 64)]
+pub fn lane_ids(out: &mut [u32]) {
+    let i = global_id().x;
+    if i < out.len() {
+        out[i] = subgroup_invocation_id() + 1000 * subgroup_size();
+    }
+}

@@ -116,5 +116,156 @@ mod shaders {
         )*};
     }
 
-    shaders!(block_sum, histogram, transpose, atomic_ops);
+    shaders!(
+        block_sum,
+        histogram,
+        transpose,
+        atomic_ops,
+        subgroup_block_sum,
+        subgroup_butterfly,
+        subgroup_lanes,
+        uniform_rounds,
+        lane_ids
+    );
+}
+
+/// The subgroup sizes a device may use: 32 on the CPU executor, the GPU's
+/// reported range otherwise.
+fn subgroup_range(d: &Device) -> (u32, u32) {
+    d.subgroup_sizes().unwrap_or((32, 32))
+}
+
+#[test]
+fn subgroup_block_sums() {
+    for n in [1usize, 47, 48, 1000, 48 * 300 + 7] {
+        let input: Vec<i32> = (0..n).map(|i| (i % 23) as i32 - 11).collect();
+        let want: Vec<i32> = input.chunks(48).map(|c| c.iter().sum()).collect();
+        let (c, g) = on_both(|d| {
+            let a = Buffer::from_slice(d, &input).unwrap();
+            let mut sums = Buffer::<i32>::zeroed(d, want.len()).unwrap();
+            kernels::subgroup_block_sum::launch(d, n, &a, &mut sums).unwrap();
+            sums.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu n={n}");
+        assert_eq!(g, want, "gpu n={n}");
+    }
+}
+
+#[test]
+fn subgroup_butterfly_agrees_with_subgroup_add() {
+    let n = 64 * 20 + 5;
+    let input: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2654435761) >> 3).collect();
+    let want_max: Vec<u32> = input.chunks(64).map(|c| *c.iter().max().unwrap()).collect();
+    let (c, g) = on_both(|d| {
+        let a = Buffer::from_slice(d, &input).unwrap();
+        let mut agree = Buffer::zeroed(d, n).unwrap();
+        let mut max = Buffer::zeroed(d, want_max.len()).unwrap();
+        kernels::subgroup_butterfly::launch(d, n, &a, &mut agree, &mut max).unwrap();
+        (agree.read().unwrap(), max.read().unwrap())
+    });
+    for (name, (agree, max)) in [("cpu", c), ("gpu", g)] {
+        assert!(agree.iter().all(|&a| a == 3), "{name}: {:?}", &agree[..8]);
+        assert_eq!(max, want_max, "{name}");
+    }
+}
+
+#[test]
+fn subgroup_lanes_broadcast_shuffle_ballot() {
+    let n = 64 * 3 + 10;
+    for d in [Device::cpu(), gpu().clone()] {
+        let z = || Buffer::<u32>::zeroed(&d, n).unwrap();
+        let (mut lanes, mut sizes, mut first, mut next, mut down, mut ballots) = (z(), z(), z(), z(), z(), z());
+        kernels::subgroup_lanes::launch(&d, n, &mut lanes, &mut sizes, &mut first, &mut next, &mut down, &mut ballots)
+            .unwrap();
+        let [lanes, sizes, first, next, down, ballots] =
+            [lanes, sizes, first, next, down, ballots].map(|b| b.read().unwrap());
+        let size = sizes[0];
+        let (lo, hi) = subgroup_range(&d);
+        assert!(size.is_power_of_two() && (lo..=hi).contains(&size), "{}: size {size} in {lo}..={hi}", d.name());
+        assert!(sizes.iter().all(|&s| s == size));
+        eprintln!("{}: subgroup size {size}", d.name());
+        for i in 0..n {
+            let (t, lane) = (i % 64, lanes[i] as usize);
+            let s = size as usize;
+            // Subgroups are consecutive threads of the block.
+            assert_eq!(lane, t % s, "{}: lane of {i}", d.name());
+            let base = i - lane;
+            // Lanes past the end of the launch still take part: the
+            // block is whole.
+            assert_eq!(first[i] as usize, base, "broadcast at {i}");
+            assert_eq!(next[i] as usize, base + (lane + 1) % s, "shuffle at {i}");
+            if lane + 1 < s {
+                assert_eq!(down[i] as usize, i + 1, "shuffle_down at {i}");
+            }
+            let want: u32 = (0..s.min(32)).filter(|l| (base + l) % 3 == 0).map(|l| 1 << l).sum();
+            assert_eq!(ballots[i], want, "{}: ballot at {i}", d.name());
+        }
+    }
+}
+
+#[test]
+fn uniform_load_bounds_a_loop_with_barriers() {
+    let counts = [0u32, 1, 5, 3];
+    let n = 32 * counts.len();
+    let want: Vec<u32> = (0..n)
+        .map(|i| {
+            let r = counts[i / 32];
+            let sum: u32 = (0..r).sum();
+            if i % 32 == 0 {
+                sum + r
+            } else {
+                sum
+            }
+        })
+        .collect();
+    let (c, g) = on_both(|d| {
+        let k = Buffer::from_slice(d, &counts).unwrap();
+        let mut out = Buffer::<u32>::zeroed(d, n).unwrap();
+        kernels::uniform_rounds::launch(d, n, &k, &mut out).unwrap();
+        out.read().unwrap()
+    });
+    assert_eq!(c, want);
+    assert_eq!(g, want);
+}
+
+#[test]
+fn subgroup_kernels_need_the_feature() {
+    use onekernel::runtime::{Features, LaunchError};
+    assert!(kernels::subgroup_block_sum::KERNEL.features.contains(Features::SUBGROUP));
+    assert!(!kernels::uniform_rounds::KERNEL.features.contains(Features::SUBGROUP));
+    let d = Device::gpu_without(Features::SUBGROUP).unwrap();
+    assert_eq!(d.subgroup_sizes(), None);
+    let a = Buffer::from_slice(&d, &[1i32; 48]).unwrap();
+    let mut sums = Buffer::<i32>::zeroed(&d, 1).unwrap();
+    let err = kernels::subgroup_block_sum::launch(&d, 48, &a, &mut sums).unwrap_err();
+    assert!(
+        matches!(err, LaunchError::MissingFeature { kernel: "subgroup_block_sum", missing: Features::SUBGROUP, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("kernel `subgroup_block_sum` needs the device feature SUBGROUP"), "{err}");
+    // Kernels without subgroups still run there.
+    let k = Buffer::from_slice(&d, &[2u32]).unwrap();
+    let mut out = Buffer::<u32>::zeroed(&d, 32).unwrap();
+    kernels::uniform_rounds::launch(&d, 32, &k, &mut out).unwrap();
+    assert_eq!(out.read().unwrap()[1], 1);
+}
+
+#[test]
+fn lane_ids_without_collectives() {
+    use onekernel::runtime::Features;
+    // Not a collective: the fast path, not the cooperative executor.
+    assert_eq!(format!("{:?}", kernels::lane_ids::KERNEL.cpu), "OwnElement");
+    assert!(kernels::lane_ids::KERNEL.features.contains(Features::SUBGROUP));
+    let n = 64 * 2 + 3;
+    for d in [Device::cpu(), gpu().clone()] {
+        let mut out = Buffer::<u32>::zeroed(&d, n).unwrap();
+        kernels::lane_ids::launch(&d, n, &mut out).unwrap();
+        let out = out.read().unwrap();
+        let size = out[0] / 1000;
+        let (lo, hi) = subgroup_range(&d);
+        assert!((lo..=hi).contains(&size), "{}: size {size}", d.name());
+        for (i, v) in out.iter().enumerate() {
+            assert_eq!(*v, (i % 64) as u32 % size + 1000 * size, "{}: {i}", d.name());
+        }
+    }
 }

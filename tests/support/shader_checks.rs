@@ -31,7 +31,7 @@ pub fn reparse(name: &str, wgsl: &str) {
         .unwrap_or_else(|e| panic!("`{name}` WGSL does not parse:\n{}", e.emit_to_string(wgsl)));
     naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
-        C::SHADER_FLOAT16.union(C::FLOAT64).union(C::SHADER_INT64),
+        C::SHADER_FLOAT16.union(C::FLOAT64).union(C::SHADER_INT64).union(C::SUBGROUP),
     )
     .validate(&module)
     .unwrap_or_else(|e| panic!("`{name}` WGSL does not validate:\n{}", e.emit_to_string(wgsl)));

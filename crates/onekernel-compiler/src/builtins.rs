@@ -7,7 +7,7 @@
 //! maps to; the exhaustive `match`es of the back ends (naga lowering, the
 //! CPU body, the uniformity check) then say what else must handle it.
 
-use crate::hir::{BarrierKind, Builtin, ConstValue, MathOp, NamedConst};
+use crate::hir::{BarrierKind, Builtin, ConstValue, MathOp, NamedConst, SubgroupOp};
 use crate::types::{Lane, Ty, VecTy};
 
 /// What a builtin function call is.
@@ -19,11 +19,15 @@ pub enum BuiltinFn {
     Barrier(BarrierKind),
     /// `shared::<[T; N]>()`: declares workgroup memory.
     Shared,
+    /// `subgroup_add(v)` and the other subgroup builtins.
+    Subgroup(SubgroupOp),
+    /// `workgroup_uniform_load(&tile[i])`.
+    UniformLoad,
 }
 
 /// Every builtin function, by its Rust name (the last segment of the path
 /// as written: `global_id()` and `onekernel::global_id()` are the same).
-pub const FUNCTIONS: [(&str, BuiltinFn); 8] = [
+pub const FUNCTIONS: [(&str, BuiltinFn); 19] = [
     ("global_id", BuiltinFn::Thread(Builtin::GlobalId)),
     ("thread_id", BuiltinFn::Thread(Builtin::ThreadId)),
     ("block_id", BuiltinFn::Thread(Builtin::BlockId)),
@@ -32,6 +36,17 @@ pub const FUNCTIONS: [(&str, BuiltinFn); 8] = [
     ("workgroup_barrier", BuiltinFn::Barrier(BarrierKind::Workgroup)),
     ("storage_barrier", BuiltinFn::Barrier(BarrierKind::Storage)),
     ("shared", BuiltinFn::Shared),
+    ("workgroup_uniform_load", BuiltinFn::UniformLoad),
+    ("subgroup_size", BuiltinFn::Subgroup(SubgroupOp::Size)),
+    ("subgroup_invocation_id", BuiltinFn::Subgroup(SubgroupOp::InvocationId)),
+    ("subgroup_add", BuiltinFn::Subgroup(SubgroupOp::Add)),
+    ("subgroup_min", BuiltinFn::Subgroup(SubgroupOp::Min)),
+    ("subgroup_max", BuiltinFn::Subgroup(SubgroupOp::Max)),
+    ("subgroup_broadcast", BuiltinFn::Subgroup(SubgroupOp::Broadcast)),
+    ("subgroup_shuffle", BuiltinFn::Subgroup(SubgroupOp::Shuffle)),
+    ("subgroup_shuffle_xor", BuiltinFn::Subgroup(SubgroupOp::ShuffleXor)),
+    ("subgroup_shuffle_down", BuiltinFn::Subgroup(SubgroupOp::ShuffleDown)),
+    ("subgroup_ballot", BuiltinFn::Subgroup(SubgroupOp::Ballot)),
 ];
 
 /// Looks a builtin function up by name.
@@ -50,6 +65,13 @@ impl BarrierKind {
     /// The Rust name.
     pub fn name(self) -> &'static str {
         FUNCTIONS.iter().find(|(_, f)| *f == BuiltinFn::Barrier(self)).map_or("?", |(n, _)| n)
+    }
+}
+
+impl SubgroupOp {
+    /// The Rust name.
+    pub fn name(self) -> &'static str {
+        FUNCTIONS.iter().find(|(_, f)| *f == BuiltinFn::Subgroup(self)).map_or("?", |(n, _)| n)
     }
 }
 
@@ -386,6 +408,7 @@ mod tests {
         }
         assert_eq!(Builtin::GridDim.name(), "grid_dim");
         assert_eq!(BarrierKind::Storage.name(), "storage_barrier");
+        assert_eq!(SubgroupOp::ShuffleXor.name(), "subgroup_shuffle_xor");
         assert!(suggest_method("sqr").contains("`sqrt`"));
     }
 

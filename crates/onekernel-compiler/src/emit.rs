@@ -5,9 +5,10 @@ use crate::diagnostic::Diagnostic;
 use naga::back::spv;
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
-/// Validates `module` as wgpu will on a device with `f16`, `f64` and 64-bit
-/// integers ([`CAPABILITIES`]; the kernel's `KernelInfo::features` say which
-/// of them it needs, from [`features`]), then writes WGSL and SPIR-V. `spans` maps naga span ids back to the user's tokens,
+/// Validates `module` as wgpu will on a device with `f16`, `f64`, 64-bit
+/// integers and subgroups ([`CAPABILITIES`]; the kernel's
+/// `KernelInfo::features` say which of them it needs, and the runtime checks
+/// that the device has them), then writes WGSL and SPIR-V. `spans` maps naga span ids back to the user's tokens,
 /// so that a validation error lands on the Rust code that caused it.
 pub fn emit(
     module: &naga::Module,
@@ -56,12 +57,13 @@ fn write_wgsl(
         .map_err(|e| vec![Diagnostic::new(fallback, format!("internal compiler error: WGSL output failed: {e}"))])
 }
 
-/// The optional naga capabilities a kernel may use: the types of the
-/// device features the runtime checks before a launch (`f16`, `f64`,
-/// `i64`/`u64`). Nothing else: subgroups and the like are not in the kernel
-/// language.
-pub const CAPABILITIES: Capabilities =
-    Capabilities::SHADER_FLOAT16.union(Capabilities::FLOAT64).union(Capabilities::SHADER_INT64);
+/// The optional naga capabilities a kernel may use: those of the device
+/// features the runtime checks before a launch (`f16`, `f64`, `i64`/`u64`,
+/// subgroup operations).
+pub const CAPABILITIES: Capabilities = Capabilities::SHADER_FLOAT16
+    .union(Capabilities::FLOAT64)
+    .union(Capabilities::SHADER_INT64)
+    .union(Capabilities::SUBGROUP);
 
 /// The device features `module` needs: one per wide scalar type it uses
 /// anywhere (buffers, locals, intermediate values), found in its type arena,

@@ -49,7 +49,8 @@ pub struct Function {
     pub shared: Arena<SharedDecl>,
     /// Constants the function can see: its own `const` items.
     pub consts: Arena<ConstDecl>,
-    /// Number of barrier call sites (each has an id, in source order).
+    /// Number of synchronising call sites: barriers, subgroup collectives
+    /// and `workgroup_uniform_load`s (each has an id, in source order).
     pub barriers: u32,
     /// Call arguments that pass a whole buffer (`helper(a)`): always an
     /// error, left for the callee to explain (a helper that takes a buffer
@@ -175,6 +176,53 @@ pub enum BarrierKind {
     Workgroup,
     /// Execution barrier plus storage memory (WGSL `storageBarrier`).
     Storage,
+}
+
+/// Subgroup builtins (WGSL's `subgroupAdd`, `subgroup_size`, ...): a
+/// subgroup is a hardware-sized slice of a workgroup (a warp) whose
+/// invocations exchange values without shared memory. Everything but
+/// [`SubgroupOp::Size`] and [`SubgroupOp::InvocationId`] is a collective:
+/// every invocation of the subgroup takes part, so they are checked like
+/// barriers (see `uniformity.rs`); [`crate::builtins`] names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SubgroupOp {
+    /// `subgroup_size()`: invocations per subgroup (`u32`, uniform).
+    Size,
+    /// `subgroup_invocation_id()`: this invocation's lane in its subgroup.
+    InvocationId,
+    /// `subgroup_add(v)`: the sum over the subgroup.
+    Add,
+    /// `subgroup_min(v)`.
+    Min,
+    /// `subgroup_max(v)`.
+    Max,
+    /// `subgroup_broadcast(v, lane)`: `v` of lane `lane` (a constant).
+    Broadcast,
+    /// `subgroup_shuffle(v, lane)`: `v` of lane `lane` (any value).
+    Shuffle,
+    /// `subgroup_shuffle_xor(v, mask)`: `v` of lane `id ^ mask`.
+    ShuffleXor,
+    /// `subgroup_shuffle_down(v, delta)`: `v` of lane `id + delta`.
+    ShuffleDown,
+    /// `subgroup_ballot(pred)`: bit `i` set when lane `i`'s `pred` holds
+    /// (the low 32 lanes, as a `u32`).
+    Ballot,
+}
+
+impl SubgroupOp {
+    /// Whether every invocation of the subgroup must take part.
+    pub fn is_collective(self) -> bool {
+        !matches!(self, SubgroupOp::Size | SubgroupOp::InvocationId)
+    }
+
+    /// Number of arguments.
+    pub fn arity(self) -> usize {
+        match self {
+            SubgroupOp::Size | SubgroupOp::InvocationId => 0,
+            SubgroupOp::Add | SubgroupOp::Min | SubgroupOp::Max | SubgroupOp::Ballot => 1,
+            SubgroupOp::Broadcast | SubgroupOp::Shuffle | SubgroupOp::ShuffleXor | SubgroupOp::ShuffleDown => 2,
+        }
+    }
 }
 
 /// Atomic operations, by their Rust std names.
@@ -721,6 +769,31 @@ pub enum ExprKind {
         /// Which barrier.
         kind: BarrierKind,
         /// The call-site id.
+        site: u32,
+        /// The path as written.
+        callee: syn::Path,
+    },
+    /// A subgroup builtin; `site` numbers the collectives with the
+    /// barriers (source order), for the CPU executor's divergence check.
+    Subgroup {
+        /// Which one.
+        op: SubgroupOp,
+        /// The value, then the lane, mask or delta.
+        args: Vec<ExprId>,
+        /// The call-site id (collectives only; 0 otherwise).
+        site: u32,
+        /// The path as written.
+        callee: syn::Path,
+    },
+    /// `workgroup_uniform_load(&tile[i])`: one shared element, read by
+    /// every thread of the workgroup between two barriers, so that the
+    /// value is the same for all (uniform, as WGSL's `workgroupUniformLoad`).
+    UniformLoad {
+        /// The array.
+        shared: SharedId,
+        /// One index per dimension (uniform).
+        indices: Vec<ExprId>,
+        /// The call-site id (it is a barrier).
         site: u32,
         /// The path as written.
         callee: syn::Path,

@@ -356,6 +356,31 @@ impl<'a> Infer<'a> {
                 }
             }
             ExprKind::Barrier { .. } => self.set_known(id, Ty::Unit),
+            ExprKind::UniformLoad { shared, indices, .. } => {
+                for i in indices {
+                    let v = self.expr(*i);
+                    let u = self.known(Ty::Usize);
+                    self.unify(v, u);
+                }
+                self.set_known(id, f.shared[*shared].elem)
+            }
+            ExprKind::Subgroup { op, args, .. } => {
+                let vars: Vec<usize> = args.iter().map(|a| self.expr(*a)).collect();
+                match op {
+                    SubgroupOp::Size | SubgroupOp::InvocationId => self.set_known(id, Ty::U32),
+                    SubgroupOp::Ballot => {
+                        let b = self.known(Ty::Bool);
+                        self.unify(vars[0], b);
+                        self.set_known(id, Ty::U32)
+                    }
+                    SubgroupOp::Add | SubgroupOp::Min | SubgroupOp::Max => self.set(id, vars[0]),
+                    SubgroupOp::Broadcast | SubgroupOp::Shuffle | SubgroupOp::ShuffleXor | SubgroupOp::ShuffleDown => {
+                        let u = self.known(Ty::U32);
+                        self.unify(vars[1], u);
+                        self.set(id, vars[0])
+                    }
+                }
+            }
             ExprKind::Array(elems) => {
                 let vars: Vec<usize> = elems.iter().map(|e| self.expr(*e)).collect();
                 for v in &vars[1..] {
@@ -888,6 +913,22 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
             ExprKind::Convert(x, to) => lossless(t.exprs[*x], *to),
             ExprKind::Math(op, args) if !r_is_32(t.exprs[args[0]]) => {
                 wide_math(f, e.span, *op, args, t, diags);
+                true
+            }
+            ExprKind::Subgroup { op, args, .. } if op.arity() > 0 && *op != SubgroupOp::Ballot => {
+                let v = t.exprs[args[0]];
+                if !matches!(v, Ty::F32 | Ty::I32 | Ty::U32 | Ty::Usize) {
+                    diags.push(
+                        Diagnostic::new(
+                            f.exprs[args[0]].span,
+                            format!("`{}` works on `f32`, `i32`, `u32` and `usize`, not `{v}`", op.name()),
+                        )
+                        .help(match v {
+                            Ty::Bool => "add `b as u32`, or count the lanes with `subgroup_ballot(b).count_ones()`",
+                            _ => "exchange the elements or fields one by one",
+                        }),
+                    );
+                }
                 true
             }
             ExprKind::Math(op, args) => {

@@ -194,8 +194,17 @@ pub fn compile_in(
         uniform_size: layout.uniform_size,
         cpu: checked.cpu,
         workgroup_memory_words: layout.workgroup_memory_words,
-        // The parameters' types, and every wide type the kernel computes in.
-        features: layout.features.union(emit::features(&shaders.module)),
+        // The parameters' types, every wide type the kernel computes in, and
+        // subgroups if it uses them: a device without one of them makes the
+        // launch `LaunchError::MissingFeature`.
+        features: {
+            let features = layout.features.union(emit::features(&shaders.module));
+            if visit::uses_subgroups(&checked.program.kernel) {
+                features.union(onekernel_abi::Features::SUBGROUP)
+            } else {
+                features
+            }
+        },
     };
     Ok(CompiledKernel { info, checked, layout, module: shaders.module })
 }

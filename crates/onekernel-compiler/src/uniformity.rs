@@ -27,6 +27,15 @@
 //! * everywhere after a `return` reached in divergent control flow: the
 //!   threads that returned never come back.
 //!
+//! Subgroup collectives (`subgroup_add`, ...) are checked like barriers,
+//! at workgroup scope: stricter than WGSL, which asks for subgroup-uniform
+//! control flow only, but a condition uniform within each subgroup and not
+//! across the workgroup is rare, and the CPU executor could not run the
+//! rest (its subgroups are not the GPU's). `workgroup_uniform_load(&a[i])`
+//! is a barrier too, its index must be uniform, and its value is uniform:
+//! it is how a value loaded from memory becomes usable in a condition that
+//! guards a barrier.
+//!
 //! Helpers cannot contain barriers (the recogniser rejects them), and a
 //! helper computes its result from its arguments only, so a call is
 //! uniform when its arguments are.
@@ -66,7 +75,8 @@ struct Uniformity<'a> {
     report: bool,
 }
 
-/// Checks every barrier of `f`; one error per divergent barrier.
+/// Checks every barrier, subgroup collective and uniform load of `f`; one
+/// error per divergent one (or per varying uniform-load index).
 pub fn check_barriers(f: &Function) -> Result<(), Vec<Diagnostic>> {
     if f.barriers == 0 {
         return Ok(());
@@ -123,6 +133,12 @@ impl Uniformity<'_> {
                 Builtin::GlobalId | Builtin::ThreadId => false,
             },
             ExprKind::Index { .. } | ExprKind::SharedIndex { .. } | ExprKind::Atomic { .. } => false,
+            // Collectives are the same within a subgroup only; a lane id
+            // differs in every thread.
+            ExprKind::Subgroup { op, .. } => *op == SubgroupOp::Size,
+            // The point of `workgroup_uniform_load`: one value for the
+            // whole workgroup (its index is checked to be uniform).
+            ExprKind::UniformLoad { .. } => true,
             ExprKind::Local(l) => !self.varying.contains(l),
             ExprKind::Axis(x, _)
             | ExprKind::Swizzle(x, _)
@@ -173,6 +189,10 @@ impl Uniformity<'_> {
                     format!("a value loaded from `{}`", self.f.shared[*shared].name)
                 }
                 ExprKind::Atomic { .. } => "an atomic's value".to_string(),
+                ExprKind::Subgroup { op: SubgroupOp::InvocationId, .. } => "`subgroup_invocation_id()`".to_string(),
+                ExprKind::Subgroup { op, .. } if op.is_collective() => {
+                    format!("`{}()`, whose value is the same within a subgroup only", op.name())
+                }
                 ExprKind::Local(l) if self.varying.contains(l) => format!("`{}`", self.f.locals[*l].name),
                 ExprKind::Param(p) if self.varying_params.contains(p) => format!("`{}`", self.f.params[*p].name),
                 _ => return,
@@ -235,6 +255,48 @@ impl Uniformity<'_> {
                             format!("`{}()` is not reached by every thread of the workgroup: it is {}", kind.name(), d.reason),
                         )
                         .help("every thread of a workgroup must reach each barrier: move the barrier out of the divergent code, or make the condition depend only on `block_id()`, sizes, scalar parameters and constants"),
+                    );
+                }
+            }
+            ExprKind::Subgroup { op, args, .. } => {
+                for a in args {
+                    self.expr(*a, div.clone());
+                }
+                if let (Some(d), true, true) = (&div, op.is_collective(), self.report) {
+                    self.errors.push(
+                        Diagnostic::new(
+                            f.exprs[e].span,
+                            format!("`{}()` is not reached by every thread of the workgroup: it is {}", op.name(), d.reason),
+                        )
+                        .help("a subgroup operation combines the values of all the threads of a subgroup, so all must reach it: compute the value under the condition instead (`subgroup_add(if c { x } else { 0 })`), or make the condition depend only on `block_id()`, sizes, scalar parameters and constants"),
+                    );
+                }
+            }
+            ExprKind::UniformLoad { indices, .. } => {
+                for i in indices {
+                    self.expr(*i, div.clone());
+                }
+                if !self.report {
+                    return;
+                }
+                if let Some(d) = &div {
+                    self.errors.push(
+                        Diagnostic::new(
+                            f.exprs[e].span,
+                            format!("`workgroup_uniform_load()` is not reached by every thread of the workgroup: it is {}", d.reason),
+                        )
+                        .help("it is a barrier: every thread of a workgroup must reach it; move it out of the divergent code"),
+                    );
+                } else if let Some(i) = indices.iter().find(|i| !self.uniform(**i)) {
+                    self.errors.push(
+                        Diagnostic::new(
+                            f.exprs[*i].span,
+                            format!(
+                                "the index of `workgroup_uniform_load` must be the same for every thread, and this one depends on {}",
+                                self.why_varying(*i)
+                            ),
+                        )
+                        .help("every thread reads the same element: index it with constants, `block_id()`, sizes, scalar parameters or uniform values"),
                     );
                 }
             }

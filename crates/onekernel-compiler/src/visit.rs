@@ -76,7 +76,8 @@ pub fn operands(kind: &ExprKind) -> Vec<ExprId> {
         ExprKind::StructLit { fields, .. } => fields.iter().map(|(_, x)| *x).collect(),
         ExprKind::Element { base, index } => vec![*base, *index],
         ExprKind::Index { index, .. } => vec![*index],
-        ExprKind::SharedIndex { indices, .. } => indices.clone(),
+        ExprKind::SharedIndex { indices, .. } | ExprKind::UniformLoad { indices, .. } => indices.clone(),
+        ExprKind::Subgroup { args, .. } => args.clone(),
         ExprKind::Atomic { target, args, .. } => {
             let mut v = target_indices(target);
             v.extend(args);
@@ -241,4 +242,23 @@ pub fn used_builtins(f: &Function) -> Vec<Builtin> {
         }
     });
     used
+}
+
+/// Whether `f` uses the subgroup builtin `op`.
+pub fn uses_subgroup_op(f: &Function, op: SubgroupOp) -> bool {
+    let mut found = false;
+    visit_block(f, &f.body, 0, &mut |_, k, _| {
+        found |= matches!(k, ExprKind::Subgroup { op: o, .. } if *o == op);
+    });
+    found
+}
+
+/// Whether `f` uses any subgroup builtin (the kernel then needs the
+/// device's SUBGROUP feature).
+pub fn uses_subgroups(f: &Function) -> bool {
+    let mut found = false;
+    visit_block(f, &f.body, 0, &mut |_, k, _| {
+        found |= matches!(k, ExprKind::Subgroup { .. });
+    });
+    found
 }

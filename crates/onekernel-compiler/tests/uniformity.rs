@@ -147,3 +147,42 @@ fn an_assignment_later_in_a_loop_makes_earlier_uses_varying() {
         "depends on `m`",
     );
 }
+
+#[test]
+fn subgroup_collectives_are_checked_like_barriers() {
+    rejected(
+        "fn k(x: &[f32], out: &mut [f32]) { let i = global_id().x; if i < x.len() { out[i] = subgroup_add(x[i]); } }",
+        "`subgroup_add()` is not reached by every thread of the workgroup: it is inside `if i < x.len()`",
+    );
+    // Their results are the same within a subgroup only: not uniform.
+    rejected(
+        "fn k(out: &mut [u32]) { let s = subgroup_max(thread_id().x as u32); if s > 3 { workgroup_barrier(); } out[0] = s; }",
+        "depends on `s`",
+    );
+    rejected(
+        "fn k(out: &mut [u32]) { if subgroup_invocation_id() == 0 { out[0] = subgroup_ballot(true); } }",
+        "depends on `subgroup_invocation_id()`",
+    );
+    // Guarding the value, not the call, is accepted; the lane id and the
+    // size are not collectives, and the size is uniform.
+    accepted("fn k(x: &[f32], out: &mut [f32]) { let i = global_id().x; let s = subgroup_add(if i < x.len() { x[i] } else { 0.0 }); if subgroup_invocation_id() == 0 { out[i] = s; } }");
+    accepted("fn k(out: &mut [u32]) { let mut m = subgroup_size() / 2; let mut v = 1u32; while m > 0 { v += subgroup_shuffle_xor(v, m); m /= 2; } out[0] = v; }");
+}
+
+#[test]
+fn uniform_loads_make_values_uniform() {
+    accepted("fn k(a: &[u32], out: &mut [u32]) { let n = shared::<[u32; 1]>(); if thread_id().x == 0 { n[0] = a[0]; } let m = workgroup_uniform_load(&n[0]); for j in 0..m { workgroup_barrier(); } out[0] = m; }");
+    // A plain read of the same element is not uniform.
+    rejected(
+        "fn k(a: &[u32], out: &mut [u32]) { let n = shared::<[u32; 1]>(); n[0] = a[0]; workgroup_barrier(); let m = n[0]; for j in 0..m { workgroup_barrier(); } out[0] = m; }",
+        "depends on `m`",
+    );
+    rejected(
+        "fn k(out: &mut [u32]) { let n = shared::<[u32; 64]>(); let m = workgroup_uniform_load(&n[thread_id().x]); out[0] = m; }",
+        "the index of `workgroup_uniform_load` must be the same for every thread",
+    );
+    rejected(
+        "fn k(out: &mut [u32]) { let n = shared::<[u32; 64]>(); if thread_id().x == 0 { out[0] = workgroup_uniform_load(&n[0]); } }",
+        "`workgroup_uniform_load()` is not reached by every thread",
+    );
+}

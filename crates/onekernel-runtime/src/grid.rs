@@ -89,6 +89,22 @@ pub struct Invocation {
     pub grid_dim: Dim3,
 }
 
+impl Invocation {
+    /// The invocation's index in its workgroup, x fastest: WGSL's
+    /// `local_invocation_index`.
+    pub fn local_index(&self) -> usize {
+        let (t, d) = (self.thread_id, self.block_dim);
+        t.x + d.x * (t.y + d.y * t.z)
+    }
+
+    /// `subgroup_invocation_id()` on the CPU executor: the lane in the
+    /// invocation's subgroup of [`CPU_SUBGROUP_SIZE`](crate::cpu::CPU_SUBGROUP_SIZE)
+    /// consecutive invocations.
+    pub fn subgroup_invocation_id(&self) -> u32 {
+        (self.local_index() % crate::cpu::CPU_SUBGROUP_SIZE as usize) as u32
+    }
+}
+
 /// How much work a launch does.
 ///
 /// `Threads` are rounded up to whole workgroups per axis, so the kernel must

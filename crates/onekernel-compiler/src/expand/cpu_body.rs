@@ -134,6 +134,46 @@ impl Gen<'_> {
         }
     }
 
+    /// A subgroup builtin: the invocation's lane, the executor's fixed
+    /// subgroup size, or a collective `.await`ed on the workgroup (every
+    /// invocation of the subgroup contributes its value, then each takes
+    /// its result).
+    fn subgroup(&self, op: SubgroupOp, args: &[ExprId], site: u32, callee: &syn::Path, span: Span) -> TokenStream {
+        let k = &self.k;
+        let (invocation, workgroup) = (internal("__invocation"), internal("__workgroup"));
+        let args = self.exprs(args);
+        let variant = match op {
+            SubgroupOp::Size => return quote_spanned!(span=> #k::builtin(#callee, #k::CPU_SUBGROUP_SIZE)),
+            SubgroupOp::InvocationId => {
+                return quote_spanned!(span=> #k::builtin(#callee, #invocation.subgroup_invocation_id()))
+            }
+            SubgroupOp::Ballot => {
+                let pred = &args[0];
+                return quote_spanned!(span=> #workgroup.subgroup_ballot(&#invocation, #site, #k::builtin(#callee, #pred)).await);
+            }
+            SubgroupOp::Add => quote!(Add),
+            SubgroupOp::Min => quote!(Min),
+            SubgroupOp::Max => quote!(Max),
+            SubgroupOp::Broadcast => quote!(Broadcast),
+            SubgroupOp::Shuffle => quote!(Shuffle),
+            SubgroupOp::ShuffleXor => quote!(ShuffleXor),
+            SubgroupOp::ShuffleDown => quote!(ShuffleDown),
+        };
+        let v = &args[0];
+        match args.get(1) {
+            None => quote_spanned!(span=>
+                #workgroup.subgroup(&#invocation, #site, #k::SubgroupCollective::#variant, #k::subgroup_operand(#callee, #v), 0).await
+            ),
+            Some(lane) => {
+                let (value, lane_var) = (internal("__value"), internal("__lane"));
+                quote_spanned!(span=> {
+                    let (#value, #lane_var) = #k::subgroup_operands(#callee, #v, #lane);
+                    #workgroup.subgroup(&#invocation, #site, #k::SubgroupCollective::#variant, #value, #lane_var).await
+                })
+            }
+        }
+    }
+
     /// The pattern of a `let` or `for` binding: `x`, `mut x` or `_`.
     fn binding(&self, local: LocalId) -> TokenStream {
         let l = &self.f.locals[local];
@@ -236,6 +276,25 @@ impl Gen<'_> {
             ExprKind::Barrier { site, callee, .. } => {
                 let workgroup = internal("__workgroup");
                 quote_spanned!(span=> { #k::builtin(#callee, ()); #workgroup.barrier(#site).await })
+            }
+            ExprKind::Subgroup { op, args, site, callee } => self.subgroup(*op, args, *site, callee, span),
+            ExprKind::UniformLoad { shared, indices, site, callee } => {
+                // WGSL's `workgroupUniformLoad`: a barrier, the load, and a
+                // barrier again, so that no thread writes the element before
+                // every thread has read it.
+                let workgroup = internal("__workgroup");
+                let name = self.shared_name(*shared, span);
+                let vars: Vec<Ident> = (0..indices.len()).map(|i| internal(&format!("__index{i}"))).collect();
+                let indices = self.exprs(indices);
+                let load = if vars.len() == 2 { quote!(load2) } else { quote!(load) };
+                let value = internal("__value");
+                quote_spanned!(span=> {
+                    #(let #vars: usize = #indices;)*
+                    #workgroup.barrier(#site).await;
+                    let #value = #k::uniform_load_value(#callee, #name.#load(#(#vars),*));
+                    #workgroup.barrier(#site).await;
+                    #value
+                })
             }
             ExprKind::Array(xs) => {
                 let xs = self.exprs(xs);

@@ -154,6 +154,18 @@ impl FnLowerer<'_> {
                 self.stmt(Statement::ControlBarrier(flags), span);
                 None
             }
+            ExprKind::Subgroup { op, args, .. } => self.subgroup(*op, args, ty, span),
+            ExprKind::UniformLoad { shared, indices, .. } => {
+                let pointer = self.shared_pointer(*shared, indices, span)?;
+                let ty = self.mb.ty(ty);
+                // The result is produced by the statement, never emitted.
+                self.flush();
+                let nspan = self.mb.span(span);
+                let result = self.func.expressions.append(Expression::WorkGroupUniformLoadResult { ty }, nspan);
+                self.flush_skip();
+                self.stmt(Statement::WorkGroupUniformLoad { pointer, result }, span);
+                Some(result)
+            }
             ExprKind::Len(buffer) => {
                 let g = self.buffers[*buffer]?;
                 let g = self.add(Expression::GlobalVariable(g), span);
@@ -885,6 +897,63 @@ impl FnLowerer<'_> {
     }
 }
 
+impl FnLowerer<'_> {
+    /// A subgroup builtin: the entry point's `subgroup_size` /
+    /// `subgroup_invocation_id` argument, or a subgroup statement whose
+    /// result expression is the value.
+    fn subgroup(
+        &mut self,
+        op: crate::hir::SubgroupOp,
+        args: &[ExprId],
+        ty: Ty,
+        span: proc_macro2::Span,
+    ) -> Option<Handle<Expression>> {
+        use crate::hir::SubgroupOp as S;
+        use naga::{CollectiveOperation, GatherMode, SubgroupOperation};
+        if !op.is_collective() {
+            return self.subgroup_ids.get(&op).copied();
+        }
+        let mut values = Vec::new();
+        for a in args {
+            values.push(self.expr(*a)?);
+        }
+        let argument = values[0];
+        // The result is produced by the statement, never emitted.
+        self.flush();
+        let nspan = self.mb.span(span);
+        if op == S::Ballot {
+            let result = self.func.expressions.append(Expression::SubgroupBallotResult, nspan);
+            self.flush_skip();
+            self.stmt(Statement::SubgroupBallot { result, predicate: Some(argument) }, span);
+            // The low 32 lanes: every subgroup of a GPU with at most 32
+            // lanes, which kernels are written for (docs/semantics.md).
+            return Some(self.add(Expression::AccessIndex { base: result, index: 0 }, span));
+        }
+        let naga_ty = self.mb.ty(ty);
+        let result = self.func.expressions.append(Expression::SubgroupOperationResult { ty: naga_ty }, nspan);
+        self.flush_skip();
+        let reduce = |op| Statement::SubgroupCollectiveOperation {
+            op,
+            collective_op: CollectiveOperation::Reduce,
+            argument,
+            result,
+        };
+        let gather = |mode| Statement::SubgroupGather { mode, argument, result };
+        let statement = match op {
+            S::Add => reduce(SubgroupOperation::Add),
+            S::Min => reduce(SubgroupOperation::Min),
+            S::Max => reduce(SubgroupOperation::Max),
+            S::Broadcast => gather(GatherMode::Broadcast(values[1])),
+            S::Shuffle => gather(GatherMode::Shuffle(values[1])),
+            S::ShuffleXor => gather(GatherMode::ShuffleXor(values[1])),
+            S::ShuffleDown => gather(GatherMode::ShuffleDown(values[1])),
+            S::Size | S::InvocationId | S::Ballot => unreachable!("handled above"),
+        };
+        self.stmt(statement, span);
+        Some(result)
+    }
+}
+
 /// True when lowering `e` needs no statements (so `a && e` can be a plain
 /// WGSL `&&`, which short-circuits too).
 fn is_pure(f: &crate::hir::Function, e: ExprId) -> bool {
@@ -902,6 +971,8 @@ fn is_pure(f: &crate::hir::Function, e: ExprId) -> bool {
                 | ExprKind::Return(_)
                 | ExprKind::Atomic { .. }
                 | ExprKind::Barrier { .. }
+                | ExprKind::Subgroup { .. }
+                | ExprKind::UniformLoad { .. }
         ) || matches!(k, ExprKind::Math(op, _) if super::math::needs_call(*op))
         {
             pure = false;

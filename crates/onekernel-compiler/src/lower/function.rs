@@ -56,6 +56,9 @@ pub(crate) struct FnLowerer<'a> {
     /// Shared arrays' `var<workgroup>`s.
     pub(super) shared: HandleMap<hir::SharedDecl, Handle<naga::GlobalVariable>>,
     pub(super) builtins: HashMap<Builtin, Handle<Expression>>,
+    /// `subgroup_size()` and `subgroup_invocation_id()`: entry point
+    /// arguments, when used.
+    pub(super) subgroup_ids: HashMap<hir::SubgroupOp, Handle<Expression>>,
     pub(super) loops: Vec<LoopCtx>,
     /// True after a `return`/`break`/`continue` in the current block:
     /// the rest of the block is unreachable and not lowered.
@@ -82,6 +85,7 @@ impl<'a> FnLowerer<'a> {
             buffers: HandleMap::filled(hir.params.len(), None),
             shared: HandleMap::from_vec(Vec::new()),
             builtins: HashMap::new(),
+            subgroup_ids: HashMap::new(),
             loops: Vec::new(),
             dead: false,
             errors: Vec::new(),
@@ -373,6 +377,24 @@ impl<'a> FnLowerer<'a> {
                 self.name(value, &p.name);
                 Slot::Value(value)
             });
+        }
+        // `subgroup_size()` and `subgroup_invocation_id()`: scalar
+        // arguments, only when used (they need the SUBGROUP capability).
+        for (op, name, b) in [
+            (hir::SubgroupOp::Size, "subgroup_size", BuiltIn::SubgroupSize),
+            (hir::SubgroupOp::InvocationId, "subgroup_invocation_id", BuiltIn::SubgroupInvocationId),
+        ] {
+            if visit::uses_subgroup_op(self.hir, op) {
+                let index = self.func.arguments.len() as u32;
+                let ty = self.mb.ty(Ty::U32);
+                self.func.arguments.push(FunctionArgument {
+                    name: Some(name.into()),
+                    ty,
+                    binding: Some(Binding::BuiltIn(b)),
+                });
+                let h = self.add(Expression::FunctionArgument(index), span);
+                self.subgroup_ids.insert(op, h);
+            }
         }
         let block_dim = |l: &mut Self| {
             let dims: Vec<_> = workgroup_size.iter().map(|&s| l.literal(Literal::U32(s), span)).collect();

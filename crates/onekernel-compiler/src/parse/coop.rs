@@ -237,6 +237,111 @@ impl Parser<'_> {
         self.push(ExprKind::Barrier { kind, site, callee: callee.clone() }, span)
     }
 
+    /// A subgroup builtin: `subgroup_add(v)`, `subgroup_size()`, ...
+    pub(super) fn subgroup(&mut self, op: SubgroupOp, c: &syn::ExprCall, callee: &syn::Path) -> ExprId {
+        let span = c.span();
+        let name = op.name();
+        if c.args.len() != op.arity() {
+            let what = match op.arity() {
+                0 => "no arguments".to_string(),
+                1 if op == SubgroupOp::Ballot => "one `bool`".to_string(),
+                1 => "one value".to_string(),
+                _ => format!(
+                    "a value and a {}",
+                    match op {
+                        SubgroupOp::ShuffleXor => "lane mask (`u32`)",
+                        SubgroupOp::ShuffleDown => "lane distance (`u32`)",
+                        _ => "lane index (`u32`)",
+                    }
+                ),
+            };
+            return self.error(c.span(), format!("`{name}` takes {what}"), None);
+        }
+        if self.role == FnRole::Helper {
+            let help = if op.is_collective() {
+                "every thread of a subgroup must reach it together: call it in the kernel and pass the result to the helper"
+            } else {
+                "pass the value to the helper as a parameter"
+            };
+            return self.error(span, format!("`{name}()` can only be called in a kernel's body"), Some(help));
+        }
+        let args: Vec<ExprId> = c.args.iter().map(|a| self.expr(a)).collect();
+        if op == SubgroupOp::Broadcast {
+            // WGSL (and SPIR-V before 1.5) take the lane of a broadcast as
+            // a constant; a lane computed at run time is a shuffle.
+            let lane = args[1];
+            let constant = matches!(self.f.exprs[lane].kind, ExprKind::Lit(Lit::Int(..)) | ExprKind::ConstRef(_));
+            if !constant && !self.is_error(lane) {
+                self.diags.push(
+                    Diagnostic::new(self.f.exprs[lane].span, "the lane of `subgroup_broadcast` must be a constant")
+                        .help("write a literal or a `const` item, or use `subgroup_shuffle(v, lane)` for a lane computed at run time"),
+                );
+                return self.already_reported(span);
+            }
+        }
+        let site = if op.is_collective() {
+            self.f.barriers += 1;
+            self.f.barriers - 1
+        } else {
+            0
+        };
+        self.push(ExprKind::Subgroup { op, args, site, callee: callee.clone() }, span)
+    }
+
+    /// `workgroup_uniform_load(&tile[i])`: a shared element read as one
+    /// value for the whole workgroup.
+    pub(super) fn uniform_load(&mut self, c: &syn::ExprCall, callee: &syn::Path) -> ExprId {
+        let span = c.span();
+        let help = "write `workgroup_uniform_load(&tile[i])` with `tile` a `shared::<[T; N]>()` array";
+        if c.args.len() != 1 {
+            return self.error(
+                c.span(),
+                "`workgroup_uniform_load` takes a reference to a shared array element",
+                Some(help),
+            );
+        }
+        if self.role == FnRole::Helper {
+            return self.error(
+                span,
+                "`workgroup_uniform_load()` can only be called in a kernel's body",
+                Some("every thread of the workgroup must reach it (it is a barrier): call it in the kernel"),
+            );
+        }
+        let arg = &c.args[0];
+        let access = match strip(arg) {
+            syn::Expr::Reference(r) if r.mutability.is_none() => self.shared_of(&r.expr),
+            _ => None,
+        };
+        let (shared, indices) = match access {
+            Some(Ok(access)) => access,
+            Some(Err(d)) => {
+                self.diags.push(d);
+                return self.already_reported(span);
+            }
+            None => {
+                return self.error(
+                    arg.span(),
+                    "`workgroup_uniform_load` reads an element of a shared array",
+                    Some(&format!(
+                    "{help}; other values are already the same for every thread, or need a shared array to become so"
+                )),
+                )
+            }
+        };
+        if self.f.shared[shared].atomic {
+            let name = self.f.shared[shared].name.clone();
+            return self.error(
+                arg.span(),
+                format!("`{name}` holds atomics"),
+                Some("read it with `.load(Ordering::Relaxed)`, store that in a plain shared array, and load that uniformly"),
+            );
+        }
+        let indices = indices.into_iter().map(|i| self.expr(i)).collect();
+        let site = self.f.barriers;
+        self.f.barriers += 1;
+        self.push(ExprKind::UniformLoad { shared, indices, site, callee: callee.clone() }, span)
+    }
+
     /// An atomic element: `hist[i]` on an `&[AtomicU32]` parameter or a
     /// shared atomic array.
     fn atomic_target(&mut self, e: &syn::Expr) -> Option<AtomicTarget> {

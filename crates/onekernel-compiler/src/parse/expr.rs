@@ -442,6 +442,8 @@ impl Parser<'_> {
                 return self.push(ExprKind::Builtin { builtin, callee: p.path.clone() }, span);
             }
             Some(BuiltinFn::Barrier(kind)) => return self.barrier(kind, c, &p.path),
+            Some(BuiltinFn::Subgroup(op)) => return self.subgroup(op, c, &p.path),
+            Some(BuiltinFn::UniformLoad) => return self.uniform_load(c, &p.path),
             Some(BuiltinFn::Shared) => {
                 return self.error(
                     span,

@@ -26,7 +26,8 @@ impl CpuDevice {
     /// the generated launch code makes one and lends it to
     /// [`CpuDevice::execute_cooperative`].
     pub fn workgroups(&self, kernel: &'static KernelInfo) -> WorkgroupPool {
-        WorkgroupPool::new(kernel.workgroup_memory_words as usize)
+        let [x, y, z] = kernel.workgroup_size.map(|n| n as usize);
+        WorkgroupPool::new(kernel.workgroup_memory_words as usize, x * y * z)
     }
 
     /// Runs a cooperative kernel: `body(invocation, workgroup)` makes the
@@ -145,10 +146,30 @@ fn run_workgroup<'w, F, Fut>(
                 finished += 1;
             }
         }
-        let waiting = wg.waiting();
-        if waiting == 0 {
+        let live = futures.len() - finished;
+        if live == 0 {
             futures.clear();
             return;
+        }
+        if let Some((a, b)) = wg.subgroups.diverged() {
+            panic!(
+                "invocations of a subgroup of workgroup {block_id} wait at two different subgroup operations \
+                 (#{a} and #{b}) in kernel `{}`",
+                kernel.name
+            );
+        }
+        let (waiting, in_subgroup) = (wg.waiting(), wg.subgroups.waiting());
+        if waiting + in_subgroup < live {
+            // Some invocations completed a subgroup operation this round:
+            // they go on at the next.
+            continue;
+        }
+        if in_subgroup > 0 {
+            panic!(
+                "invocations of workgroup {block_id} diverged: {in_subgroup} wait at a subgroup operation that others \
+                 of their subgroup never reach ({waiting} wait at a barrier, {finished} returned; kernel `{}`)",
+                kernel.name
+            );
         }
         if finished > 0 {
             panic!(

@@ -5,11 +5,13 @@ mod executor;
 mod owned;
 mod panic_capture;
 mod shared;
+mod subgroup;
 mod workgroup;
 
 pub use executor::Chunk;
 pub use owned::{OutputSlice, Outputs, OwnedChunk, WindowToken};
 pub use shared::SharedSliceMut;
+pub use subgroup::{SubgroupCall, SubgroupCollective, SubgroupValue, CPU_SUBGROUP_SIZE};
 pub use workgroup::{Barrier, Shared, SharedArray, Workgroup, WorkgroupPool};
 
 use crate::device::Device;

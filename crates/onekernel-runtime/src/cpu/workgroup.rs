@@ -7,7 +7,9 @@
 //! it. The [`Workgroup`] is what they share: its memory (zeroed, as WGSL
 //! zeroes `var<workgroup>`) and the barrier's state.
 
+use super::subgroup::{SubgroupCall, SubgroupCollective, SubgroupValue, Subgroups};
 use crate::buffer::Element;
+use crate::grid::Invocation;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
@@ -34,17 +36,21 @@ pub struct Workgroup {
     site: AtomicU64,
     /// Set (to `a << 32 | b`) when invocations wait at two different sites.
     diverged: AtomicU64,
+    /// The subgroups' meetings (`subgroup.rs`).
+    pub(crate) subgroups: Subgroups,
 }
 
 impl Workgroup {
-    /// A workgroup with `words` words of zeroed shared memory.
-    pub(crate) fn new(words: usize) -> Workgroup {
+    /// A workgroup of `invocations` invocations with `words` words of
+    /// zeroed shared memory.
+    pub(crate) fn new(words: usize, invocations: usize) -> Workgroup {
         Workgroup {
             memory: (0..words).map(|_| AtomicU32::new(0)).collect(),
             generation: AtomicU64::new(0),
             waiting: AtomicUsize::new(0),
             site: AtomicU64::new(NO_SITE),
             diverged: AtomicU64::new(NO_SITE),
+            subgroups: Subgroups::new(invocations),
         }
     }
 
@@ -57,6 +63,31 @@ impl Workgroup {
         self.waiting.store(0, Ordering::Relaxed);
         self.site.store(NO_SITE, Ordering::Relaxed);
         self.diverged.store(NO_SITE, Ordering::Relaxed);
+        self.subgroups.reset();
+    }
+
+    /// A subgroup collective (`subgroup_add(v)`, a shuffle, ...) of
+    /// `invocation`: completes when every invocation of its subgroup has
+    /// reached a collective, with this invocation's result. `operand` is
+    /// the lane, mask or distance of a broadcast or shuffle (0 otherwise);
+    /// `site` identifies the call site, so that invocations of a subgroup
+    /// at different collectives are caught.
+    pub fn subgroup<T: SubgroupValue>(
+        &self,
+        invocation: &Invocation,
+        site: u32,
+        op: SubgroupCollective,
+        value: T,
+        operand: u32,
+    ) -> SubgroupCall<'_, T> {
+        SubgroupCall::new(&self.subgroups, invocation, site, op, T::KIND, value.to_bits(), operand)
+    }
+
+    /// `subgroup_ballot(predicate)`: bit `i` of the result is lane `i`'s
+    /// predicate.
+    pub fn subgroup_ballot(&self, invocation: &Invocation, site: u32, predicate: bool) -> SubgroupCall<'_, u32> {
+        let kind = <bool as SubgroupValue>::KIND;
+        SubgroupCall::new(&self.subgroups, invocation, site, SubgroupCollective::Ballot, kind, predicate.to_bits(), 0)
     }
 
     /// The shared array declared at word `offset`, viewed as `T` (an array
@@ -100,9 +131,11 @@ pub struct WorkgroupPool {
 }
 
 impl WorkgroupPool {
-    /// Enough workgroups for every rayon thread and the caller.
-    pub(crate) fn new(words: usize) -> WorkgroupPool {
-        WorkgroupPool { workgroups: (0..=rayon::current_num_threads()).map(|_| Workgroup::new(words)).collect() }
+    /// Enough workgroups (of `invocations` invocations each) for every
+    /// rayon thread and the caller.
+    pub(crate) fn new(words: usize, invocations: usize) -> WorkgroupPool {
+        let workgroups = (0..=rayon::current_num_threads()).map(|_| Workgroup::new(words, invocations)).collect();
+        WorkgroupPool { workgroups }
     }
 
     /// The calling thread's workgroup.
@@ -338,7 +371,7 @@ mod tests {
 
     #[test]
     fn shared_views_and_bounds() {
-        let wg = Workgroup::new(16 + 4);
+        let wg = Workgroup::new(16 + 4, 1);
         let a = wg.shared::<[f32; 16]>(0);
         a.store(3, 2.5);
         assert_eq!(a.load(3), 2.5);
@@ -357,7 +390,7 @@ mod tests {
         assert_eq!(<[f16; 5] as SharedArray>::WORDS, 3);
         assert_eq!(<[glam::Vec4; 2] as SharedArray>::WORDS, 8);
         assert_eq!(<[[f64; 3]; 2] as SharedArray>::WORDS, 12);
-        let wg = Workgroup::new(3 + 8 + 12);
+        let wg = Workgroup::new(3 + 8 + 12, 1);
         let h = wg.shared::<[f16; 5]>(0);
         for i in 0..5 {
             h.store(i, f16::from_f32(i as f32 + 0.5));

@@ -372,3 +372,54 @@ fn time_measures_cpu_launches_on_the_wall_clock() {
     let err = dev.run_compute_pass("x", |_| {}).unwrap_err();
     assert!(matches!(err, DeviceError::NotAGpu { .. }), "{err}");
 }
+
+/// What the compiler generates for subgroup collectives, driven by hand
+/// past its uniformity check: diverging invocations fail the launch with an
+/// error naming the workgroup, instead of hanging.
+#[test]
+fn diverging_subgroup_collectives_are_errors() {
+    static COOP: KernelInfo = kernel_64("subgroups", CpuStrategy::Cooperative, &[]);
+    let dev = Device::cpu();
+    let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
+    let pool = cpu.workgroups(&COOP);
+    // Thread 0 returns; the rest of its subgroup waits for it.
+    let err = cpu
+        .execute_cooperative(&COOP, Grid::threads(64), &pool, |inv, wg| async move {
+            if inv.thread_id.x != 0 {
+                wg.subgroup(&inv, 0, SubgroupCollective::Add, 1u32, 0).await;
+            }
+        })
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("wait at a subgroup operation that others of their subgroup never reach"),
+        "{err}"
+    );
+    // Two call sites in one subgroup.
+    let err = cpu
+        .execute_cooperative(&COOP, Grid::threads(64), &pool, |inv, wg| async move {
+            let site = u32::from(inv.thread_id.x == 5);
+            wg.subgroup(&inv, site, SubgroupCollective::Max, 1.5f32, 0).await;
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("two different subgroup operations (#0 and #1)"), "{err}");
+    // Subgroup meetings and a barrier in one workgroup; the pool is
+    // reusable after the failures.
+    let sums = std::sync::Mutex::new(Vec::new());
+    cpu.execute_cooperative(&COOP, Grid::threads(128), &pool, |inv, wg| {
+        let sums = &sums;
+        async move {
+            let s = wg.subgroup(&inv, 0, SubgroupCollective::Add, inv.thread_id.x as u32, 0).await;
+            wg.barrier(1).await;
+            let lane0 = wg.subgroup(&inv, 2, SubgroupCollective::Broadcast, inv.global_id.x as u32, 0).await;
+            if inv.subgroup_invocation_id() == 0 {
+                sums.lock().unwrap().push((inv.global_id.x, s, lane0));
+            }
+        }
+    })
+    .unwrap();
+    let mut sums = sums.into_inner().unwrap();
+    sums.sort();
+    let want: Vec<(usize, u32, u32)> =
+        (0..4).map(|g| (g * 32, ((g % 2) * 32..(g % 2) * 32 + 32).sum::<usize>() as u32, (g * 32) as u32)).collect();
+    assert_eq!(sums, want);
+}
