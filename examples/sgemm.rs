@@ -141,7 +141,14 @@ fn grid(m: usize, n: usize) -> Grid {
     Grid::blocks([n.div_ceil(gemm::BN), m.div_ceil(gemm::BM)])
 }
 
-fn run(device: &Device, a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Result<Vec<f32>, Box<dyn std::error::Error>> {
+fn run(
+    device: &Device,
+    a: &[f32],
+    b: &[f32],
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Result<Vec<f32>, Box<dyn std::error::Error>> {
     let a = Buffer::from_slice(device, a)?;
     let b = Buffer::from_slice(device, b)?;
     let mut c = Buffer::<f32>::zeroed(device, m * n)?;

@@ -35,16 +35,20 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 let t = rust_type(elem, &compiled.checked.program.types);
                 launch_params.push(quote_spanned!(span=> #ident: &(impl #k::BufferArg<#t> + ?::core::marker::Sized)));
                 gpu_args.push(quote!(#k::gpu_arg(#k::BufferArg::buffer(#ident), &KERNEL, #index, gpu)?));
-                cpu_prep.push(quote!(let #ident = #k::cpu_slice(#k::BufferArg::buffer(#ident), &KERNEL, #index, cpu)?;));
+                cpu_prep
+                    .push(quote!(let #ident = #k::cpu_slice(#k::BufferArg::buffer(#ident), &KERNEL, #index, cpu)?;));
                 body_args.push(quote!(#ident));
                 window_args.push(quote!(#ident));
                 body_params.push(quote!(#ident: #written));
             }
             ParamKind::BufferMut { elem } => {
                 let t = rust_type(elem, &compiled.checked.program.types);
-                launch_params.push(quote_spanned!(span=> #ident: &mut (impl #k::BufferArg<#t> + ?::core::marker::Sized)));
+                launch_params
+                    .push(quote_spanned!(span=> #ident: &mut (impl #k::BufferArg<#t> + ?::core::marker::Sized)));
                 gpu_args.push(quote!(#k::gpu_arg_mut(#k::BufferArg::buffer_mut(#ident), &KERNEL, #index, gpu)?));
-                cpu_prep.push(quote!(let #ident = #k::cpu_shared(#k::BufferArg::buffer_mut(#ident), &KERNEL, #index, cpu)?;));
+                cpu_prep.push(
+                    quote!(let #ident = #k::cpu_shared(#k::BufferArg::buffer_mut(#ident), &KERNEL, #index, cpu)?;),
+                );
                 body_args.push(quote!(&#ident));
                 let window = internal(&format!("__window{}", outputs.len()));
                 outputs.push(quote!(#ident));
@@ -55,9 +59,12 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
             ParamKind::Atomics { elem } => {
                 let t = rust_type(elem, &compiled.checked.program.types);
                 // The host reads and writes the buffer as plain integers.
-                launch_params.push(quote_spanned!(span=> #ident: &mut (impl #k::BufferArg<#t> + ?::core::marker::Sized)));
+                launch_params
+                    .push(quote_spanned!(span=> #ident: &mut (impl #k::BufferArg<#t> + ?::core::marker::Sized)));
                 gpu_args.push(quote!(#k::gpu_arg_mut(#k::BufferArg::buffer_mut(#ident), &KERNEL, #index, gpu)?));
-                cpu_prep.push(quote!(let #ident = #k::cpu_atomics(#k::BufferArg::buffer_mut(#ident), &KERNEL, #index, cpu)?;));
+                cpu_prep.push(
+                    quote!(let #ident = #k::cpu_atomics(#k::BufferArg::buffer_mut(#ident), &KERNEL, #index, cpu)?;),
+                );
                 body_args.push(quote!(#ident));
                 window_args.push(quote!(#ident));
                 body_params.push(quote!(#ident: #written));

@@ -34,12 +34,16 @@ pub struct Workgroup {
     site: AtomicU64,
     /// Set (to `a << 32 | b`) when invocations wait at two different sites.
     diverged: AtomicU64,
+    /// Whether accesses to shared memory are recorded by the race detector
+    /// (a race-checked launch).
+    race_check: bool,
 }
 
 impl Workgroup {
     /// A workgroup with `words` words of zeroed shared memory.
-    pub(crate) fn new(words: usize) -> Workgroup {
+    pub(crate) fn new(words: usize, race_check: bool) -> Workgroup {
         Workgroup {
+            race_check,
             memory: (0..words).map(|_| AtomicU32::new(0)).collect(),
             generation: AtomicU64::new(0),
             waiting: AtomicUsize::new(0),
@@ -59,12 +63,13 @@ impl Workgroup {
         self.diverged.store(NO_SITE, Ordering::Relaxed);
     }
 
-    /// The shared array declared at word `offset`, viewed as `T` (an array
-    /// type such as `[f32; 256]`, `[[u32; 16]; 16]` or `[AtomicU32; 64]`).
+    /// The shared array `name` declared at word `offset`, viewed as `T`
+    /// (an array type such as `[f32; 256]`, `[[u32; 16]; 16]` or
+    /// `[AtomicU32; 64]`). The name is for the race detector's reports.
     #[track_caller]
-    pub fn shared<T: SharedArray>(&self, offset: usize) -> Shared<'_, T> {
+    pub fn shared<T: SharedArray>(&self, offset: usize, name: &'static str) -> Shared<'_, T> {
         let words = &self.memory[offset..offset + T::WORDS];
-        Shared { words, _type: PhantomData }
+        Shared { words, race_check: self.race_check.then_some(name), _type: PhantomData }
     }
 
     /// `workgroup_barrier()`: completes when every invocation of the
@@ -72,6 +77,11 @@ impl Workgroup {
     /// that invocations waiting at different barriers are caught.
     pub fn barrier(&self, site: u32) -> Barrier<'_> {
         Barrier { workgroup: self, site, generation: None }
+    }
+
+    /// Whether the launch is race-checked.
+    pub(crate) fn race_check(&self) -> bool {
+        self.race_check
     }
 
     /// Invocations waiting at the barrier now.
@@ -89,6 +99,9 @@ impl Workgroup {
         self.waiting.store(0, Ordering::Relaxed);
         self.site.store(NO_SITE, Ordering::Relaxed);
         self.generation.fetch_add(1, Ordering::Relaxed);
+        if self.race_check {
+            super::racecheck::next_phase();
+        }
         Ok(())
     }
 }
@@ -101,8 +114,10 @@ pub struct WorkgroupPool {
 
 impl WorkgroupPool {
     /// Enough workgroups for every rayon thread and the caller.
-    pub(crate) fn new(words: usize) -> WorkgroupPool {
-        WorkgroupPool { workgroups: (0..=rayon::current_num_threads()).map(|_| Workgroup::new(words)).collect() }
+    pub(crate) fn new(words: usize, race_check: bool) -> WorkgroupPool {
+        WorkgroupPool {
+            workgroups: (0..=rayon::current_num_threads()).map(|_| Workgroup::new(words, race_check)).collect(),
+        }
     }
 
     /// The calling thread's workgroup.
@@ -173,7 +188,31 @@ impl<const N: usize> SharedArray for [AtomicI32; N] {
 /// workgroup's thread in between).
 pub struct Shared<'a, T> {
     words: &'a [AtomicU32],
+    /// The array's name when the launch is race-checked.
+    race_check: Option<&'static str>,
     _type: PhantomData<T>,
+}
+
+impl<T> Shared<'_, T> {
+    /// Records an access to the element of `size` bytes at `element` (its
+    /// index in the flattened array) for the race detector; `describe`
+    /// writes its indices.
+    #[cold]
+    #[inline(never)]
+    fn record(
+        &self,
+        name: &'static str,
+        element: usize,
+        size: usize,
+        write: bool,
+        at: &'static std::panic::Location<'static>,
+        describe: impl FnOnce() -> String,
+    ) {
+        let address = self.words.as_ptr() as usize + element * size;
+        super::racecheck::access(super::racecheck::Memory::Shared, address, write, at, || {
+            format!("{name}{}", describe())
+        });
+    }
 }
 
 impl<T: Element, const N: usize> Shared<'_, [T; N]> {
@@ -190,6 +229,9 @@ impl<T: Element, const N: usize> Shared<'_, [T; N]> {
     #[inline]
     pub fn load(&self, i: usize) -> T {
         check(i, N);
+        if let Some(name) = self.race_check {
+            self.record(name, i, size_of::<T>(), false, std::panic::Location::caller(), || format!("[{i}]"));
+        }
         load_element(self.words, i)
     }
     /// `tile[i] = v`; panics out of bounds like Rust indexing.
@@ -197,6 +239,9 @@ impl<T: Element, const N: usize> Shared<'_, [T; N]> {
     #[inline]
     pub fn store(&self, i: usize, v: T) {
         check(i, N);
+        if let Some(name) = self.race_check {
+            self.record(name, i, size_of::<T>(), true, std::panic::Location::caller(), || format!("[{i}]"));
+        }
         store_element(self.words, i, v)
     }
 }
@@ -212,6 +257,10 @@ impl<T: Element, const R: usize, const C: usize> Shared<'_, [[T; C]; R]> {
     pub fn load2(&self, r: usize, c: usize) -> T {
         check(r, R);
         check(c, C);
+        if let Some(name) = self.race_check {
+            let at = std::panic::Location::caller();
+            self.record(name, r * C + c, size_of::<T>(), false, at, || format!("[{r}][{c}]"));
+        }
         load_element(self.words, r * C + c)
     }
     /// `tile[r][c] = v`; panics out of bounds like Rust indexing.
@@ -220,6 +269,10 @@ impl<T: Element, const R: usize, const C: usize> Shared<'_, [[T; C]; R]> {
     pub fn store2(&self, r: usize, c: usize, v: T) {
         check(r, R);
         check(c, C);
+        if let Some(name) = self.race_check {
+            let at = std::panic::Location::caller();
+            self.record(name, r * C + c, size_of::<T>(), true, at, || format!("[{r}][{c}]"));
+        }
         store_element(self.words, r * C + c, v)
     }
 }
@@ -338,15 +391,15 @@ mod tests {
 
     #[test]
     fn shared_views_and_bounds() {
-        let wg = Workgroup::new(16 + 4);
-        let a = wg.shared::<[f32; 16]>(0);
+        let wg = Workgroup::new(16 + 4, false);
+        let a = wg.shared::<[f32; 16]>(0, "t");
         a.store(3, 2.5);
         assert_eq!(a.load(3), 2.5);
-        let m = wg.shared::<[[u32; 2]; 2]>(16);
+        let m = wg.shared::<[[u32; 2]; 2]>(16, "t");
         m.store2(1, 1, 7);
         assert_eq!(m.load2(1, 1), 7);
         assert!(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| m.load2(0, 2))).is_err());
-        let c = wg.shared::<[AtomicI32; 4]>(16);
+        let c = wg.shared::<[AtomicI32; 4]>(16, "t");
         c.at(0).fetch_sub(1, Ordering::Relaxed);
         assert_eq!(c.at(0).load(Ordering::Relaxed), -1);
     }
@@ -357,18 +410,18 @@ mod tests {
         assert_eq!(<[f16; 5] as SharedArray>::WORDS, 3);
         assert_eq!(<[glam::Vec4; 2] as SharedArray>::WORDS, 8);
         assert_eq!(<[[f64; 3]; 2] as SharedArray>::WORDS, 12);
-        let wg = Workgroup::new(3 + 8 + 12);
-        let h = wg.shared::<[f16; 5]>(0);
+        let wg = Workgroup::new(3 + 8 + 12, false);
+        let h = wg.shared::<[f16; 5]>(0, "t");
         for i in 0..5 {
             h.store(i, f16::from_f32(i as f32 + 0.5));
         }
         let got: Vec<f32> = (0..5).map(|i| h.load(i).to_f32()).collect();
         assert_eq!(got, [0.5, 1.5, 2.5, 3.5, 4.5]);
         assert!(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| h.load(5))).is_err());
-        let v = wg.shared::<[glam::Vec4; 2]>(3);
+        let v = wg.shared::<[glam::Vec4; 2]>(3, "t");
         v.store(1, glam::Vec4::new(1.0, 2.0, 3.0, 4.0));
         assert_eq!((v.load(0), v.load(1)), (glam::Vec4::ZERO, glam::Vec4::new(1.0, 2.0, 3.0, 4.0)));
-        let d = wg.shared::<[[f64; 3]; 2]>(11);
+        let d = wg.shared::<[[f64; 3]; 2]>(11, "t");
         d.store2(1, 2, -0.125);
         assert_eq!((d.load2(1, 2), d.load2(0, 0)), (-0.125, 0.0));
         // The f16 array's neighbours were left alone.
