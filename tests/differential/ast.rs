@@ -183,12 +183,7 @@ impl Gen<'_> {
             }
             Ty::F => {
                 let pick = [0.0f32, 1.0, -1.0, 0.5, 2.0, -3.25, 0.1, 100.0, 1e6, -1e-3, 3.0e4];
-                if r.chance(60) {
-                    (r.below(33) as f32 - 16.0) * 0.25
-                } else {
-                    pick[r.below(pick.len())]
-                }
-                .to_bits()
+                if r.chance(60) { (r.below(33) as f32 - 16.0) * 0.25 } else { pick[r.below(pick.len())] }.to_bits()
             }
             Ty::B => r.below(2) as u32,
         };
@@ -227,7 +222,8 @@ impl Gen<'_> {
                     use Bin::*;
                     // Plain `+ - *` overflow often (a documented
                     // difference, skipped): the wrapping forms are likelier.
-                    let ops = [Add, Sub, Mul, Div, Rem, WAdd, WSub, WMul, WAdd, WSub, WMul, And, Or, Xor, Shl, Shr, Min, Max];
+                    let ops =
+                        [Add, Sub, Mul, Div, Rem, WAdd, WSub, WMul, WAdd, WSub, WMul, And, Or, Xor, Shl, Shr, Min, Max];
                     let op = ops[self.rng.below(ops.len())];
                     let (x, mut y) = (self.expr(ty, d), self.expr(ty, d));
                     if matches!(op, Div | Rem) && self.rng.chance(80) {
@@ -344,7 +340,10 @@ impl Gen<'_> {
                         Expr { ty: Ty::U, kind: Kind::Lit(1 + self.rng.below(4) as u32) }
                     } else {
                         let e = self.expr(Ty::U, 2);
-                        Expr { ty: Ty::U, kind: Kind::Bin(Bin::Rem, Box::new(e), Box::new(Expr { ty: Ty::U, kind: Kind::Lit(4) })) }
+                        Expr {
+                            ty: Ty::U,
+                            kind: Kind::Bin(Bin::Rem, Box::new(e), Box::new(Expr { ty: Ty::U, kind: Kind::Lit(4) })),
+                        }
                     };
                     let id = self.vars.len();
                     self.vars.push(Ty::U);
@@ -458,7 +457,12 @@ fn block(s: &mut String, stmts: &[Stmt], vars: &[Ty], indent: usize) {
                 let _ = writeln!(s, "{pad}}}");
             }
             Stmt::Atomic(i, v) => {
-                let _ = writeln!(s, "{pad}acc[(({}) % {ACC}u32) as usize].fetch_add({}, Ordering::Relaxed);", expr(i), expr(v));
+                let _ = writeln!(
+                    s,
+                    "{pad}acc[(({}) % {ACC}u32) as usize].fetch_add({}, Ordering::Relaxed);",
+                    expr(i),
+                    expr(v)
+                );
             }
         }
     }

@@ -221,12 +221,8 @@ impl Machine<'_> {
             }
             Kind::Cast(a) => cast(self.expr(a, inv, after)?, e.ty)?,
             Kind::Un(op, a) => unary(*op, self.expr(a, inv, after)?)?,
-            Kind::Bin(Bin::LAnd, a, b) => {
-                V::B(self.expr(a, inv, after)?.b() && self.expr(b, inv, after)?.b())
-            }
-            Kind::Bin(Bin::LOr, a, b) => {
-                V::B(self.expr(a, inv, after)?.b() || self.expr(b, inv, after)?.b())
-            }
+            Kind::Bin(Bin::LAnd, a, b) => V::B(self.expr(a, inv, after)?.b() && self.expr(b, inv, after)?.b()),
+            Kind::Bin(Bin::LOr, a, b) => V::B(self.expr(a, inv, after)?.b() || self.expr(b, inv, after)?.b()),
             Kind::Bin(op, a, b) => {
                 let a = self.expr(a, inv, after)?;
                 let b = self.expr(b, inv, after)?;

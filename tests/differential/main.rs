@@ -27,7 +27,9 @@ use std::sync::OnceLock;
 
 fn gpu() -> &'static Device {
     static GPU: OnceLock<Device> = OnceLock::new();
-    GPU.get_or_init(|| Device::gpu().unwrap_or_else(|e| panic!("the differential fuzzer needs a GPU adapter (see .ci/run): {e}")))
+    GPU.get_or_init(|| {
+        Device::gpu().unwrap_or_else(|e| panic!("the differential fuzzer needs a GPU adapter (see .ci/run): {e}"))
+    })
 }
 
 fn env(name: &str, default: u64) -> u64 {
@@ -274,7 +276,9 @@ fn generated_kernels_agree_with_the_reference_on_the_gpu() {
         match check(&k, &x) {
             Verdict::Agrees => agreed += 1,
             Verdict::Skipped(Skip(why)) => *skipped.entry(why).or_default() += 1,
-            Verdict::Rejected(e) => failures.push(format!("seed {seed}: the compiler rejected\n{}\n{e}", ast::print(&k, "fuzz"))),
+            Verdict::Rejected(e) => {
+                failures.push(format!("seed {seed}: the compiler rejected\n{}\n{e}", ast::print(&k, "fuzz")))
+            }
             Verdict::Differs(first_diff) => {
                 let small = shrink(k.clone(), |s| matches!(check(s, &x), Verdict::Differs(_)));
                 let diff = match check(&small, &x) {
@@ -324,7 +328,9 @@ fn fixed_source() -> String {
         s.push_str(&ast::print(&ast::generate(*seed), &name));
         s.push('\n');
     }
-    s.push_str("/// Each kernel's seed and a launch of it.\npub const ALL: &[(u64, fn(&Device, &Inputs) -> Outputs)] = &[\n");
+    s.push_str(
+        "/// Each kernel's seed and a launch of it.\npub const ALL: &[(u64, fn(&Device, &Inputs) -> Outputs)] = &[\n",
+    );
     for seed in &seeds {
         s.push_str(&format!(
             "    ({seed}, |d, x| {{\n        let mut b = Bufs::new(d, x);\n        k{seed}::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();\n        b.read()\n    }}),\n"
@@ -343,7 +349,10 @@ fn fixed_kernels_are_current() {
     if std::env::var_os("ONEKERNEL_FUZZ_WRITE_FIXED").is_some() {
         std::fs::write(path, &want).unwrap();
     }
-    assert!(std::fs::read_to_string(path).unwrap() == want, "fixed.rs is stale: rerun with ONEKERNEL_FUZZ_WRITE_FIXED=1");
+    assert!(
+        std::fs::read_to_string(path).unwrap() == want,
+        "fixed.rs is stale: rerun with ONEKERNEL_FUZZ_WRITE_FIXED=1"
+    );
 }
 
 /// The generated kernels through `#[kernel]` on the CPU executor equal the
