@@ -193,15 +193,17 @@ fn run_workgroup<'w, F, Fut>(
             return;
         }
         if finished > 0 {
+            let at =
+                wg.waiting_at().map_or_else(String::new, |l| format!(" at {}:{}:{}", l.file(), l.line(), l.column()));
             panic!(
-                "invocations of workgroup {block_id} diverged: {finished} returned while {waiting} wait at a barrier \
-                 (kernel `{}`; every invocation of a workgroup must reach each barrier)",
+                "invocations of workgroup {block_id} diverged: {finished} returned while {waiting} wait at the \
+                 barrier{at} (kernel `{}`; every invocation of a workgroup must reach each barrier)",
                 kernel.name
             );
         }
-        if let Err((a, b)) = wg.release() {
+        if let Err(d) = wg.release() {
             panic!(
-                "invocations of workgroup {block_id} wait at two different barriers (#{a} and #{b}) in kernel `{}`",
+                "invocations of workgroup {block_id} wait at two different barriers, {d}, in kernel `{}`",
                 kernel.name
             );
         }

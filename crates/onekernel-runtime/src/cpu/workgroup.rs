@@ -10,8 +10,10 @@
 use crate::buffer::Element;
 use std::future::Future;
 use std::marker::PhantomData;
+use std::panic::Location;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
 use std::task::{Context, Poll};
 
 /// No barrier call site recorded yet.
@@ -34,6 +36,11 @@ pub struct Workgroup {
     site: AtomicU64,
     /// Set (to `a << 32 | b`) when invocations wait at two different sites.
     diverged: AtomicU64,
+    /// Where in the kernel's source the waiting invocations called the
+    /// barrier, and (after a divergence) where the first one that called
+    /// another did: for the divergence error (no lock is ever contended:
+    /// a workgroup runs on one thread).
+    sites_at: Mutex<(Option<&'static Location<'static>>, Option<&'static Location<'static>>)>,
     /// Whether accesses to shared memory are recorded by the race detector
     /// (a race-checked launch).
     race_check: bool,
@@ -49,7 +56,18 @@ impl Workgroup {
             waiting: AtomicUsize::new(0),
             site: AtomicU64::new(NO_SITE),
             diverged: AtomicU64::new(NO_SITE),
+            sites_at: Mutex::new((None, None)),
         }
+    }
+
+    fn sites_at(&self) -> MutexGuard<'_, (Option<&'static Location<'static>>, Option<&'static Location<'static>>)> {
+        // Updates are single assignments: a poisoned lock is consistent.
+        self.sites_at.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Where the invocations waiting now called the barrier.
+    pub(crate) fn waiting_at(&self) -> Option<&'static Location<'static>> {
+        self.sites_at().0
     }
 
     /// Zeroes the memory (WGSL zero-initialises `var<workgroup>`) and the
@@ -61,6 +79,7 @@ impl Workgroup {
         self.waiting.store(0, Ordering::Relaxed);
         self.site.store(NO_SITE, Ordering::Relaxed);
         self.diverged.store(NO_SITE, Ordering::Relaxed);
+        *self.sites_at() = (None, None);
     }
 
     /// The shared array `name` declared at word `offset`, viewed as `T`
@@ -74,9 +93,12 @@ impl Workgroup {
 
     /// `workgroup_barrier()`: completes when every invocation of the
     /// workgroup has reached a barrier. `site` identifies the call site, so
-    /// that invocations waiting at different barriers are caught.
+    /// that invocations waiting at different barriers are caught; the
+    /// caller's location (the user's line: generated code calls this under
+    /// the barrier's span) is what the divergence error shows.
+    #[track_caller]
     pub fn barrier(&self, site: u32) -> Barrier<'_> {
-        Barrier { workgroup: self, site, generation: None }
+        Barrier { workgroup: self, site, at: Location::caller(), generation: None }
     }
 
     /// Whether the launch is race-checked.
@@ -91,11 +113,13 @@ impl Workgroup {
 
     /// Lets every waiting invocation pass. Returns the two call sites if
     /// invocations were waiting at different barriers.
-    pub(crate) fn release(&self) -> Result<(), (u32, u32)> {
+    pub(crate) fn release(&self) -> Result<(), BarrierDivergence> {
         let d = self.diverged.load(Ordering::Relaxed);
         if d != NO_SITE {
-            return Err(((d >> 32) as u32, d as u32));
+            let (first_at, other_at) = *self.sites_at();
+            return Err(BarrierDivergence { first: (d >> 32) as u32, other: d as u32, first_at, other_at });
         }
+        *self.sites_at() = (None, None);
         self.waiting.store(0, Ordering::Relaxed);
         self.site.store(NO_SITE, Ordering::Relaxed);
         self.generation.fetch_add(1, Ordering::Relaxed);
@@ -127,10 +151,32 @@ impl WorkgroupPool {
     }
 }
 
+/// Invocations of one workgroup waiting at two different barriers.
+pub(crate) struct BarrierDivergence {
+    /// The site the first waiting invocation reached, and where it is.
+    pub first: u32,
+    pub first_at: Option<&'static Location<'static>>,
+    /// The first different site reached, and where it is.
+    pub other: u32,
+    pub other_at: Option<&'static Location<'static>>,
+}
+
+impl std::fmt::Display for BarrierDivergence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at = |l: Option<&Location>, site| match l {
+            Some(l) => format!("the barrier at {}:{}:{}", l.file(), l.line(), l.column()),
+            None => format!("barrier #{site}"),
+        };
+        write!(f, "{} and {}", at(self.first_at, self.first), at(self.other_at, self.other))
+    }
+}
+
 /// The future of one invocation's barrier call.
 pub struct Barrier<'a> {
     workgroup: &'a Workgroup,
     site: u32,
+    /// The barrier call in the kernel's source.
+    at: &'static Location<'static>,
     generation: Option<u64>,
 }
 
@@ -145,8 +191,14 @@ impl Future for Barrier<'_> {
                 wg.waiting.fetch_add(1, Ordering::Relaxed);
                 let site = u64::from(self.site);
                 match wg.site.load(Ordering::Relaxed) {
-                    NO_SITE => wg.site.store(site, Ordering::Relaxed),
-                    s if s != site => wg.diverged.store(s << 32 | site, Ordering::Relaxed),
+                    NO_SITE => {
+                        wg.site.store(site, Ordering::Relaxed);
+                        wg.sites_at().0 = Some(self.at);
+                    }
+                    s if s != site && wg.diverged.load(Ordering::Relaxed) == NO_SITE => {
+                        wg.diverged.store(s << 32 | site, Ordering::Relaxed);
+                        wg.sites_at().1 = Some(self.at);
+                    }
                     _ => {}
                 }
                 Poll::Pending
