@@ -200,3 +200,21 @@ fn vector_add_expands() {
     let tokens = onekernel_compiler::expand::expand_kernel(&item, &k);
     println!("{tokens}");
 }
+
+/// Constant shifts and negations that Rust defines by wrapping are folded
+/// as Rust computes them: WGSL rejects them as constant expressions
+/// (`2147483647i << 19u` overflows, `-(-2147483648i)` too), so emitting
+/// them unfolded made naga's WGSL fail to re-parse (found by the
+/// differential fuzzer, tests/differential).
+#[test]
+fn overflowing_constant_shifts_and_negations_compile() {
+    let item: syn::ItemFn = syn::parse_str(
+        "fn k(out: &mut [i32]) { out[0] = (2147483647i32 << 19) ^ i32::MIN.wrapping_neg() ^ (6i32 << 0); }",
+    )
+    .unwrap();
+    let compiled = onekernel_compiler::compile("workgroup_size = 64".parse().unwrap(), &item, &[]);
+    let compiled = compiled.unwrap_or_else(|e| panic!("{}", e.iter().map(|d| d.to_string()).collect::<String>()));
+    // The value the CPU computes, as one literal.
+    let want = (2147483647i32 << 19) ^ i32::MIN.wrapping_neg() ^ 6;
+    assert!(compiled.info.wgsl.contains(&format!("{want}i")), "{}", compiled.info.wgsl);
+}
