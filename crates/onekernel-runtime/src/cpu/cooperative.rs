@@ -68,7 +68,7 @@ impl CpuDevice {
             // One workgroup after the other on this thread, each invocation
             // announced to the race detector before it runs.
             return self.timed(|| {
-                let _recording = racecheck::Recording::start();
+                let _recording = racecheck::Recording::start(grid_dim, block_dim);
                 let wg = pool.current();
                 let mut futures = Vec::with_capacity(block_dim.x * block_dim.y * block_dim.z);
                 for linear in 0..total {

@@ -184,7 +184,7 @@ fn run_race_checked<F: Fn(&Invocation)>(
     body: &F,
 ) -> Result<(), LaunchError> {
     let total_groups = shape.grid_dim.x * shape.grid_dim.y * shape.grid_dim.z;
-    let _recording = racecheck::Recording::start();
+    let _recording = racecheck::Recording::start(shape.grid_dim, shape.block_dim);
     run_captured(|| {
         run_chunk(shape, 0, total_groups, &|inv: &Invocation| {
             racecheck::enter(inv.global_id, inv.block_id, inv.thread_id);

@@ -127,21 +127,64 @@ impl fmt::Display for DataRace {
     }
 }
 
-/// The running invocation, as the executor announced it.
-#[derive(Clone, Copy)]
-struct Who {
-    global: Dim3,
-    group: Dim3,
-    thread: Dim3,
-}
-
-/// One recorded access.
+/// One recorded access: the invocation (its linear index in the launch,
+/// workgroup-major, so that a launch of millions of elements stays small),
+/// the phase and the source line.
 #[derive(Clone, Copy)]
 struct Seen {
-    who: Who,
+    who: u32,
     phase: u64,
     at: &'static Location<'static>,
 }
+
+/// The launch's shape, to number invocations and name them again.
+#[derive(Clone, Copy)]
+struct Shape {
+    grid_dim: Dim3,
+    block_dim: Dim3,
+}
+
+impl Shape {
+    fn block_size(self) -> u32 {
+        (self.block_dim.x * self.block_dim.y * self.block_dim.z) as u32
+    }
+    fn number(self, group: Dim3, thread: Dim3) -> u32 {
+        let (g, b) = (self.grid_dim, self.block_dim);
+        let group = (group.z * g.y + group.y) * g.x + group.x;
+        let thread = (thread.z * b.y + thread.y) * b.x + thread.x;
+        (group as u32) * self.block_size() + thread as u32
+    }
+    /// (global id, workgroup, thread) of invocation `who`.
+    fn name(self, who: u32) -> (Dim3, Dim3, Dim3) {
+        let (g, b) = (self.grid_dim, self.block_dim);
+        let (group, thread) = ((who / self.block_size()) as usize, (who % self.block_size()) as usize);
+        let group = Dim3::new(group % g.x, (group / g.x) % g.y, group / (g.x * g.y));
+        let thread = Dim3::new(thread % b.x, (thread / b.x) % b.y, thread / (b.x * b.y));
+        let global = Dim3::new(group.x * b.x + thread.x, group.y * b.y + thread.y, group.z * b.z + thread.z);
+        (global, group, thread)
+    }
+}
+
+/// Element addresses hashed by one multiplication: the detector hashes
+/// every access, and SipHash would dominate its cost.
+#[derive(Default)]
+struct AddressHasher(u64);
+
+impl std::hash::Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x100_0000_01B3);
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
+    }
+}
+
+type Elements = HashMap<usize, Element, std::hash::BuildHasherDefault<AddressHasher>>;
 
 /// What is known of one element.
 #[derive(Default)]
@@ -154,14 +197,15 @@ struct Element {
 
 /// The race-checked launch running on this thread.
 struct Launch {
-    who: Option<Who>,
+    shape: Shape,
+    who: Option<u32>,
     /// Incremented at every barrier release; phases of different
     /// workgroups never compare equal because workgroups run one by one.
     phase: u64,
     /// Output elements by address, for the whole launch.
-    outputs: HashMap<usize, Element>,
+    outputs: Elements,
     /// Shared-memory elements by address, for the running workgroup.
-    shared: HashMap<usize, Element>,
+    shared: Elements,
     first: Option<DataRace>,
 }
 
@@ -169,11 +213,18 @@ thread_local! {
     static LAUNCH: RefCell<Option<Launch>> = const { RefCell::new(None) };
 }
 
-/// Starts recording a race-checked launch on this thread.
-pub(crate) fn begin() {
+/// Starts recording a race-checked launch of `grid_dim` workgroups of
+/// `block_dim` on this thread.
+pub(crate) fn begin(grid_dim: Dim3, block_dim: Dim3) {
     LAUNCH.with(|l| {
-        *l.borrow_mut() =
-            Some(Launch { who: None, phase: 0, outputs: HashMap::new(), shared: HashMap::new(), first: None })
+        *l.borrow_mut() = Some(Launch {
+            shape: Shape { grid_dim, block_dim },
+            who: None,
+            phase: 0,
+            outputs: Elements::default(),
+            shared: Elements::default(),
+            first: None,
+        })
     });
 }
 
@@ -187,8 +238,8 @@ pub(crate) struct Recording(());
 
 impl Recording {
     /// Starts recording (see [`begin`]).
-    pub(crate) fn start() -> Recording {
-        begin();
+    pub(crate) fn start(grid_dim: Dim3, block_dim: Dim3) -> Recording {
+        begin(grid_dim, block_dim);
         Recording(())
     }
 }
@@ -203,7 +254,8 @@ impl Drop for Recording {
 pub(crate) fn enter(global: Dim3, group: Dim3, thread: Dim3) {
     LAUNCH.with(|l| {
         if let Some(l) = l.borrow_mut().as_mut() {
-            l.who = Some(Who { global, group, thread });
+            debug_assert_eq!(l.shape.name(l.shape.number(group, thread)).0, global);
+            l.who = Some(l.shape.number(group, thread));
         }
     });
 }
@@ -255,7 +307,8 @@ pub(crate) fn access(
         let mut l = l.borrow_mut();
         let Some(l) = l.as_mut() else { return };
         let (Some(who), None) = (l.who, &l.first) else { return };
-        let phase = l.phase;
+        let (phase, shape) = (l.phase, l.shape);
+        let block = shape.block_size();
         let now = Seen { who, phase, at };
         let shared = matches!(memory, Memory::Shared);
         let map = if shared { &mut l.shared } else { &mut l.outputs };
@@ -263,7 +316,7 @@ pub(crate) fn access(
         // Another invocation's access conflicts unless a barrier of the
         // same workgroup separates the two (a shared element is only ever
         // seen by one workgroup).
-        let conflicts = |s: &Seen| s.who.global != who.global && (s.who.group != who.group || s.phase == phase);
+        let conflicts = |s: &Seen| s.who != who && (s.who / block != who / block || s.phase == phase);
         let race = if write {
             if let Some(w) = e.writer.filter(conflicts) {
                 Some((RaceKind::WriteWrite, Some(w)))
@@ -282,7 +335,7 @@ pub(crate) fn access(
         } else {
             // Keep the newest read and the newest read by someone else.
             match e.readers[0] {
-                Some(r) if r.who.global != who.global => e.readers = [Some(now), Some(r)],
+                Some(r) if r.who != who => e.readers = [Some(now), Some(r)],
                 _ => e.readers[0] = Some(now),
             }
         }
@@ -291,18 +344,19 @@ pub(crate) fn access(
                 kind,
                 element: element(),
                 shared,
-                access: describe(now, write),
-                other: other.map(|o| describe(o, kind == RaceKind::WriteWrite || !write)),
+                access: describe(shape, now, write),
+                other: other.map(|o| describe(shape, o, kind == RaceKind::WriteWrite || !write)),
             });
         }
     });
 }
 
-fn describe(s: Seen, write: bool) -> RaceAccess {
+fn describe(shape: Shape, s: Seen, write: bool) -> RaceAccess {
+    let (invocation, workgroup, thread) = shape.name(s.who);
     RaceAccess {
-        invocation: s.who.global,
-        workgroup: s.who.group,
-        thread: s.who.thread,
+        invocation,
+        workgroup,
+        thread,
         write,
         location: format!("{}:{}:{}", s.at.file(), s.at.line(), s.at.column()),
     }
@@ -318,7 +372,7 @@ mod tests {
 
     #[test]
     fn write_write_in_one_phase_is_a_race_across_a_barrier_is_not() {
-        let _r = Recording::start();
+        let _r = Recording::start(Dim3::new(2, 1, 1), Dim3::new(4, 1, 1));
         new_workgroup();
         let g = Dim3::new(0, 0, 0);
         enter(Dim3::new(0, 0, 0), g, Dim3::new(0, 0, 0));
@@ -338,13 +392,13 @@ mod tests {
 
     #[test]
     fn uninitialised_shared_read_and_cross_workgroup_output() {
-        let _r = Recording::start();
+        let _r = Recording::start(Dim3::new(2, 1, 1), Dim3::new(4, 1, 1));
         new_workgroup();
         enter(Dim3::new(3, 0, 0), Dim3::new(0, 0, 0), Dim3::new(3, 0, 0));
         access(Memory::Shared, 0, false, at(), || "t[0]".into());
         assert_eq!(end().map(|r| r.kind), Some(RaceKind::UninitializedRead));
 
-        begin();
+        begin(Dim3::new(2, 1, 1), Dim3::new(4, 1, 1));
         new_workgroup();
         enter(Dim3::new(0, 0, 0), Dim3::new(0, 0, 0), Dim3::new(0, 0, 0));
         access(Memory::Output, 64, false, at(), || "out[1]".into());
