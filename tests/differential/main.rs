@@ -126,6 +126,14 @@ fn compare(want: &Outputs, got: &Outputs) -> Option<String> {
     (want.acc != got.acc).then(|| format!("acc: want {:?}, got {:?}", want.acc, got.acc))
 }
 
+/// The messages of a known compiler bug, counted (as a skip) rather than
+/// failed: a float expression of literals that is infinite or NaN (`0.5 /
+/// 0.0`, `(-1.75f32).ceil().sqrt()`, even in a branch never taken) becomes a
+/// WGSL constant expression, which WGSL rejects. Minimal kernels:
+/// `constant_float_expressions_that_are_infinite_or_nan_compile` in
+/// crates/onekernel-compiler/tests/smoke.rs (ignored until fixed).
+const KNOWN_BUG_CONST_FLOAT: &[&str] = &["Float literal is infinite", "Float literal is NaN", "out of valid range"];
+
 /// What one kernel does on the GPU against the reference.
 enum Verdict {
     Skipped(Skip),
@@ -141,6 +149,9 @@ fn check(k: &Kernel, x: &Inputs) -> Verdict {
     };
     let info = match compile(&ast::print(k, "fuzz")) {
         Ok(i) => i,
+        Err(e) if KNOWN_BUG_CONST_FLOAT.iter().any(|m| e.contains(m)) => {
+            return Verdict::Skipped(Skip("known bug: a constant float expression that is infinite or NaN"))
+        }
         Err(e) => return Verdict::Rejected(e),
     };
     match run_gpu(info, x) {
