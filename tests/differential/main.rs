@@ -16,6 +16,7 @@
 //! `ONEKERNEL_FUZZ_WRITE_FIXED=1` rewrites `fixed.rs` from the generator.
 
 mod ast;
+#[rustfmt::skip]
 mod fixed;
 mod interp;
 
