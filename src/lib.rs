@@ -179,8 +179,8 @@ pub use onekernel_macro::helper;
 /// ```
 pub use onekernel_macro::kernels;
 pub use onekernel_runtime::{
-    Buffer, BufferArg, BufferError, Clock, DataType, Device, DeviceError, Dim3, Element, Features, Grid, KernelInfo,
-    LaunchError, ScalarType, Timing,
+    Buffer, BufferArg, BufferError, Clock, DataRace, DataType, Device, DeviceError, Dim3, Element, Features, Grid,
+    KernelInfo, LaunchError, RaceAccess, RaceKind, ScalarType, Timing,
 };
 
 /// The vector types kernels use (`Vec4`, `UVec2`, `Vec3A`, ...): glam, the

@@ -269,3 +269,168 @@ fn lane_ids_without_collectives() {
         }
     }
 }
+
+/// The race detector (`Device::cpu_race_checked`): kernels that race on
+/// purpose are reported with the element, both invocations and the user's
+/// lines; correct kernels pass and compute what the plain executor does.
+mod races {
+    use super::kernels;
+    use onekernel::prelude::*;
+    use onekernel::{LaunchError, RaceKind};
+
+    /// The line of the first line of `kernels.rs` containing `needle`
+    /// (after the line containing `after`), as `kernels.rs:LINE:`.
+    fn line_of(after: &str, needle: &str) -> String {
+        let src = include_str!("kernels.rs");
+        let start = src.lines().position(|l| l.contains(after)).expect("anchor");
+        let line = src.lines().skip(start).position(|l| l.contains(needle)).expect("needle") + start + 1;
+        format!("kernels.rs:{line}:")
+    }
+
+    fn race(err: LaunchError) -> Box<onekernel::DataRace> {
+        match err {
+            LaunchError::DataRace { race, .. } => race,
+            other => panic!("expected a data race, got {other}"),
+        }
+    }
+
+    fn matrices(n: usize) -> (Vec<f32>, Vec<f32>) {
+        ((0..n * n).map(|i| (i % 7) as f32).collect(), (0..n * n).map(|i| (i % 5) as f32 - 2.0).collect())
+    }
+
+    #[test]
+    fn tiled_matmul_without_its_second_barrier_races() {
+        let d = Device::cpu_race_checked();
+        let n = 32;
+        let (a, b) = matrices(n);
+        let (a, b) = (Buffer::from_slice(&d, &a).unwrap(), Buffer::from_slice(&d, &b).unwrap());
+        let mut c = Buffer::zeroed(&d, n * n).unwrap();
+        let err =
+            kernels::matmul_missing_barrier::launch(&d, Grid::threads([n, n]), &a, &b, &mut c, n as u32).unwrap_err();
+        let msg = err.to_string();
+        assert_eq!(err.kernel(), "matmul_missing_barrier");
+        let race = race(err);
+        // A fast invocation's store of the next step's tile element
+        // overwrites one a slower invocation still reads.
+        assert_eq!(race.kind, RaceKind::ReadWrite, "{msg}");
+        assert!(race.shared && race.element.starts_with("a_tile["), "{msg}");
+        let other = race.other.as_ref().unwrap();
+        assert_ne!(race.access.invocation, other.invocation);
+        assert_eq!(race.access.workgroup, other.workgroup);
+        let store = line_of("fn matmul_missing_barrier", "a_tile[ty][tx] =");
+        let load = line_of("fn matmul_missing_barrier", "acc += a_tile");
+        let lines = [&race.access.location, &other.location];
+        assert!(lines.iter().any(|l| l.contains(&store)) && lines.iter().any(|l| l.contains(&load)), "{msg}");
+        assert!(msg.starts_with("kernel `matmul_missing_barrier`: data race: shared-memory element `a_tile["), "{msg}");
+        assert!(msg.contains("with no barrier between them"), "{msg}");
+    }
+
+    #[test]
+    fn tiled_matmul_with_both_barriers_is_race_free_and_exact() {
+        let n = 40;
+        let (a, b) = matrices(n);
+        let run = |d: &Device| {
+            let (a, b) = (Buffer::from_slice(d, &a).unwrap(), Buffer::from_slice(d, &b).unwrap());
+            let mut c = Buffer::zeroed(d, n * n).unwrap();
+            kernels::matmul_tiled::launch(d, Grid::threads([n, n]), &a, &b, &mut c, n as u32).unwrap();
+            c.read().unwrap()
+        };
+        let mut want = vec![0.0f32; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                want[i * n + j] = (0..n).map(|k| a[i * n + k] * b[k * n + j]).sum();
+            }
+        }
+        assert_eq!(run(&Device::cpu_race_checked()), want);
+        assert_eq!(run(&Device::cpu()), want);
+    }
+
+    #[test]
+    fn reduction_without_its_loop_barrier_races() {
+        let d = Device::cpu_race_checked();
+        let input: Vec<f32> = (0..128).map(|i| i as f32).collect();
+        let a = Buffer::from_slice(&d, &input).unwrap();
+        let mut sums = Buffer::zeroed(&d, 2).unwrap();
+        let err = kernels::reduction_missing_barrier::launch(&d, 128, &a, &mut sums).unwrap_err();
+        let msg = err.to_string();
+        let race = race(err);
+        assert_eq!((race.kind, race.shared), (RaceKind::ReadWrite, true), "{msg}");
+        // Thread t reads partial[t + stride], which thread t + stride wrote
+        // in the same phase (the same line: `partial[t] += partial[t + stride]`).
+        let line = line_of("fn reduction_missing_barrier", "partial[t] += partial[t + stride]");
+        assert!(race.access.location.contains(&line), "{msg}");
+        assert!(race.other.as_ref().unwrap().location.contains(&line), "{msg}");
+        assert!(race.element.starts_with("partial["), "{msg}");
+    }
+
+    #[test]
+    fn two_invocations_writing_one_output_element_race() {
+        let d = Device::cpu_race_checked();
+        let mut out = Buffer::<u32>::zeroed(&d, 1).unwrap();
+        let err = kernels::all_write_one::launch(&d, 128, &mut out).unwrap_err();
+        let msg = err.to_string();
+        let race = race(err);
+        assert_eq!((race.kind, race.shared, race.element.as_str()), (RaceKind::WriteWrite, false, "out[0]"), "{msg}");
+        let other = race.other.as_ref().unwrap();
+        assert_eq!((other.invocation.x, race.access.invocation.x), (0, 1), "{msg}");
+        assert!(other.write && race.access.write);
+        assert!(race.access.location.contains(&line_of("fn all_write_one", "out[0] =")), "{msg}");
+        // The plain executor runs it without complaint (the GPU would too).
+        let plain = Device::cpu();
+        let mut out = Buffer::<u32>::zeroed(&plain, 1).unwrap();
+        kernels::all_write_one::launch(&plain, 128, &mut out).unwrap();
+    }
+
+    #[test]
+    fn reading_shared_memory_nobody_wrote_is_reported() {
+        let d = Device::cpu_race_checked();
+        let mut out = Buffer::<f32>::zeroed(&d, 64).unwrap();
+        let err = kernels::reads_unwritten_shared::launch(&d, 64, &mut out).unwrap_err();
+        let msg = err.to_string();
+        let race = race(err);
+        assert_eq!((race.kind, race.element.as_str()), (RaceKind::UninitializedRead, "tile[63]"), "{msg}");
+        assert_eq!(race.access.thread.x, 0);
+        assert!(race.other.is_none());
+        assert!(race.access.location.contains(&line_of("fn reads_unwritten_shared", "tile[63 - t]")), "{msg}");
+        assert!(msg.contains("is read before any invocation of the workgroup wrote it"), "{msg}");
+    }
+
+    /// No false positives: the correct cooperation kernels pass the detector
+    /// and give the plain executor's results.
+    #[test]
+    fn correct_kernels_pass() {
+        let (c, p) = (Device::cpu_race_checked(), Device::cpu());
+        let input: Vec<f32> = (0..1000).map(|i| (i % 17) as f32).collect();
+        let sums = |d: &Device| {
+            let a = Buffer::from_slice(d, &input).unwrap();
+            let mut s = Buffer::zeroed(d, 4).unwrap();
+            kernels::block_sum::launch(d, 1000, &a, &mut s).unwrap();
+            s.read().unwrap()
+        };
+        assert_eq!(sums(&c), sums(&p));
+        let values: Vec<u32> = (0..3000).map(|i| i * 7 % 200).collect();
+        let hist = |d: &Device| {
+            let v = Buffer::from_slice(d, &values).unwrap();
+            let mut counts = Buffer::<u32>::zeroed(d, 64).unwrap();
+            kernels::histogram::launch(d, values.len(), &v, &mut counts).unwrap();
+            counts.read().unwrap()
+        };
+        assert_eq!(hist(&c), hist(&p));
+        let (w, h) = (37usize, 21usize);
+        let img: Vec<f32> = (0..w * h).map(|i| i as f32).collect();
+        let transpose = |d: &Device| {
+            let a = Buffer::from_slice(d, &img).unwrap();
+            let mut out = Buffer::zeroed(d, w * h).unwrap();
+            kernels::transpose::launch(d, Grid::threads([w, h]), &a, &mut out, w as u32, h as u32).unwrap();
+            out.read().unwrap()
+        };
+        assert_eq!(transpose(&c), transpose(&p));
+        let atomics = |d: &Device| {
+            let mut cells = Buffer::from_slice(d, &[0i32; 11]).unwrap();
+            let mut olds = Buffer::zeroed(d, 100).unwrap();
+            kernels::atomic_ops::launch(d, 100, &mut cells, &mut olds).unwrap();
+            cells.read().unwrap()[..7].to_vec()
+        };
+        assert_eq!(atomics(&c), atomics(&p));
+    }
+}

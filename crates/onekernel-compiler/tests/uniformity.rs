@@ -186,3 +186,370 @@ fn uniform_loads_make_values_uniform() {
         "`workgroup_uniform_load()` is not reached by every thread",
     );
 }
+
+/// Generated kernels: barriers under random control flow (conditions on
+/// uniform and varying values, loops with uniform and varying bounds,
+/// `return`, `break` and `continue` under conditions, locals made varying
+/// by assignment). Every kernel the compiler accepts is run by an oracle
+/// that executes each invocation of a workgroup over several inputs and
+/// records the barriers it reaches, in order, as the CPU executor requires
+/// them: the same sequence for every invocation (a different barrier, or a
+/// `return` while others wait, is the executor's divergence error). An
+/// accepted kernel must never diverge; the kernels that do diverge must all
+/// have been rejected, and some must exist (the test has teeth).
+///
+/// `ONEKERNEL_UNIFORMITY_KERNELS=N` runs more (default 400).
+mod generated {
+    use onekernel_compiler::compile;
+
+    /// Invocations per workgroup in the generated kernels.
+    const WG: u32 = 4;
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// A value a condition or a bound reads.
+    #[derive(Clone, Copy, Debug)]
+    enum Val {
+        /// `thread_id().x` (varying).
+        T,
+        /// `block_id().x` (uniform).
+        B,
+        /// The scalar parameter (uniform).
+        N,
+        /// A local assigned from the others.
+        M,
+        /// A local counter, incremented under conditions.
+        X,
+        /// The loop variable of the enclosing loop at this depth.
+        J(usize),
+        /// `a[t]`: loaded at a varying index.
+        LoadT,
+        /// `a[b]`: loaded at a uniform index.
+        LoadB,
+    }
+
+    #[derive(Clone, Debug)]
+    enum Cond {
+        Cmp(Val, &'static str, u32),
+        And(Box<Cond>, Box<Cond>),
+        Not(Box<Cond>),
+    }
+
+    #[derive(Clone, Debug)]
+    enum Stmt {
+        Barrier(u32),
+        If(Cond, Vec<Stmt>, Vec<Stmt>),
+        /// `for j{depth} in 0..bound`: a constant, or `val % 3`.
+        For(Option<Val>, u32, Vec<Stmt>),
+        Return(Cond),
+        Break(Cond),
+        Continue(Cond),
+        SetM(Val),
+        IncX,
+    }
+
+    struct Gen {
+        rng: Rng,
+        sites: u32,
+        budget: usize,
+    }
+
+    impl Gen {
+        fn val(&mut self, loops: usize) -> Val {
+            match self.rng.below(8 + loops.min(1)) {
+                0 => Val::T,
+                1 => Val::B,
+                2 => Val::N,
+                3 => Val::M,
+                4 => Val::X,
+                5 => Val::LoadT,
+                6 => Val::LoadB,
+                7 => Val::N,
+                _ => Val::J(self.rng.below(loops)),
+            }
+        }
+        fn cond(&mut self, loops: usize) -> Cond {
+            match self.rng.below(8) {
+                0 => Cond::And(Box::new(self.cond(loops)), Box::new(self.cond(loops))),
+                1 => Cond::Not(Box::new(self.cond(loops))),
+                _ => {
+                    let op = ["<", "==", "!=", ">"][self.rng.below(4)];
+                    Cond::Cmp(self.val(loops), op, self.rng.below(4) as u32)
+                }
+            }
+        }
+        fn block(&mut self, loops: usize, depth: usize) -> Vec<Stmt> {
+            let mut out = Vec::new();
+            for _ in 0..1 + self.rng.below(3) {
+                if self.budget == 0 {
+                    break;
+                }
+                self.budget -= 1;
+                let s = match self.rng.below(12) {
+                    0..=2 => {
+                        self.sites += 1;
+                        Stmt::Barrier(self.sites - 1)
+                    }
+                    3 | 4 if depth < 3 => {
+                        let c = self.cond(loops);
+                        let t = self.block(loops, depth + 1);
+                        let e = if self.rng.below(2) == 0 { vec![] } else { self.block(loops, depth + 1) };
+                        Stmt::If(c, t, e)
+                    }
+                    5 | 6 if depth < 3 => {
+                        let bound = if self.rng.below(3) == 0 { None } else { Some(self.val(loops)) };
+                        let k = 1 + self.rng.below(3) as u32;
+                        let body = self.block(loops + 1, depth + 1);
+                        Stmt::For(bound, k, body)
+                    }
+                    7 if self.rng.below(3) == 0 => Stmt::Return(self.cond(loops)),
+                    8 if loops > 0 => Stmt::Break(self.cond(loops)),
+                    9 if loops > 0 => Stmt::Continue(self.cond(loops)),
+                    10 => Stmt::SetM(self.val(loops)),
+                    _ => Stmt::IncX,
+                };
+                out.push(s);
+            }
+            out
+        }
+    }
+
+    fn val_src(v: Val) -> String {
+        match v {
+            Val::T => "t".into(),
+            Val::B => "b".into(),
+            Val::N => "n".into(),
+            Val::M => "m".into(),
+            Val::X => "x".into(),
+            Val::J(d) => format!("j{d}"),
+            Val::LoadT => "a[t as usize]".into(),
+            Val::LoadB => "a[b as usize]".into(),
+        }
+    }
+
+    fn cond_src(c: &Cond) -> String {
+        match c {
+            Cond::Cmp(v, op, k) => format!("{} {op} {k}", val_src(*v)),
+            Cond::And(a, b) => format!("({}) && ({})", cond_src(a), cond_src(b)),
+            Cond::Not(a) => format!("!({})", cond_src(a)),
+        }
+    }
+
+    fn block_src(s: &mut String, stmts: &[Stmt], loops: usize) {
+        for st in stmts {
+            match st {
+                Stmt::Barrier(_) => s.push_str("workgroup_barrier(); "),
+                Stmt::If(c, t, e) => {
+                    s.push_str(&format!("if {} {{ ", cond_src(c)));
+                    block_src(s, t, loops);
+                    s.push_str("} ");
+                    if !e.is_empty() {
+                        s.push_str("else { ");
+                        block_src(s, e, loops);
+                        s.push_str("} ");
+                    }
+                }
+                Stmt::For(bound, k, body) => {
+                    let bound = match bound {
+                        None => format!("{k}u32"),
+                        Some(v) => format!("{} % {k}", val_src(*v)),
+                    };
+                    s.push_str(&format!("for j{loops} in 0..{bound} {{ "));
+                    block_src(s, body, loops + 1);
+                    s.push_str("} ");
+                }
+                Stmt::Return(c) => s.push_str(&format!("if {} {{ return; }} ", cond_src(c))),
+                Stmt::Break(c) => s.push_str(&format!("if {} {{ break; }} ", cond_src(c))),
+                Stmt::Continue(c) => s.push_str(&format!("if {} {{ continue; }} ", cond_src(c))),
+                Stmt::SetM(v) => s.push_str(&format!("m = {}; ", val_src(*v))),
+                Stmt::IncX => s.push_str("x += 1; "),
+            }
+        }
+    }
+
+    fn source(body: &[Stmt], m_from_t: bool) -> String {
+        let mut s = String::from(
+            "fn k(a: &[u32], out: &mut [u32], n: u32) { let t = thread_id().x as u32; let b = block_id().x as u32; ",
+        );
+        s.push_str(if m_from_t { "let mut m = t; " } else { "let mut m = n; " });
+        s.push_str("let mut x = 0u32; ");
+        block_src(&mut s, body, 0);
+        s.push_str("out[global_id().x] = x + m; }");
+        s
+    }
+
+    /// One invocation's values.
+    struct Inv<'a> {
+        t: u32,
+        b: u32,
+        n: u32,
+        m: u32,
+        x: u32,
+        j: Vec<u32>,
+        a: &'a [u32],
+    }
+
+    enum Flow {
+        Normal,
+        Break,
+        Continue,
+        Return,
+    }
+
+    impl Inv<'_> {
+        fn val(&self, v: Val) -> u32 {
+            match v {
+                Val::T => self.t,
+                Val::B => self.b,
+                Val::N => self.n,
+                Val::M => self.m,
+                Val::X => self.x,
+                Val::J(d) => self.j[d],
+                Val::LoadT => self.a[self.t as usize],
+                Val::LoadB => self.a[self.b as usize],
+            }
+        }
+        fn cond(&self, c: &Cond) -> bool {
+            match c {
+                Cond::Cmp(v, op, k) => {
+                    let v = self.val(*v);
+                    match *op {
+                        "<" => v < *k,
+                        "==" => v == *k,
+                        "!=" => v != *k,
+                        _ => v > *k,
+                    }
+                }
+                Cond::And(a, b) => self.cond(a) && self.cond(b),
+                Cond::Not(a) => !self.cond(a),
+            }
+        }
+        /// Runs `stmts`, appending the barriers reached to `trace`.
+        fn run(&mut self, stmts: &[Stmt], trace: &mut Vec<u32>) -> Flow {
+            for st in stmts {
+                let flow = match st {
+                    Stmt::Barrier(site) => {
+                        trace.push(*site);
+                        Flow::Normal
+                    }
+                    Stmt::If(c, t, e) => {
+                        if self.cond(c) {
+                            self.run(t, trace)
+                        } else {
+                            self.run(e, trace)
+                        }
+                    }
+                    Stmt::For(bound, k, body) => {
+                        let n = match bound {
+                            None => *k,
+                            Some(v) => self.val(*v) % k,
+                        };
+                        self.j.push(0);
+                        let mut flow = Flow::Normal;
+                        for j in 0..n {
+                            *self.j.last_mut().unwrap() = j;
+                            match self.run(body, trace) {
+                                Flow::Break => break,
+                                Flow::Return => {
+                                    flow = Flow::Return;
+                                    break;
+                                }
+                                Flow::Normal | Flow::Continue => {}
+                            }
+                        }
+                        self.j.pop();
+                        flow
+                    }
+                    Stmt::Return(c) if self.cond(c) => Flow::Return,
+                    Stmt::Break(c) if self.cond(c) => Flow::Break,
+                    Stmt::Continue(c) if self.cond(c) => Flow::Continue,
+                    Stmt::Return(_) | Stmt::Break(_) | Stmt::Continue(_) => Flow::Normal,
+                    Stmt::SetM(v) => {
+                        self.m = self.val(*v);
+                        Flow::Normal
+                    }
+                    Stmt::IncX => {
+                        self.x += 1;
+                        Flow::Normal
+                    }
+                };
+                if !matches!(flow, Flow::Normal) {
+                    return flow;
+                }
+            }
+            Flow::Normal
+        }
+    }
+
+    /// The first workgroup configuration whose invocations reach different
+    /// barrier sequences, described.
+    fn divergence(body: &[Stmt], m_from_t: bool, rng: &mut Rng) -> Option<String> {
+        for round in 0..6 {
+            let a: Vec<u32> = (0..WG).map(|_| rng.below(4) as u32).collect();
+            for b in 0..2 {
+                let n = [0, 1, 2, 3, 5, 7][round];
+                let traces: Vec<Vec<u32>> = (0..WG)
+                    .map(|t| {
+                        let m = if m_from_t { t } else { n };
+                        let mut inv = Inv { t, b, n, m, x: 0, j: vec![], a: &a };
+                        let mut trace = Vec::new();
+                        inv.run(body, &mut trace);
+                        trace
+                    })
+                    .collect();
+                if traces.iter().any(|tr| *tr != traces[0]) {
+                    return Some(format!("block {b}, n = {n}, a = {a:?}: barrier sequences per thread {traces:?}"));
+                }
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn accepted_kernels_never_diverge_and_divergent_ones_are_rejected() {
+        let count: u64 = std::env::var("ONEKERNEL_UNIFORMITY_KERNELS").ok().and_then(|v| v.parse().ok()).unwrap_or(400);
+        let (mut accepted, mut diverging, mut conservative) = (0, 0, 0);
+        for seed in 0..count {
+            let mut g = Gen { rng: Rng(seed), sites: 0, budget: 4 + (seed % 8) as usize };
+            let body = g.block(0, 0);
+            if g.sites == 0 {
+                continue;
+            }
+            let m_from_t = g.rng.below(3) == 0;
+            let src = source(&body, m_from_t);
+            let item: syn::ItemFn = syn::parse_str(&src).expect("generated kernels parse");
+            let result = compile(format!("workgroup_size = {WG}").parse().unwrap(), &item, &[]);
+            // Rejected only for its barriers: the generated kernels are
+            // otherwise valid.
+            if let Err(e) = &result {
+                let other: Vec<String> = e.iter().map(|d| d.to_string()).filter(|d| !d.contains("barrier")).collect();
+                assert!(other.is_empty(), "seed {seed}: rejected for another reason: {other:#?}\n{src}");
+            }
+            let ok = result.is_ok();
+            let diverges = divergence(&body, m_from_t, &mut g.rng);
+            match (ok, diverges) {
+                (true, Some(how)) => panic!("seed {seed}: accepted, but diverges ({how}):\n{src}"),
+                (true, None) => accepted += 1,
+                (false, Some(_)) => diverging += 1,
+                (false, None) => conservative += 1,
+            }
+        }
+        eprintln!(
+            "uniformity: {count} kernels: {accepted} accepted (none diverges), {diverging} rejected that diverge, \
+             {conservative} rejected that did not diverge on the sampled inputs"
+        );
+        assert!(accepted > count / 10 && diverging > count / 20, "the generator must exercise both sides");
+    }
+}

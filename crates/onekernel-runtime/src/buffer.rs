@@ -634,7 +634,14 @@ impl<T: Element> Buffer<T> {
     ) -> Result<SharedSliceMut<'_, T>, LaunchError> {
         self.check_arg(kernel, param, cpu.id(), || cpu.describe(), Access::ReadWrite)?;
         match &mut self.storage {
-            Storage::Cpu(v) => Ok(SharedSliceMut::new(v)),
+            Storage::Cpu(v) => {
+                let view = SharedSliceMut::new(v);
+                if cpu.is_race_checked() {
+                    let name: &'static str = kernel.params.get(param).map_or("?", |p| &*p.name);
+                    return Ok(view.race_checked(name));
+                }
+                Ok(view)
+            }
             Storage::Gpu(_) => Err(no_cpu_storage(kernel, param)),
         }
     }

@@ -80,8 +80,54 @@ impl Device {
     }
 
     /// The CPU executor: kernels run on all cores through rayon.
+    ///
+    /// With `ONEKERNEL_RACECHECK=1` in the environment this is
+    /// [`Device::cpu_race_checked`] instead, to check a program's launches
+    /// for data races without changing it.
     pub fn cpu() -> Device {
-        Device { inner: Arc::new(Backend::Cpu(CpuDevice::new(next_device_id()))), checked: false }
+        let race_check = std::env::var_os(RACECHECK_ENV).is_some_and(|v| v != "0" && !v.is_empty());
+        Device { inner: Arc::new(Backend::Cpu(CpuDevice::new(next_device_id(), race_check))), checked: false }
+    }
+
+    /// The CPU executor with its race detector on (after CUDA's
+    /// `compute-sanitizer --tool racecheck`). Each launch runs one
+    /// workgroup at a time on the calling thread and records, per phase of
+    /// a workgroup (between two barriers), which invocation wrote and read
+    /// each shared-memory element, and for the whole launch which wrote and
+    /// read each element of every `&mut [T]` output. The launch fails with
+    /// [`LaunchError::DataRace`](crate::LaunchError::DataRace), naming the
+    /// kernel, the element, the two invocations and the source line of each
+    /// access, at the first of:
+    ///
+    /// - two invocations writing one element with nothing ordering them
+    ///   (the same phase of one workgroup, or two workgroups);
+    /// - one invocation reading an element another one wrote (or writing
+    ///   one it read) with nothing ordering them;
+    /// - a read of a shared-memory element no invocation of the workgroup
+    ///   has written.
+    ///
+    /// Atomics never race and are not recorded. A race found here is a
+    /// race on every GPU; a launch that passes is free of races *for these
+    /// inputs and this grid* (the detector sees the accesses that happen,
+    /// as compute-sanitizer does). Slow: one thread and a hash map per
+    /// launch; for tests.
+    ///
+    /// ```
+    /// # use onekernel_runtime::Device;
+    /// let device = Device::cpu_race_checked();
+    /// assert!(device.is_cpu() && device.is_race_checked());
+    /// ```
+    pub fn cpu_race_checked() -> Device {
+        Device { inner: Arc::new(Backend::Cpu(CpuDevice::new(next_device_id(), true))), checked: false }
+    }
+
+    /// Whether this is a race-checked CPU executor
+    /// ([`Device::cpu_race_checked`]).
+    pub fn is_race_checked(&self) -> bool {
+        match self.backend() {
+            DeviceBackend::Cpu(c) => c.is_race_checked(),
+            DeviceBackend::Gpu(_) => false,
+        }
     }
 
     /// The GPU if one is available, else the CPU executor, with a one-line
@@ -295,6 +341,10 @@ impl Device {
 /// The environment variable that makes [`Device::gpu`] return checked
 /// handles (see [`Device::checked`]).
 pub const CHECKED_ENV: &str = "ONEKERNEL_CHECKED";
+
+/// The environment variable that makes [`Device::cpu`] return a
+/// race-checked executor (see [`Device::cpu_race_checked`]).
+pub const RACECHECK_ENV: &str = "ONEKERNEL_RACECHECK";
 
 /// The concrete device behind `device`: the GPU or the CPU executor.
 #[inline]

@@ -4,6 +4,7 @@
 //! Messages always name what failed (the kernel, the argument) and why, so
 //! that a user can act on them without a debugger.
 
+pub use crate::cpu::{DataRace, RaceAccess, RaceKind};
 use crate::grid::Dim3;
 use std::fmt;
 
@@ -265,6 +266,17 @@ pub enum LaunchError {
         /// The device's `max_compute_workgroup_size_{axis}`.
         max: u32,
     },
+    /// The race detector of a race-checked CPU executor
+    /// ([`Device::cpu_race_checked`](crate::Device::cpu_race_checked))
+    /// found a data race: two invocations writing one element, or one
+    /// reading what another wrote, with no barrier (or workgroup) ordering
+    /// them, or a read of shared memory nobody wrote.
+    DataRace {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The element, the two accesses and their source lines.
+        race: Box<DataRace>,
+    },
     /// The kernel body panicked on the CPU executor.
     CpuPanic {
         /// The kernel's name.
@@ -376,6 +388,7 @@ impl LaunchError {
             | LaunchError::WorkgroupTooLarge { kernel, .. }
             | LaunchError::WorkgroupAxisTooLarge { kernel, .. }
             | LaunchError::CpuPanic { kernel, .. }
+            | LaunchError::DataRace { kernel, .. }
             | LaunchError::InvalidArgument { kernel, .. }
             | LaunchError::InvalidKernel { kernel, .. }
             | LaunchError::Compile { kernel, .. }
@@ -416,6 +429,7 @@ impl fmt::Display for LaunchError {
                 f,
                 "kernel `{kernel}`: workgroup size {size} in {axis} exceeds the device limit of {max}"
             ),
+            LaunchError::DataRace { kernel, race } => write!(f, "kernel `{kernel}`: data race: {race}"),
             LaunchError::CpuPanic { kernel, location: Some(at), message } => {
                 write!(f, "kernel `{kernel}`: panicked on the CPU at {at}: {message}")
             }
@@ -469,6 +483,7 @@ impl std::error::Error for LaunchError {
             | LaunchError::WorkgroupTooLarge { .. }
             | LaunchError::WorkgroupAxisTooLarge { .. }
             | LaunchError::CpuPanic { .. }
+            | LaunchError::DataRace { .. }
             | LaunchError::InvalidArgument { .. }
             | LaunchError::InvalidKernel { .. }
             | LaunchError::Compile { .. }

@@ -53,7 +53,7 @@ mod timing;
 pub use arg::BufferArg;
 pub use buffer::{Buffer, Element};
 pub use device::Device;
-pub use error::{BufferError, DeviceError, LaunchError};
+pub use error::{BufferError, DataRace, DeviceError, LaunchError, RaceAccess, RaceKind};
 pub use grid::{Dim3, Grid};
 pub use onekernel_abi::{DataType, Features, KernelInfo, ScalarType};
 pub use timing::{Clock, Timing};

@@ -22,7 +22,7 @@
 //! | [`CpuDevice::workgroups`], [`CpuDevice::execute_cooperative`], [`WorkgroupPool`] | `launch`, CPU path, `CpuStrategy::Cooperative` kernels | barriers and shared memory: a workgroup's invocations run as futures |
 //! | [`Invocation`], [`Dim3`] | `cpu_body` | the invocation's builtins; `global_id()` and friends are closures returning them |
 //! | [`OutputSlice`] (implemented by [`SharedSliceMut`] and [`OwnedChunk`]) | `cpu_body` | a `&mut [T]` parameter becomes `&impl OutputSlice<T>`; `out[i]` becomes `out.load(i)`, `out[i] = v` becomes `out.store(i, v)` |
-//! | [`Workgroup`], [`Shared`], [`SharedArray`], [`Barrier`] | cooperative `cpu_body` | `shared::<[T; N]>()` is `__workgroup.shared::<[T; N]>(offset)`, a barrier is `__workgroup.barrier(site).await` |
+//! | [`Workgroup`], [`Shared`], [`SharedArray`], [`Barrier`] | cooperative `cpu_body` | `shared::<[T; N]>()` is `__workgroup.shared::<[T; N]>(offset, "name")`, a barrier is `__workgroup.barrier(site).await` |
 //! | [`SubgroupCall`], [`SubgroupCollective`], [`SubgroupValue`], [`CPU_SUBGROUP_SIZE`] | cooperative `cpu_body` | `subgroup_add(v)` is `__workgroup.subgroup(&__invocation, site, SubgroupCollective::Add, v, 0).await`; `subgroup_size()` is `CPU_SUBGROUP_SIZE` |
 //!
 //! The launch a kernel `fn k(a: &[f32], out: &mut [f32], s: f32)` whose

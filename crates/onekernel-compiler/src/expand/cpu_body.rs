@@ -129,7 +129,8 @@ impl Gen<'_> {
                 let (callee, ty) = (&d.callee, &d.written_ty);
                 let offset = self.layout.shared_offsets[*id] as usize;
                 let workgroup = internal("__workgroup");
-                quote_spanned!(d.span=> let #name = #k::builtin(#callee, #workgroup.shared::<#ty>(#offset));)
+                let label = &d.name;
+                quote_spanned!(d.span=> let #name = #k::builtin(#callee, #workgroup.shared::<#ty>(#offset, #label));)
             }
         }
     }
@@ -252,7 +253,10 @@ impl Gen<'_> {
             ExprKind::SharedIndex { shared, indices } => {
                 let name = self.shared_name(*shared, span);
                 let indices = self.exprs(indices);
-                let load = if indices.len() == 2 { quote!(load2) } else { quote!(load) };
+                // The method under the user's span too: the runtime's
+                // `#[track_caller]` reports (panics, the race detector) then
+                // point at the user's line, not at the attribute.
+                let load = Ident::new(if indices.len() == 2 { "load2" } else { "load" }, span);
                 quote_spanned!(span=> #name.#load(#(#indices),*))
             }
             ExprKind::Atomic { target, op, args, orderings } => {
@@ -554,8 +558,8 @@ impl Gen<'_> {
                 let name = self.shared_name(*shared, span);
                 let vars: Vec<Ident> = (0..indices.len()).map(|n| internal(&format!("__index{n}"))).collect();
                 let indices = self.exprs(indices);
-                let (load, store) =
-                    if vars.len() == 2 { (quote!(load2), quote!(store2)) } else { (quote!(load), quote!(store)) };
+                let (load, store) = if vars.len() == 2 { ("load2", "store2") } else { ("load", "store") };
+                let (load, store) = (Ident::new(load, span), Ident::new(store, span));
                 let new = combine(quote_spanned!(span=> #name.#load(#(#vars),*)));
                 quote_spanned!(span=> {
                     let #value_var = #v;

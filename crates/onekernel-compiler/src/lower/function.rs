@@ -165,6 +165,30 @@ impl<'a> FnLowerer<'a> {
                     B::ExclusiveOr => Some(Literal::I32(a ^ b)),
                     _ => None,
                 },
+                // Shift amounts are converted to `u32` (folded below), so a
+                // shift of an `i32` literal meets a `u32` one. WGSL rejects
+                // a constant shift that overflows (`2147483647i << 19u`);
+                // Rust (and the GPU at run time) just shifts the bits out.
+                (Some(Literal::I32(a)), Some(Literal::U32(b))) => match op {
+                    B::ShiftLeft => Some(Literal::I32(a << (b & 31))),
+                    B::ShiftRight => Some(Literal::I32(a >> (b & 31))),
+                    _ => None,
+                },
+                _ => None,
+            },
+            // Negated literals: WGSL rejects the constant `-(-2147483648i)`,
+            // which `i32::MIN.wrapping_neg()` lowers to; it wraps.
+            Expression::Unary { op: naga::UnaryOperator::Negate, expr } => match lit(*expr) {
+                Some(Literal::I32(a)) => Some(Literal::I32(a.wrapping_neg())),
+                _ => None,
+            },
+            // `i32`/`u32` conversions of literals keep the bits.
+            Expression::As { expr, kind: naga::ScalarKind::Uint, convert: Some(4) } => match lit(*expr) {
+                Some(Literal::I32(a)) => Some(Literal::U32(a as u32)),
+                _ => None,
+            },
+            Expression::As { expr, kind: naga::ScalarKind::Sint, convert: Some(4) } => match lit(*expr) {
+                Some(Literal::U32(a)) => Some(Literal::I32(a as i32)),
                 _ => None,
             },
             // Small integers convert to `f32` exactly.

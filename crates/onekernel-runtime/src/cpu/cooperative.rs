@@ -9,6 +9,7 @@
 //! exactly as on a GPU.
 
 use super::panic_capture::run_captured;
+use super::racecheck;
 use super::workgroup::{Workgroup, WorkgroupPool};
 use super::CpuDevice;
 use crate::error::LaunchError;
@@ -27,7 +28,7 @@ impl CpuDevice {
     /// [`CpuDevice::execute_cooperative`].
     pub fn workgroups(&self, kernel: &'static KernelInfo) -> WorkgroupPool {
         let [x, y, z] = kernel.workgroup_size.map(|n| n as usize);
-        WorkgroupPool::new(kernel.workgroup_memory_words as usize, x * y * z)
+        WorkgroupPool::new(kernel.workgroup_memory_words as usize, x * y * z, self.is_race_checked())
     }
 
     /// Runs a cooperative kernel: `body(invocation, workgroup)` makes the
@@ -64,6 +65,33 @@ impl CpuDevice {
         let grid_dim = launch.groups_dim();
         let total = grid_dim.x * grid_dim.y * grid_dim.z;
         let to_error = |(location, message)| LaunchError::CpuPanic { kernel: &kernel.name, location, message };
+        if self.is_race_checked() {
+            // One workgroup after the other on this thread, each invocation
+            // announced to the race detector before it runs.
+            return self.timed(|| {
+                let _recording = racecheck::Recording::start(grid_dim, block_dim);
+                let wg = pool.current();
+                let mut futures = Vec::with_capacity(block_dim.x * block_dim.y * block_dim.z);
+                for linear in 0..total {
+                    let block_id = Dim3::new(
+                        linear % grid_dim.x,
+                        (linear / grid_dim.x) % grid_dim.y,
+                        linear / (grid_dim.x * grid_dim.y),
+                    );
+                    wg.reset();
+                    racecheck::new_workgroup();
+                    run_captured(|| run_workgroup(kernel, block_id, block_dim, grid_dim, wg, &body, &mut futures))
+                        .map_err(to_error)?;
+                    if racecheck::found() {
+                        break;
+                    }
+                }
+                match racecheck::end() {
+                    Some(race) => Err(LaunchError::DataRace { kernel: &kernel.name, race: Box::new(race) }),
+                    None => Ok(()),
+                }
+            });
+        }
         self.timed(|| {
             let first_panic = Mutex::new(None);
             // Several workgroups per task, a few tasks per thread: a workgroup
@@ -129,9 +157,10 @@ fn run_workgroup<'w, F, Fut>(
         }
     }
     let mut cx = Context::from_waker(Waker::noop());
+    let race_check = wg.race_check();
     loop {
         let mut finished = 0;
-        for slot in futures.iter_mut() {
+        for (local, slot) in futures.iter_mut().enumerate() {
             let Some(f) = slot.as_mut() else {
                 finished += 1;
                 continue;
@@ -141,6 +170,19 @@ fn run_workgroup<'w, F, Fut>(
             // nothing is pushed while futures are polled, and futures are
             // dropped in place (`*slot = None`, `clear()`), as `Pin` allows.
             let pinned = unsafe { Pin::new_unchecked(f) };
+            if race_check {
+                let thread_id = Dim3::new(
+                    local % block_dim.x,
+                    (local / block_dim.x) % block_dim.y,
+                    local / (block_dim.x * block_dim.y),
+                );
+                let global_id = Dim3::new(
+                    block_id.x * block_dim.x + thread_id.x,
+                    block_id.y * block_dim.y + thread_id.y,
+                    block_id.z * block_dim.z + thread_id.z,
+                );
+                racecheck::enter(global_id, block_id, thread_id);
+            }
             if let Poll::Ready(()) = pinned.poll(&mut cx) {
                 *slot = None;
                 finished += 1;
@@ -172,15 +214,17 @@ fn run_workgroup<'w, F, Fut>(
             );
         }
         if finished > 0 {
+            let at =
+                wg.waiting_at().map_or_else(String::new, |l| format!(" at {}:{}:{}", l.file(), l.line(), l.column()));
             panic!(
-                "invocations of workgroup {block_id} diverged: {finished} returned while {waiting} wait at a barrier \
-                 (kernel `{}`; every invocation of a workgroup must reach each barrier)",
+                "invocations of workgroup {block_id} diverged: {finished} returned while {waiting} wait at the \
+                 barrier{at} (kernel `{}`; every invocation of a workgroup must reach each barrier)",
                 kernel.name
             );
         }
-        if let Err((a, b)) = wg.release() {
+        if let Err(d) = wg.release() {
             panic!(
-                "invocations of workgroup {block_id} wait at two different barriers (#{a} and #{b}) in kernel `{}`",
+                "invocations of workgroup {block_id} wait at two different barriers, {d}, in kernel `{}`",
                 kernel.name
             );
         }

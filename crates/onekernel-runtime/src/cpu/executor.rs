@@ -10,6 +10,7 @@
 
 use super::owned::{Outputs, WindowToken};
 use super::panic_capture::run_captured;
+use super::racecheck;
 use super::CpuDevice;
 use crate::error::LaunchError;
 use crate::grid::{Dim3, Grid, Invocation};
@@ -47,6 +48,9 @@ impl CpuDevice {
         };
         let [wx, wy, wz] = kernel.workgroup_size.map(|n| n as usize);
         let shape = Shape { grid_dim: launch.groups_dim(), block_dim: Dim3::new(wx, wy, wz) };
+        if self.is_race_checked() {
+            return self.timed(|| run_race_checked(kernel, shape, &body));
+        }
         self.timed(|| run_independent(kernel, shape, &body))
     }
 }
@@ -64,7 +68,13 @@ impl CpuDevice {
             CpuStrategy::OwnElement => true,
             CpuStrategy::Independent | CpuStrategy::Cooperative => false,
         };
-        own_element && kernel.workgroup_size[1] == 1 && kernel.workgroup_size[2] == 1 && one_d(grid_dim)
+        // A race-checked launch must see every access through the
+        // recording shared view, so it never takes the windowed path.
+        own_element
+            && !self.is_race_checked()
+            && kernel.workgroup_size[1] == 1
+            && kernel.workgroup_size[2] == 1
+            && one_d(grid_dim)
     }
 
     /// Like [`CpuDevice::execute`] for a kernel whose invocations each
@@ -163,6 +173,29 @@ fn run_independent<F: Fn(&Invocation) + Sync>(
 ) -> Result<(), LaunchError> {
     let total_groups = shape.grid_dim.x * shape.grid_dim.y * shape.grid_dim.z;
     run_chunks(kernel, total_groups, groups_per_chunk(shape), |start, end| run_chunk(shape, start, end, body))
+}
+
+/// A race-checked launch: every invocation in order on the calling thread,
+/// each announced to the race detector, which the outputs' accesses report
+/// to (`racecheck.rs`).
+fn run_race_checked<F: Fn(&Invocation)>(
+    kernel: &'static KernelInfo,
+    shape: Shape,
+    body: &F,
+) -> Result<(), LaunchError> {
+    let total_groups = shape.grid_dim.x * shape.grid_dim.y * shape.grid_dim.z;
+    let _recording = racecheck::Recording::start(shape.grid_dim, shape.block_dim);
+    run_captured(|| {
+        run_chunk(shape, 0, total_groups, &|inv: &Invocation| {
+            racecheck::enter(inv.global_id, inv.block_id, inv.thread_id);
+            body(inv)
+        })
+    })
+    .map_err(|(location, message)| LaunchError::CpuPanic { kernel: &kernel.name, location, message })?;
+    match racecheck::end() {
+        Some(race) => Err(LaunchError::DataRace { kernel: &kernel.name, race: Box::new(race) }),
+        None => Ok(()),
+    }
 }
 
 /// Workgroups per chunk: a few chunks per rayon thread, none too small.

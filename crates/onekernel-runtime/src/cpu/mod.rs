@@ -4,12 +4,14 @@ mod cooperative;
 mod executor;
 mod owned;
 mod panic_capture;
+pub(crate) mod racecheck;
 mod shared;
 mod subgroup;
 mod workgroup;
 
 pub use executor::Chunk;
 pub use owned::{OutputSlice, Outputs, OwnedChunk, WindowToken};
+pub use racecheck::{DataRace, RaceAccess, RaceKind};
 pub use shared::SharedSliceMut;
 pub use subgroup::{SubgroupCall, SubgroupCollective, SubgroupValue, CPU_SUBGROUP_SIZE};
 pub use workgroup::{Barrier, Shared, SharedArray, Workgroup, WorkgroupPool};
@@ -23,14 +25,24 @@ use std::time::{Duration, Instant};
 /// kernel has run.
 pub struct CpuDevice {
     id: u64,
+    /// Whether launches run race-checked (`Device::cpu_race_checked`):
+    /// one workgroup at a time on the calling thread, every shared-memory
+    /// and output access recorded (`racecheck.rs`).
+    race_check: bool,
     /// The open `Device::time` scope: the device's `#id (name)` and each
     /// launch's wall time.
     timing: Mutex<Option<(String, Vec<Duration>)>>,
 }
 
 impl CpuDevice {
-    pub(crate) fn new(id: u64) -> CpuDevice {
-        CpuDevice { id, timing: Mutex::new(None) }
+    pub(crate) fn new(id: u64, race_check: bool) -> CpuDevice {
+        CpuDevice { id, race_check, timing: Mutex::new(None) }
+    }
+
+    /// Whether launches on this executor are race-checked (see
+    /// `Device::cpu_race_checked`).
+    pub fn is_race_checked(&self) -> bool {
+        self.race_check
     }
 
     fn timing(&self) -> MutexGuard<'_, Option<(String, Vec<Duration>)>> {
@@ -78,6 +90,9 @@ impl CpuDevice {
 
     /// `CPU executor (rayon, N threads)`.
     pub fn name(&self) -> String {
+        if self.race_check {
+            return "CPU executor (race-checked, 1 thread)".to_owned();
+        }
         let n = rayon::current_num_threads();
         format!("CPU executor (rayon, {n} thread{})", if n == 1 { "" } else { "s" })
     }
@@ -90,6 +105,10 @@ impl CpuDevice {
 
 impl std::fmt::Debug for CpuDevice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CpuDevice").field("id", &self.id).field("name", &self.name()).finish()
+        f.debug_struct("CpuDevice")
+            .field("id", &self.id)
+            .field("name", &self.name())
+            .field("race_checked", &self.race_check)
+            .finish()
     }
 }

@@ -26,6 +26,9 @@ use std::sync::atomic::AtomicU64;
 pub struct SharedSliceMut<'a, T: Element> {
     ptr: NonNull<T>,
     len: usize,
+    /// The parameter's name when the launch is race-checked: every access
+    /// is then recorded (`racecheck.rs`).
+    race_check: Option<&'static str>,
     _borrow: PhantomData<&'a mut [T]>,
 }
 
@@ -120,7 +123,21 @@ impl<'a, T: Element> SharedSliceMut<'a, T> {
         // The `&'a mut` borrow guarantees no other access to the memory for
         // `'a` except through this view, and every access through the view
         // is atomic.
-        SharedSliceMut { ptr: NonNull::from(slice).cast::<T>(), len, _borrow: PhantomData }
+        SharedSliceMut { ptr: NonNull::from(slice).cast::<T>(), len, race_check: None, _borrow: PhantomData }
+    }
+
+    /// The same view with every access recorded by the race detector under
+    /// the parameter's name `name`.
+    pub(crate) fn race_checked(self, name: &'static str) -> SharedSliceMut<'a, T> {
+        SharedSliceMut { race_check: Some(name), ..self }
+    }
+
+    /// Records an access for the race detector.
+    #[cold]
+    #[inline(never)]
+    fn record(&self, name: &'static str, index: usize, write: bool, at: &'static std::panic::Location<'static>) {
+        let address = self.ptr.as_ptr() as usize + index * size_of::<T>();
+        super::racecheck::access(super::racecheck::Memory::Output, address, write, at, || format!("{name}[{index}]"));
     }
 
     /// The first element, for [`OwnedChunk`](super::OwnedChunk) windows.
@@ -149,6 +166,9 @@ impl<'a, T: Element> SharedSliceMut<'a, T> {
         if index >= self.len {
             out_of_bounds(index, self.len);
         }
+        if let Some(name) = self.race_check {
+            self.record(name, index, false, std::panic::Location::caller());
+        }
         // SAFETY: `index` is in bounds, and the memory is only accessed
         // atomically, with `T`'s word size, while the view lives (`new`).
         unsafe { load_words(self.ptr.as_ptr().add(index)) }
@@ -160,6 +180,9 @@ impl<'a, T: Element> SharedSliceMut<'a, T> {
     pub fn store(&self, index: usize, value: T) {
         if index >= self.len {
             out_of_bounds(index, self.len);
+        }
+        if let Some(name) = self.race_check {
+            self.record(name, index, true, std::panic::Location::caller());
         }
         // SAFETY: as in `load`.
         unsafe { store_words(self.ptr.as_ptr().add(index), value) }

@@ -12,8 +12,10 @@ use crate::buffer::Element;
 use crate::grid::Invocation;
 use std::future::Future;
 use std::marker::PhantomData;
+use std::panic::Location;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
 use std::task::{Context, Poll};
 
 /// No barrier call site recorded yet.
@@ -36,22 +38,42 @@ pub struct Workgroup {
     site: AtomicU64,
     /// Set (to `a << 32 | b`) when invocations wait at two different sites.
     diverged: AtomicU64,
+    /// Where in the kernel's source the waiting invocations called the
+    /// barrier, and (after a divergence) where the first one that called
+    /// another did: for the divergence error (no lock is ever contended:
+    /// a workgroup runs on one thread).
+    sites_at: Mutex<(Option<&'static Location<'static>>, Option<&'static Location<'static>>)>,
+    /// Whether accesses to shared memory are recorded by the race detector
+    /// (a race-checked launch).
+    race_check: bool,
     /// The subgroups' meetings (`subgroup.rs`).
     pub(crate) subgroups: Subgroups,
 }
 
 impl Workgroup {
     /// A workgroup of `invocations` invocations with `words` words of
-    /// zeroed shared memory.
-    pub(crate) fn new(words: usize, invocations: usize) -> Workgroup {
+    /// zeroed shared memory, its accesses recorded if `race_check`.
+    pub(crate) fn new(words: usize, invocations: usize, race_check: bool) -> Workgroup {
         Workgroup {
+            race_check,
             memory: (0..words).map(|_| AtomicU32::new(0)).collect(),
             generation: AtomicU64::new(0),
             waiting: AtomicUsize::new(0),
             site: AtomicU64::new(NO_SITE),
             diverged: AtomicU64::new(NO_SITE),
+            sites_at: Mutex::new((None, None)),
             subgroups: Subgroups::new(invocations),
         }
+    }
+
+    fn sites_at(&self) -> MutexGuard<'_, (Option<&'static Location<'static>>, Option<&'static Location<'static>>)> {
+        // Updates are single assignments: a poisoned lock is consistent.
+        self.sites_at.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Where the invocations waiting now called the barrier.
+    pub(crate) fn waiting_at(&self) -> Option<&'static Location<'static>> {
+        self.sites_at().0
     }
 
     /// Zeroes the memory (WGSL zero-initialises `var<workgroup>`) and the
@@ -64,6 +86,7 @@ impl Workgroup {
         self.site.store(NO_SITE, Ordering::Relaxed);
         self.diverged.store(NO_SITE, Ordering::Relaxed);
         self.subgroups.reset();
+        *self.sites_at() = (None, None);
     }
 
     /// A subgroup collective (`subgroup_add(v)`, a shuffle, ...) of
@@ -90,19 +113,28 @@ impl Workgroup {
         SubgroupCall::new(&self.subgroups, invocation, site, SubgroupCollective::Ballot, kind, predicate.to_bits(), 0)
     }
 
-    /// The shared array declared at word `offset`, viewed as `T` (an array
-    /// type such as `[f32; 256]`, `[[u32; 16]; 16]` or `[AtomicU32; 64]`).
+    /// The shared array `name` declared at word `offset`, viewed as `T`
+    /// (an array type such as `[f32; 256]`, `[[u32; 16]; 16]` or
+    /// `[AtomicU32; 64]`). The name is for the race detector's reports.
     #[track_caller]
-    pub fn shared<T: SharedArray>(&self, offset: usize) -> Shared<'_, T> {
+    pub fn shared<T: SharedArray>(&self, offset: usize, name: &'static str) -> Shared<'_, T> {
         let words = &self.memory[offset..offset + T::WORDS];
-        Shared { words, _type: PhantomData }
+        Shared { words, race_check: self.race_check.then_some(name), _type: PhantomData }
     }
 
     /// `workgroup_barrier()`: completes when every invocation of the
     /// workgroup has reached a barrier. `site` identifies the call site, so
-    /// that invocations waiting at different barriers are caught.
+    /// that invocations waiting at different barriers are caught; the
+    /// caller's location (the user's line: generated code calls this under
+    /// the barrier's span) is what the divergence error shows.
+    #[track_caller]
     pub fn barrier(&self, site: u32) -> Barrier<'_> {
-        Barrier { workgroup: self, site, generation: None }
+        Barrier { workgroup: self, site, at: Location::caller(), generation: None }
+    }
+
+    /// Whether the launch is race-checked.
+    pub(crate) fn race_check(&self) -> bool {
+        self.race_check
     }
 
     /// Invocations waiting at the barrier now.
@@ -112,14 +144,19 @@ impl Workgroup {
 
     /// Lets every waiting invocation pass. Returns the two call sites if
     /// invocations were waiting at different barriers.
-    pub(crate) fn release(&self) -> Result<(), (u32, u32)> {
+    pub(crate) fn release(&self) -> Result<(), BarrierDivergence> {
         let d = self.diverged.load(Ordering::Relaxed);
         if d != NO_SITE {
-            return Err(((d >> 32) as u32, d as u32));
+            let (first_at, other_at) = *self.sites_at();
+            return Err(BarrierDivergence { first: (d >> 32) as u32, other: d as u32, first_at, other_at });
         }
+        *self.sites_at() = (None, None);
         self.waiting.store(0, Ordering::Relaxed);
         self.site.store(NO_SITE, Ordering::Relaxed);
         self.generation.fetch_add(1, Ordering::Relaxed);
+        if self.race_check {
+            super::racecheck::next_phase();
+        }
         Ok(())
     }
 }
@@ -133,8 +170,9 @@ pub struct WorkgroupPool {
 impl WorkgroupPool {
     /// Enough workgroups (of `invocations` invocations each) for every
     /// rayon thread and the caller.
-    pub(crate) fn new(words: usize, invocations: usize) -> WorkgroupPool {
-        let workgroups = (0..=rayon::current_num_threads()).map(|_| Workgroup::new(words, invocations)).collect();
+    pub(crate) fn new(words: usize, invocations: usize, race_check: bool) -> WorkgroupPool {
+        let workgroups =
+            (0..=rayon::current_num_threads()).map(|_| Workgroup::new(words, invocations, race_check)).collect();
         WorkgroupPool { workgroups }
     }
 
@@ -145,10 +183,32 @@ impl WorkgroupPool {
     }
 }
 
+/// Invocations of one workgroup waiting at two different barriers.
+pub(crate) struct BarrierDivergence {
+    /// The site the first waiting invocation reached, and where it is.
+    pub first: u32,
+    pub first_at: Option<&'static Location<'static>>,
+    /// The first different site reached, and where it is.
+    pub other: u32,
+    pub other_at: Option<&'static Location<'static>>,
+}
+
+impl std::fmt::Display for BarrierDivergence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at = |l: Option<&Location>, site| match l {
+            Some(l) => format!("the barrier at {}:{}:{}", l.file(), l.line(), l.column()),
+            None => format!("barrier #{site}"),
+        };
+        write!(f, "{} and {}", at(self.first_at, self.first), at(self.other_at, self.other))
+    }
+}
+
 /// The future of one invocation's barrier call.
 pub struct Barrier<'a> {
     workgroup: &'a Workgroup,
     site: u32,
+    /// The barrier call in the kernel's source.
+    at: &'static Location<'static>,
     generation: Option<u64>,
 }
 
@@ -163,8 +223,14 @@ impl Future for Barrier<'_> {
                 wg.waiting.fetch_add(1, Ordering::Relaxed);
                 let site = u64::from(self.site);
                 match wg.site.load(Ordering::Relaxed) {
-                    NO_SITE => wg.site.store(site, Ordering::Relaxed),
-                    s if s != site => wg.diverged.store(s << 32 | site, Ordering::Relaxed),
+                    NO_SITE => {
+                        wg.site.store(site, Ordering::Relaxed);
+                        wg.sites_at().0 = Some(self.at);
+                    }
+                    s if s != site && wg.diverged.load(Ordering::Relaxed) == NO_SITE => {
+                        wg.diverged.store(s << 32 | site, Ordering::Relaxed);
+                        wg.sites_at().1 = Some(self.at);
+                    }
                     _ => {}
                 }
                 Poll::Pending
@@ -206,7 +272,31 @@ impl<const N: usize> SharedArray for [AtomicI32; N] {
 /// workgroup's thread in between).
 pub struct Shared<'a, T> {
     words: &'a [AtomicU32],
+    /// The array's name when the launch is race-checked.
+    race_check: Option<&'static str>,
     _type: PhantomData<T>,
+}
+
+impl<T> Shared<'_, T> {
+    /// Records an access to the element of `size` bytes at `element` (its
+    /// index in the flattened array) for the race detector; `describe`
+    /// writes its indices.
+    #[cold]
+    #[inline(never)]
+    fn record(
+        &self,
+        name: &'static str,
+        element: usize,
+        size: usize,
+        write: bool,
+        at: &'static std::panic::Location<'static>,
+        describe: impl FnOnce() -> String,
+    ) {
+        let address = self.words.as_ptr() as usize + element * size;
+        super::racecheck::access(super::racecheck::Memory::Shared, address, write, at, || {
+            format!("{name}{}", describe())
+        });
+    }
 }
 
 impl<T: Element, const N: usize> Shared<'_, [T; N]> {
@@ -223,6 +313,9 @@ impl<T: Element, const N: usize> Shared<'_, [T; N]> {
     #[inline]
     pub fn load(&self, i: usize) -> T {
         check(i, N);
+        if let Some(name) = self.race_check {
+            self.record(name, i, size_of::<T>(), false, std::panic::Location::caller(), || format!("[{i}]"));
+        }
         load_element(self.words, i)
     }
     /// `tile[i] = v`; panics out of bounds like Rust indexing.
@@ -230,6 +323,9 @@ impl<T: Element, const N: usize> Shared<'_, [T; N]> {
     #[inline]
     pub fn store(&self, i: usize, v: T) {
         check(i, N);
+        if let Some(name) = self.race_check {
+            self.record(name, i, size_of::<T>(), true, std::panic::Location::caller(), || format!("[{i}]"));
+        }
         store_element(self.words, i, v)
     }
 }
@@ -245,6 +341,10 @@ impl<T: Element, const R: usize, const C: usize> Shared<'_, [[T; C]; R]> {
     pub fn load2(&self, r: usize, c: usize) -> T {
         check(r, R);
         check(c, C);
+        if let Some(name) = self.race_check {
+            let at = std::panic::Location::caller();
+            self.record(name, r * C + c, size_of::<T>(), false, at, || format!("[{r}][{c}]"));
+        }
         load_element(self.words, r * C + c)
     }
     /// `tile[r][c] = v`; panics out of bounds like Rust indexing.
@@ -253,6 +353,10 @@ impl<T: Element, const R: usize, const C: usize> Shared<'_, [[T; C]; R]> {
     pub fn store2(&self, r: usize, c: usize, v: T) {
         check(r, R);
         check(c, C);
+        if let Some(name) = self.race_check {
+            let at = std::panic::Location::caller();
+            self.record(name, r * C + c, size_of::<T>(), true, at, || format!("[{r}][{c}]"));
+        }
         store_element(self.words, r * C + c, v)
     }
 }
@@ -371,15 +475,15 @@ mod tests {
 
     #[test]
     fn shared_views_and_bounds() {
-        let wg = Workgroup::new(16 + 4, 1);
-        let a = wg.shared::<[f32; 16]>(0);
+        let wg = Workgroup::new(16 + 4, 1, false);
+        let a = wg.shared::<[f32; 16]>(0, "t");
         a.store(3, 2.5);
         assert_eq!(a.load(3), 2.5);
-        let m = wg.shared::<[[u32; 2]; 2]>(16);
+        let m = wg.shared::<[[u32; 2]; 2]>(16, "t");
         m.store2(1, 1, 7);
         assert_eq!(m.load2(1, 1), 7);
         assert!(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| m.load2(0, 2))).is_err());
-        let c = wg.shared::<[AtomicI32; 4]>(16);
+        let c = wg.shared::<[AtomicI32; 4]>(16, "t");
         c.at(0).fetch_sub(1, Ordering::Relaxed);
         assert_eq!(c.at(0).load(Ordering::Relaxed), -1);
     }
@@ -390,18 +494,18 @@ mod tests {
         assert_eq!(<[f16; 5] as SharedArray>::WORDS, 3);
         assert_eq!(<[glam::Vec4; 2] as SharedArray>::WORDS, 8);
         assert_eq!(<[[f64; 3]; 2] as SharedArray>::WORDS, 12);
-        let wg = Workgroup::new(3 + 8 + 12, 1);
-        let h = wg.shared::<[f16; 5]>(0);
+        let wg = Workgroup::new(3 + 8 + 12, 1, false);
+        let h = wg.shared::<[f16; 5]>(0, "t");
         for i in 0..5 {
             h.store(i, f16::from_f32(i as f32 + 0.5));
         }
         let got: Vec<f32> = (0..5).map(|i| h.load(i).to_f32()).collect();
         assert_eq!(got, [0.5, 1.5, 2.5, 3.5, 4.5]);
         assert!(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| h.load(5))).is_err());
-        let v = wg.shared::<[glam::Vec4; 2]>(3);
+        let v = wg.shared::<[glam::Vec4; 2]>(3, "t");
         v.store(1, glam::Vec4::new(1.0, 2.0, 3.0, 4.0));
         assert_eq!((v.load(0), v.load(1)), (glam::Vec4::ZERO, glam::Vec4::new(1.0, 2.0, 3.0, 4.0)));
-        let d = wg.shared::<[[f64; 3]; 2]>(11);
+        let d = wg.shared::<[[f64; 3]; 2]>(11, "t");
         d.store2(1, 2, -0.125);
         assert_eq!((d.load2(1, 2), d.load2(0, 0)), (-0.125, 0.0));
         // The f16 array's neighbours were left alone.

@@ -333,6 +333,7 @@ impl GpuDevice {
             | L::WorkgroupTooLarge { .. }
             | L::WorkgroupAxisTooLarge { .. }
             | L::CpuPanic { .. }
+            | L::DataRace { .. }
             | L::InvalidArgument { .. }
             | L::InvalidKernel { .. }
             | L::MissingFeature { .. }

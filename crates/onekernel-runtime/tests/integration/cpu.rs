@@ -281,6 +281,45 @@ fn independent_launch_of_a_cooperative_kernel_is_refused() {
     assert!(matches!(err, LaunchError::InvalidKernel { kernel: "coop", .. }), "{err}");
 }
 
+/// The cooperative executor's second line of defence (the compiler
+/// rejects divergent barriers): invocations at two different barriers, or
+/// returning while others wait, fail the launch with the barriers' lines.
+#[test]
+fn divergent_barriers_are_an_error_naming_their_lines() {
+    static COOP: KernelInfo = kernel_64("coop", CpuStrategy::Cooperative, &[]);
+    let dev = Device::cpu();
+    let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
+    let pool = cpu.workgroups(&COOP);
+    let first = line!() + 4;
+    let err = cpu
+        .execute_cooperative(&COOP, Grid::threads(64), &pool, |inv, wg| async move {
+            if inv.thread_id.x < 32 {
+                wg.barrier(0).await;
+            } else {
+                wg.barrier(1).await;
+            }
+        })
+        .unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, LaunchError::CpuPanic { .. }), "{msg}");
+    assert!(msg.contains("wait at two different barriers"), "{msg}");
+    for line in [first, first + 2] {
+        assert!(msg.contains(&format!("the barrier at crates/onekernel-runtime/tests/cpu.rs:{line}:")), "{msg}");
+    }
+
+    let line = line!() + 4;
+    let err = cpu
+        .execute_cooperative(&COOP, Grid::threads(64), &pool, |inv, wg| async move {
+            if inv.thread_id.x != 5 {
+                wg.barrier(0).await;
+            }
+        })
+        .unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("1 returned while 63 wait at the barrier at crates/onekernel-runtime/tests/cpu.rs:"), "{msg}");
+    assert!(msg.contains(&format!("cpu.rs:{line}:")), "{msg}");
+}
+
 #[test]
 fn buffer_ranges_copies_and_errors() {
     let dev = Device::cpu();
