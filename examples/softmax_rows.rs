@@ -249,7 +249,7 @@ fn time(rows: usize) -> Result<(), Box<dyn std::error::Error>> {
     let unchecked = unsafe { device.unchecked() };
     for (what, d) in [("plain", device.clone()), ("unchecked", unchecked)] {
         let grid = Grid::blocks([rows]);
-        let launches: [(&str, Launch); 2] = [
+        let launches: [(&str, Launch<'_>); 2] = [
             ("softmax", &|y| rows::softmax::launch(&d, grid, &xb, y)),
             ("layer_norm", &|y| rows::layer_norm::launch(&d, grid, &xb, &g, &b, y, EPS)),
         ];

@@ -195,7 +195,7 @@ pub(crate) struct BarrierDivergence {
 
 impl std::fmt::Display for BarrierDivergence {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let at = |l: Option<&Location>, site| match l {
+        let at = |l: Option<&Location<'_>>, site| match l {
             Some(l) => format!("the barrier at {}:{}:{}", l.file(), l.line(), l.column()),
             None => format!("barrier #{site}"),
         };
