@@ -535,7 +535,7 @@ fn vectors_in_memory() {
         let blocks = n.div_ceil(64);
         // Plain Rust: each block's tile, then what its threads compute.
         let (mut want, mut want_totals) = (vec![Vec3A::ZERO; n], vec![Vec4::ZERO; blocks]);
-        for block in 0..blocks {
+        for (block, total) in want_totals.iter_mut().enumerate() {
             let tile: Vec<Vec4> = (0..64)
                 .map(|t| {
                     let i = block * 64 + t;
@@ -559,7 +559,7 @@ fn vectors_in_memory() {
                     want[i] = Vec3A::from(corner) + Vec3A::new(p[i].z, p[i].y, p[i].x) * Vec3A::new(1.0, 0.5, 0.25);
                 }
                 if t == 0 {
-                    want_totals[block] = acc[0] + acc[1] + acc[2] + acc[3];
+                    *total = acc[0] + acc[1] + acc[2] + acc[3];
                 }
             }
         }
