@@ -1,6 +1,7 @@
 //! Workgroup cooperation on both paths: shared memory, barriers, atomics.
 
 mod kernels;
+mod race_kernels;
 
 use onekernel::prelude::*;
 use std::sync::OnceLock;
@@ -274,17 +275,17 @@ fn lane_ids_without_collectives() {
 /// purpose are reported with the element, both invocations and the user's
 /// lines; correct kernels pass and compute what the plain executor does.
 mod races {
-    use super::kernels;
+    use super::{kernels, race_kernels};
     use onekernel::prelude::*;
     use onekernel::{LaunchError, RaceKind};
 
-    /// The line of the first line of `kernels.rs` containing `needle`
+    /// The line of the first line of `race_kernels.rs` containing `needle`
     /// (after the line containing `after`), as `kernels.rs:LINE:`.
     fn line_of(after: &str, needle: &str) -> String {
-        let src = include_str!("kernels.rs");
+        let src = include_str!("race_kernels.rs");
         let start = src.lines().position(|l| l.contains(after)).expect("anchor");
         let line = src.lines().skip(start).position(|l| l.contains(needle)).expect("needle") + start + 1;
-        format!("kernels.rs:{line}:")
+        format!("race_kernels.rs:{line}:")
     }
 
     fn race(err: LaunchError) -> Box<onekernel::DataRace> {
@@ -305,8 +306,8 @@ mod races {
         let (a, b) = matrices(n);
         let (a, b) = (Buffer::from_slice(&d, &a).unwrap(), Buffer::from_slice(&d, &b).unwrap());
         let mut c = Buffer::zeroed(&d, n * n).unwrap();
-        let err =
-            kernels::matmul_missing_barrier::launch(&d, Grid::threads([n, n]), &a, &b, &mut c, n as u32).unwrap_err();
+        let err = race_kernels::matmul_missing_barrier::launch(&d, Grid::threads([n, n]), &a, &b, &mut c, n as u32)
+            .unwrap_err();
         let msg = err.to_string();
         assert_eq!(err.kernel(), "matmul_missing_barrier");
         let race = race(err);
@@ -332,7 +333,7 @@ mod races {
         let run = |d: &Device| {
             let (a, b) = (Buffer::from_slice(d, &a).unwrap(), Buffer::from_slice(d, &b).unwrap());
             let mut c = Buffer::zeroed(d, n * n).unwrap();
-            kernels::matmul_tiled::launch(d, Grid::threads([n, n]), &a, &b, &mut c, n as u32).unwrap();
+            race_kernels::matmul_tiled::launch(d, Grid::threads([n, n]), &a, &b, &mut c, n as u32).unwrap();
             c.read().unwrap()
         };
         let mut want = vec![0.0f32; n * n];
@@ -351,7 +352,7 @@ mod races {
         let input: Vec<f32> = (0..128).map(|i| i as f32).collect();
         let a = Buffer::from_slice(&d, &input).unwrap();
         let mut sums = Buffer::zeroed(&d, 2).unwrap();
-        let err = kernels::reduction_missing_barrier::launch(&d, 128, &a, &mut sums).unwrap_err();
+        let err = race_kernels::reduction_missing_barrier::launch(&d, 128, &a, &mut sums).unwrap_err();
         let msg = err.to_string();
         let race = race(err);
         assert_eq!((race.kind, race.shared), (RaceKind::ReadWrite, true), "{msg}");
@@ -367,7 +368,7 @@ mod races {
     fn two_invocations_writing_one_output_element_race() {
         let d = Device::cpu_race_checked();
         let mut out = Buffer::<u32>::zeroed(&d, 1).unwrap();
-        let err = kernels::all_write_one::launch(&d, 128, &mut out).unwrap_err();
+        let err = race_kernels::all_write_one::launch(&d, 128, &mut out).unwrap_err();
         let msg = err.to_string();
         let race = race(err);
         assert_eq!((race.kind, race.shared, race.element.as_str()), (RaceKind::WriteWrite, false, "out[0]"), "{msg}");
@@ -378,14 +379,14 @@ mod races {
         // The plain executor runs it without complaint (the GPU would too).
         let plain = Device::cpu();
         let mut out = Buffer::<u32>::zeroed(&plain, 1).unwrap();
-        kernels::all_write_one::launch(&plain, 128, &mut out).unwrap();
+        race_kernels::all_write_one::launch(&plain, 128, &mut out).unwrap();
     }
 
     #[test]
     fn reading_shared_memory_nobody_wrote_is_reported() {
         let d = Device::cpu_race_checked();
         let mut out = Buffer::<f32>::zeroed(&d, 64).unwrap();
-        let err = kernels::reads_unwritten_shared::launch(&d, 64, &mut out).unwrap_err();
+        let err = race_kernels::reads_unwritten_shared::launch(&d, 64, &mut out).unwrap_err();
         let msg = err.to_string();
         let race = race(err);
         assert_eq!((race.kind, race.element.as_str()), (RaceKind::UninitializedRead, "tile[63]"), "{msg}");
