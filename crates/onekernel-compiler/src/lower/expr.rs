@@ -105,8 +105,10 @@ impl FnLowerer<'_> {
                     }
                     VecCtor::Const(bits) => {
                         let lane = vt.lane.ty();
-                        let components =
-                            bits[..usize::from(vt.size)].iter().map(|b| self.const_bits(lane, u64::from(*b), span)).collect();
+                        let components = bits[..usize::from(vt.size)]
+                            .iter()
+                            .map(|b| self.const_bits(lane, u64::from(*b), span))
+                            .collect();
                         Some(self.add(Expression::Compose { ty: naga_ty, components }, span))
                     }
                 }

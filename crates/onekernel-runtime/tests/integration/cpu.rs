@@ -304,7 +304,10 @@ fn divergent_barriers_are_an_error_naming_their_lines() {
     assert!(matches!(err, LaunchError::CpuPanic { .. }), "{msg}");
     assert!(msg.contains("wait at two different barriers"), "{msg}");
     for line in [first, first + 2] {
-        assert!(msg.contains(&format!("the barrier at crates/onekernel-runtime/tests/integration/cpu.rs:{line}:")), "{msg}");
+        assert!(
+            msg.contains(&format!("the barrier at crates/onekernel-runtime/tests/integration/cpu.rs:{line}:")),
+            "{msg}"
+        );
     }
 
     let line = line!() + 4;
@@ -316,7 +319,10 @@ fn divergent_barriers_are_an_error_naming_their_lines() {
         })
         .unwrap_err();
     let msg = err.to_string();
-    assert!(msg.contains("1 returned while 63 wait at the barrier at crates/onekernel-runtime/tests/integration/cpu.rs:"), "{msg}");
+    assert!(
+        msg.contains("1 returned while 63 wait at the barrier at crates/onekernel-runtime/tests/integration/cpu.rs:"),
+        "{msg}"
+    );
     assert!(msg.contains(&format!("cpu.rs:{line}:")), "{msg}");
 }
 
