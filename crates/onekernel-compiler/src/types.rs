@@ -207,6 +207,18 @@ impl TypeTable {
         Ty::Compound(TypeId(id as u32))
     }
 
+    /// The elements of `ty` counted through nested arrays (`[[f32; 4]; 3]`:
+    /// 12), 1 for anything that is not an array.
+    pub fn array_elements(&self, ty: Ty) -> u64 {
+        match ty {
+            Ty::Compound(TypeId(id)) => match &self.compounds[id as usize] {
+                Compound::Array { elem, len } => u64::from(*len).saturating_mul(self.array_elements(*elem)),
+                _ => 1,
+            },
+            _ => 1,
+        }
+    }
+
     /// `[elem; len]`.
     pub fn array(&mut self, elem: Ty, len: u32) -> Ty {
         self.intern(Compound::Array { elem, len })

@@ -243,3 +243,18 @@ fn constant_float_expressions_that_are_infinite_or_nan_compile() {
         assert!(r.is_ok(), "{body}: {}", r.err().unwrap().iter().map(|d| d.to_string()).collect::<String>());
     }
 }
+
+/// Local arrays too large for a GPU type (naga panics past 4 GiB) are one
+/// spanned error each, also when only nested arrays together are too large.
+#[test]
+fn oversized_local_arrays_are_errors() {
+    for src in [
+        "fn k(out: &mut [f32]) { let t = [[0.0f32; 4294967295u32]; 4]; out[0] = t[0][0]; }",
+        "fn k(out: &mut [f32]) { let t = [[0.0f32; 65536]; 65536]; out[0] = t[0][0]; }",
+        "fn k(out: &mut [f32]) { let t: [[f32; 65536]; 65536] = [[0.0; 65536]; 65536]; out[0] = t[0][0]; }",
+    ] {
+        let item: syn::ItemFn = syn::parse_str(src).unwrap();
+        let errors = compile("workgroup_size = 64".parse().unwrap(), &item, &[]).err().expect(src);
+        assert!(errors.iter().all(|d| d.to_string().contains("is too large for a kernel")), "{src}: {errors:?}");
+    }
+}

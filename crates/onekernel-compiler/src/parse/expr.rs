@@ -162,7 +162,19 @@ impl Parser<'_> {
             syn::Expr::Repeat(r) => {
                 let value = self.expr(&r.expr);
                 match self.array_len(&r.len) {
-                    Some(len) => self.push(ExprKind::Repeat(value, len), span),
+                    Some(len) => {
+                        // Elements through nested repeats: `[[0.0; N]; M]`.
+                        let mut elements = u64::from(len);
+                        let mut inner = value;
+                        while let ExprKind::Repeat(v, n) = self.f.exprs[inner].kind {
+                            elements = elements.saturating_mul(u64::from(n));
+                            inner = v;
+                        }
+                        match self.check_array_size(elements, r.len.span()) {
+                            Some(()) => self.push(ExprKind::Repeat(value, len), span),
+                            None => self.already_reported(span),
+                        }
+                    }
                     None => self.already_reported(span),
                 }
             }

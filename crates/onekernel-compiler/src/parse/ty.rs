@@ -4,6 +4,7 @@
 use super::{strip_type, Parser};
 use crate::diagnostic::Diagnostic;
 use crate::types::{unsupported_type_help, Compound, Ty};
+use proc_macro2::Span;
 use syn::spanned::Spanned;
 
 impl Parser<'_> {
@@ -15,7 +16,9 @@ impl Parser<'_> {
             syn::Type::Array(a) if !self.names_generic(ty) => {
                 let elem = self.value_type(&a.elem)?;
                 let len = self.array_len(&a.len)?;
-                Some(self.types.array(elem, len))
+                let array = self.types.array(elem, len);
+                self.check_array_size(self.types.array_elements(array), a.len.span())?;
+                Some(array)
             }
             syn::Type::Tuple(t) if t.elems.len() >= 2 => {
                 let elems = t.elems.iter().map(|e| self.value_type(e)).collect::<Option<Vec<Ty>>>()?;
@@ -23,6 +26,22 @@ impl Parser<'_> {
             }
             other => self.scalar_type(other),
         }
+    }
+
+    /// Reports an array of more than [`MAX_ARRAY_ELEMENTS`] elements (counted
+    /// through nested arrays), which no GPU keeps per thread and whose size
+    /// would overflow the GPU's 32-bit type sizes.
+    pub(super) fn check_array_size(&mut self, elements: u64, span: Span) -> Option<()> {
+        if elements <= MAX_ARRAY_ELEMENTS {
+            return Some(());
+        }
+        self.diags.push(
+            Diagnostic::new(span, format!("an array of {elements} elements is too large for a kernel"))
+                .help(format!(
+                    "a local array holds at most {MAX_ARRAY_ELEMENTS} elements (nested arrays counted together); keep large data in a buffer parameter"
+                )),
+        );
+        None
     }
 
     /// The length of an array type or a repeat expression, fixed when the
@@ -159,3 +178,8 @@ pub(super) fn atomic_elem(ty: &syn::Type) -> Option<Ty> {
         _ => None,
     }
 }
+
+/// The most elements a local array may have, nested arrays counted together:
+/// 2^20, so that even 16-byte elements stay far below the 4 GiB a GPU type
+/// may take (naga panics past it).
+pub const MAX_ARRAY_ELEMENTS: u64 = 1 << 20;
