@@ -11,7 +11,7 @@
 //! once from fixed seeds, written out as `#[kernel]` source, go through the
 //! macro and the CPU executor and must equal the interpreter bit for bit.
 //!
-//! `ONEKERNEL_FUZZ_KERNELS=N` (default 150) and `ONEKERNEL_FUZZ_SEED=S`
+//! `ONEKERNEL_FUZZ_KERNELS=N` (default 300) and `ONEKERNEL_FUZZ_SEED=S`
 //! (default 0) set the run; docs/testing.md has the long-run command.
 //! `ONEKERNEL_FUZZ_WRITE_FIXED=1` rewrites `fixed.rs` from the generator.
 
@@ -290,7 +290,7 @@ mod shrink {
 /// Random kernels on the GPU against the reference interpreter.
 #[test]
 fn generated_kernels_agree_with_the_reference_on_the_gpu() {
-    let count = env("ONEKERNEL_FUZZ_KERNELS", 150);
+    let count = env("ONEKERNEL_FUZZ_KERNELS", 300);
     let first = env("ONEKERNEL_FUZZ_SEED", 0);
     let start = std::time::Instant::now();
     let (mut agreed, mut skipped) = (0, std::collections::BTreeMap::<&str, u64>::new());
