@@ -583,7 +583,8 @@ pub fn int_vectors(a: &[IVec4], b: &[IVec4], u: &[UVec2], out: &mut [IVec4], uou
 }
 
 /// Vectors in memory: `Vec3A` and `Vec2` buffers, a shared tile of
-/// `Vec4`, a local array of `Vec4` with lane writes, a `Vec3` local.
+/// `Vec4`, a local array of `Vec4` with lane writes (by name and by
+/// index), a lane read by an index known only at run time, a `Vec3` local.
 #[kernel(workgroup_size = 64)]
 pub fn vectors_in_memory(p: &[Vec3A], q: &[Vec2], out: &mut [Vec3A], totals: &mut [Vec4]) {
     let tile = shared::<[Vec4; 64]>();
@@ -598,11 +599,15 @@ pub fn vectors_in_memory(p: &[Vec3A], q: &[Vec2], out: &mut [Vec3A], totals: &mu
     for j in 0..4 {
         acc[j] = tile[(t + j) % 64];
         acc[j].w *= 2.0;
+        // A lane by index (glam's `Index`/`IndexMut`): the diagonal.
+        acc[j][j] += 1.0;
     }
     acc[1].x += 1.0;
     let corner: Vec3 = acc[0].xyz() + acc[3].truncate();
+    // A lane chosen at run time.
+    let pick = acc[2][t % 4];
     if i < n {
-        out[i] = Vec3A::new(corner.x, corner.y, corner.z) + here.zyx() * vec3a(1.0, 0.5, 0.25);
+        out[i] = Vec3A::new(corner.x, corner.y, corner.z + pick) + here.zyx() * vec3a(1.0, 0.5, 0.25);
     }
     if t == 0 {
         totals[block_id().x] = acc[0] + acc[1] + acc[2] + acc[3];

@@ -552,9 +552,10 @@ fn vectors_in_memory() {
                 for j in 0..4 {
                     acc[j] = tile[(t + j) % 64];
                     acc[j].w *= 2.0;
+                    acc[j][j] += 1.0;
                 }
                 acc[1].x += 1.0;
-                let corner = acc[0].truncate() + acc[3].truncate();
+                let corner = acc[0].truncate() + acc[3].truncate() + Vec3::new(0.0, 0.0, acc[2][t % 4]);
                 if i < n {
                     want[i] = Vec3A::from(corner) + Vec3A::new(p[i].z, p[i].y, p[i].x) * Vec3A::new(1.0, 0.5, 0.25);
                 }

@@ -404,6 +404,10 @@ impl<'a> Infer<'a> {
                 let i = self.expr(*index);
                 let u = self.known(Ty::Usize);
                 self.unify(i, u);
+                if let Some(v) = self.vector_of(b) {
+                    // `v[i]` on a glam vector (its `Index<usize>`): a lane.
+                    return self.set_known(id, v.lane.ty());
+                }
                 match self.array_elem(b) {
                     Some(e) => self.set(id, e),
                     None => {
@@ -631,6 +635,13 @@ impl<'a> Infer<'a> {
                                     let u = self.known(Ty::Usize);
                                     self.unify(iv, u);
                                     e
+                                }
+                                // `v[i] = ..` on a glam vector: a lane.
+                                (Step::Index(i), Var::Known(Ty::Vector(v))) => {
+                                    let iv = self.expr(*i);
+                                    let u = self.known(Ty::Usize);
+                                    self.unify(iv, u);
+                                    self.known(v.lane.ty())
                                 }
                                 (Step::Field(n), Var::Tuple(vars)) if (*n as usize) < vars.len() => vars[*n as usize],
                                 (Step::NamedField(name), Var::Known(Ty::Vector(v)))

@@ -417,8 +417,20 @@ impl FnLowerer<'_> {
                     None => self.spill(*base)?,
                 };
                 let index = self.expr(*index)?;
-                let index = match self.mb.table.as_array(self.ty_of(*base)) {
-                    Some((_, len)) => {
+                let base_ty = self.ty_of(*base);
+                // An array's length, or a vector's lanes (`v[i]`).
+                let len = match self.mb.table.as_array(base_ty) {
+                    Some((_, len)) => Some(len),
+                    None => {
+                        let lanes = base_ty.as_vector().map(|v| u32::from(v.size));
+                        if let Some(lanes) = lanes {
+                            self.check_constant_lane(index, lanes, base_ty, span)?;
+                        }
+                        lanes
+                    }
+                };
+                let index = match len {
+                    Some(len) => {
                         let what = self.place_name(*base);
                         self.checked_index_const(index, len, &what, span)
                     }
@@ -434,6 +446,28 @@ impl FnLowerer<'_> {
                 }
             }
             _ => Some(None),
+        }
+    }
+
+    /// `v[4]` on a `Vec4`: glam would panic when the kernel runs, and naga
+    /// rejects the constant index, so it is an error here (None after it).
+    fn check_constant_lane(
+        &mut self,
+        index: Handle<Expression>,
+        lanes: u32,
+        ty: Ty,
+        span: proc_macro2::Span,
+    ) -> Option<()> {
+        match self.func.expressions[index] {
+            Expression::Literal(Literal::U32(i)) if i >= lanes => {
+                let name = ty.rust_name();
+                self.errors.push(
+                    Diagnostic::new(span, format!("lane {i} is out of range: `{name}` has lanes 0 to {}", lanes - 1))
+                        .help(format!("index a lane from 0 to {}, or name it: `.x`, `.y`, ...", lanes - 1)),
+                );
+                None
+            }
+            _ => Some(()),
         }
     }
 
@@ -507,7 +541,18 @@ impl FnLowerer<'_> {
                     let (next, elem) = match step {
                         Step::Index(i) => {
                             let Some(i) = self.expr(*i) else { return };
-                            let Some((elem, len)) = self.mb.table.as_array(ty) else { return };
+                            // An array element, or a lane of a vector (`v[i]`).
+                            let Some((elem, len)) = self
+                                .mb
+                                .table
+                                .as_array(ty)
+                                .or_else(|| ty.as_vector().map(|v| (ty.lane(), u32::from(v.size))))
+                            else {
+                                return;
+                            };
+                            if ty.as_vector().is_some() && self.check_constant_lane(i, len, ty, span).is_none() {
+                                return;
+                            }
                             let what = self.hir.locals[*local].name.clone();
                             let i = self.checked_index_const(i, len, &what, span);
                             (Expression::Access { base: p, index: i }, Some(elem))
