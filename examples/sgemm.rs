@@ -117,6 +117,83 @@ mod gemm {
     }
 }
 
+/// The fast path, for `m` and `n` multiples of 128 and `k` a multiple of
+/// 8: the same blocking, with every global and shared access a `Vec4`.
+///
+/// A thread's 8 × 8 outputs are rows `ty*4 .. ty*4+4` and `64 + ty*4 ..`,
+/// columns `tx*4 .. tx*4+4` and `64 + tx*4 ..` of the block's square, so
+/// each row of them is two `Vec4`s (`acc[i][0]`, `acc[i][1]`) and is
+/// stored as two `Vec4`s. Per step along `k` a thread stages one `Vec4` of
+/// `A` (4 consecutive `k` of one row) and one of `B` (4 consecutive
+/// columns), and the compute reads `Vec4`s only: per 4 `k`, 8 of `A` and
+/// 8 of `B` for 256 multiply-adds.
+#[onekernel::kernels]
+mod gemm4 {
+    use onekernel::prelude::*;
+
+    /// Rows (and columns) of `C` a block computes.
+    pub const B: usize = 128;
+    /// The step along `k`.
+    pub const BK: usize = 8;
+
+    /// Output row `i` (0..8) of thread row `ty` within the block's square.
+    #[helper]
+    fn out_row(i: usize, ty: usize) -> usize {
+        (i / 4) * 64 + ty * 4 + i % 4
+    }
+
+    /// `c = a × b` for row-major `a` (`m × k`), `b` (`k × n`), `c` (`m × n`)
+    /// read and written as `Vec4`s: `m`, `n` multiples of 128, `k` of 8.
+    /// Launch with `Grid::blocks([n / 128, m / 128])`.
+    #[kernel(workgroup_size = 256)]
+    pub fn sgemm_vec4(a: &[Vec4], b: &[Vec4], c: &mut [Vec4], _m: u32, k: u32, n: u32) {
+        // `a_tile[r * 2 + q]`: `A[row0 + r][k0 + 4q .. k0 + 4q + 4]`;
+        // `b_tile[j * 32 + q]`: `B[k0 + j][col0 + 4q .. col0 + 4q + 4]`.
+        let a_tile = shared::<[Vec4; B * BK / 4]>();
+        let b_tile = shared::<[Vec4; B * BK / 4]>();
+        let (k4, n4) = (k as usize / 4, n as usize / 4);
+        let t = thread_id().x;
+        let (tx, ty) = (t % 16, t / 16);
+        let row0 = block_id().y * B;
+        let col0 = block_id().x * B;
+
+        let mut acc = [[Vec4::ZERO; 2]; 8];
+        let mut a_frag = [Vec4::ZERO; 8];
+        let steps = k as usize / BK;
+        for step in 0..steps {
+            a_tile[t] = a[(row0 + t / 2) * k4 + step * 2 + t % 2];
+            b_tile[t] = b[(step * BK + t / 32) * n4 + col0 / 4 + t % 32];
+            workgroup_barrier();
+            #[unroll]
+            for q in 0..2 {
+                #[unroll]
+                for i in 0..8 {
+                    a_frag[i] = a_tile[out_row(i, ty) * 2 + q];
+                }
+                #[unroll]
+                for kk in 0..4 {
+                    let j = q * 4 + kk;
+                    let b0 = b_tile[j * 32 + tx];
+                    let b1 = b_tile[j * 32 + 16 + tx];
+                    #[unroll]
+                    for i in 0..8 {
+                        let x = Vec4::splat(a_frag[i][kk]);
+                        acc[i][0] = x.mul_add(b0, acc[i][0]);
+                        acc[i][1] = x.mul_add(b1, acc[i][1]);
+                    }
+                }
+            }
+            workgroup_barrier();
+        }
+        #[unroll]
+        for i in 0..8 {
+            let at = (row0 + out_row(i, ty)) * n4 + col0 / 4 + tx;
+            c[at] = acc[i][0];
+            c[at + 16] = acc[i][1];
+        }
+    }
+}
+
 /// The plain Rust answer.
 fn reference(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Vec<f32> {
     let mut c = vec![0.0f32; m * n];
@@ -149,6 +226,9 @@ fn run(
     k: usize,
     n: usize,
 ) -> Result<Vec<f32>, Box<dyn std::error::Error>> {
+    if fits_vec4(m, k, n) {
+        return run_vec4(device, a, b, m, k, n);
+    }
     let a = Buffer::from_slice(device, a)?;
     let b = Buffer::from_slice(device, b)?;
     let mut c = Buffer::<f32>::zeroed(device, m * n)?;
@@ -156,23 +236,57 @@ fn run(
     Ok(c.read()?)
 }
 
+/// Whether `sgemm_vec4` can multiply these sizes.
+fn fits_vec4(m: usize, k: usize, n: usize) -> bool {
+    m % gemm4::B == 0 && n % gemm4::B == 0 && k % gemm4::BK == 0
+}
+
+/// Row-major `f32`s as `Vec4`s (4 consecutive elements of a row each).
+fn vec4s(x: &[f32]) -> Vec<Vec4> {
+    x.chunks_exact(4).map(Vec4::from_slice).collect()
+}
+
+fn run_vec4(
+    device: &Device,
+    a: &[f32],
+    b: &[f32],
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Result<Vec<f32>, Box<dyn std::error::Error>> {
+    let a = Buffer::from_slice(device, &vec4s(a))?;
+    let b = Buffer::from_slice(device, &vec4s(b))?;
+    let mut c = Buffer::<Vec4>::zeroed(device, m * n / 4)?;
+    gemm4::sgemm_vec4::launch(device, grid(m, n), &a, &b, &mut c, m as u32, k as u32, n as u32)?;
+    Ok(c.read()?.iter().flat_map(|v| v.to_array()).collect())
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     if common::wants_wgsl() {
-        println!("{}", gemm::sgemm::WGSL);
+        println!("{}", gemm4::sgemm_vec4::WGSL);
         return Ok(());
     }
     // Sizes that are not multiples of the tiles.
     let (m, k, n) = (200, 77, 130);
     let (a, b) = (data(m * k, 1), data(k * n, 2));
     let want = reference(&a, &b, m, k, n);
+    // And sizes the `Vec4` kernel takes.
+    let (m4, k4, n4) = (256, 24, 128);
+    let (a4, b4) = (data(m4 * k4, 5), data(k4 * n4, 6));
+    let want4 = reference(&a4, &b4, m4, k4, n4);
     for device in common::devices(false) {
         let got = run(&device, &a, &b, m, k, n)?;
         common::check("sgemm", &got, &want, 0.0);
         println!("{}: {m}x{k} times {k}x{n} agrees with plain Rust", device.name());
+        let got = run(&device, &a4, &b4, m4, k4, n4)?;
+        common::check("sgemm_vec4", &got, &want4, 0.0);
+        println!("{}: {m4}x{k4} times {k4}x{n4} (Vec4 kernel) agrees with plain Rust", device.name());
         if device.is_gpu() {
             let got = run(&device.checked(), &a, &b, m, k, n)?;
             common::check("sgemm, checked", &got, &want, 0.0);
+            let got = run(&device.checked(), &a4, &b4, m4, k4, n4)?;
+            common::check("sgemm_vec4, checked", &got, &want4, 0.0);
         }
     }
     if let Some(at) = args.iter().position(|a| a == "--time") {
@@ -190,24 +304,32 @@ fn time(size: usize) -> Result<(), Box<dyn std::error::Error>> {
     println!("{}", device.name());
     for (m, k, n) in [(size, size, size), (1000, 777, 1234)] {
         let (a, b) = (data(m * k, 1), data(k * n, 2));
-        let a = Buffer::from_slice(&device, &a)?;
-        let b = Buffer::from_slice(&device, &b)?;
-        let mut c = Buffer::<f32>::zeroed(&device, m * n)?;
         let (m32, k32, n32) = (m as u32, k as u32, n as u32);
-        // SAFETY: every access of `sgemm` is guarded by the matrix sizes
-        // (checked on the CPU executor and by the checked launch above).
+        // SAFETY: every access of both kernels is guarded by the matrix
+        // sizes or in bounds for sizes `fits_vec4` accepts (checked on the
+        // CPU executor and by the checked launches of `main` and the test).
         let unchecked = unsafe { device.unchecked() };
-        for (what, d) in [("plain", device.clone()), ("checked", device.checked()), ("unchecked", unchecked)] {
-            let launch = |c: &mut Buffer<f32>| gemm::sgemm::launch(&d, grid(m, n), &a, &b, c, m32, k32, n32);
-            launch(&mut c)?; // warm-up (and pipeline creation)
-            let (launched, timing) = d.time(|| (0..20).try_for_each(|_| launch(&mut c)))?;
-            launched?;
-            let t = timing.median().expect("timed").as_secs_f64();
-            let tflops = 2.0 * (m * k * n) as f64 / t * 1e-12;
-            println!("sgemm {m}x{k}x{n} {what}: {:.3} ms, {tflops:.2} TFLOP/s ({})", t * 1e3, timing.clock);
-        }
+        let handles = [("plain", device.clone()), ("checked", device.checked()), ("unchecked", unchecked)];
+        let got = if fits_vec4(m, k, n) {
+            let a = Buffer::from_slice(&device, &vec4s(&a))?;
+            let b = Buffer::from_slice(&device, &vec4s(&b))?;
+            let mut c = Buffer::<Vec4>::zeroed(&device, m * n / 4)?;
+            for (what, d) in &handles {
+                let launch = |c: &mut Buffer<Vec4>| gemm4::sgemm_vec4::launch(d, grid(m, n), &a, &b, c, m32, k32, n32);
+                report(&format!("sgemm_vec4 {m}x{k}x{n} {what}"), m * k * n, d, || launch(&mut c))?;
+            }
+            c.read()?.iter().flat_map(|v| v.to_array()).collect::<Vec<f32>>()
+        } else {
+            let a = Buffer::from_slice(&device, &a)?;
+            let b = Buffer::from_slice(&device, &b)?;
+            let mut c = Buffer::<f32>::zeroed(&device, m * n)?;
+            for (what, d) in &handles {
+                let launch = |c: &mut Buffer<f32>| gemm::sgemm::launch(d, grid(m, n), &a, &b, c, m32, k32, n32);
+                report(&format!("sgemm {m}x{k}x{n} {what}"), m * k * n, d, || launch(&mut c))?;
+            }
+            c.read()?
+        };
         // Spot-check the last result against plain Rust.
-        let (a, b, got) = (data(m * k, 1), data(k * n, 2), c.read()?);
         for probe in 0..32 {
             let (r, col) = ((probe * 7919) % m, (probe * 104_729) % n);
             let want: f32 = (0..k).map(|j| a[r * k + j] * b[j * n + col]).sum();
@@ -215,6 +337,35 @@ fn time(size: usize) -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
+}
+
+/// Times `launch` (after one warm-up launch that also creates the
+/// pipeline): GPU kernel time from timestamps, median of 20 launches.
+fn report(
+    what: &str,
+    multiply_adds: usize,
+    device: &Device,
+    mut launch: impl FnMut() -> Result<(), onekernel::LaunchError>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    launch()?;
+    let (launched, timing) = device.time(|| (0..20).try_for_each(|_| launch()))?;
+    launched?;
+    let t = timing.median().expect("timed").as_secs_f64();
+    let tflops = 2.0 * multiply_adds as f64 / t * 1e-12;
+    println!("{what}: {:.3} ms, {tflops:.2} TFLOP/s ({})", t * 1e3, timing.clock);
+    Ok(())
+}
+
+#[test]
+fn vec4_kernel_agrees_with_plain_rust() {
+    // Two blocks along each axis and three steps along `k`.
+    let (m, k, n) = (256, 24, 256);
+    let (a, b) = (data(m * k, 7), data(k * n, 8));
+    let want = reference(&a, &b, m, k, n);
+    for device in common::devices(true) {
+        let got = run_vec4(&device, &a, &b, m, k, n).unwrap();
+        common::check(&format!("sgemm_vec4 on {}", device.name()), &got, &want, 0.0);
+    }
 }
 
 #[test]
