@@ -26,6 +26,24 @@ pub fn expand_errors(item: &syn::ItemFn, errors: &[Diagnostic]) -> TokenStream {
 
     let (vis, name) = (&item.vis, &item.sig.ident);
     let kernel_name = name.to_string();
+    // Only problems left to rustc: rustc reports them, unless the compiler
+    // failed to recognise valid Rust (a bug of ours). Then the program
+    // builds, and `launch` says so as an `Err` naming the code (a warning
+    // at build time would repeat every error rustc reports).
+    let site = match (&errs, errors.first()) {
+        (None, Some(first)) => {
+            let line = first.span.start().line;
+            match first.span.source_text() {
+                Some(code) => format!("`{code}` (line {line})"),
+                None => format!("the code at line {line}"),
+            }
+        }
+        _ => "a construct".to_string(),
+    };
+    let problem = format!(
+        "not compiled: onekernel could not lower {site} of its body, which rustc accepted; this is a bug in \
+         onekernel: please report it with the kernel"
+    );
     // `launch` takes anything, so that no call of it adds a type error.
     let args = item.sig.inputs.iter().map(|_| quote!(_: impl ::core::marker::Sized));
     quote! {
@@ -57,7 +75,10 @@ pub fn expand_errors(item: &syn::ItemFn, errors: &[Diagnostic]) -> TokenStream {
                 _grid: impl ::core::convert::Into<#k::Grid>,
                 #(#args),*
             ) -> ::core::result::Result<(), #k::LaunchError> {
-                ::core::unreachable!("the kernel did not compile")
+                ::core::result::Result::Err(#k::LaunchError::InvalidKernel {
+                    kernel: #kernel_name,
+                    problem: ::std::string::String::from(#problem),
+                })
             }
         }
     }
@@ -70,5 +91,34 @@ impl syn::visit_mut::VisitMut for StripUnroll {
     fn visit_expr_for_loop_mut(&mut self, f: &mut syn::ExprForLoop) {
         f.attrs.retain(|a| !a.path().is_ident("unroll"));
         syn::visit_mut::visit_expr_for_loop_mut(self, f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proc_macro2::Span;
+
+    fn item() -> syn::ItemFn {
+        syn::parse_quote!(
+            fn k(out: &mut [f32]) {
+                out[0] = 1.0;
+            }
+        )
+    }
+
+    /// A body rustc accepts but the compiler left to rustc (a bug of
+    /// ours) must not make a program whose launch panics.
+    #[test]
+    fn problems_left_to_rustc_make_launch_an_err() {
+        let out = expand_errors(&item(), &[Diagnostic::left_to_rustc(Span::call_site())]).to_string();
+        assert!(out.contains("InvalidKernel") && out.contains("rustc accepted"), "{out}");
+        assert!(!out.contains("compile_error") && !out.contains("unreachable !"), "{out}");
+    }
+
+    #[test]
+    fn reported_errors_are_compile_errors() {
+        let out = expand_errors(&item(), &[Diagnostic::new(Span::call_site(), "bad")]).to_string();
+        assert!(out.contains("compile_error"), "{out}");
     }
 }
