@@ -6,6 +6,9 @@
 //!     cargo run --release --example softmax_rows -- --wgsl        # print the WGSL
 //!     cargo run --release --example softmax_rows -- --time 4096   # GPU GB/s over 4096 rows
 //!
+//! `softmax_f16` and `layer_norm_f16` are the same kernels over `f16`
+//! rows (half the memory traffic), widening to `f32` as they read.
+//!
 //! Both need reductions over a row: softmax the row's maximum and the sum
 //! of `exp(x - max)`, layer norm the mean and the variance. Each is done
 //! in two steps: `subgroup_max` / `subgroup_add` combine a subgroup's
@@ -141,6 +144,113 @@ mod rows {
             y[base + j] = (v[k] * inv_std).mul_add(gamma[j], beta[j]);
         }
     }
+
+    /// `softmax` over `f16` rows (half the bytes): each number is
+    /// widened to `f32` as it is read, and rounded to `f16` once, when it
+    /// is written (`SHADER_F16`). Launch with `Grid::blocks([rows])`.
+    #[kernel(workgroup_size = 256)]
+    pub fn softmax_f16(x: &[f16], y: &mut [f16]) {
+        let partial = shared::<[f32; 256]>();
+        let t = thread_id().x;
+        let base = block_id().x * COLS;
+        let per_subgroup = subgroup_size() as usize;
+        let first_lane = subgroup_invocation_id() == 0;
+
+        let mut v = [0.0f32; PER];
+        let mut m = f32::NEG_INFINITY;
+        #[unroll]
+        for k in 0..PER {
+            v[k] = x[base + k * THREADS + t].to_f32();
+            m = m.max(v[k]);
+        }
+        // The row's maximum: per subgroup, then over the subgroups.
+        let m = subgroup_max(m);
+        if first_lane {
+            partial[t / per_subgroup] = m;
+        }
+        workgroup_barrier();
+        let mut row_max = f32::NEG_INFINITY;
+        for s in 0..THREADS / per_subgroup {
+            row_max = row_max.max(partial[s]);
+        }
+        // Every thread has read `partial` before it is written again.
+        workgroup_barrier();
+
+        let mut sum = 0.0f32;
+        #[unroll]
+        for k in 0..PER {
+            v[k] = (v[k] - row_max).exp();
+            sum += v[k];
+        }
+        let sum = subgroup_add(sum);
+        if first_lane {
+            partial[t / per_subgroup] = sum;
+        }
+        workgroup_barrier();
+        let mut total = 0.0f32;
+        for s in 0..THREADS / per_subgroup {
+            total += partial[s];
+        }
+        let scale = 1.0 / total;
+        #[unroll]
+        for k in 0..PER {
+            y[base + k * THREADS + t] = f16::from_f32(v[k] * scale);
+        }
+    }
+
+    /// `layer_norm` over `f16` rows, statistics in `f32` (`SHADER_F16`).
+    /// Launch with `Grid::blocks([rows])`.
+    #[kernel(workgroup_size = 256)]
+    pub fn layer_norm_f16(x: &[f16], gamma: &[f32], beta: &[f32], y: &mut [f16], eps: f32) {
+        let partial = shared::<[f32; 256]>();
+        let t = thread_id().x;
+        let base = block_id().x * COLS;
+        let per_subgroup = subgroup_size() as usize;
+        let first_lane = subgroup_invocation_id() == 0;
+
+        let mut v = [0.0f32; PER];
+        let mut sum = 0.0f32;
+        #[unroll]
+        for k in 0..PER {
+            v[k] = x[base + k * THREADS + t].to_f32();
+            sum += v[k];
+        }
+        let sum = subgroup_add(sum);
+        if first_lane {
+            partial[t / per_subgroup] = sum;
+        }
+        workgroup_barrier();
+        let mut total = 0.0f32;
+        for s in 0..THREADS / per_subgroup {
+            total += partial[s];
+        }
+        let mean = total / COLS as f32;
+        workgroup_barrier();
+
+        // The variance from the centred values (two passes over the
+        // registers: no cancellation, unlike E[x²] - E[x]²).
+        let mut squares = 0.0f32;
+        #[unroll]
+        for k in 0..PER {
+            v[k] -= mean;
+            squares += v[k] * v[k];
+        }
+        let squares = subgroup_add(squares);
+        if first_lane {
+            partial[t / per_subgroup] = squares;
+        }
+        workgroup_barrier();
+        let mut total = 0.0f32;
+        for s in 0..THREADS / per_subgroup {
+            total += partial[s];
+        }
+        let inv_std = 1.0 / (total / COLS as f32 + eps).sqrt();
+        #[unroll]
+        for k in 0..PER {
+            let j = k * THREADS + t;
+            y[base + j] = f16::from_f32((v[k] * inv_std).mul_add(gamma[j], beta[j]));
+        }
+    }
 }
 
 use rows::COLS;
@@ -213,6 +323,29 @@ fn check(device: &Device, x: &[f32]) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// The `f16` kernels on `device` over `x` rounded to `f16`, checked
+/// against the `f32` references of the rounded input: softmax scaled by
+/// `COLS` (its values are near `1 / COLS`) within 4e-3, layer norm within
+/// 2e-3 (a few `f16` roundings: the kernels round once, at the end).
+fn check_f16(device: &Device, x: &[f32]) -> Result<(), Box<dyn std::error::Error>> {
+    let rows = x.len() / COLS;
+    let x16: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
+    let x: Vec<f32> = x16.iter().map(|v| v.to_f32()).collect();
+    let (gamma, beta) = affine();
+    let xb = Buffer::from_slice(device, &x16)?;
+    let (g, b) = (Buffer::from_slice(device, &gamma)?, Buffer::from_slice(device, &beta)?);
+    let mut y = Buffer::<f16>::zeroed(device, x.len())?;
+    let widened = |y: &Buffer<f16>, scale: f32| -> Result<Vec<f32>, onekernel::BufferError> {
+        Ok(y.read()?.iter().map(|v| v.to_f32() * scale).collect())
+    };
+    rows::softmax_f16::launch(device, Grid::blocks([rows]), &xb, &mut y)?;
+    let want: Vec<f32> = softmax_reference(&x).iter().map(|v| v * COLS as f32).collect();
+    common::check("softmax_f16", &widened(&y, COLS as f32)?, &want, 4e-3);
+    rows::layer_norm_f16::launch(device, Grid::blocks([rows]), &xb, &g, &b, &mut y, EPS)?;
+    common::check("layer_norm_f16", &widened(&y, 1.0)?, &layer_norm_reference(&x, &gamma, &beta, EPS), 2e-3);
+    Ok(())
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     if common::wants_wgsl() {
@@ -223,6 +356,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for device in common::devices(false) {
         check(&device, &x)?;
         println!("{}: softmax and layer norm of 5 rows of {COLS} agree with plain Rust", device.name());
+        if device.features().contains(onekernel::Features::F16) {
+            check_f16(&device, &x)?;
+            println!("{}: and their f16 versions", device.name());
+        }
     }
     if let Some(at) = args.iter().position(|a| a == "--time") {
         let rows: usize = args.get(at + 1).and_then(|v| v.parse().ok()).unwrap_or(4096);
@@ -265,6 +402,28 @@ fn time(rows: usize) -> Result<(), Box<dyn std::error::Error>> {
     let got = y.read()?;
     let want = layer_norm_reference(&x[..COLS * 2], &gamma, &beta, EPS);
     common::check("layer_norm (timed)", &got[..COLS * 2], &want, 1e-4);
+
+    // The f16 versions: half the bytes.
+    let x16: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
+    let xb = Buffer::from_slice(&device, &x16)?;
+    let mut y = Buffer::<f16>::zeroed(&device, x.len())?;
+    let bytes = 2.0 * (x.len() * 2) as f64;
+    // SAFETY: as above, the same indices.
+    let unchecked = unsafe { device.unchecked() };
+    for (what, d) in [("plain", device.clone()), ("unchecked", unchecked)] {
+        let grid = Grid::blocks([rows]);
+        let launches: [(&str, Launch16<'_>); 2] = [
+            ("softmax_f16", &|y| rows::softmax_f16::launch(&d, grid, &xb, y)),
+            ("layer_norm_f16", &|y| rows::layer_norm_f16::launch(&d, grid, &xb, &g, &b, y, EPS)),
+        ];
+        for (name, launch) in launches {
+            launch(&mut y)?;
+            let (launched, timing) = d.time(|| (0..20).try_for_each(|_| launch(&mut y)))?;
+            launched?;
+            let t = timing.median().expect("timed").as_secs_f64();
+            println!("{name} {rows}x{COLS} {what}: {:.3} ms, {:.0} GB/s ({})", t * 1e3, bytes / t * 1e-9, timing.clock);
+        }
+    }
     Ok(())
 }
 
@@ -272,15 +431,19 @@ use onekernel::LaunchError;
 
 /// One kernel's launch into an output buffer, for timing.
 type Launch<'a> = &'a dyn Fn(&mut Buffer<f32>) -> Result<(), LaunchError>;
+/// The same for an `f16` output.
+type Launch16<'a> = &'a dyn Fn(&mut Buffer<f16>) -> Result<(), LaunchError>;
 
 #[test]
 fn cpu_and_gpu_agree_with_plain_rust() {
     let x = data(3, 7);
     for device in common::devices(true) {
         check(&device, &x).unwrap();
+        check_f16(&device, &x).unwrap();
         // A checked GPU launch finds no index out of bounds.
         if device.is_gpu() {
             check(&device.checked(), &x).unwrap();
+            check_f16(&device.checked(), &x).unwrap();
         }
     }
 }
