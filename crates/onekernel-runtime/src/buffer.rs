@@ -171,6 +171,18 @@ pub struct Buffer<T: Element> {
     storage: Storage<T>,
 }
 
+impl<T: Element> Drop for Buffer<T> {
+    /// A GPU buffer leaves the device's bind cache with its last handle
+    /// here, so that no cached bind group keeps its memory alive.
+    fn drop(&mut self) {
+        if let (Storage::Gpu(GpuMemory { buffer: Some(buffer) }), DeviceBackend::Gpu(gpu)) =
+            (&self.storage, self.device.backend())
+        {
+            gpu.forget_buffer(buffer);
+        }
+    }
+}
+
 /// The storage of a buffer with the device that owns it.
 enum Parts<'a, T> {
     Gpu(&'a GpuDevice, &'a GpuMemory),

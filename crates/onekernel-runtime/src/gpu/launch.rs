@@ -1,5 +1,6 @@
 //! Recording and submitting one kernel launch on a wgpu device.
 
+use super::bind_cache::{BindKey, Bound};
 use super::pipeline_cache::Variant;
 use super::GpuDevice;
 use crate::error::LaunchError;
@@ -52,6 +53,9 @@ pub struct PreparedPart {
     pub bind_group: wgpu::BindGroup,
     /// The physical dispatch size.
     pub workgroups: [u32; 3],
+    /// The bind cache's entry this part uses, returned to the cache once
+    /// the launch is submitted (see `bind_cache.rs`).
+    pub(crate) reuse: Option<(BindKey, Bound)>,
 }
 
 impl PreparedDispatch {
@@ -120,7 +124,13 @@ impl GpuDevice {
         let report_buffer = report.as_ref().and_then(|r| r.buffer.as_ref());
         let submitted = self.bind(kernel, Some(&launch), buffers, scalars, report_buffer).and_then(|prepared| {
             self.submit_pass(&kernel.name, |pass| prepared.record(pass))
-                .map_err(|message| LaunchError::Gpu { kernel: &kernel.name, message })
+                .map_err(|message| LaunchError::Gpu { kernel: &kernel.name, message })?;
+            for part in prepared.parts {
+                if let Some((key, bound)) = part.reuse {
+                    self.shared.binds.put(key, bound);
+                }
+            }
+            Ok(())
         });
         // A device lost on the way makes wgpu's errors less clear than this.
         submitted.map_err(|e| self.explain_launch(e))?;
@@ -157,6 +167,16 @@ impl GpuDevice {
     ) -> Result<PreparedDispatch, LaunchError> {
         let launch = self.check(kernel, grid, buffers)?;
         self.bind(kernel, launch.as_ref(), buffers, scalars, None)
+    }
+
+    /// Forgets the cached bind groups of `buffer`, which is being dropped.
+    pub(crate) fn forget_buffer(&self, buffer: &wgpu::Buffer) {
+        self.shared.binds.forget(buffer);
+    }
+
+    /// Bind groups kept for reuse by later launches (see `bind_cache.rs`).
+    pub fn cached_bind_groups(&self) -> usize {
+        self.shared.binds.len()
     }
 
     /// Number of pipelines compiled (and cached) on this device so far: one
@@ -234,6 +254,22 @@ impl GpuDevice {
         let empty: Vec<u32> = empty_params.iter().map(|p| p.slot).collect();
         let variant = Variant { folded: launch.is_some_and(|l| l.folded), checked: report.is_some() };
         let cached = self.shared.pipelines.get_or_compile(self, kernel, variant, &empty)?;
+        // The common case, kept between launches: every buffer bound, no
+        // report buffer (see `bind_cache.rs`).
+        let reusable = report.is_none() && empty.is_empty();
+        let key = |part: usize| BindKey {
+            kernel: kernel as *const KernelInfo as usize,
+            folded: variant.folded,
+            part,
+            buffers: buffers.iter().filter_map(|a| Some((kernel.params[a.param].slot, a.buffer?.clone()))).collect(),
+        };
+        let mut reused: Vec<Option<(BindKey, Bound)>> = (0..blocks.len())
+            .map(|part| {
+                let key = key(part);
+                let bound = if reusable { self.shared.binds.take(&key) } else { None };
+                bound.map(|b| (key, b))
+            })
+            .collect();
         let parts = self
             .capture(|| {
                 let stand_ins: Vec<wgpu::Buffer> = empty_params
@@ -256,7 +292,17 @@ impl GpuDevice {
                     .collect();
                 blocks
                     .iter()
-                    .map(|(block, workgroups)| {
+                    .zip(&mut reused)
+                    .enumerate()
+                    .map(|(part, ((block, workgroups), reuse))| {
+                        if let Some((key, mut bound)) = reuse.take() {
+                            if bound.block != *block {
+                                self.queue().write_buffer(&bound.uniforms, 0, block);
+                                bound.block.clone_from(block);
+                            }
+                            let bind_group = bound.bind_group.clone();
+                            return PreparedPart { bind_group, workgroups: *workgroups, reuse: Some((key, bound)) };
+                        }
                         // Not `create_buffer_init`, which panics on a lost device.
                         let uniforms = self.wgpu_device().create_buffer(&wgpu::BufferDescriptor {
                             label: Some(&*kernel.name),
@@ -288,7 +334,15 @@ impl GpuDevice {
                             layout: &cached.layout,
                             entries: &entries,
                         });
-                        PreparedPart { bind_group, workgroups: *workgroups }
+                        let reuse = reusable.then(|| {
+                            let bound = Bound {
+                                uniforms: uniforms.clone(),
+                                bind_group: bind_group.clone(),
+                                block: block.clone(),
+                            };
+                            (key(part), bound)
+                        });
+                        PreparedPart { bind_group, workgroups: *workgroups, reuse }
                     })
                     .collect::<Vec<_>>()
             })

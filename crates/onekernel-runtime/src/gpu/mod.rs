@@ -1,6 +1,7 @@
 //! The wgpu path: device creation ([`GpuDevice`]), the pipeline cache and
 //! launches.
 
+mod bind_cache;
 mod empty_bindings;
 mod launch;
 mod memory;
@@ -75,6 +76,8 @@ struct GpuShared {
     pipelines: PipelineCache,
     /// Read-back buffers, reused across reads.
     staging: memory::StagingPool,
+    /// Bind groups and uniform buffers, reused across launches.
+    binds: bind_cache::BindCache,
     /// The thread that drives `async` reads.
     poller: memory::Poller,
     /// The open `Device::time` scope, if any.
@@ -163,6 +166,7 @@ impl GpuDevice {
             queue,
             pipelines: PipelineCache::default(),
             staging: memory::StagingPool::default(),
+            binds: bind_cache::BindCache::default(),
             poller: memory::Poller::default(),
             timing: timing::GpuTiming::default(),
             wall_clock_only: std::sync::atomic::AtomicBool::new(false),

@@ -97,6 +97,33 @@ fn second_launch_compiles_nothing() {
     assert_eq!(out.read().unwrap(), [6.0; 8]);
 }
 
+/// Launches on the same buffers reuse one bind group and uniform buffer
+/// (`bind_cache.rs`), and still see each launch's own scalars; dropping a
+/// buffer drops the bind groups that hold it.
+#[test]
+fn launches_reuse_bind_groups_until_a_buffer_is_dropped() {
+    let dev = Device::gpu().unwrap();
+    let a = Buffer::from_slice(&dev, &[1.0f32; 8]).unwrap();
+    let mut out = Buffer::<f32>::zeroed(&dev, 8).unwrap();
+    for scale in 1..=4 {
+        scale_add(&dev, 8, &a, &mut out, scale as f32).unwrap();
+    }
+    assert_eq!(out.read().unwrap(), [10.0; 8]);
+    assert_eq!(gpu(&dev).cached_bind_groups(), 1);
+    let mut other = Buffer::<f32>::zeroed(&dev, 8).unwrap();
+    scale_add(&dev, 8, &a, &mut other, 0.5).unwrap();
+    assert_eq!(other.read().unwrap(), [0.5; 8]);
+    assert_eq!(gpu(&dev).cached_bind_groups(), 2);
+    drop(other);
+    assert_eq!(gpu(&dev).cached_bind_groups(), 1);
+    // Checked launches bind a fresh report buffer each: not cached.
+    scale_add(&dev.checked(), 8, &a, &mut out, 1.0).unwrap();
+    assert_eq!(out.read().unwrap(), [11.0; 8]);
+    assert_eq!(gpu(&dev).cached_bind_groups(), 1);
+    drop(a);
+    assert_eq!(gpu(&dev).cached_bind_groups(), 0);
+}
+
 #[test]
 fn empty_grid_is_a_no_op() {
     let dev = gpu_device();
