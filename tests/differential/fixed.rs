@@ -343,6 +343,18 @@ pub fn k1028(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32],
     of[i] = ((af[((1u32) % 128u32) as usize] / (if false { (2.0f32) } else { (-3.0f32) })) - (-2.5f32).min(af[(((i as u32)) % 128u32) as usize].ceil()));
 }
 
+// seed 1029
+#[kernel(workgroup_size = 64)]
+pub fn k1029(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
+    let i = global_id().x;
+    let t = thread_id().x;
+    let mut v0: i32 = (10i32);
+    let mut v1: i32 = (-11i32);
+    oi[i] = (if (true || true) { (if false { ((8i32) * ai[((65536u32.wrapping_add(39u32)) % 128u32) as usize]) } else { (if false { ai[((65536u32) % 128u32) as usize] } else { (-2i32) }) }) } else { (2i32).wrapping_add(v1).abs() });
+    ou[i] = ((3.5f32) as u32);
+    of[i] = (if false { (0.1f32).min(((-2.0f32) / (0.0f32))) } else { (((1000000.0f32) / (-3.0f32)) - af[((31u32) % 128u32) as usize].max((1.0f32))) });
+}
+
 // seed 1030
 #[kernel(workgroup_size = 64)]
 pub fn k1030(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
@@ -471,29 +483,6 @@ pub fn k1040(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32],
     of[i] = (if false { (v0 as f32) } else { af[(((t as u32).wrapping_add(31u32)) % 128u32) as usize].trunc() }).trunc();
 }
 
-// seed 1042
-#[kernel(workgroup_size = 64)]
-pub fn k1042(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
-    let i = global_id().x;
-    let t = thread_id().x;
-    let tile = shared::<[u32; 64]>();
-    let mut v0: u32 = (15u32 | (if false { 17u32 } else { (t as u32) }));
-    for v1 in 0..3u32 {
-        if ((2147483647i32) < (-5i32).wrapping_add((-5i32))) {
-            v0 = 29u32;
-            let mut v2: f32 = ((if false { (0.25f32) } else { (-3.25f32) }) * (1.5f32));
-        }
-    }
-    tile[t] = au[(((v0 << (v0 & 31u32))) % 128u32) as usize].wrapping_add(2147483648u32).wrapping_mul(((15u32 + (i as u32)) * (if false { v0 } else { 65536u32 })));
-    workgroup_barrier();
-    let mut v3: f32 = (1.0f32);
-    let mut v4: u32 = (t as u32);
-    v3 = (if true { ((-1.0f32).min((4.0f32)) * af[((v0) % 128u32) as usize]) } else { (ai[((v0) % 128u32) as usize] as f32) });
-    oi[i] = (-19i32);
-    ou[i] = au[(((i as u32)) % 128u32) as usize];
-    of[i] = (if (!false) { ((v3 * (-3.0f32)) * ((-1.75f32) - (3.5f32))) } else { af[((au[((tile[(((v0 - 2147483648u32)) % 64u32) as usize]) % 128u32) as usize].wrapping_add(tile[((au[(((13u32 % ((t as u32) | 1u32))) % 128u32) as usize].wrapping_mul(32u32)) % 64u32) as usize])) % 128u32) as usize] });
-}
-
 /// Each kernel's seed and a launch of it.
 pub const ALL: &[(u64, fn(&Device, &Inputs) -> Outputs)] = &[
     (1000, |d, x| {
@@ -576,6 +565,11 @@ pub const ALL: &[(u64, fn(&Device, &Inputs) -> Outputs)] = &[
         k1028::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
         b.read()
     }),
+    (1029, |d, x| {
+        let mut b = Bufs::new(d, x);
+        k1029::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
+        b.read()
+    }),
     (1030, |d, x| {
         let mut b = Bufs::new(d, x);
         k1030::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
@@ -609,11 +603,6 @@ pub const ALL: &[(u64, fn(&Device, &Inputs) -> Outputs)] = &[
     (1040, |d, x| {
         let mut b = Bufs::new(d, x);
         k1040::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
-        b.read()
-    }),
-    (1042, |d, x| {
-        let mut b = Bufs::new(d, x);
-        k1042::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
         b.read()
     }),
 ];

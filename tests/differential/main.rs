@@ -127,25 +127,6 @@ fn compare(want: &Outputs, got: &Outputs) -> Option<String> {
     (want.acc != got.acc).then(|| format!("acc: want {:?}, got {:?}", want.acc, got.acc))
 }
 
-/// The messages of a known compiler bug, counted (as a skip) rather than
-/// failed: an expression of constants that is infinite or NaN (`0.5 /
-/// 0.0`, `(-1.75f32).ceil().sqrt()`, even in a branch never taken) or a
-/// shift of a constant that is not a literal and overflows
-/// (`21u32.max(65536u32) << 25`; literals are folded) becomes a WGSL
-/// constant expression, which WGSL rejects; likewise an integer division
-/// by a constant zero (`si / (false as i32)` in code never run: Rust
-/// rejects it only where it runs, naga's validator everywhere). Minimal
-/// kernels:
-/// `constant_float_expressions_that_are_infinite_or_nan_compile` in
-/// crates/onekernel-compiler/tests/smoke.rs (ignored until fixed).
-const KNOWN_BUG_CONST_FLOAT: &[&str] = &[
-    "Float literal is infinite",
-    "Float literal is NaN",
-    "out of valid range",
-    "operation overflowed",
-    "Division by zero",
-];
-
 /// What one kernel does on the GPU against the reference.
 enum Verdict {
     Skipped(Skip),
@@ -161,11 +142,6 @@ fn check(k: &Kernel, x: &Inputs) -> Verdict {
     };
     let info = match compile(&ast::print(k, "fuzz")) {
         Ok(i) => i,
-        Err(e) if KNOWN_BUG_CONST_FLOAT.iter().any(|m| e.contains(m)) => {
-            return Verdict::Skipped(Skip(
-                "known bug: a constant expression WGSL rejects (infinite, NaN, overflowing shift)",
-            ))
-        }
         Err(e) => return Verdict::Rejected(e),
     };
     match run_gpu(info, x) {

@@ -704,3 +704,21 @@ pub fn wide_shared(a: &[f64], q: &[i64], h: &[f16], out: &mut [f64], qout: &mut 
         hout[i] = htile[64 - t] + f16::ONE;
     }
 }
+
+/// Constant expressions WGSL's constant evaluation rejects, which Rust
+/// computes (an infinite quotient, the square root of a negative constant,
+/// a shift that drops bits): the GPU computes them at run time, to the
+/// values the CPU gets. (A division by a constant zero, which rustc denies
+/// where it would run, is in the compiler's smoke test.)
+#[kernel(workgroup_size = 64)]
+pub fn rejected_constants(out: &mut [f32], bits: &mut [u32]) {
+    let i = global_id().x;
+    if i == 0 {
+        out[0] = 0.5f32 / 0.0f32;
+        out[1] = -1.0f32 / 0.0;
+        out[2] = if out.len() > 9 { 0.5f32 / 0.0f32 } else { 1.5 };
+        bits[0] = u32::from((-1.75f32).ceil().sqrt().is_nan());
+        bits[1] = 21u32.max(65536u32) << 25;
+        bits[2] = 21u32.max(65535u32) << 4;
+    }
+}

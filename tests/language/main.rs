@@ -678,3 +678,15 @@ fn a_wide_kernel_on_a_device_without_its_feature_is_an_error_naming_both() {
     kernels::wide_ints::launch(&no_f64, n, &buf(&no_f64, &a), &buf(&no_f64, &b), 1, &mut out, &mut uout).unwrap();
     run(cpu()).unwrap();
 }
+
+#[test]
+fn rejected_constants_are_computed_at_run_time() {
+    let (c, g) = on_both(|d| {
+        let (mut out, mut bits) = (zeros::<f32>(d, 3), zeros::<u32>(d, 3));
+        kernels::rejected_constants::launch(d, 64, &mut out, &mut bits).unwrap();
+        (out.read().unwrap(), bits.read().unwrap())
+    });
+    let want = (vec![f32::INFINITY, f32::NEG_INFINITY, 1.5], vec![1, 0, 65535 << 4]);
+    assert_eq!(c, want, "cpu");
+    assert_eq!(g, want, "gpu");
+}

@@ -37,7 +37,8 @@ mod wgsl {
         vectors_in_memory,
         wide_ints,
         wide_floats,
-        wide_shared
+        wide_shared,
+        rejected_constants
     );
 }
 

@@ -44,5 +44,6 @@ check!(
     vectors_in_memory,
     wide_ints,
     wide_floats,
-    wide_shared
+    wide_shared,
+    rejected_constants
 );

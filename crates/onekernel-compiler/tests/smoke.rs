@@ -219,24 +219,23 @@ fn overflowing_constant_shifts_and_negations_compile() {
     assert!(compiled.info.wgsl.contains(&format!("{want}i")), "{}", compiled.info.wgsl);
 }
 
-/// Known bug (found by the differential fuzzer, tests/differential): an
-/// expression of constants whose value is infinite or NaN is valid Rust
-/// (`0.5 / 0.0` is infinity, even in a branch never taken), and so is a
-/// shift of a constant that drops bits (`21u32.max(65536u32) << 25`; shifts
-/// of literals are folded), but naga writes them as WGSL constant
-/// expressions, which WGSL rejects at shader creation ("Float literal is
-/// infinite", "sqrt built-in function argument is out of valid range", "<<
-/// operation overflowed"), so the kernel fails to compile with an internal
-/// error. The fix needs the lowering to keep such expressions out
-/// of constant evaluation; until then the differential fuzzer counts these
-/// rejections as this known bug.
+/// Found by the differential fuzzer (tests/differential): an expression
+/// of constants whose value is infinite or NaN is valid Rust (`0.5 / 0.0`
+/// is infinity, even in a branch never taken), and so are a shift of a
+/// constant that drops bits (`21u32.max(65536u32) << 25`) and an integer
+/// division by a constant zero in code never run, but WGSL's constant
+/// evaluation rejects each of them ("Float literal is infinite", "sqrt
+/// built-in function argument is out of valid range", "<< operation
+/// overflowed", "Division by zero"). The lowering now keeps them out of
+/// constant evaluation (`lower/const_reject.rs`); the values are checked
+/// on the CPU and the GPU by the language suite (`rejected_constants`).
 #[test]
-#[ignore = "known bug: constant float expressions that are infinite or NaN"]
-fn constant_float_expressions_that_are_infinite_or_nan_compile() {
+fn constant_expressions_wgsl_rejects_compile() {
     for body in [
         "out[0] = if out.len() > 9 { 0.5f32 / 0.0f32 } else { 1.0 };",
         "out[0] = (-1.75f32).ceil().sqrt();",
         "out[0] = (21u32.max(65536u32) << 25) as f32;",
+        "if out.len() > 9 { out[1] = (3 / (false as i32)) as f32; }",
     ] {
         let item: syn::ItemFn = syn::parse_str(&format!("fn k(out: &mut [f32]) {{ {body} }}")).unwrap();
         let r = onekernel_compiler::compile("workgroup_size = 64".parse().unwrap(), &item, &[]);

@@ -18,6 +18,7 @@
 //! [`Lowered::spans`]: a side table back to the user's tokens.
 
 mod checks;
+mod const_reject;
 mod expr;
 mod fold_wide;
 mod function;
