@@ -63,7 +63,8 @@ fn write_wgsl(
 pub const CAPABILITIES: Capabilities = Capabilities::SHADER_FLOAT16
     .union(Capabilities::FLOAT64)
     .union(Capabilities::SHADER_INT64)
-    .union(Capabilities::SUBGROUP);
+    .union(Capabilities::SUBGROUP)
+    .union(Capabilities::COOPERATIVE_MATRIX);
 
 /// The device features `module` needs: one per wide scalar type it uses
 /// anywhere (buffers, locals, intermediate values), found in its type arena,

@@ -48,6 +48,7 @@ mod grid;
 #[cfg(feature = "inspect")]
 pub mod inspect;
 mod plan;
+pub mod tile;
 mod timing;
 
 pub use arg::BufferArg;

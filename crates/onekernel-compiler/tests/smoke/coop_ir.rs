@@ -149,3 +149,38 @@ fn dump_spirv_for_spirv_val() {
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(path, bytes).unwrap();
 }
+
+/// The tile operations of the kernel language lower to the same IR.
+#[test]
+fn tile_kernel_lowers_to_cooperative_matrices() {
+    let src = r#"
+fn tile_product(a: &[f16], b: &[f16], c: &mut [f32], k: u32) {
+    let tile_b = shared::<[f16; 256]>();
+    let mut acc = Accumulator::<f32, 16, 16>::zeros();
+    for i in 0..256 / 32 {
+        tile_b[thread_id().x * 8 + i] = b[thread_id().x * 8 + i];
+    }
+    workgroup_barrier();
+    let mut s = 0;
+    while s < k as usize {
+        let ta = MatrixA::<16, 16>::load(&a, s, k as usize);
+        let tb = MatrixB::<16, 16>::load_col_major(&tile_b, 0, 16);
+        acc = mma(ta, tb, acc);
+        s += 16;
+    }
+    acc.store(&mut c, 0, 16);
+}"#;
+    let item: syn::ItemFn = syn::parse_str(src).unwrap();
+    let k = match onekernel_compiler::compile("workgroup_size = 32".parse().unwrap(), &item, &[]) {
+        Ok(k) => k,
+        Err(e) => panic!("{:?}", e.iter().map(|d| d.to_string()).collect::<Vec<_>>()),
+    };
+    let wgsl = k.info.wgsl.to_string();
+    println!("{wgsl}");
+    for needle in
+        ["enable wgpu_cooperative_matrix;", "coopLoadT<coop_mat16x16<f16,A>>", "coopLoad<coop_mat16x16<f16,B>>"]
+    {
+        assert!(wgsl.contains(needle), "{needle} in {wgsl}");
+    }
+    assert!(wgsl.contains("coopMultiplyAdd(") && wgsl.contains("coopStoreT("), "{wgsl}");
+}
