@@ -1255,15 +1255,7 @@ fn check_tile(f: &Function, t: &Types, op: TileOp, args: &[ExprId], span: proc_m
                         span,
                         format!("the tiles' shapes do not fit: `{}` · `{}` + `{}`", a.name(), b.name(), c.name()),
                     )
-                    .help("`a` is M×K, `b` K×N and `c` M×N: the device offers M×N×K of 16×16×16, 16×8×16 and 16×8×8"),
-                );
-            } else if !matches!((a.rows, b.cols, a.cols), (16, 16, 16) | (16, 8, 16) | (16, 8, 8)) {
-                diags.push(
-                    Diagnostic::new(
-                        span,
-                        format!("no device multiplies {}×{}×{} tiles (M×N×K)", a.rows, b.cols, a.cols),
-                    )
-                    .help("use M×N×K of 16×16×16, 16×8×16 or 16×8×8: the shapes tensor cores offer through Vulkan's cooperative matrices"),
+                    .help("`a` is M×K, `b` K×N and `c` M×N: all three 16×16 (or all 8×8)"),
                 );
             }
         }

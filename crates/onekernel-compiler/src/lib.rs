@@ -205,8 +205,42 @@ pub fn compile_in(
                 features
             }
         },
+        tile_shapes: Cow::Owned(tile_shapes(&checked)),
     };
     Ok(CompiledKernel { info, checked, layout, module: shaders.module })
+}
+
+/// The tile products the kernel computes, each shape once: what the runtime
+/// checks against the device's cooperative matrices.
+fn tile_shapes(checked: &Checked) -> Vec<onekernel_abi::TileShape> {
+    use crate::types::{TileElem, Ty};
+    let k = &checked.program.kernel;
+    let scalar = |e: TileElem| match e {
+        TileElem::F16 => onekernel_abi::ScalarType::F16,
+        TileElem::F32 => onekernel_abi::ScalarType::F32,
+    };
+    let mut shapes = Vec::new();
+    visit::visit_block(k, &k.body, 0, &mut |_, kind, _| {
+        if let hir::ExprKind::Tile { op: hir::TileOp::MulAdd, args, .. } = kind {
+            let t = |i: usize| match checked.kernel_types.exprs[args[i]] {
+                Ty::Tile(t) => Some(t),
+                _ => None,
+            };
+            if let (Some(a), Some(b), Some(c)) = (t(0), t(1), t(2)) {
+                let shape = onekernel_abi::TileShape {
+                    m: u32::from(a.rows),
+                    n: u32::from(b.cols),
+                    k: u32::from(a.cols),
+                    ab: scalar(a.elem),
+                    acc: scalar(c.elem),
+                };
+                if !shapes.contains(&shape) {
+                    shapes.push(shape);
+                }
+            }
+        }
+    });
+    shapes
 }
 
 /// Stage 4: types every function, checks the kernel's barriers, and

@@ -198,8 +198,16 @@ impl Gen<'_> {
     /// memory's own accessors (race-checked, the user's line in reports),
     /// `mma` is the runtime's function under the user's path, and a store
     /// writes this lane's share of the elements.
-    fn tile(&self, op: TileOp, args: &[ExprId], callee: &syn::Path, ty: Ty, span: Span) -> TokenStream {
+    ///
+    /// A load or a store first waits for the whole workgroup (its `site` is
+    /// a barrier's): on the GPU the subgroup's lanes load a tile together
+    /// before any of them stores, and the CPU's invocations, which run one
+    /// after the other between meetings, would otherwise see a store of a
+    /// lane that ran ahead (`c = load(&m); ..; c.store_col_major(&m)`).
+    fn tile(&self, op: TileOp, args: &[ExprId], site: u32, callee: &syn::Path, ty: Ty, span: Span) -> TokenStream {
         let k = &self.k;
+        let workgroup = internal("__workgroup");
+        let meet = quote_spanned!(span=> #workgroup.barrier(#site).await;);
         let args = self.exprs(args);
         let (offset, stride, index) = (internal("__offset"), internal("__stride"), internal("__index"));
         let position = |col_major: bool, r: &Ident, c: &Ident| {
@@ -237,6 +245,7 @@ impl Gen<'_> {
                 quote_spanned!(span=> {
                     let #offset: usize = #o;
                     let #stride: usize = #st;
+                    #meet
                     #k::builtin(#callee, ());
                     <#tile_ty>::from_fn(|#r, #c| { let #index: usize = #at; #read })
                 })
@@ -255,11 +264,13 @@ impl Gen<'_> {
                 };
                 let at = position(col_major, &r, &c);
                 let (tile, o, st) = (&args[0], &args[1], &args[2]);
-                let invocation = internal("__invocation");
+                let (invocation, value) = (internal("__invocation"), internal("__tile"));
                 quote_spanned!(span=> {
+                    let #value = #tile;
                     let #offset: usize = #o;
                     let #stride: usize = #st;
-                    #tile.for_lane(
+                    #meet
+                    #value.for_lane(
                         #invocation.subgroup_invocation_id() as usize,
                         #invocation.subgroup_lanes(),
                         |#r, #c, #v| { let #index: usize = #at; #write },
@@ -376,7 +387,9 @@ impl Gen<'_> {
                 quote_spanned!(span=> { #k::builtin(#callee, ()); #workgroup.barrier(#site).await })
             }
             ExprKind::Subgroup { op, args, site, callee } => self.subgroup(*op, args, *site, callee, span),
-            ExprKind::Tile { op, args, callee, .. } => self.tile(*op, args, callee, self.types.exprs[id], span),
+            ExprKind::Tile { op, args, site, callee } => {
+                self.tile(*op, args, *site, callee, self.types.exprs[id], span)
+            }
             ExprKind::UniformLoad { shared, indices, site, callee } => {
                 // WGSL's `workgroupUniformLoad`: a barrier, the load, and a
                 // barrier again, so that no thread writes the element before

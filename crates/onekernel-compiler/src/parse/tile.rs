@@ -179,8 +179,8 @@ impl Parser<'_> {
                 Some(ConstValue::Int(n @ (8 | 16))) => sizes.push(n as u8),
                 _ => {
                     self.diags.push(
-                        Diagnostic::new(g.span(), "a tile's side is 8 or 16").help(format!(
-                            "write {example}; tensor cores work on 16×16×16, 16×8×16 and 16×8×8 tiles (M×N×K), the sizes naga's cooperative matrices have"
+                        Diagnostic::new(g.span(), "a tile's side is 16 or 8").help(format!(
+                            "write {example}; tensor cores multiply 16×16×16 tiles (M×N×K) here, the size naga's cooperative matrices and GPUs share"
                         )),
                     );
                     return None;
@@ -194,6 +194,15 @@ impl Parser<'_> {
             );
             return None;
         };
+        if rows != cols {
+            // naga's IR and Vulkan have 16×8 tiles, but the WGSL wgpu 30
+            // compiles knows only `coop_mat8x8` and `coop_mat16x16`.
+            self.diags.push(
+                Diagnostic::new(a.span(), format!("a {rows}×{cols} tile cannot reach the GPU: tiles are square"))
+                    .help(format!("write {example}: wgpu 30's WGSL has only 16×16 and 8×8 cooperative matrices (`coop_mat16x16`, `coop_mat8x8`), so products are 16×16×16 (what GPUs offer) or 8×8×8")),
+            );
+            return None;
+        }
         Some(TileTy { role, elem, rows, cols })
     }
 

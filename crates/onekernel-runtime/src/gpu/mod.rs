@@ -337,6 +337,7 @@ impl GpuDevice {
             | L::InvalidArgument { .. }
             | L::InvalidKernel { .. }
             | L::MissingFeature { .. }
+            | L::UnsupportedTileShape { .. }
             | L::DeviceLost { .. }
             | L::OutOfBounds { .. }
             | L::DivisionByZero { .. }
