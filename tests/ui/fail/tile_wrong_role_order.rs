@@ -1,0 +1,13 @@
+use onekernel::half::f16;
+use onekernel::prelude::*;
+use onekernel::tile::{mma, Accumulator, MatrixA, MatrixB};
+
+#[kernel(workgroup_size = 32)]
+fn tiles(a: &[f16], b: &[f16], c: &mut [f32]) {
+    let ta = MatrixA::<16, 16>::load(&a, 0, 16);
+    let tb = MatrixB::<16, 16>::load(&b, 0, 16);
+    let acc = mma(tb, ta, Accumulator::<f32, 16, 16>::zeros());
+    acc.store(&mut c, 0, 16);
+}
+
+fn main() {}
