@@ -280,9 +280,15 @@ impl Uniformity<'_> {
                 }
             }
             ExprKind::Tile { op, args, .. } => {
+                // `mma(load(..), load(..), c)` in divergent code is one
+                // problem: reported at the outermost operation only.
+                let reports = div.is_some() && op.is_collective() && self.report;
+                let report = self.report;
+                self.report = report && !reports;
                 for a in args {
                     self.expr(*a, div.clone());
                 }
+                self.report = report;
                 if let (Some(d), true, true) = (&div, op.is_collective(), self.report) {
                     self.errors.push(
                         Diagnostic::new(

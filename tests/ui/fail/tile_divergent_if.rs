@@ -1,12 +1,12 @@
 use onekernel::half::f16;
 use onekernel::prelude::*;
-use onekernel::tile::{mma, Accumulator, MatrixA, MatrixB};
 
 #[kernel(workgroup_size = 32)]
 fn tiles(a: &[f16], b: &[f16], c: &mut [f32]) {
-    let mut acc = Accumulator::<f32, 16, 16>::zeros();
+    let mut acc = onekernel::tile::Accumulator::<f32, 16, 16>::zeros();
     if thread_id().x < 16 {
-        acc = mma(MatrixA::<16, 16>::load(&a, 0, 16), MatrixB::<16, 16>::load(&b, 0, 16), acc);
+        let ta = onekernel::tile::MatrixA::<16, 16>::load(&a, 0, 16);
+        acc = onekernel::tile::mma(ta, onekernel::tile::MatrixB::<16, 16>::load(&b, 0, 16), acc);
     }
     acc.store(&mut c, 0, 16);
 }
