@@ -27,6 +27,7 @@ use onekernel::half::f16;
 use onekernel::prelude::*;
 use onekernel::runtime::LaunchError;
 
+// ANCHOR: kernel
 #[onekernel::kernels]
 mod attention {
     use onekernel::half::f16;
@@ -84,6 +85,7 @@ mod attention {
         }
     }
 }
+// ANCHOR_END: kernel
 
 /// The plain Rust answer, in `f64`.
 fn reference(q: &[f16], k: &[f16], len: usize, dim: usize) -> Vec<f64> {

@@ -28,6 +28,7 @@ use onekernel::half::f16;
 use onekernel::prelude::*;
 use onekernel::runtime::LaunchError;
 
+// ANCHOR: kernel
 #[onekernel::kernels]
 mod gemm {
     use onekernel::half::f16;
@@ -95,6 +96,7 @@ mod gemm {
         }
     }
 }
+// ANCHOR_END: kernel
 
 /// `c = a × b` in `f64` from the `f16` inputs: the reference.
 fn reference(a: &[f16], b: &[f16], m: usize, k: usize, n: usize) -> Vec<f64> {
