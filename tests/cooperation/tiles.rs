@@ -67,6 +67,23 @@ pub fn tile_f16_acc(a: &[f16], b: &[f16], c: &mut [f16]) {
     acc.store_col_major(&mut c, 0, 16);
 }
 
+/// The book's tensor-core snippet, line for line: A from a buffer, B from
+/// shared memory, at the same offset and stride.
+#[kernel(workgroup_size = 32)]
+pub fn tile_book_snippet(a_buf: &[f16], b_buf: &[f16], out: &mut [f32], offset: u32, stride: u32) {
+    let b_tile = shared::<[f16; 512]>();
+    for i in 0..16 {
+        b_tile[thread_id().x * 16 + i] = b_buf[thread_id().x * 16 + i];
+    }
+    workgroup_barrier();
+    let (offset, stride) = (offset as usize, stride as usize);
+    let a = MatrixA::<16, 16>::load(&a_buf, offset, stride);
+    let b = MatrixB::<16, 16>::load(&b_tile, offset, stride);
+    let mut c = Accumulator::<f32, 16, 16>::zeros();
+    c = mma(a, b, c);
+    c.store(&mut out, offset, stride);
+}
+
 fn halves(n: usize, seed: u32) -> Vec<f16> {
     // Small values with few significant bits: exact in f16, varied signs.
     (0..n).map(|i| f16::from_f32(((i as u32 * 37 + seed * 11) % 17) as f32 / 8.0 - 1.0)).collect()
@@ -200,6 +217,35 @@ fn f16_accumulation_rounds_once_per_product() {
     if let Some(g) = on_gpu("tile_f16_acc", run) {
         for (x, y) in g.iter().zip(&want) {
             assert!((x.to_f32() - y.to_f32()).abs() <= 2e-2 * (1.0 + y.to_f32().abs()), "gpu {x} vs {y}");
+        }
+    }
+}
+
+#[test]
+fn the_book_snippet_multiplies_tiles_at_an_offset() {
+    // 16 × 32 matrices; the tiles start at column 8 of row 0.
+    let (a, b) = (halves(512, 7), halves(512, 8));
+    let (offset, stride) = (8usize, 32usize);
+    let mut want = vec![0.0f32; 512];
+    for i in 0..16 {
+        for j in 0..16 {
+            let mut s = 0.0f32;
+            for p in 0..16 {
+                s += a[offset + i * stride + p].to_f32() * b[offset + p * stride + j].to_f32();
+            }
+            want[offset + i * stride + j] = s;
+        }
+    }
+    let run = |d: &Device| {
+        let (a, b) = (Buffer::from_slice(d, &a).unwrap(), Buffer::from_slice(d, &b).unwrap());
+        let mut out = Buffer::<f32>::zeroed(d, 512).unwrap();
+        tile_book_snippet::launch(d, Grid::blocks(1), &a, &b, &mut out, offset as u32, stride as u32)?;
+        Ok(out.read().unwrap())
+    };
+    assert_eq!(run(&Device::cpu_race_checked()).unwrap(), want);
+    if let Some(g) = on_gpu("tile_book_snippet", run) {
+        for (x, y) in g.iter().zip(&want) {
+            assert!((x - y).abs() <= 1e-3 * (1.0 + y.abs()), "gpu {x} vs {y}");
         }
     }
 }
