@@ -21,6 +21,8 @@
 //! ```
 //!
 //! Sizes must be multiples of 128 (the launch checks them on the host).
+//! `gemm_f16_direct` is the same blocking without shared memory (tiles
+//! loaded straight from the buffers); `--time` measures both.
 
 mod common;
 
@@ -95,6 +97,39 @@ mod gemm {
             }
         }
     }
+
+    /// The same product without shared memory: each subgroup loads its
+    /// tiles straight from the buffers (the GPU's caches share the tiles
+    /// that the block's subgroups have in common), so there are no
+    /// barriers and no staging copies. Same launch as [`gemm_f16`]; which
+    /// one is faster depends on the driver (`--time` runs both).
+    #[kernel(workgroup_size = 256)]
+    pub fn gemm_f16_direct(a: &[f16], b: &[f16], c: &mut [f32], k: u32, n: u32) {
+        let (k, n) = (k as usize, n as usize);
+        let subgroup = thread_id().x / 32;
+        let row0 = block_id().y * BM + subgroup / 4 * 64;
+        let col0 = block_id().x * BN + subgroup % 4 * 32;
+        let mut acc = [Accumulator::<f32, T, T>::zeros(); 8];
+        let mut kk = 0;
+        while kk < k {
+            let b0 = MatrixB::<T, T>::load(&b, kk * n + col0, n);
+            let b1 = MatrixB::<T, T>::load(&b, kk * n + col0 + T, n);
+            #[unroll]
+            for i in 0..4 {
+                let ta = MatrixA::<T, T>::load(&a, (row0 + i * T) * k + kk, k);
+                acc[i * 2] = mma(ta, b0, acc[i * 2]);
+                acc[i * 2 + 1] = mma(ta, b1, acc[i * 2 + 1]);
+            }
+            kk += T;
+        }
+        #[unroll]
+        for i in 0..4 {
+            #[unroll]
+            for j in 0..2 {
+                acc[i * 2 + j].store(&mut c, (row0 + i * T) * n + col0 + j * T, n);
+            }
+        }
+    }
 }
 // ANCHOR_END: kernel
 
@@ -122,12 +157,23 @@ fn grid(m: usize, n: usize) -> Grid {
     Grid::blocks([n / gemm::BN, m / gemm::BM])
 }
 
-fn run(device: &Device, a: &[f16], b: &[f16], m: usize, k: usize, n: usize) -> Result<Vec<f32>, LaunchError> {
+/// Runs `gemm_f16` (staged through shared memory) or `gemm_f16_direct`.
+fn run(
+    device: &Device,
+    direct: bool,
+    a: &[f16],
+    b: &[f16],
+    (m, k, n): (usize, usize, usize),
+) -> Result<Vec<f32>, LaunchError> {
     assert!(k % gemm::BK == 0, "k must be a multiple of 32");
     let a = Buffer::from_slice(device, a).expect("buffer");
     let b = Buffer::from_slice(device, b).expect("buffer");
     let mut c = Buffer::<f32>::zeroed(device, m * n).expect("buffer");
-    gemm::gemm_f16::launch(device, grid(m, n), &a, &b, &mut c, k as u32, n as u32)?;
+    if direct {
+        gemm::gemm_f16_direct::launch(device, grid(m, n), &a, &b, &mut c, k as u32, n as u32)?;
+    } else {
+        gemm::gemm_f16::launch(device, grid(m, n), &a, &b, &mut c, k as u32, n as u32)?;
+    }
     Ok(c.read().expect("read"))
 }
 
@@ -151,15 +197,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (a, b) = (data(m * k, 1), data(k * n, 2));
     let want = reference(&a, &b, m, k, n);
     for device in common::devices(false) {
-        match run(&device, &a, &b, m, k, n) {
-            Ok(got) => {
-                check("gemm_f16", &got, &want, k);
-                println!("{}: {m}x{k} times {k}x{n} agrees with f64", device.name());
+        for direct in [false, true] {
+            match run(&device, direct, &a, &b, (m, k, n)) {
+                Ok(got) => {
+                    check("gemm_f16", &got, &want, k);
+                    println!("{} (direct: {direct}): {m}x{k} times {k}x{n} agrees with f64", device.name());
+                }
+                Err(e @ (LaunchError::MissingFeature { .. } | LaunchError::UnsupportedTileShape { .. })) => {
+                    println!("{}: {e}", device.name());
+                }
+                Err(e) => return Err(e.into()),
             }
-            Err(e @ (LaunchError::MissingFeature { .. } | LaunchError::UnsupportedTileShape { .. })) => {
-                println!("{}: {e}", device.name());
-            }
-            Err(e) => return Err(e.into()),
         }
     }
     if let Some(reps) = arg("--time") {
@@ -181,18 +229,28 @@ fn time(size: usize, reps: usize) -> Result<(), Box<dyn std::error::Error>> {
     // executor checks on the small case.
     let unchecked = unsafe { device.unchecked() };
     let s32 = size as u32;
-    let launch = |c: &mut Buffer<f32>| gemm::gemm_f16::launch(&unchecked, grid(size, size), &ab, &bb, c, s32, s32);
-    launch(&mut c)?; // warm-up (and pipeline creation)
-    let (launched, timing) = unchecked.time(|| (0..reps.max(1)).try_for_each(|_| launch(&mut c)))?;
-    launched?;
-    let t = timing.median().expect("timed").as_secs_f64();
-    let tflops = 2.0 * (size as f64).powi(3) / t * 1e-12;
-    println!("gemm_f16 {size}x{size}x{size}: {:.3} ms, {tflops:.1} TFLOP/s ({})", t * 1e3, timing.clock);
-    let got = c.read()?;
-    for probe in 0..32 {
-        let (r, col) = ((probe * 7919) % size, (probe * 104_729) % size);
-        let want: f64 = (0..size).map(|j| a[r * size + j].to_f64() * b[j * size + col].to_f64()).sum();
-        check(&format!("c[{r}][{col}]"), &[got[r * size + col]], &[want], size);
+    for direct in [false, true] {
+        let launch = |c: &mut Buffer<f32>| {
+            let g = grid(size, size);
+            if direct {
+                gemm::gemm_f16_direct::launch(&unchecked, g, &ab, &bb, c, s32, s32)
+            } else {
+                gemm::gemm_f16::launch(&unchecked, g, &ab, &bb, c, s32, s32)
+            }
+        };
+        launch(&mut c)?; // warm-up (and pipeline creation)
+        let (launched, timing) = unchecked.time(|| (0..reps.max(1)).try_for_each(|_| launch(&mut c)))?;
+        launched?;
+        let t = timing.median().expect("timed").as_secs_f64();
+        let tflops = 2.0 * (size as f64).powi(3) / t * 1e-12;
+        let name = if direct { "gemm_f16_direct" } else { "gemm_f16" };
+        println!("{name} {size}x{size}x{size}: {:.3} ms, {tflops:.1} TFLOP/s ({})", t * 1e3, timing.clock);
+        let got = c.read()?;
+        for probe in 0..32 {
+            let (r, col) = ((probe * 7919) % size, (probe * 104_729) % size);
+            let want: f64 = (0..size).map(|j| a[r * size + j].to_f64() * b[j * size + col].to_f64()).sum();
+            check(&format!("c[{r}][{col}]"), &[got[r * size + col]], &[want], size);
+        }
     }
     Ok(())
 }
@@ -203,14 +261,16 @@ fn cpu_and_gpu_agree_with_f64() {
     let (a, b) = (data(m * k, 3), data(k * n, 4));
     let want = reference(&a, &b, m, k, n);
     for device in common::devices(true) {
-        match run(&device, &a, &b, m, k, n) {
-            Ok(got) => check(&format!("gemm_f16 on {}", device.name()), &got, &want, k),
-            // Lavapipe has no cooperative matrices: the launch says so.
-            Err(LaunchError::MissingFeature { kernel, missing, .. }) => {
-                assert_eq!(kernel, "gemm_f16");
-                assert!(missing.contains(onekernel::runtime::Features::COOPERATIVE_MATRIX));
+        for direct in [false, true] {
+            match run(&device, direct, &a, &b, (m, k, n)) {
+                Ok(got) => check(&format!("gemm_f16 (direct: {direct}) on {}", device.name()), &got, &want, k),
+                // Lavapipe has no cooperative matrices: the launch says so.
+                Err(LaunchError::MissingFeature { kernel, missing, .. }) => {
+                    assert_eq!(kernel, if direct { "gemm_f16_direct" } else { "gemm_f16" });
+                    assert!(missing.contains(onekernel::runtime::Features::COOPERATIVE_MATRIX));
+                }
+                Err(e) => panic!("{e}"),
             }
-            Err(e) => panic!("{e}"),
         }
     }
 }
