@@ -159,6 +159,7 @@ pub fn compile_in(
     };
     let helper_fns = gather::order_helpers(&parsed, helpers, &mut types, &scope)?;
     let checked = check(hir::Program { kernel: parsed, helpers: helper_fns, types })?;
+    whole_subgroups(&checked, attr.workgroup_size)?;
     let layout = Layout::of(&checked.program.kernel, &checked.program.types)?;
     let shaders = shaders(&checked, &layout, attr.workgroup_size, options)?;
     // The explain view is for people: if it fails, say so in it.
@@ -208,6 +209,30 @@ pub fn compile_in(
         tile_shapes: Cow::Owned(tile_shapes(&checked)),
     };
     Ok(CompiledKernel { info, checked, layout, module: shaders.module })
+}
+
+/// A kernel with matrix tiles needs whole subgroups: a tile is spread over
+/// every lane of a subgroup, and a partial one (a workgroup of 16 threads
+/// on a GPU with 32-lane subgroups) leaves part of it undefined. Workgroups
+/// of a multiple of 32 threads fill the subgroups of every GPU with
+/// cooperative matrices we know (NVIDIA's are 32 lanes).
+fn whole_subgroups(checked: &Checked, workgroup_size: [u32; 3]) -> Result<(), Vec<Diagnostic>> {
+    let k = &checked.program.kernel;
+    let mut first = None;
+    visit::visit_block(k, &k.body, 0, &mut |id, kind, _| {
+        if first.is_none() && matches!(kind, hir::ExprKind::Tile { .. }) {
+            first = Some(k.exprs[id].span);
+        }
+    });
+    let threads: u32 = workgroup_size.iter().product();
+    match first {
+        Some(span) if threads % 32 != 0 => Err(vec![Diagnostic::new(
+            span,
+            format!("matrix tiles need whole subgroups, and a workgroup of {threads} threads is not a multiple of 32"),
+        )
+        .help("a subgroup (32 threads on NVIDIA GPUs) holds each tile together: use `#[kernel(workgroup_size = 32)]`, 64, 128, 256, ...")]),
+        _ => Ok(()),
+    }
 }
 
 /// The tile products the kernel computes, each shape once: what the runtime
