@@ -212,6 +212,11 @@ pub mod prelude {
 #[cfg(feature = "inspect")]
 pub use onekernel_runtime::inspect;
 
+/// Matrix tiles for tensor cores: [`tile::MatrixA`], [`tile::MatrixB`],
+/// [`tile::Accumulator`] and [`tile::mma`] (see docs/supported-rust.md and
+/// the book's tensor-core chapter).
+pub use onekernel_runtime::tile;
+
 /// Re-exports the runtime in full, for advanced use (benchmarks, custom
 /// launches).
 pub use onekernel_runtime as runtime;

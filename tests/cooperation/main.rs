@@ -2,6 +2,7 @@
 
 mod kernels;
 mod race_kernels;
+mod tiles;
 
 use onekernel::prelude::*;
 use std::sync::OnceLock;

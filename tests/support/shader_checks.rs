@@ -36,3 +36,17 @@ pub fn reparse(name: &str, wgsl: &str) {
     .validate(&module)
     .unwrap_or_else(|e| panic!("`{name}` WGSL does not validate:\n{}", e.emit_to_string(wgsl)));
 }
+
+/// [`reparse`] for kernels with matrix tiles (naga's cooperative matrices).
+#[allow(dead_code)]
+pub fn reparse_with_tiles(name: &str, wgsl: &str) {
+    use naga::valid::Capabilities as C;
+    let module = naga::front::wgsl::parse_str(wgsl)
+        .unwrap_or_else(|e| panic!("`{name}` WGSL does not parse:\n{}", e.emit_to_string(wgsl)));
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        C::SHADER_FLOAT16.union(C::SUBGROUP).union(C::COOPERATIVE_MATRIX),
+    )
+    .validate(&module)
+    .unwrap_or_else(|e| panic!("`{name}` WGSL does not validate:\n{}", e.emit_to_string(wgsl)));
+}

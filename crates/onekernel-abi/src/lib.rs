@@ -319,6 +319,31 @@ impl Features {
     }
 }
 
+/// One tile product shape a kernel multiplies (`mma(a, b, c)`): `a` is
+/// M×K, `b` K×N, `c` M×N, the inputs of type `ab` and the accumulator of
+/// type `acc`. The runtime checks each against the device's cooperative
+/// matrix shapes (wgpu's `Adapter::cooperative_matrix_properties`) before
+/// creating the pipeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TileShape {
+    /// Rows of `a` and `c`.
+    pub m: u32,
+    /// Columns of `b` and `c`.
+    pub n: u32,
+    /// Columns of `a`, rows of `b`.
+    pub k: u32,
+    /// The inputs' element type (`F16`).
+    pub ab: ScalarType,
+    /// The accumulator's element type (`F16` or `F32`).
+    pub acc: ScalarType,
+}
+
+impl fmt::Display for TileShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}x{} (MxNxK) {} x {} -> {}", self.m, self.n, self.k, self.ab, self.ab, self.acc)
+    }
+}
+
 /// How a kernel parameter is passed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ParamKind {
@@ -415,6 +440,10 @@ pub struct KernelInfo {
     /// The device features the kernel needs (`f16`, subgroups, ...): a
     /// launch on a device without them is an error naming them.
     pub features: Features,
+    /// The tile product shapes the kernel uses (with
+    /// [`Features::COOPERATIVE_MATRIX`]): a launch on a device that does
+    /// not offer one is an error naming it.
+    pub tile_shapes: Cow<'static, [TileShape]>,
 }
 
 /// How the CPU executor schedules a kernel's invocations, as the compiler
@@ -460,6 +489,7 @@ impl KernelInfo {
         cpu: CpuStrategy::Independent,
         workgroup_memory_words: 0,
         features: Features::NONE,
+        tile_shapes: Cow::Borrowed(&[]),
     };
 
     /// The name of parameter `param`, or `"?"` for an index the kernel does
@@ -559,6 +589,7 @@ mod tests {
         cpu: CpuStrategy::Independent,
         workgroup_memory_words: 0,
         features: Features::NONE,
+        tile_shapes: Cow::Borrowed(&[]),
     };
 
     #[test]

@@ -63,15 +63,20 @@ fn write_wgsl(
 pub const CAPABILITIES: Capabilities = Capabilities::SHADER_FLOAT16
     .union(Capabilities::FLOAT64)
     .union(Capabilities::SHADER_INT64)
-    .union(Capabilities::SUBGROUP);
+    .union(Capabilities::SUBGROUP)
+    .union(Capabilities::COOPERATIVE_MATRIX);
 
 /// The device features `module` needs: one per wide scalar type it uses
 /// anywhere (buffers, locals, intermediate values), found in its type arena,
-/// where naga keeps every type an expression or variable has.
+/// where naga keeps every type an expression or variable has, and
+/// cooperative matrices when a tile type is there.
 pub fn features(module: &naga::Module) -> onekernel_abi::Features {
     use naga::{Scalar, ScalarKind as K, TypeInner};
     use onekernel_abi::Features;
     let mut f = Features::NONE;
+    if module.types.iter().any(|(_, ty)| matches!(ty.inner, TypeInner::CooperativeMatrix { .. })) {
+        f = Features::COOPERATIVE_MATRIX;
+    }
     let mut add = |s: Scalar| {
         f = f.union(match (s.kind, s.width) {
             (K::Float, 2) => Features::F16,
@@ -83,6 +88,7 @@ pub fn features(module: &naga::Module) -> onekernel_abi::Features {
     for (_, ty) in module.types.iter() {
         match ty.inner {
             TypeInner::Scalar(s) | TypeInner::Vector { scalar: s, .. } | TypeInner::Matrix { scalar: s, .. } => add(s),
+            TypeInner::CooperativeMatrix { scalar, .. } => add(scalar),
             _ => {}
         }
     }

@@ -133,12 +133,17 @@ impl SharedDecl {
     /// Size in 32-bit words: the elements' bytes, packed, rounded up to a
     /// word (as the CPU executor's `SharedArray::WORDS`).
     pub fn words(&self) -> u32 {
-        let bytes = match self.elem {
+        Self::words_of(self.elem, &self.dims)
+    }
+
+    /// [`SharedDecl::words`] of an array of `elem` with `dims`.
+    pub fn words_of(elem: Ty, dims: &[u32]) -> u32 {
+        let bytes = match elem {
             Ty::F16 => 2,
             Ty::F64 | Ty::I64 | Ty::U64 => 8,
             t => t.as_vector().map_or(4, |v| 4 * v.words()),
         };
-        (self.dims.iter().product::<u32>() * bytes).div_ceil(4)
+        (dims.iter().product::<u32>() * bytes).div_ceil(4)
     }
 }
 
@@ -221,6 +226,65 @@ impl SubgroupOp {
             SubgroupOp::Size | SubgroupOp::InvocationId => 0,
             SubgroupOp::Add | SubgroupOp::Min | SubgroupOp::Max | SubgroupOp::Ballot => 1,
             SubgroupOp::Broadcast | SubgroupOp::Shuffle | SubgroupOp::ShuffleXor | SubgroupOp::ShuffleDown => 2,
+        }
+    }
+}
+
+/// Where a tile is loaded from or stored to: a buffer parameter or a 1-D
+/// shared array, at an element offset with a row stride.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TileMem {
+    /// `&a` / `&mut c`: a `&[f16]`, `&[f32]` or `&mut [T]` parameter.
+    Buffer(ParamId),
+    /// `&tile`: a shared array `[f16; N]` (or `[f32; N]`).
+    Shared(SharedId),
+}
+
+/// Matrix-tile operations (`onekernel::tile`): naga's cooperative matrices,
+/// the tensor cores of a GPU. Loads, products and stores are subgroup
+/// collectives (every invocation of the subgroup takes part), checked like
+/// barriers by `uniformity.rs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TileOp {
+    /// `Accumulator::<f32, 16, 16>::zeros()`: no operands.
+    Zeros(crate::types::TileTy),
+    /// `MatrixA::<16, 16>::load(&a, offset, stride)` (or `load_col_major`):
+    /// operands `[offset, stride]`.
+    Load {
+        /// The tile's type.
+        tile: crate::types::TileTy,
+        /// Where from.
+        mem: TileMem,
+        /// `load_col_major`: element (r, c) at `offset + c * stride + r`.
+        col_major: bool,
+    },
+    /// `mma(a, b, c)`: `a·b + c`, operands `[a, b, c]`.
+    MulAdd,
+    /// `c.store(&mut out, offset, stride)` (or `store_col_major`):
+    /// operands `[tile, offset, stride]`.
+    Store {
+        /// Where to.
+        mem: TileMem,
+        /// `store_col_major`.
+        col_major: bool,
+    },
+}
+
+impl TileOp {
+    /// Whether the subgroup must reach it together (all but `zeros`).
+    pub fn is_collective(self) -> bool {
+        !matches!(self, TileOp::Zeros(_))
+    }
+
+    /// The name as written, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            TileOp::Zeros(_) => "zeros",
+            TileOp::Load { col_major: false, .. } => "load",
+            TileOp::Load { col_major: true, .. } => "load_col_major",
+            TileOp::MulAdd => "mma",
+            TileOp::Store { col_major: false, .. } => "store",
+            TileOp::Store { col_major: true, .. } => "store_col_major",
         }
     }
 }
@@ -783,6 +847,19 @@ pub enum ExprKind {
         /// The call-site id (collectives only; 0 otherwise).
         site: u32,
         /// The path as written.
+        callee: syn::Path,
+    },
+    /// A matrix-tile operation; `site` numbers the collectives with the
+    /// barriers (source order).
+    Tile {
+        /// Which one.
+        op: TileOp,
+        /// Its operands (see [`TileOp`]).
+        args: Vec<ExprId>,
+        /// The call-site id (collectives only; 0 for `zeros`).
+        site: u32,
+        /// The path as written (`MatrixA::<16, 16>::load`, `mma`), or the
+        /// method's name for `store`.
         callee: syn::Path,
     },
     /// `workgroup_uniform_load(&tile[i])`: one shared element, read by

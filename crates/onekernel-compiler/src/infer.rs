@@ -381,6 +381,30 @@ impl<'a> Infer<'a> {
                     }
                 }
             }
+            ExprKind::Tile { op, args, .. } => {
+                let vars: Vec<usize> = args.iter().map(|a| self.expr(*a)).collect();
+                // Offsets and strides are indices; the operands' roles and
+                // shapes are checked once known (`check_tile`), with a
+                // message that says which tile goes where.
+                let usize_at = |this: &mut Self, i: usize| {
+                    let u = this.known(Ty::Usize);
+                    this.unify(vars[i], u);
+                };
+                match op {
+                    TileOp::Zeros(t) => self.set_known(id, Ty::Tile(*t)),
+                    TileOp::Load { tile, .. } => {
+                        usize_at(self, 0);
+                        usize_at(self, 1);
+                        self.set_known(id, Ty::Tile(*tile))
+                    }
+                    TileOp::MulAdd => self.set(id, vars[2]),
+                    TileOp::Store { .. } => {
+                        usize_at(self, 1);
+                        usize_at(self, 2);
+                        self.set_known(id, Ty::Unit)
+                    }
+                }
+            }
             ExprKind::Array(elems) => {
                 let vars: Vec<usize> = elems.iter().map(|e| self.expr(*e)).collect();
                 for v in &vars[1..] {
@@ -836,6 +860,10 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
     use MathOp::*;
     for (_, e) in f.exprs.iter() {
         let ok = match &e.kind {
+            ExprKind::Tile { op, args, .. } => {
+                check_tile(f, t, *op, args, e.span, diags);
+                true
+            }
             ExprKind::Unary(UnOp::Neg, x) => t.exprs[*x].lane().is_signed(),
             ExprKind::Unary(UnOp::Not, x) => t.exprs[*x] == Ty::Bool || t.exprs[*x].lane().is_integer(),
             ExprKind::Binary(op, l, r) if t.exprs[*l].as_vector().is_some() || t.exprs[*r].as_vector().is_some() => {
@@ -1155,4 +1183,92 @@ fn is_float_only(op: MathOp) -> bool {
             | ToF32
             | ToF64
     )
+}
+
+/// The operands of a tile operation: `mma(a, b, c)` takes a `MatrixA<M, K>`,
+/// a `MatrixB<K, N>` and an `Accumulator<T, M, N>`, in that order; memory
+/// holds the tile's element type. Reports each mismatch with what to write.
+fn check_tile(f: &Function, t: &Types, op: TileOp, args: &[ExprId], span: proc_macro2::Span, diags: &mut Diagnostics) {
+    use crate::types::{TileRole, TileTy};
+    let tile_of = |e: ExprId| match t.exprs[e] {
+        Ty::Tile(tile) => Some(tile),
+        _ => None,
+    };
+    let mem_elem = |mem: TileMem| match mem {
+        TileMem::Buffer(p) => f.params[p].kind.ty(),
+        TileMem::Shared(s) => f.shared[s].elem,
+    };
+    match op {
+        TileOp::Zeros(_) => {}
+        TileOp::Load { tile, mem, .. } => {
+            let elem = mem_elem(mem);
+            if elem != tile.elem.ty() {
+                diags.push(
+                    Diagnostic::new(span, format!("a `{}` is loaded from `{}` memory, not `{elem}`", tile.name(), tile.elem.ty()))
+                        .help(if tile.role == TileRole::Acc {
+                            "load an accumulator from memory of its own element type (`Accumulator::<f32, ..>` from `&[f32]`)".to_string()
+                        } else {
+                            "tensor cores multiply `f16` tiles: convert the data to `f16` first (a `&[f16]` buffer or a `shared::<[f16; N]>()`)".to_string()
+                        }),
+                );
+            }
+        }
+        TileOp::Store { mem, .. } => {
+            let Some(tile) = tile_of(args[0]) else {
+                diags.push(
+                    Diagnostic::new(f.exprs[args[0]].span, "only an `Accumulator` tile can be stored")
+                        .help("compute it with `mma(a, b, c)`, then `c.store(&mut out, offset, stride)`"),
+                );
+                return;
+            };
+            let elem = mem_elem(mem);
+            if tile.role != TileRole::Acc {
+                diags.push(
+                    Diagnostic::new(
+                        f.exprs[args[0]].span,
+                        format!("a `{}` cannot be stored: only accumulators are", tile.name()),
+                    )
+                    .help("operand tiles are inputs: store the `Accumulator` that `mma` returns"),
+                );
+            } else if elem != tile.elem.ty() {
+                diags.push(
+                    Diagnostic::new(
+                        span,
+                        format!("a `{}` is stored to `{}` memory, not `{elem}`", tile.name(), tile.elem.ty()),
+                    )
+                    .help(format!("store it to a `&mut [{}]` buffer or shared array", tile.elem.ty())),
+                );
+            }
+        }
+        TileOp::MulAdd => {
+            let want = [("a", TileRole::A), ("b", TileRole::B), ("c", TileRole::Acc)];
+            let mut tiles: Vec<TileTy> = Vec::new();
+            for (&arg, (name, role)) in args.iter().zip(want) {
+                match tile_of(arg) {
+                    Some(tile) if tile.role == role => tiles.push(tile),
+                    got => {
+                        let got = got.map_or_else(|| t.exprs[arg].rust_name().to_string(), |g| g.name());
+                        diags.push(
+                            Diagnostic::new(
+                                f.exprs[arg].span,
+                                format!("`mma(a, b, c)` takes a `{}` as `{name}`, not a `{got}`", role.name()),
+                            )
+                            .help("the operands go in the order of `a·b + c`: `mma(a, b, c)` with `a: MatrixA<M, K>`, `b: MatrixB<K, N>`, `c: Accumulator<T, M, N>`"),
+                        );
+                        return;
+                    }
+                }
+            }
+            let (a, b, c) = (tiles[0], tiles[1], tiles[2]);
+            if a.cols != b.rows || a.rows != c.rows || b.cols != c.cols {
+                diags.push(
+                    Diagnostic::new(
+                        span,
+                        format!("the tiles' shapes do not fit: `{}` · `{}` + `{}`", a.name(), b.name(), c.name()),
+                    )
+                    .help("`a` is M×K, `b` K×N and `c` M×N: all three 16×16 (or all 8×8)"),
+                );
+            }
+        }
+    }
 }

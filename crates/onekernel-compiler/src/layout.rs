@@ -183,6 +183,6 @@ pub fn scalar_type(ty: Ty) -> Option<ScalarType> {
         Ty::F64 => Some(ScalarType::F64),
         Ty::I64 => Some(ScalarType::I64),
         Ty::U64 => Some(ScalarType::U64),
-        Ty::Bool | Ty::Usize | Ty::Compound(_) | Ty::Vector(_) | Ty::Dim3 | Ty::Unit | Ty::Never => None,
+        Ty::Bool | Ty::Usize | Ty::Compound(_) | Ty::Vector(_) | Ty::Dim3 | Ty::Tile(_) | Ty::Unit | Ty::Never => None,
     }
 }

@@ -159,6 +159,7 @@ pub fn compile_in(
     };
     let helper_fns = gather::order_helpers(&parsed, helpers, &mut types, &scope)?;
     let checked = check(hir::Program { kernel: parsed, helpers: helper_fns, types })?;
+    whole_subgroups(&checked, attr.workgroup_size)?;
     let layout = Layout::of(&checked.program.kernel, &checked.program.types)?;
     let shaders = shaders(&checked, &layout, attr.workgroup_size, options)?;
     // The explain view is for people: if it fails, say so in it.
@@ -205,8 +206,66 @@ pub fn compile_in(
                 features
             }
         },
+        tile_shapes: Cow::Owned(tile_shapes(&checked)),
     };
     Ok(CompiledKernel { info, checked, layout, module: shaders.module })
+}
+
+/// A kernel with matrix tiles needs whole subgroups: a tile is spread over
+/// every lane of a subgroup, and a partial one (a workgroup of 16 threads
+/// on a GPU with 32-lane subgroups) leaves part of it undefined. Workgroups
+/// of a multiple of 32 threads fill the subgroups of every GPU with
+/// cooperative matrices we know (NVIDIA's are 32 lanes).
+fn whole_subgroups(checked: &Checked, workgroup_size: [u32; 3]) -> Result<(), Vec<Diagnostic>> {
+    let k = &checked.program.kernel;
+    let mut first = None;
+    visit::visit_block(k, &k.body, 0, &mut |id, kind, _| {
+        if first.is_none() && matches!(kind, hir::ExprKind::Tile { .. }) {
+            first = Some(k.exprs[id].span);
+        }
+    });
+    let threads: u32 = workgroup_size.iter().product();
+    match first {
+        Some(span) if threads % 32 != 0 => Err(vec![Diagnostic::new(
+            span,
+            format!("matrix tiles need whole subgroups, and a workgroup of {threads} threads is not a multiple of 32"),
+        )
+        .help("a subgroup (32 threads on NVIDIA GPUs) holds each tile together: use `#[kernel(workgroup_size = 32)]`, 64, 128, 256, ...")]),
+        _ => Ok(()),
+    }
+}
+
+/// The tile products the kernel computes, each shape once: what the runtime
+/// checks against the device's cooperative matrices.
+fn tile_shapes(checked: &Checked) -> Vec<onekernel_abi::TileShape> {
+    use crate::types::{TileElem, Ty};
+    let k = &checked.program.kernel;
+    let scalar = |e: TileElem| match e {
+        TileElem::F16 => onekernel_abi::ScalarType::F16,
+        TileElem::F32 => onekernel_abi::ScalarType::F32,
+    };
+    let mut shapes = Vec::new();
+    visit::visit_block(k, &k.body, 0, &mut |_, kind, _| {
+        if let hir::ExprKind::Tile { op: hir::TileOp::MulAdd, args, .. } = kind {
+            let t = |i: usize| match checked.kernel_types.exprs[args[i]] {
+                Ty::Tile(t) => Some(t),
+                _ => None,
+            };
+            if let (Some(a), Some(b), Some(c)) = (t(0), t(1), t(2)) {
+                let shape = onekernel_abi::TileShape {
+                    m: u32::from(a.rows),
+                    n: u32::from(b.cols),
+                    k: u32::from(a.cols),
+                    ab: scalar(a.elem),
+                    acc: scalar(c.elem),
+                };
+                if !shapes.contains(&shape) {
+                    shapes.push(shape);
+                }
+            }
+        }
+    });
+    shapes
 }
 
 /// Stage 4: types every function, checks the kernel's barriers, and

@@ -35,6 +35,10 @@ pub enum Ty {
     Vector(VecTy),
     /// The `Dim3 { x, y, z }` that thread-indexing builtins return; `vec3<u32>`.
     Dim3,
+    /// A matrix tile (`onekernel::tile::MatrixA<16, 16>`, ...): naga's
+    /// cooperative matrix, held by a whole subgroup on the GPU and by each
+    /// invocation on the CPU.
+    Tile(TileTy),
     /// `()`
     Unit,
     /// `!`: the type of `return`, `break` and `continue`.
@@ -158,6 +162,78 @@ impl VecTy {
             Lane::F32 => "`Vec3A` (16 bytes, laid out as the GPU's `vec3<f32>`) or `Vec4`",
             Lane::I32 => "`IVec4` (glam has no 16-byte `IVec3`)",
             Lane::U32 => "`UVec4` (glam has no 16-byte `UVec3`)",
+        }
+    }
+}
+
+/// The role of a matrix tile in `C = A·B + C` (naga's `CooperativeRole`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TileRole {
+    /// `MatrixA<M, K>`: the left operand, M×K.
+    A,
+    /// `MatrixB<K, N>`: the right operand, K×N.
+    B,
+    /// `Accumulator<T, M, N>`: the accumulator and result, M×N.
+    Acc,
+}
+
+impl TileRole {
+    /// The facade's type name.
+    pub fn name(self) -> &'static str {
+        match self {
+            TileRole::A => "MatrixA",
+            TileRole::B => "MatrixB",
+            TileRole::Acc => "Accumulator",
+        }
+    }
+
+    /// The role whose facade type is `name`.
+    pub fn from_name(name: &str) -> Option<TileRole> {
+        [TileRole::A, TileRole::B, TileRole::Acc].into_iter().find(|r| r.name() == name)
+    }
+}
+
+/// A matrix tile type: its role, element type (`f16`, or `f32` for an
+/// accumulator) and shape. The shapes are the ones naga's cooperative
+/// matrices have (8 or 16 per side); which combinations a device runs is
+/// the device's `cooperative_matrix_properties()`, checked at launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TileTy {
+    /// A, B or the accumulator.
+    pub role: TileRole,
+    /// `F16` or `F32`.
+    pub elem: TileElem,
+    /// Rows (M for A and the accumulator, K for B).
+    pub rows: u8,
+    /// Columns (K for A, N for B and the accumulator).
+    pub cols: u8,
+}
+
+/// The element type of a tile: `f16`, or `f32` for an accumulator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TileElem {
+    /// `half::f16`
+    F16,
+    /// `f32`
+    F32,
+}
+
+impl TileElem {
+    /// The scalar type.
+    pub fn ty(self) -> Ty {
+        match self {
+            TileElem::F16 => Ty::F16,
+            TileElem::F32 => Ty::F32,
+        }
+    }
+}
+
+impl TileTy {
+    /// The Rust spelling: `MatrixA<16, 16>`, `Accumulator<f32, 16, 8>`.
+    pub fn name(self) -> String {
+        match self.role {
+            TileRole::Acc => format!("Accumulator<{}, {}, {}>", self.elem.ty().rust_name(), self.rows, self.cols),
+            r => format!("{}<{}, {}>", r.name(), self.rows, self.cols),
         }
     }
 }
@@ -310,7 +386,7 @@ impl TypeTable {
                 Compound::Tuple(_) => None,
             },
             Ty::Vector(v) => v.wgsl_layout(),
-            Ty::Bool | Ty::Usize | Ty::Dim3 | Ty::Unit | Ty::Never => None,
+            Ty::Bool | Ty::Usize | Ty::Dim3 | Ty::Tile(_) | Ty::Unit | Ty::Never => None,
         }
     }
 
@@ -352,6 +428,7 @@ impl TypeTable {
                 }
                 Compound::Struct { name, .. } => name.clone(),
             },
+            Ty::Tile(t) => t.name(),
             scalar => scalar.rust_name().to_string(),
         }
     }
@@ -427,6 +504,7 @@ impl Ty {
             Ty::Compound(_) => "(array, tuple or struct)",
             Ty::Vector(v) => v.name(),
             Ty::Dim3 => "Dim3",
+            Ty::Tile(t) => t.role.name(),
             Ty::Unit => "()",
             Ty::Never => "!",
         }

@@ -36,6 +36,11 @@
 //! it is how a value loaded from memory becomes usable in a condition that
 //! guards a barrier.
 //!
+//! Matrix-tile operations (`MatrixA::load`, `mma`, `store`) are
+//! collectives too (SPIR-V's cooperative matrices are scoped to the
+//! subgroup, whose every invocation must execute each one), checked the
+//! same way.
+//!
 //! Helpers cannot contain barriers (the recogniser rejects them), and a
 //! helper computes its result from its arguments only, so a call is
 //! uniform when its arguments are.
@@ -133,6 +138,8 @@ impl Uniformity<'_> {
                 Builtin::GlobalId | Builtin::ThreadId => false,
             },
             ExprKind::Index { .. } | ExprKind::SharedIndex { .. } | ExprKind::Atomic { .. } => false,
+            // A tile is spread over a subgroup's lanes: never a condition.
+            ExprKind::Tile { .. } => false,
             // Collectives are the same within a subgroup only; a lane id
             // differs in every thread.
             ExprKind::Subgroup { op, .. } => *op == SubgroupOp::Size,
@@ -269,6 +276,26 @@ impl Uniformity<'_> {
                             format!("`{}()` is not reached by every thread of the workgroup: it is {}", op.name(), d.reason),
                         )
                         .help("a subgroup operation combines the values of all the threads of a subgroup, so all must reach it: compute the value under the condition instead (`subgroup_add(if c { x } else { 0 })`), or make the condition depend only on `block_id()`, sizes, scalar parameters and constants"),
+                    );
+                }
+            }
+            ExprKind::Tile { op, args, .. } => {
+                // `mma(load(..), load(..), c)` in divergent code is one
+                // problem: reported at the outermost operation only.
+                let reports = div.is_some() && op.is_collective() && self.report;
+                let report = self.report;
+                self.report = report && !reports;
+                for a in args {
+                    self.expr(*a, div.clone());
+                }
+                self.report = report;
+                if let (Some(d), true, true) = (&div, op.is_collective(), self.report) {
+                    self.errors.push(
+                        Diagnostic::new(
+                            f.exprs[e].span,
+                            format!("the tile operation `{}` is not reached by every thread of the workgroup: it is {}", op.name(), d.reason),
+                        )
+                        .help("a whole subgroup loads, multiplies and stores a tile together (tensor cores), so every thread must reach it: move it out of the divergent code, or make the condition depend only on `block_id()`, sizes, scalar parameters and constants"),
                     );
                 }
             }

@@ -77,7 +77,7 @@ pub fn operands(kind: &ExprKind) -> Vec<ExprId> {
         ExprKind::Element { base, index } => vec![*base, *index],
         ExprKind::Index { index, .. } => vec![*index],
         ExprKind::SharedIndex { indices, .. } | ExprKind::UniformLoad { indices, .. } => indices.clone(),
-        ExprKind::Subgroup { args, .. } => args.clone(),
+        ExprKind::Subgroup { args, .. } | ExprKind::Tile { args, .. } => args.clone(),
         ExprKind::Atomic { target, args, .. } => {
             let mut v = target_indices(target);
             v.extend(args);
@@ -259,6 +259,20 @@ pub fn uses_subgroups(f: &Function) -> bool {
     let mut found = false;
     visit_block(f, &f.body, 0, &mut |_, k, _| {
         found |= matches!(k, ExprKind::Subgroup { .. });
+    });
+    found
+}
+
+/// The tile types `f` uses (each once, in first-use order): what the
+/// kernel asks of the device's cooperative matrices.
+pub fn tile_types(f: &Function, types: &crate::infer::Types) -> Vec<crate::types::TileTy> {
+    let mut found = Vec::new();
+    visit_block(f, &f.body, 0, &mut |id, k, _| {
+        if let (ExprKind::Tile { .. }, crate::types::Ty::Tile(t)) = (k, types.exprs[id]) {
+            if !found.contains(&t) {
+                found.push(t);
+            }
+        }
     });
     found
 }

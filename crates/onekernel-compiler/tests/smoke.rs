@@ -1,3 +1,7 @@
+/// Cooperative matrices (tiles) in naga IR built by hand.
+#[path = "smoke/coop_ir.rs"]
+mod coop_ir;
+
 use onekernel_compiler::compile;
 
 fn wgsl(attr: &str, src: &str) -> String {

@@ -31,6 +31,7 @@ static VECTOR_ADD: KernelInfo = KernelInfo {
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
+    tile_shapes: std::borrow::Cow::Borrowed(&[]),
     ..KernelInfo::EMPTY
 };
 

@@ -335,6 +335,18 @@ pub enum LaunchError {
         /// The device, as `#id (name)`.
         device: String,
     },
+    /// The kernel multiplies tiles of a shape or type the device's
+    /// cooperative matrices do not offer (`Device::cooperative_matrix_properties`).
+    UnsupportedTileShape {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The tile product it needs.
+        shape: onekernel_abi::TileShape,
+        /// The shapes the device offers, for the message.
+        offered: String,
+        /// The device, as `#id (name)`.
+        device: String,
+    },
     /// A checked launch ([`crate::Device::checked`]) indexed a buffer, a
     /// shared array or a local array out of bounds. The first failure is
     /// described; the access went to element 0 instead.
@@ -394,6 +406,7 @@ impl LaunchError {
             | LaunchError::Compile { kernel, .. }
             | LaunchError::DeviceLost { kernel, .. }
             | LaunchError::MissingFeature { kernel, .. }
+            | LaunchError::UnsupportedTileShape { kernel, .. }
             | LaunchError::Gpu { kernel, .. }
             | LaunchError::OutOfBounds { kernel, .. }
             | LaunchError::DivisionByZero { kernel, .. }
@@ -456,6 +469,10 @@ impl fmt::Display for LaunchError {
                     names.join(", ")
                 )
             }
+            LaunchError::UnsupportedTileShape { kernel, shape, offered, device } => write!(
+                f,
+                "kernel `{kernel}` multiplies tiles of {shape}, which the cooperative matrices of device {device} do not offer (it offers: {offered})"
+            ),
             LaunchError::OutOfBounds { kernel, location, what, index, len, failures } => {
                 write!(f, "kernel `{kernel}`: index out of bounds at {location}: the len of `{what}` is {len} but the index is {index}")?;
                 more_failures(f, *failures)
@@ -488,6 +505,7 @@ impl std::error::Error for LaunchError {
             | LaunchError::InvalidKernel { .. }
             | LaunchError::Compile { .. }
             | LaunchError::MissingFeature { .. }
+            | LaunchError::UnsupportedTileShape { .. }
             | LaunchError::Gpu { .. }
             | LaunchError::OutOfBounds { .. }
             | LaunchError::DivisionByZero { .. }

@@ -103,6 +103,17 @@ impl Invocation {
     pub fn subgroup_invocation_id(&self) -> u32 {
         (self.local_index() % crate::cpu::CPU_SUBGROUP_SIZE as usize) as u32
     }
+
+    /// The number of invocations in this invocation's subgroup on the CPU
+    /// executor: [`CPU_SUBGROUP_SIZE`](crate::cpu::CPU_SUBGROUP_SIZE), or
+    /// fewer in the last subgroup of a workgroup whose size is not a
+    /// multiple of it (how a tile's store is shared among the lanes).
+    pub fn subgroup_lanes(&self) -> usize {
+        let size = crate::cpu::CPU_SUBGROUP_SIZE as usize;
+        let first = self.local_index() / size * size;
+        let volume = self.block_dim.x * self.block_dim.y * self.block_dim.z;
+        (volume - first).min(size)
+    }
 }
 
 /// How much work a launch does.

@@ -48,6 +48,7 @@ mod grid;
 #[cfg(feature = "inspect")]
 pub mod inspect;
 mod plan;
+pub mod tile;
 mod timing;
 
 pub use arg::BufferArg;
@@ -55,7 +56,7 @@ pub use buffer::{Buffer, Element};
 pub use device::Device;
 pub use error::{BufferError, DataRace, DeviceError, LaunchError, RaceAccess, RaceKind};
 pub use grid::{Dim3, Grid};
-pub use onekernel_abi::{DataType, Features, KernelInfo, ScalarType};
+pub use onekernel_abi::{DataType, Features, KernelInfo, ScalarType, TileShape};
 pub use timing::{Clock, Timing};
 
 /// The vector types buffers hold and kernels take (`Vec4`, `UVec2`,

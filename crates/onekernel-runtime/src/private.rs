@@ -73,7 +73,7 @@ pub use crate::plan::ScalarArg;
 /// `#[bytemuck(crate = "::onekernel::__private::bytemuck")]`).
 pub use bytemuck;
 pub use onekernel_abi::{
-    CheckKind, CheckSite, CpuStrategy, DataType, Features, KernelInfo, ParamInfo, ParamKind, ScalarType,
+    CheckKind, CheckSite, CpuStrategy, DataType, Features, KernelInfo, ParamInfo, ParamKind, ScalarType, TileShape,
 };
 pub use std::borrow::Cow;
 

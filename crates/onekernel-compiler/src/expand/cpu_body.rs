@@ -74,7 +74,25 @@ pub fn rust_type(ty: Ty, table: &TypeTable) -> TokenStream {
             let name = format_ident!("{}", v.name());
             quote!(::onekernel::glam::#name)
         }
+        Ty::Tile(t) => tile_rust_type(t),
         Ty::Unit | Ty::Never => quote!(()),
+    }
+}
+
+/// The runtime's type of a tile: `::onekernel::tile::MatrixA<16, 16>`.
+fn tile_rust_type(t: crate::types::TileTy) -> TokenStream {
+    use crate::types::{TileElem, TileRole};
+    let (r, c) = (usize::from(t.rows), usize::from(t.cols));
+    match t.role {
+        TileRole::A => quote!(::onekernel::tile::MatrixA<#r, #c>),
+        TileRole::B => quote!(::onekernel::tile::MatrixB<#r, #c>),
+        TileRole::Acc => {
+            let elem = match t.elem {
+                TileElem::F16 => quote!(::onekernel::half::f16),
+                TileElem::F32 => quote!(f32),
+            };
+            quote!(::onekernel::tile::Accumulator<#elem, #r, #c>)
+        }
     }
 }
 
@@ -170,6 +188,93 @@ impl Gen<'_> {
                 quote_spanned!(span=> {
                     let (#value, #lane_var) = #k::subgroup_operands(#callee, #v, #lane);
                     #workgroup.subgroup(&#invocation, #site, #k::SubgroupCollective::#variant, #value, #lane_var).await
+                })
+            }
+        }
+    }
+
+    /// A tile operation. Each invocation holds the whole tile (see the
+    /// runtime's `tile` module): a load reads every element through the
+    /// memory's own accessors (race-checked, the user's line in reports),
+    /// `mma` is the runtime's function under the user's path, and a store
+    /// writes this lane's share of the elements.
+    ///
+    /// A load or a store first waits for the whole workgroup (its `site` is
+    /// a barrier's): on the GPU the subgroup's lanes load a tile together
+    /// before any of them stores, and the CPU's invocations, which run one
+    /// after the other between meetings, would otherwise see a store of a
+    /// lane that ran ahead (`c = load(&m); ..; c.store_col_major(&m)`).
+    fn tile(&self, op: TileOp, args: &[ExprId], site: u32, callee: &syn::Path, ty: Ty, span: Span) -> TokenStream {
+        let k = &self.k;
+        let workgroup = internal("__workgroup");
+        let meet = quote_spanned!(span=> #workgroup.barrier(#site).await;);
+        let args = self.exprs(args);
+        let (offset, stride, index) = (internal("__offset"), internal("__stride"), internal("__index"));
+        let position = |col_major: bool, r: &Ident, c: &Ident| {
+            if col_major {
+                quote_spanned!(span=> #offset + #c * #stride + #r)
+            } else {
+                quote_spanned!(span=> #offset + #r * #stride + #c)
+            }
+        };
+        let (r, c, v) = (internal("__r"), internal("__c"), internal("__v"));
+        match op {
+            TileOp::Zeros(_) => quote_spanned!(span=> #callee()),
+            TileOp::MulAdd => {
+                let (a, b, acc) = (&args[0], &args[1], &args[2]);
+                quote_spanned!(span=> #callee(#a, #b, #acc))
+            }
+            TileOp::Load { mem, col_major, .. } => {
+                let tile_ty = rust_type(ty, self.table);
+                let read = match mem {
+                    TileMem::Buffer(p) => {
+                        let buf = self.param(p, span);
+                        match self.f.params[p].kind {
+                            ParamKind::BufferMut { .. } => quote_spanned!(span=> #buf.load(#index)),
+                            _ => quote_spanned!(span=> #buf[#index]),
+                        }
+                    }
+                    TileMem::Shared(s) => {
+                        let name = self.shared_name(s, span);
+                        let load = Ident::new("load", span);
+                        quote_spanned!(span=> #name.#load(#index))
+                    }
+                };
+                let at = position(col_major, &r, &c);
+                let (o, st) = (&args[0], &args[1]);
+                quote_spanned!(span=> {
+                    let #offset: usize = #o;
+                    let #stride: usize = #st;
+                    #meet
+                    #k::builtin(#callee, ());
+                    <#tile_ty>::from_fn(|#r, #c| { let #index: usize = #at; #read })
+                })
+            }
+            TileOp::Store { mem, col_major } => {
+                let write = match mem {
+                    TileMem::Buffer(p) => {
+                        let buf = self.param(p, span);
+                        quote_spanned!(span=> #buf.store(#index, #v))
+                    }
+                    TileMem::Shared(s) => {
+                        let name = self.shared_name(s, span);
+                        let store = Ident::new("store", span);
+                        quote_spanned!(span=> #name.#store(#index, #v))
+                    }
+                };
+                let at = position(col_major, &r, &c);
+                let (tile, o, st) = (&args[0], &args[1], &args[2]);
+                let (invocation, value) = (internal("__invocation"), internal("__tile"));
+                quote_spanned!(span=> {
+                    let #value = #tile;
+                    let #offset: usize = #o;
+                    let #stride: usize = #st;
+                    #meet
+                    #value.for_lane(
+                        #invocation.subgroup_invocation_id() as usize,
+                        #invocation.subgroup_lanes(),
+                        |#r, #c, #v| { let #index: usize = #at; #write },
+                    );
                 })
             }
         }
@@ -282,6 +387,9 @@ impl Gen<'_> {
                 quote_spanned!(span=> { #k::builtin(#callee, ()); #workgroup.barrier(#site).await })
             }
             ExprKind::Subgroup { op, args, site, callee } => self.subgroup(*op, args, *site, callee, span),
+            ExprKind::Tile { op, args, site, callee } => {
+                self.tile(*op, args, *site, callee, self.types.exprs[id], span)
+            }
             ExprKind::UniformLoad { shared, indices, site, callee } => {
                 // WGSL's `workgroupUniformLoad`: a barrier, the load, and a
                 // barrier again, so that no thread writes the element before

@@ -35,6 +35,7 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
         cpu,
         workgroup_memory_words,
         features,
+        tile_shapes,
     } = info;
     let (name, entry_point, wgsl, wgsl_folded, explain) =
         (name.as_ref(), entry_point.as_ref(), wgsl.as_ref(), wgsl_folded.as_ref(), explain.as_ref());
@@ -44,6 +45,12 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
     let params = params.iter().map(|p| param_info(p, &k));
     let cpu = cpu_strategy(*cpu, &k);
     let Features(feature_bits) = *features;
+    let tile_shapes = tile_shapes.iter().map(|t| {
+        let onekernel_abi::TileShape { m, n, k: depth, ab, acc } = *t;
+        let (ab, acc) = (scalar_type(ab), scalar_type(acc));
+        let (ab, acc) = (quote!(#k::ScalarType::#ab), quote!(#k::ScalarType::#acc));
+        quote!(#k::TileShape { m: #m, n: #n, k: #depth, ab: #ab, acc: #acc })
+    });
     let wgsl_doc = format!("The WGSL this kernel compiles to:\n\n```wgsl\n{wgsl}```");
     let bindings_table = info.bindings_table();
     quote! {
@@ -91,6 +98,7 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
             cpu: #cpu,
             workgroup_memory_words: #workgroup_memory_words,
             features: #k::Features(#feature_bits),
+            tile_shapes: #k::Cow::Borrowed(&[#(#tile_shapes),*]),
         };
     }
 }

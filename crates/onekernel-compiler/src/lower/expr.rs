@@ -157,6 +157,7 @@ impl FnLowerer<'_> {
                 None
             }
             ExprKind::Subgroup { op, args, .. } => self.subgroup(*op, args, ty, span),
+            ExprKind::Tile { op, args, .. } => self.tile(*op, args, ty, span),
             ExprKind::UniformLoad { shared, indices, .. } => {
                 let pointer = self.shared_pointer(*shared, indices, span)?;
                 let ty = self.mb.ty(ty);
@@ -1019,6 +1020,7 @@ fn is_pure(f: &crate::hir::Function, e: ExprId) -> bool {
                 | ExprKind::Atomic { .. }
                 | ExprKind::Barrier { .. }
                 | ExprKind::Subgroup { .. }
+                | ExprKind::Tile { .. }
                 | ExprKind::UniformLoad { .. }
         ) || matches!(k, ExprKind::Math(op, _) if super::math::needs_call(*op))
         {

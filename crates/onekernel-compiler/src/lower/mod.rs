@@ -25,6 +25,7 @@ mod function;
 mod matching;
 mod math;
 mod polyfill;
+mod tile;
 
 use crate::arena::HandleMap;
 use crate::diagnostic::Diagnostic;
@@ -181,6 +182,7 @@ impl ModuleBuilder {
                     TypeInner::Struct { members, span: size }
                 }
             },
+            Ty::Tile(t) => tile::tile_inner(t),
             Ty::Unit | Ty::Never => unreachable!("unit has no naga type"),
         };
         // Tuples become structs; name them after their element types.

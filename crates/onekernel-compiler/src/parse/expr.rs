@@ -439,6 +439,9 @@ impl Parser<'_> {
         };
         let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
         let name = segs.last().cloned().unwrap_or_default();
+        if let Some(e) = self.tile_call(c, &p.path) {
+            return e;
+        }
         match builtin_of(&p.path) {
             Some(BuiltinFn::Thread(builtin)) => {
                 if !c.args.is_empty() {
@@ -618,6 +621,9 @@ impl Parser<'_> {
         let name = m.method.to_string();
         if m.turbofish.is_some() {
             return self.error(m.turbofish.span(), "turbofish is not supported in a kernel", None);
+        }
+        if let Some(e) = self.tile_store(m) {
+            return e;
         }
         if let Some(e) = self.atomic_call(m) {
             return e;

@@ -16,6 +16,7 @@ mod consts;
 mod coop;
 mod expr;
 mod items;
+mod tile;
 mod ty;
 
 pub use items::{define_structs, ModuleItems, ModuleScope};

@@ -71,6 +71,9 @@ impl Parser<'_> {
             syn::Type::Path(tp) if tp.qself.is_none() => {
                 let last = tp.path.segments.last()?;
                 let name = last.ident.to_string();
+                if let Some(role) = crate::types::TileRole::from_name(&name) {
+                    return self.tile_type(role, &last.arguments, last.span()).map(Ty::Tile);
+                }
                 if let Some(t) = Ty::from_name(&name) {
                     if last.arguments.is_empty() {
                         return Some(t);

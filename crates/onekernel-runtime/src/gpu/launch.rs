@@ -185,6 +185,39 @@ impl GpuDevice {
         self.shared.pipelines.len()
     }
 
+    /// Checks every tile product of `kernel` against the cooperative
+    /// matrices the adapter offers, before any pipeline is created (a
+    /// driver given a shape it lacks may crash rather than fail).
+    fn check_tile_shapes(&self, kernel: &'static KernelInfo) -> Result<(), LaunchError> {
+        use wgpu::CooperativeScalarType as S;
+        let scalar = |t: onekernel_abi::ScalarType| match t {
+            onekernel_abi::ScalarType::F16 => Some(S::F16),
+            onekernel_abi::ScalarType::F32 => Some(S::F32),
+            _ => None,
+        };
+        let offered = self.cooperative_matrix_properties();
+        for shape in kernel.tile_shapes.iter() {
+            let found = offered.iter().any(|p| {
+                (p.m_size, p.n_size, p.k_size) == (shape.m, shape.n, shape.k)
+                    && Some(p.ab_type) == scalar(shape.ab)
+                    && Some(p.cr_type) == scalar(shape.acc)
+            });
+            if !found {
+                let list: Vec<String> = offered
+                    .iter()
+                    .map(|p| format!("{}x{}x{} {:?} -> {:?}", p.m_size, p.n_size, p.k_size, p.ab_type, p.cr_type))
+                    .collect();
+                return Err(LaunchError::UnsupportedTileShape {
+                    kernel: &kernel.name,
+                    shape: *shape,
+                    offered: if list.is_empty() { "none".to_string() } else { list.join(", ") },
+                    device: self.describe(),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Checks limits and arguments; `None` for an empty grid.
     fn check(
         &self,
@@ -196,6 +229,7 @@ impl GpuDevice {
         if !missing.is_empty() {
             return Err(LaunchError::MissingFeature { kernel: &kernel.name, missing, device: self.describe() });
         }
+        self.check_tile_shapes(kernel)?;
         let launch = plan(kernel, grid, self.launch_limits())?;
         let expected = kernel.buffer_params().count();
         if buffers.len() != expected {

@@ -341,6 +341,7 @@ impl GpuDevice {
             | L::InvalidArgument { .. }
             | L::InvalidKernel { .. }
             | L::MissingFeature { .. }
+            | L::UnsupportedTileShape { .. }
             | L::DeviceLost { .. }
             | L::OutOfBounds { .. }
             | L::DivisionByZero { .. }

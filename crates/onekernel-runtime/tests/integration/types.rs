@@ -633,6 +633,30 @@ fn a_kernel_needing_a_missing_feature_is_an_error_naming_it() {
 }
 
 #[test]
+fn a_tile_shape_the_device_does_not_offer_is_an_error_naming_it() {
+    // The shapes are checked against the adapter's cooperative matrices
+    // (none on lavapipe) before any pipeline exists: a kernel claiming a
+    // 16x16x16 product, without claiming the feature, reaches that check.
+    static SHAPES: [onekernel_abi::TileShape; 1] =
+        [onekernel_abi::TileShape { m: 16, n: 16, k: 16, ab: ScalarType::F16, acc: ScalarType::F32 }];
+    static TILES: KernelInfo =
+        KernelInfo { name: Cow::Borrowed("tile_shapes"), tile_shapes: Cow::Borrowed(&SHAPES), ..SCALARS_ONLY };
+    let g = gpu();
+    let DeviceBackend::Gpu(raw) = backend(g) else { unreachable!() };
+    if !raw.cooperative_matrix_properties().is_empty() {
+        return; // a device with cooperative matrices may offer it
+    }
+    let err = raw.dispatch(&TILES, Grid::threads(1), &[], &[]).unwrap_err();
+    match &err {
+        LaunchError::UnsupportedTileShape { kernel, shape, offered, .. } => {
+            assert_eq!((*kernel, *shape, offered.as_str()), ("tile_shapes", SHAPES[0], "none"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(err.to_string().contains("16x16x16 (MxNxK) f16 x f16 -> f32"), "{err}");
+}
+
+#[test]
 fn unchecked_launches_match_checked_ones() {
     let checked = gpu();
     // SAFETY: `mixed` accesses only elements `i < p.n <= len` of its

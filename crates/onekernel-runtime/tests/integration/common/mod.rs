@@ -125,6 +125,7 @@ pub static SCALE_ADD: KernelInfo = KernelInfo {
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
+    tile_shapes: std::borrow::Cow::Borrowed(&[]),
     ..KernelInfo::EMPTY
 };
 
@@ -179,6 +180,7 @@ pub static IDS: KernelInfo = KernelInfo {
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
+    tile_shapes: std::borrow::Cow::Borrowed(&[]),
     ..KernelInfo::EMPTY
 };
 
@@ -253,6 +255,7 @@ pub static COVERAGE: KernelInfo = KernelInfo {
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
+    tile_shapes: std::borrow::Cow::Borrowed(&[]),
     ..KernelInfo::EMPTY
 };
 
@@ -273,6 +276,7 @@ pub static BIG_WORKGROUP: KernelInfo = KernelInfo {
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
+    tile_shapes: std::borrow::Cow::Borrowed(&[]),
     ..KernelInfo::EMPTY
 };
 
@@ -343,6 +347,7 @@ pub static LENS: KernelInfo = KernelInfo {
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
+    tile_shapes: std::borrow::Cow::Borrowed(&[]),
     ..KernelInfo::EMPTY
 };
 
