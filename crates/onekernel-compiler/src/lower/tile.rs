@@ -122,6 +122,10 @@ impl FnLowerer<'_> {
             }
             None => offset,
         };
+        // A `let` for the offset: naga 30's SPIR-V back end panics ("is not
+        // cached") on a tile store whose offset is an expression written
+        // inline in the WGSL that wgpu compiles (found on the H200).
+        self.name(offset, "tile_at");
         let pointer = self.add(Expression::Access { base, index: offset }, span);
         Some(CooperativeData { pointer, stride, row_major: !col_major })
     }
