@@ -182,6 +182,11 @@ pub use onekernel_runtime::{
     Buffer, BufferArg, BufferError, Clock, DataRace, DataType, Device, DeviceError, Dim3, Element, Features, Grid,
     KernelInfo, LaunchError, RaceAccess, RaceKind, ScalarType, Timing,
 };
+/// The bounds of a generic kernel's element type (`fn axpy<T: Num>(..)`):
+/// [`Num`], [`Float`] and [`Int`], each sealed and implemented for the
+/// kernel scalar types it names.
+pub use onekernel_runtime::num;
+pub use onekernel_runtime::{Float, Int, Num};
 
 /// The vector types kernels use (`Vec4`, `UVec2`, `Vec3A`, ...): glam, the
 /// version this crate is built with. The common ones are in the
@@ -202,7 +207,7 @@ pub mod prelude {
         block_dim, block_id, global_id, grid_dim, helper, kernel, kernels, shared, storage_barrier, subgroup_add,
         subgroup_ballot, subgroup_broadcast, subgroup_invocation_id, subgroup_max, subgroup_min, subgroup_shuffle,
         subgroup_shuffle_down, subgroup_shuffle_xor, subgroup_size, thread_id, workgroup_barrier,
-        workgroup_uniform_load, Buffer, Device, Dim3, Grid,
+        workgroup_uniform_load, Buffer, Device, Dim3, Float, Grid, Int, Num,
     };
 }
 

@@ -67,6 +67,30 @@ pub struct CallSite {
     pub span: Span,
 }
 
+/// The bound of a generic kernel's element type: `fn axpy<T: Num>(..)`.
+/// The kernel is compiled once per type of the bound
+/// ([`crate::builtins::ELEMENT_BOUNDS`] lists them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ElemBound {
+    /// `onekernel::Num`: every kernel scalar type.
+    Num,
+    /// `onekernel::Float`: `f32` and `f64`.
+    Float,
+    /// `onekernel::Int`: `i32`, `u32`, `i64` and `u64`.
+    Int,
+}
+
+/// A generic kernel's type parameter, as recognised from its signature.
+#[derive(Clone, Debug)]
+pub struct GenericParam {
+    /// Its name (`T`).
+    pub name: String,
+    /// Its bound.
+    pub bound: ElemBound,
+    /// The parameter as written, for messages.
+    pub span: Span,
+}
+
 /// How a parameter is passed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamKind {

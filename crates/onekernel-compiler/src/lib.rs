@@ -144,10 +144,25 @@ pub fn compile_in(
     module: &parse::ModuleItems,
     options: &Options,
 ) -> Result<CompiledKernel, Vec<Diagnostic>> {
+    compile_at(attr, kernel, helpers, module, options, None)
+}
+
+/// [`compile_in`] for one instantiation of a generic kernel
+/// (`fn axpy<T: Num>`): its type parameter stands for `instance` (for the
+/// first type of its bound when None; see [`parse::parse_function_at`]).
+/// The kernel's name is then `axpy::<f32>`.
+pub fn compile_at(
+    attr: proc_macro2::TokenStream,
+    kernel: &syn::ItemFn,
+    helpers: &[syn::ItemFn],
+    module: &parse::ModuleItems,
+    options: &Options,
+    instance: Option<types::Ty>,
+) -> Result<CompiledKernel, Vec<Diagnostic>> {
     let attr = KernelAttr::parse(attr, kernel.sig.fn_token.span);
     let mut types = types::TypeTable::default();
     let (scope, _) = parse::define_structs(module, &mut types);
-    let parsed = parse::parse_function_in(kernel, parse::FnRole::Kernel, &mut types, &scope);
+    let parsed = parse::parse_function_at(kernel, parse::FnRole::Kernel, &mut types, &scope, instance);
     // Report attribute and body problems together.
     let (attr, parsed) = match (attr, parsed) {
         (Ok(a), Ok(k)) => (a, k),
@@ -175,8 +190,15 @@ pub fn compile_in(
         &shaders.wgsl,
     )
     .unwrap_or_else(|e| format!("(no explain view: internal compiler error: {e})\n"));
+    let name = match parse::generic_param(&kernel.sig) {
+        Ok(Some(g)) => {
+            let ty = instance.unwrap_or(g.bound.types()[0]);
+            format!("{}::<{}>", kernel.sig.ident, ty.rust_name())
+        }
+        _ => kernel.sig.ident.to_string(),
+    };
     let info = KernelInfo {
-        name: Cow::Owned(kernel.sig.ident.to_string()),
+        name: Cow::Owned(name),
         entry_point: Cow::Owned(shaders.entry_point),
         wgsl: Cow::Owned(shaders.wgsl),
         spirv: Cow::Owned(shaders.spirv),
@@ -207,6 +229,26 @@ pub fn compile_in(
         },
     };
     Ok(CompiledKernel { info, checked, layout, module: shaders.module })
+}
+
+/// Compiles every instantiation of a generic kernel (`fn axpy<T: Num>`):
+/// one [`CompiledKernel`] per type of `param`'s bound, in the bound's
+/// order. The errors are those of the first instantiation that fails (the
+/// others would repeat them).
+pub fn compile_generic(
+    attr: proc_macro2::TokenStream,
+    kernel: &syn::ItemFn,
+    helpers: &[syn::ItemFn],
+    module: &parse::ModuleItems,
+    options: &Options,
+    param: &hir::GenericParam,
+) -> Result<Vec<(types::Ty, CompiledKernel)>, Vec<Diagnostic>> {
+    param
+        .bound
+        .types()
+        .iter()
+        .map(|&ty| Ok((ty, compile_at(attr.clone(), kernel, helpers, module, options, Some(ty))?)))
+        .collect()
 }
 
 /// Stage 4: types every function, checks the kernel's barriers, and

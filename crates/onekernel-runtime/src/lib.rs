@@ -45,6 +45,7 @@ mod device;
 mod error;
 mod gpu;
 mod grid;
+pub mod num;
 #[cfg(feature = "inspect")]
 pub mod inspect;
 mod plan;
@@ -55,6 +56,7 @@ pub use buffer::{Buffer, Element};
 pub use device::Device;
 pub use error::{BufferError, DataRace, DeviceError, LaunchError, RaceAccess, RaceKind};
 pub use grid::{Dim3, Grid};
+pub use num::{Float, Int, Num};
 pub use onekernel_abi::{DataType, Features, KernelInfo, ScalarType};
 pub use timing::{Clock, Timing};
 

@@ -89,7 +89,7 @@ impl Parser<'_> {
             elem,
             atomic,
             dims,
-            written_ty: ty.clone(),
+            written_ty: self.instantiate(ty),
             callee: p.path.clone(),
         });
         self.scopes.last_mut().expect("scope").insert(name, Binding::Shared(id));

@@ -71,7 +71,9 @@ impl Parser<'_> {
             syn::Type::Path(tp) if tp.qself.is_none() => {
                 let last = tp.path.segments.last()?;
                 let name = last.ident.to_string();
-                if let Some(t) = Ty::from_name(&name) {
+                // A generic kernel's `T` is a one-segment path.
+                let named = if tp.path.segments.len() == 1 { self.named_ty(&name) } else { Ty::from_name(&name) };
+                if let Some(t) = named {
                     if last.arguments.is_empty() {
                         return Some(t);
                     }
