@@ -116,6 +116,7 @@ pub fn expand_generic(item: &syn::ItemFn, param: &GenericParam, instances: &[(Ty
     });
 
     let bound = param.bound.name();
+    let bound_trait = format_ident!("{bound}");
     let types: Vec<String> = instances.iter().map(|(t, _)| format!("`{}`", t.rust_name())).collect();
     let instance_doc = format!(
         "The element types `{name}` is compiled for (those of `{bound}`: {}), each with its module (`for_f32`, ...).",
@@ -138,7 +139,7 @@ pub fn expand_generic(item: &syn::ItemFn, param: &GenericParam, instances: &[(Ty
             #(#modules)*
 
             #[doc = #instance_doc]
-            pub trait Instance: #k::Num {
+            pub trait Instance: #k::#bound_trait {
                 /// What the runtime launches for this type.
                 fn kernel_info() -> &'static #k::KernelInfo;
                 /// Launches the kernel compiled for this type (see the

@@ -135,11 +135,12 @@ impl Parser<'_> {
         }
     }
 
-    /// `ty` with the generic parameter replaced by the instantiation's
-    /// type: the types the CPU body repeats as written (`&[T]` becomes
-    /// `&[f32]`).
-    pub(super) fn instantiate(&self, ty: &syn::Type) -> syn::Type {
-        let Some((param, t)) = &self.instance else { return ty.clone() };
+    /// `tokens` (a type, a callee path) with the generic parameter
+    /// replaced by the instantiation's type: what the CPU body repeats as
+    /// written (`&[T]` becomes `&[f32]`, `shared::<[T; 64]>` becomes
+    /// `shared::<[f32; 64]>`).
+    pub(super) fn instantiate<X: syn::parse::Parse + ToTokens + Clone>(&self, tokens: &X) -> X {
+        let Some((param, t)) = &self.instance else { return tokens.clone() };
         let with = match t {
             Ty::F16 => quote!(::onekernel::half::f16),
             t => {
@@ -147,7 +148,7 @@ impl Parser<'_> {
                 quote!(#name)
             }
         };
-        syn::parse2(replace_ident(ty.to_token_stream(), param, &with)).unwrap_or_else(|_| ty.clone())
+        syn::parse2(replace_ident(tokens.to_token_stream(), param, &with)).unwrap_or_else(|_| tokens.clone())
     }
 }
 
