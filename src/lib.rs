@@ -86,10 +86,40 @@ pub use builtins::{
 /// `KERNEL` (the description the runtime launches from) and `cpu_body`,
 /// the original body as the CPU executor runs it.
 ///
+/// # Generic kernels
+///
+/// A kernel may have one type parameter bounded by [`Num`], [`Float`] or
+/// [`Int`]; it is compiled once per type of the bound, each instantiation
+/// with its module (`for_f32`, `for_i32`, ...), and `launch` picks one by
+/// the element type of its arguments:
+///
+/// ```
+/// use onekernel::prelude::*;
+///
+/// #[kernel(workgroup_size = 64)]
+/// fn axpy<T: Num>(a: T, x: &[T], y: &mut [T]) {
+///     let i = global_id().x;
+///     if i < y.len() {
+///         y[i] = a * x[i] + y[i];
+///     }
+/// }
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let device = Device::cpu();
+/// let x = Buffer::from_slice(&device, &[1, 2, 3])?;
+/// let mut y = Buffer::from_slice(&device, &[10, 20, 30])?;
+/// axpy::launch(&device, 3, 2, &x, &mut y)?; // T = i32, from the buffers
+/// assert_eq!(y.read()?, [12, 24, 36]);
+/// assert!(axpy::for_i32::WGSL.contains("array<i32>"));
+/// assert_eq!(axpy::kernel_info::<f64>().name, "axpy::<f64>");
+/// # Ok(()) }
+/// ```
+///
 /// # What a kernel may contain
 ///
 /// A subset of Rust: scalars (`f32`, `i32`, `u32`, `bool`, `usize`
-/// indices), local arrays, tuples, structs of a [`kernels`] module,
+/// indices, and `f16`, `f64`, `i64`, `u64` where the device has them), a
+/// generic element type, local arrays, tuples, structs of a [`kernels`] module,
 /// arithmetic, `if`/`match`/loops, math methods, [`helper`] calls, shared
 /// memory, barriers and atomics. Anything else is a compile error under your
 /// tokens that says what to write instead. The full list, with the WGSL of

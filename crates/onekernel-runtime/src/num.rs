@@ -49,25 +49,22 @@ pub trait NumMethods: Sized {
 /// A kernel scalar type: `f32`, `i32`, `u32`, `f16`, `f64`, `i64` or
 /// `u64`, the bound of a kernel generic over all of them.
 ///
-/// ```
-/// use onekernel::prelude::*;
+/// A generic kernel, `fn axpy<T: Num>(..)`, is compiled once per type (see
+/// `onekernel::kernel`); host code can be generic the same way:
 ///
-/// #[kernel(workgroup_size = 64)]
-/// fn axpy<T: Num>(a: T, x: &[T], y: &mut [T]) {
-///     let i = global_id().x;
-///     if i < y.len() {
-///         y[i] = a * x[i] + y[i];
+/// ```
+/// use onekernel_runtime::Num;
+///
+/// fn sum<T: Num>(xs: &[T]) -> T {
+///     let mut acc = T::ZERO;
+///     for &x in xs {
+///         acc += x;
 ///     }
+///     acc
 /// }
 ///
-/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let device = Device::cpu();
-/// let x = Buffer::from_slice(&device, &[1, 2, 3])?;
-/// let mut y = Buffer::from_slice(&device, &[10, 20, 30])?;
-/// axpy::launch(&device, 3, 2, &x, &mut y)?; // T = i32, from the buffers
-/// assert_eq!(y.read()?, [12, 24, 36]);
-/// println!("{}", axpy::for_i32::WGSL);
-/// # Ok(()) }
+/// assert_eq!(sum(&[1u32, 2, 3]), 6);
+/// assert_eq!(sum(&[0.5f64, 0.25]), 0.75);
 /// ```
 pub trait Num:
     sealed::Sealed
