@@ -208,14 +208,14 @@ pub use onekernel_macro::helper;
 /// # Ok(()) }
 /// ```
 pub use onekernel_macro::kernels;
-pub use onekernel_runtime::{
-    Buffer, BufferArg, BufferError, Clock, DataRace, DataType, Device, DeviceError, Dim3, Element, Features, Grid,
-    KernelInfo, LaunchError, RaceAccess, RaceKind, ScalarType, Timing,
-};
 /// The bounds of a generic kernel's element type (`fn axpy<T: Num>(..)`):
 /// [`Num`], [`Float`] and [`Int`], each sealed and implemented for the
 /// kernel scalar types it names.
 pub use onekernel_runtime::num;
+pub use onekernel_runtime::{
+    Buffer, BufferArg, BufferError, Clock, DataRace, DataType, Device, DeviceError, Dim3, Element, Features, Grid,
+    KernelInfo, LaunchError, RaceAccess, RaceKind, ScalarType, Timing,
+};
 pub use onekernel_runtime::{Float, Int, Num};
 
 /// The vector types kernels use (`Vec4`, `UVec2`, `Vec3A`, ...): glam, the

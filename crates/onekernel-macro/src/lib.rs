@@ -155,7 +155,8 @@ impl State {
         // bound (its problems were reported by the parse above).
         if let Ok(Some(param)) = parse::generic_param(&self.kernel.sig) {
             let (attr, helpers) = (self.attr.clone(), &self.helpers);
-            return match onekernel_compiler::compile_generic(attr, &self.kernel, helpers, &self.items, &options, &param) {
+            return match onekernel_compiler::compile_generic(attr, &self.kernel, helpers, &self.items, &options, &param)
+            {
                 Ok(instances) => expand::expand_generic(&self.kernel, &param, &instances),
                 Err(errors) => expand::expand_errors(&self.kernel, &errors),
             };

@@ -45,9 +45,9 @@ mod device;
 mod error;
 mod gpu;
 mod grid;
-pub mod num;
 #[cfg(feature = "inspect")]
 pub mod inspect;
+pub mod num;
 mod plan;
 mod timing;
 

@@ -102,6 +102,8 @@ pub trait Num:
 
 /// The math methods every [`Float`] has, each the kernel builtin of the
 /// same name.
+// The `is_*` tests take `self` like `f32::is_nan`: `Float` types are `Copy`.
+#[allow(clippy::wrong_self_convention)]
 pub trait FloatMethods: Sized {
     /// `|self|`.
     fn abs(self) -> Self;

@@ -314,7 +314,9 @@ impl Parser<'_> {
                     None => self.error(
                         span,
                         format!("`{}` is not supported in a kernel", segs.join("::")),
-                        Some(&format!("a generic kernel knows `{param}::ZERO`, `{param}::ONE`, `{param}::MIN` and `{param}::MAX`")),
+                        Some(&format!(
+                            "a generic kernel knows `{param}::ZERO`, `{param}::ONE`, `{param}::MIN` and `{param}::MAX`"
+                        )),
                     ),
                 };
             }

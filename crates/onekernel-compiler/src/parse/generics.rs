@@ -60,9 +60,10 @@ pub fn generic_param(sig: &syn::Signature) -> Result<Option<GenericParam>, Vec<D
     }
     for pred in g.where_clause.iter().flat_map(|w| &w.predicates) {
         let syn::WherePredicate::Type(pt) = pred else {
-            errors.push(Diagnostic::new(pred.span(), "this `where` clause is not supported in a kernel").help(
-                "a kernel's `where` clause may only bound its type parameter: `where T: Num`",
-            ));
+            errors.push(
+                Diagnostic::new(pred.span(), "this `where` clause is not supported in a kernel")
+                    .help("a kernel's `where` clause may only bound its type parameter: `where T: Num`"),
+            );
             continue;
         };
         let names_param = match (strip_type(&pt.bounded_ty), found) {
@@ -90,11 +91,8 @@ pub fn generic_param(sig: &syn::Signature) -> Result<Option<GenericParam>, Vec<D
             ),
             Some(eb) => bound = Some(eb),
             None => errors.push(
-                Diagnostic::new(
-                    b.span(),
-                    format!("`{}` is not an element-type bound", crate::diagnostic::code(b)),
-                )
-                .help(BOUND_HELP),
+                Diagnostic::new(b.span(), format!("`{}` is not an element-type bound", crate::diagnostic::code(b)))
+                    .help(BOUND_HELP),
             ),
         }
     }
@@ -105,9 +103,7 @@ pub fn generic_param(sig: &syn::Signature) -> Result<Option<GenericParam>, Vec<D
         );
     }
     match bound {
-        Some(bound) if errors.is_empty() => {
-            Ok(Some(GenericParam { name: t.ident.to_string(), bound, span: t.span() }))
-        }
+        Some(bound) if errors.is_empty() => Ok(Some(GenericParam { name: t.ident.to_string(), bound, span: t.span() })),
         _ => Err(errors),
     }
 }
