@@ -43,13 +43,12 @@ fn run<T: axpy::Instance>(device: &Device, a: T, x: &[T], y: &[T]) -> Result<Vec
     Ok(y.read()?)
 }
 
-/// `(x, y)` of `n` elements of each type.
-fn inputs(n: usize) -> ((Vec<f32>, Vec<f32>), (Vec<i32>, Vec<i32>)) {
-    let xf = (0..n).map(|i| (i % 13) as f32 * 0.25).collect();
-    let yf = (0..n).map(|i| 1.0 - (i % 7) as f32).collect();
-    let xi = (0..n).map(|i| (i % 1001) as i32 - 500).collect();
-    let yi = (0..n).map(|i| 3 * (i % 77) as i32).collect();
-    ((xf, yf), (xi, yi))
+/// `(x, y)` of `n` elements: small integers, negative ones too, in any
+/// type that holds them.
+fn inputs<T: Num + From<i16>>(n: usize) -> (Vec<T>, Vec<T>) {
+    let x = (0..n).map(|i| T::from((i % 1001) as i16 - 500)).collect();
+    let y = (0..n).map(|i| T::from(3 * (i % 77) as i16)).collect();
+    (x, y)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -57,9 +56,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("{}\n{}", axpy::for_f32::WGSL, axpy::for_i32::WGSL);
         return Ok(());
     }
-    let ((xf, yf), (xi, yi)) = inputs(1000);
+    let ((xf, yf), (xi, yi)) = (inputs::<f32>(1000), inputs::<i32>(1000));
     for device in common::devices(false) {
-        // `2.5 * x + y` rounds once per operation on both: exact agreement.
+        // `2.5 * x + y` of small integers is exact on both devices.
         common::check("axpy f32", &run(&device, 2.5f32, &xf, &yf)?, &axpy_reference(2.5, &xf, &yf), 0.0);
         common::check("axpy i32", &run(&device, -3i32, &xi, &yi)?, &axpy_reference(-3, &xi, &yi), 0.0);
         println!("ok on {} (f32 and i32)", device.name());
@@ -70,7 +69,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 #[test]
 fn cpu_and_gpu_agree_with_plain_rust_for_f32_and_i32() {
     for n in [1, 1000, 64 * 20 + 5] {
-        let ((xf, yf), (xi, yi)) = inputs(n);
+        let ((xf, yf), (xi, yi)) = (inputs::<f32>(n), inputs::<i32>(n));
         for device in common::devices(true) {
             let what = format!("n={n} on {}", device.name());
             let got = run(&device, -1.75f32, &xf, &yf).unwrap();
