@@ -691,7 +691,8 @@ fn generic_num_for<T: kernels::generic_num::Instance + From<u8>>() {
         let want = reference::generic_num(&a, &b, s);
         let (c, g) = on_both(|d| {
             let mut out = zeros(d, n * 4);
-            kernels::generic_num::launch(d, n, &buf(d, &a), &buf(d, &b), s, &mut out).unwrap();
+            // The type can be named too: `launch::<T>`.
+            kernels::generic_num::launch::<T>(d, n, &buf(d, &a), &buf(d, &b), s, &mut out).unwrap();
             out.read().unwrap()
         });
         assert_eq!(c, want, "cpu {ty}, n = {n}");
