@@ -75,6 +75,7 @@ pub use builtins::{
 /// |---|---|
 /// | `workgroup_size = 256` | threads per workgroup (a CUDA block); also `(16, 16)` or `(8, 8, 4)` for 2-D and 3-D workgroups. Required. |
 /// | `max_workgroup_invocations = 1024` | allow workgroups of more than 256 threads (the size every WebGPU device supports); the launch then checks that the device supports it. |
+/// | `types = [f32, i32]` | for a generic kernel: compile it for these types of its bound only (all of them by default). |
 ///
 /// # What it generates
 ///

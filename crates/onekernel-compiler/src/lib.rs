@@ -159,7 +159,10 @@ pub fn compile_at(
     options: &Options,
     instance: Option<types::Ty>,
 ) -> Result<CompiledKernel, Vec<Diagnostic>> {
-    let attr = KernelAttr::parse(attr, kernel.sig.fn_token.span);
+    let generic = parse::generic_param(&kernel.sig).ok().flatten();
+    let attr = KernelAttr::parse_for(attr, kernel.sig.fn_token.span, generic.as_ref().map(|g| g.bound));
+    // Without an instance, the first of the types the kernel is for.
+    let instance = instance.or_else(|| attr.as_ref().ok()?.types.as_ref()?.first().copied());
     let mut types = types::TypeTable::default();
     let (scope, _) = parse::define_structs(module, &mut types);
     let parsed = parse::parse_function_at(kernel, parse::FnRole::Kernel, &mut types, &scope, instance);
@@ -190,12 +193,12 @@ pub fn compile_at(
         &shaders.wgsl,
     )
     .unwrap_or_else(|e| format!("(no explain view: internal compiler error: {e})\n"));
-    let name = match parse::generic_param(&kernel.sig) {
-        Ok(Some(g)) => {
+    let name = match generic {
+        Some(g) => {
             let ty = instance.unwrap_or(g.bound.types()[0]);
             format!("{}::<{}>", kernel.sig.ident, ty.rust_name())
         }
-        _ => kernel.sig.ident.to_string(),
+        None => kernel.sig.ident.to_string(),
     };
     let info = KernelInfo {
         name: Cow::Owned(name),
@@ -233,8 +236,9 @@ pub fn compile_at(
 
 /// Compiles every instantiation of a generic kernel (`fn axpy<T: Num>`):
 /// one [`CompiledKernel`] per type of `param`'s bound, in the bound's
-/// order. The errors are those of the first instantiation that fails (the
-/// others would repeat them).
+/// order, or per type of the attribute's `types = [..]`, in its order. The
+/// errors are those of the first instantiation that fails (the others
+/// would repeat them).
 pub fn compile_generic(
     attr: proc_macro2::TokenStream,
     kernel: &syn::ItemFn,
@@ -243,11 +247,15 @@ pub fn compile_generic(
     options: &Options,
     param: &hir::GenericParam,
 ) -> Result<Vec<(types::Ty, CompiledKernel)>, Vec<Diagnostic>> {
-    param
-        .bound
-        .types()
-        .iter()
-        .map(|&ty| Ok((ty, compile_at(attr.clone(), kernel, helpers, module, options, Some(ty))?)))
+    let types = match KernelAttr::parse_for(attr.clone(), kernel.sig.fn_token.span, Some(param.bound)) {
+        Ok(KernelAttr { types: Some(types), .. }) => types,
+        Ok(_) => param.bound.types().to_vec(),
+        // Reported with the body's problems.
+        Err(_) => vec![param.bound.types()[0]],
+    };
+    types
+        .into_iter()
+        .map(|ty| Ok((ty, compile_at(attr.clone(), kernel, helpers, module, options, Some(ty))?)))
         .collect()
 }
 

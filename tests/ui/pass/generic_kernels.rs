@@ -66,4 +66,28 @@ fn main() {
     m::shift::launch(&device, 2, &a, &mut out, &mut idx).unwrap();
     assert_eq!(out.read().unwrap(), vec![0, 4]);
     assert_eq!(idx.read().unwrap(), vec![3, 4]);
+
+    let a = Buffer::from_slice(&device, &[-7i64, 9]).unwrap();
+    let mut out = Buffer::<i64>::zeroed(&device, 2).unwrap();
+    halve::launch(&device, 2, &a, &mut out).unwrap();
+    assert_eq!(out.read().unwrap(), vec![-3, 4]);
+    assert_eq!(halve::kernel_info::<f32>().name, "halve::<f32>");
 }
+
+// `types = [..]` compiles a generic kernel for some of its bound's types
+// only (less work for the macro); `Instance` is implemented for those.
+#[kernel(workgroup_size = 64, types = [f32, i64])]
+fn halve<T: Num>(a: &[T], out: &mut [T]) {
+    let i = global_id().x;
+    if i < out.len() {
+        out[i] = a[i] / (T::ONE + T::ONE);
+    }
+}
+
+const _: () = {
+    fn only_listed_types<T: halve::Instance>() {}
+    fn check() {
+        only_listed_types::<f32>();
+        only_listed_types::<i64>();
+    }
+};
