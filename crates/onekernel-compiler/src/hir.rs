@@ -157,12 +157,19 @@ impl SharedDecl {
     /// Size in 32-bit words: the elements' bytes, packed, rounded up to a
     /// word (as the CPU executor's `SharedArray::WORDS`).
     pub fn words(&self) -> u32 {
-        let bytes = match self.elem {
+        Self::words_of(self.elem, &self.dims)
+    }
+
+    /// [`SharedDecl::words`] of an array of `elem` with `dims` (at most
+    /// `u32::MAX`: the caller rejects anything near it).
+    pub fn words_of(elem: Ty, dims: &[u32]) -> u32 {
+        let bytes = match elem {
             Ty::F16 => 2,
             Ty::F64 | Ty::I64 | Ty::U64 => 8,
-            t => t.as_vector().map_or(4, |v| 4 * v.words()),
+            t => t.as_vector().map_or(4, |v| 4 * u64::from(v.words())),
         };
-        (self.dims.iter().product::<u32>() * bytes).div_ceil(4)
+        let words = (dims.iter().map(|&d| u64::from(d)).product::<u64>().saturating_mul(bytes)).div_ceil(4);
+        u32::try_from(words).unwrap_or(u32::MAX)
     }
 }
 

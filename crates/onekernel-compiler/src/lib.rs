@@ -253,10 +253,25 @@ pub fn compile_generic(
         // Reported with the body's problems.
         Err(_) => vec![param.bound.types()[0]],
     };
-    types
-        .into_iter()
-        .map(|ty| Ok((ty, compile_at(attr.clone(), kernel, helpers, module, options, Some(ty))?)))
-        .collect()
+    let mut instances = Vec::new();
+    for ty in types {
+        match compile_at(attr.clone(), kernel, helpers, module, options, Some(ty)) {
+            Ok(c) => instances.push((ty, c)),
+            // Earlier types compiled: the problem is this type's (a shared
+            // array too large for 8-byte elements, ...), so say which.
+            Err(errors) if !instances.is_empty() => {
+                let note = format!(
+                    "in `{}::<{}>`: the kernel is compiled once per type of `{}`",
+                    kernel.sig.ident,
+                    ty.rust_name(),
+                    param.bound.name()
+                );
+                return Err(errors.into_iter().map(|d| d.note(note.clone())).collect());
+            }
+            Err(errors) => return Err(errors),
+        }
+    }
+    Ok(instances)
 }
 
 /// Stage 4: types every function, checks the kernel's barriers, and

@@ -300,3 +300,23 @@ fn generic_kernels() {
         assert!(compile("workgroup_size = 64".parse().unwrap(), &item, &[]).is_err(), "{src}");
     }
 }
+
+/// A problem of one type of the bound says which instantiation it is in.
+#[test]
+fn generic_kernel_error_of_one_type() {
+    use onekernel_compiler::parse::{generic_param, ModuleItems};
+    // 3000 elements: 12000 bytes of `f32`, 24000 of `f64` (over 16384).
+    let item: syn::ItemFn = syn::parse_str(
+        "fn k<T: Num>(out: &mut [T]) { let tile = shared::<[T; 3000]>(); tile[0] = T::ONE; out[0] = tile[0]; }",
+    )
+    .unwrap();
+    let param = generic_param(&item.sig).unwrap().unwrap();
+    let attr = || "workgroup_size = 64".parse().unwrap();
+    let errors =
+        onekernel_compiler::compile_generic(attr(), &item, &[], &ModuleItems::default(), &Default::default(), &param)
+            .err()
+            .expect("f64 does not fit");
+    assert_eq!(errors.len(), 1);
+    let text = format!("{:?}", errors[0]);
+    assert!(text.contains("24000 bytes") && text.contains("in `k::<f64>`"), "{text}");
+}

@@ -67,7 +67,8 @@ impl Parser<'_> {
             }
         };
         let Some((elem, atomic, dims)) = self.shared_type(ty) else { return true };
-        let words: u64 = dims.iter().map(|&d| u64::from(d)).product();
+        // In words of the element's size (8-byte `f64`s take two).
+        let words = u64::from(SharedDecl::words_of(elem, &dims));
         let used: u64 = self.f.shared.iter().map(|(_, d)| u64::from(d.words())).sum();
         if (used + words) * 4 > WORKGROUP_MEMORY_BYTES {
             self.diags.push(
