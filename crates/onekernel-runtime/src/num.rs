@@ -2,8 +2,9 @@
 //!
 //! Each trait is sealed and implemented for exactly the kernel scalar types
 //! it names, so that `#[kernel]` can compile the kernel once per type of
-//! the bound ([`Num::SCALAR`] says which type an instantiation is), and
-//! rustc type-checks the generic body once with the bound: a body that
+//! the bound (and the kernel's `Instance` trait, implemented for each of
+//! those types, picks the instantiation a launch runs), and rustc
+//! type-checks the generic body once with the bound: a body that
 //! uses something a type of the bound lacks is rustc's error at the
 //! generic function, not a surprise at one instantiation.
 //!
@@ -95,8 +96,8 @@ pub trait Num:
     const MIN: Self;
     /// The largest finite value.
     const MAX: Self;
-    /// Which type this is: how a generic kernel's `launch` picks the
-    /// instantiation compiled for it.
+    /// Which type this is, as the compiler–runtime contract names it
+    /// (`KernelInfo` describes parameters with it).
     const SCALAR: ScalarType;
 }
 
