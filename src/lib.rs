@@ -75,6 +75,7 @@ pub use builtins::{
 /// |---|---|
 /// | `workgroup_size = 256` | threads per workgroup (a CUDA block); also `(16, 16)` or `(8, 8, 4)` for 2-D and 3-D workgroups. Required. |
 /// | `max_workgroup_invocations = 1024` | allow workgroups of more than 256 threads (the size every WebGPU device supports); the launch then checks that the device supports it. |
+/// | `types = [f32, i32]` | for a generic kernel: compile it for these types of its bound only (all of them by default). |
 ///
 /// # What it generates
 ///
@@ -86,10 +87,40 @@ pub use builtins::{
 /// `KERNEL` (the description the runtime launches from) and `cpu_body`,
 /// the original body as the CPU executor runs it.
 ///
+/// # Generic kernels
+///
+/// A kernel may have one type parameter bounded by [`Num`], [`Float`] or
+/// [`Int`]; it is compiled once per type of the bound, each instantiation
+/// with its module (`for_f32`, `for_i32`, ...), and `launch` picks one by
+/// the element type of its arguments:
+///
+/// ```
+/// use onekernel::prelude::*;
+///
+/// #[kernel(workgroup_size = 64)]
+/// fn axpy<T: Num>(a: T, x: &[T], y: &mut [T]) {
+///     let i = global_id().x;
+///     if i < y.len() {
+///         y[i] = a * x[i] + y[i];
+///     }
+/// }
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let device = Device::cpu();
+/// let x = Buffer::from_slice(&device, &[1, 2, 3])?;
+/// let mut y = Buffer::from_slice(&device, &[10, 20, 30])?;
+/// axpy::launch(&device, 3, 2, &x, &mut y)?; // T = i32, from the buffers
+/// assert_eq!(y.read()?, [12, 24, 36]);
+/// assert!(axpy::for_i32::WGSL.contains("array<i32>"));
+/// assert_eq!(axpy::kernel_info::<f64>().name, "axpy::<f64>");
+/// # Ok(()) }
+/// ```
+///
 /// # What a kernel may contain
 ///
 /// A subset of Rust: scalars (`f32`, `i32`, `u32`, `bool`, `usize`
-/// indices), local arrays, tuples, structs of a [`kernels`] module,
+/// indices, and `f16`, `f64`, `i64`, `u64` where the device has them), a
+/// generic element type, local arrays, tuples, structs of a [`kernels`] module,
 /// arithmetic, `if`/`match`/loops, math methods, [`helper`] calls, shared
 /// memory, barriers and atomics. Anything else is a compile error under your
 /// tokens that says what to write instead. The full list, with the WGSL of
@@ -178,10 +209,15 @@ pub use onekernel_macro::helper;
 /// # Ok(()) }
 /// ```
 pub use onekernel_macro::kernels;
+/// The bounds of a generic kernel's element type (`fn axpy<T: Num>(..)`):
+/// [`Num`], [`Float`] and [`Int`], each sealed and implemented for the
+/// kernel scalar types it names.
+pub use onekernel_runtime::num;
 pub use onekernel_runtime::{
     Buffer, BufferArg, BufferError, Clock, DataRace, DataType, Device, DeviceError, Dim3, Element, Features, Grid,
     KernelInfo, LaunchError, RaceAccess, RaceKind, ScalarType, Timing,
 };
+pub use onekernel_runtime::{Float, Int, Num};
 
 /// The vector types kernels use (`Vec4`, `UVec2`, `Vec3A`, ...): glam, the
 /// version this crate is built with. The common ones are in the
@@ -202,7 +238,7 @@ pub mod prelude {
         block_dim, block_id, global_id, grid_dim, helper, kernel, kernels, shared, storage_barrier, subgroup_add,
         subgroup_ballot, subgroup_broadcast, subgroup_invocation_id, subgroup_max, subgroup_min, subgroup_shuffle,
         subgroup_shuffle_down, subgroup_shuffle_xor, subgroup_size, thread_id, workgroup_barrier,
-        workgroup_uniform_load, Buffer, Device, Dim3, Grid,
+        workgroup_uniform_load, Buffer, Device, Dim3, Float, Grid, Int, Num,
     };
 }
 

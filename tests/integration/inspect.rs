@@ -71,3 +71,28 @@ fn explain_markers_stay_out_of_the_real_wgsl() {
     }
     assert!(!vector_add::EXPLAIN.contains("explain_line"));
 }
+
+/// A generic kernel, for inspection per instantiation.
+#[kernel(workgroup_size = 64)]
+fn clamp_all<T: Num>(a: &[T], lo: T, hi: T, out: &mut [T]) {
+    let i = global_id().x;
+    if i < out.len() {
+        out[i] = a[i].clamp(lo, hi);
+    }
+}
+
+#[test]
+fn generic_kernel_per_instantiation() {
+    let (f, u) = (clamp_all::kernel_info::<f32>(), clamp_all::kernel_info::<u64>());
+    assert_eq!(inspect::wgsl(f), clamp_all::for_f32::WGSL);
+    assert_eq!(inspect::wgsl(u), clamp_all::for_u64::WGSL);
+    assert!(inspect::wgsl(u).contains("array<u64>") && !inspect::wgsl(f).contains("u64"));
+    assert_eq!(inspect::spirv(f), clamp_all::for_f32::SPIRV);
+    // The explain view shows the same Rust line beside each type's WGSL.
+    for info in [f, u] {
+        let explain = inspect::explain(info).to_string();
+        assert!(explain.contains("out[i] = a[i].clamp(lo, hi);"), "{explain}");
+        assert!(explain.contains("clamp("), "{explain}");
+    }
+    assert!(inspect::bindings(u).to_string().contains("u64"), "{}", inspect::bindings(u));
+}

@@ -722,3 +722,67 @@ pub fn rejected_constants(out: &mut [f32], bits: &mut [u32]) {
         bits[2] = 21u32.max(65535u32) << 4;
     }
 }
+
+/// A generic kernel: one body for every type of `Num`, each instantiation
+/// a kernel of its own (`generic_num::for_f32`, ..., `for_u64`). Operators,
+/// compound assignment, comparisons, `min`/`max`/`clamp` and the bound's
+/// constants, which differ per type (`T::MIN` is `0` for `u32`).
+#[kernel(workgroup_size = 64)]
+pub fn generic_num<T: Num>(a: &[T], b: &[T], s: T, out: &mut [T]) {
+    let i = global_id().x;
+    if i < a.len() {
+        let (x, y) = (a[i], b[i]);
+        let o = i * 4;
+        let mut acc: T = x * s + y;
+        acc -= x.min(y);
+        out[o] = acc;
+        out[o + 1] = if x < y { y - x } else { x - y } + T::ONE;
+        out[o + 2] = x.max(y).clamp(T::ZERO, s * s) + x % y;
+        out[o + 3] = if x == y { T::MIN } else { T::MAX };
+    }
+}
+
+/// A generic kernel over `Float` (`f32`, `f64`): its math methods and
+/// unary minus.
+#[kernel(workgroup_size = 64)]
+pub fn generic_float<T: Float>(a: &[T], out: &mut [T], flags: &mut [u32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        let x = a[i];
+        let o = i * 3;
+        out[o] = -x.abs().sqrt() + x.floor() + x.ceil() * (T::ONE + T::ONE) + x.round() + x.trunc();
+        out[o + 1] = x.mul_add(x, T::ONE).recip() + x.signum() + x.fract();
+        out[o + 2] = x.max(-T::ONE).min(T::ONE);
+        flags[i] = x.is_nan() as u32 + x.is_finite() as u32 * 2 + x.is_infinite() as u32 * 4;
+    }
+}
+
+/// A generic kernel over `Int` (`i32`, `u32`, `i64`, `u64`): bit
+/// operators, shifts by a `u32`, wrapping arithmetic, `/` and `%`.
+#[kernel(workgroup_size = 64)]
+pub fn generic_int<T: Int>(a: &[T], b: &[T], out: &mut [T]) {
+    let i = global_id().x;
+    if i < a.len() {
+        let (x, y) = (a[i], b[i]);
+        let o = i * 4;
+        out[o] = (x & y) | (x ^ !y);
+        let mut z = x << 3u32;
+        z >>= 1u32;
+        out[o + 1] = z;
+        out[o + 2] = x.wrapping_mul(y).wrapping_add(T::MAX).wrapping_sub(y);
+        out[o + 3] = if y != T::ZERO { x / y + x % y } else { T::MIN };
+    }
+}
+
+/// A generic cooperative kernel: a shared array of `T`, reversed within
+/// each workgroup.
+#[kernel(workgroup_size = 64)]
+pub fn generic_reverse<T: Num>(a: &[T], out: &mut [T]) {
+    let tile = shared::<[T; 64]>();
+    let (g, t) = (global_id().x, thread_id().x);
+    tile[t] = if g < a.len() { a[g] } else { T::ZERO };
+    workgroup_barrier();
+    if g < out.len() {
+        out[g] = tile[63 - t];
+    }
+}

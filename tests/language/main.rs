@@ -690,3 +690,145 @@ fn rejected_constants_are_computed_at_run_time() {
     assert_eq!(c, want, "cpu");
     assert_eq!(g, want, "gpu");
 }
+
+/// Runs `generic_num` for `T` on both devices against the generic
+/// reference; the values are small integers, exact in every type.
+fn generic_num_for<T: kernels::generic_num::Instance + From<u8>>() {
+    let ty = std::any::type_name::<T>();
+    for n in SIZES {
+        // A GPU buffer of f16 is whole 4-byte words: an even length.
+        let n = n.next_multiple_of(2);
+        let a: Vec<T> = (0..n).map(|i| T::from((i * 7 % 40 + 1) as u8)).collect();
+        let b: Vec<T> = (0..n).map(|i| T::from((i * 11 % 23 + 1) as u8)).collect();
+        let s = T::from(3);
+        let want = reference::generic_num(&a, &b, s);
+        let (c, g) = on_both(|d| {
+            let mut out = zeros(d, n * 4);
+            // The type can be named too: `launch::<T>`.
+            kernels::generic_num::launch::<T>(d, n, &buf(d, &a), &buf(d, &b), s, &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu {ty}, n = {n}");
+        assert_eq!(g, want, "gpu {ty}, n = {n}");
+    }
+}
+
+#[test]
+fn generic_kernel_for_every_num_type() {
+    generic_num_for::<f32>();
+    generic_num_for::<i32>();
+    generic_num_for::<u32>();
+    generic_num_for::<f16>();
+    generic_num_for::<f64>();
+    generic_num_for::<i64>();
+    generic_num_for::<u64>();
+}
+
+#[test]
+fn generic_kernel_instantiations_are_kernels_of_their_own() {
+    use kernels::generic_num as k;
+    // One module per type of the bound, named after the kernel and type.
+    let names: Vec<_> = [k::kernel_info::<f32>(), k::kernel_info::<u64>(), k::kernel_info::<f16>()]
+        .map(|info| info.name.to_string())
+        .into();
+    assert_eq!(names, ["generic_num::<f32>", "generic_num::<u64>", "generic_num::<f16>"]);
+    assert!(std::ptr::eq(k::kernel_info::<i32>(), &k::for_i32::KERNEL));
+    // Each records the device features of its own type only.
+    assert_eq!(k::for_f32::KERNEL.features, Features::NONE);
+    assert_eq!(k::for_f16::KERNEL.features, Features::F16);
+    assert_eq!(k::for_f64::KERNEL.features, Features::F64);
+    assert_eq!(k::for_u64::KERNEL.features, Features::INT64);
+    // So a device without f16 runs the f32 kernel and refuses the f16 one,
+    // naming the instantiation.
+    let no_f16 = Device::gpu_without(Features::F16).unwrap();
+    let run = |n: usize| -> Result<(), LaunchError> {
+        let (a, mut out) = (buf(&no_f16, &vec![f16::ONE; n]), zeros::<f16>(&no_f16, n * 4));
+        k::launch(&no_f16, n, &a, &a, f16::ONE, &mut out)
+    };
+    let err = run(2).unwrap_err();
+    assert!(matches!(err, LaunchError::MissingFeature { .. }), "{err}");
+    assert!(err.to_string().contains("generic_num::<f16>"), "{err}");
+    let (a, mut out) = (buf(&no_f16, &[1.0f32, 2.0]), zeros::<f32>(&no_f16, 8));
+    k::launch(&no_f16, 2, &a, &a, 2.0f32, &mut out).unwrap();
+    assert_eq!(out.read().unwrap(), reference::generic_num(&[1.0, 2.0], &[1.0, 2.0], 2.0));
+}
+
+/// `generic_float` for `T` on both devices: the math methods within a
+/// relative 1e-6 (the GPU's `sqrt` and `recip` may be a few ulps off).
+fn generic_float_for<T: kernels::generic_float::Instance + From<f32> + Into<f64>>() {
+    let ty = std::any::type_name::<T>();
+    for n in SIZES {
+        let mut a: Vec<T> = floats(n, 31, 50.0).into_iter().map(T::from).collect();
+        for (i, v) in [2.5, -2.5, 0.5, -0.0, f32::INFINITY, f32::NAN].into_iter().enumerate() {
+            if let Some(slot) = a.get_mut(i + 1) {
+                *slot = T::from(v);
+            }
+        }
+        let (want, want_flags) = reference::generic_float(&a);
+        let (c, g) = on_both(|d| {
+            let (mut out, mut flags) = (zeros(d, n * 3), zeros(d, n));
+            kernels::generic_float::launch(d, n, &buf(d, &a), &mut out, &mut flags).unwrap();
+            (out.read().unwrap(), flags.read().unwrap())
+        });
+        for (dev, (out, flags)) in [("cpu", c), ("gpu", g)] {
+            assert_eq!(flags, want_flags, "{dev} {ty} flags, n = {n}");
+            for (i, (g, w)) in out.into_iter().zip(&want).enumerate() {
+                let (g, w): (f64, f64) = (g.into(), (*w).into());
+                let close = g == w || (g.is_nan() && w.is_nan()) || (g - w).abs() <= 1e-6 * w.abs().max(1.0);
+                assert!(close, "{dev} {ty}[{i}], n = {n}: got {g}, want {w}");
+            }
+        }
+    }
+}
+
+#[test]
+fn generic_float_kernel_for_f32_and_f64() {
+    generic_float_for::<f32>();
+    generic_float_for::<f64>();
+}
+
+/// `generic_int` for `T` on both devices, exact.
+fn generic_int_for<T: kernels::generic_int::Instance + From<u16>>() {
+    let ty = std::any::type_name::<T>();
+    for n in SIZES {
+        let a: Vec<T> = ints(n, 41, 30000).into_iter().map(|v| T::from(v.unsigned_abs() as u16)).collect();
+        let b: Vec<T> = ints(n, 42, 1000).into_iter().map(|v| T::from(v.unsigned_abs() as u16)).collect();
+        let want = reference::generic_int(&a, &b);
+        let (c, g) = on_both(|d| {
+            let mut out = zeros(d, n * 4);
+            kernels::generic_int::launch(d, n, &buf(d, &a), &buf(d, &b), &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu {ty}, n = {n}");
+        assert_eq!(g, want, "gpu {ty}, n = {n}");
+    }
+}
+
+#[test]
+fn generic_int_kernel_for_every_int_type() {
+    generic_int_for::<i32>();
+    generic_int_for::<u32>();
+    generic_int_for::<i64>();
+    generic_int_for::<u64>();
+}
+
+#[test]
+fn generic_cooperative_kernel_with_a_shared_array_of_t() {
+    fn reverse<T: kernels::generic_reverse::Instance + From<u8>>() {
+        for n in SIZES.map(|n| n.next_multiple_of(2)) {
+            let a: Vec<T> = (0..n).map(|i| T::from((i % 251) as u8)).collect();
+            let want = reference::generic_reverse(&a);
+            let (c, g) = on_both(|d| {
+                let mut out = zeros(d, n);
+                kernels::generic_reverse::launch(d, n, &buf(d, &a), &mut out).unwrap();
+                out.read().unwrap()
+            });
+            assert_eq!(c, want, "cpu {}, n = {n}", std::any::type_name::<T>());
+            assert_eq!(g, want, "gpu {}, n = {n}", std::any::type_name::<T>());
+        }
+    }
+    reverse::<f32>();
+    reverse::<u32>();
+    reverse::<f16>();
+    reverse::<i64>();
+}

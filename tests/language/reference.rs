@@ -615,3 +615,46 @@ pub fn wide_shared(a: &[f64], q: &[i64], h: &[f16], out: &mut [f64], qout: &mut 
         }
     }
 }
+
+/// `kernels::generic_num`, generic over the same bound.
+pub fn generic_num<T: Num>(a: &[T], b: &[T], s: T) -> Vec<T> {
+    let mut out = Vec::new();
+    for (&x, &y) in a.iter().zip(b) {
+        out.push(x * s + y - x.min(y));
+        out.push(if x < y { y - x } else { x - y } + T::ONE);
+        out.push(x.max(y).clamp(T::ZERO, s * s) + x % y);
+        out.push(if x == y { T::MIN } else { T::MAX });
+    }
+    out
+}
+
+/// `kernels::generic_float`.
+pub fn generic_float<T: Float>(a: &[T]) -> (Vec<T>, Vec<u32>) {
+    let mut out = Vec::new();
+    let two = T::ONE + T::ONE;
+    for &x in a {
+        out.push(-x.abs().sqrt() + x.floor() + x.ceil() * two + x.round() + x.trunc());
+        out.push(x.mul_add(x, T::ONE).recip() + x.signum() + x.fract());
+        out.push(x.max(-T::ONE).min(T::ONE));
+    }
+    let flags = a.iter().map(|x| x.is_nan() as u32 + x.is_finite() as u32 * 2 + x.is_infinite() as u32 * 4);
+    (out, flags.collect())
+}
+
+/// `kernels::generic_int`.
+pub fn generic_int<T: Int>(a: &[T], b: &[T]) -> Vec<T> {
+    let mut out = Vec::new();
+    for (&x, &y) in a.iter().zip(b) {
+        out.push((x & y) | (x ^ !y));
+        out.push((x << 3u32) >> 1u32);
+        out.push(x.wrapping_mul(y).wrapping_add(T::MAX).wrapping_sub(y));
+        out.push(if y != T::ZERO { x / y + x % y } else { T::MIN });
+    }
+    out
+}
+
+/// `kernels::generic_reverse`: each workgroup of 64 reversed, the missing
+/// elements of the last one read as zero.
+pub fn generic_reverse<T: Num>(a: &[T]) -> Vec<T> {
+    (0..a.len()).map(|g| a.get(g - g % 64 + 63 - g % 64).copied().unwrap_or(T::ZERO)).collect()
+}

@@ -42,6 +42,22 @@ mod wgsl {
     );
 }
 
+/// Each instantiation of a generic kernel is a kernel of its own.
+mod wgsl_generic {
+    use super::*;
+
+    #[test]
+    fn generic_num() {
+        insta::assert_snapshot!("generic_num_f32", kernels::generic_num::for_f32::WGSL);
+        insta::assert_snapshot!("generic_num_i32", kernels::generic_num::for_i32::WGSL);
+        insta::assert_snapshot!("generic_num_u32", kernels::generic_num::for_u32::WGSL);
+        insta::assert_snapshot!("generic_num_f16", kernels::generic_num::for_f16::WGSL);
+        insta::assert_snapshot!("generic_num_f64", kernels::generic_num::for_f64::WGSL);
+        insta::assert_snapshot!("generic_num_i64", kernels::generic_num::for_i64::WGSL);
+        insta::assert_snapshot!("generic_num_u64", kernels::generic_num::for_u64::WGSL);
+    }
+}
+
 /// The folded variants (1-D grids of more than 65535 workgroups) of the
 /// kernels whose prologue differs most.
 mod wgsl_folded {

@@ -47,3 +47,20 @@ check!(
     wide_shared,
     rejected_constants
 );
+
+/// Every instantiation of the generic kernels.
+#[test]
+fn every_generic_instantiation_passes_spirv_val() {
+    macro_rules! each {
+        ($k:ident: $($t:ident),*) => {$(
+            let name = concat!(stringify!($k), "::", stringify!($t));
+            spirv_val(name, kernels::$k::$t::SPIRV);
+            reparse(name, kernels::$k::$t::WGSL);
+            spirv_val(name, kernels::$k::$t::SPIRV_FOLDED);
+        )*};
+    }
+    each!(generic_num: for_f32, for_i32, for_u32, for_f16, for_f64, for_i64, for_u64);
+    each!(generic_float: for_f32, for_f64);
+    each!(generic_int: for_i32, for_u32, for_i64, for_u64);
+    each!(generic_reverse: for_f32, for_i32, for_u32, for_f16, for_f64, for_i64, for_u64);
+}

@@ -229,19 +229,32 @@ pub fn explain_source(
         }
     }
     let helpers: Vec<syn::ItemFn> = program.helpers.iter().map(|h| h.item.clone()).collect();
-    let several = kernels.len() > 1;
+    // A generic kernel shows each instantiation, as a kernel of its own.
+    let generic = |k: &files::Kernel| onekernel_compiler::parse::generic_param(&k.item.sig).ok().flatten();
+    let several = kernels.len() > 1 || kernels.iter().any(|k| generic(k).is_some());
     for k in kernels {
         let options = onekernel_compiler::Options::default();
-        match onekernel_compiler::compile_in(k.attr.clone(), &k.item, &helpers, &k.module, &options) {
-            Ok(c) => {
-                if several {
-                    let comment = if matches!(emit, Emit::SpirvAsm | Emit::Spirv) { ";" } else { "//" };
-                    let _ = writeln!(out.stdout, "{comment} ==== kernel `{}` ====", c.info.name);
-                }
-                let info = module.info(&c);
-                out.stdout.push_str(&render(&info, emit));
-                if emit == Emit::Spirv {
-                    out.binary.push(info.spirv.iter().flat_map(|w| w.to_le_bytes()).collect());
+        let compiled = match generic(k) {
+            Some(param) => {
+                onekernel_compiler::compile_generic(k.attr.clone(), &k.item, &helpers, &k.module, &options, &param)
+                    .map(|instances| instances.into_iter().map(|(_, c)| c).collect())
+            }
+            None => {
+                onekernel_compiler::compile_in(k.attr.clone(), &k.item, &helpers, &k.module, &options).map(|c| vec![c])
+            }
+        };
+        match compiled {
+            Ok(instances) => {
+                for c in instances {
+                    if several {
+                        let comment = if matches!(emit, Emit::SpirvAsm | Emit::Spirv) { ";" } else { "//" };
+                        let _ = writeln!(out.stdout, "{comment} ==== kernel `{}` ====", c.info.name);
+                    }
+                    let info = module.info(&c);
+                    out.stdout.push_str(&render(&info, emit));
+                    if emit == Emit::Spirv {
+                        out.binary.push(info.spirv.iter().flat_map(|w| w.to_le_bytes()).collect());
+                    }
                 }
             }
             Err(diags) => {

@@ -42,6 +42,21 @@ fn cooperation_kernels() {
     assert!(!one.contains("===="), "one kernel, no headers");
 }
 
+/// A generic kernel: every instantiation, each under its own header.
+#[test]
+fn generic_kernel_every_instantiation() {
+    let out = ok(&["explain", "examples/axpy.rs", "--emit", "wgsl"]);
+    let headers: Vec<&str> = out.lines().filter(|l| l.starts_with("// ==== kernel")).collect();
+    let want: Vec<String> = ["f32", "i32", "u32", "f16", "f64", "i64", "u64"]
+        .iter()
+        .map(|t| format!("// ==== kernel `axpy::<{t}>` ===="))
+        .collect();
+    assert_eq!(headers, want, "{out}");
+    assert!(out.contains("array<f16>") && out.contains("enable f16;") && out.contains("array<u64>"), "{out}");
+    let explain = ok(&["explain", "examples/axpy.rs", "--kernel", "axpy"]);
+    assert_eq!(explain.matches("y[i] = a * x[i] + y[i];").count(), 7, "{explain}");
+}
+
 /// Kernel errors: rendered like rustc's, exit status 1.
 #[test]
 fn bad_inputs() {

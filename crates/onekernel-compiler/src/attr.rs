@@ -5,9 +5,12 @@
 //! #[kernel(workgroup_size = (16, 16))]
 //! #[kernel(workgroup_size = (8, 8, 4))]
 //! #[kernel(workgroup_size = 1024, max_workgroup_invocations = 1024)]
+//! #[kernel(workgroup_size = 64, types = [f32, i32])]   // a generic kernel's types
 //! ```
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::hir::ElemBound;
+use crate::types::Ty;
 use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
@@ -26,12 +29,26 @@ pub struct KernelAttr {
     /// The largest workgroup the kernel may use: 256 unless the user asks
     /// for more (and then the launch checks the device supports it).
     pub max_workgroup_invocations: u32,
+    /// The types a generic kernel is compiled for, when `types = [..]`
+    /// narrows its bound (each of the bound's types otherwise).
+    pub types: Option<Vec<Ty>>,
 }
 
 impl KernelAttr {
     /// Parses and checks the tokens inside `#[kernel(...)]`. `attr_span`
     /// points at the attribute itself, for errors about missing keys.
     pub fn parse(tokens: TokenStream, attr_span: Span) -> Result<KernelAttr, Vec<Diagnostic>> {
+        Self::parse_for(tokens, attr_span, None)
+    }
+
+    /// [`KernelAttr::parse`] for a kernel generic over `bound` (None: not
+    /// generic), which may narrow the types it is compiled for with
+    /// `types = [f32, i32]`.
+    pub fn parse_for(
+        tokens: TokenStream,
+        attr_span: Span,
+        bound: Option<ElemBound>,
+    ) -> Result<KernelAttr, Vec<Diagnostic>> {
         let mut diags = Diagnostics::default();
         let args = match Punctuated::<MetaNameValue, Token![,]>::parse_terminated.parse2(tokens) {
             Ok(args) => args,
@@ -42,6 +59,7 @@ impl KernelAttr {
         };
         let mut size: Option<([u32; 3], Span)> = None;
         let mut max: Option<(u32, Span)> = None;
+        let mut types: Option<Vec<Ty>> = None;
         for arg in &args {
             let key = arg.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
             match key.as_str() {
@@ -63,12 +81,19 @@ impl KernelAttr {
                         max = Some((v, arg.value.span()));
                     }
                 }
+                "types" => {
+                    if types.is_some() {
+                        diags.error(arg.path.span(), "duplicate `types` argument");
+                        continue;
+                    }
+                    types = parse_types(&arg.value, bound, &mut diags);
+                }
                 _ => diags.push(
                     Diagnostic::new(
                         arg.path.span(),
                         format!("unknown `#[kernel]` argument `{}`", quote::ToTokens::to_token_stream(&arg.path)),
                     )
-                    .help("the arguments are `workgroup_size` and `max_workgroup_invocations`"),
+                    .help("the arguments are `workgroup_size`, `max_workgroup_invocations` and, for a generic kernel, `types`"),
                 ),
             }
         }
@@ -98,8 +123,55 @@ impl KernelAttr {
                 d.help("raise `max_workgroup_invocations` or shrink the workgroup")
             });
         }
-        diags.finish(KernelAttr { workgroup_size, max_workgroup_invocations: max_invocations })
+        diags.finish(KernelAttr { workgroup_size, max_workgroup_invocations: max_invocations, types })
     }
+}
+
+/// `types = [f32, i32]`: some of the types of a generic kernel's bound, each
+/// once, in the order written.
+fn parse_types(expr: &Expr, bound: Option<ElemBound>, diags: &mut Diagnostics) -> Option<Vec<Ty>> {
+    let Some(bound) = bound else {
+        diags.push(
+            Diagnostic::new(expr.span(), "`types` is for a generic kernel")
+                .help("remove it, or make the kernel generic: `fn name<T: Num>(..)`"),
+        );
+        return None;
+    };
+    let Expr::Array(list) = strip(expr) else {
+        diags.push(
+            Diagnostic::new(expr.span(), "expected a list of types")
+                .help("write `types = [f32, i32]`: the types of the bound to compile the kernel for"),
+        );
+        return None;
+    };
+    let allowed: Vec<String> = bound.types().iter().map(|t| format!("`{}`", t.rust_name())).collect();
+    let mut out = Vec::new();
+    for e in &list.elems {
+        let ty = match strip(e) {
+            Expr::Path(p) if p.qself.is_none() => {
+                p.path.segments.last().and_then(|s| Ty::from_name(&s.ident.to_string()))
+            }
+            _ => None,
+        };
+        match ty {
+            Some(t) if bound.types().contains(&t) && !out.contains(&t) => out.push(t),
+            Some(t) if out.contains(&t) => diags.error(e.span(), format!("`{t}` is listed twice")),
+            _ => diags.push(
+                Diagnostic::new(
+                    e.span(),
+                    format!("`{}` is not a type of `{}`", crate::diagnostic::code(e), bound.name()),
+                )
+                .help(format!("the types of `{}` are {}", bound.name(), allowed.join(", "))),
+            ),
+        }
+    }
+    if list.elems.is_empty() {
+        diags.push(
+            Diagnostic::new(expr.span(), "a generic kernel needs at least one type")
+                .help(format!("list some of {}, or remove `types` to compile for all of them", allowed.join(", "))),
+        );
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// Looks through the invisible groups of `macro_rules!` fragments.
@@ -189,5 +261,26 @@ mod tests {
             parse(quote!(workgroup_size = 512, max_workgroup_invocations = 1024)).unwrap().max_workgroup_invocations,
             1024
         );
+    }
+
+    #[test]
+    fn a_generic_kernels_types() {
+        let parse_num = |t| KernelAttr::parse_for(t, Span::call_site(), Some(ElemBound::Num));
+        assert_eq!(parse_num(quote!(workgroup_size = 64)).unwrap().types, None);
+        assert_eq!(
+            parse_num(quote!(workgroup_size = 64, types = [i32, half::f16])).unwrap().types,
+            Some(vec![Ty::I32, Ty::F16])
+        );
+        assert!(parse_num(quote!(workgroup_size = 64, types = [])).is_err());
+        assert!(parse_num(quote!(workgroup_size = 64, types = [f32, f32])).is_err());
+        assert!(parse_num(quote!(workgroup_size = 64, types = [u8])).is_err());
+        assert!(parse_num(quote!(workgroup_size = 64, types = f32)).is_err());
+        let float = KernelAttr::parse_for(
+            quote!(workgroup_size = 64, types = [i32]),
+            Span::call_site(),
+            Some(ElemBound::Float),
+        );
+        assert_eq!(float.unwrap_err().len(), 1);
+        assert!(parse(quote!(workgroup_size = 64, types = [f32])).is_err());
     }
 }

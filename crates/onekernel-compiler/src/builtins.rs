@@ -7,7 +7,7 @@
 //! maps to; the exhaustive `match`es of the back ends (naga lowering, the
 //! CPU body, the uniformity check) then say what else must handle it.
 
-use crate::hir::{BarrierKind, Builtin, ConstValue, MathOp, NamedConst, SubgroupOp};
+use crate::hir::{BarrierKind, Builtin, ConstValue, ElemBound, MathOp, NamedConst, SubgroupOp};
 use crate::types::{Lane, Ty, VecTy};
 
 /// What a builtin function call is.
@@ -325,6 +325,80 @@ pub fn swizzle(name: &str, size: u8) -> Option<Vec<u32>> {
         })
         .map(|lane| lane.filter(|l| *l < u32::from(size)))
         .collect()
+}
+
+/// The bounds a generic kernel's element type may have (the traits of
+/// `onekernel::num`, by their Rust name) and the types each stands for, in
+/// the order the kernel is compiled for them.
+pub const ELEMENT_BOUNDS: [(&str, ElemBound, &[Ty]); 3] = [
+    ("Num", ElemBound::Num, &[Ty::F32, Ty::I32, Ty::U32, Ty::F16, Ty::F64, Ty::I64, Ty::U64]),
+    ("Float", ElemBound::Float, &[Ty::F32, Ty::F64]),
+    ("Int", ElemBound::Int, &[Ty::I32, Ty::U32, Ty::I64, Ty::U64]),
+];
+
+/// Looks an element bound up by its trait's name.
+pub fn element_bound(name: &str) -> Option<ElemBound> {
+    ELEMENT_BOUNDS.iter().find(|(n, _, _)| *n == name).map(|(_, b, _)| *b)
+}
+
+impl ElemBound {
+    /// The trait's name.
+    pub fn name(self) -> &'static str {
+        ELEMENT_BOUNDS.iter().find(|(_, b, _)| *b == self).map_or("?", |(n, _, _)| n)
+    }
+
+    /// The types the bound stands for.
+    pub fn types(self) -> &'static [Ty] {
+        ELEMENT_BOUNDS.iter().find(|(_, b, _)| *b == self).map_or(&[], |(_, _, t)| t)
+    }
+}
+
+/// The associated constants of `onekernel::Num` for one of its types:
+/// `T::ZERO`, `T::ONE`, `T::MIN`, `T::MAX` in a generic kernel compiled for
+/// `ty`.
+pub fn element_const(ty: Ty, name: &str) -> Option<NamedConst> {
+    let f = |v: f64| match ty {
+        Ty::F32 => Some(NamedConst { ty, bits: u64::from((v as f32).to_bits()) }),
+        Ty::F16 => Some(NamedConst { ty, bits: u64::from(half::f16::from_f64(v).to_bits()) }),
+        Ty::F64 => Some(NamedConst { ty, bits: v.to_bits() }),
+        _ => None,
+    };
+    // Integers as their two's complement in the type's width.
+    let i = |v: i128| {
+        let bits = match ty {
+            Ty::I32 | Ty::U32 => u64::from(v as u32),
+            _ => v as u64,
+        };
+        Some(NamedConst { ty, bits })
+    };
+    let (min, max): (i128, i128) = match ty {
+        Ty::I32 => (i32::MIN.into(), i32::MAX.into()),
+        Ty::U32 => (0, u32::MAX.into()),
+        Ty::I64 => (i64::MIN.into(), i64::MAX.into()),
+        Ty::U64 => (0, u64::MAX.into()),
+        Ty::F32 | Ty::F16 | Ty::F64 => {
+            let max = match ty {
+                Ty::F32 => f64::from(f32::MAX),
+                Ty::F16 => half::f16::MAX.to_f64(),
+                _ => f64::MAX,
+            };
+            return match name {
+                "ZERO" => f(0.0),
+                "ONE" => f(1.0),
+                "MIN" => f(-max),
+                "MAX" => f(max),
+                _ => None,
+            };
+        }
+        _ => return None,
+    };
+    match name {
+        "ZERO" => i(0),
+        "ONE" => i(1),
+        "MIN" => i(min),
+        "MAX" => i(max),
+        _ => None,
+    }
 }
 
 impl NamedConst {

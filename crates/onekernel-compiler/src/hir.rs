@@ -67,6 +67,30 @@ pub struct CallSite {
     pub span: Span,
 }
 
+/// The bound of a generic kernel's element type: `fn axpy<T: Num>(..)`.
+/// The kernel is compiled once per type of the bound
+/// ([`crate::builtins::ELEMENT_BOUNDS`] lists them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ElemBound {
+    /// `onekernel::Num`: every kernel scalar type.
+    Num,
+    /// `onekernel::Float`: `f32` and `f64`.
+    Float,
+    /// `onekernel::Int`: `i32`, `u32`, `i64` and `u64`.
+    Int,
+}
+
+/// A generic kernel's type parameter, as recognised from its signature.
+#[derive(Clone, Debug)]
+pub struct GenericParam {
+    /// Its name (`T`).
+    pub name: String,
+    /// Its bound.
+    pub bound: ElemBound,
+    /// The parameter as written, for messages.
+    pub span: Span,
+}
+
 /// How a parameter is passed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamKind {
@@ -136,14 +160,16 @@ impl SharedDecl {
         Self::words_of(self.elem, &self.dims)
     }
 
-    /// [`SharedDecl::words`] of an array of `elem` with `dims`.
+    /// [`SharedDecl::words`] of an array of `elem` with `dims` (at most
+    /// `u32::MAX`: the caller rejects anything near it).
     pub fn words_of(elem: Ty, dims: &[u32]) -> u32 {
         let bytes = match elem {
             Ty::F16 => 2,
             Ty::F64 | Ty::I64 | Ty::U64 => 8,
-            t => t.as_vector().map_or(4, |v| 4 * v.words()),
+            t => t.as_vector().map_or(4, |v| 4 * u64::from(v.words())),
         };
-        (dims.iter().product::<u32>() * bytes).div_ceil(4)
+        let words = (dims.iter().map(|&d| u64::from(d)).product::<u64>().saturating_mul(bytes)).div_ceil(4);
+        u32::try_from(words).unwrap_or(u32::MAX)
     }
 }
 

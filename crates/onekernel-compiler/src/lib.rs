@@ -144,10 +144,28 @@ pub fn compile_in(
     module: &parse::ModuleItems,
     options: &Options,
 ) -> Result<CompiledKernel, Vec<Diagnostic>> {
-    let attr = KernelAttr::parse(attr, kernel.sig.fn_token.span);
+    compile_at(attr, kernel, helpers, module, options, None)
+}
+
+/// [`compile_in`] for one instantiation of a generic kernel
+/// (`fn axpy<T: Num>`): its type parameter stands for `instance` (for the
+/// first type of its bound when None; see [`parse::parse_function_at`]).
+/// The kernel's name is then `axpy::<f32>`.
+pub fn compile_at(
+    attr: proc_macro2::TokenStream,
+    kernel: &syn::ItemFn,
+    helpers: &[syn::ItemFn],
+    module: &parse::ModuleItems,
+    options: &Options,
+    instance: Option<types::Ty>,
+) -> Result<CompiledKernel, Vec<Diagnostic>> {
+    let generic = parse::generic_param(&kernel.sig).ok().flatten();
+    let attr = KernelAttr::parse_for(attr, kernel.sig.fn_token.span, generic.as_ref().map(|g| g.bound));
+    // Without an instance, the first of the types the kernel is for.
+    let instance = instance.or_else(|| attr.as_ref().ok()?.types.as_ref()?.first().copied());
     let mut types = types::TypeTable::default();
     let (scope, _) = parse::define_structs(module, &mut types);
-    let parsed = parse::parse_function_in(kernel, parse::FnRole::Kernel, &mut types, &scope);
+    let parsed = parse::parse_function_at(kernel, parse::FnRole::Kernel, &mut types, &scope, instance);
     // Report attribute and body problems together.
     let (attr, parsed) = match (attr, parsed) {
         (Ok(a), Ok(k)) => (a, k),
@@ -176,8 +194,15 @@ pub fn compile_in(
         &shaders.wgsl,
     )
     .unwrap_or_else(|e| format!("(no explain view: internal compiler error: {e})\n"));
+    let name = match generic {
+        Some(g) => {
+            let ty = instance.unwrap_or(g.bound.types()[0]);
+            format!("{}::<{}>", kernel.sig.ident, ty.rust_name())
+        }
+        None => kernel.sig.ident.to_string(),
+    };
     let info = KernelInfo {
-        name: Cow::Owned(kernel.sig.ident.to_string()),
+        name: Cow::Owned(name),
         entry_point: Cow::Owned(shaders.entry_point),
         wgsl: Cow::Owned(shaders.wgsl),
         spirv: Cow::Owned(shaders.spirv),
@@ -266,6 +291,46 @@ fn tile_shapes(checked: &Checked) -> Vec<onekernel_abi::TileShape> {
         }
     });
     shapes
+}
+
+/// Compiles every instantiation of a generic kernel (`fn axpy<T: Num>`):
+/// one [`CompiledKernel`] per type of `param`'s bound, in the bound's
+/// order, or per type of the attribute's `types = [..]`, in its order. The
+/// errors are those of the first instantiation that fails (the others
+/// would repeat them).
+pub fn compile_generic(
+    attr: proc_macro2::TokenStream,
+    kernel: &syn::ItemFn,
+    helpers: &[syn::ItemFn],
+    module: &parse::ModuleItems,
+    options: &Options,
+    param: &hir::GenericParam,
+) -> Result<Vec<(types::Ty, CompiledKernel)>, Vec<Diagnostic>> {
+    let types = match KernelAttr::parse_for(attr.clone(), kernel.sig.fn_token.span, Some(param.bound)) {
+        Ok(KernelAttr { types: Some(types), .. }) => types,
+        Ok(_) => param.bound.types().to_vec(),
+        // Reported with the body's problems.
+        Err(_) => vec![param.bound.types()[0]],
+    };
+    let mut instances = Vec::new();
+    for ty in types {
+        match compile_at(attr.clone(), kernel, helpers, module, options, Some(ty)) {
+            Ok(c) => instances.push((ty, c)),
+            // Earlier types compiled: the problem is this type's (a shared
+            // array too large for 8-byte elements, ...), so say which.
+            Err(errors) if !instances.is_empty() => {
+                let note = format!(
+                    "in `{}::<{}>`: the kernel is compiled once per type of `{}`",
+                    kernel.sig.ident,
+                    ty.rust_name(),
+                    param.bound.name()
+                );
+                return Err(errors.into_iter().map(|d| d.note(note.clone())).collect());
+            }
+            Err(errors) => return Err(errors),
+        }
+    }
+    Ok(instances)
 }
 
 /// Stage 4: types every function, checks the kernel's barriers, and

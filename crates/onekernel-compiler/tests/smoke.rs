@@ -261,3 +261,65 @@ fn oversized_local_arrays_are_errors() {
         assert!(errors.iter().all(|d| d.to_string().contains("is too large for a kernel")), "{src}: {errors:?}");
     }
 }
+
+/// A generic kernel compiles once per type of its bound; its generics'
+/// problems are one error each.
+#[test]
+fn generic_kernels() {
+    use onekernel_compiler::parse::{generic_param, ModuleItems};
+    let item: syn::ItemFn =
+        syn::parse_str("fn k<T>(a: &[T], out: &mut [T]) where T: onekernel::Float { out[0] = -a[0].sqrt() + T::ONE; }")
+            .unwrap();
+    let param = generic_param(&item.sig).unwrap().expect("generic");
+    assert_eq!(param.name, "T");
+    let instances = onekernel_compiler::compile_generic(
+        "workgroup_size = 64".parse().unwrap(),
+        &item,
+        &[],
+        &ModuleItems::default(),
+        &Default::default(),
+        &param,
+    )
+    .unwrap_or_else(|e| panic!("{:?}", e.iter().map(|d| d.to_string()).collect::<Vec<_>>()));
+    let names: Vec<_> = instances.iter().map(|(_, c)| c.info.name.to_string()).collect();
+    assert_eq!(names, ["k::<f32>", "k::<f64>"]);
+    assert!(instances[0].1.info.wgsl.contains("array<f32>") && instances[0].1.info.wgsl.contains(" + 1f)"));
+    assert!(instances[1].1.info.wgsl.contains("array<f64>") && instances[1].1.info.wgsl.contains(" + 1.0lf)"));
+    // `compile` alone compiles the first type of the bound.
+    assert_eq!(compile("workgroup_size = 64".parse().unwrap(), &item, &[]).unwrap().info.name, "k::<f32>");
+
+    for (src, errors) in [
+        ("fn k<T: Num + Float>(a: &[T]) {}", 1),
+        ("fn k<T: Num>(a: &[T]) where U: Num {}", 1),
+        ("fn k<T: Num, U: Int, V>(a: &[T]) {}", 2),
+        ("fn k<T: Num = f32>(a: &[T]) {}", 1),
+        ("fn k<T: ?Sized + Num>(a: &[T]) {}", 1),
+        ("fn k<const N: usize>(a: &[f32]) {}", 1),
+    ] {
+        let item: syn::ItemFn = syn::parse_str(src).unwrap();
+        let got = generic_param(&item.sig).expect_err(src);
+        assert_eq!(got.len(), errors, "{src}: {:?}", got.iter().map(|d| d.to_string()).collect::<Vec<_>>());
+        // The whole compile reports them and does not panic.
+        assert!(compile("workgroup_size = 64".parse().unwrap(), &item, &[]).is_err(), "{src}");
+    }
+}
+
+/// A problem of one type of the bound says which instantiation it is in.
+#[test]
+fn generic_kernel_error_of_one_type() {
+    use onekernel_compiler::parse::{generic_param, ModuleItems};
+    // 3000 elements: 12000 bytes of `f32`, 24000 of `f64` (over 16384).
+    let item: syn::ItemFn = syn::parse_str(
+        "fn k<T: Num>(out: &mut [T]) { let tile = shared::<[T; 3000]>(); tile[0] = T::ONE; out[0] = tile[0]; }",
+    )
+    .unwrap();
+    let param = generic_param(&item.sig).unwrap().unwrap();
+    let attr = || "workgroup_size = 64".parse().unwrap();
+    let errors =
+        onekernel_compiler::compile_generic(attr(), &item, &[], &ModuleItems::default(), &Default::default(), &param)
+            .err()
+            .expect("f64 does not fit");
+    assert_eq!(errors.len(), 1);
+    let text = format!("{:?}", errors[0]);
+    assert!(text.contains("24000 bytes") && text.contains("in `k::<f64>`"), "{text}");
+}

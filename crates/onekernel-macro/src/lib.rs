@@ -151,6 +151,16 @@ impl State {
             return expand::request_helper(&call.name, call.span, state);
         }
         let options = onekernel_compiler::Options::default();
+        // A generic kernel (`fn axpy<T: Num>`): one module per type of its
+        // bound (its problems were reported by the parse above).
+        if let Ok(Some(param)) = parse::generic_param(&self.kernel.sig) {
+            let (attr, helpers) = (self.attr.clone(), &self.helpers);
+            return match onekernel_compiler::compile_generic(attr, &self.kernel, helpers, &self.items, &options, &param)
+            {
+                Ok(instances) => expand::expand_generic(&self.kernel, &param, &instances),
+                Err(errors) => expand::expand_errors(&self.kernel, &errors),
+            };
+        }
         match onekernel_compiler::compile_in(self.attr.clone(), &self.kernel, &self.helpers, &self.items, &options) {
             Ok(compiled) => expand::expand_kernel(&self.kernel, &compiled),
             Err(errors) => expand::expand_errors(&self.kernel, &errors),

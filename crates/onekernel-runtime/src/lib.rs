@@ -47,6 +47,7 @@ mod gpu;
 mod grid;
 #[cfg(feature = "inspect")]
 pub mod inspect;
+pub mod num;
 mod plan;
 pub mod tile;
 mod timing;
@@ -56,6 +57,7 @@ pub use buffer::{Buffer, Element};
 pub use device::Device;
 pub use error::{BufferError, DataRace, DeviceError, LaunchError, RaceAccess, RaceKind};
 pub use grid::{Dim3, Grid};
+pub use num::{Float, Int, Num};
 pub use onekernel_abi::{DataType, Features, KernelInfo, ScalarType, TileShape};
 pub use timing::{Clock, Timing};
 

@@ -66,6 +66,7 @@ pub use crate::device::{backend, Device, DeviceBackend};
 pub use crate::error::LaunchError;
 pub use crate::gpu::{GpuArg, GpuDevice, PreparedDispatch, PreparedPart};
 pub use crate::grid::{Dim3, Grid, Invocation};
+pub use crate::num::{Float, Int, Num};
 pub use crate::plan::ScalarArg;
 /// The `bytemuck` whose `Pod` and `Zeroable` [`Element`] requires: the
 /// macro derives them for user structs through this path

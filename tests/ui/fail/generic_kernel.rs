@@ -1,6 +1,7 @@
 use onekernel::prelude::*;
 
-// One error for the generics; the parameters that use `T` add none.
+// A type parameter without a bound: one error, which says which bounds
+// there are; the parameters that use `T` add none.
 #[kernel(workgroup_size = 64)]
 fn k<T>(a: &[T], out: &mut [T]) {
     let i = global_id().x;

@@ -85,7 +85,7 @@ pub fn expand_errors(item: &syn::ItemFn, errors: &[Diagnostic]) -> TokenStream {
 }
 
 /// Removes `#[unroll]` from `for` loops.
-struct StripUnroll;
+pub(super) struct StripUnroll;
 
 impl syn::visit_mut::VisitMut for StripUnroll {
     fn visit_expr_for_loop_mut(&mut self, f: &mut syn::ExprForLoop) {

@@ -7,6 +7,8 @@
 //! * [`cpu_body`]: the kernel as Rust for the CPU executor, from the HIR;
 //! * [`helper`]: `#[helper]` functions and the hidden macros that hand
 //!   them to kernels;
+//! * [`generic`]: a generic kernel (`fn axpy<T: Num>`), one module per
+//!   instantiation and the `launch` that picks one;
 //! * [`fallback`]: what a kernel with errors expands to;
 //! * [`module`]: `#[onekernel::kernels]` modules, and [`structs`], the
 //!   structs their kernels share with the host.
@@ -17,6 +19,7 @@
 
 pub mod cpu_body;
 pub mod fallback;
+pub mod generic;
 pub mod helper;
 pub mod kernel_info;
 pub mod launch;
@@ -24,6 +27,7 @@ pub mod module;
 pub mod structs;
 
 pub use fallback::expand_errors;
+pub use generic::expand_generic;
 pub use helper::{expand_helper, expand_helper_checked, helper_macro_name, request_helper};
 pub use module::{expand_module, ModuleKernel};
 

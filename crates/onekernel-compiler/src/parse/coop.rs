@@ -91,8 +91,8 @@ impl Parser<'_> {
             elem,
             atomic,
             dims,
-            written_ty: ty.clone(),
-            callee: p.path.clone(),
+            written_ty: self.instantiate(ty),
+            callee: self.instantiate(&p.path),
         });
         self.scopes.last_mut().expect("scope").insert(name, Binding::Shared(id));
         out.stmts.push(Stmt::Shared(id));
@@ -236,7 +236,7 @@ impl Parser<'_> {
         }
         let site = self.f.barriers;
         self.f.barriers += 1;
-        self.push(ExprKind::Barrier { kind, site, callee: callee.clone() }, span)
+        self.push(ExprKind::Barrier { kind, site, callee: self.instantiate(callee) }, span)
     }
 
     /// A subgroup builtin: `subgroup_add(v)`, `subgroup_size()`, ...
@@ -287,7 +287,7 @@ impl Parser<'_> {
         } else {
             0
         };
-        self.push(ExprKind::Subgroup { op, args, site, callee: callee.clone() }, span)
+        self.push(ExprKind::Subgroup { op, args, site, callee: self.instantiate(callee) }, span)
     }
 
     /// `workgroup_uniform_load(&tile[i])`: a shared element read as one
@@ -341,7 +341,7 @@ impl Parser<'_> {
         let indices = indices.into_iter().map(|i| self.expr(i)).collect();
         let site = self.f.barriers;
         self.f.barriers += 1;
-        self.push(ExprKind::UniformLoad { shared, indices, site, callee: callee.clone() }, span)
+        self.push(ExprKind::UniformLoad { shared, indices, site, callee: self.instantiate(callee) }, span)
     }
 
     /// An atomic element: `hist[i]` on an `&[AtomicU32]` parameter or a

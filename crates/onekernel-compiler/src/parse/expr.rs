@@ -304,6 +304,23 @@ impl Parser<'_> {
                 };
             }
         }
+        // `T::ZERO` in a generic kernel: the constant of the instantiation's
+        // type (`onekernel::Num`'s associated constants).
+        if let ([param, name], Some((generic, ty))) = (&segs[..], &self.instance) {
+            if param == generic {
+                let ty = *ty;
+                return match builtins::element_const(ty, name) {
+                    Some(c) => self.push(ExprKind::Const(c), span),
+                    None => self.error(
+                        span,
+                        format!("`{}` is not supported in a kernel", segs.join("::")),
+                        Some(&format!(
+                            "a generic kernel knows `{param}::ZERO`, `{param}::ONE`, `{param}::MIN` and `{param}::MAX`"
+                        )),
+                    ),
+                };
+            }
+        }
         match builtins::named_const(&segs) {
             Some(c) => self.push(ExprKind::Const(c), span),
             None => {
@@ -490,7 +507,8 @@ impl Parser<'_> {
         if type_path {
             let ty_seg = &segs[segs.len() - 2];
             let segs = &segs[segs.len() - 2..];
-            if let Some(ty) = Ty::from_name(ty_seg).filter(|t| t.is_numeric()) {
+            let ty = if segs.len() == 2 { self.named_ty(ty_seg) } else { Ty::from_name(ty_seg) };
+            if let Some(ty) = ty.filter(|t| t.is_numeric()) {
                 if let Some(op) = builtins::math_method(&segs[1]) {
                     let mut args: Vec<ExprId> = c.args.iter().map(|a| self.expr(a)).collect();
                     if args.len() != op.arity() {

@@ -235,6 +235,7 @@ impl<'t> Parser<'t> {
             role: super::FnRole::Helper,
             loop_labels: Vec::new(),
             generics: Vec::new(),
+            instance: None,
             module,
         }
     }

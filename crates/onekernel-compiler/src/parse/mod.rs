@@ -15,10 +15,12 @@
 mod consts;
 mod coop;
 mod expr;
+mod generics;
 mod items;
 mod tile;
 mod ty;
 
+pub use generics::{generic_param, replace_ident};
 pub use items::{define_structs, ModuleItems, ModuleScope};
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
@@ -61,6 +63,20 @@ pub fn parse_function_in(
     types: &mut TypeTable,
     scope: &ModuleScope,
 ) -> Result<Function, Vec<Diagnostic>> {
+    parse_function_at(item, role, types, scope, None)
+}
+
+/// [`parse_function_in`] for one instantiation of a generic kernel
+/// (`fn axpy<T: Num>`): its type parameter stands for `instance` (for the
+/// first type of its bound when None). A function that is not generic
+/// ignores `instance`.
+pub fn parse_function_at(
+    item: &syn::ItemFn,
+    role: FnRole,
+    types: &mut TypeTable,
+    scope: &ModuleScope,
+    instance: Option<Ty>,
+) -> Result<Function, Vec<Diagnostic>> {
     let mut p = Parser {
         types,
         diags: Diagnostics::default(),
@@ -69,8 +85,15 @@ pub fn parse_function_in(
         role,
         loop_labels: Vec::new(),
         generics: Vec::new(),
+        instance: None,
         module: scope,
     };
+    if role == FnRole::Kernel {
+        if let Ok(Some(g)) = generic_param(&item.sig) {
+            let ty = instance.unwrap_or(g.bound.types()[0]);
+            p.instance = Some((g.name, ty));
+        }
+    }
     p.signature(&item.sig);
     p.f.body = p.block(&item.block);
     p.diags.finish(p.f)
@@ -102,8 +125,24 @@ struct Parser<'t> {
     /// The names of the function's generic parameters, already reported:
     /// types that name them are rejected silently.
     generics: Vec<String>,
+    /// A generic kernel's type parameter and the type it stands for in the
+    /// instantiation being parsed.
+    instance: Option<(String, Ty)>,
     /// The `#[onekernel::kernels]` module around the function, if any.
     module: &'t ModuleScope,
+}
+
+/// The names of a function's type and const parameters.
+fn generic_names(sig: &syn::Signature) -> Vec<String> {
+    sig.generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_string()),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect()
 }
 
 /// Looks through the invisible groups `macro_rules!` wraps around `$e:expr`
@@ -174,22 +213,25 @@ impl Parser<'_> {
         if let Some(c) = &sig.constness {
             self.diags.error(c.span(), format!("{what} cannot be `const`"));
         }
-        if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        let generic = match self.role {
+            FnRole::Kernel => generic_param(sig),
+            FnRole::Helper => Ok(None),
+        };
+        if let Err(errors) = generic {
+            // One error per problem; parameters whose types name the
+            // generics are rejected silently.
+            self.generics = generic_names(sig);
+            self.diags.extend(errors);
+        } else if self.role == FnRole::Helper
+            && (!sig.generics.params.is_empty() || sig.generics.where_clause.is_some())
+        {
             // One error for the generics; parameters whose types name them
             // are rejected silently.
-            self.generics = sig
-                .generics
-                .params
-                .iter()
-                .filter_map(|p| match p {
-                    syn::GenericParam::Type(t) => Some(t.ident.to_string()),
-                    syn::GenericParam::Const(c) => Some(c.ident.to_string()),
-                    syn::GenericParam::Lifetime(_) => None,
-                })
-                .collect();
+            self.generics = generic_names(sig);
             self.diags.push(
-                Diagnostic::new(sig.generics.span(), format!("{what} cannot be generic"))
-                    .help("write one function per element type, e.g. `fn scale_f32(...)`"),
+                Diagnostic::new(sig.generics.span(), format!("{what} cannot be generic")).help(
+                    "write one helper per element type, e.g. `fn scale_f32(...)`; only kernels are generic (`fn k<T: Num>`)",
+                ),
             );
         }
         if let Some(v) = &sig.variadic {
@@ -232,7 +274,7 @@ impl Parser<'_> {
                     name: name.clone(),
                     span: pt.pat.span(),
                     kind,
-                    written_ty: (*pt.ty).clone(),
+                    written_ty: self.instantiate(&pt.ty),
                 });
                 self.scopes[0].insert(name, Binding::Param(id));
             }

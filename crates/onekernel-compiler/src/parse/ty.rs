@@ -74,7 +74,9 @@ impl Parser<'_> {
                 if let Some(role) = crate::types::TileRole::from_name(&name) {
                     return self.tile_type(role, &last.arguments, last.span()).map(Ty::Tile);
                 }
-                if let Some(t) = Ty::from_name(&name) {
+                // A generic kernel's `T` is a one-segment path.
+                let named = if tp.path.segments.len() == 1 { self.named_ty(&name) } else { Ty::from_name(&name) };
+                if let Some(t) = named {
                     if last.arguments.is_empty() {
                         return Some(t);
                     }
