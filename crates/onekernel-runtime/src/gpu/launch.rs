@@ -113,6 +113,10 @@ impl GpuDevice {
             return Ok(());
         };
         let lost = |error| LaunchError::DeviceLost { kernel: &kernel.name, error };
+        // A non-blocking poll runs wgpu's device-lost callback if the device
+        // is gone: a launch on cached bind groups (`bind_cache.rs`) makes no
+        // wgpu call that would fail on a lost device.
+        let _ = self.wgpu_device().poll(wgpu::PollType::Poll);
         self.check_alive().map_err(lost)?;
         let report = match checked {
             true => {
