@@ -1,0 +1,765 @@
+//! The phase body: a cooperative kernel split at its barriers, for the CPU
+//! phase executor (`onekernel-runtime`'s `cpu/phased.rs`).
+//!
+//! The body runs once per workgroup. Between two barriers, the statements
+//! of every invocation run as one *phase*: a plain loop over the
+//! workgroup's invocations (what CPU OpenCL implementations such as PoCL
+//! do). The barriers themselves, and the control flow around them (`if`,
+//! `while`, `loop`, `for` and blocks whose conditions the uniformity
+//! analysis proved the same for every invocation), run once per workgroup,
+//! around the phase loops:
+//!
+//! * a condition or loop bound computed from workgroup-wide values only
+//!   (literals, parameters, `block_id()`, buffer lengths, and the locals
+//!   below) is evaluated once;
+//! * any other is evaluated by every invocation in a phase of its own, and
+//!   they must agree (`agree`, a launch error if not: a second line of
+//!   defence, as the futures executor's divergence check);
+//! * a local whose every value is computed once per workgroup (a `let`
+//!   and assignments, in that control flow, of workgroup-wide values, and
+//!   the loop variables of `for` loops with barriers) is a Rust local of
+//!   the workgroup's code;
+//! * a local used in two phases is kept per invocation, in storage the
+//!   executor allocates once per task (`PhaseLocals`); every other local is
+//!   a Rust local of its phase's loop.
+//!
+//! Every invocation finishes a phase before any starts the next, so a
+//! barrier's guarantee holds; the invocations of a phase run in the order
+//! the futures executor polls them, so panics and results are the same.
+//!
+//! Kernels the splitter does not handle keep the futures executor
+//! (`cooperative.rs`), and `phase_body` says why: subgroup collectives and
+//! `workgroup_uniform_load` (synchronising *inside* an expression), a
+//! barrier anywhere but in statements and the `if`/loop/block statements
+//! around them (a `let x = { barrier(); .. }`, a `match` arm), a `return`
+//! before the last barrier, an assignment to a parameter, and a local kept
+//! per invocation whose type has no zero (a tuple of more than 8).
+
+use super::cpu_body::{internal, rust_type, Gen, PhaseLocals};
+use crate::hir::*;
+use crate::infer::Types;
+use crate::layout::Layout;
+use crate::types::{Compound, Ty, TypeTable};
+use crate::visit::{operands, visit_expr};
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+/// The phase body of a kernel: the function that runs one workgroup, and
+/// the per-invocation storage it needs.
+pub struct PhaseBody {
+    /// The Rust type of each local kept per invocation (the state is one
+    /// `Box<[T; invocations]>` of each).
+    pub state: Vec<TokenStream>,
+    /// The body, a block.
+    pub body: TokenStream,
+}
+
+/// `'__inv`: the label of every phase loop (hygienic).
+pub fn invocation_label() -> syn::Lifetime {
+    syn::Lifetime::new("'__inv", Span::mixed_site())
+}
+
+/// Splits the kernel `f` into phases; `Err` says why the futures executor
+/// must run it instead.
+pub fn phase_body(
+    f: &Function,
+    types: &Types,
+    table: &TypeTable,
+    layout: &Layout,
+    workgroup_size: [u32; 3],
+) -> Result<PhaseBody, &'static str> {
+    let mut split = Split::new(f)?;
+    split.lift_barriers()?;
+    split.check_returns()?;
+    split.workgroup_locals()?;
+    let tree = split.nodes(&f.body, true)?;
+    // Which phases use each local.
+    let mut used: BTreeMap<LocalId, BTreeSet<usize>> = BTreeMap::new();
+    collect_uses(f, &tree, &mut used);
+    let mut storage = HashMap::new();
+    let mut state = Vec::new();
+    for (local, phases) in &used {
+        if phases.len() < 2 || split.wg.contains(local) {
+            continue;
+        }
+        let ty = types.locals[*local];
+        if !zeroable(ty, table) {
+            return Err("a local kept across a barrier has a type with no zero value");
+        }
+        storage.insert(*local, internal(&format!("__local{}", state.len())));
+        state.push(rust_type(ty, table));
+    }
+    let names = PhaseLocals { storage };
+    let g = Gen { f, types, table, layout, k: super::krate(), phase: Some(&names) };
+    let emit = Emit { g: &g, size: workgroup_size.map(|n| n as usize) };
+    let nodes = emit.nodes(&tree);
+    let locals: Vec<_> = (0..state.len()).map(|n| internal(&format!("__local{n}"))).collect();
+    let (state_var, group, invocation) = (internal("__state"), internal("__group"), internal("__invocation"));
+    let body = quote!({
+        let (#(#locals,)*) = #state_var;
+        // The workgroup's own code reads the builtins of its invocation
+        // (0, 0, 0): only workgroup-wide ones (`block_id()`, ...).
+        let #invocation = *#group;
+        #nodes
+    });
+    Ok(PhaseBody { state, body })
+}
+
+/// Whether `ty` has an all-zero value the runtime can make
+/// (`bytemuck::Zeroable`).
+fn zeroable(ty: Ty, table: &TypeTable) -> bool {
+    match ty {
+        Ty::Compound(id) => match table.get(id) {
+            Compound::Array { elem, .. } => zeroable(*elem, table),
+            Compound::Tuple(elems) => elems.len() <= 8 && elems.iter().all(|t| zeroable(*t, table)),
+            Compound::Struct { .. } => true,
+        },
+        _ => true,
+    }
+}
+
+/// A condition (or loop bounds) that controls barriers.
+enum Cond {
+    /// Evaluated once per workgroup.
+    Once,
+    /// Evaluated by every invocation, in this phase, which must agree.
+    Agreed(usize),
+}
+
+/// The workgroup's code.
+enum Node<'a> {
+    /// Statements every invocation runs: one loop over the invocations.
+    Phase { id: usize, stmts: Vec<&'a Stmt>, tail: Option<ExprId> },
+    /// A statement run once: a workgroup-wide `let`, a shared array's
+    /// view, a `const`.
+    Once(&'a Stmt),
+    /// A barrier, a `break` or a `continue`, or an assignment to a
+    /// workgroup-wide local (once per workgroup).
+    Expr(ExprId),
+    /// An `if` with barriers.
+    If { cond: ExprId, agree: Cond, then: Vec<Node<'a>>, else_: Option<Vec<Node<'a>>> },
+    /// A loop with barriers (or a jump out of a loop with barriers).
+    Loop { expr: ExprId, agree: Cond, body: Vec<Node<'a>> },
+    /// A block with barriers.
+    Block(Vec<Node<'a>>),
+}
+
+struct Split<'a> {
+    f: &'a Function,
+    /// Expressions that run once per workgroup: barriers, the control
+    /// flow around them, and jumps out of loops with barriers.
+    lifted: HashSet<ExprId>,
+    /// Locals with one value per workgroup.
+    wg: HashSet<LocalId>,
+    /// The kernel has a `return`.
+    returns: bool,
+    /// The index of the last statement of the body (the tail is
+    /// `stmts.len()`) with a barrier: code after it may `return`.
+    last_lifted: Option<usize>,
+    phases: usize,
+}
+
+impl<'a> Split<'a> {
+    fn new(f: &'a Function) -> Result<Split<'a>, &'static str> {
+        let mut returns = false;
+        for (_, e) in f.exprs.iter() {
+            match &e.kind {
+                ExprKind::Subgroup { op, .. } if *op != SubgroupOp::Size && *op != SubgroupOp::InvocationId => {
+                    return Err("subgroup collectives synchronise inside expressions")
+                }
+                ExprKind::UniformLoad { .. } => return Err("`workgroup_uniform_load` synchronises inside an expression"),
+                ExprKind::Assign { place: Place::Param(_), .. } => return Err("a parameter is assigned"),
+                ExprKind::Return(_) => returns = true,
+                _ => {}
+            }
+        }
+        Ok(Split { f, lifted: HashSet::new(), wg: HashSet::new(), returns, last_lifted: None, phases: 0 })
+    }
+
+    /// Marks the barriers and everything around them, and the jumps to
+    /// loops with barriers and everything around those (until the loop).
+    fn lift_barriers(&mut self) -> Result<(), &'static str> {
+        let f = self.f;
+        let mut paths = Vec::new();
+        let mut jumps = Vec::new();
+        for root in roots(&f.body) {
+            walk(f, root, &mut Vec::new(), &mut Vec::new(), &mut paths, &mut jumps);
+        }
+        for path in &paths {
+            self.lifted.extend(path.iter().copied());
+        }
+        // A jump to a loop with barriers runs once per workgroup, and so
+        // does everything between it and the loop; that can give a loop in
+        // between barriers-like jumps of its own: to a fixed point.
+        loop {
+            let before = self.lifted.len();
+            for (path, target) in &jumps {
+                if self.lifted.contains(target) {
+                    let at = path.iter().position(|e| e == target).map_or(0, |p| p + 1);
+                    self.lifted.extend(path[at..].iter().copied());
+                }
+            }
+            if self.lifted.len() == before {
+                break;
+            }
+        }
+        for e in &self.lifted {
+            match &f.exprs[*e].kind {
+                ExprKind::Barrier { .. }
+                | ExprKind::If { .. }
+                | ExprKind::Loop { .. }
+                | ExprKind::Block(_)
+                | ExprKind::Break { value: None, .. }
+                | ExprKind::Continue { .. } => {}
+                _ => return Err("a barrier inside an expression other than `if`, a loop or a block"),
+            }
+        }
+        Ok(())
+    }
+
+    /// A `return` must come after the body's last barrier, outside any
+    /// control flow with barriers: the invocation then only leaves its
+    /// last phase early.
+    fn check_returns(&mut self) -> Result<(), &'static str> {
+        let f = self.f;
+        let body = &f.body;
+        let lifted_at = |s: &Stmt| match s {
+            Stmt::Expr(e) => self.lifted.contains(e),
+            Stmt::Let { init: Some(e), .. } | Stmt::LetTuple { init: e, .. } => self.lifted.contains(e),
+            _ => false,
+        };
+        self.last_lifted = body.stmts.iter().rposition(lifted_at);
+        if body.tail.is_some_and(|t| self.lifted.contains(&t)) {
+            self.last_lifted = Some(body.stmts.len());
+        }
+        if !self.returns {
+            return Ok(());
+        }
+        let Some(last) = self.last_lifted else { return Ok(()) };
+        let mut early = false;
+        for root in roots(body).into_iter().take(last + 1) {
+            visit_expr(f, root, 0, &mut |_, k, _| early |= matches!(k, ExprKind::Return(_)));
+        }
+        if early {
+            return Err("a `return` before the last barrier");
+        }
+        Ok(())
+    }
+
+    /// Whether statement `index` of a block runs where an invocation may
+    /// already have returned (after the body's last barrier).
+    fn after_returns(&self, top: bool, index: usize) -> bool {
+        top && self.returns && self.last_lifted.is_none_or(|l| index > l)
+    }
+
+    /// The locals with one value per workgroup: to a fixed point, since
+    /// one stops being so when a value assigned to it depends on another
+    /// that stopped.
+    fn workgroup_locals(&mut self) -> Result<(), &'static str> {
+        let f = self.f;
+        // Each candidate's `let` value, and the assignments (value) that
+        // are statements of the workgroup's code.
+        let mut lets: HashMap<LocalId, ExprId> = HashMap::new();
+        let mut direct: HashSet<ExprId> = HashSet::new();
+        let mut loop_vars = Vec::new();
+        self.lifted_statements(&f.body, true, &mut |s, after| match s {
+            Stmt::Let { local, init: Some(init) } if !after => {
+                lets.insert(*local, *init);
+            }
+            Stmt::Expr(e) if !after => {
+                direct.insert(*e);
+            }
+            _ => {}
+        });
+        for e in &self.lifted {
+            if let ExprKind::Loop { kind: LoopKind::For { var, .. }, .. } = &f.exprs[*e].kind {
+                loop_vars.push(*var);
+            }
+        }
+        // Every assignment to a local: (the assignment, its value).
+        let mut writes: HashMap<LocalId, Vec<(ExprId, ExprId, bool)>> = HashMap::new();
+        for (id, e) in f.exprs.iter() {
+            if let ExprKind::Assign { place, value, .. } = &e.kind {
+                let (local, whole) = match place {
+                    Place::Local(l) => (*l, true),
+                    Place::Project { local, .. } => (*local, false),
+                    _ => continue,
+                };
+                writes.entry(local).or_default().push((id, *value, whole));
+            }
+        }
+        for var in &loop_vars {
+            if writes.contains_key(var) {
+                return Err("the variable of a loop with barriers is assigned");
+            }
+        }
+        self.wg.extend(loop_vars.iter().copied());
+        self.wg.extend(lets.keys().copied());
+        loop {
+            let mut changed = false;
+            for (local, init) in &lets {
+                if !self.wg.contains(local) {
+                    continue;
+                }
+                let ok = self.once(*init)
+                    && writes.get(local).is_none_or(|ws| {
+                        ws.iter().all(|(assign, value, whole)| *whole && direct.contains(assign) && self.once(*value))
+                    });
+                if !ok {
+                    self.wg.remove(local);
+                    changed = true;
+                }
+            }
+            if !changed {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Calls `visit` on each statement (and each tail, as a statement) of
+    /// the workgroup's code, with whether an invocation may have returned.
+    fn lifted_statements(&self, b: &Block, top: bool, visit: &mut dyn FnMut(&Stmt, bool)) {
+        for (i, s) in b.stmts.iter().enumerate() {
+            visit(s, self.after_returns(top, i));
+            if let Stmt::Expr(e) = s {
+                self.lifted_children(*e, visit);
+            }
+        }
+        if let Some(t) = b.tail {
+            visit(&Stmt::Expr(t), self.after_returns(top, b.stmts.len()));
+            self.lifted_children(t, visit);
+        }
+    }
+
+    fn lifted_children(&self, e: ExprId, visit: &mut dyn FnMut(&Stmt, bool)) {
+        if !self.lifted.contains(&e) {
+            return;
+        }
+        match &self.f.exprs[e].kind {
+            ExprKind::If { then, else_, .. } => {
+                self.lifted_statements(then, false, visit);
+                if let Some(e) = else_ {
+                    self.lifted_else(*e, visit);
+                }
+            }
+            ExprKind::Loop { body, .. } => self.lifted_statements(body, false, visit),
+            ExprKind::Block(b) => self.lifted_statements(b, false, visit),
+            _ => {}
+        }
+    }
+
+    /// The `else` of an `if` with barriers runs as workgroup code too.
+    fn lifted_else(&self, e: ExprId, visit: &mut dyn FnMut(&Stmt, bool)) {
+        match &self.f.exprs[e].kind {
+            ExprKind::Block(b) => self.lifted_statements(b, false, visit),
+            ExprKind::If { .. } if self.lifted.contains(&e) => self.lifted_children(e, visit),
+            // An `else if` without barriers: a statement of its own.
+            _ => visit(&Stmt::Expr(e), false),
+        }
+    }
+
+    /// Whether `e` can be computed once for the workgroup: workgroup-wide
+    /// inputs only, and no effect.
+    fn once(&self, e: ExprId) -> bool {
+        let f = self.f;
+        match &f.exprs[e].kind {
+            ExprKind::Lit(_) | ExprKind::Const(_) | ExprKind::ConstRef(_) | ExprKind::Len(_) | ExprKind::Param(_) => {
+                true
+            }
+            ExprKind::Builtin { builtin, .. } => {
+                matches!(builtin, Builtin::BlockId | Builtin::BlockDim | Builtin::GridDim)
+            }
+            ExprKind::Local(l) => self.wg.contains(l),
+            ExprKind::Axis(..)
+            | ExprKind::Swizzle(..)
+            | ExprKind::Unary(..)
+            | ExprKind::Cast(..)
+            | ExprKind::Convert(..)
+            | ExprKind::Typed(..)
+            | ExprKind::Repeat(..)
+            | ExprKind::Field(..)
+            | ExprKind::NamedField(..)
+            | ExprKind::ArrayLen(_)
+            | ExprKind::Array(_)
+            | ExprKind::Tuple(_)
+            | ExprKind::Vector { .. }
+            | ExprKind::StructLit { .. }
+            | ExprKind::Element { .. }
+            | ExprKind::Binary(..)
+            | ExprKind::Logical(..)
+            | ExprKind::Call { .. }
+            | ExprKind::Math(..) => operands(&f.exprs[e].kind).into_iter().all(|x| self.once(x)),
+            _ => false,
+        }
+    }
+
+    fn agree(&mut self, exprs: &[ExprId]) -> Cond {
+        if exprs.iter().all(|e| self.once(*e)) {
+            Cond::Once
+        } else {
+            self.phases += 1;
+            Cond::Agreed(self.phases - 1)
+        }
+    }
+
+    /// The workgroup's code for a block of it.
+    fn nodes(&mut self, b: &'a Block, top: bool) -> Result<Vec<Node<'a>>, &'static str> {
+        let mut out = Vec::new();
+        let mut phase: Vec<&'a Stmt> = Vec::new();
+        let flush = |phase: &mut Vec<&'a Stmt>, out: &mut Vec<Node<'a>>, phases: &mut usize, tail: Option<ExprId>| {
+            if !phase.is_empty() || tail.is_some() {
+                out.push(Node::Phase { id: *phases, stmts: std::mem::take(phase), tail });
+                *phases += 1;
+            }
+        };
+        // Where an invocation may have returned, everything stays in one
+        // phase (a `const` or a shared view too): its `continue '__inv`
+        // skips the rest of the invocation's code.
+        let once_expr = |this: &Self, e: ExprId, after: bool| {
+            this.lifted.contains(&e)
+                || (!after
+                    && matches!(&this.f.exprs[e].kind,
+                        ExprKind::Assign { place: Place::Local(l), .. } if this.wg.contains(l)))
+        };
+        for (i, s) in b.stmts.iter().enumerate() {
+            let after = self.after_returns(top, i);
+            let once = match s {
+                Stmt::Shared(_) | Stmt::Const(_) => !after,
+                Stmt::Let { local, .. } => !after && self.wg.contains(local),
+                Stmt::Expr(e) => once_expr(self, *e, after),
+                Stmt::LetTuple { .. } => false,
+            };
+            if !once {
+                phase.push(s);
+                continue;
+            }
+            flush(&mut phase, &mut out, &mut self.phases, None);
+            match s {
+                Stmt::Expr(e) if self.lifted.contains(e) => out.push(self.lifted_node(*e)?),
+                Stmt::Expr(e) => out.push(Node::Expr(*e)),
+                _ => out.push(Node::Once(s)),
+            }
+        }
+        match b.tail {
+            Some(t) if once_expr(self, t, self.after_returns(top, b.stmts.len())) => {
+                flush(&mut phase, &mut out, &mut self.phases, None);
+                out.push(if self.lifted.contains(&t) { self.lifted_node(t)? } else { Node::Expr(t) });
+            }
+            tail => flush(&mut phase, &mut out, &mut self.phases, tail),
+        }
+        Ok(out)
+    }
+
+    fn lifted_node(&mut self, e: ExprId) -> Result<Node<'a>, &'static str> {
+        let f = self.f;
+        Ok(match &f.exprs[e].kind {
+            ExprKind::If { cond, then, else_, .. } => {
+                let agree = self.agree(&[*cond]);
+                let then = self.nodes(then, false)?;
+                let else_ = match else_ {
+                    None => None,
+                    Some(x) => Some(match &f.exprs[*x].kind {
+                        ExprKind::Block(b) => self.nodes(b, false)?,
+                        ExprKind::If { .. } if self.lifted.contains(x) => vec![self.lifted_node(*x)?],
+                        _ => {
+                            self.phases += 1;
+                            vec![Node::Phase { id: self.phases - 1, stmts: Vec::new(), tail: Some(*x) }]
+                        }
+                    }),
+                };
+                Node::If { cond: *cond, agree, then, else_ }
+            }
+            ExprKind::Loop { kind, body, .. } => {
+                let agree = match kind {
+                    LoopKind::Loop => Cond::Once,
+                    LoopKind::While { cond } => self.agree(&[*cond]),
+                    LoopKind::For { .. } => self.agree(&operands(&f.exprs[e].kind)),
+                };
+                Node::Loop { expr: e, agree, body: self.nodes(body, false)? }
+            }
+            ExprKind::Block(b) => Node::Block(self.nodes(b, false)?),
+            _ => Node::Expr(e),
+        })
+    }
+}
+
+/// The root expressions of a block's statements and tail.
+fn roots(b: &Block) -> Vec<ExprId> {
+    b.stmts.iter().flat_map(stmt_roots).chain(b.tail).collect()
+}
+
+fn stmt_roots(s: &Stmt) -> Vec<ExprId> {
+    match s {
+        Stmt::Let { init: Some(e), .. } | Stmt::Expr(e) | Stmt::LetTuple { init: e, .. } => vec![*e],
+        Stmt::Let { init: None, .. } | Stmt::Shared(_) | Stmt::Const(_) => vec![],
+    }
+}
+
+/// Walks `e` with the path of expressions from its statement down
+/// (`path`) and the enclosing loops: records the path to each barrier, and
+/// each jump's path and target loop.
+fn walk(
+    f: &Function,
+    e: ExprId,
+    path: &mut Vec<ExprId>,
+    loops: &mut Vec<(ExprId, Option<String>)>,
+    barriers: &mut Vec<Vec<ExprId>>,
+    jumps: &mut Vec<(Vec<ExprId>, ExprId)>,
+) {
+    path.push(e);
+    let kind = &f.exprs[e].kind;
+    match kind {
+        ExprKind::Barrier { .. } => barriers.push(path.clone()),
+        ExprKind::Break { label, .. } | ExprKind::Continue { label } => {
+            let target = match label {
+                None => loops.last(),
+                Some(l) => loops.iter().rev().find(|(_, name)| name.as_deref() == Some(l.name.as_str())),
+            };
+            if let Some((target, _)) = target {
+                jumps.push((path.clone(), *target));
+            }
+        }
+        _ => {}
+    }
+    for c in operands(kind) {
+        walk(f, c, path, loops, barriers, jumps);
+    }
+    let mut block = |b: &Block, path: &mut Vec<ExprId>, loops: &mut Vec<(ExprId, Option<String>)>| {
+        for r in roots(b) {
+            walk(f, r, path, loops, barriers, jumps);
+        }
+    };
+    match kind {
+        ExprKind::If { then, else_, .. } => {
+            block(then, path, loops);
+            if let Some(x) = else_ {
+                walk(f, *x, path, loops, barriers, jumps);
+            }
+        }
+        ExprKind::Block(b) => block(b, path, loops),
+        ExprKind::Loop { body, label, .. } => {
+            loops.push((e, label.as_ref().map(|l| l.name.clone())));
+            block(body, path, loops);
+            loops.pop();
+        }
+        ExprKind::Match { arms, .. } => {
+            for arm in arms {
+                walk(f, arm.body, path, loops, barriers, jumps);
+            }
+        }
+        _ => {}
+    }
+    path.pop();
+}
+
+/// Records, for each local, the phases that use it (agreed conditions are
+/// phases too).
+fn collect_uses(f: &Function, nodes: &[Node<'_>], used: &mut BTreeMap<LocalId, BTreeSet<usize>>) {
+    for n in nodes {
+        match n {
+            Node::Phase { id, stmts, tail } => {
+                let mut mark = |l: LocalId| {
+                    used.entry(l).or_default().insert(*id);
+                };
+                for s in stmts {
+                    match s {
+                        Stmt::Let { local, .. } => mark(*local),
+                        Stmt::LetTuple { locals, .. } => locals.iter().for_each(|l| mark(*l)),
+                        _ => {}
+                    }
+                    for r in stmt_roots(s) {
+                        expr_locals(f, r, &mut mark);
+                    }
+                }
+                if let Some(t) = tail {
+                    expr_locals(f, *t, &mut mark);
+                }
+            }
+            Node::Once(_) | Node::Expr(_) => {}
+            Node::If { cond, agree, then, else_ } => {
+                if let Cond::Agreed(id) = agree {
+                    expr_locals(f, *cond, &mut |l| {
+                        used.entry(l).or_default().insert(*id);
+                    });
+                }
+                collect_uses(f, then, used);
+                if let Some(e) = else_ {
+                    collect_uses(f, e, used);
+                }
+            }
+            Node::Loop { expr, agree, body } => {
+                if let Cond::Agreed(id) = agree {
+                    for x in operands(&f.exprs[*expr].kind) {
+                        expr_locals(f, x, &mut |l| {
+                            used.entry(l).or_default().insert(*id);
+                        });
+                    }
+                }
+                collect_uses(f, body, used);
+            }
+            Node::Block(b) => collect_uses(f, b, used),
+        }
+    }
+}
+
+/// Calls `mark` on every local `e` reads, writes or declares.
+fn expr_locals(f: &Function, e: ExprId, mark: &mut dyn FnMut(LocalId)) {
+    visit_expr(f, e, 0, &mut |_, k, _| match k {
+        ExprKind::Local(l) => mark(*l),
+        ExprKind::Assign { place: Place::Local(l) | Place::Project { local: l, .. }, .. } => mark(*l),
+        ExprKind::Loop { kind: LoopKind::For { var, .. }, .. } => mark(*var),
+        ExprKind::Match { arms, .. } => arms.iter().filter_map(|a| a.binding).for_each(&mut *mark),
+        ExprKind::If { then, .. } => block_lets(then, mark),
+        ExprKind::Block(b) | ExprKind::Loop { body: b, .. } => block_lets(b, mark),
+        _ => {}
+    });
+}
+
+/// The locals a block's own statements declare (its expressions are
+/// visited by the caller).
+fn block_lets(b: &Block, mark: &mut dyn FnMut(LocalId)) {
+    for s in &b.stmts {
+        match s {
+            Stmt::Let { local, .. } => mark(*local),
+            Stmt::LetTuple { locals, .. } => locals.iter().for_each(|l| mark(*l)),
+            _ => {}
+        }
+    }
+}
+
+/// Writes the workgroup's code.
+struct Emit<'g, 'a> {
+    g: &'g Gen<'a>,
+    size: [usize; 3],
+}
+
+impl Emit<'_, '_> {
+    fn nodes(&self, nodes: &[Node<'_>]) -> TokenStream {
+        nodes.iter().map(|n| self.node(n)).collect()
+    }
+
+    /// `body` once for each invocation of the workgroup, `__invocation`
+    /// its builtins and `__inv` its index in the storage.
+    fn phase(&self, body: TokenStream) -> TokenStream {
+        let [x, y, z] = self.size;
+        let n = x * y * z;
+        let (inv, group, invocation) = (internal("__inv"), internal("__group"), internal("__invocation"));
+        let label = invocation_label();
+        // Constant sizes: the divisions are shifts or multiplications, and
+        // for a 1-D workgroup they vanish.
+        let tx = if y * z == 1 { quote!(#inv) } else { quote!(#inv % #x) };
+        let ty = if y == 1 { quote!(0) } else { quote!(#inv / #x % #y) };
+        let tz = if z == 1 { quote!(0) } else { quote!(#inv / (#x * #y)) };
+        quote! {
+            #label: for #inv in 0..#n {
+                let #invocation = #group.thread(#tx, #ty, #tz);
+                #body
+            }
+        }
+    }
+
+    fn node(&self, n: &Node<'_>) -> TokenStream {
+        let g = self.g;
+        let k = &g.k;
+        match n {
+            Node::Phase { stmts, tail, .. } => {
+                let stmts = stmts.iter().map(|s| g.stmt(s));
+                let tail = tail.map(|t| {
+                    let t = g.expr(t);
+                    quote!(#t;)
+                });
+                self.phase(quote!(#(#stmts)* #tail))
+            }
+            Node::Once(s) => g.stmt(s),
+            Node::Expr(e) => match &g.f.exprs[*e].kind {
+                ExprKind::Barrier { callee, .. } => {
+                    // Every invocation finished the phase before: nothing
+                    // to wait for (the call keeps the user's import used).
+                    let span = g.f.exprs[*e].span;
+                    quote_spanned!(span=> #k::builtin(#callee, ());)
+                }
+                _ => {
+                    let e = g.expr(*e);
+                    quote!(#e;)
+                }
+            },
+            Node::If { cond, agree, then, else_ } => {
+                let c = self.value(&[*cond], agree);
+                let then = self.nodes(then);
+                let else_ = else_.as_ref().map(|e| {
+                    let e = self.nodes(e);
+                    quote!(else { #e })
+                });
+                quote!(if (#c) { #then } #else_)
+            }
+            Node::Loop { expr, agree, body } => {
+                let ExprKind::Loop { label, kind, .. } = &g.f.exprs[*expr].kind else { unreachable!() };
+                let span = g.f.exprs[*expr].span;
+                let label = label.as_ref().map(|l| {
+                    let l = syn::Lifetime::new(&l.name, l.span);
+                    quote!(#l:)
+                });
+                let body = self.nodes(body);
+                match kind {
+                    LoopKind::Loop => quote_spanned!(span=> #label loop { #body }),
+                    LoopKind::While { cond } => {
+                        let c = self.value(&[*cond], agree);
+                        quote_spanned!(span=> #label while (#c) { #body })
+                    }
+                    LoopKind::For { var, inclusive, step, reverse, .. } => {
+                        let bounds = operands(&g.f.exprs[*expr].kind);
+                        let vars: Vec<_> = (0..bounds.len()).map(|i| internal(&format!("__bound{i}"))).collect();
+                        let value = self.value(&bounds, agree);
+                        let (start, end) = (&vars[0], &vars[1]);
+                        let range = if *inclusive {
+                            quote_spanned!(span=> (#start..=#end))
+                        } else {
+                            quote_spanned!(span=> (#start..#end))
+                        };
+                        let iter = match (step, reverse) {
+                            (Some(_), _) => {
+                                let s = &vars[2];
+                                quote_spanned!(span=> #range.step_by(#s))
+                            }
+                            (None, true) => quote_spanned!(span=> #range.rev()),
+                            (None, false) => range,
+                        };
+                        let pat = g.binding(*var);
+                        quote_spanned!(span=> {
+                            let (#(#vars,)*) = #value;
+                            #label for #pat in #iter { #body }
+                        })
+                    }
+                }
+            }
+            Node::Block(b) => {
+                let b = self.nodes(b);
+                quote!({ #b })
+            }
+        }
+    }
+
+    /// The value of `exprs` (one, or a tuple of several) for the
+    /// workgroup: computed once, or by every invocation, agreeing.
+    fn value(&self, exprs: &[ExprId], agree: &Cond) -> TokenStream {
+        let g = self.g;
+        let k = &g.k;
+        let values: Vec<_> = exprs.iter().map(|e| g.expr(*e)).collect();
+        let value = if values.len() == 1 { values[0].clone() } else { quote!((#(#values,)*)) };
+        match agree {
+            Cond::Once => value,
+            Cond::Agreed(_) => {
+                let (first, invocation) = (internal("__first"), internal("__invocation"));
+                let span = g.f.exprs[exprs[0]].span;
+                let check = quote_spanned!(span=> #k::agree(&mut #first, #value, &#invocation););
+                let each = self.phase(check);
+                quote!({
+                    let mut #first = ::core::option::Option::None;
+                    #each
+                    #k::agreed(#first)
+                })
+            }
+        }
+    }
+}
