@@ -47,6 +47,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// The phase body of a kernel: the function that runs one workgroup, and
 /// the per-invocation storage it needs.
+#[derive(Debug)]
 pub struct PhaseBody {
     /// The Rust type of each local kept per invocation (the state is one
     /// `Box<[T; invocations]>` of each).
@@ -430,6 +431,11 @@ impl<'a> Split<'a> {
                 Stmt::Expr(e) => once_expr(self, *e, after),
                 Stmt::LetTuple { .. } => false,
             };
+            if let Stmt::Let { init: Some(e), .. } | Stmt::LetTuple { init: e, .. } = s {
+                if self.lifted.contains(e) {
+                    return Err("a barrier in the value of a `let`");
+                }
+            }
             if !once {
                 phase.push(s);
                 continue;
@@ -453,6 +459,9 @@ impl<'a> Split<'a> {
 
     fn lifted_node(&mut self, e: ExprId) -> Result<Node<'a>, &'static str> {
         let f = self.f;
+        if operands(&f.exprs[e].kind).iter().any(|x| self.lifted.contains(x)) {
+            return Err("a barrier in the condition or bounds of an `if` or a loop");
+        }
         Ok(match &f.exprs[e].kind {
             ExprKind::If { cond, then, else_, .. } => {
                 let agree = self.agree(&[*cond]);
@@ -761,5 +770,152 @@ impl Emit<'_, '_> {
                 })
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The phase body of a kernel, or why there is none.
+    fn split(attr: &str, src: &str) -> Result<PhaseBody, &'static str> {
+        let item: syn::ItemFn = syn::parse_str(src).unwrap();
+        let k = match crate::compile(attr.parse().unwrap(), &item, &[]) {
+            Ok(k) => k,
+            Err(e) => panic!("{:?}", e.iter().map(|d| d.to_string()).collect::<Vec<_>>()),
+        };
+        let c = &k.checked;
+        phase_body(&c.program.kernel, &c.kernel_types, &c.program.types, &k.layout, k.info.workgroup_size)
+    }
+
+    fn state(p: &PhaseBody) -> Vec<String> {
+        p.state.iter().map(|t| t.to_string()).collect()
+    }
+
+    #[test]
+    fn a_tree_reduction_keeps_only_the_thread_index() {
+        let p = split(
+            "workgroup_size = 256",
+            r#"
+fn block_sum(input: &[f32], sums: &mut [f32]) {
+    let partial = shared::<[f32; 256]>();
+    let t = thread_id().x;
+    let i = global_id().x;
+    partial[t] = if i < input.len() { input[i] } else { 0.0 };
+    workgroup_barrier();
+    let mut stride = 128;
+    while stride > 0 {
+        if t < stride {
+            partial[t] += partial[t + stride];
+        }
+        workgroup_barrier();
+        stride /= 2;
+    }
+    if t == 0 {
+        sums[block_id().x] = partial[0];
+    }
+}"#,
+        )
+        .unwrap();
+        // `t` lives across barriers; `i` is used in the first phase only;
+        // `stride` has one value per workgroup, so the loop runs once per
+        // workgroup with no agreement phase.
+        assert_eq!(state(&p), ["usize"]);
+        let body = p.body.to_string();
+        assert!(!body.contains("agree"), "{body}");
+        assert!(body.contains("while ((stride > 0usize))"), "{body}");
+    }
+
+    #[test]
+    fn a_tiled_matmul_keeps_its_accumulator_and_indices() {
+        let p = split(
+            "workgroup_size = (16, 16)",
+            r#"
+fn matmul(a: &[f32], b: &[f32], c: &mut [f32], m: u32, k: u32, n: u32) {
+    let a_tile = shared::<[[f32; 16]; 16]>();
+    let b_tile = shared::<[[f32; 16]; 16]>();
+    let m = m as usize;
+    let k = k as usize;
+    let n = n as usize;
+    let tx = thread_id().x;
+    let ty = thread_id().y;
+    let row = block_id().y * 16 + ty;
+    let col = block_id().x * 16 + tx;
+    let mut acc = 0.0;
+    let steps = (k + 15) / 16;
+    for step in 0..steps {
+        let a_col = step * 16 + tx;
+        a_tile[ty][tx] = if row < m && a_col < k { a[row * k + a_col] } else { 0.0 };
+        let b_row = step * 16 + ty;
+        b_tile[ty][tx] = if b_row < k && col < n { b[b_row * n + col] } else { 0.0 };
+        workgroup_barrier();
+        for j in 0..16 {
+            acc = a_tile[ty][j].mul_add(b_tile[j][tx], acc);
+        }
+        workgroup_barrier();
+    }
+    if row < m && col < n {
+        c[row * n + col] = acc;
+    }
+}"#,
+        )
+        .unwrap();
+        assert_eq!(state(&p), ["usize", "usize", "usize", "usize", "f32"]);
+        assert!(!p.body.to_string().contains("agree"));
+    }
+
+    #[test]
+    fn a_condition_from_a_local_kept_per_invocation_is_agreed_on() {
+        let p = split(
+            "workgroup_size = 64",
+            r#"
+fn k(out: &mut [u32], n: u32) {
+    let tile = shared::<[u32; 64]>();
+    let t = thread_id().x;
+    let mut total = n;
+    let rounds = if n > 4 { 4 } else { n };
+    for r in 0..rounds {
+        tile[t] += r;
+        workgroup_barrier();
+        total -= 1;
+    }
+    out[t] = tile[t] + total;
+}"#,
+        )
+        .unwrap();
+        // `total` is assigned workgroup-wide values in the loop's
+        // workgroup code: one value per workgroup. `rounds`, an `if`'s
+        // value, is computed by every invocation: kept per invocation, and
+        // the loop's bounds are agreed on.
+        assert_eq!(state(&p), ["usize", "u32"]);
+        let body = p.body.to_string();
+        assert!(body.contains("agree"), "{body}");
+        assert!(body.contains("let mut total = n ;"), "{body}");
+    }
+
+    #[test]
+    fn what_the_futures_executor_keeps() {
+        let sub = split(
+            "workgroup_size = 64",
+            "fn k(out: &mut [u32]) { let t = thread_id().x; out[t] = subgroup_add(1u32); workgroup_barrier(); }",
+        );
+        assert!(sub.unwrap_err().contains("subgroup"));
+        let early = split(
+            "workgroup_size = 64",
+            "fn k(out: &mut [u32], n: u32) { if n == 0 { return; } workgroup_barrier(); out[thread_id().x] = 1; }",
+        );
+        assert!(early.unwrap_err().contains("return"));
+        let in_let = split(
+            "workgroup_size = 64",
+            "fn k(out: &mut [u32]) { let x = { workgroup_barrier(); 1u32 }; out[thread_id().x] = x; }",
+        );
+        assert!(in_let.unwrap_err().contains("`let`"));
+        // A `return` after the last barrier is fine: it ends the
+        // invocation's last phase.
+        let late = split(
+            "workgroup_size = 64",
+            "fn k(out: &mut [u32]) { let t = thread_id().x; workgroup_barrier(); if t >= out.len() { return; } out[t] = 1; }",
+        );
+        assert!(late.unwrap().body.to_string().contains("continue '__inv"));
     }
 }
