@@ -450,15 +450,17 @@ mod phases {
 
     #[test]
     fn barrier_kernels_have_a_phase_body() {
-        // One array per local kept across barriers: `t` of the tree
-        // reduction (not `i`, used before the first barrier only, nor
-        // `stride`, one value per workgroup); `tx`, `ty`, `row`, `col` and
-        // `acc` of the tiled matmul; `i` and `v` of `count_then_read`.
-        let (t,) = kernels::block_sum::cpu_phase_state();
-        assert_eq!(t.len(), 256);
-        let _: (_, _, _, _, _) = race_kernels::matmul_tiled::cpu_phase_state();
-        let (i, v): (Box<[usize; 64]>, Box<[u32; 64]>) = kernels::count_then_read::cpu_phase_state();
-        assert_eq!((i.len(), v.len()), (64, 64));
+        // One array per local kept across barriers: none for the tree
+        // reduction (`t` is `thread_id().x` again where it is used,
+        // `stride` one value per workgroup); for the tiled matmul, `tx` and
+        // `ty` (bound by a tuple `let`), `row` and `col` (computed from
+        // them) and `acc`; `v` (an `if`'s value) for `count_then_read`.
+        let () = kernels::block_sum::cpu_phase_state();
+        let (tx, _, _, _, acc): (Box<[usize; 256]>, _, _, _, Box<[f32; 256]>) =
+            race_kernels::matmul_tiled::cpu_phase_state();
+        assert_eq!((tx.len(), acc.len()), (256, 256));
+        let (v,): (Box<[u32; 64]>,) = kernels::count_then_read::cpu_phase_state();
+        assert_eq!(v.len(), 64);
     }
 
     #[test]

@@ -92,11 +92,15 @@ pub(super) struct Gen<'a> {
 
 /// What the phase body changes in the statements it generates: a local
 /// that lives across a barrier is an element of per-invocation storage
-/// (`__local3[__inv]`) instead of a Rust local, and a `return` ends the
-/// invocation's part of the phase (`continue '__inv`).
+/// (`__local3[__inv]`) instead of a Rust local, or, when its value is a
+/// cheap function of the invocation's builtins, that value computed again
+/// where it is used; and a `return` ends the invocation's part of the
+/// phase (`continue '__inv`).
 pub(super) struct PhaseLocals {
-    /// The storage of each such local.
+    /// The storage of each stored local.
     pub storage: std::collections::HashMap<LocalId, Ident>,
+    /// The value of each recomputed local (its `let` emits nothing).
+    pub recomputed: std::collections::HashMap<LocalId, ExprId>,
 }
 
 impl Gen<'_> {
@@ -115,6 +119,7 @@ impl Gen<'_> {
 
     pub(super) fn stmt(&self, s: &Stmt) -> TokenStream {
         match s {
+            Stmt::Let { local, .. } if self.phase.is_some_and(|p| p.recomputed.contains_key(local)) => quote!(),
             Stmt::Let { local, init } if self.stored(*local, Span::call_site()).is_some() => {
                 let span = self.f.locals[*local].span;
                 let place = self.stored(*local, span);
@@ -271,9 +276,13 @@ impl Gen<'_> {
                     _ => quote_spanned!(span=> #bits32),
                 }
             }
-            ExprKind::Local(l) => match self.stored(*l, span) {
-                Some(place) => quote_spanned!(span=> (#place)),
-                None => user_ident(&self.f.locals[*l].name, span).into_token_stream(),
+            ExprKind::Local(l) => match (self.stored(*l, span), self.phase.and_then(|p| p.recomputed.get(l))) {
+                (Some(place), _) => quote_spanned!(span=> (#place)),
+                (None, Some(value)) => {
+                    let value = self.expr(*value);
+                    quote_spanned!(span=> (#value))
+                }
+                (None, None) => user_ident(&self.f.locals[*l].name, span).into_token_stream(),
             },
             ExprKind::ConstRef(c) => user_ident(&self.f.consts[*c].name, span).into_token_stream(),
             ExprKind::Param(p) => self.param(*p, span).into_token_stream(),

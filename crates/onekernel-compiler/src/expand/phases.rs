@@ -80,8 +80,9 @@ pub fn phase_body(
     collect_uses(f, &tree, &mut used);
     let mut storage = HashMap::new();
     let mut state = Vec::new();
+    let recomputed = split.recomputable();
     for (local, phases) in &used {
-        if phases.len() < 2 || split.wg.contains(local) {
+        if phases.len() < 2 || split.wg.contains(local) || recomputed.contains_key(local) {
             continue;
         }
         let ty = types.locals[*local];
@@ -91,7 +92,7 @@ pub fn phase_body(
         storage.insert(*local, internal(&format!("__local{}", state.len())));
         state.push(rust_type(ty, table));
     }
-    let names = PhaseLocals { storage };
+    let names = PhaseLocals { storage, recomputed };
     let g = Gen { f, types, table, layout, k: super::krate(), phase: Some(&names) };
     let emit = Emit { g: &g, size: workgroup_size.map(|n| n as usize) };
     let nodes = emit.nodes(&tree);
@@ -393,6 +394,64 @@ impl<'a> Split<'a> {
             | ExprKind::Math(..) => operands(&f.exprs[e].kind).into_iter().all(|x| self.once(x)),
             _ => false,
         }
+    }
+
+    /// The locals whose value is computed again wherever they are used,
+    /// instead of being stored per invocation: never assigned, and their
+    /// `let` value made of the invocation's builtins, literals, arithmetic
+    /// and other such locals only (`let t = thread_id().x;`, `let row =
+    /// block_id().y * 16 + ty;`). That is as cheap as a load, and it lets
+    /// the compiler see `t` is the phase loop's counter. (Parameters and
+    /// other locals are left out: their names could mean another binding
+    /// where the value is computed again.) Computing the value again gives
+    /// the same value, and cannot panic where the `let` did not.
+    fn recomputable(&self) -> HashMap<LocalId, ExprId> {
+        let f = self.f;
+        let mut assigned = HashSet::new();
+        for (_, e) in f.exprs.iter() {
+            if let ExprKind::Assign { place: Place::Local(l) | Place::Project { local: l, .. }, .. } = &e.kind {
+                assigned.insert(*l);
+            }
+        }
+        let mut lets = Vec::new();
+        let mut all = |b: &Block| {
+            for s in &b.stmts {
+                if let Stmt::Let { local, init: Some(init) } = s {
+                    lets.push((*local, *init));
+                }
+            }
+        };
+        all(&f.body);
+        for (_, e) in f.exprs.iter() {
+            match &e.kind {
+                ExprKind::If { then, .. } => all(then),
+                ExprKind::Block(b) | ExprKind::Loop { body: b, .. } => all(b),
+                _ => {}
+            }
+        }
+        // In source order, so that a local's value can use earlier ones.
+        lets.sort_by_key(|(l, _)| *l);
+        let mut out: HashMap<LocalId, ExprId> = HashMap::new();
+        for (local, init) in lets {
+            if assigned.contains(&local) || self.wg.contains(&local) {
+                continue;
+            }
+            let mut size = 0;
+            let mut ok = true;
+            visit_expr(f, init, 0, &mut |_, k, _| {
+                size += 1;
+                ok &= match k {
+                    ExprKind::Builtin { .. } | ExprKind::Axis(..) | ExprKind::Lit(_) | ExprKind::Cast(..) => true,
+                    ExprKind::Binary(op, ..) => !matches!(op, BinOp::Div | BinOp::Rem),
+                    ExprKind::Local(l) => out.contains_key(l),
+                    _ => false,
+                };
+            });
+            if ok && size <= 12 {
+                out.insert(local, init);
+            }
+        }
+        out
     }
 
     fn agree(&mut self, exprs: &[ExprId]) -> Cond {
@@ -793,7 +852,7 @@ mod tests {
     }
 
     #[test]
-    fn a_tree_reduction_keeps_only_the_thread_index() {
+    fn a_tree_reduction_keeps_nothing_per_invocation() {
         let p = split(
             "workgroup_size = 256",
             r#"
@@ -817,17 +876,18 @@ fn block_sum(input: &[f32], sums: &mut [f32]) {
 }"#,
         )
         .unwrap();
-        // `t` lives across barriers; `i` is used in the first phase only;
-        // `stride` has one value per workgroup, so the loop runs once per
-        // workgroup with no agreement phase.
-        assert_eq!(state(&p), ["usize"]);
+        // `t` lives across barriers, but it is `thread_id().x` again
+        // wherever it is used; `stride` has one value per workgroup, so
+        // the loop runs once per workgroup with no agreement phase.
+        assert_eq!(state(&p), [""; 0]);
         let body = p.body.to_string();
+        assert!(body.contains("if ((:: onekernel :: __private :: builtin (thread_id"), "{body}");
         assert!(!body.contains("agree"), "{body}");
         assert!(body.contains("while ((stride > 0usize))"), "{body}");
     }
 
     #[test]
-    fn a_tiled_matmul_keeps_its_accumulator_and_indices() {
+    fn a_tiled_matmul_keeps_its_accumulator() {
         let p = split(
             "workgroup_size = (16, 16)",
             r#"
@@ -860,7 +920,9 @@ fn matmul(a: &[f32], b: &[f32], c: &mut [f32], m: u32, k: u32, n: u32) {
 }"#,
         )
         .unwrap();
-        assert_eq!(state(&p), ["usize", "usize", "usize", "usize", "f32"]);
+        // `tx`, `ty`, `row` and `col` are computed again from the
+        // builtins where they are used.
+        assert_eq!(state(&p), ["f32"]);
         assert!(!p.body.to_string().contains("agree"));
     }
 
@@ -887,7 +949,7 @@ fn k(out: &mut [u32], n: u32) {
         // workgroup code: one value per workgroup. `rounds`, an `if`'s
         // value, is computed by every invocation: kept per invocation, and
         // the loop's bounds are agreed on.
-        assert_eq!(state(&p), ["usize", "u32"]);
+        assert_eq!(state(&p), ["u32"]);
         let body = p.body.to_string();
         assert!(body.contains("agree"), "{body}");
         assert!(body.contains("let mut total = n ;"), "{body}");
