@@ -103,11 +103,7 @@ impl Invocation {
     #[inline(always)]
     pub fn thread(&self, x: usize, y: usize, z: usize) -> Invocation {
         let g = self.global_id;
-        Invocation {
-            thread_id: Dim3::new(x, y, z),
-            global_id: Dim3::new(g.x + x, g.y + y, g.z + z),
-            ..*self
-        }
+        Invocation { thread_id: Dim3::new(x, y, z), global_id: Dim3::new(g.x + x, g.y + y, g.z + z), ..*self }
     }
 
     /// `subgroup_invocation_id()` on the CPU executor: the lane in the

@@ -170,7 +170,9 @@ impl<'a> Split<'a> {
                 ExprKind::Subgroup { op, .. } if *op != SubgroupOp::Size && *op != SubgroupOp::InvocationId => {
                     return Err("subgroup collectives synchronise inside expressions")
                 }
-                ExprKind::UniformLoad { .. } => return Err("`workgroup_uniform_load` synchronises inside an expression"),
+                ExprKind::UniformLoad { .. } => {
+                    return Err("`workgroup_uniform_load` synchronises inside an expression")
+                }
                 ExprKind::Assign { place: Place::Param(_), .. } => return Err("a parameter is assigned"),
                 ExprKind::Return(_) => returns = true,
                 _ => {}
