@@ -94,7 +94,7 @@ pub fn phase_body(
     }
     let names = PhaseLocals { storage, recomputed };
     let g = Gen { f, types, table, layout, k: super::krate(), phase: Some(&names) };
-    let emit = Emit { g: &g, size: workgroup_size.map(|n| n as usize) };
+    let emit = Emit { g: &g, split: &split, size: workgroup_size.map(|n| n as usize) };
     let nodes = emit.nodes(&tree);
     let locals: Vec<_> = (0..state.len()).map(|n| internal(&format!("__local{n}"))).collect();
     let (state_var, group, invocation) = (internal("__state"), internal("__group"), internal("__invocation"));
@@ -701,6 +701,7 @@ fn block_lets(b: &Block, mark: &mut dyn FnMut(LocalId)) {
 /// Writes the workgroup's code.
 struct Emit<'g, 'a> {
     g: &'g Gen<'a>,
+    split: &'g Split<'a>,
     size: [usize; 3],
 }
 
@@ -709,9 +710,73 @@ impl Emit<'_, '_> {
         nodes.iter().map(|n| self.node(n)).collect()
     }
 
+    /// Whether `e` is `thread_id().x` (maybe through a local computed
+    /// again), in a 1-D workgroup: the phase loop's counter.
+    fn is_counter(&self, e: ExprId) -> bool {
+        let f = self.g.f;
+        let [_, y, z] = self.size;
+        match &f.exprs[e].kind {
+            ExprKind::Axis(b, 0) => {
+                y * z == 1 && matches!(f.exprs[*b].kind, ExprKind::Builtin { builtin: Builtin::ThreadId, .. })
+            }
+            ExprKind::Local(l) => self.g.phase.and_then(|p| p.recomputed.get(l)).is_some_and(|v| self.is_counter(*v)),
+            _ => false,
+        }
+    }
+
+    /// The invocations a phase runs, when it is one `if` (without `else`)
+    /// on the invocation's index against a workgroup-wide value (`if t <
+    /// stride { .. }`, `if t == 0 { .. }`): the others would do nothing,
+    /// so the loop skips them (a tree reduction's later phases run a few
+    /// invocations instead of all). The `if` stays, so this only saves
+    /// time.
+    fn range(&self, stmts: &[&Stmt], tail: Option<ExprId>) -> Option<(TokenStream, TokenStream)> {
+        let f = self.g.f;
+        let only = match (stmts, tail) {
+            ([Stmt::Expr(e)], None) => *e,
+            ([], Some(e)) => e,
+            _ => return None,
+        };
+        let ExprKind::If { cond, else_: None, .. } = &f.exprs[only].kind else { return None };
+        let ExprKind::Binary(op, l, r) = &f.exprs[*cond].kind else { return None };
+        // `t op e`, or `e op t` turned around.
+        let (op, bound) = if self.is_counter(*l) && self.split.once(*r) {
+            (*op, *r)
+        } else if self.is_counter(*r) && self.split.once(*l) {
+            let flipped = match op {
+                BinOp::Gt => BinOp::Lt,
+                BinOp::Ge => BinOp::Le,
+                BinOp::Eq => BinOp::Eq,
+                _ => return None,
+            };
+            (flipped, *l)
+        } else {
+            return None;
+        };
+        let n = self.size[0];
+        let e = self.g.expr(bound);
+        let bound = internal("__bound");
+        let value = quote!(let #bound: usize = #e;);
+        let start = match op {
+            BinOp::Lt | BinOp::Le => quote!(0),
+            BinOp::Eq => quote!(::core::cmp::min(#bound, #n)),
+            _ => return None,
+        };
+        let end = match op {
+            BinOp::Lt => quote!(::core::cmp::min(#bound, #n)),
+            _ => quote!(::core::cmp::min(#bound.saturating_add(1), #n)),
+        };
+        Some((value, quote!(#start..#end)))
+    }
+
     /// `body` once for each invocation of the workgroup, `__invocation`
     /// its builtins and `__inv` its index in the storage.
     fn phase(&self, body: TokenStream) -> TokenStream {
+        self.phase_over(body, None)
+    }
+
+    /// `body` for the invocations `range` (all when `None`).
+    fn phase_over(&self, body: TokenStream, range: Option<(TokenStream, TokenStream)>) -> TokenStream {
         let [x, y, z] = self.size;
         let n = x * y * z;
         let (inv, group, invocation) = (internal("__inv"), internal("__group"), internal("__invocation"));
@@ -721,11 +786,20 @@ impl Emit<'_, '_> {
         let tx = if y * z == 1 { quote!(#inv) } else { quote!(#inv % #x) };
         let ty = if y == 1 { quote!(0) } else { quote!(#inv / #x % #y) };
         let tz = if z == 1 { quote!(0) } else { quote!(#inv / (#x * #y)) };
-        quote! {
-            #label: for #inv in 0..#n {
-                let #invocation = #group.thread(#tx, #ty, #tz);
-                #body
-            }
+        match range {
+            None => quote! {
+                #label: for #inv in 0..#n {
+                    let #invocation = #group.thread(#tx, #ty, #tz);
+                    #body
+                }
+            },
+            Some((bound, range)) => quote!({
+                #bound
+                #label: for #inv in #range {
+                    let #invocation = #group.thread(#tx, #ty, #tz);
+                    #body
+                }
+            }),
         }
     }
 
@@ -734,12 +808,13 @@ impl Emit<'_, '_> {
         let k = &g.k;
         match n {
             Node::Phase { stmts, tail, .. } => {
+                let range = self.range(stmts, *tail);
                 let stmts = stmts.iter().map(|s| g.stmt(s));
                 let tail = tail.map(|t| {
                     let t = g.expr(t);
                     quote!(#t;)
                 });
-                self.phase(quote!(#(#stmts)* #tail))
+                self.phase_over(quote!(#(#stmts)* #tail), range)
             }
             Node::Once(s) => g.stmt(s),
             Node::Expr(e) => match &g.f.exprs[*e].kind {
@@ -886,6 +961,10 @@ fn block_sum(input: &[f32], sums: &mut [f32]) {
         assert!(body.contains("if ((:: onekernel :: __private :: builtin (thread_id"), "{body}");
         assert!(!body.contains("agree"), "{body}");
         assert!(body.contains("while ((stride > 0usize))"), "{body}");
+        // `if t < stride` and `if t == 0` run only the invocations that
+        // pass them.
+        assert!(body.contains("let __bound : usize = stride ;"), "{body}");
+        assert!(body.contains("let __bound : usize = 0usize ;"), "{body}");
     }
 
     #[test]
