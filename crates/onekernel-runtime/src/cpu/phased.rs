@@ -85,7 +85,7 @@ impl CpuDevice {
                         block_dim,
                         grid_dim,
                     };
-                    wg.reset();
+                    wg.clear_memory();
                     if let Err(p) = run_captured(|| body(&group, wg, &mut state)) {
                         first_panic.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(p);
                         return;
