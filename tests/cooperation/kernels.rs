@@ -285,3 +285,26 @@ pub fn count_then_read(values: &[u32], counts: &mut [u32]) {
         counts[i] = same;
     }
 }
+
+/// Uniform early returns: a whole workgroup past the data before the first
+/// barrier, and every invocation from inside a loop with barriers.
+#[kernel(workgroup_size = 32)]
+pub fn early_exits(out: &mut [u32], blocks: u32, stop: u32) {
+    let tile = shared::<[u32; 32]>();
+    let t = thread_id().x;
+    if block_id().x as u32 >= blocks {
+        return;
+    }
+    let mut round = 0u32;
+    loop {
+        tile[t] = round + t as u32;
+        workgroup_barrier();
+        let v = tile[(t + 1) % 32];
+        workgroup_barrier();
+        out[global_id().x] += v;
+        round += 1;
+        if round == stop {
+            return;
+        }
+    }
+}

@@ -461,6 +461,9 @@ mod phases {
         assert_eq!((tx.len(), acc.len()), (256, 256));
         let (v,): (Box<[u32; 64]>,) = kernels::count_then_read::cpu_phase_state();
         assert_eq!(v.len(), 64);
+        // Early returns split too (`v` crosses the second barrier).
+        let (v,): (Box<[u32; 32]>,) = kernels::early_exits::cpu_phase_state();
+        assert_eq!(v.len(), 32);
     }
 
     #[test]
@@ -523,6 +526,23 @@ mod phases {
                 // More threads than outputs: the last invocations return
                 // after the last barrier.
                 kernels::nested_phases::launch(d, len + 30, &mut out, n, mode).unwrap();
+                out.read().unwrap()
+            });
+        }
+    }
+
+    #[test]
+    fn uniform_early_returns() {
+        for (groups, blocks, stop) in [(3usize, 3u32, 1u32), (4, 2, 3), (5, 0, 2)] {
+            let n = groups * 32;
+            let mut want = vec![0u32; n];
+            for (i, w) in want.iter_mut().enumerate().take(blocks as usize * 32) {
+                let next = ((i % 32 + 1) % 32) as u32;
+                *w = (0..stop).map(|r| r + next).sum();
+            }
+            on_all(&want, &format!("early_exits blocks={blocks} stop={stop}"), |d| {
+                let mut out = Buffer::zeroed(d, n).unwrap();
+                kernels::early_exits::launch(d, n, &mut out, blocks, stop).unwrap();
                 out.read().unwrap()
             });
         }

@@ -31,9 +31,15 @@
 //! (`cooperative.rs`), and `phase_body` says why: subgroup collectives and
 //! `workgroup_uniform_load` (synchronising *inside* an expression), a
 //! barrier anywhere but in statements and the `if`/loop/block statements
-//! around them (a `let x = { barrier(); .. }`, a `match` arm), a `return`
-//! before the last barrier, an assignment to a parameter, and a local kept
-//! per invocation whose type has no zero (a tuple of more than 8).
+//! around them (a `let x = { barrier(); .. }`, a `match` arm, a loop's
+//! condition), an assignment to a parameter, and a local kept per
+//! invocation whose type has no zero (a tuple of more than 8).
+//!
+//! A `return` before the body's last barrier is uniform (the uniformity
+//! analysis makes everything after a divergent one divergent): it runs
+//! once per workgroup and the whole workgroup returns. A `return` after
+//! the last barrier ends the invocation's part of the last phase
+//! (`continue '__inv`).
 
 use super::cpu_body::{internal, rust_type, Gen, PhaseLocals};
 use crate::hir::*;
@@ -72,7 +78,6 @@ pub fn phase_body(
 ) -> Result<PhaseBody, &'static str> {
     let mut split = Split::new(f)?;
     split.lift_barriers()?;
-    split.check_returns()?;
     split.workgroup_locals()?;
     let tree = split.nodes(&f.body, true)?;
     // Which phases use each local.
@@ -181,27 +186,50 @@ impl<'a> Split<'a> {
         Ok(Split { f, lifted: HashSet::new(), wg: HashSet::new(), returns, last_lifted: None, phases: 0 })
     }
 
-    /// Marks the barriers and everything around them, and the jumps to
-    /// loops with barriers and everything around those (until the loop).
+    /// Marks the barriers and everything around them, the jumps to loops
+    /// with barriers and everything around those (until the loop), and
+    /// the `return`s before the body's last barrier and everything around
+    /// them. Such a `return` is uniform (the uniformity analysis makes the
+    /// code after a divergent one divergent, so a barrier after it is an
+    /// error): the whole workgroup returns. A `return` after the last
+    /// barrier ends the invocation's last phase only.
     fn lift_barriers(&mut self) -> Result<(), &'static str> {
         let f = self.f;
+        let body = &f.body;
         let mut paths = Vec::new();
         let mut jumps = Vec::new();
-        for root in roots(&f.body) {
-            walk(f, root, &mut Vec::new(), &mut Vec::new(), &mut paths, &mut jumps);
+        let mut returns = Vec::new();
+        // The statement (index; the tail's is `stmts.len()`) of each root.
+        let mut statement = HashMap::new();
+        for (i, s) in body.stmts.iter().enumerate() {
+            for r in stmt_roots(s) {
+                statement.insert(r, i);
+            }
+        }
+        if let Some(t) = body.tail {
+            statement.insert(t, body.stmts.len());
+        }
+        for root in roots(body) {
+            walk(f, root, &mut Vec::new(), &mut Vec::new(), &mut paths, &mut jumps, &mut returns);
         }
         for path in &paths {
             self.lifted.extend(path.iter().copied());
         }
-        // A jump to a loop with barriers runs once per workgroup, and so
-        // does everything between it and the loop; that can give a loop in
-        // between barriers-like jumps of its own: to a fixed point.
+        // To a fixed point: lifting a jump or a `return` can lift a loop
+        // that other jumps leave, or move the last barrier's statement.
         loop {
             let before = self.lifted.len();
             for (path, target) in &jumps {
                 if self.lifted.contains(target) {
                     let at = path.iter().position(|e| e == target).map_or(0, |p| p + 1);
                     self.lifted.extend(path[at..].iter().copied());
+                }
+            }
+            let last = statement.iter().filter(|(r, _)| self.lifted.contains(r)).map(|(_, i)| *i).max();
+            self.last_lifted = last;
+            for path in &returns {
+                if last.is_some_and(|last| statement[&path[0]] <= last) {
+                    self.lifted.extend(path.iter().copied());
                 }
             }
             if self.lifted.len() == before {
@@ -215,38 +243,10 @@ impl<'a> Split<'a> {
                 | ExprKind::Loop { .. }
                 | ExprKind::Block(_)
                 | ExprKind::Break { value: None, .. }
-                | ExprKind::Continue { .. } => {}
+                | ExprKind::Continue { .. }
+                | ExprKind::Return(None) => {}
                 _ => return Err("a barrier inside an expression other than `if`, a loop or a block"),
             }
-        }
-        Ok(())
-    }
-
-    /// A `return` must come after the body's last barrier, outside any
-    /// control flow with barriers: the invocation then only leaves its
-    /// last phase early.
-    fn check_returns(&mut self) -> Result<(), &'static str> {
-        let f = self.f;
-        let body = &f.body;
-        let lifted_at = |s: &Stmt| match s {
-            Stmt::Expr(e) => self.lifted.contains(e),
-            Stmt::Let { init: Some(e), .. } | Stmt::LetTuple { init: e, .. } => self.lifted.contains(e),
-            _ => false,
-        };
-        self.last_lifted = body.stmts.iter().rposition(lifted_at);
-        if body.tail.is_some_and(|t| self.lifted.contains(&t)) {
-            self.last_lifted = Some(body.stmts.len());
-        }
-        if !self.returns {
-            return Ok(());
-        }
-        let Some(last) = self.last_lifted else { return Ok(()) };
-        let mut early = false;
-        for root in roots(body).into_iter().take(last + 1) {
-            visit_expr(f, root, 0, &mut |_, k, _| early |= matches!(k, ExprKind::Return(_)));
-        }
-        if early {
-            return Err("a `return` before the last barrier");
         }
         Ok(())
     }
@@ -567,8 +567,8 @@ fn stmt_roots(s: &Stmt) -> Vec<ExprId> {
 }
 
 /// Walks `e` with the path of expressions from its statement down
-/// (`path`) and the enclosing loops: records the path to each barrier, and
-/// each jump's path and target loop.
+/// (`path`) and the enclosing loops: records the path to each barrier and
+/// each `return`, and each jump's path and target loop.
 fn walk(
     f: &Function,
     e: ExprId,
@@ -576,11 +576,13 @@ fn walk(
     loops: &mut Vec<(ExprId, Option<String>)>,
     barriers: &mut Vec<Vec<ExprId>>,
     jumps: &mut Vec<(Vec<ExprId>, ExprId)>,
+    returns: &mut Vec<Vec<ExprId>>,
 ) {
     path.push(e);
     let kind = &f.exprs[e].kind;
     match kind {
         ExprKind::Barrier { .. } => barriers.push(path.clone()),
+        ExprKind::Return(_) => returns.push(path.clone()),
         ExprKind::Break { label, .. } | ExprKind::Continue { label } => {
             let target = match label {
                 None => loops.last(),
@@ -593,18 +595,18 @@ fn walk(
         _ => {}
     }
     for c in operands(kind) {
-        walk(f, c, path, loops, barriers, jumps);
+        walk(f, c, path, loops, barriers, jumps, returns);
     }
     let mut block = |b: &Block, path: &mut Vec<ExprId>, loops: &mut Vec<(ExprId, Option<String>)>| {
         for r in roots(b) {
-            walk(f, r, path, loops, barriers, jumps);
+            walk(f, r, path, loops, barriers, jumps, returns);
         }
     };
     match kind {
         ExprKind::If { then, else_, .. } => {
             block(then, path, loops);
             if let Some(x) = else_ {
-                walk(f, *x, path, loops, barriers, jumps);
+                walk(f, *x, path, loops, barriers, jumps, returns);
             }
         }
         ExprKind::Block(b) => block(b, path, loops),
@@ -615,7 +617,7 @@ fn walk(
         }
         ExprKind::Match { arms, .. } => {
             for arm in arms {
-                walk(f, arm.body, path, loops, barriers, jumps);
+                walk(f, arm.body, path, loops, barriers, jumps, returns);
             }
         }
         _ => {}
@@ -823,6 +825,11 @@ impl Emit<'_, '_> {
                     // to wait for (the call keeps the user's import used).
                     let span = g.f.exprs[*e].span;
                     quote_spanned!(span=> #k::builtin(#callee, ());)
+                }
+                // A uniform `return`: the whole workgroup is done.
+                ExprKind::Return(_) => {
+                    let span = g.f.exprs[*e].span;
+                    quote_spanned!(span=> return;)
                 }
                 _ => {
                     let e = g.expr(*e);
@@ -1047,7 +1054,9 @@ fn k(out: &mut [u32], n: u32) {
             "workgroup_size = 64",
             "fn k(out: &mut [u32], n: u32) { if n == 0 { return; } workgroup_barrier(); out[thread_id().x] = 1; }",
         );
-        assert!(early.unwrap_err().contains("return"));
+        // A `return` before a barrier is uniform: the workgroup returns.
+        let early = early.unwrap().body.to_string();
+        assert!(early.contains("if ((n == 0u32)) { return ; }"), "{early}");
         let in_let = split(
             "workgroup_size = 64",
             "fn k(out: &mut [u32]) { let x = { workgroup_barrier(); 1u32 }; out[thread_id().x] = x; }",
