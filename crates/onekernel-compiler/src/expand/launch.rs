@@ -109,11 +109,11 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
             // phase by phase (a loop over its invocations between two
             // barriers). A race-checked device runs the futures, whose
             // schedule its detector follows.
-            let workgroups = cpu.workgroups(&KERNEL);
             if cpu.is_race_checked() {
+                let workgroups = cpu.workgroups(&KERNEL);
                 #futures
             } else {
-                cpu.execute_phased(&KERNEL, grid, &workgroups, cpu_phase_state, |__group, #workgroup, __state| {
+                cpu.execute_phased(&KERNEL, grid, cpu_phase_state, |__group, #workgroup, __state| {
                     cpu_phases(__group, #workgroup, __state, #(#body_args),*)
                 })
             }

@@ -18,7 +18,7 @@
 //! chooses.
 
 use super::panic_capture::run_captured;
-use super::workgroup::{Workgroup, WorkgroupPool};
+use super::workgroup::Workgroup;
 use super::CpuDevice;
 use crate::error::LaunchError;
 use crate::grid::{Dim3, Grid, Invocation};
@@ -33,7 +33,8 @@ impl CpuDevice {
     /// Runs a cooperative kernel split into phases: `body(group, workgroup,
     /// state)` runs one whole workgroup, `group` being the builtins of its
     /// invocation `(0, 0, 0)`; `state()` makes the per-invocation storage a
-    /// task reuses for its workgroups. Synchronous. Not for race-checked
+    /// task reuses for its workgroups, as it does its `Workgroup` (shared
+    /// memory). Synchronous. Not for race-checked
     /// devices (the generated code runs those on
     /// [`CpuDevice::execute_cooperative`], whose every access the race
     /// detector sees in a schedule it controls).
@@ -41,7 +42,6 @@ impl CpuDevice {
         &self,
         kernel: &'static KernelInfo,
         grid: Grid,
-        pool: &WorkgroupPool,
         state: M,
         body: F,
     ) -> Result<(), LaunchError>
@@ -69,7 +69,9 @@ impl CpuDevice {
             // tasks per thread, each task's workgroups one after the other.
             let per_task = total.div_ceil(rayon::current_num_threads() * 8).max(1);
             (0..total.div_ceil(per_task)).into_par_iter().for_each(|task| {
-                let wg = pool.current();
+                // The task's own workgroup memory: zeroed in place (a
+                // memset) between workgroups.
+                let mut wg = Workgroup::new(kernel.workgroup_memory_words as usize, wx * wy * wz, false);
                 let mut state = state();
                 let start = task * per_task;
                 for linear in start..(start + per_task).min(total) {
@@ -85,8 +87,8 @@ impl CpuDevice {
                         block_dim,
                         grid_dim,
                     };
-                    wg.clear_memory();
-                    if let Err(p) = run_captured(|| body(&group, wg, &mut state)) {
+                    wg.zero_memory();
+                    if let Err(p) = run_captured(|| body(&group, &wg, &mut state)) {
                         first_panic.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(p);
                         return;
                     }

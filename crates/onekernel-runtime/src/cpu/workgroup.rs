@@ -87,9 +87,16 @@ impl Workgroup {
         *self.sites_at() = (None, None);
     }
 
-    /// Zeroes the memory only: the phase executor's reset (it uses no
-    /// barrier or subgroup state).
-    pub(crate) fn clear_memory(&self) {
+    /// Zeroes the memory (only: the phase executor uses no barrier or
+    /// subgroup state) through exclusive access, which compiles to a
+    /// memset.
+    pub(crate) fn zero_memory(&mut self) {
+        for w in self.memory.iter_mut() {
+            *w.get_mut() = 0;
+        }
+    }
+
+    fn clear_memory(&self) {
         for w in self.memory.iter() {
             w.store(0, Ordering::Relaxed);
         }
