@@ -1,6 +1,7 @@
 //! Workgroup cooperation on both paths: shared memory, barriers, atomics.
 
 mod kernels;
+mod phase_kernels;
 mod race_kernels;
 
 use onekernel::prelude::*;
@@ -459,10 +460,10 @@ mod phases {
         let (tx, _, _, _, acc): (Box<[usize; 256]>, _, _, _, Box<[f32; 256]>) =
             race_kernels::matmul_tiled::cpu_phase_state();
         assert_eq!((tx.len(), acc.len()), (256, 256));
-        let (v,): (Box<[u32; 64]>,) = kernels::count_then_read::cpu_phase_state();
+        let (v,): (Box<[u32; 64]>,) = phase_kernels::count_then_read::cpu_phase_state();
         assert_eq!(v.len(), 64);
         // Early returns split too (`v` crosses the second barrier).
-        let (v,): (Box<[u32; 32]>,) = kernels::early_exits::cpu_phase_state();
+        let (v,): (Box<[u32; 32]>,) = phase_kernels::early_exits::cpu_phase_state();
         assert_eq!(v.len(), 32);
     }
 
@@ -483,7 +484,7 @@ mod phases {
             on_all(&want, &format!("rotate_rounds n={n} rounds={rounds}"), |d| {
                 let a = Buffer::from_slice(d, &input).unwrap();
                 let mut out = Buffer::zeroed(d, n).unwrap();
-                kernels::rotate_rounds::launch(d, n, &a, &mut out, rounds).unwrap();
+                phase_kernels::rotate_rounds::launch(d, n, &a, &mut out, rounds).unwrap();
                 out.read().unwrap()
             });
         }
@@ -525,7 +526,7 @@ mod phases {
                 let mut out = Buffer::zeroed(d, len).unwrap();
                 // More threads than outputs: the last invocations return
                 // after the last barrier.
-                kernels::nested_phases::launch(d, len + 30, &mut out, n, mode).unwrap();
+                phase_kernels::nested_phases::launch(d, len + 30, &mut out, n, mode).unwrap();
                 out.read().unwrap()
             });
         }
@@ -542,7 +543,7 @@ mod phases {
             }
             on_all(&want, &format!("early_exits blocks={blocks} stop={stop}"), |d| {
                 let mut out = Buffer::zeroed(d, n).unwrap();
-                kernels::early_exits::launch(d, n, &mut out, blocks, stop).unwrap();
+                phase_kernels::early_exits::launch(d, n, &mut out, blocks, stop).unwrap();
                 out.read().unwrap()
             });
         }
@@ -563,7 +564,7 @@ mod phases {
         on_all(&want, "count_then_read", |d| {
             let v = Buffer::from_slice(d, &values).unwrap();
             let mut counts = Buffer::zeroed(d, n).unwrap();
-            kernels::count_then_read::launch(d, n, &v, &mut counts).unwrap();
+            phase_kernels::count_then_read::launch(d, n, &v, &mut counts).unwrap();
             counts.read().unwrap()
         });
     }
