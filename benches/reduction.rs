@@ -8,7 +8,10 @@
 //! several runs), and the tree against the subgroup reduction on every
 //! device there is (the CPU executor, and the GPU when there is one: GPU
 //! kernel time from timestamps, median of 20 launches, in GB/s of input
-//! read). `-- --gpu` times the GPU only, at larger sizes.
+//! read). `-- --gpu` times the GPU only, at larger sizes. A third table
+//! times the learning path's tiled matmul (`examples/matmul.rs`: two
+//! 16 × 16 shared tiles, two barriers per step) on the CPU executor
+//! against the textbook triple loop on one thread.
 
 mod common;
 use common::best_of;
@@ -54,6 +57,75 @@ fn block_sum_subgroups(input: &[f32], sums: &mut [f32]) {
             total += partial[k];
         }
         sums[block_id().x] = total;
+    }
+}
+
+/// `examples/matmul.rs`'s kernel: `c = a × b`, square `n × n`.
+#[kernel(workgroup_size = (16, 16))]
+fn matmul(a: &[f32], b: &[f32], c: &mut [f32], n: u32) {
+    let a_tile = shared::<[[f32; 16]; 16]>();
+    let b_tile = shared::<[[f32; 16]; 16]>();
+    let n = n as usize;
+    let tx = thread_id().x;
+    let ty = thread_id().y;
+    let row = block_id().y * 16 + ty;
+    let col = block_id().x * 16 + tx;
+    let mut acc = 0.0;
+    let steps = (n + 15) / 16;
+    for step in 0..steps {
+        let a_col = step * 16 + tx;
+        a_tile[ty][tx] = if row < n && a_col < n { a[row * n + a_col] } else { 0.0 };
+        let b_row = step * 16 + ty;
+        b_tile[ty][tx] = if b_row < n && col < n { b[b_row * n + col] } else { 0.0 };
+        workgroup_barrier();
+        #[unroll]
+        for j in 0..16 {
+            acc = a_tile[ty][j].mul_add(b_tile[j][tx], acc);
+        }
+        workgroup_barrier();
+    }
+    if row < n && col < n {
+        c[row * n + col] = acc;
+    }
+}
+
+/// The tiled matmul on the CPU executor against the textbook triple loop
+/// (one thread, `mul_add` as the kernel), wall clock, best of 3.
+fn matmul_on_the_cpu() {
+    let device = Device::cpu();
+    println!("\n| N | CPU executor, tiled matmul (ms) | sequential triple loop (ms) | executor / sequential (time) | executor GFLOP/s |");
+    println!("|---|---|---|---|---|");
+    for n in [128usize, 256, 512] {
+        // Multiples of 1/8: every sum is exact, in any order.
+        let a: Vec<f32> = (0..n * n).map(|i| ((i * 7 + 1) % 17) as f32 / 8.0 - 1.0).collect();
+        let b: Vec<f32> = (0..n * n).map(|i| ((i * 7 + 2) % 17) as f32 / 8.0 - 1.0).collect();
+        let (ab, bb) = (Buffer::from_slice(&device, &a).unwrap(), Buffer::from_slice(&device, &b).unwrap());
+        let mut cb = Buffer::<f32>::zeroed(&device, n * n).unwrap();
+        let grid = Grid::threads([n, n]);
+        let ((), timing) = device
+            .time(|| (0..3).for_each(|_| matmul::launch(&device, grid, &ab, &bb, &mut cb, n as u32).unwrap()))
+            .unwrap();
+        let t_exec = timing.min().unwrap().as_secs_f64();
+        let mut c = vec![0.0f32; n * n];
+        let t_seq = best_of(3, || {
+            for r in 0..n {
+                for col in 0..n {
+                    let mut acc = 0.0f32;
+                    for j in 0..n {
+                        acc = a[r * n + j].mul_add(b[j * n + col], acc);
+                    }
+                    c[r * n + col] = acc;
+                }
+            }
+        });
+        assert_eq!(cb.read().unwrap(), c);
+        println!(
+            "| {n} | {:.2} | {:.2} | {:.2} | {:.2} |",
+            t_exec * 1e3,
+            t_seq * 1e3,
+            t_exec / t_seq,
+            2.0 * (n as f64).powi(3) / t_exec * 1e-9
+        );
     }
 }
 
@@ -131,6 +203,7 @@ fn main() {
             t_exec * 1e9 / n as f64
         );
     }
+    matmul_on_the_cpu();
     tree_against_subgroups(&device, &[1 << 16, 1 << 20]);
     if let Ok(gpu) = Device::gpu() {
         tree_against_subgroups(&gpu, &[1 << 20, 1 << 24]);

@@ -1,6 +1,7 @@
 //! Workgroup cooperation on both paths: shared memory, barriers, atomics.
 
 mod kernels;
+mod phase_kernels;
 mod race_kernels;
 mod tiles;
 
@@ -434,5 +435,138 @@ mod races {
             cells.read().unwrap()[..7].to_vec()
         };
         assert_eq!(atomics(&c), atomics(&p));
+    }
+}
+
+/// The kernels with barriers run on the CPU phase executor (they have a
+/// phase state), on the futures executor when race-checked, and on the GPU:
+/// all three agree with plain Rust.
+mod phases {
+    use super::*;
+
+    fn on_all<R: PartialEq + std::fmt::Debug>(want: &R, what: &str, f: impl Fn(&Device) -> R) {
+        for d in [Device::cpu(), Device::cpu_race_checked(), gpu().clone()] {
+            assert_eq!(&f(&d), want, "{what} on {}", d.name());
+        }
+    }
+
+    #[test]
+    fn barrier_kernels_have_a_phase_body() {
+        // One array per local kept across barriers: none for the tree
+        // reduction (`t` is `thread_id().x` again where it is used,
+        // `stride` one value per workgroup); for the tiled matmul, `tx` and
+        // `ty` (bound by a tuple `let`), `row` and `col` (computed from
+        // them) and `acc`; `v` (an `if`'s value) for `count_then_read`.
+        let () = kernels::block_sum::cpu_phase_state();
+        let (tx, _, _, _, acc): (Box<[usize; 256]>, _, _, _, Box<[f32; 256]>) =
+            race_kernels::matmul_tiled::cpu_phase_state();
+        assert_eq!((tx.len(), acc.len()), (256, 256));
+        let (v,): (Box<[u32; 64]>,) = phase_kernels::count_then_read::cpu_phase_state();
+        assert_eq!(v.len(), 64);
+        // Early returns split too (`v` crosses the second barrier).
+        let (v,): (Box<[u32; 32]>,) = phase_kernels::early_exits::cpu_phase_state();
+        assert_eq!(v.len(), 32);
+    }
+
+    #[test]
+    fn a_local_carried_across_iterations_with_barriers() {
+        for (n, rounds) in [(64usize, 0u32), (64, 1), (200, 3), (1000, 5)] {
+            let input: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2654435761) >> 20).collect();
+            let mut want = vec![0u32; n];
+            for (block, chunk) in input.chunks(64).enumerate() {
+                let mut v: Vec<u32> = (0..64).map(|t| chunk.get(t).copied().unwrap_or(0)).collect();
+                for r in 0..rounds {
+                    v = (0..64).map(|t| v[(t + 1) % 64].wrapping_mul(3).wrapping_add(r)).collect();
+                }
+                for (t, o) in want[block * 64..(block * 64 + chunk.len())].iter_mut().enumerate() {
+                    *o = t as u32 * 3 + v[t];
+                }
+            }
+            on_all(&want, &format!("rotate_rounds n={n} rounds={rounds}"), |d| {
+                let a = Buffer::from_slice(d, &input).unwrap();
+                let mut out = Buffer::zeroed(d, n).unwrap();
+                phase_kernels::rotate_rounds::launch(d, n, &a, &mut out, rounds).unwrap();
+                out.read().unwrap()
+            });
+        }
+    }
+
+    /// `nested_phases` in plain Rust, one workgroup of 32 at a time.
+    fn nested_reference(len: usize, n: u32, mode: u32) -> Vec<u32> {
+        let mut out = Vec::with_capacity(len);
+        for _ in 0..len.div_ceil(32) {
+            let mut acc: Vec<u32> = (0..32).collect();
+            let limit = if mode > 1 { n } else { n + 1 };
+            for a in 0..limit {
+                for b in 0..2 {
+                    let tile: Vec<u32> = acc.iter().map(|x| x + a + b).collect();
+                    for (t, x) in acc.iter_mut().enumerate() {
+                        *x += tile[(t + 31) % 32];
+                    }
+                }
+            }
+            if mode % 2 == 0 {
+                let tile = acc.clone();
+                for (t, x) in acc.iter_mut().enumerate() {
+                    *x ^= tile[31 - t];
+                }
+            } else {
+                acc.iter_mut().for_each(|x| *x = x.wrapping_mul(7));
+            }
+            out.extend(acc);
+        }
+        out.truncate(len);
+        out
+    }
+
+    #[test]
+    fn nested_loops_uniform_branches_and_a_late_return() {
+        for (len, n, mode) in [(32usize, 0u32, 0u32), (40, 1, 1), (100, 3, 2), (96, 2, 3)] {
+            let want = nested_reference(len, n, mode);
+            on_all(&want, &format!("nested_phases len={len} n={n} mode={mode}"), |d| {
+                let mut out = Buffer::zeroed(d, len).unwrap();
+                // More threads than outputs: the last invocations return
+                // after the last barrier.
+                phase_kernels::nested_phases::launch(d, len + 30, &mut out, n, mode).unwrap();
+                out.read().unwrap()
+            });
+        }
+    }
+
+    #[test]
+    fn uniform_early_returns() {
+        for (groups, blocks, stop) in [(3usize, 3u32, 1u32), (4, 2, 3), (5, 0, 2)] {
+            let n = groups * 32;
+            let mut want = vec![0u32; n];
+            for (i, w) in want.iter_mut().enumerate().take(blocks as usize * 32) {
+                let next = ((i % 32 + 1) % 32) as u32;
+                *w = (0..stop).map(|r| r + next).sum();
+            }
+            on_all(&want, &format!("early_exits blocks={blocks} stop={stop}"), |d| {
+                let mut out = Buffer::zeroed(d, n).unwrap();
+                phase_kernels::early_exits::launch(d, n, &mut out, blocks, stop).unwrap();
+                out.read().unwrap()
+            });
+        }
+    }
+
+    #[test]
+    fn shared_atomics_counted_then_read() {
+        let n = 1000;
+        let values: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2654435761) >> 13).collect();
+        let mut want = vec![0u32; n];
+        for (block, chunk) in values.chunks(64).enumerate() {
+            // Invocations past the end count as class 0.
+            let class = |t: usize| chunk.get(t).map_or(0, |v| v % 4);
+            for t in 0..chunk.len() {
+                want[block * 64 + t] = (0..64).filter(|u| class(*u) == class(t)).count() as u32;
+            }
+        }
+        on_all(&want, "count_then_read", |d| {
+            let v = Buffer::from_slice(d, &values).unwrap();
+            let mut counts = Buffer::zeroed(d, n).unwrap();
+            phase_kernels::count_then_read::launch(d, n, &v, &mut counts).unwrap();
+            counts.read().unwrap()
+        });
     }
 }

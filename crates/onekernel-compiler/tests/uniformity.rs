@@ -201,6 +201,7 @@ fn uniform_loads_make_values_uniform() {
 /// `ONEKERNEL_UNIFORMITY_KERNELS=N` runs more (default 400).
 mod generated {
     use onekernel_compiler::compile;
+    use onekernel_compiler::expand::phases::phase_body;
 
     /// Invocations per workgroup in the generated kernels.
     const WG: u32 = 4;
@@ -521,6 +522,10 @@ mod generated {
     fn accepted_kernels_never_diverge_and_divergent_ones_are_rejected() {
         let count: u64 = std::env::var("ONEKERNEL_UNIFORMITY_KERNELS").ok().and_then(|v| v.parse().ok()).unwrap_or(400);
         let (mut accepted, mut diverging, mut conservative) = (0, 0, 0);
+        // Accepted kernels the CPU phase executor splits, and why it left
+        // the others to the futures executor.
+        let mut split = 0;
+        let mut kept: std::collections::BTreeMap<&str, usize> = Default::default();
         for seed in 0..count {
             let mut g = Gen { rng: Rng(seed), sites: 0, budget: 4 + (seed % 8) as usize };
             let body = g.block(0, 0);
@@ -541,15 +546,30 @@ mod generated {
             let diverges = divergence(&body, m_from_t, &mut g.rng);
             match (ok, diverges) {
                 (true, Some(how)) => panic!("seed {seed}: accepted, but diverges ({how}):\n{src}"),
-                (true, None) => accepted += 1,
+                (true, None) => {
+                    accepted += 1;
+                    let Ok(k) = &result else { unreachable!() };
+                    let c = &k.checked;
+                    let (f, types, table) = (&c.program.kernel, &c.kernel_types, &c.program.types);
+                    match phase_body(f, types, table, &k.layout, k.info.workgroup_size) {
+                        Ok(_) => split += 1,
+                        Err(why) => *kept.entry(why).or_default() += 1,
+                    }
+                    // And the whole expansion, without panicking.
+                    drop(onekernel_compiler::expand::expand_kernel(&item, k));
+                }
                 (false, Some(_)) => diverging += 1,
                 (false, None) => conservative += 1,
             }
         }
         eprintln!(
             "uniformity: {count} kernels: {accepted} accepted (none diverges), {diverging} rejected that diverge, \
-             {conservative} rejected that did not diverge on the sampled inputs"
+             {conservative} rejected that did not diverge on the sampled inputs; {split} accepted ones split into \
+             phases, the others not: {kept:?}"
         );
         assert!(accepted > count / 10 && diverging > count / 20, "the generator must exercise both sides");
+        // Barriers under uniform `if`s, loops with breaks, early returns:
+        // the splitter takes them all.
+        assert_eq!(split, accepted, "{kept:?}");
     }
 }

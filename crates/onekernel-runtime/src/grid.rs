@@ -4,7 +4,7 @@
 use onekernel_abi::KernelInfo;
 
 /// A size or an index in up to three dimensions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, bytemuck::Zeroable)]
 pub struct Dim3 {
     /// The x component.
     pub x: usize,
@@ -95,6 +95,15 @@ impl Invocation {
     pub fn local_index(&self) -> usize {
         let (t, d) = (self.thread_id, self.block_dim);
         t.x + d.x * (t.y + d.y * t.z)
+    }
+
+    /// The invocation `(x, y, z)` of the same workgroup, from `self`, its
+    /// invocation `(0, 0, 0)`: how the phase executor (`cpu/phased.rs`)
+    /// makes each invocation's builtins inside a phase loop.
+    #[inline(always)]
+    pub fn thread(&self, x: usize, y: usize, z: usize) -> Invocation {
+        let g = self.global_id;
+        Invocation { thread_id: Dim3::new(x, y, z), global_id: Dim3::new(g.x + x, g.y + y, g.z + z), ..*self }
     }
 
     /// `subgroup_invocation_id()` on the CPU executor: the lane in the

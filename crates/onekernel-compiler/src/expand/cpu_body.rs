@@ -27,7 +27,7 @@ use quote::{format_ident, quote, quote_spanned, ToTokens};
 
 /// Generates the body of the kernel `f` as a block.
 pub fn cpu_body(f: &Function, types: &Types, table: &TypeTable, layout: &Layout) -> TokenStream {
-    let g = Gen { f, types, table, layout, k: super::krate() };
+    let g = Gen { f, types, table, layout, k: super::krate(), phase: None };
     g.block(&f.body)
 }
 
@@ -96,24 +96,75 @@ fn tile_rust_type(t: crate::types::TileTy) -> TokenStream {
     }
 }
 
-struct Gen<'a> {
-    f: &'a Function,
-    types: &'a Types,
-    table: &'a TypeTable,
-    layout: &'a Layout,
+pub(super) struct Gen<'a> {
+    pub f: &'a Function,
+    pub types: &'a Types,
+    pub table: &'a TypeTable,
+    pub layout: &'a Layout,
     /// The runtime's hidden module.
-    k: TokenStream,
+    pub k: TokenStream,
+    /// Set when generating the phases of the phase executor
+    /// (`phases.rs`): the locals kept per invocation across phases.
+    pub phase: Option<&'a PhaseLocals>,
+}
+
+/// What the phase body changes in the statements it generates: a local
+/// that lives across a barrier is an element of per-invocation storage
+/// (`__local3[__inv]`) instead of a Rust local, or, when its value is a
+/// cheap function of the invocation's builtins, that value computed again
+/// where it is used; and a `return` ends the invocation's part of the
+/// phase (`continue '__inv`).
+pub(super) struct PhaseLocals {
+    /// The storage of each stored local.
+    pub storage: std::collections::HashMap<LocalId, Ident>,
+    /// The value of each recomputed local (its `let` emits nothing).
+    pub recomputed: std::collections::HashMap<LocalId, ExprId>,
 }
 
 impl Gen<'_> {
-    fn block(&self, b: &Block) -> TokenStream {
+    /// The storage element of `local` when it lives across phases.
+    fn stored(&self, local: LocalId, span: Span) -> Option<TokenStream> {
+        let name = self.phase?.storage.get(&local)?;
+        let inv = internal("__inv");
+        Some(quote_spanned!(span=> #name[#inv]))
+    }
+
+    pub(super) fn block(&self, b: &Block) -> TokenStream {
         let stmts = b.stmts.iter().map(|s| self.stmt(s));
         let tail = b.tail.map(|t| self.expr(t));
         quote!({ #(#stmts)* #tail })
     }
 
-    fn stmt(&self, s: &Stmt) -> TokenStream {
+    pub(super) fn stmt(&self, s: &Stmt) -> TokenStream {
         match s {
+            Stmt::Let { local, .. } if self.phase.is_some_and(|p| p.recomputed.contains_key(local)) => quote!(),
+            Stmt::Let { local, init } if self.stored(*local, Span::call_site()).is_some() => {
+                let span = self.f.locals[*local].span;
+                let place = self.stored(*local, span);
+                let init = init.map(|i| {
+                    let i = self.expr(i);
+                    quote_spanned!(span=> #place = #i;)
+                });
+                quote!(#init)
+            }
+            Stmt::LetTuple { locals, init } if locals.iter().any(|l| self.stored(*l, Span::call_site()).is_some()) => {
+                // Bind the elements to fresh names, then store those that
+                // live across phases.
+                let mut pats = Vec::new();
+                let mut stores = Vec::new();
+                for (n, l) in locals.iter().enumerate() {
+                    match self.stored(*l, self.f.locals[*l].span) {
+                        Some(place) => {
+                            let tmp = internal(&format!("__element{n}"));
+                            stores.push(quote!(#place = #tmp;));
+                            pats.push(quote!(#tmp));
+                        }
+                        None => pats.push(self.binding(*l)),
+                    }
+                }
+                let init = self.expr(*init);
+                quote!(let (#(#pats),*) = #init; #(#stores)*)
+            }
             Stmt::Let { local, init } => {
                 let l = &self.f.locals[*local];
                 let pat = self.binding(*local);
@@ -281,7 +332,7 @@ impl Gen<'_> {
     }
 
     /// The pattern of a `let` or `for` binding: `x`, `mut x` or `_`.
-    fn binding(&self, local: LocalId) -> TokenStream {
+    pub(super) fn binding(&self, local: LocalId) -> TokenStream {
         let l = &self.f.locals[local];
         if l.name == "_" {
             return quote_spanned!(l.span=> _);
@@ -307,7 +358,7 @@ impl Gen<'_> {
         es.iter().map(|e| self.expr(*e)).collect()
     }
 
-    fn expr(&self, id: ExprId) -> TokenStream {
+    pub(super) fn expr(&self, id: ExprId) -> TokenStream {
         let e = &self.f.exprs[id];
         let span = e.span;
         let k = &self.k;
@@ -330,7 +381,14 @@ impl Gen<'_> {
                     _ => quote_spanned!(span=> #bits32),
                 }
             }
-            ExprKind::Local(l) => user_ident(&self.f.locals[*l].name, span).into_token_stream(),
+            ExprKind::Local(l) => match (self.stored(*l, span), self.phase.and_then(|p| p.recomputed.get(l))) {
+                (Some(place), _) => quote_spanned!(span=> (#place)),
+                (None, Some(value)) => {
+                    let value = self.expr(*value);
+                    quote_spanned!(span=> (#value))
+                }
+                (None, None) => user_ident(&self.f.locals[*l].name, span).into_token_stream(),
+            },
             ExprKind::ConstRef(c) => user_ident(&self.f.consts[*c].name, span).into_token_stream(),
             ExprKind::Param(p) => self.param(*p, span).into_token_stream(),
             ExprKind::Builtin { builtin, callee } => {
@@ -595,6 +653,12 @@ impl Gen<'_> {
                 let label = self.label(label);
                 quote_spanned!(span=> continue #label)
             }
+            // In a phase, an invocation's `return` (after its last barrier)
+            // ends its part of the phase loop.
+            ExprKind::Return(_) if self.phase.is_some() => {
+                let inv = super::phases::invocation_label();
+                quote_spanned!(span=> continue #inv)
+            }
             ExprKind::Return(value) => {
                 let value = value.map(|v| self.expr(v));
                 quote_spanned!(span=> return #value)
@@ -618,8 +682,11 @@ impl Gen<'_> {
         match place {
             Place::Local(_) | Place::Param(_) => {
                 let name = match place {
-                    Place::Local(l) => user_ident(&self.f.locals[*l].name, span),
-                    Place::Param(p) => self.param(*p, span),
+                    Place::Local(l) => match self.stored(*l, span) {
+                        Some(place) => place,
+                        None => user_ident(&self.f.locals[*l].name, span).into_token_stream(),
+                    },
+                    Place::Param(p) => self.param(*p, span).into_token_stream(),
                     _ => unreachable!("matched above"),
                 };
                 match op {
@@ -631,7 +698,10 @@ impl Gen<'_> {
                 }
             }
             Place::Project { local, steps } => {
-                let name = user_ident(&self.f.locals[*local].name, span);
+                let name = match self.stored(*local, span) {
+                    Some(place) => place,
+                    None => user_ident(&self.f.locals[*local].name, span).into_token_stream(),
+                };
                 let steps = steps.iter().map(|s| match s {
                     Step::Index(i) => {
                         let i = self.expr(*i);

@@ -13,6 +13,7 @@ use quote::{quote, quote_spanned};
 pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
     let k = super::krate();
     let f: &Function = &compiled.checked.program.kernel;
+    let invocations = compiled.info.workgroup_size.iter().map(|n| *n as usize).product::<usize>();
     let cooperative = compiled.info.cpu == CpuStrategy::Cooperative;
     let (invocation, workgroup) = (internal("__invocation"), internal("__workgroup"));
 
@@ -81,14 +82,47 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
         }
     }
 
+    let checked = &compiled.checked;
+    // A cooperative kernel split at its barriers, when the splitter
+    // handles it (`phases.rs` says which it does not).
+    let phased = match compiled.info.cpu {
+        CpuStrategy::Cooperative => super::phases::phase_body(
+            f,
+            &checked.kernel_types,
+            &checked.program.types,
+            &compiled.layout,
+            compiled.info.workgroup_size,
+        )
+        .ok(),
+        _ => None,
+    };
+    let futures = quote! {
+        // Each workgroup's invocations run as futures on one thread,
+        // meeting at each barrier.
+        cpu.execute_cooperative(&KERNEL, grid, &workgroups, |#invocation, #workgroup| {
+            cpu_body(#invocation, #workgroup, #(#body_args),*)
+        })
+    };
     let cpu_launch = match compiled.info.cpu {
+        CpuStrategy::Cooperative if phased.is_some() => quote! {
+            // Barriers or shared memory: each workgroup runs on one thread,
+            // phase by phase (a loop over its invocations between two
+            // barriers). A race-checked device runs the futures, whose
+            // schedule its detector follows.
+            if cpu.is_race_checked() {
+                let workgroups = cpu.workgroups(&KERNEL);
+                #futures
+            } else {
+                cpu.execute_phased(&KERNEL, grid, cpu_phase_state, |__group, #workgroup, __state| {
+                    cpu_phases(__group, #workgroup, __state, #(#body_args),*)
+                })
+            }
+        },
         CpuStrategy::Cooperative => quote! {
-            // Barriers or shared memory: each workgroup's invocations run
-            // as futures on one thread, meeting at each barrier.
+            // Barriers or shared memory, in a form the phase executor does
+            // not run (see the compiler's `expand/phases.rs`).
             let workgroups = cpu.workgroups(&KERNEL);
-            cpu.execute_cooperative(&KERNEL, grid, &workgroups, |#invocation, #workgroup| {
-                cpu_body(#invocation, #workgroup, #(#body_args),*)
-            })
+            #futures
         },
         CpuStrategy::OwnElement => quote! {
             if cpu.can_partition(&KERNEL, &grid) {
@@ -125,7 +159,38 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
             quote!(pub fn cpu_body(#invocation: &#k::Invocation, #(#body_params),*)),
         )
     };
+    let phases = phased.map(|p| {
+        let state = &p.state;
+        let phase_body = &p.body;
+        let (group, state_var) = (internal("__group"), internal("__state"));
+        quote! {
+            /// The per-invocation storage of [`cpu_phases`]: one array per
+            /// local that lives across a barrier.
+            pub type CpuPhaseState = (#(::std::boxed::Box<[#state; KERNEL_INVOCATIONS]>,)*);
+
+            /// Zeroed [`CpuPhaseState`], made once per executor task.
+            pub fn cpu_phase_state() -> CpuPhaseState {
+                (#(#k::per_invocation::<#state, KERNEL_INVOCATIONS>(),)*)
+            }
+
+            /// The number of invocations in a workgroup:
+            /// the length of each array of [`CpuPhaseState`].
+            const KERNEL_INVOCATIONS: usize = #invocations;
+
+            /// One workgroup of the kernel as the CPU phase executor runs
+            /// it: between two barriers, a loop over its invocations.
+            #[allow(unused_variables, unused_mut, unused_parens, unused_labels, unreachable_code, clippy::all)]
+            pub fn cpu_phases(
+                #group: &#k::Invocation,
+                #workgroup: &#k::Workgroup,
+                #state_var: &mut CpuPhaseState,
+                #(#body_params),*
+            ) #phase_body
+        }
+    });
     quote! {
+        #phases
+
         /// Launches the kernel on `device` over `grid` (a number of
         /// threads, or `Grid::blocks(..)`). On a GPU this queues the work
         /// and returns at once; reading a buffer waits for it.

@@ -5,6 +5,8 @@
 //!   and the `KERNEL` static the runtime reads;
 //! * [`launch`]: the typed `launch` function;
 //! * [`cpu_body`]: the kernel as Rust for the CPU executor, from the HIR;
+//! * [`phases`]: a cooperative kernel split at its barriers, for the CPU
+//!   phase executor;
 //! * [`helper`]: `#[helper]` functions and the hidden macros that hand
 //!   them to kernels;
 //! * [`generic`]: a generic kernel (`fn axpy<T: Num>`), one module per
@@ -24,6 +26,7 @@ pub mod helper;
 pub mod kernel_info;
 pub mod launch;
 pub mod module;
+pub mod phases;
 pub mod structs;
 
 pub use fallback::expand_errors;

@@ -4,6 +4,7 @@ mod cooperative;
 mod executor;
 mod owned;
 mod panic_capture;
+mod phased;
 pub(crate) mod racecheck;
 mod shared;
 mod subgroup;
@@ -11,6 +12,7 @@ mod workgroup;
 
 pub use executor::Chunk;
 pub use owned::{OutputSlice, Outputs, OwnedChunk, WindowToken};
+pub use phased::{agree, agreed, per_invocation};
 pub use racecheck::{DataRace, RaceAccess, RaceKind};
 pub use shared::SharedSliceMut;
 pub use subgroup::{SubgroupCall, SubgroupCollective, SubgroupValue, CPU_SUBGROUP_SIZE};

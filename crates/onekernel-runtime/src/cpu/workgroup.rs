@@ -79,14 +79,27 @@ impl Workgroup {
     /// Zeroes the memory (WGSL zero-initialises `var<workgroup>`) and the
     /// barrier for the next workgroup.
     pub(crate) fn reset(&self) {
-        for w in self.memory.iter() {
-            w.store(0, Ordering::Relaxed);
-        }
+        self.clear_memory();
         self.waiting.store(0, Ordering::Relaxed);
         self.site.store(NO_SITE, Ordering::Relaxed);
         self.diverged.store(NO_SITE, Ordering::Relaxed);
         self.subgroups.reset();
         *self.sites_at() = (None, None);
+    }
+
+    /// Zeroes the memory (only: the phase executor uses no barrier or
+    /// subgroup state) through exclusive access, which compiles to a
+    /// memset.
+    pub(crate) fn zero_memory(&mut self) {
+        for w in self.memory.iter_mut() {
+            *w.get_mut() = 0;
+        }
+    }
+
+    fn clear_memory(&self) {
+        for w in self.memory.iter() {
+            w.store(0, Ordering::Relaxed);
+        }
     }
 
     /// A subgroup collective (`subgroup_add(v)`, a shuffle, ...) of

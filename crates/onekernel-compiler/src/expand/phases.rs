@@ -1,0 +1,1073 @@
+//! The phase body: a cooperative kernel split at its barriers, for the CPU
+//! phase executor (`onekernel-runtime`'s `cpu/phased.rs`).
+//!
+//! The body runs once per workgroup. Between two barriers, the statements
+//! of every invocation run as one *phase*: a plain loop over the
+//! workgroup's invocations (what CPU OpenCL implementations such as PoCL
+//! do). The barriers themselves, and the control flow around them (`if`,
+//! `while`, `loop`, `for` and blocks whose conditions the uniformity
+//! analysis proved the same for every invocation), run once per workgroup,
+//! around the phase loops:
+//!
+//! * a condition or loop bound computed from workgroup-wide values only
+//!   (literals, parameters, `block_id()`, buffer lengths, and the locals
+//!   below) is evaluated once;
+//! * any other is evaluated by every invocation in a phase of its own, and
+//!   they must agree (`agree`, a launch error if not: a second line of
+//!   defence, as the futures executor's divergence check);
+//! * a local whose every value is computed once per workgroup (a `let`
+//!   and assignments, in that control flow, of workgroup-wide values, and
+//!   the loop variables of `for` loops with barriers) is a Rust local of
+//!   the workgroup's code;
+//! * a local used in two phases is kept per invocation, in storage the
+//!   executor allocates once per task (`PhaseLocals`); every other local is
+//!   a Rust local of its phase's loop.
+//!
+//! Every invocation finishes a phase before any starts the next, so a
+//! barrier's guarantee holds; the invocations of a phase run in the order
+//! the futures executor polls them, so panics and results are the same.
+//!
+//! Kernels the splitter does not handle keep the futures executor
+//! (`cooperative.rs`), and `phase_body` says why: subgroup collectives and
+//! `workgroup_uniform_load` (synchronising *inside* an expression), a
+//! barrier anywhere but in statements and the `if`/loop/block statements
+//! around them (a `let x = { barrier(); .. }`, a `match` arm, a loop's
+//! condition), an assignment to a parameter, and a local kept per
+//! invocation whose type has no zero (a tuple of more than 8).
+//!
+//! A `return` before the body's last barrier is uniform (the uniformity
+//! analysis makes everything after a divergent one divergent): it runs
+//! once per workgroup and the whole workgroup returns. A `return` after
+//! the last barrier ends the invocation's part of the last phase
+//! (`continue '__inv`).
+
+use super::cpu_body::{internal, rust_type, Gen, PhaseLocals};
+use crate::hir::*;
+use crate::infer::Types;
+use crate::layout::Layout;
+use crate::types::{Compound, Ty, TypeTable};
+use crate::visit::{operands, visit_expr};
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+/// The phase body of a kernel: the function that runs one workgroup, and
+/// the per-invocation storage it needs.
+#[derive(Debug)]
+pub struct PhaseBody {
+    /// The Rust type of each local kept per invocation (the state is one
+    /// `Box<[T; invocations]>` of each).
+    pub state: Vec<TokenStream>,
+    /// The body, a block.
+    pub body: TokenStream,
+}
+
+/// `'__inv`: the label of every phase loop (hygienic).
+pub fn invocation_label() -> syn::Lifetime {
+    syn::Lifetime::new("'__inv", Span::mixed_site())
+}
+
+/// Splits the kernel `f` into phases; `Err` says why the futures executor
+/// must run it instead.
+pub fn phase_body(
+    f: &Function,
+    types: &Types,
+    table: &TypeTable,
+    layout: &Layout,
+    workgroup_size: [u32; 3],
+) -> Result<PhaseBody, &'static str> {
+    let mut split = Split::new(f)?;
+    split.lift_barriers()?;
+    split.workgroup_locals()?;
+    let tree = split.nodes(&f.body, true)?;
+    // Which phases use each local.
+    let mut used: BTreeMap<LocalId, BTreeSet<usize>> = BTreeMap::new();
+    collect_uses(f, &tree, &mut used);
+    let mut storage = HashMap::new();
+    let mut state = Vec::new();
+    let recomputed = split.recomputable();
+    for (local, phases) in &used {
+        if phases.len() < 2 || split.wg.contains(local) || recomputed.contains_key(local) {
+            continue;
+        }
+        let ty = types.locals[*local];
+        if !zeroable(ty, table) {
+            return Err("a local kept across a barrier has a type with no zero value");
+        }
+        storage.insert(*local, internal(&format!("__local{}", state.len())));
+        state.push(rust_type(ty, table));
+    }
+    let names = PhaseLocals { storage, recomputed };
+    let g = Gen { f, types, table, layout, k: super::krate(), phase: Some(&names) };
+    let emit = Emit { g: &g, split: &split, size: workgroup_size.map(|n| n as usize) };
+    let nodes = emit.nodes(&tree);
+    let locals: Vec<_> = (0..state.len()).map(|n| internal(&format!("__local{n}"))).collect();
+    let (state_var, group, invocation) = (internal("__state"), internal("__group"), internal("__invocation"));
+    let body = quote!({
+        let (#(#locals,)*) = #state_var;
+        // The workgroup's own code reads the builtins of its invocation
+        // (0, 0, 0): only workgroup-wide ones (`block_id()`, ...).
+        let #invocation = *#group;
+        #nodes
+    });
+    Ok(PhaseBody { state, body })
+}
+
+/// Whether `ty` has an all-zero value the runtime can make
+/// (`bytemuck::Zeroable`).
+fn zeroable(ty: Ty, table: &TypeTable) -> bool {
+    match ty {
+        Ty::Compound(id) => match table.get(id) {
+            Compound::Array { elem, .. } => zeroable(*elem, table),
+            Compound::Tuple(elems) => elems.len() <= 8 && elems.iter().all(|t| zeroable(*t, table)),
+            Compound::Struct { .. } => true,
+        },
+        _ => true,
+    }
+}
+
+/// A condition (or loop bounds) that controls barriers.
+enum Cond {
+    /// Evaluated once per workgroup.
+    Once,
+    /// Evaluated by every invocation, in this phase, which must agree.
+    Agreed(usize),
+}
+
+/// The workgroup's code.
+enum Node<'a> {
+    /// Statements every invocation runs: one loop over the invocations.
+    Phase { id: usize, stmts: Vec<&'a Stmt>, tail: Option<ExprId> },
+    /// A statement run once: a workgroup-wide `let`, a shared array's
+    /// view, a `const`.
+    Once(&'a Stmt),
+    /// A barrier, a `break` or a `continue`, or an assignment to a
+    /// workgroup-wide local (once per workgroup).
+    Expr(ExprId),
+    /// An `if` with barriers.
+    If { cond: ExprId, agree: Cond, then: Vec<Node<'a>>, else_: Option<Vec<Node<'a>>> },
+    /// A loop with barriers (or a jump out of a loop with barriers).
+    Loop { expr: ExprId, agree: Cond, body: Vec<Node<'a>> },
+    /// A block with barriers.
+    Block(Vec<Node<'a>>),
+}
+
+struct Split<'a> {
+    f: &'a Function,
+    /// Expressions that run once per workgroup: barriers, the control
+    /// flow around them, and jumps out of loops with barriers.
+    lifted: HashSet<ExprId>,
+    /// Locals with one value per workgroup.
+    wg: HashSet<LocalId>,
+    /// The kernel has a `return`.
+    returns: bool,
+    /// The index of the last statement of the body (the tail is
+    /// `stmts.len()`) with a barrier: code after it may `return`.
+    last_lifted: Option<usize>,
+    phases: usize,
+}
+
+impl<'a> Split<'a> {
+    fn new(f: &'a Function) -> Result<Split<'a>, &'static str> {
+        let mut returns = false;
+        for (_, e) in f.exprs.iter() {
+            match &e.kind {
+                ExprKind::Subgroup { op, .. } if *op != SubgroupOp::Size && *op != SubgroupOp::InvocationId => {
+                    return Err("subgroup collectives synchronise inside expressions")
+                }
+                ExprKind::UniformLoad { .. } => {
+                    return Err("`workgroup_uniform_load` synchronises inside an expression")
+                }
+                ExprKind::Assign { place: Place::Param(_), .. } => return Err("a parameter is assigned"),
+                ExprKind::Return(_) => returns = true,
+                _ => {}
+            }
+        }
+        Ok(Split { f, lifted: HashSet::new(), wg: HashSet::new(), returns, last_lifted: None, phases: 0 })
+    }
+
+    /// Marks the barriers and everything around them, the jumps to loops
+    /// with barriers and everything around those (until the loop), and
+    /// the `return`s before the body's last barrier and everything around
+    /// them. Such a `return` is uniform (the uniformity analysis makes the
+    /// code after a divergent one divergent, so a barrier after it is an
+    /// error): the whole workgroup returns. A `return` after the last
+    /// barrier ends the invocation's last phase only.
+    fn lift_barriers(&mut self) -> Result<(), &'static str> {
+        let f = self.f;
+        let body = &f.body;
+        let mut paths = Vec::new();
+        let mut jumps = Vec::new();
+        let mut returns = Vec::new();
+        // The statement (index; the tail's is `stmts.len()`) of each root.
+        let mut statement = HashMap::new();
+        for (i, s) in body.stmts.iter().enumerate() {
+            for r in stmt_roots(s) {
+                statement.insert(r, i);
+            }
+        }
+        if let Some(t) = body.tail {
+            statement.insert(t, body.stmts.len());
+        }
+        for root in roots(body) {
+            walk(f, root, &mut Vec::new(), &mut Vec::new(), &mut paths, &mut jumps, &mut returns);
+        }
+        for path in &paths {
+            self.lifted.extend(path.iter().copied());
+        }
+        // To a fixed point: lifting a jump or a `return` can lift a loop
+        // that other jumps leave, or move the last barrier's statement.
+        loop {
+            let before = self.lifted.len();
+            for (path, target) in &jumps {
+                if self.lifted.contains(target) {
+                    let at = path.iter().position(|e| e == target).map_or(0, |p| p + 1);
+                    self.lifted.extend(path[at..].iter().copied());
+                }
+            }
+            let last = statement.iter().filter(|(r, _)| self.lifted.contains(r)).map(|(_, i)| *i).max();
+            self.last_lifted = last;
+            for path in &returns {
+                if last.is_some_and(|last| statement[&path[0]] <= last) {
+                    self.lifted.extend(path.iter().copied());
+                }
+            }
+            if self.lifted.len() == before {
+                break;
+            }
+        }
+        for e in &self.lifted {
+            match &f.exprs[*e].kind {
+                ExprKind::Barrier { .. }
+                | ExprKind::If { .. }
+                | ExprKind::Loop { .. }
+                | ExprKind::Block(_)
+                | ExprKind::Break { value: None, .. }
+                | ExprKind::Continue { .. }
+                | ExprKind::Return(None) => {}
+                _ => return Err("a barrier inside an expression other than `if`, a loop or a block"),
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether statement `index` of a block runs where an invocation may
+    /// already have returned (after the body's last barrier).
+    fn after_returns(&self, top: bool, index: usize) -> bool {
+        top && self.returns && self.last_lifted.is_none_or(|l| index > l)
+    }
+
+    /// The locals with one value per workgroup: to a fixed point, since
+    /// one stops being so when a value assigned to it depends on another
+    /// that stopped.
+    fn workgroup_locals(&mut self) -> Result<(), &'static str> {
+        let f = self.f;
+        // Each candidate's `let` value, and the assignments (value) that
+        // are statements of the workgroup's code.
+        let mut lets: HashMap<LocalId, ExprId> = HashMap::new();
+        let mut direct: HashSet<ExprId> = HashSet::new();
+        let mut loop_vars = Vec::new();
+        self.lifted_statements(&f.body, true, &mut |s, after| match s {
+            Stmt::Let { local, init: Some(init) } if !after => {
+                lets.insert(*local, *init);
+            }
+            Stmt::Expr(e) if !after => {
+                direct.insert(*e);
+            }
+            _ => {}
+        });
+        for e in &self.lifted {
+            if let ExprKind::Loop { kind: LoopKind::For { var, .. }, .. } = &f.exprs[*e].kind {
+                loop_vars.push(*var);
+            }
+        }
+        // Every assignment to a local: (the assignment, its value).
+        let mut writes: HashMap<LocalId, Vec<(ExprId, ExprId, bool)>> = HashMap::new();
+        for (id, e) in f.exprs.iter() {
+            if let ExprKind::Assign { place, value, .. } = &e.kind {
+                let (local, whole) = match place {
+                    Place::Local(l) => (*l, true),
+                    Place::Project { local, .. } => (*local, false),
+                    _ => continue,
+                };
+                writes.entry(local).or_default().push((id, *value, whole));
+            }
+        }
+        for var in &loop_vars {
+            if writes.contains_key(var) {
+                return Err("the variable of a loop with barriers is assigned");
+            }
+        }
+        self.wg.extend(loop_vars.iter().copied());
+        self.wg.extend(lets.keys().copied());
+        loop {
+            let mut changed = false;
+            for (local, init) in &lets {
+                if !self.wg.contains(local) {
+                    continue;
+                }
+                let ok = self.once(*init)
+                    && writes.get(local).is_none_or(|ws| {
+                        ws.iter().all(|(assign, value, whole)| *whole && direct.contains(assign) && self.once(*value))
+                    });
+                if !ok {
+                    self.wg.remove(local);
+                    changed = true;
+                }
+            }
+            if !changed {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Calls `visit` on each statement (and each tail, as a statement) of
+    /// the workgroup's code, with whether an invocation may have returned.
+    fn lifted_statements(&self, b: &Block, top: bool, visit: &mut dyn FnMut(&Stmt, bool)) {
+        for (i, s) in b.stmts.iter().enumerate() {
+            visit(s, self.after_returns(top, i));
+            if let Stmt::Expr(e) = s {
+                self.lifted_children(*e, visit);
+            }
+        }
+        if let Some(t) = b.tail {
+            visit(&Stmt::Expr(t), self.after_returns(top, b.stmts.len()));
+            self.lifted_children(t, visit);
+        }
+    }
+
+    fn lifted_children(&self, e: ExprId, visit: &mut dyn FnMut(&Stmt, bool)) {
+        if !self.lifted.contains(&e) {
+            return;
+        }
+        match &self.f.exprs[e].kind {
+            ExprKind::If { then, else_, .. } => {
+                self.lifted_statements(then, false, visit);
+                if let Some(e) = else_ {
+                    self.lifted_else(*e, visit);
+                }
+            }
+            ExprKind::Loop { body, .. } => self.lifted_statements(body, false, visit),
+            ExprKind::Block(b) => self.lifted_statements(b, false, visit),
+            _ => {}
+        }
+    }
+
+    /// The `else` of an `if` with barriers runs as workgroup code too.
+    fn lifted_else(&self, e: ExprId, visit: &mut dyn FnMut(&Stmt, bool)) {
+        match &self.f.exprs[e].kind {
+            ExprKind::Block(b) => self.lifted_statements(b, false, visit),
+            ExprKind::If { .. } if self.lifted.contains(&e) => self.lifted_children(e, visit),
+            // An `else if` without barriers: a statement of its own.
+            _ => visit(&Stmt::Expr(e), false),
+        }
+    }
+
+    /// Whether `e` can be computed once for the workgroup: workgroup-wide
+    /// inputs only, and no effect.
+    fn once(&self, e: ExprId) -> bool {
+        let f = self.f;
+        match &f.exprs[e].kind {
+            ExprKind::Lit(_) | ExprKind::Const(_) | ExprKind::ConstRef(_) | ExprKind::Len(_) | ExprKind::Param(_) => {
+                true
+            }
+            ExprKind::Builtin { builtin, .. } => {
+                matches!(builtin, Builtin::BlockId | Builtin::BlockDim | Builtin::GridDim)
+            }
+            ExprKind::Local(l) => self.wg.contains(l),
+            ExprKind::Axis(..)
+            | ExprKind::Swizzle(..)
+            | ExprKind::Unary(..)
+            | ExprKind::Cast(..)
+            | ExprKind::Convert(..)
+            | ExprKind::Typed(..)
+            | ExprKind::Repeat(..)
+            | ExprKind::Field(..)
+            | ExprKind::NamedField(..)
+            | ExprKind::ArrayLen(_)
+            | ExprKind::Array(_)
+            | ExprKind::Tuple(_)
+            | ExprKind::Vector { .. }
+            | ExprKind::StructLit { .. }
+            | ExprKind::Element { .. }
+            | ExprKind::Binary(..)
+            | ExprKind::Logical(..)
+            | ExprKind::Call { .. }
+            | ExprKind::Math(..) => operands(&f.exprs[e].kind).into_iter().all(|x| self.once(x)),
+            _ => false,
+        }
+    }
+
+    /// The locals whose value is computed again wherever they are used,
+    /// instead of being stored per invocation: never assigned, and their
+    /// `let` value made of the invocation's builtins, literals, arithmetic
+    /// and other such locals only (`let t = thread_id().x;`, `let row =
+    /// block_id().y * 16 + ty;`). That is as cheap as a load, and it lets
+    /// the compiler see `t` is the phase loop's counter. (Parameters and
+    /// other locals are left out: their names could mean another binding
+    /// where the value is computed again.) Computing the value again gives
+    /// the same value, and cannot panic where the `let` did not.
+    fn recomputable(&self) -> HashMap<LocalId, ExprId> {
+        let f = self.f;
+        let mut assigned = HashSet::new();
+        for (_, e) in f.exprs.iter() {
+            if let ExprKind::Assign { place: Place::Local(l) | Place::Project { local: l, .. }, .. } = &e.kind {
+                assigned.insert(*l);
+            }
+        }
+        let mut lets = Vec::new();
+        let mut all = |b: &Block| {
+            for s in &b.stmts {
+                if let Stmt::Let { local, init: Some(init) } = s {
+                    lets.push((*local, *init));
+                }
+            }
+        };
+        all(&f.body);
+        for (_, e) in f.exprs.iter() {
+            match &e.kind {
+                ExprKind::If { then, .. } => all(then),
+                ExprKind::Block(b) | ExprKind::Loop { body: b, .. } => all(b),
+                _ => {}
+            }
+        }
+        // In source order, so that a local's value can use earlier ones.
+        lets.sort_by_key(|(l, _)| *l);
+        let mut out: HashMap<LocalId, ExprId> = HashMap::new();
+        for (local, init) in lets {
+            if assigned.contains(&local) || self.wg.contains(&local) {
+                continue;
+            }
+            let mut size = 0;
+            let mut ok = true;
+            visit_expr(f, init, 0, &mut |_, k, _| {
+                size += 1;
+                ok &= match k {
+                    ExprKind::Builtin { .. } | ExprKind::Axis(..) | ExprKind::Lit(_) | ExprKind::Cast(..) => true,
+                    ExprKind::Binary(op, ..) => !matches!(op, BinOp::Div | BinOp::Rem),
+                    ExprKind::Local(l) => out.contains_key(l),
+                    _ => false,
+                };
+            });
+            if ok && size <= 12 {
+                out.insert(local, init);
+            }
+        }
+        out
+    }
+
+    fn agree(&mut self, exprs: &[ExprId]) -> Cond {
+        if exprs.iter().all(|e| self.once(*e)) {
+            Cond::Once
+        } else {
+            self.phases += 1;
+            Cond::Agreed(self.phases - 1)
+        }
+    }
+
+    /// The workgroup's code for a block of it.
+    fn nodes(&mut self, b: &'a Block, top: bool) -> Result<Vec<Node<'a>>, &'static str> {
+        let mut out = Vec::new();
+        let mut phase: Vec<&'a Stmt> = Vec::new();
+        let flush = |phase: &mut Vec<&'a Stmt>, out: &mut Vec<Node<'a>>, phases: &mut usize, tail: Option<ExprId>| {
+            if !phase.is_empty() || tail.is_some() {
+                out.push(Node::Phase { id: *phases, stmts: std::mem::take(phase), tail });
+                *phases += 1;
+            }
+        };
+        // Where an invocation may have returned, everything stays in one
+        // phase (a `const` or a shared view too): its `continue '__inv`
+        // skips the rest of the invocation's code.
+        let once_expr = |this: &Self, e: ExprId, after: bool| {
+            this.lifted.contains(&e)
+                || (!after
+                    && matches!(&this.f.exprs[e].kind,
+                        ExprKind::Assign { place: Place::Local(l), .. } if this.wg.contains(l)))
+        };
+        for (i, s) in b.stmts.iter().enumerate() {
+            let after = self.after_returns(top, i);
+            let once = match s {
+                Stmt::Shared(_) | Stmt::Const(_) => !after,
+                Stmt::Let { local, .. } => !after && self.wg.contains(local),
+                Stmt::Expr(e) => once_expr(self, *e, after),
+                Stmt::LetTuple { .. } => false,
+            };
+            if let Stmt::Let { init: Some(e), .. } | Stmt::LetTuple { init: e, .. } = s {
+                if self.lifted.contains(e) {
+                    return Err("a barrier in the value of a `let`");
+                }
+            }
+            if !once {
+                phase.push(s);
+                continue;
+            }
+            flush(&mut phase, &mut out, &mut self.phases, None);
+            match s {
+                Stmt::Expr(e) if self.lifted.contains(e) => out.push(self.lifted_node(*e)?),
+                Stmt::Expr(e) => out.push(Node::Expr(*e)),
+                _ => out.push(Node::Once(s)),
+            }
+        }
+        match b.tail {
+            Some(t) if once_expr(self, t, self.after_returns(top, b.stmts.len())) => {
+                flush(&mut phase, &mut out, &mut self.phases, None);
+                out.push(if self.lifted.contains(&t) { self.lifted_node(t)? } else { Node::Expr(t) });
+            }
+            tail => flush(&mut phase, &mut out, &mut self.phases, tail),
+        }
+        Ok(out)
+    }
+
+    fn lifted_node(&mut self, e: ExprId) -> Result<Node<'a>, &'static str> {
+        let f = self.f;
+        if operands(&f.exprs[e].kind).iter().any(|x| self.lifted.contains(x)) {
+            return Err("a barrier in the condition or bounds of an `if` or a loop");
+        }
+        Ok(match &f.exprs[e].kind {
+            ExprKind::If { cond, then, else_, .. } => {
+                let agree = self.agree(&[*cond]);
+                let then = self.nodes(then, false)?;
+                let else_ = match else_ {
+                    None => None,
+                    Some(x) => Some(match &f.exprs[*x].kind {
+                        ExprKind::Block(b) => self.nodes(b, false)?,
+                        ExprKind::If { .. } if self.lifted.contains(x) => vec![self.lifted_node(*x)?],
+                        _ => {
+                            self.phases += 1;
+                            vec![Node::Phase { id: self.phases - 1, stmts: Vec::new(), tail: Some(*x) }]
+                        }
+                    }),
+                };
+                Node::If { cond: *cond, agree, then, else_ }
+            }
+            ExprKind::Loop { kind, body, .. } => {
+                let agree = match kind {
+                    LoopKind::Loop => Cond::Once,
+                    LoopKind::While { cond } => self.agree(&[*cond]),
+                    LoopKind::For { .. } => self.agree(&operands(&f.exprs[e].kind)),
+                };
+                Node::Loop { expr: e, agree, body: self.nodes(body, false)? }
+            }
+            ExprKind::Block(b) => Node::Block(self.nodes(b, false)?),
+            _ => Node::Expr(e),
+        })
+    }
+}
+
+/// The root expressions of a block's statements and tail.
+fn roots(b: &Block) -> Vec<ExprId> {
+    b.stmts.iter().flat_map(stmt_roots).chain(b.tail).collect()
+}
+
+fn stmt_roots(s: &Stmt) -> Vec<ExprId> {
+    match s {
+        Stmt::Let { init: Some(e), .. } | Stmt::Expr(e) | Stmt::LetTuple { init: e, .. } => vec![*e],
+        Stmt::Let { init: None, .. } | Stmt::Shared(_) | Stmt::Const(_) => vec![],
+    }
+}
+
+/// Walks `e` with the path of expressions from its statement down
+/// (`path`) and the enclosing loops: records the path to each barrier and
+/// each `return`, and each jump's path and target loop.
+fn walk(
+    f: &Function,
+    e: ExprId,
+    path: &mut Vec<ExprId>,
+    loops: &mut Vec<(ExprId, Option<String>)>,
+    barriers: &mut Vec<Vec<ExprId>>,
+    jumps: &mut Vec<(Vec<ExprId>, ExprId)>,
+    returns: &mut Vec<Vec<ExprId>>,
+) {
+    path.push(e);
+    let kind = &f.exprs[e].kind;
+    match kind {
+        ExprKind::Barrier { .. } => barriers.push(path.clone()),
+        ExprKind::Return(_) => returns.push(path.clone()),
+        ExprKind::Break { label, .. } | ExprKind::Continue { label } => {
+            let target = match label {
+                None => loops.last(),
+                Some(l) => loops.iter().rev().find(|(_, name)| name.as_deref() == Some(l.name.as_str())),
+            };
+            if let Some((target, _)) = target {
+                jumps.push((path.clone(), *target));
+            }
+        }
+        _ => {}
+    }
+    for c in operands(kind) {
+        walk(f, c, path, loops, barriers, jumps, returns);
+    }
+    let mut block = |b: &Block, path: &mut Vec<ExprId>, loops: &mut Vec<(ExprId, Option<String>)>| {
+        for r in roots(b) {
+            walk(f, r, path, loops, barriers, jumps, returns);
+        }
+    };
+    match kind {
+        ExprKind::If { then, else_, .. } => {
+            block(then, path, loops);
+            if let Some(x) = else_ {
+                walk(f, *x, path, loops, barriers, jumps, returns);
+            }
+        }
+        ExprKind::Block(b) => block(b, path, loops),
+        ExprKind::Loop { body, label, .. } => {
+            loops.push((e, label.as_ref().map(|l| l.name.clone())));
+            block(body, path, loops);
+            loops.pop();
+        }
+        ExprKind::Match { arms, .. } => {
+            for arm in arms {
+                walk(f, arm.body, path, loops, barriers, jumps, returns);
+            }
+        }
+        _ => {}
+    }
+    path.pop();
+}
+
+/// Records, for each local, the phases that use it (agreed conditions are
+/// phases too).
+fn collect_uses(f: &Function, nodes: &[Node<'_>], used: &mut BTreeMap<LocalId, BTreeSet<usize>>) {
+    for n in nodes {
+        match n {
+            Node::Phase { id, stmts, tail } => {
+                let mut mark = |l: LocalId| {
+                    used.entry(l).or_default().insert(*id);
+                };
+                for s in stmts {
+                    match s {
+                        Stmt::Let { local, .. } => mark(*local),
+                        Stmt::LetTuple { locals, .. } => locals.iter().for_each(|l| mark(*l)),
+                        _ => {}
+                    }
+                    for r in stmt_roots(s) {
+                        expr_locals(f, r, &mut mark);
+                    }
+                }
+                if let Some(t) = tail {
+                    expr_locals(f, *t, &mut mark);
+                }
+            }
+            Node::Once(_) | Node::Expr(_) => {}
+            Node::If { cond, agree, then, else_ } => {
+                if let Cond::Agreed(id) = agree {
+                    expr_locals(f, *cond, &mut |l| {
+                        used.entry(l).or_default().insert(*id);
+                    });
+                }
+                collect_uses(f, then, used);
+                if let Some(e) = else_ {
+                    collect_uses(f, e, used);
+                }
+            }
+            Node::Loop { expr, agree, body } => {
+                if let Cond::Agreed(id) = agree {
+                    for x in operands(&f.exprs[*expr].kind) {
+                        expr_locals(f, x, &mut |l| {
+                            used.entry(l).or_default().insert(*id);
+                        });
+                    }
+                }
+                collect_uses(f, body, used);
+            }
+            Node::Block(b) => collect_uses(f, b, used),
+        }
+    }
+}
+
+/// Calls `mark` on every local `e` reads, writes or declares.
+fn expr_locals(f: &Function, e: ExprId, mark: &mut dyn FnMut(LocalId)) {
+    visit_expr(f, e, 0, &mut |_, k, _| match k {
+        ExprKind::Local(l) => mark(*l),
+        ExprKind::Assign { place: Place::Local(l) | Place::Project { local: l, .. }, .. } => mark(*l),
+        ExprKind::Loop { kind: LoopKind::For { var, .. }, .. } => mark(*var),
+        ExprKind::Match { arms, .. } => arms.iter().filter_map(|a| a.binding).for_each(&mut *mark),
+        ExprKind::If { then, .. } => block_lets(then, mark),
+        ExprKind::Block(b) | ExprKind::Loop { body: b, .. } => block_lets(b, mark),
+        _ => {}
+    });
+}
+
+/// The locals a block's own statements declare (its expressions are
+/// visited by the caller).
+fn block_lets(b: &Block, mark: &mut dyn FnMut(LocalId)) {
+    for s in &b.stmts {
+        match s {
+            Stmt::Let { local, .. } => mark(*local),
+            Stmt::LetTuple { locals, .. } => locals.iter().for_each(|l| mark(*l)),
+            _ => {}
+        }
+    }
+}
+
+/// Writes the workgroup's code.
+struct Emit<'g, 'a> {
+    g: &'g Gen<'a>,
+    split: &'g Split<'a>,
+    size: [usize; 3],
+}
+
+impl Emit<'_, '_> {
+    fn nodes(&self, nodes: &[Node<'_>]) -> TokenStream {
+        nodes.iter().map(|n| self.node(n)).collect()
+    }
+
+    /// Whether `e` is `thread_id().x` (maybe through a local computed
+    /// again), in a 1-D workgroup: the phase loop's counter.
+    fn is_counter(&self, e: ExprId) -> bool {
+        let f = self.g.f;
+        let [_, y, z] = self.size;
+        match &f.exprs[e].kind {
+            ExprKind::Axis(b, 0) => {
+                y * z == 1 && matches!(f.exprs[*b].kind, ExprKind::Builtin { builtin: Builtin::ThreadId, .. })
+            }
+            ExprKind::Local(l) => self.g.phase.and_then(|p| p.recomputed.get(l)).is_some_and(|v| self.is_counter(*v)),
+            _ => false,
+        }
+    }
+
+    /// The invocations a phase runs, when it is one `if` (without `else`)
+    /// on the invocation's index against a workgroup-wide value (`if t <
+    /// stride { .. }`, `if t == 0 { .. }`): the others would do nothing,
+    /// so the loop skips them (a tree reduction's later phases run a few
+    /// invocations instead of all). The `if` stays, so this only saves
+    /// time.
+    fn range(&self, stmts: &[&Stmt], tail: Option<ExprId>) -> Option<(TokenStream, TokenStream)> {
+        let f = self.g.f;
+        let only = match (stmts, tail) {
+            ([Stmt::Expr(e)], None) => *e,
+            ([], Some(e)) => e,
+            _ => return None,
+        };
+        let ExprKind::If { cond, else_: None, .. } = &f.exprs[only].kind else { return None };
+        let ExprKind::Binary(op, l, r) = &f.exprs[*cond].kind else { return None };
+        // `t op e`, or `e op t` turned around.
+        let (op, bound) = if self.is_counter(*l) && self.split.once(*r) {
+            (*op, *r)
+        } else if self.is_counter(*r) && self.split.once(*l) {
+            let flipped = match op {
+                BinOp::Gt => BinOp::Lt,
+                BinOp::Ge => BinOp::Le,
+                BinOp::Eq => BinOp::Eq,
+                _ => return None,
+            };
+            (flipped, *l)
+        } else {
+            return None;
+        };
+        let n = self.size[0];
+        let e = self.g.expr(bound);
+        let bound = internal("__bound");
+        let value = quote!(let #bound: usize = #e;);
+        let start = match op {
+            BinOp::Lt | BinOp::Le => quote!(0),
+            BinOp::Eq => quote!(::core::cmp::min(#bound, #n)),
+            _ => return None,
+        };
+        let end = match op {
+            BinOp::Lt => quote!(::core::cmp::min(#bound, #n)),
+            _ => quote!(::core::cmp::min(#bound.saturating_add(1), #n)),
+        };
+        Some((value, quote!(#start..#end)))
+    }
+
+    /// `body` once for each invocation of the workgroup, `__invocation`
+    /// its builtins and `__inv` its index in the storage.
+    fn phase(&self, body: TokenStream) -> TokenStream {
+        self.phase_over(body, None)
+    }
+
+    /// `body` for the invocations `range` (all when `None`).
+    fn phase_over(&self, body: TokenStream, range: Option<(TokenStream, TokenStream)>) -> TokenStream {
+        let [x, y, z] = self.size;
+        let n = x * y * z;
+        let (inv, group, invocation) = (internal("__inv"), internal("__group"), internal("__invocation"));
+        let label = invocation_label();
+        // Constant sizes: the divisions are shifts or multiplications, and
+        // for a 1-D workgroup they vanish.
+        let tx = if y * z == 1 { quote!(#inv) } else { quote!(#inv % #x) };
+        let ty = if y == 1 { quote!(0) } else { quote!(#inv / #x % #y) };
+        let tz = if z == 1 { quote!(0) } else { quote!(#inv / (#x * #y)) };
+        match range {
+            None => quote! {
+                #label: for #inv in 0..#n {
+                    let #invocation = #group.thread(#tx, #ty, #tz);
+                    #body
+                }
+            },
+            Some((bound, range)) => quote!({
+                #bound
+                #label: for #inv in #range {
+                    let #invocation = #group.thread(#tx, #ty, #tz);
+                    #body
+                }
+            }),
+        }
+    }
+
+    fn node(&self, n: &Node<'_>) -> TokenStream {
+        let g = self.g;
+        let k = &g.k;
+        match n {
+            Node::Phase { stmts, tail, .. } => {
+                let range = self.range(stmts, *tail);
+                let stmts = stmts.iter().map(|s| g.stmt(s));
+                let tail = tail.map(|t| {
+                    let t = g.expr(t);
+                    quote!(#t;)
+                });
+                self.phase_over(quote!(#(#stmts)* #tail), range)
+            }
+            Node::Once(s) => g.stmt(s),
+            Node::Expr(e) => match &g.f.exprs[*e].kind {
+                ExprKind::Barrier { callee, .. } => {
+                    // Every invocation finished the phase before: nothing
+                    // to wait for (the call keeps the user's import used).
+                    let span = g.f.exprs[*e].span;
+                    quote_spanned!(span=> #k::builtin(#callee, ());)
+                }
+                // A uniform `return`: the whole workgroup is done.
+                ExprKind::Return(_) => {
+                    let span = g.f.exprs[*e].span;
+                    quote_spanned!(span=> return;)
+                }
+                _ => {
+                    let e = g.expr(*e);
+                    quote!(#e;)
+                }
+            },
+            Node::If { cond, agree, then, else_ } => {
+                let c = self.value(&[*cond], agree);
+                let then = self.nodes(then);
+                let else_ = else_.as_ref().map(|e| {
+                    let e = self.nodes(e);
+                    quote!(else { #e })
+                });
+                quote!(if (#c) { #then } #else_)
+            }
+            Node::Loop { expr, agree, body } => {
+                let ExprKind::Loop { label, kind, .. } = &g.f.exprs[*expr].kind else { unreachable!() };
+                let span = g.f.exprs[*expr].span;
+                let label = label.as_ref().map(|l| {
+                    let l = syn::Lifetime::new(&l.name, l.span);
+                    quote!(#l:)
+                });
+                let body = self.nodes(body);
+                match kind {
+                    LoopKind::Loop => quote_spanned!(span=> #label loop { #body }),
+                    LoopKind::While { cond } => {
+                        let c = self.value(&[*cond], agree);
+                        quote_spanned!(span=> #label while (#c) { #body })
+                    }
+                    LoopKind::For { var, inclusive, step, reverse, .. } => {
+                        let bounds = operands(&g.f.exprs[*expr].kind);
+                        let vars: Vec<_> = (0..bounds.len()).map(|i| internal(&format!("__bound{i}"))).collect();
+                        let value = self.value(&bounds, agree);
+                        let (start, end) = (&vars[0], &vars[1]);
+                        let range = if *inclusive {
+                            quote_spanned!(span=> (#start..=#end))
+                        } else {
+                            quote_spanned!(span=> (#start..#end))
+                        };
+                        let iter = match (step, reverse) {
+                            (Some(_), _) => {
+                                let s = &vars[2];
+                                quote_spanned!(span=> #range.step_by(#s))
+                            }
+                            (None, true) => quote_spanned!(span=> #range.rev()),
+                            (None, false) => range,
+                        };
+                        let pat = g.binding(*var);
+                        quote_spanned!(span=> {
+                            let (#(#vars,)*) = #value;
+                            #label for #pat in #iter { #body }
+                        })
+                    }
+                }
+            }
+            Node::Block(b) => {
+                let b = self.nodes(b);
+                quote!({ #b })
+            }
+        }
+    }
+
+    /// The value of `exprs` (one, or a tuple of several) for the
+    /// workgroup: computed once, or by every invocation, agreeing.
+    fn value(&self, exprs: &[ExprId], agree: &Cond) -> TokenStream {
+        let g = self.g;
+        let k = &g.k;
+        let values: Vec<_> = exprs.iter().map(|e| g.expr(*e)).collect();
+        let value = if values.len() == 1 { values[0].clone() } else { quote!((#(#values,)*)) };
+        match agree {
+            Cond::Once => value,
+            Cond::Agreed(_) => {
+                let (first, invocation) = (internal("__first"), internal("__invocation"));
+                let span = g.f.exprs[exprs[0]].span;
+                let check = quote_spanned!(span=> #k::agree(&mut #first, #value, &#invocation););
+                let each = self.phase(check);
+                quote!({
+                    let mut #first = ::core::option::Option::None;
+                    #each
+                    #k::agreed(#first)
+                })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The phase body of a kernel, or why there is none.
+    fn split(attr: &str, src: &str) -> Result<PhaseBody, &'static str> {
+        let item: syn::ItemFn = syn::parse_str(src).unwrap();
+        let k = match crate::compile(attr.parse().unwrap(), &item, &[]) {
+            Ok(k) => k,
+            Err(e) => panic!("{:?}", e.iter().map(|d| d.to_string()).collect::<Vec<_>>()),
+        };
+        let c = &k.checked;
+        phase_body(&c.program.kernel, &c.kernel_types, &c.program.types, &k.layout, k.info.workgroup_size)
+    }
+
+    fn state(p: &PhaseBody) -> Vec<String> {
+        p.state.iter().map(|t| t.to_string()).collect()
+    }
+
+    #[test]
+    fn a_tree_reduction_keeps_nothing_per_invocation() {
+        let p = split(
+            "workgroup_size = 256",
+            r#"
+fn block_sum(input: &[f32], sums: &mut [f32]) {
+    let partial = shared::<[f32; 256]>();
+    let t = thread_id().x;
+    let i = global_id().x;
+    partial[t] = if i < input.len() { input[i] } else { 0.0 };
+    workgroup_barrier();
+    let mut stride = 128;
+    while stride > 0 {
+        if t < stride {
+            partial[t] += partial[t + stride];
+        }
+        workgroup_barrier();
+        stride /= 2;
+    }
+    if t == 0 {
+        sums[block_id().x] = partial[0];
+    }
+}"#,
+        )
+        .unwrap();
+        // `t` lives across barriers, but it is `thread_id().x` again
+        // wherever it is used; `stride` has one value per workgroup, so
+        // the loop runs once per workgroup with no agreement phase.
+        assert_eq!(state(&p), [""; 0]);
+        let body = p.body.to_string();
+        assert!(body.contains("if ((:: onekernel :: __private :: builtin (thread_id"), "{body}");
+        assert!(!body.contains("agree"), "{body}");
+        assert!(body.contains("while ((stride > 0usize))"), "{body}");
+        // `if t < stride` and `if t == 0` run only the invocations that
+        // pass them.
+        assert!(body.contains("let __bound : usize = stride ;"), "{body}");
+        assert!(body.contains("let __bound : usize = 0usize ;"), "{body}");
+    }
+
+    #[test]
+    fn a_tiled_matmul_keeps_its_accumulator() {
+        let p = split(
+            "workgroup_size = (16, 16)",
+            r#"
+fn matmul(a: &[f32], b: &[f32], c: &mut [f32], m: u32, k: u32, n: u32) {
+    let a_tile = shared::<[[f32; 16]; 16]>();
+    let b_tile = shared::<[[f32; 16]; 16]>();
+    let m = m as usize;
+    let k = k as usize;
+    let n = n as usize;
+    let tx = thread_id().x;
+    let ty = thread_id().y;
+    let row = block_id().y * 16 + ty;
+    let col = block_id().x * 16 + tx;
+    let mut acc = 0.0;
+    let steps = (k + 15) / 16;
+    for step in 0..steps {
+        let a_col = step * 16 + tx;
+        a_tile[ty][tx] = if row < m && a_col < k { a[row * k + a_col] } else { 0.0 };
+        let b_row = step * 16 + ty;
+        b_tile[ty][tx] = if b_row < k && col < n { b[b_row * n + col] } else { 0.0 };
+        workgroup_barrier();
+        for j in 0..16 {
+            acc = a_tile[ty][j].mul_add(b_tile[j][tx], acc);
+        }
+        workgroup_barrier();
+    }
+    if row < m && col < n {
+        c[row * n + col] = acc;
+    }
+}"#,
+        )
+        .unwrap();
+        // `tx`, `ty`, `row` and `col` are computed again from the
+        // builtins where they are used.
+        assert_eq!(state(&p), ["f32"]);
+        assert!(!p.body.to_string().contains("agree"));
+    }
+
+    #[test]
+    fn a_condition_from_a_local_kept_per_invocation_is_agreed_on() {
+        let p = split(
+            "workgroup_size = 64",
+            r#"
+fn k(out: &mut [u32], n: u32) {
+    let tile = shared::<[u32; 64]>();
+    let t = thread_id().x;
+    let mut total = n;
+    let rounds = if n > 4 { 4 } else { n };
+    for r in 0..rounds {
+        tile[t] += r;
+        workgroup_barrier();
+        total -= 1;
+    }
+    out[t] = tile[t] + total;
+}"#,
+        )
+        .unwrap();
+        // `total` is assigned workgroup-wide values in the loop's
+        // workgroup code: one value per workgroup. `rounds`, an `if`'s
+        // value, is computed by every invocation: kept per invocation, and
+        // the loop's bounds are agreed on.
+        assert_eq!(state(&p), ["u32"]);
+        let body = p.body.to_string();
+        assert!(body.contains("agree"), "{body}");
+        assert!(body.contains("let mut total = n ;"), "{body}");
+    }
+
+    #[test]
+    fn what_the_futures_executor_keeps() {
+        let sub = split(
+            "workgroup_size = 64",
+            "fn k(out: &mut [u32]) { let t = thread_id().x; out[t] = subgroup_add(1u32); workgroup_barrier(); }",
+        );
+        assert!(sub.unwrap_err().contains("subgroup"));
+        let early = split(
+            "workgroup_size = 64",
+            "fn k(out: &mut [u32], n: u32) { if n == 0 { return; } workgroup_barrier(); out[thread_id().x] = 1; }",
+        );
+        // A `return` before a barrier is uniform: the workgroup returns.
+        let early = early.unwrap().body.to_string();
+        assert!(early.contains("if ((n == 0u32)) { return ; }"), "{early}");
+        let in_let = split(
+            "workgroup_size = 64",
+            "fn k(out: &mut [u32]) { let x = { workgroup_barrier(); 1u32 }; out[thread_id().x] = x; }",
+        );
+        assert!(in_let.unwrap_err().contains("`let`"));
+        // A `return` after the last barrier is fine: it ends the
+        // invocation's last phase.
+        let late = split(
+            "workgroup_size = 64",
+            "fn k(out: &mut [u32]) { let t = thread_id().x; workgroup_barrier(); if t >= out.len() { return; } out[t] = 1; }",
+        );
+        assert!(late.unwrap().body.to_string().contains("continue '__inv"));
+    }
+}
