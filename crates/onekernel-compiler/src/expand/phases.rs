@@ -28,8 +28,9 @@
 //! the futures executor polls them, so panics and results are the same.
 //!
 //! Kernels the splitter does not handle keep the futures executor
-//! (`cooperative.rs`), and `phase_body` says why: subgroup collectives and
-//! `workgroup_uniform_load` (synchronising *inside* an expression), a
+//! (`cooperative.rs`), and `phase_body` says why: subgroup collectives,
+//! matrix tiles and `workgroup_uniform_load` (synchronising *inside* an
+//! expression), a
 //! barrier anywhere but in statements and the `if`/loop/block statements
 //! around them (a `let x = { barrier(); .. }`, a `match` arm, a loop's
 //! condition), an assignment to a parameter, and a local kept per
@@ -178,6 +179,9 @@ impl<'a> Split<'a> {
                 ExprKind::UniformLoad { .. } => {
                     return Err("`workgroup_uniform_load` synchronises inside an expression")
                 }
+                // On the CPU a tile load or store meets the workgroup (an
+                // `.await`, see `cpu_body.rs`).
+                ExprKind::Tile { .. } => return Err("matrix tile operations synchronise inside expressions"),
                 ExprKind::Assign { place: Place::Param(_), .. } => return Err("a parameter is assigned"),
                 ExprKind::Return(_) => returns = true,
                 _ => {}
