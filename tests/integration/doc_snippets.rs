@@ -95,3 +95,55 @@ fn every_rust_snippet_is_tested_code() {
     assert!(failures.is_empty(), "documentation snippets that are not tested code:\n{}", failures.join("\n"));
     assert!(checked >= 5, "found only {checked} snippets: is the markdown scan broken?");
 }
+
+/// What `mdbook build` would refuse, checked without mdbook (CI does not
+/// install it: compiling it took 3 of CI's 20 minutes): every chapter
+/// `SUMMARY.md` lists exists, and every `{{#include path}}` and
+/// `{{#include path:anchor}}` of the book names a file that exists and, for
+/// an anchor, holds `ANCHOR: name` and `ANCHOR_END: name`.
+#[test]
+fn the_books_chapters_and_includes_resolve() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/book/src");
+    let summary = std::fs::read_to_string(src.join("SUMMARY.md")).expect("SUMMARY.md");
+    let mut failures = Vec::new();
+    let mut chapters = 0;
+    for link in summary.split("](").skip(1) {
+        let target = &link[..link.find(')').expect("a closed link")];
+        chapters += 1;
+        if !src.join(target).is_file() {
+            failures.push(format!("SUMMARY.md lists `{target}`, which does not exist"));
+        }
+    }
+    let mut includes = 0;
+    for page in std::fs::read_dir(&src).expect("the book").flatten().map(|e| e.path()) {
+        if page.extension().is_none_or(|x| x != "md") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&page).expect("readable");
+        for (n, line) in text.lines().enumerate() {
+            let Some(at) = line.find("{{#include ") else { continue };
+            let rest = &line[at + "{{#include ".len()..];
+            let spec = rest[..rest.find("}}").expect("a closed include")].trim();
+            includes += 1;
+            // `path`, `path:anchor`, or a line range `path:5:`, `path:2:9`.
+            let mut parts = spec.split(':');
+            let path = parts.next().expect("a path");
+            let anchor = parts.next().filter(|a| !a.is_empty() && !a.chars().all(|c| c.is_ascii_digit()));
+            let at = format!("{}:{}", page.display(), n + 1);
+            let Ok(included) = std::fs::read_to_string(page.parent().expect("a folder").join(path)) else {
+                failures.push(format!("{at}: includes `{path}`, which does not exist"));
+                continue;
+            };
+            if let Some(a) = anchor {
+                let ends = |l: &str, tag: &str| l.trim_end().ends_with(&format!("{tag}: {a}"));
+                let start = included.lines().any(|l| ends(l, "ANCHOR"));
+                let end = included.lines().any(|l| ends(l, "ANCHOR_END"));
+                if !(start && end) {
+                    failures.push(format!("{at}: `{path}` has no `ANCHOR: {a}` … `ANCHOR_END: {a}`"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "the book would not build:\n{}", failures.join("\n"));
+    assert!(chapters >= 5 && includes >= 5, "found {chapters} chapters and {includes} includes: is the scan broken?");
+}
