@@ -57,13 +57,9 @@ impl CpuDevice {
                 })
             }
         }
-        let Some(launch) = plan(kernel, grid, &LaunchLimits::cpu(kernel))? else {
+        let Some(WorkgroupGrid { grid_dim, block_dim, total }) = workgroup_grid(kernel, grid)? else {
             return Ok(());
         };
-        let [wx, wy, wz] = kernel.workgroup_size.map(|n| n as usize);
-        let block_dim = Dim3::new(wx, wy, wz);
-        let grid_dim = launch.groups_dim();
-        let total = grid_dim.x * grid_dim.y * grid_dim.z;
         let to_error = |(location, message)| LaunchError::CpuPanic { kernel: &kernel.name, location, message };
         if self.is_race_checked() {
             // One workgroup after the other on this thread, each invocation
@@ -229,4 +225,26 @@ fn run_workgroup<'w, F, Fut>(
             );
         }
     }
+}
+
+/// The workgroups of a cooperative launch (both CPU executors of
+/// cooperative kernels take them).
+pub(super) struct WorkgroupGrid {
+    /// Workgroups along each axis.
+    pub grid_dim: Dim3,
+    /// Invocations per workgroup along each axis.
+    pub block_dim: Dim3,
+    /// Workgroups in all.
+    pub total: usize,
+}
+
+/// Plans `grid` for `kernel` with the CPU's limits; None for an empty grid.
+pub(super) fn workgroup_grid(kernel: &'static KernelInfo, grid: Grid) -> Result<Option<WorkgroupGrid>, LaunchError> {
+    let Some(launch) = plan(kernel, grid, &LaunchLimits::cpu(kernel))? else {
+        return Ok(None);
+    };
+    let [wx, wy, wz] = kernel.workgroup_size.map(|n| n as usize);
+    let grid_dim = launch.groups_dim();
+    let total = grid_dim.x * grid_dim.y * grid_dim.z;
+    Ok(Some(WorkgroupGrid { grid_dim, block_dim: Dim3::new(wx, wy, wz), total }))
 }

@@ -17,12 +17,12 @@
 //! futures executor (`cooperative.rs`) instead; the generated launch code
 //! chooses.
 
+use super::cooperative::{workgroup_grid, WorkgroupGrid};
 use super::panic_capture::run_captured;
 use super::workgroup::Workgroup;
 use super::CpuDevice;
 use crate::error::LaunchError;
 use crate::grid::{Dim3, Grid, Invocation};
-use crate::plan::{plan, LaunchLimits};
 use bytemuck::Zeroable;
 use onekernel_abi::{CpuStrategy, KernelInfo};
 use rayon::prelude::*;
@@ -55,13 +55,9 @@ impl CpuDevice {
                 problem: "launched in phases, but the kernel is not cooperative or the device is race-checked".into(),
             });
         }
-        let Some(launch) = plan(kernel, grid, &LaunchLimits::cpu(kernel))? else {
+        let Some(WorkgroupGrid { grid_dim, block_dim, total }) = workgroup_grid(kernel, grid)? else {
             return Ok(());
         };
-        let [wx, wy, wz] = kernel.workgroup_size.map(|n| n as usize);
-        let block_dim = Dim3::new(wx, wy, wz);
-        let grid_dim = launch.groups_dim();
-        let total = grid_dim.x * grid_dim.y * grid_dim.z;
         let to_error = |(location, message)| LaunchError::CpuPanic { kernel: &kernel.name, location, message };
         self.timed(|| {
             let first_panic = Mutex::new(None);
@@ -71,7 +67,11 @@ impl CpuDevice {
             (0..total.div_ceil(per_task)).into_par_iter().for_each(|task| {
                 // The task's own workgroup memory: zeroed in place (a
                 // memset) between workgroups.
-                let mut wg = Workgroup::new(kernel.workgroup_memory_words as usize, wx * wy * wz, false);
+                let mut wg = Workgroup::new(
+                    kernel.workgroup_memory_words as usize,
+                    block_dim.x * block_dim.y * block_dim.z,
+                    false,
+                );
                 let mut state = state();
                 let start = task * per_task;
                 for linear in start..(start + per_task).min(total) {
@@ -81,7 +81,11 @@ impl CpuDevice {
                         linear / (grid_dim.x * grid_dim.y),
                     );
                     let group = Invocation {
-                        global_id: Dim3::new(block_id.x * wx, block_id.y * wy, block_id.z * wz),
+                        global_id: Dim3::new(
+                            block_id.x * block_dim.x,
+                            block_id.y * block_dim.y,
+                            block_id.z * block_dim.z,
+                        ),
                         thread_id: Dim3::new(0, 0, 0),
                         block_id,
                         block_dim,
