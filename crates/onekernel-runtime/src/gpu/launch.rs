@@ -292,20 +292,25 @@ impl GpuDevice {
         let empty: Vec<u32> = empty_params.iter().map(|p| p.slot).collect();
         let variant = Variant { folded: launch.is_some_and(|l| l.folded), checked: report.is_some() };
         let cached = self.shared.pipelines.get_or_compile(self, kernel, variant, &empty)?;
-        // The common case, kept between launches: every buffer bound, no
-        // report buffer (see `bind_cache.rs`).
+        // The common case is kept between launches (`bind_cache.rs`): every
+        // buffer bound, no report buffer. Per part of such a launch: its
+        // key, and the entry taken out of the cache if there is one.
         let reusable = report.is_none() && empty.is_empty();
-        let key = |part: usize| BindKey {
-            kernel: kernel as *const KernelInfo as usize,
-            folded: variant.folded,
-            part,
-            buffers: buffers.iter().filter_map(|a| Some((kernel.params[a.param].slot, a.buffer?.clone()))).collect(),
-        };
-        let mut reused: Vec<Option<(BindKey, Bound)>> = (0..blocks.len())
+        let mut reused: Vec<Option<(BindKey, Option<Bound>)>> = (0..blocks.len())
             .map(|part| {
-                let key = key(part);
-                let bound = if reusable { self.shared.binds.take(&key) } else { None };
-                bound.map(|b| (key, b))
+                reusable.then(|| {
+                    let key = BindKey {
+                        kernel: kernel as *const KernelInfo as usize,
+                        folded: variant.folded,
+                        part,
+                        buffers: buffers
+                            .iter()
+                            .filter_map(|a| Some((kernel.params[a.param].slot, a.buffer?.clone())))
+                            .collect(),
+                    };
+                    let bound = self.shared.binds.take(&key);
+                    (key, bound)
+                })
             })
             .collect();
         let parts = self
@@ -331,16 +336,19 @@ impl GpuDevice {
                 blocks
                     .iter()
                     .zip(&mut reused)
-                    .enumerate()
-                    .map(|(part, ((block, workgroups), reuse))| {
-                        if let Some((key, mut bound)) = reuse.take() {
-                            if bound.block != *block {
-                                self.queue().write_buffer(&bound.uniforms, 0, block);
-                                bound.block.clone_from(block);
+                    .map(|((block, workgroups), slot)| {
+                        let key = match slot.take() {
+                            Some((key, Some(mut bound))) => {
+                                if bound.block != *block {
+                                    self.queue().write_buffer(&bound.uniforms, 0, block);
+                                    bound.block.clone_from(block);
+                                }
+                                let bind_group = bound.bind_group.clone();
+                                return PreparedPart { bind_group, workgroups: *workgroups, reuse: Some((key, bound)) };
                             }
-                            let bind_group = bound.bind_group.clone();
-                            return PreparedPart { bind_group, workgroups: *workgroups, reuse: Some((key, bound)) };
-                        }
+                            Some((key, None)) => Some(key),
+                            None => None,
+                        };
                         // Not `create_buffer_init`, which panics on a lost device.
                         let uniforms = self.wgpu_device().create_buffer(&wgpu::BufferDescriptor {
                             label: Some(&*kernel.name),
@@ -372,13 +380,13 @@ impl GpuDevice {
                             layout: &cached.layout,
                             entries: &entries,
                         });
-                        let reuse = reusable.then(|| {
+                        let reuse = key.map(|key| {
                             let bound = Bound {
                                 uniforms: uniforms.clone(),
                                 bind_group: bind_group.clone(),
                                 block: block.clone(),
                             };
-                            (key(part), bound)
+                            (key, bound)
                         });
                         PreparedPart { bind_group, workgroups: *workgroups, reuse }
                     })
