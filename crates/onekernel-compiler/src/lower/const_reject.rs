@@ -16,19 +16,42 @@
 //! back: the expression is then computed at run time, by the GPU's run-time
 //! rules, which are the semantics documented for every other value.
 
+use super::function::FnLowerer;
+use crate::types::Ty;
 use naga::proc::{ConstantEvaluator, ConstantEvaluatorError, ExpressionKindTracker, Layouter};
 use naga::{Arena, BinaryOperator, Expression, Handle, Literal, Span};
 
-/// The operands of the expressions constant evaluation applies to.
-fn operands(e: &Expression) -> Option<Vec<Handle<Expression>>> {
-    Some(match *e {
+/// The operand slots of the expressions constant evaluation applies to
+/// (empty for any other expression), in order.
+fn operand_slots(e: &mut Expression) -> Vec<&mut Handle<Expression>> {
+    match e {
         Expression::Binary { left, right, .. } => vec![left, right],
-        Expression::Unary { expr, .. } => vec![expr],
-        Expression::As { expr, .. } => vec![expr],
-        Expression::Math { arg, arg1, arg2, arg3, .. } => [Some(arg), arg1, arg2, arg3].into_iter().flatten().collect(),
+        Expression::Unary { expr, .. } | Expression::As { expr, .. } => vec![expr],
+        Expression::Math { arg, arg1, arg2, arg3, .. } => {
+            let mut v = vec![arg];
+            v.extend([arg1, arg2, arg3].into_iter().flatten());
+            v
+        }
         Expression::Select { condition, accept, reject } => vec![condition, accept, reject],
-        _ => return None,
-    })
+        _ => Vec::new(),
+    }
+}
+
+/// The operands of `e` (see [`operand_slots`]).
+fn operands(e: &Expression) -> Vec<Handle<Expression>> {
+    operand_slots(&mut e.clone()).into_iter().map(|h| *h).collect()
+}
+
+/// Whether `h` is a literal or one of the operators above over literals:
+/// what naga's WGSL front end evaluates as a constant.
+fn is_constant(exprs: &Arena<Expression>, h: Handle<Expression>) -> bool {
+    match exprs[h] {
+        Expression::Literal(_) => true,
+        ref e => {
+            let ops = operands(e);
+            !ops.is_empty() && ops.into_iter().all(|o| is_constant(exprs, o))
+        }
+    }
 }
 
 /// Why an expression is not folded.
@@ -51,10 +74,15 @@ fn evaluate(
         Expression::Literal(_) => e.clone(),
         _ => remap(exprs, e, eval)?,
     };
-    eval.try_eval_and_append(copied, Span::UNDEFINED).map_err(|e| match e {
+    eval.try_eval_and_append(copied, Span::UNDEFINED).map_err(refusal)
+}
+
+/// What an error of naga's constant evaluator means here.
+fn refusal(e: ConstantEvaluatorError) -> Refused {
+    match e {
         ConstantEvaluatorError::NotImplemented(_) => Refused::NotConstant,
         _ => Refused::Rejected,
-    })
+    }
 }
 
 /// `e` with its operands evaluated.
@@ -82,26 +110,25 @@ fn remap(exprs: &Arena<Expression>, e: &Expression, eval: &mut ConstantEvaluator
 /// (or an operand) for its value; None when `e` is fine, or not a
 /// constant expression at all.
 pub(super) fn rejected_operand(exprs: &Arena<Expression>, e: &Expression) -> Option<Handle<Expression>> {
-    let first = *operands(e)?.first()?;
+    let ops = operands(e);
     // WGSL rejects an integer division by a constant zero even when the
     // dividend is not constant (`x / (false as i32)`, in code never run).
     if let Expression::Binary { op: BinaryOperator::Divide | BinaryOperator::Modulo, right, .. } = *e {
-        if is_integer_zero(exprs, right) {
+        if is_constant(exprs, right) && is_integer_zero(exprs, right) {
             return Some(right);
         }
+    }
+    // Most expressions have an operand that is not constant: no evaluator.
+    if ops.is_empty() || !ops.iter().all(|&o| is_constant(exprs, o)) {
+        return None;
     }
     // Types are not needed for literals and the operators over them.
     let mut module = naga::Module::default();
     let mut kinds = ExpressionKindTracker::new();
     let mut layouter = Layouter::default();
     let mut eval = ConstantEvaluator::for_wgsl_module(&mut module, &mut kinds, &mut layouter, false);
-    match remap(exprs, e, &mut eval).and_then(|e| {
-        eval.try_eval_and_append(e, Span::UNDEFINED).map_err(|e| match e {
-            ConstantEvaluatorError::NotImplemented(_) => Refused::NotConstant,
-            _ => Refused::Rejected,
-        })
-    }) {
-        Err(Refused::Rejected) => Some(first),
+    match remap(exprs, e, &mut eval).and_then(|e| eval.try_eval_and_append(e, Span::UNDEFINED).map_err(refusal)) {
+        Err(Refused::Rejected) => ops.first().copied(),
         Ok(_) | Err(Refused::NotConstant) => None,
     }
 }
@@ -117,6 +144,45 @@ fn is_integer_zero(exprs: &Arena<Expression>, h: Handle<Expression>) -> bool {
         module.global_expressions[value],
         Expression::Literal(Literal::I32(0) | Literal::U32(0) | Literal::I64(0) | Literal::U64(0))
     )
+}
+
+impl FnLowerer<'_> {
+    /// `e` with its operand `operand` replaced by a copy that is no
+    /// constant: the copy's first literal is stored in a fresh `var` and
+    /// read back, so the GPU computes the rest at run time.
+    pub(super) fn hide_constant(&mut self, e: &mut Expression, operand: Handle<Expression>, span: proc_macro2::Span) {
+        let hidden = self.opaque(operand, span);
+        if let Some(slot) = operand_slots(e).into_iter().find(|s| **s == operand) {
+            *slot = hidden;
+        }
+    }
+
+    /// A copy of the constant expression `h` that is no constant.
+    fn opaque(&mut self, h: Handle<Expression>, span: proc_macro2::Span) -> Handle<Expression> {
+        let mut e = self.func.expressions[h].clone();
+        if let Expression::Literal(l) = e {
+            let var = self.var("opaque", literal_ty(l), span);
+            self.store_var(var, h, span);
+            return self.load_var(var, span);
+        }
+        let Some(&first) = operands(&e).first() else { return h };
+        self.hide_constant(&mut e, first, span);
+        self.add(e, span)
+    }
+}
+
+/// The kernel type of a naga literal (for the `var` that hides it).
+fn literal_ty(l: Literal) -> Ty {
+    match l {
+        Literal::F16(_) => Ty::F16,
+        Literal::F64(_) | Literal::AbstractFloat(_) => Ty::F64,
+        Literal::I32(_) | Literal::AbstractInt(_) => Ty::I32,
+        Literal::I64(_) => Ty::I64,
+        Literal::U64(_) => Ty::U64,
+        Literal::Bool(_) => Ty::Bool,
+        Literal::U32(_) => Ty::U32,
+        _ => Ty::F32,
+    }
 }
 
 #[cfg(test)]

@@ -118,8 +118,7 @@ impl<'a> FnLowerer<'a> {
         if let Some(operand) = super::const_reject::rejected_operand(&self.func.expressions, &e) {
             // WGSL would reject this constant (see `const_reject.rs`): the
             // operand goes through a `var`, and the GPU computes it.
-            let opaque = self.opaque(operand, span);
-            replace_operand(&mut e, operand, opaque);
+            self.hide_constant(&mut e, operand, span);
         }
         let span = self.mb.span(span);
         if e.needs_pre_emit() {
@@ -129,31 +128,6 @@ impl<'a> FnLowerer<'a> {
             h
         } else {
             self.func.expressions.append(e, span)
-        }
-    }
-
-    /// A copy of the constant expression `h` that is no constant: its first
-    /// literal is stored in a fresh `var` and read back.
-    fn opaque(&mut self, h: Handle<Expression>, span: proc_macro2::Span) -> Handle<Expression> {
-        match self.func.expressions[h].clone() {
-            Expression::Literal(l) => {
-                let ty = literal_ty(l);
-                let var = self.var("opaque", ty, span);
-                self.store_var(var, h, span);
-                self.load_var(var, span)
-            }
-            mut e => {
-                let first = match e {
-                    Expression::Binary { left, .. } => left,
-                    Expression::Unary { expr, .. } | Expression::As { expr, .. } => expr,
-                    Expression::Math { arg, .. } => arg,
-                    Expression::Select { condition, .. } => condition,
-                    _ => return h,
-                };
-                let inner = self.opaque(first, span);
-                replace_operand(&mut e, first, inner);
-                self.add(e, span)
-            }
         }
     }
 
@@ -959,36 +933,4 @@ impl<'a> FnLowerer<'a> {
 
 fn is_control_flow(k: &ExprKind) -> bool {
     matches!(k, ExprKind::If { .. } | ExprKind::Block(_) | ExprKind::Match { .. })
-}
-
-/// Replaces the first use of `old` among the operands of `e` with `new`.
-fn replace_operand(e: &mut Expression, old: Handle<Expression>, new: Handle<Expression>) {
-    let slots: Vec<&mut Handle<Expression>> = match e {
-        Expression::Binary { left, right, .. } => vec![left, right],
-        Expression::Unary { expr, .. } | Expression::As { expr, .. } => vec![expr],
-        Expression::Math { arg, arg1, arg2, arg3, .. } => {
-            let mut v = vec![arg];
-            v.extend([arg1, arg2, arg3].into_iter().flatten());
-            v
-        }
-        Expression::Select { condition, accept, reject } => vec![condition, accept, reject],
-        _ => Vec::new(),
-    };
-    if let Some(slot) = slots.into_iter().find(|s| **s == old) {
-        *slot = new;
-    }
-}
-
-/// The kernel type of a naga literal (for the `var` that hides it).
-fn literal_ty(l: Literal) -> Ty {
-    match l {
-        Literal::F16(_) => Ty::F16,
-        Literal::F64(_) | Literal::AbstractFloat(_) => Ty::F64,
-        Literal::I32(_) | Literal::AbstractInt(_) => Ty::I32,
-        Literal::I64(_) => Ty::I64,
-        Literal::U64(_) => Ty::U64,
-        Literal::Bool(_) => Ty::Bool,
-        Literal::U32(_) => Ty::U32,
-        _ => Ty::F32,
-    }
 }
