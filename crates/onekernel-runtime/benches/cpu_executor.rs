@@ -31,7 +31,6 @@ static VECTOR_ADD: KernelInfo = KernelInfo {
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
-    tile_shapes: std::borrow::Cow::Borrowed(&[]),
     ..KernelInfo::EMPTY
 };
 

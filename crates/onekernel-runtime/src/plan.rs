@@ -427,7 +427,6 @@ mod tests {
             cpu: CpuStrategy::Independent,
             workgroup_memory_words: 0,
             features: onekernel_abi::Features::NONE,
-            tile_shapes: std::borrow::Cow::Borrowed(&[]),
             ..KernelInfo::EMPTY
         }
     }

@@ -204,7 +204,6 @@ const fn kernel_64(name: &'static str, cpu: CpuStrategy, params: &'static [Param
         cpu,
         workgroup_memory_words: 0,
         features: onekernel_abi::Features::NONE,
-        tile_shapes: std::borrow::Cow::Borrowed(&[]),
         ..KernelInfo::EMPTY
     }
 }

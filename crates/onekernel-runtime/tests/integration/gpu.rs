@@ -433,7 +433,6 @@ const fn no_params(name: &'static str, wgsl: &'static str, workgroup_size: [u32;
         cpu: CpuStrategy::Independent,
         workgroup_memory_words: 0,
         features: onekernel_abi::Features::NONE,
-        tile_shapes: std::borrow::Cow::Borrowed(&[]),
         ..KernelInfo::EMPTY
     }
 }

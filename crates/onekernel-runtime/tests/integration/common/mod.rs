@@ -125,7 +125,6 @@ pub static SCALE_ADD: KernelInfo = KernelInfo {
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
-    tile_shapes: std::borrow::Cow::Borrowed(&[]),
     ..KernelInfo::EMPTY
 };
 
@@ -180,7 +179,6 @@ pub static IDS: KernelInfo = KernelInfo {
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
-    tile_shapes: std::borrow::Cow::Borrowed(&[]),
     ..KernelInfo::EMPTY
 };
 
@@ -255,7 +253,6 @@ pub static COVERAGE: KernelInfo = KernelInfo {
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
-    tile_shapes: std::borrow::Cow::Borrowed(&[]),
     ..KernelInfo::EMPTY
 };
 
@@ -276,7 +273,6 @@ pub static BIG_WORKGROUP: KernelInfo = KernelInfo {
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
-    tile_shapes: std::borrow::Cow::Borrowed(&[]),
     ..KernelInfo::EMPTY
 };
 
@@ -347,7 +343,6 @@ pub static LENS: KernelInfo = KernelInfo {
     cpu: CpuStrategy::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
-    tile_shapes: std::borrow::Cow::Borrowed(&[]),
     ..KernelInfo::EMPTY
 };
 
