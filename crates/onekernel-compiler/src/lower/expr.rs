@@ -418,20 +418,8 @@ impl FnLowerer<'_> {
                     None => self.spill(*base)?,
                 };
                 let index = self.expr(*index)?;
-                let base_ty = self.ty_of(*base);
-                // An array's length, or a vector's lanes (`v[i]`).
-                let len = match self.mb.table.as_array(base_ty) {
-                    Some((_, len)) => Some(len),
-                    None => {
-                        let lanes = base_ty.as_vector().map(|v| u32::from(v.size));
-                        if let Some(lanes) = lanes {
-                            self.check_constant_lane(index, lanes, base_ty, span)?;
-                        }
-                        lanes
-                    }
-                };
-                let index = match len {
-                    Some(len) => {
+                let index = match self.indexed(self.ty_of(*base), index, span)? {
+                    Some((_, len)) => {
                         let what = self.place_name(*base);
                         self.checked_index_const(index, len, &what, span)
                     }
@@ -450,26 +438,27 @@ impl FnLowerer<'_> {
         }
     }
 
-    /// `v[4]` on a `Vec4`: glam would panic when the kernel runs, and naga
-    /// rejects the constant index, so it is an error here (None after it).
-    fn check_constant_lane(
-        &mut self,
-        index: Handle<Expression>,
-        lanes: u32,
-        ty: Ty,
-        span: proc_macro2::Span,
-    ) -> Option<()> {
-        match self.func.expressions[index] {
-            Expression::Literal(Literal::U32(i)) if i >= lanes => {
+    /// The element type and length of what `ty` indexes: an array's
+    /// elements, or a vector's lanes (`v[i]`); Some(None) for neither.
+    /// `v[4]` on a `Vec4` is an error here (None after it): glam would
+    /// panic when the kernel runs, and naga rejects the constant index.
+    fn indexed(&mut self, ty: Ty, index: Handle<Expression>, span: proc_macro2::Span) -> Option<Option<(Ty, u32)>> {
+        if let Some(array) = self.mb.table.as_array(ty) {
+            return Some(Some(array));
+        }
+        let Some(v) = ty.as_vector() else { return Some(None) };
+        let lanes = u32::from(v.size);
+        if let Expression::Literal(Literal::U32(i)) = self.func.expressions[index] {
+            if i >= lanes {
                 let name = ty.rust_name();
                 self.errors.push(
                     Diagnostic::new(span, format!("lane {i} is out of range: `{name}` has lanes 0 to {}", lanes - 1))
                         .help(format!("index a lane from 0 to {}, or name it: `.x`, `.y`, ...", lanes - 1)),
                 );
-                None
+                return None;
             }
-            _ => Some(()),
         }
+        Some(Some((ty.lane(), lanes)))
     }
 
     /// The base and member index of a tuple field (`t.0`) or a struct
@@ -542,18 +531,7 @@ impl FnLowerer<'_> {
                     let (next, elem) = match step {
                         Step::Index(i) => {
                             let Some(i) = self.expr(*i) else { return };
-                            // An array element, or a lane of a vector (`v[i]`).
-                            let Some((elem, len)) = self
-                                .mb
-                                .table
-                                .as_array(ty)
-                                .or_else(|| ty.as_vector().map(|v| (ty.lane(), u32::from(v.size))))
-                            else {
-                                return;
-                            };
-                            if ty.as_vector().is_some() && self.check_constant_lane(i, len, ty, span).is_none() {
-                                return;
-                            }
+                            let Some(Some((elem, len))) = self.indexed(ty, i, span) else { return };
                             let what = self.hir.locals[*local].name.clone();
                             let i = self.checked_index_const(i, len, &what, span);
                             (Expression::Access { base: p, index: i }, Some(elem))
