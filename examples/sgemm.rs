@@ -342,8 +342,9 @@ fn time(size: usize) -> Result<(), Box<dyn std::error::Error>> {
             let b = Buffer::from_slice(&device, &vec4s(&b))?;
             let mut c = Buffer::<Vec4>::zeroed(&device, m * n / 4)?;
             for (what, d) in &handles {
-                let launch = |c: &mut Buffer<Vec4>| gemm4::sgemm_vec4::launch(d, grid(m, n), &a, &b, c, m32, k32, n32);
-                report(&format!("sgemm_vec4 {m}x{k}x{n} {what}"), m * k * n, d, || launch(&mut c))?;
+                report(&format!("sgemm_vec4 {m}x{k}x{n} {what}"), m * k * n, d, || {
+                    gemm4::sgemm_vec4::launch(d, grid(m, n), &a, &b, &mut c, m32, k32, n32)
+                })?;
             }
             c.read()?.iter().flat_map(|v| v.to_array()).collect::<Vec<f32>>()
         } else {
@@ -351,8 +352,9 @@ fn time(size: usize) -> Result<(), Box<dyn std::error::Error>> {
             let b = Buffer::from_slice(&device, &b)?;
             let mut c = Buffer::<f32>::zeroed(&device, m * n)?;
             for (what, d) in &handles {
-                let launch = |c: &mut Buffer<f32>| gemm::sgemm::launch(d, grid(m, n), &a, &b, c, m32, k32, n32);
-                report(&format!("sgemm {m}x{k}x{n} {what}"), m * k * n, d, || launch(&mut c))?;
+                report(&format!("sgemm {m}x{k}x{n} {what}"), m * k * n, d, || {
+                    gemm::sgemm::launch(d, grid(m, n), &a, &b, &mut c, m32, k32, n32)
+                })?;
             }
             c.read()?
         };
