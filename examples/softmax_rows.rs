@@ -379,50 +379,50 @@ fn time(rows: usize) -> Result<(), Box<dyn std::error::Error>> {
     let xb = Buffer::from_slice(&device, &x)?;
     let (g, b) = (Buffer::from_slice(&device, &gamma)?, Buffer::from_slice(&device, &beta)?);
     let mut y = Buffer::<f32>::zeroed(&device, x.len())?;
-    let bytes = 2.0 * (x.len() * 4) as f64;
-    // SAFETY: every index of both kernels is `row * COLS + j` with
+    // The f16 versions, over the same numbers: half the bytes.
+    let x16: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
+    let xb16 = Buffer::from_slice(&device, &x16)?;
+    let mut y16 = Buffer::<f16>::zeroed(&device, x.len())?;
+    // SAFETY: every index of the kernels is `row * COLS + j` with
     // `row < rows` and `j < COLS`, inside `x`, `y` (`rows * COLS` long),
     // `gamma` and `beta` (`COLS` long), as the checked run above shows.
     let unchecked = unsafe { device.unchecked() };
+    let grid = Grid::blocks([rows]);
     for (what, d) in [("plain", device.clone()), ("unchecked", unchecked)] {
-        let grid = Grid::blocks([rows]);
-        let launches: [(&str, Launch<'_>); 2] = [
+        let launches: [(&str, Launch<'_, f32>); 2] = [
             ("softmax", &|y| rows::softmax::launch(&d, grid, &xb, y)),
             ("layer_norm", &|y| rows::layer_norm::launch(&d, grid, &xb, &g, &b, y, EPS)),
         ];
-        for (name, launch) in launches {
-            launch(&mut y)?; // warm-up (and pipeline creation)
-            let (launched, timing) = d.time(|| (0..20).try_for_each(|_| launch(&mut y)))?;
-            launched?;
-            let t = timing.median().expect("timed").as_secs_f64();
-            println!("{name} {rows}x{COLS} {what}: {:.3} ms, {:.0} GB/s ({})", t * 1e3, bytes / t * 1e-9, timing.clock);
-        }
+        time_launches(&d, &format!("{rows}x{COLS} {what}"), launches, &mut y)?;
+        let launches: [(&str, Launch<'_, f16>); 2] = [
+            ("softmax_f16", &|y| rows::softmax_f16::launch(&d, grid, &xb16, y)),
+            ("layer_norm_f16", &|y| rows::layer_norm_f16::launch(&d, grid, &xb16, &g, &b, y, EPS)),
+        ];
+        time_launches(&d, &format!("{rows}x{COLS} {what}"), launches, &mut y16)?;
     }
-    // Spot-check the last layer norm against plain Rust.
+    // Spot-check the last f32 layer norm against plain Rust.
     let got = y.read()?;
     let want = layer_norm_reference(&x[..COLS * 2], &gamma, &beta, EPS);
     common::check("layer_norm (timed)", &got[..COLS * 2], &want, 1e-4);
+    Ok(())
+}
 
-    // The f16 versions: half the bytes.
-    let x16: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
-    let xb = Buffer::from_slice(&device, &x16)?;
-    let mut y = Buffer::<f16>::zeroed(&device, x.len())?;
-    let bytes = 2.0 * (x.len() * 2) as f64;
-    // SAFETY: as above, the same indices.
-    let unchecked = unsafe { device.unchecked() };
-    for (what, d) in [("plain", device.clone()), ("unchecked", unchecked)] {
-        let grid = Grid::blocks([rows]);
-        let launches: [(&str, Launch16<'_>); 2] = [
-            ("softmax_f16", &|y| rows::softmax_f16::launch(&d, grid, &xb, y)),
-            ("layer_norm_f16", &|y| rows::layer_norm_f16::launch(&d, grid, &xb, &g, &b, y, EPS)),
-        ];
-        for (name, launch) in launches {
-            launch(&mut y)?;
-            let (launched, timing) = d.time(|| (0..20).try_for_each(|_| launch(&mut y)))?;
-            launched?;
-            let t = timing.median().expect("timed").as_secs_f64();
-            println!("{name} {rows}x{COLS} {what}: {:.3} ms, {:.0} GB/s ({})", t * 1e3, bytes / t * 1e-9, timing.clock);
-        }
+/// Times each launch into `y` on `d` (a warm-up launch, which also creates
+/// the pipeline, then the median of 20 from timestamps) and prints GB/s:
+/// each kernel reads `x` and writes `y` once, `y`'s size each.
+fn time_launches<T: onekernel::Element>(
+    d: &Device,
+    what: &str,
+    launches: [(&str, Launch<'_, T>); 2],
+    y: &mut Buffer<T>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let bytes = 2.0 * (y.len() * std::mem::size_of::<T>()) as f64;
+    for (name, launch) in launches {
+        launch(y)?;
+        let (launched, timing) = d.time(|| (0..20).try_for_each(|_| launch(y)))?;
+        launched?;
+        let t = timing.median().expect("timed").as_secs_f64();
+        println!("{name} {what}: {:.3} ms, {:.0} GB/s ({})", t * 1e3, bytes / t * 1e-9, timing.clock);
     }
     Ok(())
 }
@@ -430,9 +430,7 @@ fn time(rows: usize) -> Result<(), Box<dyn std::error::Error>> {
 use onekernel::LaunchError;
 
 /// One kernel's launch into an output buffer, for timing.
-type Launch<'a> = &'a dyn Fn(&mut Buffer<f32>) -> Result<(), LaunchError>;
-/// The same for an `f16` output.
-type Launch16<'a> = &'a dyn Fn(&mut Buffer<f16>) -> Result<(), LaunchError>;
+type Launch<'a, T> = &'a dyn Fn(&mut Buffer<T>) -> Result<(), LaunchError>;
 
 #[test]
 fn cpu_and_gpu_agree_with_plain_rust() {
