@@ -169,7 +169,9 @@ fn prepared_dispatches_in_one_pass() {
 
 #[test]
 fn time_measures_each_launch() {
-    let dev = gpu_device();
+    // A device of its own: the timing scope counts every launch on the
+    // device, and the other tests launch on the shared one in parallel.
+    let dev = &Device::gpu().unwrap();
     let (a, out) = inputs(1000);
     let ab = Buffer::from_slice(dev, &a).unwrap();
     let mut ob = Buffer::from_slice(dev, &out).unwrap();
@@ -203,7 +205,8 @@ fn time_measures_each_launch() {
 
 #[test]
 fn hand_recorded_passes_are_timed_like_launches() {
-    let dev = gpu_device();
+    // Its own device, as `time_measures_each_launch`.
+    let dev = &Device::gpu().unwrap();
     let (device, _) = dev.wgpu().unwrap();
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("hand"),
