@@ -5,7 +5,10 @@ use std::time::Instant;
 use wgpu::util::DeviceExt;
 
 /// Features requested when the adapter has them.
-const WANTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY.union(wgpu::Features::SUBGROUP);
+const WANTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
+    .union(wgpu::Features::SUBGROUP)
+    .union(wgpu::Features::SHADER_F16)
+    .union(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX);
 
 /// Whether a shader module keeps wgpu's runtime checks (`Checked`: bounds
 /// checks, loop bounding, integer-division guards) or has them all turned off
@@ -44,10 +47,19 @@ impl Gpu {
             .map_err(|e| format!("no adapter: {e}"))?;
         let info = adapter.get_info();
         let limits = adapter.limits();
+        let required_features = adapter.features() & WANTED_FEATURES;
+        let experimental_features = if required_features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
+            // SAFETY: wgpu asks the caller to accept that experimental
+            // features may have bugs; only the `hgemm` row uses one.
+            unsafe { wgpu::ExperimentalFeatures::enabled() }
+        } else {
+            wgpu::ExperimentalFeatures::disabled()
+        };
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("wgsl-peer"),
-            required_features: adapter.features() & WANTED_FEATURES,
+            required_features,
             required_limits: limits.clone(),
+            experimental_features,
             ..Default::default()
         }))
         .map_err(|e| format!("request_device on {}: {e}", info.name))?;

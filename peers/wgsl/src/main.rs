@@ -358,6 +358,15 @@ fn benches() -> Vec<Bench> {
             grid_check: false,
         },
         Bench {
+            key: "hgemm",
+            what: "f16 GEMM (f32 acc.), tensor cores: 256×128 tile, 8 subgroups of 4×4 16×16 tiles, vec4<f16> staging",
+            unit: Unit::TFlops,
+            source: shaders::hgemm_coop,
+            needs: wgpu::Features::SHADER_F16.union(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX),
+            make: |g, s| if s == Size::Full { hgemm_problem(g, 8192, 8192, 8192) } else { hgemm_problem(g, 256, 128, 64) },
+            grid_check: false,
+        },
+        Bench {
             key: "naive",
             what: "naive matmul 16×16 threads, one output each",
             unit: Unit::TFlops,
@@ -413,7 +422,7 @@ fn benches() -> Vec<Bench> {
 
 /// All keys `--only` accepts.
 const KEYS: &[&str] =
-    &["vadd", "vadd4", "sgemm", "sgemm-odd", "naive", "softmax", "softmax-sg", "layernorm", "layernorm-sg", "launch"];
+    &["vadd", "vadd4", "sgemm", "sgemm-odd", "hgemm", "naive", "softmax", "softmax-sg", "layernorm", "layernorm-sg", "launch"];
 
 /// `c = a + b` over n f32 (n = 64 Mi at full size; 1 000 003 resp. 1 000 004
 /// for the check, so that the last workgroup is partial). Bytes counted:
@@ -481,6 +490,40 @@ fn matmul_problem(gpu: &Gpu, m: usize, n: usize, k: usize, tiling: Tiling) -> Pr
             let entry = |idx: usize| matmul_entry(21, 22, n, k, idx / n, idx % n);
             compare("A·B", got, &indices, |i| entry(i).0, |i, _| 1e-5 * entry(i).1 + 1e-6)
         }),
+    }
+}
+
+/// C = A · B in f16 with f32 accumulation (`hgemm_coop`): A m×k and B
+/// k×n row-major f16 with values on a coarse grid in [-1, 1) (exact in
+/// f16), C f32. The check recomputes sampled entries in f64 from the f16
+/// inputs; the tolerance is 1e-5 of Σ|a·b|.
+fn hgemm_problem(gpu: &Gpu, m: usize, n: usize, k: usize) -> Problem {
+    let grid = |len: usize, seed: usize| -> Vec<half::f16> {
+        (0..len).map(|i| half::f16::from_f32(((i * 7 + seed) % 61) as f32 / 32.0 - 0.95)).collect()
+    };
+    let (a, b) = (grid(m * k, 1), grid(k * n, 2));
+    let buffers = vec![
+        gpu.storage(&a),
+        gpu.storage(&b),
+        gpu.storage_zeroed(4 * (m * n) as u64),
+        gpu.params([m as u32, n as u32, k as u32, 0]),
+    ];
+    let samples = if m * n <= 64 * 1024 { m * n } else { 512 };
+    let indices = sample_indices(m * n, samples);
+    let entry = move |idx: usize| {
+        let (r, col) = (idx / n, idx % n);
+        (0..k).fold((0.0, 0.0), |(s, abs), j| {
+            let p = a[r * k + j].to_f64() * b[j * n + col].to_f64();
+            (s + p, abs + p.abs())
+        })
+    };
+    Problem {
+        label: if m == n && n == k { format!("{m}³") } else { format!("{m}×{n}×{k}") },
+        buffers,
+        output: 2,
+        groups: ((n / 128) as u32, (m / 256) as u32, 1),
+        work: 2.0 * (m * n * k) as f64,
+        check: Box::new(move |got| compare("A·B (f16)", got, &indices, |i| entry(i).0, |i, _| 1e-5 * entry(i).1 + 1e-6)),
     }
 }
 

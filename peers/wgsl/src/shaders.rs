@@ -449,3 +449,11 @@ fn main() {{
 "
     )
 }
+
+/// f16 GEMM with f32 accumulation on tensor cores (WGSL cooperative
+/// matrices): 256×128 of C per workgroup, 8 subgroups of 4×4 accumulator
+/// tiles, `vec4<f16>` staging (see the comment in `hgemm_coop.wgsl`).
+/// `p = (m, n, k)`; grid `(n / 128, m / 256)`.
+pub fn hgemm_coop() -> String {
+    format!("enable f16;\nenable wgpu_cooperative_matrix;\n{PARAMS}{}", include_str!("hgemm_coop.wgsl"))
+}
