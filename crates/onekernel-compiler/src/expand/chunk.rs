@@ -1,0 +1,166 @@
+//! The chunk-slice body (`cpu_chunk`): a whole chunk of invocations as one
+//! loop over plain slices, for the kernels `analysis::chunk_slices` accepts
+//! (every buffer element is the invocation's own, `global_id().x`).
+//!
+//! The per-invocation body indexes each buffer with `i`, so every access
+//! carries a bounds check whose panic LLVM must keep in order, and a guard
+//! `if i < out.len()` makes the store conditional: the chunk loop is not
+//! vectorised. Here, for a chunk of invocations `lo..hi` whose buffers all
+//! hold at least `hi` elements (`cpu_chunk` checks, and returns `false` for
+//! the executor to run the checked per-invocation body instead), the loop
+//! runs `j` over `0..hi - lo` with `i = lo + j` and each buffer re-sliced
+//! to `lo..hi`:
+//!
+//! * `a[i]` is `a_s[j]` and `out[i] = v` is `out_s[j] = v`, where every
+//!   slice has exactly `hi - lo` elements, so LLVM drops the checks;
+//! * `out.len()` is the whole buffer's length, read once;
+//! * a comparison of `i` with a buffer's `len()` (`i < out.len()`,
+//!   `i >= a.len()`) is decided: every buffer covers the chunk;
+//! * `global_id()` is `(i, 0, 0)` (a 1-D grid), and `return` ends the
+//!   invocation (`continue '__inv`).
+//!
+//! Everything else is the per-invocation body as `cpu_body.rs` generates it
+//! (the same `Gen`, with [`ChunkLoop`] set), so the loop computes exactly
+//! what the invocations would, in the same order, with the same panics
+//! (none of them out of bounds, as the chunk is covered).
+
+use super::cpu_body::{internal, rust_type, user_ident, Gen};
+use crate::analysis::OwnIndex;
+use crate::hir::{BinOp, ExprId, ExprKind, Function, ParamId, ParamKind};
+use crate::CompiledKernel;
+use proc_macro2::{Ident, TokenStream};
+use quote::quote;
+
+/// What the chunk loop changes in the body `Gen` generates.
+pub(super) struct ChunkLoop<'f> {
+    own: OwnIndex<'f>,
+}
+
+impl ChunkLoop<'_> {
+    /// True when `e` is the invocation's `global_id().x`.
+    pub(super) fn is_own(&self, e: ExprId) -> bool {
+        self.own.is_own(e)
+    }
+
+    /// The value of `l op r` when it compares the invocation's index with
+    /// the length of a buffer (`i < out.len()`), which every buffer of a
+    /// covered chunk exceeds.
+    pub(super) fn decided(&self, f: &Function, op: BinOp, l: ExprId, r: ExprId) -> Option<bool> {
+        let is_len = |e: ExprId| match f.exprs[e].kind {
+            ExprKind::Len(p) => is_slice(f, p),
+            _ => false,
+        };
+        match op {
+            BinOp::Lt | BinOp::Ne if self.is_own(l) && is_len(r) => Some(true),
+            BinOp::Gt | BinOp::Ne if is_len(l) && self.is_own(r) => Some(true),
+            BinOp::Ge | BinOp::Eq if self.is_own(l) && is_len(r) => Some(false),
+            BinOp::Le | BinOp::Eq if is_len(l) && self.is_own(r) => Some(false),
+            _ => None,
+        }
+    }
+}
+
+/// The slices a covered chunk re-slices: `&[T]` and `&mut [T]` parameters.
+fn is_slice(f: &Function, p: ParamId) -> bool {
+    matches!(f.params[p].kind, ParamKind::Buffer { .. } | ParamKind::BufferMut { .. })
+}
+
+/// The chunk's slice of buffer `p` in the loop.
+pub(super) fn slice(p: ParamId) -> Ident {
+    internal(&format!("__slice{}", p.index()))
+}
+
+/// The whole length of output `p`, read before the loop.
+pub(super) fn len(p: ParamId) -> Ident {
+    internal(&format!("__len{}", p.index()))
+}
+
+/// The loop's position in the chunk (`j`), and the invocation's
+/// `global_id().x` (`i = lo + j`).
+pub(super) fn positions() -> (Ident, Ident) {
+    (internal("__j"), internal("__i"))
+}
+
+/// `pub fn cpu_chunk(..)` for a kernel `analysis::chunk_slices` accepts,
+/// or nothing. Its parameters are `cpu_body`'s, outputs as the chunk's
+/// windows (`&mut OwnedChunk<T>`), after the chunk's `global_id().x` range.
+pub fn chunk_fn(compiled: &CompiledKernel) -> Option<TokenStream> {
+    let f: &Function = &compiled.checked.program.kernel;
+    if compiled.info.cpu != onekernel_abi::CpuStrategy::OwnElement || !crate::analysis::chunk_slices(f) {
+        return None;
+    }
+    let k = super::krate();
+    let table = &compiled.checked.program.types;
+    let (x, lo, n) = (internal("__x"), internal("__lo"), internal("__n"));
+    let (j, i) = positions();
+    let mut params = Vec::new();
+    let mut covered = Vec::new();
+    let mut slices = Vec::new();
+    let mut fresh = Vec::new();
+    for (p, param) in f.params.iter() {
+        let ident = user_ident(&param.name, param.span);
+        let written = &param.written_ty;
+        let (s, l) = (slice(p), len(p));
+        match param.kind {
+            ParamKind::Buffer { .. } => {
+                params.push(quote!(#ident: #written));
+                covered.push(quote!(#ident.len()));
+                slices.push(quote!(let #s = &#ident[#x.clone()];));
+            }
+            ParamKind::BufferMut { elem } => {
+                let t = rust_type(elem, table);
+                params.push(quote!(#ident: &mut #k::OwnedChunk<'_, #t>));
+                covered.push(quote!(#k::OutputSlice::len(#ident)));
+                // The window is the chunk's range when the buffer covers
+                // it; `[..n]` tells LLVM its length.
+                slices.push(quote! {
+                    let #l = #k::OutputSlice::len(#ident);
+                    let #s = &mut #ident.window_mut()[..#n];
+                });
+            }
+            ParamKind::Atomics { .. } => params.push(quote!(#ident: #written)),
+            ParamKind::Scalar { mutable, .. } => {
+                params.push(quote!(#ident: #written));
+                // Each invocation starts from the argument.
+                if mutable {
+                    fresh.push(quote!(let mut #ident = #ident;));
+                }
+            }
+        }
+    }
+    let g = Gen {
+        f,
+        types: &compiled.checked.kernel_types,
+        table,
+        layout: &compiled.layout,
+        k: k.clone(),
+        phase: None,
+        chunk: Some(&ChunkLoop { own: OwnIndex::new(f) }),
+    };
+    let body = g.block(&f.body);
+    let inv = super::phases::invocation_label();
+    let x_ty = quote!(::core::ops::Range<usize>);
+    let uncovered = if covered.is_empty() { quote!(false) } else { quote!(#(#covered < #x.end)||*) };
+    Some(quote! {
+        /// The kernel over a whole chunk of invocations (`global_id().x` in
+        /// the range) as one loop over plain slices of its buffers, when
+        /// every buffer covers the range; `false`, having run nothing, when
+        /// one does not (the executor then runs [`cpu_body`] per invocation).
+        #[inline(always)]
+        #[allow(unused_variables, unused_mut, unused_parens, unused_labels, unreachable_code, clippy::all)]
+        pub fn cpu_chunk(#x: #x_ty, #(#params),*) -> bool {
+            if #uncovered {
+                return false;
+            }
+            let #lo = #x.start;
+            let #n = #x.end - #x.start;
+            #(#slices)*
+            #inv: for #j in 0..#n {
+                let #i = #lo + #j;
+                #(#fresh)*
+                #body
+            }
+            true
+        }
+    })
+}
