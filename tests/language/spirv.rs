@@ -45,7 +45,11 @@ check!(
     wide_ints,
     wide_floats,
     wide_shared,
-    rejected_constants
+    rejected_constants,
+    own_elements,
+    own_elements_vec4,
+    neighbour_sum,
+    own_with_thread_id
 );
 
 /// Every instantiation of the generic kernels.
