@@ -91,7 +91,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
     let checked = &compiled.checked;
     // The chunk-slice loop, for the kernels that qualify (`chunk.rs`).
     let chunk = super::chunk::chunk_fn(compiled);
-    let range = internal("__x");
+    let (range, chunk_var) = (internal("__x"), internal("__chunk"));
     // A cooperative kernel split at its barriers, when the splitter
     // handles it (`phases.rs` says which it does not).
     let phased = match compiled.info.cpu {
@@ -140,9 +140,9 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 // a chunk that every buffer covers runs as one loop over
                 // plain slices (`cpu_chunk`); one that some buffer does not
                 // (the last, typically) runs the checked body per invocation.
-                cpu.execute_partitioned(&KERNEL, grid, (#(#outputs,)*), |chunk, (#(mut #windows,)*)| {
-                    if !chunk.x_range().is_some_and(|#range| cpu_chunk(#range, #(#chunk_args),*)) {
-                        chunk.for_each(|#invocation| cpu_body(#invocation, #(#window_args),*))
+                cpu.execute_partitioned(&KERNEL, grid, (#(#outputs,)*), |#chunk_var, (#(mut #windows,)*)| {
+                    if !#chunk_var.x_range().is_some_and(|#range| cpu_chunk(#range, #(#chunk_args),*)) {
+                        #chunk_var.for_each(|#invocation| cpu_body(#invocation, #(#window_args),*))
                     }
                 })
             } else {
@@ -153,8 +153,8 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
             if cpu.can_partition(&KERNEL, &grid) {
                 // Each invocation writes only its own element: chunks get
                 // plain windows of the outputs, which the runtime makes.
-                cpu.execute_partitioned(&KERNEL, grid, (#(#outputs,)*), |chunk, (#(#windows,)*)| {
-                    chunk.for_each(|#invocation| cpu_body(#invocation, #(#window_args),*))
+                cpu.execute_partitioned(&KERNEL, grid, (#(#outputs,)*), |#chunk_var, (#(#windows,)*)| {
+                    #chunk_var.for_each(|#invocation| cpu_body(#invocation, #(#window_args),*))
                 })
             } else {
                 cpu.execute(&KERNEL, grid, |#invocation| cpu_body(#invocation, #(#body_args),*))

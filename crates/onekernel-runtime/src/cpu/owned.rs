@@ -249,7 +249,6 @@ mod tests {
         assert_eq!(clipped.window_mut().len(), 2);
         clipped.window_mut()[1] = 9;
         assert_eq!((inner.load(3), clipped.load(9)), (2, 9));
-        drop((inner, clipped));
         assert_eq!(v, [0, 0, 1, 2, 3, 0, 0, 0, 0, 9]);
     }
 }
