@@ -20,7 +20,7 @@
 //!   invocation (`continue '__inv`).
 //!
 //! Everything else is the per-invocation body as `cpu_body.rs` generates it
-//! (the same `Gen`, with [`ChunkLoop`] set), so the loop computes exactly
+//! (the same `Gen`, with `ChunkLoop` set), so the loop computes exactly
 //! what the invocations would, in the same order, with the same panics
 //! (none of them out of bounds, as the chunk is covered).
 
