@@ -164,3 +164,47 @@ pub fn chunk_fn(compiled: &CompiledKernel) -> Option<TokenStream> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `cpu_chunk` for kernel `src`, as text, if the kernel qualifies.
+    fn chunk(src: &str) -> Option<String> {
+        let item: syn::ItemFn = syn::parse_str(src).unwrap();
+        let compiled = crate::compile("workgroup_size = 64".parse().unwrap(), &item, &[]).unwrap();
+        chunk_fn(&compiled).map(|t| t.to_string())
+    }
+
+    #[test]
+    fn own_element_kernels_get_the_loop() {
+        let add = chunk(
+            "fn k(a: &[f32], b: &[f32], out: &mut [f32]) { let i = global_id().x; if i < out.len() { out[i] = a[i] + b[i]; } }",
+        )
+        .unwrap();
+        // Elements of the chunk's slices, the guard decided, no per-invocation
+        // accessor or bounds-checked index left.
+        assert!(add.contains("__slice2 [__j] = __value"), "{add}");
+        assert!(add.contains("(__slice0 [__j] + __slice1 [__j])"), "{add}");
+        assert!(add.contains("if true"), "{add}");
+        assert!(!add.contains(".store") && !add.contains(".load") && !add.contains("a [i]"), "{add}");
+        // `out.len()` is the whole buffer's, an early return the next invocation.
+        let ret = chunk(
+            "fn k(out: &mut [u32]) { let i = global_id().x; if i >= out.len() { return; } out[i] = out.len() as u32; }",
+        )
+        .unwrap();
+        assert!(ret.contains("if false { continue '__inv ; }") && ret.contains("(__len0 as u32)"), "{ret}");
+    }
+
+    #[test]
+    fn other_kernels_do_not() {
+        for src in [
+            "fn k(a: &[f32], out: &mut [f32]) { let i = global_id().x; if i + 1 < a.len() { out[i] = a[i + 1]; } }",
+            "fn k(out: &mut [f32]) { let i = global_id().x; out[i] = thread_id().x as f32; }",
+            "fn k(out: &mut [f32]) { let i = global_id().x; out[i / 2] = 1.0; }",
+            "fn k(out: &mut [f32]) { let t = shared::<[f32; 64]>(); let i = global_id().x; t[i % 64] = 1.0; workgroup_barrier(); out[i] = t[0]; }",
+        ] {
+            assert!(chunk(src).is_none(), "{src}");
+        }
+    }
+}
