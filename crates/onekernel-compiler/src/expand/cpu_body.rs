@@ -557,11 +557,13 @@ impl Gen<'_> {
                 let x = self.expr(*x);
                 quote_spanned!(span=> (#op #x))
             }
-            ExprKind::Binary(op, l, r) if self.chunk.and_then(|c| c.decided(self.f, *op, *l, *r)).is_some() => {
-                let b = syn::LitBool::new(self.chunk.and_then(|c| c.decided(self.f, *op, *l, *r)) == Some(true), span);
-                quote!(#b)
-            }
             ExprKind::Binary(op, l, r) => {
+                // In the chunk loop, `i < out.len()` and the like are decided:
+                // every buffer covers the chunk.
+                if let Some(value) = self.chunk.and_then(|c| c.decided(self.f, *op, *l, *r)) {
+                    let value = syn::LitBool::new(value, span);
+                    return quote!(#value);
+                }
                 let (l, r) = (self.expr(*l), self.expr(*r));
                 let op = bin_op(*op, span);
                 quote_spanned!(span=> (#l #op #r))
