@@ -833,3 +833,24 @@ pub fn own_with_thread_id(a: &[f32], out: &mut [f32]) {
         out[i] = a[i] + thread_id().x as f32;
     }
 }
+
+/// Own elements with a scalar bound (`i < n as usize`): on the CPU the
+/// chunk loop is split at `n`, each side with the comparisons decided.
+#[kernel(workgroup_size = 64)]
+pub fn own_below(n: u32, a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    if i >= out.len() {
+        return;
+    }
+    if i < n as usize {
+        out[i] = a[i] * 2.0;
+    } else {
+        out[i] = -a[i];
+    }
+    if n as usize <= i {
+        out[i] += 1.0;
+    }
+    if i + 1 == n as usize {
+        out[i] += 10.0;
+    }
+}

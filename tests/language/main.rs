@@ -889,6 +889,40 @@ fn chunk_slice_loop_matches_the_per_invocation_body() {
     }
 }
 
+/// A scalar bound (`i < n as usize`) splits the chunk loop at `n`: bounds
+/// before, inside and past a chunk and the buffers, on both paths, the
+/// GPU and plain Rust.
+#[test]
+fn chunk_slice_loop_split_at_a_scalar_bound() {
+    let _ = kernels::own_below::cpu_chunk;
+    let per_invocation = Device::cpu_race_checked();
+    let len = 3 * 4096 + 7;
+    let a = floats(len, 27, 10.0);
+    for bound in [0, 1, 63, 64, 100, 4095, 4096, 4097, 2 * 4096 + 1000, len - 1, len, len + 1, u32::MAX as usize] {
+        let n = bound as u32;
+        let want: Vec<f32> = (0..len)
+            .map(|i| {
+                let mut x = if i < bound { a[i] * 2.0 } else { -a[i] };
+                if bound <= i {
+                    x += 1.0;
+                }
+                if i + 1 == bound {
+                    x += 10.0;
+                }
+                x
+            })
+            .collect();
+        let run = |d: &Device| {
+            let mut out = zeros(d, len);
+            kernels::own_below::launch(d, len, n, &buf(d, &a), &mut out).unwrap();
+            out.read().unwrap()
+        };
+        assert_eq!(run(cpu()), want, "cpu, n = {n}");
+        assert_eq!(run(&per_invocation), want, "per invocation, n = {n}");
+        assert_eq!(run(gpu()), want, "gpu, n = {n}");
+    }
+}
+
 /// A buffer too short for the launch: the chunks it covers run the loop,
 /// the first it does not runs per invocation and fails at the first
 /// element past its end, with the error the per-invocation body gives.

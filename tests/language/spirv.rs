@@ -49,7 +49,8 @@ check!(
     own_elements,
     own_elements_vec4,
     neighbour_sum,
-    own_with_thread_id
+    own_with_thread_id,
+    own_below
 );
 
 /// Every instantiation of the generic kernels.

@@ -34,6 +34,18 @@ use quote::quote;
 /// What the chunk loop changes in the body `Gen` generates.
 pub(super) struct ChunkLoop<'f> {
     own: OwnIndex<'f>,
+    /// The scalar bound the loop is split at, and which side of it this
+    /// copy of the body runs: below (`i < n`) or not.
+    split: Option<(Bound, bool)>,
+}
+
+/// A loop-invariant bound compared with the invocation's index: an
+/// immutable scalar parameter, as written or cast to `usize`
+/// (`i < n as usize`). Evaluating it cannot panic or change anything.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) struct Bound {
+    param: ParamId,
+    cast: bool,
 }
 
 impl ChunkLoop<'_> {
@@ -42,22 +54,91 @@ impl ChunkLoop<'_> {
         self.own.is_own(e)
     }
 
-    /// The value of `l op r` when it compares the invocation's index with
-    /// the length of a buffer (`i < out.len()`), which every buffer of a
-    /// covered chunk exceeds.
+    /// The value of `l op r` when the chunk decides it: a comparison of the
+    /// invocation's index with the length of a buffer (`i < out.len()`),
+    /// which every buffer of a covered chunk exceeds, or with the scalar
+    /// bound this copy of the loop is on one side of (`i < n as usize`).
     pub(super) fn decided(&self, f: &Function, op: BinOp, l: ExprId, r: ExprId) -> Option<bool> {
         let is_len = |e: ExprId| match f.exprs[e].kind {
             ExprKind::Len(p) => is_slice(f, p),
             _ => false,
         };
-        match op {
-            BinOp::Lt | BinOp::Ne if self.is_own(l) && is_len(r) => Some(true),
-            BinOp::Gt | BinOp::Ne if is_len(l) && self.is_own(r) => Some(true),
-            BinOp::Ge | BinOp::Eq if self.is_own(l) && is_len(r) => Some(false),
-            BinOp::Le | BinOp::Eq if is_len(l) && self.is_own(r) => Some(false),
+        // As `i op x`, the index on the left.
+        let (op, x) = if self.is_own(l) {
+            (op, r)
+        } else if self.is_own(r) {
+            (flipped(op)?, l)
+        } else {
+            return None;
+        };
+        if is_len(x) {
+            return match op {
+                BinOp::Lt | BinOp::Le | BinOp::Ne => Some(true),
+                BinOp::Gt | BinOp::Ge | BinOp::Eq => Some(false),
+                _ => None,
+            };
+        }
+        let (bound, below) = self.split?;
+        if bound_of(f, x) != Some(bound) {
+            return None;
+        }
+        match (op, below) {
+            (BinOp::Lt | BinOp::Le | BinOp::Ne, true) | (BinOp::Ge, false) => Some(true),
+            (BinOp::Gt | BinOp::Ge | BinOp::Eq, true) | (BinOp::Lt, false) => Some(false),
+            // At `i == n`, on the upper side: not decided.
             _ => None,
         }
     }
+}
+
+/// `x op i` as `i op' x`.
+fn flipped(op: BinOp) -> Option<BinOp> {
+    Some(match op {
+        BinOp::Lt => BinOp::Gt,
+        BinOp::Gt => BinOp::Lt,
+        BinOp::Le => BinOp::Ge,
+        BinOp::Ge => BinOp::Le,
+        BinOp::Eq | BinOp::Ne => op,
+        _ => return None,
+    })
+}
+
+/// The bound `e` is, if it is one.
+fn bound_of(f: &Function, e: ExprId) -> Option<Bound> {
+    match &f.exprs[e].kind {
+        ExprKind::Param(p) if matches!(f.params[*p].kind, ParamKind::Scalar { mutable: false, .. }) => {
+            Some(Bound { param: *p, cast: false })
+        }
+        ExprKind::Cast(x, crate::types::Ty::Usize) => {
+            bound_of(f, *x).filter(|b| !b.cast).map(|b| Bound { cast: true, ..b })
+        }
+        ExprKind::Typed(x, _) => bound_of(f, *x),
+        _ => None,
+    }
+}
+
+/// The one scalar bound the body compares the invocation's index with
+/// (`i < n as usize`), and one such comparison (to evaluate the bound
+/// from); `None` when there is none or more than one: the loop is then not
+/// split.
+fn split_bound(f: &Function, own: &OwnIndex<'_>) -> Option<(Bound, ExprId)> {
+    let mut found: Vec<(Bound, ExprId)> = Vec::new();
+    crate::visit::visit_block(f, &f.body, 0, &mut |_, k, _| {
+        if let ExprKind::Binary(BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, l, r) = k {
+            let x = if own.is_own(*l) {
+                *r
+            } else if own.is_own(*r) {
+                *l
+            } else {
+                return;
+            };
+            if let Some(b) = bound_of(f, x) {
+                found.push((b, x));
+            }
+        }
+    });
+    let first = *found.first()?;
+    found.iter().all(|(b, _)| *b == first.0).then_some(first)
 }
 
 /// The slices a covered chunk re-slices: `&[T]` and `&mut [T]` parameters.
@@ -128,19 +209,53 @@ pub fn chunk_fn(compiled: &CompiledKernel) -> Option<TokenStream> {
             }
         }
     }
-    let g = Gen {
-        f,
-        types: &compiled.checked.kernel_types,
-        table,
-        layout: &compiled.layout,
-        k: k.clone(),
-        phase: None,
-        chunk: Some(&ChunkLoop { own: OwnIndex::new(f) }),
+    let own = OwnIndex::new(f);
+    let split = split_bound(f, &own);
+    let gen = |side: Option<bool>| {
+        let chunk = ChunkLoop { own: OwnIndex::new(f), split: split.zip(side).map(|((b, _), below)| (b, below)) };
+        let g = Gen {
+            f,
+            types: &compiled.checked.kernel_types,
+            table,
+            layout: &compiled.layout,
+            k: k.clone(),
+            phase: None,
+            chunk: Some(&chunk),
+        };
+        g.block(&f.body)
     };
-    let body = g.block(&f.body);
     let inv = super::phases::invocation_label();
     let x_ty = quote!(::core::ops::Range<usize>);
     let uncovered = if covered.is_empty() { quote!(false) } else { quote!(#(#covered < #x.end)||*) };
+    let invocation = |body: TokenStream| quote!(let #i = #lo + #j; #(#fresh)* #body);
+    let loops = match split {
+        // No scalar bound: one loop.
+        None => {
+            let body = invocation(gen(None));
+            quote!(#inv: for #j in 0..#n { #body })
+        }
+        // `i < n` decided on each side of `n`, so that neither loop has a
+        // store that depends on it.
+        Some((_, bound)) => {
+            let plain = Gen {
+                f,
+                types: &compiled.checked.kernel_types,
+                table,
+                layout: &compiled.layout,
+                k: k.clone(),
+                phase: None,
+                chunk: None,
+            };
+            let bound = plain.expr(bound);
+            let split = internal("__split");
+            let (below, above) = (invocation(gen(Some(true))), invocation(gen(Some(false))));
+            quote! {
+                let #split: usize = ::core::cmp::Ord::clamp(#bound, #lo, #x.end) - #lo;
+                #inv: for #j in 0..#split { #below }
+                #inv: for #j in #split..#n { #above }
+            }
+        }
+    };
     Some(quote! {
         /// The kernel over a whole chunk of invocations (`global_id().x` in
         /// the range) as one loop over plain slices of its buffers, when
@@ -155,11 +270,7 @@ pub fn chunk_fn(compiled: &CompiledKernel) -> Option<TokenStream> {
             let #lo = #x.start;
             let #n = #x.end - #x.start;
             #(#slices)*
-            #inv: for #j in 0..#n {
-                let #i = #lo + #j;
-                #(#fresh)*
-                #body
-            }
+            #loops
             true
         }
     })
