@@ -308,6 +308,30 @@ mod tests {
     }
 
     #[test]
+    fn a_scalar_bound_splits_the_loop() {
+        let below = chunk(
+            "fn k(n: u32, a: &[f32], out: &mut [f32]) { let i = global_id().x; if i < n as usize { out[i] = a[i]; } if n as usize <= i { out[i] = 0.0; } }",
+        )
+        .unwrap();
+        assert!(
+            below.contains(
+                "let __split : usize = :: core :: cmp :: Ord :: clamp ((n as usize) , __lo , __x . end) - __lo"
+            ),
+            "{below}"
+        );
+        // Below the bound, then from it: each comparison decided on each side.
+        let (lower, upper) = below.split_once("for __j in __split .. __n").unwrap();
+        assert!(lower.contains("if true { { let __value = __slice1 [__j]") && lower.contains("if false"), "{lower}");
+        assert!(upper.contains("if false { { let __value = __slice1 [__j]") && upper.contains("if true"), "{upper}");
+        // Two bounds: no split, the comparisons left as they are.
+        let two = chunk(
+            "fn k(n: u32, m: u32, out: &mut [f32]) { let i = global_id().x; if i < n as usize && i < m as usize { out[i] = 1.0; } }",
+        )
+        .unwrap();
+        assert!(!two.contains("__split") && two.contains("(i < (n as usize))"), "{two}");
+    }
+
+    #[test]
     fn other_kernels_do_not() {
         for src in [
             "fn k(a: &[f32], out: &mut [f32]) { let i = global_id().x; if i + 1 < a.len() { out[i] = a[i + 1]; } }",
