@@ -16,6 +16,9 @@
 //! * `out.len()` is the whole buffer's length, read once;
 //! * a comparison of `i` with a buffer's `len()` (`i < out.len()`,
 //!   `i >= a.len()`) is decided: every buffer covers the chunk;
+//! * when the body compares `i` with one immutable scalar parameter
+//!   (`i < n as usize`), the loop is split at it, and each part's body has
+//!   those comparisons decided too;
 //! * `global_id()` is `(i, 0, 0)` (a 1-D grid), and `return` ends the
 //!   invocation (`continue '__inv`).
 //!
