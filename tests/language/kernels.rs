@@ -786,3 +786,71 @@ pub fn generic_reverse<T: Num>(a: &[T], out: &mut [T]) {
         out[g] = tile[63 - t];
     }
 }
+
+/// Every buffer element is the invocation's own (`global_id().x`): on the
+/// CPU a chunk that every buffer covers runs as one loop over plain slices
+/// (`cpu_chunk`), with an early `return`, a compound assignment, a `mut`
+/// scalar that each invocation starts afresh, and `global_id()` whole.
+#[kernel(workgroup_size = 64)]
+pub fn own_elements(a: &[f32], b: &[u32], mut s: f32, out: &mut [f32], flags: &mut [u32]) {
+    let i = global_id().x;
+    if i >= out.len() {
+        return;
+    }
+    s *= 2.0;
+    out[i] += a[i] * s + i as f32;
+    if b[i] % 3 == 0 {
+        flags[i] = b[i] + global_id().y as u32 + flags.len() as u32;
+    } else {
+        flags[i] ^= 1;
+    }
+}
+
+/// The same with `Vec4` elements.
+#[kernel(workgroup_size = 64)]
+pub fn own_elements_vec4(a: &[Vec4], out: &mut [Vec4]) {
+    let i = global_id().x;
+    if i < out.len() {
+        out[i] = a[i] * 2.0 + out[i];
+    }
+}
+
+/// Reads a neighbour (`a[i + 1]`): its outputs are its own, its inputs not,
+/// so the CPU runs it per invocation on windows.
+#[kernel(workgroup_size = 64)]
+pub fn neighbour_sum(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    if i + 1 < a.len() && i < out.len() {
+        out[i] = a[i] + a[i + 1];
+    }
+}
+
+/// Uses `thread_id()`, which the chunk loop does not have.
+#[kernel(workgroup_size = 64)]
+pub fn own_with_thread_id(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    if i < out.len() {
+        out[i] = a[i] + thread_id().x as f32;
+    }
+}
+
+/// Own elements with a scalar bound (`i < n as usize`): on the CPU the
+/// chunk loop is split at `n`, each side with the comparisons decided.
+#[kernel(workgroup_size = 64)]
+pub fn own_below(n: u32, a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    if i >= out.len() {
+        return;
+    }
+    if i < n as usize {
+        out[i] = a[i] * 2.0;
+    } else {
+        out[i] = -a[i];
+    }
+    if n as usize <= i {
+        out[i] += 1.0;
+    }
+    if i + 1 == n as usize {
+        out[i] += 10.0;
+    }
+}

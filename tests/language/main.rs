@@ -832,3 +832,134 @@ fn generic_cooperative_kernel_with_a_shared_array_of_t() {
     reverse::<f16>();
     reverse::<i64>();
 }
+
+/// The buffers of `own_elements`: `a`, `b`, `out` and `flags`, of `n`
+/// elements (`a` only `a_len`).
+#[allow(clippy::type_complexity)]
+fn own_elements_data(n: usize, a_len: usize) -> (Vec<f32>, Vec<u32>, Vec<f32>, Vec<u32>) {
+    let b: Vec<u32> = ints(n, 22, 1000).into_iter().map(i32::unsigned_abs).collect();
+    let flags = b.iter().map(|v| v / 2).collect();
+    (floats(a_len, 21, 100.0), b, floats(n, 23, 10.0), flags)
+}
+
+/// Runs `own_elements` on `d` with `threads` threads over
+/// `own_elements_data(n, a_len)`.
+fn own_elements_on(d: &Device, threads: usize, n: usize, a_len: usize) -> Result<(Vec<f32>, Vec<u32>), LaunchError> {
+    let (a, b, out, flags) = own_elements_data(n, a_len);
+    let (mut out, mut flags) = (buf(d, &out), buf(d, &flags));
+    kernels::own_elements::launch(d, threads, &buf(d, &a), &buf(d, &b), 0.75, &mut out, &mut flags)?;
+    Ok((out.read().unwrap(), flags.read().unwrap()))
+}
+
+/// The CPU runs the chunks of an own-element kernel that every buffer
+/// covers as one loop over plain slices (`cpu_chunk`), the others per
+/// invocation. Both give what the per-invocation body gives (the
+/// race-checked device runs every launch that way, in order), the GPU
+/// and plain Rust do: sizes around a workgroup (64) and a chunk (4096
+/// invocations), none, and grids shorter and longer than the buffers.
+#[test]
+fn chunk_slice_loop_matches_the_per_invocation_body() {
+    // Compiles only while these kernels qualify for the loop.
+    let _ = (kernels::own_elements::cpu_chunk, kernels::own_elements_vec4::cpu_chunk);
+    let per_invocation = Device::cpu_race_checked();
+    let cases = [(0, 0), (1, 1), (3, 3), (64, 63), (64, 64), (200, 65), (4096, 4095), (4096, 4096), (4097, 4097)];
+    let cases = cases.into_iter().chain([(3 * 4096 + 7, 3 * 4096 + 7), (4096, 5000), (100_000, 100_000)]);
+    for (threads, n) in cases {
+        let fast = own_elements_on(cpu(), threads, n, n).unwrap();
+        assert_eq!(fast, own_elements_on(&per_invocation, threads, n, n).unwrap(), "n = {n}, {threads} threads");
+        let (a, b, mut out, mut flags) = own_elements_data(n, n);
+        reference::own_elements(threads.next_multiple_of(64), &a, &b, 0.75, &mut out, &mut flags);
+        assert_close(&format!("cpu, n = {n}"), &fast.0, &out, 0.0);
+        assert_eq!(fast.1, flags, "cpu flags, n = {n}");
+        let gpu = own_elements_on(gpu(), threads, n, n).unwrap();
+        assert_close(&format!("gpu, n = {n}"), &gpu.0, &out, 1e-6);
+        assert_eq!(gpu.1, flags, "gpu flags, n = {n}");
+
+        let a: Vec<Vec4> = floats(4 * n, 24, 10.0).chunks(4).map(Vec4::from_slice).collect();
+        let old: Vec<Vec4> = floats(4 * n, 25, 10.0).chunks(4).map(Vec4::from_slice).collect();
+        let want: Vec<Vec4> =
+            (0..n).map(|i| if i < threads.next_multiple_of(64) { a[i] * 2.0 + old[i] } else { old[i] }).collect();
+        let (c, g) = on_both(|d| {
+            let mut out = buf(d, &old);
+            kernels::own_elements_vec4::launch(d, threads, &buf(d, &a), &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu Vec4, n = {n}");
+        assert_eq!(g, want, "gpu Vec4, n = {n}");
+    }
+}
+
+/// A scalar bound (`i < n as usize`) splits the chunk loop at `n`: bounds
+/// before, inside and past a chunk and the buffers, on both paths, the
+/// GPU and plain Rust.
+#[test]
+fn chunk_slice_loop_split_at_a_scalar_bound() {
+    let _ = kernels::own_below::cpu_chunk;
+    let per_invocation = Device::cpu_race_checked();
+    let len = 3 * 4096 + 7;
+    let a = floats(len, 27, 10.0);
+    for bound in [0, 1, 63, 64, 100, 4095, 4096, 4097, 2 * 4096 + 1000, len - 1, len, len + 1, u32::MAX as usize] {
+        let n = bound as u32;
+        let want: Vec<f32> = (0..len)
+            .map(|i| {
+                let mut x = if i < bound { a[i] * 2.0 } else { -a[i] };
+                if bound <= i {
+                    x += 1.0;
+                }
+                if i + 1 == bound {
+                    x += 10.0;
+                }
+                x
+            })
+            .collect();
+        let run = |d: &Device| {
+            let mut out = zeros(d, len);
+            kernels::own_below::launch(d, len, n, &buf(d, &a), &mut out).unwrap();
+            out.read().unwrap()
+        };
+        assert_eq!(run(cpu()), want, "cpu, n = {n}");
+        assert_eq!(run(&per_invocation), want, "per invocation, n = {n}");
+        assert_eq!(run(gpu()), want, "gpu, n = {n}");
+    }
+}
+
+/// A buffer too short for the launch: the chunks it covers run the loop,
+/// the first it does not runs per invocation and fails at the first
+/// element past its end, with the error the per-invocation body gives.
+#[test]
+fn chunk_slice_loop_leaves_out_of_bounds_to_the_checked_body() {
+    // 8192 invocations are two chunks of 4096 (the fewest a chunk has),
+    // whatever the thread count: `a` covers the first only.
+    let fast = own_elements_on(cpu(), 8192, 8192, 5000).unwrap_err();
+    let checked = own_elements_on(&Device::cpu_race_checked(), 8192, 8192, 5000).unwrap_err();
+    assert_eq!(fast.to_string(), checked.to_string());
+    let LaunchError::CpuPanic { location: Some(at), message, .. } = fast else { panic!("{fast}") };
+    assert_eq!(message, "index out of bounds: the len is 5000 but the index is 5000");
+    assert!(at.contains("kernels.rs"), "{at}");
+}
+
+/// Kernels whose outputs are their own but that the loop does not run (a
+/// neighbour's input, `thread_id()`) still take the windowed path, per
+/// invocation, and compute what the GPU and plain Rust do.
+#[test]
+fn own_element_kernels_outside_the_chunk_loop() {
+    assert_eq!(format!("{:?}", kernels::neighbour_sum::KERNEL.cpu), "OwnElement");
+    assert_eq!(format!("{:?}", kernels::own_with_thread_id::KERNEL.cpu), "OwnElement");
+    for n in SIZES.into_iter().chain([4096 * 3 + 5]) {
+        let a = floats(n, 26, 10.0);
+        let want: Vec<f32> = (0..n).map(|i| if i + 1 < n { a[i] + a[i + 1] } else { 0.0 }).collect();
+        let (c, g) = on_both(|d| {
+            let mut out = zeros(d, n);
+            kernels::neighbour_sum::launch(d, n, &buf(d, &a), &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!((c, g), (want.clone(), want), "neighbour_sum, n = {n}");
+        let want: Vec<f32> = (0..n).map(|i| a[i] + (i % 64) as f32).collect();
+        let (c, g) = on_both(|d| {
+            let mut out = zeros(d, n);
+            kernels::own_with_thread_id::launch(d, n, &buf(d, &a), &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!((c, g), (want.clone(), want), "own_with_thread_id, n = {n}");
+    }
+}

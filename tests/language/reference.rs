@@ -658,3 +658,16 @@ pub fn generic_int<T: Int>(a: &[T], b: &[T]) -> Vec<T> {
 pub fn generic_reverse<T: Num>(a: &[T]) -> Vec<T> {
     (0..a.len()).map(|g| a.get(g - g % 64 + 63 - g % 64).copied().unwrap_or(T::ZERO)).collect()
 }
+
+/// `kernels::own_elements` over `invocations` invocations (the grid's,
+/// whole workgroups).
+pub fn own_elements(invocations: usize, a: &[f32], b: &[u32], s: f32, out: &mut [f32], flags: &mut [u32]) {
+    for i in 0..invocations.min(out.len()) {
+        out[i] += a[i] * (s * 2.0) + i as f32;
+        if b[i] % 3 == 0 {
+            flags[i] = b[i] + flags.len() as u32;
+        } else {
+            flags[i] ^= 1;
+        }
+    }
+}

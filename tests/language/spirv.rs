@@ -45,7 +45,12 @@ check!(
     wide_ints,
     wide_floats,
     wide_shared,
-    rejected_constants
+    rejected_constants,
+    own_elements,
+    own_elements_vec4,
+    neighbour_sum,
+    own_with_thread_id,
+    own_below
 );
 
 /// Every instantiation of the generic kernels.

@@ -14,26 +14,88 @@ use std::collections::HashMap;
 /// Being wrong here is never unsound (the windows check their bounds), but
 /// it would make a correct kernel panic on the CPU, so the rule is strict.
 pub fn writes_own_element(f: &Function) -> bool {
-    // The initialiser of each immutable local.
-    let mut inits: HashMap<LocalId, ExprId> = HashMap::new();
-    collect_inits(f, &f.body, &mut inits);
-    let own = |e: ExprId| is_own_index(f, &inits, e);
+    let own = OwnIndex::new(f);
     let is_output = |p: ParamId| matches!(f.params[p].kind, ParamKind::BufferMut { .. });
     let mut ok = true;
     visit_block(f, &f.body, 0, &mut |_, k, _| match k {
-        ExprKind::Index { buffer, index } if is_output(*buffer) => ok &= own(*index),
-        ExprKind::Assign { place: Place::Index { buffer, index }, .. } if is_output(*buffer) => ok &= own(*index),
+        ExprKind::Index { buffer, index } if is_output(*buffer) => ok &= own.is_own(*index),
+        ExprKind::Assign { place: Place::Index { buffer, index }, .. } if is_output(*buffer) => {
+            ok &= own.is_own(*index)
+        }
         _ => {}
     });
     ok
 }
 
-fn is_own_index(f: &Function, inits: &HashMap<LocalId, ExprId>, e: ExprId) -> bool {
-    match &f.exprs[e].kind {
-        ExprKind::Axis(base, 0) => matches!(f.exprs[*base].kind, ExprKind::Builtin { builtin: Builtin::GlobalId, .. }),
-        ExprKind::Cast(x, Ty::Usize) | ExprKind::Typed(x, _) => is_own_index(f, inits, *x),
-        ExprKind::Local(l) => !f.locals[*l].mutable && inits.get(l).is_some_and(|i| is_own_index(f, inits, *i)),
-        _ => false,
+/// True when an `OwnElement` kernel can also run a whole chunk of
+/// invocations as one loop over plain slices (the CPU body's `cpu_chunk`,
+/// `expand/cpu_body.rs`): besides its outputs, every element read of its
+/// `&[T]` inputs indexes with `global_id().x` too, so for a chunk whose
+/// invocations are `lo..hi` and whose buffers all hold at least `hi`
+/// elements, each `a[i]` is element `i - lo` of `&a[lo..hi]` and no access
+/// can be out of bounds. Also required, so that the loop computes what the
+/// invocations would:
+///
+/// * no per-invocation builtin but `global_id()` (on a 1-D grid it is
+///   `(i, 0, 0)`; `thread_id()` and the others would need divisions);
+/// * no subgroup builtin, tile or other access to a buffer than by element
+///   and `len()` (an output is a plain `&mut [T]` slice in the loop,
+///   borrowed for the whole chunk, so it cannot be passed whole).
+///
+/// Like [`writes_own_element`], being wrong is never unsound (the slices
+/// are bounds-checked), and the loop runs only for chunks that every
+/// buffer covers: a shorter buffer sends the chunk through the
+/// per-invocation body, which reports the out-of-bounds access as before.
+pub fn chunk_slices(f: &Function) -> bool {
+    if !writes_own_element(f) {
+        return false;
+    }
+    let own = OwnIndex::new(f);
+    let is_buffer = |p: ParamId| matches!(f.params[p].kind, ParamKind::Buffer { .. } | ParamKind::BufferMut { .. });
+    let mut ok = true;
+    visit_block(f, &f.body, 0, &mut |_, k, _| match k {
+        ExprKind::Index { buffer, index } if is_buffer(*buffer) => ok &= own.is_own(*index),
+        ExprKind::Builtin { builtin, .. } => ok &= *builtin == Builtin::GlobalId,
+        ExprKind::Param(p) => ok &= !matches!(f.params[*p].kind, ParamKind::BufferMut { .. }),
+        ExprKind::Subgroup { .. }
+        | ExprKind::Tile { .. }
+        | ExprKind::Barrier { .. }
+        | ExprKind::UniformLoad { .. }
+        | ExprKind::SharedIndex { .. } => ok = false,
+        _ => {}
+    });
+    ok
+}
+
+/// Which expressions are the invocation's `global_id().x`: the builtin's
+/// axis itself, a cast of it to `usize`, or an immutable local bound to
+/// one of those.
+pub struct OwnIndex<'f> {
+    f: &'f Function,
+    /// The initialiser of each immutable local.
+    inits: HashMap<LocalId, ExprId>,
+}
+
+impl<'f> OwnIndex<'f> {
+    /// The facts of kernel `f`.
+    pub fn new(f: &'f Function) -> OwnIndex<'f> {
+        let mut inits = HashMap::new();
+        collect_inits(f, &f.body, &mut inits);
+        OwnIndex { f, inits }
+    }
+
+    /// True when `e` evaluates to the invocation's `global_id().x`, with no
+    /// side effect.
+    pub fn is_own(&self, e: ExprId) -> bool {
+        let f = self.f;
+        match &f.exprs[e].kind {
+            ExprKind::Axis(base, 0) => {
+                matches!(f.exprs[*base].kind, ExprKind::Builtin { builtin: Builtin::GlobalId, .. })
+            }
+            ExprKind::Cast(x, Ty::Usize) | ExprKind::Typed(x, _) => self.is_own(*x),
+            ExprKind::Local(l) => !f.locals[*l].mutable && self.inits.get(l).is_some_and(|i| self.is_own(*i)),
+            _ => false,
+        }
     }
 }
 
@@ -82,5 +144,30 @@ mod tests {
         assert!(!check("fn k(out: &mut [u32]) { let i = global_id().y; out[i] = 1; }"));
         assert!(!check("fn k(out: &mut [u32]) { let i = global_id().x; let i = i * 2; out[i] = 1; }"));
         assert!(!check("fn k(out: &mut [u32]) { for i in 0..4 { out[i] = 1; } }"));
+    }
+
+    fn slices(src: &str) -> bool {
+        chunk_slices(&parse_function(&syn::parse_str(src).unwrap(), FnRole::Kernel, &mut Default::default()).unwrap())
+    }
+
+    #[test]
+    fn recognises_chunk_slice_kernels() {
+        let add = "fn k(a: &[f32], b: &[f32], out: &mut [f32]) { let i = global_id().x; if i < out.len() { out[i] = a[i] + b[i]; } }";
+        assert!(slices(add));
+        assert!(slices("fn k(a: &[f32], out: &mut [f32]) { let i = global_id().x; if i >= out.len() { return; } out[i] += a[i] * 2.0; }"));
+        assert!(slices(
+            "fn k(s: f32, out: &mut [f32]) { out[global_id().x] = s * global_id().x as f32 + global_id().y as f32; }"
+        ));
+        assert!(slices("fn k(a: &[u32], out: &mut [u32], hits: &[AtomicU32]) { let i = global_id().x; out[i] = a[i]; hits[a[i] as usize].fetch_add(1, Ordering::Relaxed); }"));
+        // An input read elsewhere than at the invocation's own element.
+        assert!(!slices(
+            "fn k(a: &[f32], out: &mut [f32]) { let i = global_id().x; if i + 1 < a.len() { out[i] = a[i + 1]; } }"
+        ));
+        assert!(!slices("fn k(a: &[f32], out: &mut [f32]) { let i = global_id().x; out[i] = a[0]; }"));
+        // A builtin the loop does not have.
+        assert!(!slices("fn k(out: &mut [u32]) { let i = global_id().x; out[i] = thread_id().x as u32; }"));
+        assert!(!slices("fn k(out: &mut [u32]) { let i = global_id().x; out[i] = grid_dim().x as u32; }"));
+        // Outputs that do not write their own element only.
+        assert!(!slices("fn k(out: &mut [u32]) { let i = global_id().x; out[i / 2] = 1; }"));
     }
 }

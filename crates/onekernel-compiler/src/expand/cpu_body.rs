@@ -27,7 +27,7 @@ use quote::{format_ident, quote, quote_spanned, ToTokens};
 
 /// Generates the body of the kernel `f` as a block.
 pub fn cpu_body(f: &Function, types: &Types, table: &TypeTable, layout: &Layout) -> TokenStream {
-    let g = Gen { f, types, table, layout, k: super::krate(), phase: None };
+    let g = Gen { f, types, table, layout, k: super::krate(), phase: None, chunk: None };
     g.block(&f.body)
 }
 
@@ -106,6 +106,9 @@ pub(super) struct Gen<'a> {
     /// Set when generating the phases of the phase executor
     /// (`phases.rs`): the locals kept per invocation across phases.
     pub phase: Option<&'a PhaseLocals>,
+    /// Set when generating the chunk-slice loop (`chunk.rs`): own
+    /// elements are elements of the chunk's slices.
+    pub chunk: Option<&'a super::chunk::ChunkLoop<'a>>,
 }
 
 /// What the phase body changes in the statements it generates: a local
@@ -391,6 +394,12 @@ impl Gen<'_> {
             },
             ExprKind::ConstRef(c) => user_ident(&self.f.consts[*c].name, span).into_token_stream(),
             ExprKind::Param(p) => self.param(*p, span).into_token_stream(),
+            // In the chunk loop (a 1-D grid), `global_id()` is `(i, 0, 0)`;
+            // `chunk_slices` admits no other builtin.
+            ExprKind::Builtin { builtin: Builtin::GlobalId, callee } if self.chunk.is_some() => {
+                let (_, i) = super::chunk::positions();
+                quote_spanned!(span=> #k::builtin(#callee, #k::Dim3::new(#i, 0, 0)))
+            }
             ExprKind::Builtin { builtin, callee } => {
                 let field = format_ident!("{}", builtin.name());
                 let invocation = internal("__invocation");
@@ -401,6 +410,10 @@ impl Gen<'_> {
                 let field = Ident::new(crate::infer::axis_name(*axis), span);
                 quote_spanned!(span=> #base.#field)
             }
+            ExprKind::Index { buffer, index } if self.chunk.is_some_and(|c| c.is_own(*index)) => {
+                let (s, (j, _)) = (super::chunk::slice(*buffer), super::chunk::positions());
+                quote_spanned!(span=> #s[#j])
+            }
             ExprKind::Index { buffer, index } => {
                 let buf = self.param(*buffer, span);
                 let index = self.expr(*index);
@@ -408,6 +421,11 @@ impl Gen<'_> {
                     ParamKind::BufferMut { .. } => quote_spanned!(span=> #buf.load(#index)),
                     _ => quote_spanned!(span=> #buf[#index]),
                 }
+            }
+            ExprKind::Len(p)
+                if self.chunk.is_some() && matches!(self.f.params[*p].kind, ParamKind::BufferMut { .. }) =>
+            {
+                super::chunk::len(*p).into_token_stream()
             }
             ExprKind::Len(p) => {
                 let buf = self.param(*p, span);
@@ -540,6 +558,12 @@ impl Gen<'_> {
                 quote_spanned!(span=> (#op #x))
             }
             ExprKind::Binary(op, l, r) => {
+                // In the chunk loop, `i < out.len()` and the like are decided:
+                // every buffer covers the chunk.
+                if let Some(value) = self.chunk.and_then(|c| c.decided(self.f, *op, *l, *r)) {
+                    let value = syn::LitBool::new(value, span);
+                    return quote!(#value);
+                }
                 let (l, r) = (self.expr(*l), self.expr(*r));
                 let op = bin_op(*op, span);
                 quote_spanned!(span=> (#l #op #r))
@@ -655,7 +679,8 @@ impl Gen<'_> {
             }
             // In a phase, an invocation's `return` (after its last barrier)
             // ends its part of the phase loop.
-            ExprKind::Return(_) if self.phase.is_some() => {
+            // Likewise in the chunk loop.
+            ExprKind::Return(_) if self.phase.is_some() || self.chunk.is_some() => {
                 let inv = super::phases::invocation_label();
                 quote_spanned!(span=> continue #inv)
             }
@@ -721,6 +746,14 @@ impl Gen<'_> {
                     Some(op) => compound_op(op, span),
                 };
                 quote_spanned!(span=> #name #(#steps)* #op #v)
+            }
+            Place::Index { buffer, index } if self.chunk.is_some_and(|c| c.is_own(*index)) => {
+                let (s, (j, _)) = (super::chunk::slice(*buffer), super::chunk::positions());
+                let new = combine(quote_spanned!(span=> #s[#j]));
+                quote_spanned!(span=> {
+                    let #value_var = #v;
+                    #s[#j] = #new
+                })
             }
             Place::Index { buffer, index } => {
                 let buf = self.param(*buffer, span);

@@ -27,6 +27,8 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
     let mut outputs = Vec::new();
     let mut windows = Vec::new();
     let mut window_args = Vec::new();
+    // `cpu_chunk`'s arguments: the outputs as the chunk's windows.
+    let mut chunk_args = Vec::new();
     for (index, (_, p)) in f.params.iter().enumerate() {
         let span = p.span;
         let ident = super::cpu_body::user_ident(&p.name, span);
@@ -40,6 +42,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                     .push(quote!(let #ident = #k::cpu_slice(#k::BufferArg::buffer(#ident), &KERNEL, #index, cpu)?;));
                 body_args.push(quote!(#ident));
                 window_args.push(quote!(#ident));
+                chunk_args.push(quote!(#ident));
                 body_params.push(quote!(#ident: #written));
             }
             ParamKind::BufferMut { elem } => {
@@ -55,6 +58,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 outputs.push(quote!(#ident));
                 windows.push(quote!(#window));
                 window_args.push(quote!(&#window));
+                chunk_args.push(quote!(&mut #window));
                 body_params.push(quote!(#ident: &impl #k::OutputSlice<#t>));
             }
             ParamKind::Atomics { elem } => {
@@ -68,6 +72,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 );
                 body_args.push(quote!(#ident));
                 window_args.push(quote!(#ident));
+                chunk_args.push(quote!(#ident));
                 body_params.push(quote!(#ident: #written));
             }
             ParamKind::Scalar { ty, mutable } => {
@@ -76,6 +81,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 scalars.push(quote!(#k::ScalarArg::from(#ident)));
                 body_args.push(quote!(#ident));
                 window_args.push(quote!(#ident));
+                chunk_args.push(quote!(#ident));
                 let m = mutable.then(|| quote!(mut));
                 body_params.push(quote!(#m #ident: #written));
             }
@@ -83,6 +89,9 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
     }
 
     let checked = &compiled.checked;
+    // The chunk-slice loop, for the kernels that qualify (`chunk.rs`).
+    let chunk = super::chunk::chunk_fn(compiled);
+    let (range, chunk_var) = (internal("__x"), internal("__chunk"));
     // A cooperative kernel split at its barriers, when the splitter
     // handles it (`phases.rs` says which it does not).
     let phased = match compiled.info.cpu {
@@ -124,12 +133,28 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
             let workgroups = cpu.workgroups(&KERNEL);
             #futures
         },
+        CpuStrategy::OwnElement if chunk.is_some() => quote! {
+            if cpu.can_partition(&KERNEL, &grid) {
+                // Each invocation touches only its own elements: chunks get
+                // plain windows of the outputs, which the runtime makes, and
+                // a chunk that every buffer covers runs as one loop over
+                // plain slices (`cpu_chunk`); one that some buffer does not
+                // (the last, typically) runs the checked body per invocation.
+                cpu.execute_partitioned(&KERNEL, grid, (#(#outputs,)*), |#chunk_var, (#(mut #windows,)*)| {
+                    if !#chunk_var.x_range().is_some_and(|#range| cpu_chunk(#range, #(#chunk_args),*)) {
+                        #chunk_var.for_each(|#invocation| cpu_body(#invocation, #(#window_args),*))
+                    }
+                })
+            } else {
+                cpu.execute(&KERNEL, grid, |#invocation| cpu_body(#invocation, #(#body_args),*))
+            }
+        },
         CpuStrategy::OwnElement => quote! {
             if cpu.can_partition(&KERNEL, &grid) {
                 // Each invocation writes only its own element: chunks get
                 // plain windows of the outputs, which the runtime makes.
-                cpu.execute_partitioned(&KERNEL, grid, (#(#outputs,)*), |chunk, (#(#windows,)*)| {
-                    chunk.for_each(|#invocation| cpu_body(#invocation, #(#window_args),*))
+                cpu.execute_partitioned(&KERNEL, grid, (#(#outputs,)*), |#chunk_var, (#(#windows,)*)| {
+                    #chunk_var.for_each(|#invocation| cpu_body(#invocation, #(#window_args),*))
                 })
             } else {
                 cpu.execute(&KERNEL, grid, |#invocation| cpu_body(#invocation, #(#body_args),*))
@@ -190,6 +215,8 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
     });
     quote! {
         #phases
+
+        #chunk
 
         /// Launches the kernel on `device` over `grid` (a number of
         /// threads, or `Grid::blocks(..)`). On a GPU this queues the work

@@ -5,6 +5,8 @@
 //!   and the `KERNEL` static the runtime reads;
 //! * [`launch`]: the typed `launch` function;
 //! * [`cpu_body`]: the kernel as Rust for the CPU executor, from the HIR;
+//! * [`chunk`]: the same body as one loop over a chunk of invocations on
+//!   plain slices, for kernels that touch only their own elements;
 //! * [`phases`]: a cooperative kernel split at its barriers, for the CPU
 //!   phase executor;
 //! * [`helper`]: `#[helper]` functions and the hidden macros that hand
@@ -19,6 +21,7 @@
 //! of it. The generated code names the runtime only through
 //! `::onekernel::__private` and contains no `unsafe`.
 
+pub mod chunk;
 pub mod cpu_body;
 pub mod fallback;
 pub mod generic;

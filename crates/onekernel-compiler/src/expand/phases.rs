@@ -99,7 +99,7 @@ pub fn phase_body(
         state.push(rust_type(ty, table));
     }
     let names = PhaseLocals { storage, recomputed };
-    let g = Gen { f, types, table, layout, k: super::krate(), phase: Some(&names) };
+    let g = Gen { f, types, table, layout, k: super::krate(), phase: Some(&names), chunk: None };
     let emit = Emit { g: &g, split: &split, size: workgroup_size.map(|n| n as usize) };
     let nodes = emit.nodes(&tree);
     let locals: Vec<_> = (0..state.len()).map(|n| internal(&format!("__local{n}"))).collect();

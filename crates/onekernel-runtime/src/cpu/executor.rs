@@ -17,6 +17,7 @@ use crate::grid::{Dim3, Grid, Invocation};
 use crate::plan::{plan, LaunchLimits};
 use onekernel_abi::{CpuStrategy, KernelInfo};
 use rayon::prelude::*;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
@@ -117,7 +118,7 @@ impl CpuDevice {
                 // single chunk owns everything.
                 let x_range =
                     if partition { start * shape.block_dim.x..end * shape.block_dim.x } else { 0..usize::MAX };
-                let chunk = Chunk { shape, start, end };
+                let chunk = Chunk { shape, start, end, owned_x: partition.then(|| x_range.clone()) };
                 // SAFETY: the windows live only during this call (the body is
                 // higher-ranked over their lifetime, and they are neither Send
                 // nor Sync), this chunk runs on this thread, no other chunk's
@@ -136,9 +137,25 @@ pub struct Chunk {
     shape: Shape,
     start: usize,
     end: usize,
+    /// On a partitioned launch, the chunk's `global_id().x` values, which
+    /// are also the elements its windows own.
+    owned_x: Option<Range<usize>>,
 }
 
 impl Chunk {
+    /// The `global_id().x` values of the chunk's invocations, in order,
+    /// when the launch is partitioned (1-D): exactly the elements each of
+    /// the chunk's [`OwnedChunk`](super::OwnedChunk) windows owns (before
+    /// clipping to the buffer). `None` when the whole grid is one
+    /// unpartitioned chunk.
+    ///
+    /// The generated chunk-slice body (`cpu_chunk`) runs the chunk as one
+    /// loop over this range when every buffer covers it.
+    #[inline]
+    pub fn x_range(&self) -> Option<Range<usize>> {
+        self.owned_x.clone()
+    }
+
     /// Runs `body` for each invocation of the chunk, in order.
     #[inline(always)]
     pub fn for_each<F: Fn(&Invocation)>(&self, body: F) {

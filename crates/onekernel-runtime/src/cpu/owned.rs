@@ -167,6 +167,27 @@ impl<T: Element> OwnedChunk<'_, T> {
     }
 }
 
+impl<T: Element> OwnedChunk<'_, T> {
+    /// The window's elements as a plain slice (the window clipped to the
+    /// buffer: `x_range` of the chunk when the buffer covers it), for the
+    /// generated chunk-slice body, whose loop over it LLVM can vectorise.
+    ///
+    /// Safe: the chunk owns these elements exclusively while it lives
+    /// (`owned_chunk`'s contract), and the `&mut self` borrow keeps
+    /// `load`/`store` through this window from running while the slice
+    /// does; the slice cannot outlive the chunk.
+    #[inline]
+    pub fn window_mut(&mut self) -> &mut [T] {
+        // SAFETY: `window` lies inside the buffer (clipped in
+        // `owned_chunk`), whose pointer comes from an exclusive borrow
+        // that outlives the chunk; no other chunk's window overlaps it and
+        // no other code accesses it while the chunk lives (the executor's
+        // guarantee); `&mut self` makes this slice the only access through
+        // this chunk for its life.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(self.window.start), self.window.len()) }
+    }
+}
+
 impl<T: Element> OutputSlice<T> for OwnedChunk<'_, T> {
     #[inline]
     fn len(&self) -> usize {
@@ -216,5 +237,18 @@ mod tests {
         assert!(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| c.store(6, 1))).is_err());
         assert!(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| c.load(10))).is_err());
         assert_eq!(s.load(3), 7);
+    }
+
+    #[test]
+    fn window_mut_is_the_clipped_window() {
+        let mut v = vec![0u32; 10];
+        let s = SharedSliceMut::new(&mut v);
+        // SAFETY: the only chunks, on this thread, disjoint.
+        let (mut inner, mut clipped) = unsafe { (s.owned_chunk(2..5), s.owned_chunk(8..12)) };
+        inner.window_mut().copy_from_slice(&[1, 2, 3]);
+        assert_eq!(clipped.window_mut().len(), 2);
+        clipped.window_mut()[1] = 9;
+        assert_eq!((inner.load(3), clipped.load(9)), (2, 9));
+        assert_eq!(v, [0, 0, 1, 2, 3, 0, 0, 0, 0, 9]);
     }
 }

@@ -260,6 +260,51 @@ fn partitioned_launch_gives_each_chunk_its_windows() {
     assert!(!cpu.can_partition(&IDS, &Grid::threads(64)));
 }
 
+/// The chunk-slice loop's view of a partitioned launch (what `cpu_chunk`
+/// uses): each chunk's `x_range` is its invocations' `global_id().x`,
+/// the ranges tile the grid, and `window_mut` is exactly the range's
+/// elements of each output, clipped to the buffer.
+#[test]
+fn partitioned_chunks_lend_their_windows_as_slices() {
+    let dev = Device::cpu();
+    let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
+    for (threads, n) in [(1, 1), (64, 63), (200, 300), (4096 * 8 + 3, 4096 * 8 + 3), (1 << 20, 1 << 20)] {
+        let mut lo = Buffer::from_slice(&dev, &vec![-1.0f32; n]).unwrap();
+        let mut hi = Buffer::<u32>::zeroed(&dev, n).unwrap();
+        let (lo_view, hi_view) =
+            (cpu_shared(&mut lo, &SPLIT, 1, cpu).unwrap(), cpu_shared(&mut hi, &SPLIT, 2, cpu).unwrap());
+        let ranges = std::sync::Mutex::new(Vec::new());
+        let grid = Grid::threads(threads);
+        assert!(cpu.can_partition(&SPLIT, &grid));
+        cpu.execute_partitioned(&SPLIT, grid, (lo_view, hi_view), |chunk, (mut lo, mut hi)| {
+            let x = chunk.x_range().expect("a partitioned launch has ranges");
+            let (lo_s, hi_s) = (lo.window_mut(), hi.window_mut());
+            let covered = x.start.min(n)..x.end.min(n);
+            assert_eq!((lo_s.len(), hi_s.len()), (covered.len(), covered.len()), "{x:?}");
+            for (j, (l, h)) in lo_s.iter_mut().zip(hi_s).enumerate() {
+                *l = (covered.start + j) as f32;
+                *h += 1;
+            }
+            ranges.lock().unwrap().push(x);
+        })
+        .unwrap();
+        let mut ranges = ranges.into_inner().unwrap();
+        ranges.sort_by_key(|r| r.start);
+        assert_eq!(ranges.first().map(|r| r.start), Some(0));
+        assert_eq!(ranges.last().map(|r| r.end), Some(threads.next_multiple_of(64)));
+        assert!(ranges.windows(2).all(|w| w[0].end == w[1].start), "{ranges:?}");
+        let covered = threads.next_multiple_of(64).min(n);
+        let want: Vec<f32> = (0..n).map(|i| if i < covered { i as f32 } else { -1.0 }).collect();
+        assert_eq!(lo.read().unwrap(), want, "n = {n}");
+        assert_eq!(hi.read().unwrap(), (0..n).map(|i| u32::from(i < covered)).collect::<Vec<_>>(), "n = {n}");
+    }
+    // Unpartitioned (a 2-D grid), the one chunk has no range.
+    let mut lo = Buffer::<f32>::zeroed(&dev, 128).unwrap();
+    let view = cpu_shared(&mut lo, &SPLIT, 1, cpu).unwrap();
+    let grid = Grid::threads((64, 2));
+    cpu.execute_partitioned(&SPLIT, grid, (view,), |chunk, _| assert!(chunk.x_range().is_none())).unwrap();
+}
+
 #[test]
 fn partitioned_launch_outside_its_window_is_a_panic_not_ub() {
     let dev = Device::cpu();
