@@ -166,7 +166,7 @@ impl SharedDecl {
         let bytes = match elem {
             Ty::F16 => 2,
             Ty::F64 | Ty::I64 | Ty::U64 => 8,
-            t => t.as_vector().map_or(4, |v| 4 * u64::from(v.words())),
+            t => t.as_vector().map_or(4, |v| u64::from(v.bytes())),
         };
         let words = (dims.iter().map(|&d| u64::from(d)).product::<u64>().saturating_mul(bytes)).div_ceil(4);
         u32::try_from(words).unwrap_or(u32::MAX)
@@ -656,6 +656,16 @@ pub enum MathOp {
     Cross,
     Extend,
     Truncate,
+    // The `f16` vectors' conversions (onekernel's `F16Vec2`/`F16Vec4`).
+    /// `F16Vec2::from_vec2(v)`: an associated function whose argument is
+    /// a `Vec2`, each lane rounded to `f16`.
+    FromVec2,
+    /// `F16Vec4::from_vec4(v)`.
+    FromVec4,
+    /// `h.to_vec2()` of an `F16Vec2`: a `Vec2` (exact).
+    ToVec2,
+    /// `h.to_vec4()` of an `F16Vec4`.
+    ToVec4,
 }
 
 /// How a vector value is made.

@@ -72,7 +72,11 @@ pub fn rust_type(ty: Ty, table: &TypeTable) -> TokenStream {
         Ty::Dim3 => quote!(::onekernel::Dim3),
         Ty::Vector(v) => {
             let name = format_ident!("{}", v.name());
-            quote!(::onekernel::glam::#name)
+            if v.is_glam() {
+                quote!(::onekernel::glam::#name)
+            } else {
+                quote!(::onekernel::#name)
+            }
         }
         Ty::Tile(t) => tile_rust_type(t),
         Ty::Unit | Ty::Never => quote!(()),
@@ -291,7 +295,30 @@ impl Gen<'_> {
                         quote_spanned!(span=> #name.#load(#index))
                     }
                 };
-                let at = position(col_major, &r, &c);
+                // `F16Vec4`/`F16Vec2` memory: read as its flat lanes, row r
+                // from lane `(offset + r * stride) * LANES` (offset and
+                // stride count vectors, as the GPU's load does).
+                let lanes = match mem {
+                    TileMem::Buffer(p) => self.f.params[p].kind.ty(),
+                    TileMem::Shared(s) => self.f.shared[s].elem,
+                }
+                .as_vector()
+                .map_or(1, |v| usize::from(v.size));
+                let (at, read) = if lanes == 1 {
+                    (position(col_major, &r, &c), read)
+                } else {
+                    let (o, st) = (&offset, &stride);
+                    let at = if col_major {
+                        quote_spanned!(span=> (#o + #c * #st) * #lanes + #r)
+                    } else {
+                        quote_spanned!(span=> (#o + #r * #st) * #lanes + #c)
+                    };
+                    let lane = internal("__lane");
+                    (
+                        at,
+                        quote_spanned!(span=> { let #lane: usize = #index % #lanes; let #index: usize = #index / #lanes; (#read)[#lane] }),
+                    )
+                };
                 let (o, st) = (&args[0], &args[1]);
                 quote_spanned!(span=> {
                     let #offset: usize = #o;
@@ -568,8 +595,12 @@ impl Gen<'_> {
                 quote_spanned!(span=> #name(#(#args),*))
             }
             // Associated functions of the result's type, whose argument has
-            // another type: `f32::from_bits(u)`, `f16::from_f32(x)`.
-            ExprKind::Math(op @ (MathOp::FromBits | MathOp::F16FromF32 | MathOp::F16FromF64), args) => {
+            // another type: `f32::from_bits(u)`, `f16::from_f32(x)`,
+            // `F16Vec4::from_vec4(v)`.
+            ExprKind::Math(
+                op @ (MathOp::FromBits | MathOp::F16FromF32 | MathOp::F16FromF64 | MathOp::FromVec2 | MathOp::FromVec4),
+                args,
+            ) => {
                 let arg = self.expr(args[0]);
                 let t = rust_type(self.types.exprs[id], self.table);
                 let method = Ident::new(op.name(), span);
