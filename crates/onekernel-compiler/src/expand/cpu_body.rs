@@ -298,12 +298,18 @@ impl Gen<'_> {
                 // `F16Vec4`/`F16Vec2` memory: read as its flat lanes, row r
                 // from lane `(offset + r * stride) * LANES` (offset and
                 // stride count vectors, as the GPU's load does).
-                let lanes = match mem {
+                let elem = match mem {
                     TileMem::Buffer(p) => self.f.params[p].kind.ty(),
                     TileMem::Shared(s) => self.f.shared[s].elem,
+                };
+                let lanes = elem.as_vector().map_or(1, |v| usize::from(v.size));
+                // The runtime's `load` is generic over the memory
+                // (`TileMemory`): named here, where no argument says it.
+                let mut callee = callee.clone();
+                if let Some(last) = callee.segments.last_mut() {
+                    let elem = rust_type(elem, self.table);
+                    last.arguments = syn::PathArguments::AngleBracketed(syn::parse_quote_spanned!(span=> ::<[#elem]>));
                 }
-                .as_vector()
-                .map_or(1, |v| usize::from(v.size));
                 let (at, read) = if lanes == 1 {
                     (position(col_major, &r, &c), read)
                 } else {
