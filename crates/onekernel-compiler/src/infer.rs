@@ -887,6 +887,25 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
                 let f16_lanes = lt.lane() == Ty::F16;
                 match op {
                     BinOp::Rem if f16_lanes => false,
+                    // `h * 2.0f32`: say how to write it (rustc would list
+                    // the runtime's operator impls).
+                    BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div
+                        if !same_lanes && (lt.lane() == Ty::F16 || rt.lane() == Ty::F16) =>
+                    {
+                        let (v, other) = if lt.lane() == Ty::F16 && lt.as_vector().is_some() { (lt, rt) } else { (rt, lt) };
+                        let n = v.as_vector().map_or(4, |v| v.size);
+                        diags.push(
+                            Diagnostic::new(
+                                e.span,
+                                format!("`{}` on `{v}` and `{other}`: the lanes of `{v}` are `f16`", op.symbol()),
+                            )
+                            .help(format!(
+                                "write the other operand as an `f16` (`f16::from_f32(2.0)`) or an `{v}`, or compute in `f32`: `v.to_vec{n}() {} ..` (a `Vec{n}`), then `{v}::from_vec{n}(..)`",
+                                op.symbol()
+                            )),
+                        );
+                        true
+                    }
                     BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => same_lanes,
                     BinOp::Eq | BinOp::Ne => lt == rt,
                     // rustc: glam vectors are not ordered.
