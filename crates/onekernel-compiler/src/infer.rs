@@ -883,17 +883,17 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
             ExprKind::Binary(op, l, r) if t.exprs[*l].as_vector().is_some() || t.exprs[*r].as_vector().is_some() => {
                 let (lt, rt) = (t.exprs[*l], t.exprs[*r]);
                 let same_lanes = lt == rt || lt == rt.lane() || rt == lt.lane();
-                // onekernel's `F16Vec2`/`F16Vec4` have no `%` (rustc says so).
-                let f16_lanes = lt.lane() == Ty::F16;
+                // onekernel's `F16Vec2`/`F16Vec4` (`f16_vec`: the operand that
+                // is one) have no `%` (rustc says so).
+                let f16_vec = [lt, rt].into_iter().find_map(|t| t.as_vector().filter(|v| !v.is_glam()));
                 match op {
-                    BinOp::Rem if f16_lanes => false,
+                    BinOp::Rem if f16_vec.is_some() => false,
                     // `h * 2.0f32`: say how to write it (rustc would list
                     // the runtime's operator impls).
-                    BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div
-                        if !same_lanes && (lt.lane() == Ty::F16 || rt.lane() == Ty::F16) =>
-                    {
-                        let (v, other) = if lt.lane() == Ty::F16 && lt.as_vector().is_some() { (lt, rt) } else { (rt, lt) };
-                        let n = v.as_vector().map_or(4, |v| v.size);
+                    BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div if !same_lanes && f16_vec.is_some() => {
+                        let v = Ty::Vector(f16_vec.expect("matched"));
+                        let other = if lt == v { rt } else { lt };
+                        let n = f16_vec.map_or(4, |v| v.size);
                         diags.push(
                             Diagnostic::new(
                                 e.span,
