@@ -50,6 +50,11 @@ impl FnLowerer<'_> {
                 Some(self.add(Expression::ZeroValue(ty), span))
             }
             TileOp::Load { tile, mem, col_major } => {
+                // The tile's type in the module's arena even when no
+                // variable or zero value has it (`let c = Accumulator::load(..)`):
+                // naga's WGSL writer emits `enable wgpu_cooperative_matrix;`
+                // and `emit::features` finds the feature from the arena.
+                self.mb.ty(ty);
                 let (offset, stride) = (self.expr(args[0])?, self.expr(args[1])?);
                 let data = self.tile_data(mem, tile, offset, stride, col_major, span)?;
                 let size = |n: u8| if n == 8 { CooperativeSize::Eight } else { CooperativeSize::Sixteen };
