@@ -8,15 +8,7 @@
 //! and from glam's `f32` vectors. Their Rust layout is WGSL's (`F16Vec2`:
 //! 4 bytes aligned to 4; `F16Vec4`: 8 bytes aligned to 8), so they are
 //! buffer elements, shared-array elements and struct fields, and a host
-//! turns `&[f16]` into them with `bytemuck::cast_slice` (no copy):
-//!
-//! ```
-//! use onekernel_runtime::{half::f16, F16Vec4};
-//!
-//! let halves: Vec<f16> = (0..8).map(|i| f16::from_f32(i as f32)).collect();
-//! let vectors: &[F16Vec4] = bytemuck::cast_slice(&halves);
-//! assert_eq!(vectors[1].y, f16::from_f32(5.0));
-//! ```
+//! turns `&[f16]` into them with `bytemuck::cast_slice` (no copy).
 //!
 //! Each lane of an operation rounds to `f16` as a scalar `f16` operation
 //! does (half computes it in `f32` and rounds once, which for `+ - * /` is
@@ -30,7 +22,8 @@ use std::ops::{Add, AddAssign, Div, DivAssign, Index, IndexMut, Mul, MulAssign, 
 macro_rules! f16_vector {
     (
         $(#[$doc:meta])*
-        $name:ident, align $align:literal, $glam:ident, $from:ident, $to:ident, [$first:ident $(, $lane:ident)*]
+        $name:ident, $n:literal lanes, align $align:literal, $glam:ident, $from:ident, $to:ident,
+        [$first:ident $(, $lane:ident)*]
     ) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -60,12 +53,12 @@ macro_rules! f16_vector {
                 Self { $first: v $(, $lane: v)* }
             }
 
-            #[doc = concat!("Each lane of `v` rounded to `f16` (to nearest, ties to even; WGSL's `vec", stringify!($align), "<f16>(v)`).")]
+            #[doc = concat!("Each lane of `v` rounded to `f16` (to nearest, ties to even; WGSL's `vec", stringify!($n), "<f16>(v)`).")]
             pub fn $from(v: glam::$glam) -> Self {
                 Self { $first: f16::from_f32(v.$first) $(, $lane: f16::from_f32(v.$lane))* }
             }
 
-            #[doc = concat!("Each lane as an `f32` (exact; WGSL's `vec", stringify!($align), "<f32>(h)`).")]
+            #[doc = concat!("Each lane as an `f32` (exact; WGSL's `vec", stringify!($n), "<f32>(h)`).")]
             pub fn $to(self) -> glam::$glam {
                 glam::$glam::new(self.$first.to_f32() $(, self.$lane.to_f32())*)
             }
@@ -160,16 +153,35 @@ macro_rules! f16_vector {
 }
 
 f16_vector!(
-    /// Two `f16` lanes: WGSL's `vec2<f16>` (4 bytes, aligned to 4). See the
-    /// [module](self).
-    F16Vec2, align 4, Vec2, from_vec2, to_vec2, [x, y]
+    /// Two `f16` lanes: WGSL's `vec2<f16>` (4 bytes, aligned to 4); as
+    /// [`F16Vec4`] with two lanes.
+    F16Vec2, 2 lanes, align 4, Vec2, from_vec2, to_vec2, [x, y]
 );
 f16_vector!(
-    /// Four `f16` lanes: WGSL's `vec4<f16>` (8 bytes, aligned to 8). See the
-    /// [module](self).
-    F16Vec4, align 8, Vec4, from_vec4, to_vec4, [x, y, z, w]
+    /// Four `f16` lanes: WGSL's `vec4<f16>` (8 bytes, aligned to 8).
+    ///
+    /// glam has no `f16` vectors: this is onekernel's own, named and shaped
+    /// as glam's are (`I16Vec4`, `DVec4`), with a small API: public lanes,
+    /// `new`, `splat`, `ZERO`, `ONE`, lane-wise `+ - * /` (with a vector or
+    /// an `f16` on either side) and their `op=`, unary `-`, `==`, `v[i]`,
+    /// `dot`, `min`, `max`, and [`F16Vec4::from_vec4`] / [`F16Vec4::to_vec4`]
+    /// to and from glam's `Vec4`. Its Rust layout is WGSL's, so it is a
+    /// buffer element, a shared-array element and a struct field, and a
+    /// host turns `&[f16]` into it with `bytemuck::cast_slice` (no copy):
+    ///
+    /// ```
+    /// use onekernel_runtime::{half::f16, F16Vec4};
+    ///
+    /// let halves: Vec<f16> = (0..8).map(|i| f16::from_f32(i as f32)).collect();
+    /// let vectors: &[F16Vec4] = bytemuck::cast_slice(&halves);
+    /// assert_eq!(vectors[1].y, f16::from_f32(5.0));
+    /// ```
+    ///
+    /// Each lane of an operation rounds to `f16` as a scalar `f16`
+    /// operation does; `dot` multiplies and adds in lane order, rounding
+    /// each step. A GPU may fuse or reorder those steps (docs/semantics.md).
+    F16Vec4, 4 lanes, align 8, Vec4, from_vec4, to_vec4, [x, y, z, w]
 );
-
 #[cfg(test)]
 mod tests {
     use super::*;
