@@ -686,8 +686,8 @@ pub fn wide_floats(a: &[f64], h: &[f16], s: f64, t: f16, out: &mut [f64], hout: 
 /// lane-wise arithmetic with vectors and `f16` scalars, compound
 /// assignments, lanes by name and by index (read and written), `ZERO`,
 /// `ONE`, `new`, `splat`, `dot`, `min`, `max` and the conversions to and
-/// from glam's `f32` vectors, through buffers, a uniform and a shared
-/// array of `F16Vec4`.
+/// from glam's `f32` vectors, through buffers, a uniform, a shared array of
+/// `F16Vec4` and a local kept across a barrier.
 #[kernel(workgroup_size = 64)]
 pub fn f16_vectors(
     a: &[F16Vec4],
@@ -702,8 +702,11 @@ pub fn f16_vectors(
     let tile = shared::<[F16Vec4; 64]>();
     let t = thread_id().x;
     let i = global_id().x;
+    // Kept across the barrier (per invocation on the CPU's phase executor).
+    let mut scaled = F16Vec4::ZERO;
     if i < a.len() {
         tile[t] = a[i];
+        scaled = s * a[i];
     }
     workgroup_barrier();
     if i < a.len() {
@@ -716,7 +719,7 @@ pub fn f16_vectors(
         v += k;
         v /= s;
         out[o] = v;
-        out[o + 1] = (x * y - k) / F16Vec4::splat(s) + s * x;
+        out[o + 1] = (x * y - k) / F16Vec4::splat(s) + scaled;
         out[o + 2] = x.min(y).max(F16Vec4::ZERO) + F16Vec4::new(x.w, x.z, x.y, x.x) - s / (x * x + F16Vec4::ONE);
         out[o + 3] = F16Vec4::from_vec4(x.to_vec4() * 0.3 + Vec4::new(0.1, 0.2, 0.3, 0.4));
         let p = b[i];
