@@ -167,7 +167,10 @@ f16_vector!(
     /// `dot`, `min`, `max`, and [`F16Vec4::from_vec4`] / [`F16Vec4::to_vec4`]
     /// to and from glam's `Vec4`. Its Rust layout is WGSL's, so it is a
     /// buffer element, a shared-array element and a struct field, and a
-    /// host turns `&[f16]` into it with `bytemuck::cast_slice` (no copy):
+    /// host turns `&[f16]` into it with `bytemuck::cast_slice` (no copy;
+    /// the slice's length must be a multiple of 4 and its address of 8,
+    /// as a `Vec<f16>`'s from the system allocator is; `cast_slice` panics
+    /// otherwise):
     ///
     /// ```
     /// use onekernel_runtime::{half::f16, F16Vec4};
