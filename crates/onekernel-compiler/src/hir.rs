@@ -260,10 +260,27 @@ impl SubgroupOp {
 /// shared array, at an element offset with a row stride.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TileMem {
-    /// `&a` / `&mut c`: a `&[f16]`, `&[f32]` or `&mut [T]` parameter.
+    /// `&a` / `&mut c`: a `&[f16]`, `&[f32]`, `&[F16Vec4]` or `&mut [T]` parameter.
     Buffer(ParamId),
-    /// `&tile`: a shared array `[f16; N]` (or `[f32; N]`).
+    /// `&tile`: a shared array `[f16; N]` (or `[f32; N]`, `[F16Vec4; N]`).
     Shared(SharedId),
+}
+
+impl TileMem {
+    /// The memory's element type: the tile's element, or an `f16` vector
+    /// whose lanes an `f16` tile is loaded from.
+    pub fn elem(self, f: &Function) -> Ty {
+        match self {
+            TileMem::Buffer(p) => f.params[p].kind.ty(),
+            TileMem::Shared(s) => f.shared[s].elem,
+        }
+    }
+
+    /// Lanes per element: 1 for scalars, 2 or 4 for `F16Vec2`/`F16Vec4`
+    /// (offsets and strides count elements, the tile reads lanes).
+    pub fn lanes(self, f: &Function) -> u8 {
+        self.elem(f).as_vector().map_or(1, |v| v.size)
+    }
 }
 
 /// Matrix-tile operations (`onekernel::tile`): naga's cooperative matrices,

@@ -1265,14 +1265,10 @@ fn check_tile(f: &Function, t: &Types, op: TileOp, args: &[ExprId], span: proc_m
         Ty::Tile(tile) => Some(tile),
         _ => None,
     };
-    let mem_elem = |mem: TileMem| match mem {
-        TileMem::Buffer(p) => f.params[p].kind.ty(),
-        TileMem::Shared(s) => f.shared[s].elem,
-    };
     match op {
         TileOp::Zeros(_) => {}
         TileOp::Load { tile, mem, .. } => {
-            let elem = mem_elem(mem);
+            let elem = mem.elem(f);
             // An `f16` tile may be read from `F16Vec4`/`F16Vec2` memory too
             // (its lanes in order; offset and stride count vectors).
             let lanes = matches!(elem, Ty::Vector(v) if !v.is_glam() && tile.elem == TileElem::F16);
@@ -1295,7 +1291,7 @@ fn check_tile(f: &Function, t: &Types, op: TileOp, args: &[ExprId], span: proc_m
                 );
                 return;
             };
-            let elem = mem_elem(mem);
+            let elem = mem.elem(f);
             if tile.role != TileRole::Acc {
                 diags.push(
                     Diagnostic::new(

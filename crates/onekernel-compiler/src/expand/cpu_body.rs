@@ -298,11 +298,7 @@ impl Gen<'_> {
                 // `F16Vec4`/`F16Vec2` memory: read as its flat lanes, row r
                 // from lane `(offset + r * stride) * LANES` (offset and
                 // stride count vectors, as the GPU's load does).
-                let elem = match mem {
-                    TileMem::Buffer(p) => self.f.params[p].kind.ty(),
-                    TileMem::Shared(s) => self.f.shared[s].elem,
-                };
-                let lanes = elem.as_vector().map_or(1, |v| usize::from(v.size));
+                let (elem, lanes) = (mem.elem(self.f), usize::from(mem.lanes(self.f)));
                 // The runtime's `load` is generic over the memory
                 // (`TileMemory`): named here, where no argument says it.
                 let mut callee = callee.clone();

@@ -105,12 +105,7 @@ impl FnLowerer<'_> {
         // Lanes per element of the memory: 4 for a `vec4<f16>` array,
         // whose pointer naga's cooperative load reads as its `f16` lanes
         // (offset and stride then count vectors).
-        let lanes = match mem {
-            TileMem::Buffer(p) => self.hir.params[p].kind.ty(),
-            TileMem::Shared(s) => self.hir.shared[s].elem,
-        }
-        .as_vector()
-        .map_or(1, |v| v.size);
+        let lanes = mem.lanes(self.hir);
         let (base, len, what) = match mem {
             TileMem::Buffer(p) => {
                 let base = self.add(Expression::GlobalVariable(self.buffers[p]?), span);
