@@ -214,8 +214,8 @@ pub use onekernel_macro::kernels;
 /// kernel scalar types it names.
 pub use onekernel_runtime::num;
 pub use onekernel_runtime::{
-    Buffer, BufferArg, BufferError, Clock, DataRace, DataType, Device, DeviceError, Dim3, Element, Features, Grid,
-    KernelInfo, LaunchError, RaceAccess, RaceKind, ScalarType, Timing,
+    Buffer, BufferArg, BufferError, Clock, DataRace, DataType, Device, DeviceError, Dim3, Element, F16Vec2, F16Vec4,
+    Features, Grid, KernelInfo, LaunchError, RaceAccess, RaceKind, ScalarType, Timing,
 };
 pub use onekernel_runtime::{Float, Int, Num};
 
@@ -238,7 +238,7 @@ pub mod prelude {
         block_dim, block_id, global_id, grid_dim, helper, kernel, kernels, shared, storage_barrier, subgroup_add,
         subgroup_ballot, subgroup_broadcast, subgroup_invocation_id, subgroup_max, subgroup_min, subgroup_shuffle,
         subgroup_shuffle_down, subgroup_shuffle_xor, subgroup_size, thread_id, workgroup_barrier,
-        workgroup_uniform_load, Buffer, Device, Dim3, Float, Grid, Int, Num,
+        workgroup_uniform_load, Buffer, Device, Dim3, F16Vec2, F16Vec4, Float, Grid, Int, Num,
     };
 }
 

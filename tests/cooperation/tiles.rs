@@ -84,6 +84,46 @@ pub fn tile_book_snippet(a_buf: &[f16], b_buf: &[f16], out: &mut [f32], offset: 
     c.store(&mut out, offset, stride);
 }
 
+/// Tiles loaded from `f16` vectors, as the fast f16 GEMM stages them
+/// (8-byte `vec4<f16>` loads and stores, issue #14): A straight from an
+/// `&[F16Vec4]` buffer, B through a shared `F16Vec4` array, and a second B
+/// column by column from an `&[F16Vec2]` buffer. Offsets and strides count
+/// vectors, as indexing the arrays does. `tile_from_halves` is the same
+/// kernel on `f16` memory, offsets and strides in halves.
+#[kernel(workgroup_size = 32)]
+pub fn tile_from_vectors(a: &[F16Vec4], b: &[F16Vec4], bt: &[F16Vec2], c: &mut [f32], stride: u32) {
+    let b_s = shared::<[F16Vec4; 64]>();
+    let (t, stride) = (thread_id().x, stride as usize);
+    // B's 16×16 tile at vector column 1: 4 vectors per row.
+    for e in 0..2 {
+        let v = t + e * 32;
+        b_s[v] = b[(v / 4) * stride + 1 + v % 4];
+    }
+    workgroup_barrier();
+    let ta = MatrixA::<16, 16>::load(&a, 1, stride);
+    let tb = MatrixB::<16, 16>::load(&b_s, 0, 4);
+    let acc = mma(ta, tb, Accumulator::<f32, 16, 16>::zeros());
+    let tb2 = MatrixB::<16, 16>::load_col_major(&bt, 0, 8);
+    mma(ta, tb2, acc).store(&mut c, 0, 16);
+}
+
+/// `tile_from_vectors` on `f16` memory.
+#[kernel(workgroup_size = 32)]
+pub fn tile_from_halves(a: &[f16], b: &[f16], bt: &[f16], c: &mut [f32], stride: u32) {
+    let b_s = shared::<[f16; 256]>();
+    let (t, stride) = (thread_id().x, stride as usize * 4);
+    for e in 0..8 {
+        let h = t + e * 32;
+        b_s[h] = b[(h / 16) * stride + 4 + h % 16];
+    }
+    workgroup_barrier();
+    let ta = MatrixA::<16, 16>::load(&a, 4, stride);
+    let tb = MatrixB::<16, 16>::load(&b_s, 0, 16);
+    let acc = mma(ta, tb, Accumulator::<f32, 16, 16>::zeros());
+    let tb2 = MatrixB::<16, 16>::load_col_major(&bt, 0, 16);
+    mma(ta, tb2, acc).store(&mut c, 0, 16);
+}
+
 fn halves(n: usize, seed: u32) -> Vec<f16> {
     // Small values with few significant bits: exact in f16, varied signs.
     (0..n).map(|i| f16::from_f32(((i as u32 * 37 + seed * 11) % 17) as f32 / 8.0 - 1.0)).collect()
@@ -251,6 +291,43 @@ fn the_book_snippet_multiplies_tiles_at_an_offset() {
 }
 
 #[test]
+fn tiles_load_from_f16_vectors_as_from_their_lanes() {
+    // A and B: 16 rows of 6 `F16Vec4`s (24 halves); the tiles start at
+    // vector column 1 (half 4). Bᵀ: 16 columns of 8 `F16Vec2`s.
+    let stride = 6usize;
+    let (a, b, bt) = (halves(16 * 24, 9), halves(16 * 24, 10), halves(256, 11));
+    let tile = |m: &[f16]| -> Vec<f16> { (0..256).map(|i| m[(i / 16) * 24 + 4 + i % 16]).collect() };
+    let b2: Vec<f16> = (0..256).map(|i| bt[(i % 16) * 16 + i / 16]).collect();
+    let want = reference(&tile(&a), &b2, &reference(&tile(&a), &tile(&b), &[0.0; 256], 16, 16, 16), 16, 16, 16);
+    let vectors = |d: &Device| {
+        let a = Buffer::<F16Vec4>::from_slice(d, bytemuck::cast_slice(&a)).unwrap();
+        let b = Buffer::<F16Vec4>::from_slice(d, bytemuck::cast_slice(&b)).unwrap();
+        let bt = Buffer::<F16Vec2>::from_slice(d, bytemuck::cast_slice(&bt)).unwrap();
+        let mut c = Buffer::<f32>::zeroed(d, 256).unwrap();
+        tile_from_vectors::launch(d, Grid::blocks(1), &a, &b, &bt, &mut c, stride as u32)?;
+        Ok(c.read().unwrap())
+    };
+    let scalars = |d: &Device| {
+        let (a, b, bt) = (
+            Buffer::from_slice(d, &a).unwrap(),
+            Buffer::from_slice(d, &b).unwrap(),
+            Buffer::from_slice(d, &bt).unwrap(),
+        );
+        let mut c = Buffer::<f32>::zeroed(d, 256).unwrap();
+        tile_from_halves::launch(d, Grid::blocks(1), &a, &b, &bt, &mut c, stride as u32).map(|_| c.read().unwrap())
+    };
+    let from_halves = scalars(&Device::cpu()).unwrap();
+    assert_eq!(from_halves, want);
+    assert_eq!(vectors(&Device::cpu()).unwrap(), from_halves);
+    assert_eq!(vectors(&Device::cpu_race_checked()).unwrap(), from_halves);
+    if let Some(g) = on_gpu("tile_from_vectors", vectors) {
+        for (x, y) in g.iter().zip(&want) {
+            assert!((x - y).abs() <= 1e-3 * (1.0 + y.abs()), "gpu {x} vs {y}");
+        }
+    }
+}
+
+#[test]
 fn kernel_info_records_the_feature_and_the_tile_shapes() {
     use onekernel::runtime::{ScalarType as S, TileShape};
     assert!(tile_gemm::KERNEL.features.contains(Features::COOPERATIVE_MATRIX.union(Features::F16)));
@@ -279,8 +356,13 @@ mod shaders {
     fn tile_wgsl_and_spirv() {
         insta::assert_snapshot!("tile_gemm", tile_gemm::WGSL);
         insta::assert_snapshot!("tile_small_f16", tile_small_f16::WGSL);
+        insta::assert_snapshot!("tile_from_vectors", tile_from_vectors::WGSL);
         insta::assert_snapshot!("tile_f16_acc_spirv", onekernel::inspect::spirv_disassembly(&tile_f16_acc::KERNEL));
         super::super::shader_checks::reparse_with_tiles("tile_gemm", tile_gemm::WGSL);
         super::super::shader_checks::reparse_with_tiles("tile_small_f16", tile_small_f16::WGSL);
+        super::super::shader_checks::reparse_with_tiles("tile_from_vectors", tile_from_vectors::WGSL);
+        // The checked variant: the last vector of each tile is checked.
+        let checked = &tile_from_vectors::KERNEL.wgsl_checked;
+        super::super::shader_checks::reparse_with_tiles("tile_from_vectors (checked)", checked);
     }
 }

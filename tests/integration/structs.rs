@@ -164,3 +164,71 @@ fn struct_layout_is_the_gpu_layout() {
     shader_checks::spirv_val("block_heights", physics::block_heights::SPIRV);
     shader_checks::reparse("step checked", physics::step::WGSL_CHECKED);
 }
+
+/// `f16` vectors as struct fields and helper parameters and results.
+#[onekernel::kernels]
+mod halves {
+    use onekernel::prelude::*;
+
+    /// A sample: a `vec4<f16>` at byte 0, a `vec2<f16>` at 8, a `u32` at 12.
+    #[derive(Debug, PartialEq)]
+    pub struct Sample {
+        pub pos: F16Vec4,
+        pub weight: F16Vec2,
+        pub id: u32,
+    }
+
+    /// Moves `pos` towards `to` by `t`, lane by lane.
+    #[helper]
+    pub fn towards(pos: F16Vec4, to: F16Vec4, t: f16) -> F16Vec4 {
+        pos + (to - pos) * t
+    }
+
+    #[kernel(workgroup_size = 64)]
+    pub fn settle(samples: &mut [Sample], to: F16Vec4) {
+        let i = global_id().x;
+        if i < samples.len() {
+            let mut s = samples[i];
+            s.pos = towards(s.pos, to, s.weight.x);
+            s.weight.y = s.weight.y + s.pos.dot(F16Vec4::ONE);
+            s.pos[i % 4] = -s.pos[i % 4];
+            samples[i] = Sample { pos: s.pos, weight: s.weight, id: s.id * 2 };
+        }
+    }
+}
+
+#[test]
+fn f16_vector_fields_and_helpers() {
+    use halves::Sample;
+    use onekernel::{F16Vec2, F16Vec4};
+    assert_eq!((std::mem::size_of::<Sample>(), std::mem::align_of::<Sample>()), (16, 8));
+    assert_eq!(halves::settle::KERNEL.features, onekernel::Features::F16);
+    let h = |v: f32| f16::from_f32(v);
+    let to = F16Vec4::new(h(1.0), h(-2.0), h(0.5), h(8.0));
+    let input: Vec<Sample> = (0..100)
+        .map(|i| Sample {
+            pos: F16Vec4::new(h(i as f32 / 8.0), h(1.0), h(-(i as f32) / 4.0), h(0.25)),
+            weight: F16Vec2::new(h((i % 4) as f32 / 4.0), h(i as f32)),
+            id: i,
+        })
+        .collect();
+    // Plain Rust on the same types; every value has few significant bits,
+    // so the GPU's rounding (or fusing) gives the same halves.
+    let want: Vec<Sample> = input
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let mut pos = s.pos + (to - s.pos) * s.weight.x;
+            let weight = F16Vec2::new(s.weight.x, s.weight.y + pos.dot(F16Vec4::ONE));
+            pos[i % 4] = -pos[i % 4];
+            Sample { pos, weight, id: s.id * 2 }
+        })
+        .collect();
+    for device in devices() {
+        let mut samples = Buffer::from_slice(&device, &input).unwrap();
+        halves::settle::launch(&device, input.len(), &mut samples, to).unwrap();
+        assert_eq!(samples.read().unwrap(), want, "{}", device.name());
+    }
+    insta::assert_snapshot!("settle_wgsl", halves::settle::WGSL);
+    shader_checks::spirv_val("settle", halves::settle::SPIRV);
+}

@@ -682,6 +682,60 @@ pub fn wide_floats(a: &[f64], h: &[f16], s: f64, t: f16, out: &mut [f64], hout: 
     }
 }
 
+/// onekernel's `f16` vectors (WGSL `vec4<f16>`/`vec2<f16>`, `SHADER_F16`):
+/// lane-wise arithmetic with vectors and `f16` scalars, compound
+/// assignments, lanes by name and by index (read and written), `ZERO`,
+/// `ONE`, `new`, `splat`, `dot`, `min`, `max` and the conversions to and
+/// from glam's `f32` vectors, through buffers, a uniform, a shared array of
+/// `F16Vec4` and a local kept across a barrier.
+#[kernel(workgroup_size = 64)]
+pub fn f16_vectors(
+    a: &[F16Vec4],
+    b: &[F16Vec2],
+    s: f16,
+    k: F16Vec4,
+    out: &mut [F16Vec4],
+    out2: &mut [F16Vec2],
+    wide: &mut [Vec4],
+    dots: &mut [f16],
+) {
+    let tile = shared::<[F16Vec4; 64]>();
+    let t = thread_id().x;
+    let i = global_id().x;
+    // Kept across the barrier (per invocation on the CPU's phase executor).
+    let mut scaled = F16Vec4::ZERO;
+    if i < a.len() {
+        tile[t] = a[i];
+        scaled = s * a[i];
+    }
+    workgroup_barrier();
+    if i < a.len() {
+        let x = a[i];
+        let y = tile[(t + 1) % 64];
+        let o = i * 4;
+        let mut v = x + y * s - F16Vec4::ONE;
+        v.x = v.y * s;
+        v[3] = -v[3] + x[i % 4];
+        v += k;
+        v /= s;
+        out[o] = v;
+        out[o + 1] = (x * y - k) / F16Vec4::splat(s) + scaled;
+        out[o + 2] = x.min(y).max(F16Vec4::ZERO) + F16Vec4::new(x.w, x.z, x.y, x.x) - s / (x * x + F16Vec4::ONE);
+        out[o + 3] = F16Vec4::from_vec4(x.to_vec4() * 0.3 + Vec4::new(0.1, 0.2, 0.3, 0.4));
+        let p = b[i];
+        let mut q = F16Vec2::ZERO;
+        q.y = p.x;
+        q[0] = p[1];
+        out2[i * 2] = p * p - F16Vec2::splat(s) + q;
+        out2[i * 2 + 1] = F16Vec2::from_vec2(p.to_vec2() * 1.5).min(p).max(-p) - F16Vec2::new(s, s * s);
+        wide[i] = x.to_vec4() + y.to_vec4() * 0.5;
+        // Whole numbers: the products and sums are exact in `f16`.
+        let (xr, yr) = (F16Vec4::from_vec4(x.to_vec4().round()), F16Vec4::from_vec4(y.to_vec4().round()));
+        let pr = F16Vec2::from_vec2(p.to_vec2().round());
+        dots[i] = xr.dot(yr) - F16Vec2::dot(pr, pr) + if x == y || p != q { f16::ONE } else { f16::ZERO };
+    }
+}
+
 /// Shared arrays of the wide types: each workgroup reverses its block of
 /// `f64`, `i64` and `f16` values through shared memory.
 #[kernel(workgroup_size = 64)]

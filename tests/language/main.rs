@@ -627,6 +627,74 @@ fn f64_and_f16_on_both_devices() {
 }
 
 #[test]
+fn f16_vectors_on_both_devices() {
+    assert_eq!(kernels::f16_vectors::KERNEL.features, Features::F16);
+    // 64 `F16Vec4`s: 512 bytes of shared memory.
+    assert_eq!(kernels::f16_vectors::KERNEL.workgroup_memory_words, 128);
+    let h = |v: &[f32]| -> Vec<f16> { v.iter().map(|&x| f16::from_f32(x)).collect() };
+    for n in SIZES {
+        // `F16Vec4`s from a flat `f16` array, as a host would convert them.
+        let mut flat = h(&floats(n * 4, 28, 6.0));
+        for (i, v) in
+            [f16::INFINITY, f16::NEG_ZERO, f16::from_f32(65504.0), f16::from_f32(-3.0)].into_iter().enumerate()
+        {
+            if let Some(slot) = flat.get_mut(i + 8) {
+                *slot = v;
+            }
+        }
+        let a: Vec<F16Vec4> = bytemuck::cast_slice(&flat).to_vec();
+        let b: Vec<F16Vec2> = bytemuck::cast_slice(&h(&floats(n * 2, 29, 3.0))).to_vec();
+        let (s, k) = (f16::from_f32(1.5), F16Vec4::new(f16::ONE, f16::from_f32(-0.25), f16::ZERO, f16::from_f32(3.0)));
+        let mut want =
+            (vec![F16Vec4::ZERO; n * 4], vec![F16Vec2::ZERO; n * 2], vec![Vec4::ZERO; n], vec![f16::ZERO; n]);
+        reference::f16_vectors(&a, &b, s, k, &mut want.0, &mut want.1, &mut want.2, &mut want.3);
+        // A GPU buffer of f16 is whole 4-byte words.
+        want.3.resize(n.next_multiple_of(2), f16::ZERO);
+        let (c, g) = on_both(|d| {
+            let (mut out, mut out2, mut wide) = (zeros(d, n * 4), zeros(d, n * 2), zeros(d, n));
+            let mut dots = zeros(d, n.next_multiple_of(2));
+            kernels::f16_vectors::launch(
+                d,
+                n,
+                &buf(d, &a),
+                &buf(d, &b),
+                s,
+                k,
+                &mut out,
+                &mut out2,
+                &mut wide,
+                &mut dots,
+            )
+            .unwrap();
+            (out.read().unwrap(), out2.read().unwrap(), wide.read().unwrap(), dots.read().unwrap())
+        });
+        // Each lane rounds to f16 as the scalar operation does, on both.
+        let lanes4 = |v: &[F16Vec4]| -> Vec<f16> { bytemuck::cast_slice(v).to_vec() };
+        let lanes2 = |v: &[F16Vec2]| -> Vec<f16> { bytemuck::cast_slice(v).to_vec() };
+        let wide = |v: &[Vec4]| -> Vec<f32> { bytemuck::cast_slice(v).to_vec() };
+        // The CPU: bit for bit (but NaN's bits).
+        assert_same_floats(&format!("cpu F16Vec4, n = {n}"), &lanes4(&c.0), &lanes4(&want.0), f16::is_nan);
+        assert_same_floats(&format!("cpu F16Vec2, n = {n}"), &lanes2(&c.1), &lanes2(&want.1), f16::is_nan);
+        // The GPU may fuse `a * b + c` (lavapipe does, in f16 too): a few
+        // f16 ulps (2^-10 relative), absolute below 1.
+        let close = |what: &str, got: &[f16], want: &[f16]| {
+            for (i, (g, w)) in got.iter().zip(want).enumerate() {
+                let (g, w) = (g.to_f32(), w.to_f32());
+                let ok = g == w || (g.is_nan() && w.is_nan()) || (g - w).abs() <= 8e-3 * w.abs().max(1.0);
+                assert!(ok, "gpu {what}[{i}], n = {n}: got {g}, want {w}");
+            }
+        };
+        close("F16Vec4", &lanes4(&g.0), &lanes4(&want.0));
+        close("F16Vec2", &lanes2(&g.1), &lanes2(&want.1));
+        // Conversions to f32 and dot products of whole numbers are exact.
+        for (dev, got) in [("cpu", c), ("gpu", g)] {
+            assert_same_floats(&format!("{dev} to_vec4, n = {n}"), &wide(&got.2), &wide(&want.2), f32::is_nan);
+            assert_same_floats(&format!("{dev} dots, n = {n}"), &got.3, &want.3, f16::is_nan);
+        }
+    }
+}
+
+#[test]
 fn wide_shared_arrays_on_both_devices() {
     assert_eq!(kernels::wide_shared::KERNEL.features, Features::F16.union(Features::F64).union(Features::INT64));
     // 64 + 64 words of the 8-byte arrays, 33 of the 65 halves.

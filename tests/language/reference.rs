@@ -671,3 +671,41 @@ pub fn own_elements(invocations: usize, a: &[f32], b: &[u32], s: f32, out: &mut 
         }
     }
 }
+
+/// The `f16_vectors` kernel on the host's `F16Vec4`/`F16Vec2`, block by
+/// block (`y` is the next element of the block's tile, zero past the end).
+#[allow(clippy::too_many_arguments)]
+pub fn f16_vectors(
+    a: &[F16Vec4],
+    b: &[F16Vec2],
+    s: f16,
+    k: F16Vec4,
+    out: &mut [F16Vec4],
+    out2: &mut [F16Vec2],
+    wide: &mut [Vec4],
+    dots: &mut [f16],
+) {
+    for i in 0..a.len() {
+        let x = a[i];
+        let next = i / 64 * 64 + (i % 64 + 1) % 64;
+        let y = a.get(next).copied().unwrap_or(F16Vec4::ZERO);
+        let o = i * 4;
+        let mut v = x + y * s - F16Vec4::ONE;
+        v.x = v.y * s;
+        v[3] = -v[3] + x[i % 4];
+        v += k;
+        v /= s;
+        out[o] = v;
+        out[o + 1] = (x * y - k) / F16Vec4::splat(s) + s * x;
+        out[o + 2] = x.min(y).max(F16Vec4::ZERO) + F16Vec4::new(x.w, x.z, x.y, x.x) - s / (x * x + F16Vec4::ONE);
+        out[o + 3] = F16Vec4::from_vec4(x.to_vec4() * 0.3 + Vec4::new(0.1, 0.2, 0.3, 0.4));
+        let p = b[i];
+        let q = F16Vec2::new(p.y, p.x);
+        out2[i * 2] = p * p - F16Vec2::splat(s) + q;
+        out2[i * 2 + 1] = F16Vec2::from_vec2(p.to_vec2() * 1.5).min(p).max(-p) - F16Vec2::new(s, s * s);
+        wide[i] = x.to_vec4() + y.to_vec4() * 0.5;
+        let (xr, yr) = (F16Vec4::from_vec4(x.to_vec4().round()), F16Vec4::from_vec4(y.to_vec4().round()));
+        let pr = F16Vec2::from_vec2(p.to_vec2().round());
+        dots[i] = xr.dot(yr) - pr.dot(pr) + if x == y || p != q { f16::ONE } else { f16::ZERO };
+    }
+}

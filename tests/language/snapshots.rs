@@ -37,6 +37,7 @@ mod wgsl {
         vectors_in_memory,
         wide_ints,
         wide_floats,
+        f16_vectors,
         wide_shared,
         rejected_constants
     );

@@ -44,6 +44,7 @@ check!(
     vectors_in_memory,
     wide_ints,
     wide_floats,
+    f16_vectors,
     wide_shared,
     rejected_constants,
     own_elements,

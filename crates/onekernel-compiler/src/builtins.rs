@@ -77,7 +77,7 @@ impl SubgroupOp {
 
 /// Every math method: its name and its number of arguments including the
 /// receiver.
-pub const MATH_METHODS: [(MathOp, &str, usize); 73] = {
+pub const MATH_METHODS: [(MathOp, &str, usize); 77] = {
     use MathOp::*;
     [
         (Abs, "abs", 1),
@@ -153,6 +153,10 @@ pub const MATH_METHODS: [(MathOp, &str, usize); 73] = {
         (F16FromF64, "from_f64", 1),
         (ToF32, "to_f32", 1),
         (ToF64, "to_f64", 1),
+        (FromVec2, "from_vec2", 1),
+        (FromVec4, "from_vec4", 1),
+        (ToVec2, "to_vec2", 1),
+        (ToVec4, "to_vec4", 1),
     ]
 };
 
@@ -267,10 +271,19 @@ pub fn named_const(segs: &[String]) -> Option<NamedConst> {
 /// `X`, `NEG_Y`, `MIN`, `MAX`, ...), as each lane's bits; None for a name
 /// the vector type has not.
 pub fn vector_const(ty: VecTy, name: &str) -> Option<[u32; 4]> {
+    if ty.lane == Lane::F16 {
+        // onekernel's `F16Vec2`/`F16Vec4` have `ZERO` and `ONE` only.
+        let one = u32::from(half::f16::ONE.to_bits());
+        return match name {
+            "ZERO" => Some([0; 4]),
+            "ONE" => Some([one; 4]),
+            _ => None,
+        };
+    }
     let bits = |v: f32| match ty.lane {
         Lane::F32 => v.to_bits(),
         Lane::I32 => (v as i32) as u32,
-        Lane::U32 => v as u32,
+        Lane::U32 | Lane::F16 => v as u32,
     };
     let signed = ty.lane != Lane::U32;
     let unit = |axis: usize, v: f32| -> Option<[u32; 4]> {
@@ -297,12 +310,12 @@ pub fn vector_const(ty: VecTy, name: &str) -> Option<[u32; 4]> {
         "MIN" => all(match ty.lane {
             Lane::F32 => f32::MIN.to_bits(),
             Lane::I32 => i32::MIN as u32,
-            Lane::U32 => 0,
+            Lane::U32 | Lane::F16 => 0,
         }),
         "MAX" => all(match ty.lane {
             Lane::F32 => f32::MAX.to_bits(),
             Lane::I32 => i32::MAX as u32,
-            Lane::U32 => u32::MAX,
+            Lane::U32 | Lane::F16 => u32::MAX,
         }),
         _ => None,
     }
@@ -494,6 +507,9 @@ mod tests {
         assert_eq!(vector_const(v("UVec4"), "MAX"), Some([u32::MAX; 4]));
         // Only what glam has: no `Z` on two lanes, nothing negative unsigned.
         assert_eq!((vector_const(v("Vec2"), "Z"), vector_const(v("UVec2"), "NEG_ONE")), (None, None));
+        // The f16 vectors: lanes of f16 bits, `ZERO` and `ONE` only.
+        assert_eq!(vector_const(v("F16Vec4"), "ONE"), Some([0x3c00; 4]));
+        assert_eq!((vector_const(v("F16Vec2"), "X"), vector_const(v("F16Vec4"), "MAX")), (None, None));
         assert_eq!(swizzle("zyx", 4), Some(vec![2, 1, 0]));
         assert_eq!(
             (swizzle("xz", 2), swizzle("x", 4), swizzle("xyzwx", 4), swizzle("len", 4)),

@@ -166,7 +166,7 @@ impl SharedDecl {
         let bytes = match elem {
             Ty::F16 => 2,
             Ty::F64 | Ty::I64 | Ty::U64 => 8,
-            t => t.as_vector().map_or(4, |v| 4 * u64::from(v.words())),
+            t => t.as_vector().map_or(4, |v| u64::from(v.bytes())),
         };
         let words = (dims.iter().map(|&d| u64::from(d)).product::<u64>().saturating_mul(bytes)).div_ceil(4);
         u32::try_from(words).unwrap_or(u32::MAX)
@@ -260,10 +260,27 @@ impl SubgroupOp {
 /// shared array, at an element offset with a row stride.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TileMem {
-    /// `&a` / `&mut c`: a `&[f16]`, `&[f32]` or `&mut [T]` parameter.
+    /// `&a` / `&mut c`: a `&[f16]`, `&[f32]`, `&[F16Vec4]` or `&mut [T]` parameter.
     Buffer(ParamId),
-    /// `&tile`: a shared array `[f16; N]` (or `[f32; N]`).
+    /// `&tile`: a shared array `[f16; N]` (or `[f32; N]`, `[F16Vec4; N]`).
     Shared(SharedId),
+}
+
+impl TileMem {
+    /// The memory's element type: the tile's element, or an `f16` vector
+    /// whose lanes an `f16` tile is loaded from.
+    pub fn elem(self, f: &Function) -> Ty {
+        match self {
+            TileMem::Buffer(p) => f.params[p].kind.ty(),
+            TileMem::Shared(s) => f.shared[s].elem,
+        }
+    }
+
+    /// Lanes per element: 1 for scalars, 2 or 4 for `F16Vec2`/`F16Vec4`
+    /// (offsets and strides count elements, the tile reads lanes).
+    pub fn lanes(self, f: &Function) -> u8 {
+        self.elem(f).as_vector().map_or(1, |v| v.size)
+    }
 }
 
 /// Matrix-tile operations (`onekernel::tile`): naga's cooperative matrices,
@@ -656,6 +673,16 @@ pub enum MathOp {
     Cross,
     Extend,
     Truncate,
+    // The `f16` vectors' conversions (onekernel's `F16Vec2`/`F16Vec4`).
+    /// `F16Vec2::from_vec2(v)`: an associated function whose argument is
+    /// a `Vec2`, each lane rounded to `f16`.
+    FromVec2,
+    /// `F16Vec4::from_vec4(v)`.
+    FromVec4,
+    /// `h.to_vec2()` of an `F16Vec2`: a `Vec2` (exact).
+    ToVec2,
+    /// `h.to_vec4()` of an `F16Vec4`.
+    ToVec4,
 }
 
 /// How a vector value is made.

@@ -305,7 +305,8 @@ impl<'a> Infer<'a> {
             ExprKind::Swizzle(base, lanes) => {
                 let b = self.expr(*base);
                 match self.vector_of(b) {
-                    Some(v) if lanes.iter().all(|l| *l < u32::from(v.size)) => {
+                    // onekernel's `f16` vectors have no swizzles.
+                    Some(v) if v.is_glam() && lanes.iter().all(|l| *l < u32::from(v.size)) => {
                         self.set_known(id, Ty::Vector(v.resized(lanes.len() as u8)))
                     }
                     _ => {
@@ -718,6 +719,19 @@ impl<'a> Infer<'a> {
         use MathOp::*;
         let vars: Vec<usize> = args.iter().map(|a| self.expr(*a)).collect();
         let r = vars[0];
+        // The `f16` vectors' conversions: `F16Vec4::from_vec4(v)` (the
+        // recogniser made `v` `Typed` as a `Vec4`) and `h.to_vec4()`.
+        let f16_vec = |size: u8| VecTy { lane: Lane::F16, size, aligned: false };
+        match op {
+            FromVec2 | FromVec4 => return self.set_known(id, Ty::Vector(f16_vec(if op == FromVec2 { 2 } else { 4 }))),
+            ToVec2 | ToVec4 => {
+                let size = if op == ToVec2 { 2 } else { 4 };
+                let k = self.known(Ty::Vector(f16_vec(size)));
+                self.unify(r, k);
+                return self.set_known(id, Ty::Vector(VecTy { lane: Lane::F32, ..f16_vec(size) }));
+            }
+            _ => {}
+        }
         if let Some(v) = self.vector_of(r) {
             // glam's methods: lane-wise ones return the vector, the others
             // (`dot`, `length`, `min_element`, ...) one lane's type.
@@ -869,7 +883,29 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
             ExprKind::Binary(op, l, r) if t.exprs[*l].as_vector().is_some() || t.exprs[*r].as_vector().is_some() => {
                 let (lt, rt) = (t.exprs[*l], t.exprs[*r]);
                 let same_lanes = lt == rt || lt == rt.lane() || rt == lt.lane();
+                // onekernel's `F16Vec2`/`F16Vec4` (`f16_vec`: the operand that
+                // is one) have no `%` (rustc says so).
+                let f16_vec = [lt, rt].into_iter().find_map(|t| t.as_vector().filter(|v| !v.is_glam()));
                 match op {
+                    BinOp::Rem if f16_vec.is_some() => false,
+                    // `h * 2.0f32`: say how to write it (rustc would list
+                    // the runtime's operator impls).
+                    BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div if !same_lanes && f16_vec.is_some() => {
+                        let v = Ty::Vector(f16_vec.expect("matched"));
+                        let other = if lt == v { rt } else { lt };
+                        let n = f16_vec.map_or(4, |v| v.size);
+                        diags.push(
+                            Diagnostic::new(
+                                e.span,
+                                format!("`{}` on `{v}` and `{other}`: the lanes of `{v}` are `f16`", op.symbol()),
+                            )
+                            .help(format!(
+                                "write the other operand as an `f16` (`f16::from_f32(2.0)`) or an `{v}`, or compute in `f32`: `v.to_vec{n}() {} ..` (a `Vec{n}`), then `{v}::from_vec{n}(..)`",
+                                op.symbol()
+                            )),
+                        );
+                        true
+                    }
                     BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => same_lanes,
                     BinOp::Eq | BinOp::Ne => lt == rt,
                     // rustc: glam vectors are not ordered.
@@ -889,7 +925,18 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
             ExprKind::Math(op, args) if t.exprs[args[0]].as_vector().is_some() => {
                 let v = t.exprs[args[0]].as_vector().expect("matched");
                 let float = v.lane == Lane::F32;
+                // `F16Vec4::from_vec4(v)`: the recogniser typed `v` as the
+                // `f32` vector; a method call `v.from_vec4()` rustc rejects.
+                let typed = matches!(f.exprs[args[0]].kind, ExprKind::Typed(..));
                 let supported = match op {
+                    _ if v.lane == Lane::F16 => match op {
+                        Min | Max | Dot => Some(true),
+                        ToVec2 | ToVec4 => Some(v.size == if *op == ToVec2 { 2 } else { 4 }),
+                        FromVec2 | FromVec4 => Some(false),
+                        _ => None,
+                    },
+                    FromVec2 | FromVec4 => Some(typed),
+                    ToVec2 | ToVec4 => Some(false),
                     Min | Max | Clamp | Dot | ElementSum | ElementProduct | MinElement | MaxElement => Some(true),
                     // glam has no `abs` on unsigned vectors.
                     Abs => Some(v.lane != Lane::U32),
@@ -902,6 +949,22 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
                 };
                 match supported {
                     Some(ok) => ok,
+                    None if v.lane == Lane::F16 => {
+                        let (n, glam) = (v.size, VecTy { lane: Lane::F32, ..v }.name());
+                        diags.push(
+                            Diagnostic::new(
+                                e.span,
+                                format!("the method `{}` on `{}` is not supported in a kernel", op.name(), v.name()),
+                            )
+                            .help(format!(
+                                "`{}` has `dot`, `min`, `max` and `+ - * /`; compute the rest in `f32`: `{}::from_vec{n}(v.to_vec{n}().{}(..))` (`v.to_vec{n}()` is a `{glam}`)",
+                                v.name(),
+                                v.name(),
+                                op.name()
+                            )),
+                        );
+                        true
+                    }
                     None => {
                         let lanes = ["x", "y", "z", "w"][..usize::from(v.size)]
                             .iter()
@@ -1062,6 +1125,10 @@ fn wide_math(f: &Function, span: proc_macro2::Span, op: MathOp, args: &[ExprId],
                     | ToF32
                     | ToF64
                     | F16FromF32
+                    | FromVec2
+                    | FromVec4
+                    | ToVec2
+                    | ToVec4
             ) || (op == F16FromF64 && matches!(f.exprs[args[0]].kind, ExprKind::Typed(..)))
         }
         Ty::I64 => !is_float_only(op) && !matches!(op, ToBits | FromBits),
@@ -1182,6 +1249,10 @@ fn is_float_only(op: MathOp) -> bool {
             | F16FromF64
             | ToF32
             | ToF64
+            | FromVec2
+            | FromVec4
+            | ToVec2
+            | ToVec4
     )
 }
 
@@ -1189,26 +1260,25 @@ fn is_float_only(op: MathOp) -> bool {
 /// a `MatrixB<K, N>` and an `Accumulator<T, M, N>`, in that order; memory
 /// holds the tile's element type. Reports each mismatch with what to write.
 fn check_tile(f: &Function, t: &Types, op: TileOp, args: &[ExprId], span: proc_macro2::Span, diags: &mut Diagnostics) {
-    use crate::types::{TileRole, TileTy};
+    use crate::types::{TileElem, TileRole, TileTy};
     let tile_of = |e: ExprId| match t.exprs[e] {
         Ty::Tile(tile) => Some(tile),
         _ => None,
     };
-    let mem_elem = |mem: TileMem| match mem {
-        TileMem::Buffer(p) => f.params[p].kind.ty(),
-        TileMem::Shared(s) => f.shared[s].elem,
-    };
     match op {
         TileOp::Zeros(_) => {}
         TileOp::Load { tile, mem, .. } => {
-            let elem = mem_elem(mem);
-            if elem != tile.elem.ty() {
+            let elem = mem.elem(f);
+            // An `f16` tile may be read from `F16Vec4`/`F16Vec2` memory too
+            // (its lanes in order; offset and stride count vectors).
+            let lanes = matches!(elem, Ty::Vector(v) if !v.is_glam() && tile.elem == TileElem::F16);
+            if elem != tile.elem.ty() && !lanes {
                 diags.push(
                     Diagnostic::new(span, format!("a `{}` is loaded from `{}` memory, not `{elem}`", tile.name(), tile.elem.ty()))
                         .help(if tile.role == TileRole::Acc {
                             "load an accumulator from memory of its own element type (`Accumulator::<f32, ..>` from `&[f32]`)".to_string()
                         } else {
-                            "tensor cores multiply `f16` tiles: convert the data to `f16` first (a `&[f16]` buffer or a `shared::<[f16; N]>()`)".to_string()
+                            "tensor cores multiply `f16` tiles: convert the data to `f16` first (a `&[f16]` or `&[F16Vec4]` buffer, or a `shared::<[f16; N]>()` or `shared::<[F16Vec4; N]>()`)".to_string()
                         }),
                 );
             }
@@ -1221,7 +1291,7 @@ fn check_tile(f: &Function, t: &Types, op: TileOp, args: &[ExprId], span: proc_m
                 );
                 return;
             };
-            let elem = mem_elem(mem);
+            let elem = mem.elem(f);
             if tile.role != TileRole::Acc {
                 diags.push(
                     Diagnostic::new(

@@ -159,7 +159,8 @@ pub fn type_features(ty: Ty, table: &TypeTable) -> onekernel_abi::Features {
         None => match (scalar_type(ty), table.as_array(ty)) {
             (Some(s), _) => s.feature(),
             (None, Some((elem, _))) => type_features(elem, table),
-            (None, None) => onekernel_abi::Features::NONE,
+            // A vector needs what its lanes need (`F16Vec4`: `f16`).
+            (None, None) => ty.as_vector().map_or(onekernel_abi::Features::NONE, |v| type_features(v.lane.ty(), table)),
         },
     }
 }

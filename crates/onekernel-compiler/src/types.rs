@@ -54,6 +54,8 @@ pub enum Lane {
     I32,
     /// `UVec2`, `UVec3`, `UVec4`
     U32,
+    /// `F16Vec2`, `F16Vec4`: onekernel's own (glam has no `f16` vectors).
+    F16,
 }
 
 impl Lane {
@@ -63,6 +65,7 @@ impl Lane {
             Lane::F32 => Ty::F32,
             Lane::I32 => Ty::I32,
             Lane::U32 => Ty::U32,
+            Lane::F16 => Ty::F16,
         }
     }
 }
@@ -80,8 +83,9 @@ pub struct VecTy {
     pub aligned: bool,
 }
 
-/// Every vector type a kernel knows, by its glam name.
-pub const VECTORS: [(&str, VecTy); 10] = {
+/// Every vector type a kernel knows, by its glam name (onekernel's own
+/// for the `f16` ones, named as glam names `I16Vec4` and `DVec4`).
+pub const VECTORS: [(&str, VecTy); 12] = {
     const fn v(lane: Lane, size: u8, aligned: bool) -> VecTy {
         VecTy { lane, size, aligned }
     }
@@ -96,6 +100,8 @@ pub const VECTORS: [(&str, VecTy); 10] = {
         ("UVec2", v(Lane::U32, 2, false)),
         ("UVec3", v(Lane::U32, 3, false)),
         ("UVec4", v(Lane::U32, 4, false)),
+        ("F16Vec2", v(Lane::F16, 2, false)),
+        ("F16Vec4", v(Lane::F16, 4, false)),
     ]
 };
 
@@ -111,9 +117,16 @@ impl VecTy {
     }
 
     /// The vector type whose glam constructor function is `name`
-    /// (`vec4`, `ivec2`, `vec3a`, ...).
+    /// (`vec4`, `ivec2`, `vec3a`, ...); the `f16` vectors have none.
     pub fn from_fn_name(name: &str) -> Option<VecTy> {
-        VECTORS.iter().find(|(n, _)| n.to_lowercase() == name).map(|(_, v)| *v)
+        VECTORS.iter().find(|(n, v)| v.is_glam() && n.to_lowercase() == name).map(|(_, v)| *v)
+    }
+
+    /// True for glam's vectors; false for onekernel's `F16Vec2` and
+    /// `F16Vec4`, which have a smaller API (docs/supported-rust.md) and
+    /// live in the runtime, not in glam.
+    pub fn is_glam(self) -> bool {
+        self.lane != Lane::F16
     }
 
     /// The glam constructor function: `vec4`, `ivec2`, `vec3a`.
@@ -139,6 +152,7 @@ impl VecTy {
     /// WGSL's `vec3<T>` (16-byte aligned) does not match.
     pub fn wgsl_layout(self) -> Option<(u32, u32)> {
         match (self.size, self.aligned) {
+            _ if self.lane == Lane::F16 => Some((2 * u32::from(self.size), 2 * u32::from(self.size))),
             (2, _) => Some((8, 8)),
             (3, true) => Some((16, 16)),
             (3, false) => None,
@@ -146,12 +160,12 @@ impl VecTy {
         }
     }
 
-    /// Rust's size in 32-bit words (shared memory on the CPU).
-    pub fn words(self) -> u32 {
-        if self.aligned {
-            4
-        } else {
-            u32::from(self.size)
+    /// Rust's size in bytes (shared memory on the CPU).
+    pub fn bytes(self) -> u32 {
+        match (self.lane, self.aligned) {
+            (_, true) => 16,
+            (Lane::F16, _) => 2 * u32::from(self.size),
+            _ => 4 * u32::from(self.size),
         }
     }
 
@@ -162,6 +176,7 @@ impl VecTy {
             Lane::F32 => "`Vec3A` (16 bytes, laid out as the GPU's `vec3<f32>`) or `Vec4`",
             Lane::I32 => "`IVec4` (glam has no 16-byte `IVec3`)",
             Lane::U32 => "`UVec4` (glam has no 16-byte `UVec3`)",
+            Lane::F16 => "`F16Vec4`",
         }
     }
 }
@@ -577,13 +592,16 @@ mod tests {
         for (name, v) in VECTORS {
             assert_eq!(Ty::from_name(name), Some(Ty::Vector(v)));
             assert_eq!(v.name(), name);
-            assert_eq!(VecTy::from_fn_name(&name.to_lowercase()), Some(v));
+            let ctor = VecTy::from_fn_name(&name.to_lowercase());
+            assert_eq!(ctor, v.is_glam().then_some(v));
         }
         let t = TypeTable::default();
         let layout = |n: &str| t.wgsl_layout(Ty::from_name(n).unwrap());
         assert_eq!((layout("Vec2"), layout("Vec4"), layout("Vec3A")), (Some((8, 8)), Some((16, 16)), Some((16, 16))));
         // glam's 12-byte three-lane vectors have no WGSL memory layout.
         assert_eq!((layout("Vec3"), layout("IVec3"), layout("UVec3")), (None, None, None));
+        // WGSL's vec2<f16> and vec4<f16>, which the runtime's types match.
+        assert_eq!((layout("F16Vec2"), layout("F16Vec4")), (Some((4, 4)), Some((8, 8))));
         let v3a = VecTy::from_name("Vec3A").unwrap();
         assert_eq!((v3a.resized(3), v3a.resized(4).name(), v3a.unaligned().name()), (v3a, "Vec4", "Vec3"));
     }

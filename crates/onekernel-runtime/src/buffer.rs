@@ -17,8 +17,9 @@ use std::ops::{Bound, Range, RangeBounds};
 /// [`Vec2`](glam::Vec2), [`Vec3A`](glam::Vec3A), [`Vec4`](glam::Vec4),
 /// [`IVec2`](glam::IVec2), [`IVec4`](glam::IVec4), [`UVec2`](glam::UVec2),
 /// [`UVec4`](glam::UVec4) (and their `f64`/`i64`/`u64` versions `DVec2`,
-/// `DVec4`, `I64Vec2`, `I64Vec4`, `U64Vec2`, `U64Vec4`). glam's `Vec3`,
-/// `IVec3` and `UVec3` are 12 bytes while an array of WGSL `vec3<T>` takes
+/// `DVec4`, `I64Vec2`, `I64Vec4`, `U64Vec2`, `U64Vec4`), and onekernel's
+/// `f16` vectors [`F16Vec2`](crate::F16Vec2) and [`F16Vec4`](crate::F16Vec4).
+/// glam's `Vec3`, `IVec3` and `UVec3` are 12 bytes while an array of WGSL `vec3<T>` takes
 /// 16 bytes per element, so they are not elements (use `Vec3A`; the
 /// 3-lane types are fine as scalar parameters, where a `vec3<T>` takes 12
 /// bytes).
@@ -68,6 +69,8 @@ elements! {
     glam::I64Vec4 => vector(ScalarType::I64, 4),
     glam::U64Vec2 => vector(ScalarType::U64, 2),
     glam::U64Vec4 => vector(ScalarType::U64, 4),
+    crate::F16Vec2 => vector(ScalarType::F16, 2),
+    crate::F16Vec4 => vector(ScalarType::F16, 4),
 }
 
 /// Checks that `T`'s Rust layout is the one its [`Element::TYPE`] claims:

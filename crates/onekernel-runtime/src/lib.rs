@@ -8,8 +8,8 @@
 //!   the CPU executor ([`Device::cpu`]), or whichever is available
 //!   ([`Device::new`]);
 //! - [`Buffer`]: an array of [`Element`]s on one device: `f32`, `i32`,
-//!   `u32`, `f16`, `f64`, `i64`, `u64`, glam vectors (`Vec4`, `UVec2`, ...)
-//!   and the structs `#[kernel]` checked;
+//!   `u32`, `f16`, `f64`, `i64`, `u64`, glam vectors (`Vec4`, `UVec2`, ...),
+//!   the `f16` vectors [`F16Vec2`] and [`F16Vec4`], and the structs `#[kernel]` checked;
 //! - [`Grid`] and [`Dim3`]: how many threads or workgroups a launch runs;
 //! - [`Device::time`] and [`Timing`]: how long launches take, on the GPU's
 //!   own clock where it has one ([`Clock`]);
@@ -43,6 +43,7 @@ mod buffer;
 mod cpu;
 mod device;
 mod error;
+mod f16vec;
 mod gpu;
 mod grid;
 #[cfg(feature = "inspect")]
@@ -56,6 +57,7 @@ pub use arg::BufferArg;
 pub use buffer::{Buffer, Element};
 pub use device::Device;
 pub use error::{BufferError, DataRace, DeviceError, LaunchError, RaceAccess, RaceKind};
+pub use f16vec::{F16Vec2, F16Vec4};
 pub use grid::{Dim3, Grid};
 pub use num::{Float, Int, Num};
 pub use onekernel_abi::{DataType, Features, KernelInfo, ScalarType, TileShape};

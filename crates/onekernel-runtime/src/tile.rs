@@ -27,7 +27,79 @@
 //! Outside a kernel the types are plain matrices: [`MatrixA::from_fn`],
 //! [`mma`] and [`Accumulator::get`] compute a tile product on the host.
 
+use crate::{F16Vec2, F16Vec4};
 use half::f16;
+
+/// Memory a tile is loaded from: a slice of the tile's element type, or
+/// (for `f16` tiles) a slice of `f16` vectors read as its flat lanes, as
+/// the GPU's cooperative load reads a pointer into a `vec4<f16>` array.
+/// `offset` and `stride` count the slice's elements (vectors); row r of
+/// a row-major tile starts at lane `(offset + r * stride) * LANES`.
+pub trait TileMemory<E> {
+    /// Lanes per element of the slice: 1 for scalars, 2 or 4 for vectors.
+    const LANES: usize;
+    /// The `i`-th lane, counting every element's lanes in order.
+    ///
+    /// # Panics
+    /// When `i` is outside the memory.
+    fn lane(&self, i: usize) -> E;
+}
+
+impl<E: Copy> TileMemory<E> for [E] {
+    const LANES: usize = 1;
+    fn lane(&self, i: usize) -> E {
+        self[i]
+    }
+}
+
+impl TileMemory<f16> for [F16Vec2] {
+    const LANES: usize = 2;
+    fn lane(&self, i: usize) -> f16 {
+        self[i / 2][i % 2]
+    }
+}
+
+impl TileMemory<f16> for [F16Vec4] {
+    const LANES: usize = 4;
+    fn lane(&self, i: usize) -> f16 {
+        self[i / 4][i % 4]
+    }
+}
+
+// What a call passes for a slice: a `Vec`, an array (a kernel's shared
+// array), or a reference to one (`&buf` of a `&[T]` parameter), as deref
+// coercion would have reached the slice.
+macro_rules! tile_memory_through {
+    ($($elem:ty => $e:ty),*) => {$(
+        impl<const N: usize> TileMemory<$e> for [$elem; N] {
+            const LANES: usize = <[$elem] as TileMemory<$e>>::LANES;
+            fn lane(&self, i: usize) -> $e {
+                self[..].lane(i)
+            }
+        }
+        impl TileMemory<$e> for Vec<$elem> {
+            const LANES: usize = <[$elem] as TileMemory<$e>>::LANES;
+            fn lane(&self, i: usize) -> $e {
+                self[..].lane(i)
+            }
+        }
+    )*};
+}
+tile_memory_through!(f16 => f16, f32 => f32, F16Vec2 => f16, F16Vec4 => f16);
+
+impl<E, M: TileMemory<E> + ?Sized> TileMemory<E> for &M {
+    const LANES: usize = M::LANES;
+    fn lane(&self, i: usize) -> E {
+        (**self).lane(i)
+    }
+}
+
+impl<E, M: TileMemory<E> + ?Sized> TileMemory<E> for &mut M {
+    const LANES: usize = M::LANES;
+    fn lane(&self, i: usize) -> E {
+        (**self).lane(i)
+    }
+}
 
 /// The element type of an [`Accumulator`]: `f32` or `f16`.
 pub trait TileElement: Copy + Default + Send + Sync + 'static {
@@ -79,18 +151,25 @@ macro_rules! tile_type {
 
             #[doc = concat!("Loads the ", $what, " from `mem`: element (r, c) is `mem[offset + r * stride + c]` (row-major, `stride` the leading dimension). In a kernel, `mem` may also be a shared array, and every invocation of the subgroup must reach the load together (it is checked like a barrier).")]
             ///
-            /// # Panics
-            /// When an element is outside `mem`.
-            pub fn load(mem: &[$elem], offset: usize, stride: usize) -> Self {
-                Self::from_fn(|r, c| mem[offset + r * stride + c])
-            }
-
-            #[doc = concat!("Loads the ", $what, " stored column by column: element (r, c) is `mem[offset + c * stride + r]`.")]
+            /// `mem` may also be an array of `f16` vectors ([`F16Vec4`],
+            /// [`F16Vec2`]): `offset` and `stride` then count vectors, as
+            /// indexing the array does, and row r starts at its lane
+            /// `(offset + r * stride) * LANES` (see [`TileMemory`]).
             ///
             /// # Panics
             /// When an element is outside `mem`.
-            pub fn load_col_major(mem: &[$elem], offset: usize, stride: usize) -> Self {
-                Self::from_fn(|r, c| mem[offset + c * stride + r])
+            pub fn load<Mem: TileMemory<$elem> + ?Sized>(mem: &Mem, offset: usize, stride: usize) -> Self {
+                let l = Mem::LANES;
+                Self::from_fn(|r, c| mem.lane((offset + r * stride) * l + c))
+            }
+
+            #[doc = concat!("Loads the ", $what, " stored column by column: element (r, c) is `mem[offset + c * stride + r]` (with vectors, lane `(offset + c * stride) * LANES + r`).")]
+            ///
+            /// # Panics
+            /// When an element is outside `mem`.
+            pub fn load_col_major<Mem: TileMemory<$elem> + ?Sized>(mem: &Mem, offset: usize, stride: usize) -> Self {
+                let l = Mem::LANES;
+                Self::from_fn(|r, c| mem.lane((offset + c * stride) * l + r))
             }
         }
     };
@@ -195,6 +274,19 @@ mod tests {
         out.fill(0.0);
         d.store_col_major(&mut out, 0, 16);
         assert_eq!(Accumulator::<f32, 16, 16>::load_col_major(&out, 0, 16), d);
+    }
+
+    #[test]
+    fn vector_memory_is_read_as_its_lanes() {
+        let flat: Vec<f16> = (0..16 * 24).map(|i| f16::from_f32(i as f32)).collect();
+        let v4: &[F16Vec4] = bytemuck::cast_slice(&flat);
+        let v2: &[F16Vec2] = bytemuck::cast_slice(&flat);
+        // Offset and stride in vectors: 2 and 6 vec4s are lanes 8 and 24.
+        let a = MatrixA::<16, 16>::load(&flat[..], 8, 24);
+        assert_eq!(MatrixA::<16, 16>::load(v4, 2, 6), a);
+        assert_eq!(MatrixA::<16, 16>::load(v2, 4, 12), a);
+        let b = MatrixB::<16, 16>::load_col_major(&flat[..], 4, 24);
+        assert_eq!(MatrixB::<16, 16>::load_col_major(v4, 1, 6), b);
     }
 
     #[test]

@@ -72,7 +72,11 @@ pub fn rust_type(ty: Ty, table: &TypeTable) -> TokenStream {
         Ty::Dim3 => quote!(::onekernel::Dim3),
         Ty::Vector(v) => {
             let name = format_ident!("{}", v.name());
-            quote!(::onekernel::glam::#name)
+            if v.is_glam() {
+                quote!(::onekernel::glam::#name)
+            } else {
+                quote!(::onekernel::#name)
+            }
         }
         Ty::Tile(t) => tile_rust_type(t),
         Ty::Unit | Ty::Never => quote!(()),
@@ -294,7 +298,32 @@ impl Gen<'_> {
                         quote_spanned!(span=> #name.#load(#index))
                     }
                 };
-                let at = position(col_major, &r, &c);
+                // `F16Vec4`/`F16Vec2` memory: read as its flat lanes, row r
+                // from lane `(offset + r * stride) * LANES` (offset and
+                // stride count vectors, as the GPU's load does).
+                let (elem, lanes) = (mem.elem(self.f), usize::from(mem.lanes(self.f)));
+                // The runtime's `load` is generic over the memory
+                // (`TileMemory`): named here, where no argument says it.
+                let mut callee = callee.clone();
+                if let Some(last) = callee.segments.last_mut() {
+                    let elem = rust_type(elem, self.table);
+                    last.arguments = syn::PathArguments::AngleBracketed(syn::parse_quote_spanned!(span=> ::<[#elem]>));
+                }
+                let (at, read) = if lanes == 1 {
+                    (position(col_major, &r, &c), read)
+                } else {
+                    let (o, st) = (&offset, &stride);
+                    let at = if col_major {
+                        quote_spanned!(span=> (#o + #c * #st) * #lanes + #r)
+                    } else {
+                        quote_spanned!(span=> (#o + #r * #st) * #lanes + #c)
+                    };
+                    let lane = internal("__lane");
+                    (
+                        at,
+                        quote_spanned!(span=> { let #lane: usize = #index % #lanes; let #index: usize = #index / #lanes; (#read)[#lane] }),
+                    )
+                };
                 let (o, st) = (&args[0], &args[1]);
                 quote_spanned!(span=> {
                     let #offset: usize = #o;
@@ -592,8 +621,12 @@ impl Gen<'_> {
                 quote_spanned!(span=> #name(#(#args),*))
             }
             // Associated functions of the result's type, whose argument has
-            // another type: `f32::from_bits(u)`, `f16::from_f32(x)`.
-            ExprKind::Math(op @ (MathOp::FromBits | MathOp::F16FromF32 | MathOp::F16FromF64), args) => {
+            // another type: `f32::from_bits(u)`, `f16::from_f32(x)`,
+            // `F16Vec4::from_vec4(v)`.
+            ExprKind::Math(
+                op @ (MathOp::FromBits | MathOp::F16FromF32 | MathOp::F16FromF64 | MathOp::FromVec2 | MathOp::FromVec4),
+                args,
+            ) => {
                 let arg = self.expr(args[0]);
                 let t = rust_type(self.types.exprs[id], self.table);
                 let method = Ident::new(op.name(), span);

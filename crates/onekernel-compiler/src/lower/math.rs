@@ -88,6 +88,13 @@ impl FnLowerer<'_> {
                 self.bin(BinaryOperator::Add, p, q, span)
             }
             Cross => self.m(F::Cross, a, span),
+            // `vec4<f16>(v)` rounds each lane to nearest even, as half's
+            // `f16::from_f32` (Vulkan's default for OpFConvert);
+            // `vec4<f32>(h)` is exact.
+            FromVec2 | FromVec4 => {
+                self.add(Expression::As { expr: x, kind: ScalarKind::Float, convert: Some(2) }, span)
+            }
+            ToVec2 | ToVec4 => self.add(Expression::As { expr: x, kind: ScalarKind::Float, convert: Some(4) }, span),
             Extend => {
                 let ty = self.mb.ty(Ty::Vector(v.resized(v.size + 1).unaligned()));
                 self.add(Expression::Compose { ty, components: a.to_vec() }, span)
@@ -352,7 +359,7 @@ impl FnLowerer<'_> {
             // Vector methods on a scalar: rustc rejects them, and typing
             // stops the lowering first.
             Dot | Length | LengthSquared | Normalize | Distance | DistanceSquared | ElementSum | ElementProduct
-            | MinElement | MaxElement | Lerp | Cross | Extend | Truncate => x,
+            | MinElement | MaxElement | Lerp | Cross | Extend | Truncate | FromVec2 | FromVec4 | ToVec2 | ToVec4 => x,
         }
     }
 

@@ -241,6 +241,7 @@ pub(crate) fn lane_scalar(lane: crate::types::Lane) -> Scalar {
         crate::types::Lane::F32 => Scalar::F32,
         crate::types::Lane::I32 => Scalar::I32,
         crate::types::Lane::U32 => Scalar::U32,
+        crate::types::Lane::F16 => Scalar::F16,
     }
 }
 

@@ -7,6 +7,10 @@
 //! Memory is addressed as naga wants it: a pointer to the tile's first
 //! element (`&a[offset]`), a `u32` stride, and `row_major` for the
 //! kernel's default layout (element (r, c) at `offset + r * stride + c`).
+//! An `f16` tile may be loaded from a `vec4<f16>` (or `vec2<f16>`) array:
+//! naga takes the tile's scalar from the pointer's base type, reads the
+//! vectors' lanes in order, and counts the stride in vectors (the H200
+//! computes the same products from such staging, issue #14).
 
 use super::function::FnLowerer;
 use crate::hir::{ExprId, TileMem, TileOp};
@@ -46,6 +50,11 @@ impl FnLowerer<'_> {
                 Some(self.add(Expression::ZeroValue(ty), span))
             }
             TileOp::Load { tile, mem, col_major } => {
+                // The tile's type in the module's arena even when no
+                // variable or zero value has it (`let c = Accumulator::load(..)`):
+                // naga's WGSL writer emits `enable wgpu_cooperative_matrix;`
+                // and `emit::features` finds the feature from the arena.
+                self.mb.ty(ty);
                 let (offset, stride) = (self.expr(args[0])?, self.expr(args[1])?);
                 let data = self.tile_data(mem, tile, offset, stride, col_major, span)?;
                 let size = |n: u8| if n == 8 { CooperativeSize::Eight } else { CooperativeSize::Sixteen };
@@ -93,6 +102,10 @@ impl FnLowerer<'_> {
         col_major: bool,
         span: proc_macro2::Span,
     ) -> Option<CooperativeData> {
+        // Lanes per element of the memory: 4 for a `vec4<f16>` array,
+        // whose pointer naga's cooperative load reads as its `f16` lanes
+        // (offset and stride then count vectors).
+        let lanes = mem.lanes(self.hir);
         let (base, len, what) = match mem {
             TileMem::Buffer(p) => {
                 let base = self.add(Expression::GlobalVariable(self.buffers[p]?), span);
@@ -108,11 +121,13 @@ impl FnLowerer<'_> {
         };
         let offset = match len {
             Some(len) => {
-                // The last element: (rows - 1, cols - 1).
+                // The element holding the last lane: (rows - 1, cols - 1);
+                // a line of the tile is `minor / lanes` elements (the sides
+                // are 8 or 16, the lanes 1, 2 or 4).
                 let (major, minor) = if col_major { (tile.cols, tile.rows) } else { (tile.rows, tile.cols) };
                 let m = self.literal(Literal::U32(u32::from(major) - 1), span);
                 let lines = self.add(Expression::Binary { op: BinaryOperator::Multiply, left: m, right: stride }, span);
-                let n = self.literal(Literal::U32(u32::from(minor) - 1), span);
+                let n = self.literal(Literal::U32(u32::from(minor / lanes) - 1), span);
                 let within = self.add(Expression::Binary { op: BinaryOperator::Add, left: lines, right: n }, span);
                 let last = self.add(Expression::Binary { op: BinaryOperator::Add, left: offset, right: within }, span);
                 let checked = self.checked_index(last, len, &what, span);

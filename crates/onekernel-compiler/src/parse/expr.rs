@@ -294,6 +294,11 @@ impl Parser<'_> {
                         ExprKind::Vector { ty: vt, ctor: VecCtor::Const(bits), args: Vec::new(), callee: p.path.clone() },
                         span,
                     ),
+                    None if !vt.is_glam() => self.error(
+                        span,
+                        format!("`{}` is not supported in a kernel", segs.join("::")),
+                        Some(&format!("`{ty}` has the constants `{ty}::ZERO` and `{ty}::ONE`; write others with `{ty}::splat(..)` or `{ty}::new(..)`")),
+                    ),
                     None => self.error(
                         span,
                         format!("`{}` is not supported in a kernel", segs.join("::")),
@@ -490,10 +495,21 @@ impl Parser<'_> {
         }
         // `Vec4::dot(a, b)`: the method, with its receiver first.
         if let [.., ty, method] = &segs[..] {
-            if let (Some(_), Some(op)) = (VecTy::from_name(ty), builtins::math_method(method)) {
-                let args: Vec<ExprId> = c.args.iter().map(|a| self.expr(a)).collect();
+            if let (Some(vt), Some(op)) = (VecTy::from_name(ty), builtins::math_method(method)) {
+                let mut args: Vec<ExprId> = c.args.iter().map(|a| self.expr(a)).collect();
                 if args.len() != op.arity() || args.iter().any(|a| self.is_error(*a)) {
                     return self.left_to_rustc(span);
+                }
+                // `F16Vec4::from_vec4(v)` takes the `f32` vector: typed so
+                // (a `Vec4::from_vec4(v)` stays untyped, and rustc rejects it).
+                let from = match op {
+                    MathOp::FromVec2 => Some(2),
+                    MathOp::FromVec4 => Some(4),
+                    _ => None,
+                };
+                if let Some(size) = from.filter(|n| !vt.is_glam() && vt.size == *n) {
+                    let glam = Ty::Vector(VecTy { lane: crate::types::Lane::F32, size, aligned: false });
+                    args[0] = self.push(ExprKind::Typed(args[0], glam), self.f.exprs[args[0]].span);
                 }
                 return self.push(ExprKind::Math(op, args), span);
             }

@@ -184,3 +184,45 @@ fn tile_product(a: &[f16], b: &[f16], c: &mut [f32], k: u32) {
     }
     assert!(wgsl.contains("coopMultiplyAdd(") && wgsl.contains("coopStoreT("), "{wgsl}");
 }
+
+/// Tiles loaded from `f16` vector memory (issue #14): the cooperative load
+/// takes a pointer into the `vec4<f16>`/`vec2<f16>` array, and naga
+/// validates every role with it, an `f16` accumulator's too (compiling
+/// validates the plain, folded and checked modules and writes SPIR-V).
+#[test]
+fn tiles_load_from_f16_vectors() {
+    let src = r#"
+fn tile_vectors(a: &[F16Vec4], c_in: &[F16Vec4], c: &mut [f16], k: u32) {
+    let tile_b = shared::<[F16Vec2; 128]>();
+    for i in 0..4 {
+        tile_b[thread_id().x * 4 + i] = F16Vec2::splat(c_in[i].x);
+    }
+    workgroup_barrier();
+    let acc = Accumulator::<f16, 16, 16>::load(&c_in, 0, 4);
+    let ta = MatrixA::<16, 16>::load(&a, 2, k as usize);
+    let tb = MatrixB::<16, 16>::load_col_major(&tile_b, 0, 8);
+    mma(ta, tb, acc).store(&mut c, 0, 16);
+}"#;
+    let item: syn::ItemFn = syn::parse_str(src).unwrap();
+    let k = match onekernel_compiler::compile("workgroup_size = 32".parse().unwrap(), &item, &[]) {
+        Ok(k) => k,
+        Err(e) => panic!("{:?}", e.iter().map(|d| d.to_string()).collect::<Vec<_>>()),
+    };
+    let wgsl = k.info.wgsl.to_string();
+    for needle in [
+        "var<storage> a: array<vec4<f16>>;",
+        "coopLoadT<coop_mat16x16<f16,C>>((&c_in[0u]), 4u)",
+        "coopLoad<coop_mat16x16<f16,B>>((&tile_b[0u]), 8u)",
+    ] {
+        assert!(wgsl.contains(needle), "{needle} in {wgsl}");
+    }
+    assert!(!k.info.spirv.is_empty());
+    // The checked module checks the vector that holds each tile's last
+    // lane: A's row 15 ends at vector `2 + 15 * k + 3` (16 lanes are 4
+    // `vec4`s), the accumulator's at `15 * 4 + 3`, B's column 15 (8
+    // `vec2`s) at `15 * 8 + 7`.
+    let checked = k.info.wgsl_checked.to_string();
+    for needle in ["(2u + ((15u * k) + 3u))", "select(0u, 63u, c_in_in_bounds", "(127u < 128u)"] {
+        assert!(checked.contains(needle), "{needle} in {checked}");
+    }
+}

@@ -108,6 +108,10 @@ fn every_element_type_round_trips_on_both_devices() {
         round_trip(&dev, &[UVec2::new(1, 2), UVec2::MAX, UVec2::ZERO]);
         round_trip(&dev, &[glam::DVec4::new(1.0, 2.0, 3.0, 4.0), glam::DVec4::NEG_ONE, glam::DVec4::ONE]);
         round_trip(&dev, &[glam::U64Vec2::new(1, u64::MAX), glam::U64Vec2::ONE, glam::U64Vec2::ZERO]);
+        let h = |x: f32| f16::from_f32(x);
+        let (h4, h2) = (onekernel_runtime::F16Vec4::new, onekernel_runtime::F16Vec2::new);
+        round_trip(&dev, &[h4(h(1.0), h(-2.0), h(0.5), f16::MAX), h4(f16::ONE, f16::ZERO, f16::INFINITY, h(3.0))]);
+        round_trip(&dev, &[h2(h(1.0), h(-2.0)), h2(f16::MIN, f16::MAX), h2(h(0.25), h(8.0))]);
         let p = |x: f32| Particle { pos: Vec2::splat(x), vel: Vec2::new(x, -x) };
         round_trip(&dev, &[p(1.0), p(2.0), p(3.0)]);
         assert_eq!(Buffer::<f16>::zeroed(&dev, 5).unwrap().read().unwrap(), vec![f16::ZERO; 5]);
@@ -119,6 +123,9 @@ fn element_types_match_wgsl() {
     assert_eq!(Vec3A::TYPE, DataType::Vector { elem: ScalarType::F32, lanes: 3 });
     assert_eq!(<f16 as Element>::TYPE.wgsl_name(), "f16");
     assert_eq!(UVec2::TYPE.wgsl_name(), "vec2<u32>");
+    assert_eq!(onekernel_runtime::F16Vec4::TYPE.wgsl_name(), "vec4<f16>");
+    assert_eq!(onekernel_runtime::F16Vec2::TYPE.rust_name(), "F16Vec2");
+    assert_eq!(onekernel_runtime::F16Vec2::TYPE.stride() as usize, size_of::<onekernel_runtime::F16Vec2>());
     assert_eq!(Particle::TYPE.stride() as usize, size_of::<Particle>());
     // The facade re-exports the ABI's types.
     let _: ReexportedDataType = f64::TYPE;
