@@ -5,6 +5,7 @@
 //! #[kernel(workgroup_size = (16, 16))]
 //! #[kernel(workgroup_size = (8, 8, 4))]
 //! #[kernel(workgroup_size = 1024, max_workgroup_invocations = 1024)]
+//! #[kernel(workgroup_size = 256, max_shared_bytes = 32768)]    // more shared memory
 //! #[kernel(workgroup_size = 64, types = [f32, i32])]   // a generic kernel's types
 //! ```
 
@@ -21,6 +22,10 @@ use syn::{Expr, Lit, MetaNameValue, Token};
 /// largest workgroup every device accepts.
 pub const DEFAULT_MAX_WORKGROUP_INVOCATIONS: u32 = 256;
 
+/// The WebGPU default for `max_compute_workgroup_storage_size`: the shared
+/// memory, in bytes, every device gives a workgroup.
+pub const DEFAULT_MAX_SHARED_BYTES: u32 = 16384;
+
 /// The checked arguments of one `#[kernel]` attribute.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelAttr {
@@ -29,6 +34,10 @@ pub struct KernelAttr {
     /// The largest workgroup the kernel may use: 256 unless the user asks
     /// for more (and then the launch checks the device supports it).
     pub max_workgroup_invocations: u32,
+    /// The most shared memory the kernel may declare, in bytes: 16384
+    /// unless the user asks for more (and then the launch checks the device
+    /// has it).
+    pub max_shared_bytes: u32,
     /// The types a generic kernel is compiled for, when `types = [..]`
     /// narrows its bound (each of the bound's types otherwise).
     pub types: Option<Vec<Ty>>,
@@ -59,6 +68,7 @@ impl KernelAttr {
         };
         let mut size: Option<([u32; 3], Span)> = None;
         let mut max: Option<(u32, Span)> = None;
+        let mut shared: Option<u32> = None;
         let mut types: Option<Vec<Ty>> = None;
         for arg in &args {
             let key = arg.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
@@ -81,6 +91,13 @@ impl KernelAttr {
                         max = Some((v, arg.value.span()));
                     }
                 }
+                "max_shared_bytes" => {
+                    if shared.is_some() {
+                        diags.error(arg.path.span(), "duplicate `max_shared_bytes` argument");
+                        continue;
+                    }
+                    shared = parse_u32(&arg.value, &mut diags);
+                }
                 "types" => {
                     if types.is_some() {
                         diags.error(arg.path.span(), "duplicate `types` argument");
@@ -93,7 +110,7 @@ impl KernelAttr {
                         arg.path.span(),
                         format!("unknown `#[kernel]` argument `{}`", quote::ToTokens::to_token_stream(&arg.path)),
                     )
-                    .help("the arguments are `workgroup_size`, `max_workgroup_invocations` and, for a generic kernel, `types`"),
+                    .help("the arguments are `workgroup_size`, `max_workgroup_invocations`, `max_shared_bytes` and, for a generic kernel, `types`"),
                 ),
             }
         }
@@ -123,7 +140,12 @@ impl KernelAttr {
                 d.help("raise `max_workgroup_invocations` or shrink the workgroup")
             });
         }
-        diags.finish(KernelAttr { workgroup_size, max_workgroup_invocations: max_invocations, types })
+        diags.finish(KernelAttr {
+            workgroup_size,
+            max_workgroup_invocations: max_invocations,
+            max_shared_bytes: shared.unwrap_or(DEFAULT_MAX_SHARED_BYTES),
+            types,
+        })
     }
 }
 

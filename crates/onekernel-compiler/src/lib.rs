@@ -175,6 +175,7 @@ pub fn compile_at(
             return Err(all);
         }
     };
+    shared_memory_fits(&parsed, attr.max_shared_bytes)?;
     let helper_fns = gather::order_helpers(&parsed, helpers, &mut types, &scope)?;
     let checked = check(hir::Program { kernel: parsed, helpers: helper_fns, types })?;
     whole_subgroups(&checked, attr.workgroup_size)?;
@@ -234,6 +235,38 @@ pub fn compile_at(
         tile_shapes: Cow::Owned(tile_shapes(&checked)),
     };
     Ok(CompiledKernel { info, checked, layout, module: shaders.module })
+}
+
+/// The kernel's shared arrays fit in `max_bytes` (the WebGPU default
+/// unless `#[kernel(max_shared_bytes = ..)]` raises it; the launch then
+/// checks the device): else an error at the array that crosses the limit.
+fn shared_memory_fits(kernel: &hir::Function, max_bytes: u32) -> Result<(), Vec<Diagnostic>> {
+    use syn::spanned::Spanned;
+    let mut used: u64 = 0;
+    for (_, decl) in kernel.shared.iter() {
+        used += u64::from(decl.words()) * 4;
+        if used <= u64::from(max_bytes) {
+            continue;
+        }
+        let span = decl.written_ty.span();
+        let d = if max_bytes == attr::DEFAULT_MAX_SHARED_BYTES {
+            Diagnostic::new(
+                span,
+                format!("{used} bytes of shared memory exceed the {max_bytes} bytes every WebGPU device provides"),
+            )
+            .help(format!(
+                "use smaller tiles, or fewer shared arrays; to target devices that have more (desktop GPUs have 32768 or more), add `max_shared_bytes = {used}` to `#[kernel(..)]`"
+            ))
+        } else {
+            Diagnostic::new(
+                span,
+                format!("{used} bytes of shared memory exceed the {max_bytes} bytes of `max_shared_bytes = {max_bytes}`"),
+            )
+            .help("raise `max_shared_bytes`, or use smaller tiles")
+        };
+        return Err(vec![d]);
+    }
+    Ok(())
 }
 
 /// A kernel with matrix tiles needs whole subgroups: a tile is spread over

@@ -255,6 +255,17 @@ pub enum LaunchError {
         /// The limit.
         max: u64,
     },
+    /// The kernel's shared arrays need more workgroup memory than the
+    /// device has (a kernel may declare more than the WebGPU default with
+    /// `#[kernel(max_shared_bytes = ..)]`).
+    SharedMemoryTooLarge {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The bytes of shared memory the kernel declares.
+        bytes: u64,
+        /// The device's `max_compute_workgroup_storage_size`.
+        max: u64,
+    },
     /// One axis of the workgroup is larger than the device allows.
     WorkgroupAxisTooLarge {
         /// The kernel's name.
@@ -398,6 +409,7 @@ impl LaunchError {
             | LaunchError::GridTooLarge { kernel, .. }
             | LaunchError::FoldedGridTooLarge { kernel, .. }
             | LaunchError::WorkgroupTooLarge { kernel, .. }
+            | LaunchError::SharedMemoryTooLarge { kernel, .. }
             | LaunchError::WorkgroupAxisTooLarge { kernel, .. }
             | LaunchError::CpuPanic { kernel, .. }
             | LaunchError::DataRace { kernel, .. }
@@ -437,6 +449,10 @@ impl fmt::Display for LaunchError {
             LaunchError::WorkgroupTooLarge { kernel, invocations, max } => write!(
                 f,
                 "kernel `{kernel}`: workgroup of {invocations} invocations exceeds the device limit of {max}"
+            ),
+            LaunchError::SharedMemoryTooLarge { kernel, bytes, max } => write!(
+                f,
+                "kernel `{kernel}`: {bytes} bytes of shared memory exceed the device limit of {max} bytes per workgroup"
             ),
             LaunchError::WorkgroupAxisTooLarge { kernel, axis, size, max } => write!(
                 f,
@@ -498,6 +514,7 @@ impl std::error::Error for LaunchError {
             | LaunchError::GridTooLarge { .. }
             | LaunchError::FoldedGridTooLarge { .. }
             | LaunchError::WorkgroupTooLarge { .. }
+            | LaunchError::SharedMemoryTooLarge { .. }
             | LaunchError::WorkgroupAxisTooLarge { .. }
             | LaunchError::CpuPanic { .. }
             | LaunchError::DataRace { .. }

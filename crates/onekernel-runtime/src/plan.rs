@@ -19,6 +19,8 @@ pub(crate) struct LaunchLimits {
     pub max_size: [u32; 3],
     /// `max_compute_workgroups_per_dimension`.
     pub max_groups_per_dimension: u32,
+    /// `max_compute_workgroup_storage_size`, in bytes.
+    pub max_shared_bytes: u32,
 }
 
 impl LaunchLimits {
@@ -28,13 +30,15 @@ impl LaunchLimits {
             max_invocations: l.max_compute_invocations_per_workgroup,
             max_size: [l.max_compute_workgroup_size_x, l.max_compute_workgroup_size_y, l.max_compute_workgroup_size_z],
             max_groups_per_dimension: l.max_compute_workgroups_per_dimension,
+            max_shared_bytes: l.max_compute_workgroup_storage_size,
         }
     }
 
     /// The limits the CPU executor enforces: WebGPU's defaults (what every
     /// GPU supports), except that the invocation limit is what the kernel
     /// declares, since a kernel that asks for more is only launched on
-    /// devices that grant it.
+    /// devices that grant it; the same for shared memory (the compiler
+    /// checked the kernel's arrays against what it declares).
     pub fn cpu(kernel: &KernelInfo) -> LaunchLimits {
         let d = wgpu::Limits::default();
         LaunchLimits {
@@ -45,6 +49,7 @@ impl LaunchLimits {
                 d.max_compute_workgroup_size_z,
             ],
             max_groups_per_dimension: d.max_compute_workgroups_per_dimension,
+            max_shared_bytes: d.max_compute_workgroup_storage_size.max(kernel.workgroup_memory_words.saturating_mul(4)),
         }
     }
 }
@@ -119,6 +124,14 @@ pub(crate) fn check_workgroup(kernel: &'static KernelInfo, limits: &LaunchLimits
             kernel: &kernel.name,
             invocations,
             max: u64::from(limits.max_invocations),
+        });
+    }
+    let shared = u64::from(kernel.workgroup_memory_words) * 4;
+    if shared > u64::from(limits.max_shared_bytes) {
+        return Err(LaunchError::SharedMemoryTooLarge {
+            kernel: &kernel.name,
+            bytes: shared,
+            max: u64::from(limits.max_shared_bytes),
         });
     }
     for (i, axis) in ['x', 'y', 'z'].into_iter().enumerate() {
@@ -438,10 +451,21 @@ mod tests {
     static SCALAR_AT_16: [ParamInfo; 1] = [scalar(16)];
     static K: KernelInfo = kernel(&SCALAR_AT_16, 32);
     const L: LaunchLimits =
-        LaunchLimits { max_invocations: 256, max_size: [256, 256, 64], max_groups_per_dimension: 65535 };
+        LaunchLimits { max_invocations: 256, max_size: [256, 256, 64], max_groups_per_dimension: 65535, max_shared_bytes: 16384 };
 
     fn part(workgroups: [u32; 3], block_offset: u32) -> Option<DispatchPart> {
         Some(DispatchPart { workgroups, block_offset })
+    }
+
+    #[test]
+    fn shared_memory_beyond_the_device_is_an_error() {
+        static BIG: KernelInfo = KernelInfo { workgroup_memory_words: 4097, ..kernel(&SCALAR_AT_16, 32) };
+        match plan(&BIG, Grid::Blocks(Dim3::new(1, 1, 1)), &L) {
+            Err(LaunchError::SharedMemoryTooLarge { kernel: "k", bytes: 16388, max: 16384 }) => {}
+            other => panic!("{other:?}"),
+        }
+        // The CPU grants what the kernel declares (the compiler checked it).
+        assert!(plan(&BIG, Grid::Blocks(Dim3::new(1, 1, 1)), &LaunchLimits::cpu(&BIG)).is_ok());
     }
 
     #[test]

@@ -8,9 +8,6 @@ use crate::types::Ty;
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
-/// The workgroup memory every WebGPU device provides, in bytes.
-const WORKGROUP_MEMORY_BYTES: u64 = 16384;
-
 impl Parser<'_> {
     /// `let tile = shared::<[f32; 256]>();`: declares a shared array.
     /// Returns false when `init` is not a `shared::<..>()` call.
@@ -67,23 +64,6 @@ impl Parser<'_> {
             }
         };
         let Some((elem, atomic, dims)) = self.shared_type(ty) else { return true };
-        // The array's own element size (an `f16` array takes half the
-        // words of an `f32` one).
-        let words = u64::from(SharedDecl::words_of(elem, &dims));
-        let used: u64 = self.f.shared.iter().map(|(_, d)| u64::from(d.words())).sum();
-        if (used + words) * 4 > WORKGROUP_MEMORY_BYTES {
-            self.diags.push(
-                Diagnostic::new(
-                    ty.span(),
-                    format!(
-                        "{} bytes of shared memory exceed the {WORKGROUP_MEMORY_BYTES} bytes every WebGPU device provides",
-                        (used + words) * 4
-                    ),
-                )
-                .help("use smaller tiles, or fewer shared arrays"),
-            );
-            return true;
-        }
         let name = pi.ident.to_string();
         let id = self.f.shared.append(SharedDecl {
             name: name.clone(),

@@ -335,6 +335,7 @@ impl GpuDevice {
             | L::GridTooLarge { .. }
             | L::FoldedGridTooLarge { .. }
             | L::WorkgroupTooLarge { .. }
+            | L::SharedMemoryTooLarge { .. }
             | L::WorkgroupAxisTooLarge { .. }
             | L::CpuPanic { .. }
             | L::DataRace { .. }
