@@ -12,7 +12,9 @@
 //!
 //! # The launch block
 //! Every kernel has one uniform block, at `@group(0) @binding(uniform_binding)`
-//! (after the storage buffers). Its first [`launch_block::SIZE`] bytes are
+//! (after the storage buffers), bound as [`KernelInfo::params_binding`] says
+//! (a uniform buffer; a read-only storage buffer for kernels with matrix
+//! tiles, with the same layout). Its first [`launch_block::SIZE`] bytes are
 //! the launch description the runtime writes:
 //!
 //! | offset | WGSL | meaning |
@@ -432,6 +434,9 @@ pub struct KernelInfo {
     /// Byte size of the uniform block: the launch description plus the
     /// scalars, rounded up to [`launch_block::ALIGN`].
     pub uniform_size: u32,
+    /// How that block is bound: a uniform buffer, or (kernels with matrix
+    /// tiles) a read-only storage buffer.
+    pub params_binding: ParamsBinding,
     /// How the CPU executor runs the kernel's invocations.
     pub cpu: CpuStrategy,
     /// Words (4 bytes) of workgroup shared memory the kernel declares; the
@@ -444,6 +449,21 @@ pub struct KernelInfo {
     /// [`Features::COOPERATIVE_MATRIX`]): a launch on a device that does
     /// not offer one is an error naming it.
     pub tile_shapes: Cow<'static, [TileShape]>,
+}
+
+/// How a kernel's block of launch parameters (the launch description and
+/// the scalar parameters, `params` in the WGSL) is bound; its layout is the
+/// same either way (WGSL's uniform layout, which storage accepts too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ParamsBinding {
+    /// `var<uniform> params`: every kernel without matrix tiles.
+    Uniform,
+    /// `var<storage, read> params`: kernels with matrix tiles. NVIDIA's
+    /// Vulkan driver (580) ran the tensor-core GEMM of
+    /// `examples/gemm_f16.rs` at 174 TFLOP/s with its loop bound and row
+    /// lengths in a uniform buffer and at 259 with them in a storage
+    /// buffer, the shader otherwise identical (docs/performance.md).
+    Storage,
 }
 
 /// How the CPU executor schedules a kernel's invocations, as the compiler
@@ -486,6 +506,7 @@ impl KernelInfo {
         params: Cow::Borrowed(&[]),
         uniform_binding: 0,
         uniform_size: launch_block::SIZE,
+        params_binding: ParamsBinding::Uniform,
         cpu: CpuStrategy::Independent,
         workgroup_memory_words: 0,
         features: Features::NONE,
@@ -586,6 +607,7 @@ mod tests {
         ]),
         uniform_binding: 1,
         uniform_size: 32,
+        params_binding: ParamsBinding::Uniform,
         cpu: CpuStrategy::Independent,
         workgroup_memory_words: 0,
         features: Features::NONE,

@@ -29,6 +29,9 @@ pub struct Layout {
     pub uniform_binding: u32,
     /// Byte size of the uniform block.
     pub uniform_size: u32,
+    /// How the uniform block is bound (a storage buffer for kernels with
+    /// matrix tiles: see [`onekernel_abi::ParamsBinding`]).
+    pub params_binding: onekernel_abi::ParamsBinding,
     /// Word offset of each shared array in workgroup memory.
     pub shared_offsets: HandleMap<hir::SharedDecl, u32>,
     /// Total shared memory, in 32-bit words.
@@ -101,6 +104,11 @@ impl Layout {
             params,
             uniform_binding: binding,
             uniform_size: offset.next_multiple_of(launch_block::ALIGN),
+            params_binding: if crate::visit::uses_tiles(kernel) {
+                onekernel_abi::ParamsBinding::Storage
+            } else {
+                onekernel_abi::ParamsBinding::Uniform
+            },
             shared_offsets,
             workgroup_memory_words: words,
         })

@@ -219,6 +219,7 @@ pub fn compile_at(
         params: Cow::Owned(layout.params.clone()),
         uniform_binding: layout.uniform_binding,
         uniform_size: layout.uniform_size,
+        params_binding: layout.params_binding,
         cpu: checked.cpu,
         workgroup_memory_words: layout.workgroup_memory_words,
         // The parameters' types, every wide type the kernel computes in, and
@@ -260,7 +261,9 @@ fn shared_memory_fits(kernel: &hir::Function, max_bytes: u32) -> Result<(), Vec<
         } else {
             Diagnostic::new(
                 span,
-                format!("{used} bytes of shared memory exceed the {max_bytes} bytes of `max_shared_bytes = {max_bytes}`"),
+                format!(
+                    "{used} bytes of shared memory exceed the {max_bytes} bytes of `max_shared_bytes = {max_bytes}`"
+                ),
             )
             .help("raise `max_shared_bytes`, or use smaller tiles")
         };

@@ -263,6 +263,16 @@ pub fn uses_subgroups(f: &Function) -> bool {
     found
 }
 
+/// Whether `f` uses matrix tiles (the kernel then binds its launch
+/// parameters as storage: see [`onekernel_abi::ParamsBinding`]).
+pub fn uses_tiles(f: &Function) -> bool {
+    let mut found = false;
+    visit_block(f, &f.body, 0, &mut |_, k, _| {
+        found |= matches!(k, ExprKind::Tile { .. });
+    });
+    found
+}
+
 /// The tile types `f` uses (each once, in first-use order): what the
 /// kernel asks of the device's cooperative matrices.
 pub fn tile_types(f: &Function, types: &crate::infer::Types) -> Vec<crate::types::TileTy> {

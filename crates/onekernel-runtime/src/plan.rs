@@ -450,8 +450,12 @@ mod tests {
 
     static SCALAR_AT_16: [ParamInfo; 1] = [scalar(16)];
     static K: KernelInfo = kernel(&SCALAR_AT_16, 32);
-    const L: LaunchLimits =
-        LaunchLimits { max_invocations: 256, max_size: [256, 256, 64], max_groups_per_dimension: 65535, max_shared_bytes: 16384 };
+    const L: LaunchLimits = LaunchLimits {
+        max_invocations: 256,
+        max_size: [256, 256, 64],
+        max_groups_per_dimension: 65535,
+        max_shared_bytes: 16384,
+    };
 
     fn part(workgroups: [u32; 3], block_offset: u32) -> Option<DispatchPart> {
         Some(DispatchPart { workgroups, block_offset })
@@ -459,7 +463,12 @@ mod tests {
 
     #[test]
     fn shared_memory_beyond_the_device_is_an_error() {
-        static BIG: KernelInfo = KernelInfo { workgroup_memory_words: 4097, ..kernel(&SCALAR_AT_16, 32) };
+        const fn big() -> KernelInfo {
+            let mut k = kernel(&SCALAR_AT_16, 32);
+            k.workgroup_memory_words = 4097;
+            k
+        }
+        static BIG: KernelInfo = big();
         match plan(&BIG, Grid::Blocks(Dim3::new(1, 1, 1)), &L) {
             Err(LaunchError::SharedMemoryTooLarge { kernel: "k", bytes: 16388, max: 16384 }) => {}
             other => panic!("{other:?}"),

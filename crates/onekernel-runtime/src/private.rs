@@ -9,7 +9,7 @@
 //!
 //! | item | used by | why |
 //! |---|---|---|
-//! | [`KernelInfo`], [`ParamInfo`], [`ParamKind`], [`ScalarType`], [`DataType`], [`CpuStrategy`], [`Features`], [`CheckSite`], [`CheckKind`], [`Cow`] | `static KERNEL` | the compiled kernel, written as a `static` with `Cow::Borrowed` fields |
+//! | [`KernelInfo`], [`ParamInfo`], [`ParamKind`], [`ScalarType`], [`DataType`], [`CpuStrategy`], [`ParamsBinding`], [`Features`], [`CheckSite`], [`CheckKind`], [`Cow`] | `static KERNEL` | the compiled kernel, written as a `static` with `Cow::Borrowed` fields |
 //! | [`Device`], [`Grid`], [`BufferArg`], [`LaunchError`] | `launch`'s signature | the typed launch function users call; buffer parameters are `&impl BufferArg<T>` so that passing host data gets a note on how to upload it |
 //! | [`backend`], [`DeviceBackend`] | `launch` | picks the GPU or the CPU path |
 //! | [`gpu_arg`], [`gpu_arg_mut`], [`GpuArg`] | `launch`, GPU path | checks a buffer against its parameter (device, kind, type, size) and borrows its wgpu buffer; `gpu_arg_mut` takes `&mut Buffer` so the borrow checker sees the write |
@@ -75,7 +75,8 @@ pub use crate::plan::ScalarArg;
 /// `#[bytemuck(crate = "::onekernel::__private::bytemuck")]`).
 pub use bytemuck;
 pub use onekernel_abi::{
-    CheckKind, CheckSite, CpuStrategy, DataType, Features, KernelInfo, ParamInfo, ParamKind, ScalarType, TileShape,
+    CheckKind, CheckSite, CpuStrategy, DataType, Features, KernelInfo, ParamInfo, ParamKind, ParamsBinding, ScalarType,
+    TileShape,
 };
 pub use std::borrow::Cow;
 

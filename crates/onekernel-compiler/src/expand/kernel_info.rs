@@ -32,6 +32,7 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
         params,
         uniform_binding,
         uniform_size,
+        params_binding,
         cpu,
         workgroup_memory_words,
         features,
@@ -44,6 +45,10 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
     let checks = checks.iter().map(|c| check_site(c, &k));
     let params = params.iter().map(|p| param_info(p, &k));
     let cpu = cpu_strategy(*cpu, &k);
+    let params_binding = match params_binding {
+        onekernel_abi::ParamsBinding::Uniform => quote!(Uniform),
+        onekernel_abi::ParamsBinding::Storage => quote!(Storage),
+    };
     let Features(feature_bits) = *features;
     let tile_shapes = tile_shapes.iter().map(|t| {
         let onekernel_abi::TileShape { m, n, k: depth, ab, acc } = *t;
@@ -95,6 +100,7 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
             params: #k::Cow::Borrowed(&[#(#params),*]),
             uniform_binding: #uniform_binding,
             uniform_size: #uniform_size,
+            params_binding: #k::ParamsBinding::#params_binding,
             cpu: #cpu,
             workgroup_memory_words: #workgroup_memory_words,
             features: #k::Features(#feature_bits),

@@ -362,7 +362,10 @@ fn declare_kernel_globals(mb: &mut ModuleBuilder, kernel: &hir::Function, layout
     let params = mb.module.global_variables.append(
         GlobalVariable {
             name: Some("params".into()),
-            space: AddressSpace::Uniform,
+            space: match layout.params_binding {
+                onekernel_abi::ParamsBinding::Uniform => AddressSpace::Uniform,
+                onekernel_abi::ParamsBinding::Storage => AddressSpace::Storage { access: naga::StorageAccess::LOAD },
+            },
             binding: Some(ResourceBinding { group: 0, binding: layout.uniform_binding }),
             ty: st,
             init: None,

@@ -353,7 +353,10 @@ impl GpuDevice {
                         let uniforms = self.wgpu_device().create_buffer(&wgpu::BufferDescriptor {
                             label: Some(&*kernel.name),
                             size: block.len() as u64,
-                            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                            usage: match kernel.params_binding {
+                                onekernel_abi::ParamsBinding::Uniform => wgpu::BufferUsages::UNIFORM,
+                                onekernel_abi::ParamsBinding::Storage => wgpu::BufferUsages::STORAGE,
+                            } | wgpu::BufferUsages::COPY_DST,
                             mapped_at_creation: false,
                         });
                         self.queue().write_buffer(&uniforms, 0, block);

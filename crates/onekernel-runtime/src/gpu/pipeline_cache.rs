@@ -149,7 +149,10 @@ fn compile(
         binding: kernel.uniform_binding,
         visibility: wgpu::ShaderStages::COMPUTE,
         ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
+            ty: match kernel.params_binding {
+                onekernel_abi::ParamsBinding::Uniform => wgpu::BufferBindingType::Uniform,
+                onekernel_abi::ParamsBinding::Storage => wgpu::BufferBindingType::Storage { read_only: true },
+            },
             has_dynamic_offset: false,
             min_binding_size: NonZeroU64::new(u64::from(kernel.uniform_size)),
         },

@@ -34,6 +34,26 @@ fn scale_add_on(dev: &Device, n: usize, grid: Grid) -> Vec<f32> {
     ob.read().unwrap()
 }
 
+/// A kernel whose launch block is a read-only storage buffer (kernels with
+/// matrix tiles, `ParamsBinding::Storage`) binds and reads it like the
+/// uniform one, on plain and folded grids and through the bind cache.
+#[test]
+fn params_in_a_storage_buffer() {
+    let dev = gpu_device();
+    for n in [1, 1000, 70000 * 256] {
+        let (a, out) = inputs(n);
+        // 0.25: a power of two, so a fused multiply-add rounds the same.
+        let want = expected_scale_add(&a, &expected_scale_add(&a, &out, 0.25, n), 0.25, n);
+        let ab = Buffer::from_slice(dev, &a).unwrap();
+        let mut ob = Buffer::from_slice(dev, &out).unwrap();
+        scale_add_with(&SCALE_ADD_STORAGE_PARAMS, dev, Grid::threads(n), &ab, &mut ob, 0.25).unwrap();
+        // Twice on the same buffers: the second launch reuses the bind
+        // group and rewrites the block.
+        scale_add_with(&SCALE_ADD_STORAGE_PARAMS, dev, Grid::threads(n), &ab, &mut ob, 0.25).unwrap();
+        assert!(ob.read().unwrap() == want, "n = {n}");
+    }
+}
+
 #[test]
 fn device_basics() {
     let dev = gpu_device();

@@ -6,9 +6,14 @@
 use onekernel_abi::DataType;
 use onekernel_runtime::__private::*;
 
-/// `SCALE_ADD_WGSL`: the plain module (`"false"`) or the folded one (`"true"`).
+/// `SCALE_ADD_WGSL`: the plain module (`"false"`) or the folded one
+/// (`"true"`), its launch block in `uniform` (the default) or `storage`
+/// (`ParamsBinding::Storage`).
 macro_rules! scale_add_wgsl {
     ($folded:literal) => {
+        scale_add_wgsl!($folded, "uniform")
+    };
+    ($folded:literal, $space:literal) => {
         concat!(
             "const grid_folded: bool = ",
             $folded,
@@ -17,7 +22,9 @@ macro_rules! scale_add_wgsl {
 struct Launch { groups: vec3<u32>, block_offset: u32, s: f32 }
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@group(0) @binding(2) var<uniform> launch: Launch;
+@group(0) @binding(2) var<"#,
+            $space,
+            r#"> launch: Launch;
 
 @compute @workgroup_size(256, 1, 1)
 fn scale_add(@builtin(workgroup_id) wid: vec3<u32>,
@@ -105,7 +112,9 @@ fn coverage(@builtin(workgroup_id) wid: vec3<u32>,
 }
 
 /// `fn scale_add(a: &[f32], out: &mut [f32], s: f32) { out[i] += s * a[i] }`
-pub static SCALE_ADD: KernelInfo = KernelInfo {
+pub static SCALE_ADD: KernelInfo = SCALE_ADD_FIELDS;
+
+const SCALE_ADD_FIELDS: KernelInfo = KernelInfo {
     name: Cow::Borrowed("scale_add"),
     entry_point: Cow::Borrowed("scale_add"),
     wgsl: Cow::Borrowed(scale_add_wgsl!("false")),
@@ -128,6 +137,16 @@ pub static SCALE_ADD: KernelInfo = KernelInfo {
     ..KernelInfo::EMPTY
 };
 
+/// `SCALE_ADD` with its launch block bound as a read-only storage buffer,
+/// as kernels with matrix tiles have it.
+pub static SCALE_ADD_STORAGE_PARAMS: KernelInfo = KernelInfo {
+    name: Cow::Borrowed("scale_add_storage_params"),
+    wgsl: Cow::Borrowed(scale_add_wgsl!("false", "storage")),
+    wgsl_folded: Cow::Borrowed(scale_add_wgsl!("true", "storage")),
+    params_binding: ParamsBinding::Storage,
+    ..SCALE_ADD_FIELDS
+};
+
 /// What the macro would generate for `scale_add(a, out, s)` launched on `grid`.
 pub fn scale_add(
     device: &Device,
@@ -136,7 +155,18 @@ pub fn scale_add(
     out: &mut Buffer<f32>,
     s: f32,
 ) -> Result<(), LaunchError> {
-    let k = &SCALE_ADD;
+    scale_add_with(&SCALE_ADD, device, grid, a, out, s)
+}
+
+/// [`scale_add`] through kernel `k` (`SCALE_ADD` or a variant of it).
+pub fn scale_add_with(
+    k: &'static KernelInfo,
+    device: &Device,
+    grid: impl Into<Grid>,
+    a: &Buffer<f32>,
+    out: &mut Buffer<f32>,
+    s: f32,
+) -> Result<(), LaunchError> {
     match backend(device) {
         DeviceBackend::Gpu(gpu) => {
             let a = gpu_arg(a, k, 0, gpu)?;
