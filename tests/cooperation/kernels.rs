@@ -201,3 +201,20 @@ pub fn lane_ids(out: &mut [u32]) {
         out[i] = subgroup_invocation_id() + 1000 * subgroup_size();
     }
 }
+
+/// 80 KiB of shared memory, declared (`max_shared_bytes`): each workgroup
+/// fills its array and reads it back reversed. Runs where the device has
+/// that much, is `LaunchError::SharedMemoryTooLarge` elsewhere.
+#[kernel(workgroup_size = 256, max_shared_bytes = 81920)]
+pub fn big_shared(out: &mut [u32]) {
+    let big = shared::<[u32; 20480]>();
+    let t = thread_id().x;
+    for q in 0..80 {
+        big[t + q * 256] = (t + q * 256) as u32 + block_id().x as u32;
+    }
+    workgroup_barrier();
+    let i = global_id().x;
+    if i < out.len() {
+        out[i] = big[20479 - t * 80];
+    }
+}

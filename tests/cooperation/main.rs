@@ -34,6 +34,32 @@ fn block_sums() {
     }
 }
 
+/// A kernel that declares more shared memory than WebGPU's 16 KiB runs on
+/// the CPU and on a GPU that has it; a GPU with less refuses the launch
+/// with an error naming the kernel and both sizes.
+#[test]
+fn declared_shared_memory_is_checked_against_the_device() {
+    let n = 1000;
+    let want: Vec<u32> = (0..n).map(|i| (20479 - (i % 256) * 80 + i / 256) as u32).collect();
+    let run = |d: &Device| {
+        let mut out = Buffer::zeroed(d, n).unwrap();
+        kernels::big_shared::launch(d, n, &mut out).map(|()| out.read().unwrap())
+    };
+    assert_eq!(run(&Device::cpu()).unwrap(), want);
+    let limit = gpu().wgpu().map(|(d, _)| d.limits().max_compute_workgroup_storage_size).unwrap();
+    match run(gpu()) {
+        Ok(got) => {
+            assert!(limit >= 81920, "launched with {limit} bytes of workgroup memory");
+            assert_eq!(got, want);
+        }
+        Err(e @ onekernel::runtime::LaunchError::SharedMemoryTooLarge { bytes: 81920, .. }) => {
+            assert!(limit < 81920, "refused though the device has {limit} bytes");
+            assert!(e.to_string().contains("kernel `big_shared`"), "{e}");
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
 #[test]
 fn histogram_with_atomics() {
     let n = 100_000;
