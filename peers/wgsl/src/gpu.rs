@@ -123,7 +123,9 @@ impl Gpu {
         self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("params"),
             contents: bytemuck::cast_slice(&p),
-            usage: wgpu::BufferUsages::UNIFORM,
+            // Also STORAGE: `hgemm` reads its parameters from a storage
+            // buffer (see hgemm_coop.wgsl).
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::STORAGE,
         })
     }
 

@@ -343,6 +343,21 @@ fn benches() -> Vec<Bench> {
             grid_check: false,
         },
         Bench {
+            key: "sgemm-sp",
+            what: "the same SGEMM reading p = (m, n, k) from a storage buffer instead of a uniform one",
+            unit: Unit::TFlops,
+            source: || shaders::sgemm_128(false).replace("var<uniform> p: P;", "var<storage, read> p: P;"),
+            needs: none,
+            make: |g, s| {
+                if s == Size::Full {
+                    matmul_problem(g, 4096, 4096, 4096, Tiling::Tile128)
+                } else {
+                    matmul_problem(g, 256, 256, 256, Tiling::Tile128)
+                }
+            },
+            grid_check: false,
+        },
+        Bench {
             key: "sgemm-odd",
             what: "SGEMM 128×128 tile, guarded (scalar loads)",
             unit: Unit::TFlops,
@@ -363,7 +378,9 @@ fn benches() -> Vec<Bench> {
             unit: Unit::TFlops,
             source: shaders::hgemm_coop,
             needs: wgpu::Features::SHADER_F16.union(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX),
-            make: |g, s| if s == Size::Full { hgemm_problem(g, 8192, 8192, 8192) } else { hgemm_problem(g, 256, 128, 64) },
+            make: |g, s| {
+                if s == Size::Full { hgemm_problem(g, 8192, 8192, 8192) } else { hgemm_problem(g, 256, 128, 64) }
+            },
             grid_check: false,
         },
         Bench {
@@ -421,8 +438,20 @@ fn benches() -> Vec<Bench> {
 }
 
 /// All keys `--only` accepts.
-const KEYS: &[&str] =
-    &["vadd", "vadd4", "sgemm", "sgemm-odd", "hgemm", "naive", "softmax", "softmax-sg", "layernorm", "layernorm-sg", "launch"];
+const KEYS: &[&str] = &[
+    "vadd",
+    "vadd4",
+    "sgemm",
+    "sgemm-sp",
+    "sgemm-odd",
+    "hgemm",
+    "naive",
+    "softmax",
+    "softmax-sg",
+    "layernorm",
+    "layernorm-sg",
+    "launch",
+];
 
 /// `c = a + b` over n f32 (n = 64 Mi at full size; 1 000 003 resp. 1 000 004
 /// for the check, so that the last workgroup is partial). Bytes counted:
@@ -523,7 +552,9 @@ fn hgemm_problem(gpu: &Gpu, m: usize, n: usize, k: usize) -> Problem {
         output: 2,
         groups: ((n / 128) as u32, (m / 256) as u32, 1),
         work: 2.0 * (m * n * k) as f64,
-        check: Box::new(move |got| compare("A·B (f16)", got, &indices, |i| entry(i).0, |i, _| 1e-5 * entry(i).1 + 1e-6)),
+        check: Box::new(move |got| {
+            compare("A·B (f16)", got, &indices, |i| entry(i).0, |i, _| 1e-5 * entry(i).1 + 1e-6)
+        }),
     }
 }
 
