@@ -28,13 +28,6 @@ const MIN_INVOCATIONS_PER_CHUNK: usize = 4096;
 /// Chunks per rayon thread: a few, so that uneven chunks balance out.
 const CHUNKS_PER_THREAD: usize = 4;
 
-/// Most invocations per chunk: past a few million invocations, chunks of
-/// a sixty-fourth of the launch are megabytes of memory each, and on the
-/// 16-core H200 machine the vector add of 16 Mi elements ran at 0.61 of
-/// rayon's zipped loop (which keeps splitting its work as threads steal
-/// it); smaller chunks let the threads balance the same way.
-const MAX_INVOCATIONS_PER_CHUNK: usize = 1 << 16;
-
 impl CpuDevice {
     /// Runs `body` once per invocation of the grid with the exact builtin
     /// values the GPU would give, spread over the cores with rayon.
@@ -227,9 +220,8 @@ fn groups_per_chunk(shape: Shape) -> usize {
     let total_groups = shape.grid_dim.x * shape.grid_dim.y * shape.grid_dim.z;
     let group_invocations = shape.block_dim.x * shape.block_dim.y * shape.block_dim.z;
     let min_groups = MIN_INVOCATIONS_PER_CHUNK.div_ceil(group_invocations).max(1);
-    let max_groups = (MAX_INVOCATIONS_PER_CHUNK / group_invocations).max(min_groups);
     let target_chunks = rayon::current_num_threads() * CHUNKS_PER_THREAD;
-    total_groups.div_ceil(target_chunks).clamp(min_groups, max_groups)
+    total_groups.div_ceil(target_chunks).max(min_groups)
 }
 
 /// Runs `run(start, end)` over chunks of `groups_per_chunk` workgroups in
