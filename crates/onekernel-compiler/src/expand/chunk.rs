@@ -214,18 +214,19 @@ pub fn chunk_fn(compiled: &CompiledKernel) -> Option<TokenStream> {
     }
     let own = OwnIndex::new(f);
     let split = split_bound(f, &own);
+    // The per-invocation body's generator; the loop's sets `chunk`.
+    let plain = || Gen {
+        f,
+        types: &compiled.checked.kernel_types,
+        table,
+        layout: &compiled.layout,
+        k: k.clone(),
+        phase: None,
+        chunk: None,
+    };
     let gen = |side: Option<bool>| {
         let chunk = ChunkLoop { own: OwnIndex::new(f), split: split.zip(side).map(|((b, _), below)| (b, below)) };
-        let g = Gen {
-            f,
-            types: &compiled.checked.kernel_types,
-            table,
-            layout: &compiled.layout,
-            k: k.clone(),
-            phase: None,
-            chunk: Some(&chunk),
-        };
-        g.block(&f.body)
+        Gen { chunk: Some(&chunk), ..plain() }.block(&f.body)
     };
     let inv = super::phases::invocation_label();
     let x_ty = quote!(::core::ops::Range<usize>);
@@ -240,16 +241,7 @@ pub fn chunk_fn(compiled: &CompiledKernel) -> Option<TokenStream> {
         // `i < n` decided on each side of `n`, so that neither loop has a
         // store that depends on it.
         Some((_, bound)) => {
-            let plain = Gen {
-                f,
-                types: &compiled.checked.kernel_types,
-                table,
-                layout: &compiled.layout,
-                k: k.clone(),
-                phase: None,
-                chunk: None,
-            };
-            let bound = plain.expr(bound);
+            let bound = plain().expr(bound);
             let split = internal("__split");
             let (below, above) = (invocation(gen(Some(true))), invocation(gen(Some(false))));
             quote! {
