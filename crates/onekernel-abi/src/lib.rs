@@ -540,6 +540,10 @@ impl KernelInfo {
     /// uniform block. The `#[kernel]` macro's `BINDINGS`, the runtime's
     /// `inspect::bindings` and the CLI's `--emit bindings` all print this.
     pub fn bindings_table(&self) -> String {
+        let space = match self.params_binding {
+            ParamsBinding::Uniform => "uniform",
+            ParamsBinding::Storage => "storage",
+        };
         let mut s = String::from("| parameter | Rust | WGSL | binding |\n|---|---|---|---|\n");
         for p in self.params.iter() {
             let (name, t) = (&p.name, p.ty.wgsl_name());
@@ -559,13 +563,13 @@ impl KernelInfo {
                     binding,
                 ),
                 ParamKind::Scalar => {
-                    (String::from(rust), format!("params.{name}: {t}"), format!("uniform, offset {}", p.slot))
+                    (String::from(rust), format!("params.{name}: {t}"), format!("{space}, offset {}", p.slot))
                 }
             };
             s.push_str(&format!("| `{name}` | `{rust}` | `{wgsl}` | {place} |\n"));
         }
         s.push_str(&format!(
-            "| (launch) | | `var<uniform> params: LaunchParams` | @group(0) @binding({}), {} bytes |\n",
+            "| (launch) | | `var<{space}> params: LaunchParams` | @group(0) @binding({}), {} bytes |\n",
             self.uniform_binding, self.uniform_size
         ));
         s
@@ -643,6 +647,13 @@ mod tests {
              | `a` | `&[f32]` | `var<storage, read> a: array<f32>` | @group(0) @binding(0) |\n\
              | `s` | `u32` | `params.s: u32` | uniform, offset 16 |\n\
              | (launch) | | `var<uniform> params: LaunchParams` | @group(0) @binding(1), 32 bytes |\n"
+        );
+        // A kernel with matrix tiles: the same block, bound as storage.
+        let tiles = KernelInfo { params_binding: ParamsBinding::Storage, ..K.clone() };
+        let table = tiles.bindings_table();
+        assert!(
+            table.contains("| storage, offset 16 |") && table.contains("`var<storage> params: LaunchParams`"),
+            "{table}"
         );
     }
 }
