@@ -17,7 +17,7 @@ fn tested_sources() -> String {
         "tests/integration",
         "tests/language",
         "tests/cooperation",
-        "tests/ui/pass",
+        "tests/integration/compiles",
         "tests/ui/fail",
         "benches",
     ] {

@@ -8,6 +8,7 @@
 //! the trybuild suite with `cargo test --test integration ui::`.
 
 mod checked;
+mod compiles;
 mod doc_snippets;
 mod empty_buffers;
 // `onekernel::inspect` exists with the default feature `inspect`.

@@ -1,5 +1,7 @@
-//! Compile-fail and compile-pass cases for `#[kernel]` / `#[helper]`: each
-//! failing case must show one clear error under the offending tokens.
+//! Compile-fail cases for `#[kernel]` / `#[helper]`: each must show one
+//! clear error under the offending tokens. (Kernels that must compile are
+//! the modules of `compiles/`, in this binary: a trybuild pass case would
+//! make trybuild build every dependency again, in full.)
 //!
 //! The `.stderr` files were written with rustc 1.95.0, pinned in
 //! `rust-toolchain.toml` (rustc's rendering of errors changes between
@@ -12,5 +14,4 @@
 fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/fail/*.rs");
-    t.pass("tests/ui/pass/*.rs");
 }

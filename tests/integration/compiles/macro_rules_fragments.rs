@@ -41,7 +41,8 @@ macro_rules! shared_sum {
 
 shared_sum!(sum64, 64, 0.0);
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     let device = Device::cpu();
     let a = Buffer::from_slice(&device, &[1.0f32, 2.0, 3.0]).unwrap();
     let mut out = Buffer::<f32>::zeroed(&device, 3).unwrap();

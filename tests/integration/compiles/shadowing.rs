@@ -20,6 +20,7 @@ fn shadowing(a: &[f32], out: &mut [f32]) {
     }
 }
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     println!("{}", shadowing::WGSL.len());
 }

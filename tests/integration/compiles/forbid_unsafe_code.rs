@@ -1,4 +1,4 @@
-//! Generated code contains no `unsafe`: a crate that forbids it can hold
+//! Generated code contains no `unsafe`: a module that forbids it can hold
 //! kernels of every CPU strategy (own-element windows, shared outputs and
 //! atomics, cooperation), and they run.
 #![forbid(unsafe_code)]
@@ -37,7 +37,8 @@ fn reversed(a: &[u32], out: &mut [u32]) {
     }
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+#[test]
+fn compiles_and_runs() -> Result<(), Box<dyn std::error::Error>> {
     let device = Device::cpu();
     let a = Buffer::from_slice(&device, &[1.0f32, 2.0, 3.0])?;
     let mut out = Buffer::<f32>::zeroed(&device, 3)?;

@@ -22,12 +22,13 @@ fn wide(scale: f64, h: &[f16], out: &mut [f64], bits: &mut [u64]) {
 fn accumulate(x: &[f16], scale: f64, out: &mut [f64], bits: &mut [u64]) {
     let i = global_id().x;
     if i < x.len() {
-        out[i] = x[i].to_f64() * scale + 0.5;   // `0.5` is an `f64` here
+        out[i] = x[i].to_f64() * scale + 0.5; // `0.5` is an `f64` here
         bits[i] = out[i].to_bits() ^ (1u64 << 63);
     }
 }
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     assert_eq!(accumulate::KERNEL.features, wide::KERNEL.features);
     let f = wide::KERNEL.features;
     assert!(f.contains(onekernel::Features::F64.union(onekernel::Features::INT64).union(onekernel::Features::F16)));

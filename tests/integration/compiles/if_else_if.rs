@@ -11,7 +11,15 @@ fn classify(a: &[f32], out: &mut [i32]) {
     } else {
         0
     };
-    let band = if x < 1.0 { 0i32 } else if x < 10.0 { 1 } else if x < 100.0 { 2 } else { 3 };
+    let band = if x < 1.0 {
+        0i32
+    } else if x < 10.0 {
+        1
+    } else if x < 100.0 {
+        2
+    } else {
+        3
+    };
     let mut extra = 0;
     if sign == 0 {
         extra = 10;
@@ -21,6 +29,7 @@ fn classify(a: &[f32], out: &mut [i32]) {
     out[i] = sign * 100 + band + extra;
 }
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     println!("{}", classify::WGSL.len());
 }

@@ -35,6 +35,7 @@ fn labelled(a: &[u32], out: &mut [u32]) {
     out[i] = count + n;
 }
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     println!("{}", labelled::WGSL.len());
 }

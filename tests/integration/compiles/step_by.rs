@@ -16,6 +16,7 @@ fn strided(a: &[f32], out: &mut [f32]) {
     }
 }
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     println!("{}", strided::WGSL.len());
 }

@@ -17,7 +17,11 @@ fn norm(x: f32, y: f32) -> f32 {
 
 #[helper]
 fn clamp_index(i: usize, n: usize) -> usize {
-    if i < n { i } else { n - 1 }
+    if i < n {
+        i
+    } else {
+        n - 1
+    }
 }
 
 #[kernel(workgroup_size = 64)]
@@ -29,7 +33,8 @@ fn norms(x: &[f32], y: &[f32], out: &mut [f32]) {
     }
 }
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     println!("{}", norms::WGSL.len());
     assert_eq!(norm(3.0, 4.0), 5.0);
 }

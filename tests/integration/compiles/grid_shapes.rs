@@ -10,7 +10,8 @@ pub fn builtins_2d(out: &mut [u32], width: u32) {
     }
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+#[test]
+fn compiles_and_runs() -> Result<(), Box<dyn std::error::Error>> {
     let device = Device::cpu();
     let (w, h) = (21usize, 13usize);
     let mut out = Buffer::<u32>::zeroed(&device, w * h)?;

@@ -21,7 +21,8 @@ fn large(out: &mut [u32]) {
     out[global_id().x] = 1;
 }
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     assert_eq!(one_d::WORKGROUP_SIZE, [256, 1, 1]);
     assert_eq!(two_d::WORKGROUP_SIZE, [16, 16, 1]);
     assert_eq!(three_d::WORKGROUP_SIZE, [8, 8, 4]);

@@ -23,7 +23,8 @@ fn shade(a: &[f32], out: &mut [f32], lo: f32, hi: f32) {
     }
 }
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     let device = Device::cpu();
     let a = Buffer::from_slice(&device, &[-1.0f32, 0.5, 2.0]).unwrap();
     let mut out = Buffer::zeroed(&device, 3).unwrap();

@@ -39,6 +39,7 @@ fn sample(var: &[u32], out: &mut [u32]) {
     }
 }
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     println!("{} {}", array::WGSL.len(), sample::WGSL.len());
 }

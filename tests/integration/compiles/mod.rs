@@ -1,0 +1,21 @@
+//! Kernels that must compile (and run where they say so): each file is a
+//! module with its own imports, as a user's file would be, and one test.
+//! They were trybuild pass cases; as modules of this binary they cost no
+//! separate dependency build (trybuild builds every dependency again, in
+//! full, as soon as one case must pass; with compile-fail cases only it
+//! just checks them). `forbid_unsafe_code` forbids `unsafe` in its module,
+//! which covers everything the macro expands there.
+
+mod forbid_unsafe_code;
+mod generic_kernels;
+mod grid_shapes;
+mod helpers_call_helpers;
+mod helpers_shade;
+mod if_else_if;
+mod labelled_loops;
+mod macro_rules_fragments;
+mod shadowing;
+mod step_by;
+mod wgsl_keyword_names;
+mod wide_types;
+mod workgroup_sizes;
