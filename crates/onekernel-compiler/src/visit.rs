@@ -244,33 +244,28 @@ pub fn used_builtins(f: &Function) -> Vec<Builtin> {
     used
 }
 
+/// Whether some expression of `f`'s body is of a kind `pred` accepts.
+pub fn any_expr(f: &Function, pred: impl Fn(&ExprKind) -> bool) -> bool {
+    let mut found = false;
+    visit_block(f, &f.body, 0, &mut |_, k, _| found |= pred(k));
+    found
+}
+
 /// Whether `f` uses the subgroup builtin `op`.
 pub fn uses_subgroup_op(f: &Function, op: SubgroupOp) -> bool {
-    let mut found = false;
-    visit_block(f, &f.body, 0, &mut |_, k, _| {
-        found |= matches!(k, ExprKind::Subgroup { op: o, .. } if *o == op);
-    });
-    found
+    any_expr(f, |k| matches!(k, ExprKind::Subgroup { op: o, .. } if *o == op))
 }
 
 /// Whether `f` uses any subgroup builtin (the kernel then needs the
 /// device's SUBGROUP feature).
 pub fn uses_subgroups(f: &Function) -> bool {
-    let mut found = false;
-    visit_block(f, &f.body, 0, &mut |_, k, _| {
-        found |= matches!(k, ExprKind::Subgroup { .. });
-    });
-    found
+    any_expr(f, |k| matches!(k, ExprKind::Subgroup { .. }))
 }
 
 /// Whether `f` uses matrix tiles (the kernel then binds its launch
 /// parameters as storage: see [`onekernel_abi::ParamsBinding`]).
 pub fn uses_tiles(f: &Function) -> bool {
-    let mut found = false;
-    visit_block(f, &f.body, 0, &mut |_, k, _| {
-        found |= matches!(k, ExprKind::Tile { .. });
-    });
-    found
+    any_expr(f, |k| matches!(k, ExprKind::Tile { .. }))
 }
 
 /// The tile types `f` uses (each once, in first-use order): what the
