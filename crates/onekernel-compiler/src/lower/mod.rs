@@ -25,6 +25,7 @@ mod function;
 mod matching;
 mod math;
 mod polyfill;
+mod split_arrays;
 mod tile;
 
 use crate::arena::HandleMap;
@@ -292,6 +293,7 @@ pub fn lower_program(
     let globals = declare_kernel_globals(&mut mb, kernel, layout);
     let entry = FnLowerer::lower_kernel(&mut mb, kernel, kernel_types, &globals, workgroup_size, variant.folded)?;
     mb.module.entry_points.push(entry);
+    split_arrays::split_arrays(&mut mb.module);
     let checks = mb.checks.map(|c| c.sites).unwrap_or_default();
     Ok(Lowered { module: mb.module, spans: mb.spans, checks })
 }

@@ -1,0 +1,319 @@
+//! Scalar replacement of local arrays: a local array whose every access
+//! has a constant index becomes one variable per element (`next_a[2u]`
+//! becomes `next_a_2`).
+//!
+//! Why: an unrolled loop (`#[unroll]`, or a small constant loop that
+//! indexes an array, see `parse/expr.rs`) leaves only constant indices,
+//! but the array is still one `var next_a: array<vec4<f16>, 4>` in the
+//! shader, and drivers do not always promote such an array to registers:
+//! on an H200, splitting the register prefetch of `examples/gemm_f16.rs`
+//! by hand took the kernel from 235 to 247 TFLOP/s. Separate variables are
+//! registers on any driver, and they read better in the WGSL.
+//!
+//! It is a pass over the finished naga module, run at the end of
+//! [`super::lower_program`] on every variant, because only there is an
+//! index known to be constant: the lowering folds an unrolled loop's
+//! variable into the index (`FnLowerer::fold`), and the checked variants
+//! leave constant in-range indices unchecked (`checked_index_const`).
+//!
+//! A variable of array type is split when naga's own analysis counts no
+//! use of it other than these (every other use, or one this pass does not
+//! know, keeps the array as it is):
+//! - the base of an `AccessIndex`, or of an `Access` whose index is a
+//!   literal, in range: the expression becomes the element's
+//!   `LocalVariable` in place (and leaves its `Emit` range, since naga
+//!   forbids emitting a variable);
+//! - the pointer of a whole-array `Store` (`let mut a = [0.0; 4]`, an
+//!   assignment `a = b`): one `Store` per element, of the `Compose`'s
+//!   components, of `ZeroValue`s, or of `AccessIndex`es of the value.
+//!
+//! So an array read whole (`let y = x;`, passed to a helper, returned) or
+//! indexed by a value known only at run time stays an array. Arrays of
+//! arrays split level by level (`m[1u][0u]` becomes `m_1_0`), one round
+//! per level.
+
+use naga::valid::{FunctionInfo, ValidationFlags, Validator};
+use naga::{Arena, ArraySize, Block, Expression, Function, Handle, Literal, LocalVariable, Statement, TypeInner};
+use std::collections::{HashMap, HashSet};
+
+/// Arrays longer than this stay arrays: hundreds of variables would make
+/// the shader harder to read for nothing a driver needs.
+const MAX_ELEMENTS: u32 = 64;
+
+/// Rounds of splitting: one per level of nested arrays.
+const MAX_ROUNDS: usize = 4;
+
+/// Splits every eligible local array of every function of `module`. A
+/// module that does not validate is left as it is, for the validation
+/// after lowering to report.
+pub(super) fn split_arrays(module: &mut naga::Module) {
+    for _ in 0..MAX_ROUNDS {
+        let Ok(info) = Validator::new(ValidationFlags::all(), crate::emit::CAPABILITIES).validate(module) else {
+            return;
+        };
+        let naga::Module { types, functions, entry_points, .. } = module;
+        let mut changed = false;
+        for (handle, function) in functions.iter_mut() {
+            changed |= split_function(function, &info[handle], types);
+        }
+        for (i, entry) in entry_points.iter_mut().enumerate() {
+            changed |= split_function(&mut entry.function, info.get_entry_point(i), types);
+        }
+        if !changed {
+            return;
+        }
+    }
+}
+
+/// A local array that may be split.
+struct Candidate {
+    elem: Handle<naga::Type>,
+    len: u32,
+    /// Still eligible.
+    ok: bool,
+}
+
+/// One round on one function; whether anything was split.
+fn split_function(func: &mut Function, info: &FunctionInfo, types: &naga::UniqueArena<naga::Type>) -> bool {
+    let mut candidates: HashMap<Handle<LocalVariable>, Candidate> = func
+        .local_variables
+        .iter()
+        .filter(|(_, var)| var.init.is_none())
+        .filter_map(|(h, var)| match types[var.ty].inner {
+            TypeInner::Array { base, size: ArraySize::Constant(len), .. } if len.get() <= MAX_ELEMENTS => {
+                Some((h, Candidate { elem: base, len: len.get(), ok: true }))
+            }
+            _ => None,
+        })
+        .collect();
+    if candidates.is_empty() {
+        return false;
+    }
+
+    // The `LocalVariable` expressions naming a candidate, with the uses of
+    // each this pass accepts; and the element pointers to replace.
+    let mut pointers: HashMap<Handle<Expression>, (Handle<LocalVariable>, usize)> = HashMap::new();
+    let mut elements: Vec<(Handle<Expression>, Handle<LocalVariable>, u32)> = Vec::new();
+    for (h, e) in func.expressions.iter() {
+        let (base, index) = match *e {
+            Expression::LocalVariable(v) if candidates.contains_key(&v) => {
+                pointers.insert(h, (v, 0));
+                continue;
+            }
+            Expression::AccessIndex { base, index } => (base, Some(index)),
+            Expression::Access { base, index } => (base, constant_index(&func.expressions[index])),
+            _ => continue,
+        };
+        let Some((var, uses)) = pointers.get_mut(&base) else { continue };
+        let c = candidates.get_mut(var).expect("pointers name candidates");
+        match index {
+            Some(i) if i < c.len => {
+                *uses += 1;
+                elements.push((h, *var, i));
+            }
+            _ => c.ok = false,
+        }
+    }
+    let mut stores = Vec::new();
+    whole_stores(&func.body, &pointers, &mut stores);
+    for &(pointer, _) in &stores {
+        pointers.get_mut(&pointer).expect("whole_stores keeps candidate pointers").1 += 1;
+    }
+    // Any use not counted above (a whole load, a dynamic index, ...)
+    // keeps the array.
+    for (&pointer, &(var, uses)) in &pointers {
+        if info[pointer].ref_count != uses {
+            candidates.get_mut(&var).expect("pointers name candidates").ok = false;
+        }
+    }
+    candidates.retain(|_, c| c.ok);
+    if candidates.is_empty() {
+        return false;
+    }
+
+    // The variables, each split one in its place: `next_a_0`, `next_a_1`, ...
+    let mut vars = Arena::new();
+    let mut kept = HashMap::new();
+    let mut parts: HashMap<Handle<LocalVariable>, Vec<Handle<LocalVariable>>> = HashMap::new();
+    for (h, var) in func.local_variables.iter() {
+        let span = func.local_variables.get_span(h);
+        match candidates.get(&h) {
+            Some(c) => {
+                let name = var.name.as_deref().unwrap_or("array");
+                let new = (0..c.len)
+                    .map(|i| vars.append(LocalVariable { name: Some(format!("{name}_{i}")), ty: c.elem, init: None }, span))
+                    .collect();
+                parts.insert(h, new);
+            }
+            None => {
+                kept.insert(h, vars.append(var.clone(), span));
+            }
+        }
+    }
+    func.local_variables = vars;
+
+    // Expressions: every variable renumbered, every element pointer of a
+    // split array its variable. A split array's own pointers are unused
+    // now; they point at its first element.
+    let mut removed: HashSet<Handle<Expression>> = HashSet::new();
+    for (_, e) in func.expressions.iter_mut() {
+        if let Expression::LocalVariable(v) = e {
+            *v = kept.get(v).copied().unwrap_or_else(|| parts[v][0]);
+        }
+    }
+    for &(h, var, i) in &elements {
+        if let Some(p) = parts.get(&var) {
+            func.expressions[h] = Expression::LocalVariable(p[i as usize]);
+            func.named_expressions.shift_remove(&h);
+            removed.insert(h);
+        }
+    }
+    // A `Compose` that only initialised a split array is dead: its
+    // components are stored directly.
+    let split_stores: Vec<_> = stores.into_iter().filter(|(p, _)| candidates.contains_key(&pointers[p].0)).collect();
+    for &(pointer, value) in &split_stores {
+        let whole = |c: &Candidate| matches!(&func.expressions[value], Expression::Compose { components, .. } if components.len() == c.len as usize);
+        if whole(&candidates[&pointers[&pointer].0]) && info[value].ref_count == 1 {
+            func.named_expressions.shift_remove(&value);
+            removed.insert(value);
+        }
+    }
+
+    let mut body = std::mem::take(&mut func.body);
+    let ctx = Rewrite { pointers: &pointers, parts: &parts, candidates: &candidates, removed: &removed };
+    ctx.block(&mut body, &mut func.expressions);
+    func.body = body;
+    true
+}
+
+/// The value of a literal index.
+fn constant_index(e: &Expression) -> Option<u32> {
+    match *e {
+        Expression::Literal(Literal::U32(i)) => Some(i),
+        Expression::Literal(Literal::I32(i)) => u32::try_from(i).ok(),
+        _ => None,
+    }
+}
+
+/// The whole-array stores into candidates: (pointer, value).
+fn whole_stores(
+    block: &Block,
+    pointers: &HashMap<Handle<Expression>, (Handle<LocalVariable>, usize)>,
+    out: &mut Vec<(Handle<Expression>, Handle<Expression>)>,
+) {
+    for s in block.iter() {
+        match s {
+            Statement::Store { pointer, value } if pointers.contains_key(pointer) => out.push((*pointer, *value)),
+            Statement::Block(b) => whole_stores(b, pointers, out),
+            Statement::If { accept, reject, .. } => {
+                whole_stores(accept, pointers, out);
+                whole_stores(reject, pointers, out);
+            }
+            Statement::Switch { cases, .. } => cases.iter().for_each(|c| whole_stores(&c.body, pointers, out)),
+            Statement::Loop { body, continuing, .. } => {
+                whole_stores(body, pointers, out);
+                whole_stores(continuing, pointers, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The statement rewrite of one round.
+struct Rewrite<'a> {
+    pointers: &'a HashMap<Handle<Expression>, (Handle<LocalVariable>, usize)>,
+    parts: &'a HashMap<Handle<LocalVariable>, Vec<Handle<LocalVariable>>>,
+    candidates: &'a HashMap<Handle<LocalVariable>, Candidate>,
+    /// Expressions that left every `Emit` range.
+    removed: &'a HashSet<Handle<Expression>>,
+}
+
+impl Rewrite<'_> {
+    fn block(&self, block: &mut Block, exprs: &mut Arena<Expression>) {
+        let old = std::mem::take(block);
+        for (s, span) in old.span_into_iter() {
+            match s {
+                Statement::Emit(range) => {
+                    // The range without the removed expressions, as
+                    // consecutive runs.
+                    let mut run: Option<std::ops::Range<u32>> = None;
+                    for h in range {
+                        let i = h.index() as u32;
+                        if self.removed.contains(&h) {
+                            if let Some(r) = run.take() {
+                                block.push(Statement::Emit(naga::Range::from_index_range(r, exprs)), span);
+                            }
+                        } else {
+                            run = Some(run.map_or(i..i + 1, |r| r.start..i + 1));
+                        }
+                    }
+                    if let Some(r) = run {
+                        block.push(Statement::Emit(naga::Range::from_index_range(r, exprs)), span);
+                    }
+                }
+                Statement::Store { pointer, value } if self.splits(pointer) => {
+                    self.store(block, exprs, pointer, value, span);
+                }
+                Statement::Block(mut b) => {
+                    self.block(&mut b, exprs);
+                    block.push(Statement::Block(b), span);
+                }
+                Statement::If { condition, mut accept, mut reject } => {
+                    self.block(&mut accept, exprs);
+                    self.block(&mut reject, exprs);
+                    block.push(Statement::If { condition, accept, reject }, span);
+                }
+                Statement::Switch { selector, mut cases } => {
+                    for c in &mut cases {
+                        self.block(&mut c.body, exprs);
+                    }
+                    block.push(Statement::Switch { selector, cases }, span);
+                }
+                Statement::Loop { mut body, mut continuing, break_if } => {
+                    self.block(&mut body, exprs);
+                    self.block(&mut continuing, exprs);
+                    block.push(Statement::Loop { body, continuing, break_if }, span);
+                }
+                s => block.push(s, span),
+            }
+        }
+    }
+
+    /// Whether `pointer` names an array being split.
+    fn splits(&self, pointer: Handle<Expression>) -> bool {
+        self.pointers.get(&pointer).is_some_and(|(v, _)| self.parts.contains_key(v))
+    }
+
+    /// `a = value` on a split array: one store per element.
+    fn store(
+        &self,
+        block: &mut Block,
+        exprs: &mut Arena<Expression>,
+        pointer: Handle<Expression>,
+        value: Handle<Expression>,
+        span: naga::Span,
+    ) {
+        let var = self.pointers[&pointer].0;
+        let parts = &self.parts[&var];
+        let values: Vec<Handle<Expression>> = match &exprs[value] {
+            Expression::Compose { components, .. } if components.len() == parts.len() => components.clone(),
+            Expression::ZeroValue(_) => {
+                let zero = exprs.append(Expression::ZeroValue(self.candidates[&var].elem), span);
+                vec![zero; parts.len()]
+            }
+            // Any other array value: its elements, emitted here.
+            _ => {
+                let start = exprs.len();
+                let elems =
+                    (0..parts.len() as u32).map(|index| exprs.append(Expression::AccessIndex { base: value, index }, span));
+                let elems: Vec<_> = elems.collect();
+                block.push(Statement::Emit(exprs.range_from(start)), span);
+                elems
+            }
+        };
+        for (&part, value) in parts.iter().zip(values) {
+            let pointer = exprs.append(Expression::LocalVariable(part), span);
+            block.push(Statement::Store { pointer, value }, span);
+        }
+    }
+}
