@@ -420,6 +420,46 @@ pub fn unrolled(a: &[f32], out: &mut [f32]) {
     out[i] = s;
 }
 
+/// Local arrays indexed only by constants (in unrolled loops), which the
+/// shader holds as one variable per element (`lower/split_arrays.rs`):
+/// a non-zero initialiser, vectors and their lanes, a nested array, a
+/// listed initialiser, and a copy of an array that is read whole.
+#[kernel(workgroup_size = 64)]
+pub fn split_arrays(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    if i >= a.len() {
+        return;
+    }
+    let x = a[i];
+    let mut p = [1.5f32; 4];
+    let mut v = [Vec2::ZERO; 3];
+    let mut m = [[0.0f32; 2]; 2];
+    let mut l = [x, 2.0 * x, -x];
+    #[unroll]
+    for j in 0..4 {
+        p[j] = p[j] * x + j as f32;
+    }
+    #[unroll]
+    for j in 0..3 {
+        v[j] = Vec2::new(p[j], l[2 - j]);
+        v[j].y += p[j + 1];
+        l[j] -= 0.25;
+    }
+    #[unroll]
+    for r in 0..2 {
+        #[unroll]
+        for c in 0..2 {
+            m[r][c] = v[r + c].x - v[c].y;
+        }
+    }
+    // `p` is read whole by the copy: it stays an array, `q` splits.
+    let mut q = p;
+    q[0] += m[1][1];
+    out[i * 3] = q[0] + q[3] * l[1];
+    out[i * 3 + 1] = m[0][1] * v[2].y;
+    out[i * 3 + 2] = p[2] + l[0] + l[2];
+}
+
 /// Tuples (from a helper, destructured, fields) and `match` on integers.
 #[kernel(workgroup_size = 64)]
 pub fn tuples_and_match(a: &[i32], out: &mut [i32]) {

@@ -362,6 +362,23 @@ fn unrolled_loops() {
 }
 
 #[test]
+fn split_arrays() {
+    for n in SIZES {
+        let a = floats(n, 29, 4.0);
+        let mut want = vec![0.0; n * 3];
+        reference::split_arrays(n, &a, &mut want);
+        let (c, g) = on_both(|d| {
+            let mut out = zeros(d, n * 3);
+            kernels::split_arrays::launch(d, n, &buf(d, &a), &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu, n = {n}");
+        // The driver may fuse `p[j] * x + j` into an fma (docs/semantics.md).
+        assert_close("gpu split_arrays", &g, &want, 1e-5);
+    }
+}
+
+#[test]
 fn tuples_and_integer_match() {
     for n in SIZES {
         let mut a = ints(n, 18, 2000);

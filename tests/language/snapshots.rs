@@ -29,6 +29,7 @@ mod wgsl {
         literals,
         local_arrays,
         unrolled,
+        split_arrays,
         tuples_and_match,
         more_methods,
         ranges,

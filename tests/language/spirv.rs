@@ -36,6 +36,7 @@ check!(
     literals,
     local_arrays,
     unrolled,
+    split_arrays,
     tuples_and_match,
     more_methods,
     ranges,

@@ -68,6 +68,9 @@ pub(super) fn split_arrays(module: &mut naga::Module) {
 /// A local array that may be split.
 struct Candidate {
     elem: Handle<naga::Type>,
+    /// The element's zero as a literal, for a scalar element (`0f` reads
+    /// better than `f32()`).
+    zero: Option<Literal>,
     len: u32,
     /// Still eligible.
     ok: bool,
@@ -81,7 +84,11 @@ fn split_function(func: &mut Function, info: &FunctionInfo, types: &naga::Unique
         .filter(|(_, var)| var.init.is_none())
         .filter_map(|(h, var)| match types[var.ty].inner {
             TypeInner::Array { base, size: ArraySize::Constant(len), .. } if len.get() <= MAX_ELEMENTS => {
-                Some((h, Candidate { elem: base, len: len.get(), ok: true }))
+                let zero = match types[base].inner {
+                    TypeInner::Scalar(s) => Literal::zero(s),
+                    _ => None,
+                };
+                Some((h, Candidate { elem: base, zero, len: len.get(), ok: true }))
             }
             _ => None,
         })
@@ -298,7 +305,9 @@ impl Rewrite<'_> {
         let values: Vec<Handle<Expression>> = match &exprs[value] {
             Expression::Compose { components, .. } if components.len() == parts.len() => components.clone(),
             Expression::ZeroValue(_) => {
-                let zero = exprs.append(Expression::ZeroValue(self.candidates[&var].elem), span);
+                let c = &self.candidates[&var];
+                let zero = c.zero.map_or(Expression::ZeroValue(c.elem), Expression::Literal);
+                let zero = exprs.append(zero, span);
                 vec![zero; parts.len()]
             }
             // Any other array value: its elements, emitted here.
