@@ -364,19 +364,15 @@ pub fn split_arrays(count: usize, a: &[f32], out: &mut [f32]) {
         let mut v = [Vec2::ZERO; 3];
         let mut m = [[0.0f32; 2]; 2];
         let mut l = [x, 2.0 * x, -x];
-        #[unroll]
         for j in 0..4 {
             p[j] = p[j] * x + j as f32;
         }
-        #[unroll]
         for j in 0..3 {
             v[j] = Vec2::new(p[j], l[2 - j]);
             v[j].y += p[j + 1];
             l[j] -= 0.25;
         }
-        #[unroll]
         for r in 0..2 {
-            #[unroll]
             for c in 0..2 {
                 m[r][c] = v[r + c].x - v[c].y;
             }
