@@ -381,7 +381,9 @@ pub fn split_arrays(count: usize, a: &[f32], out: &mut [f32]) {
         let mut q = p;
         q[0] += m[1][1];
         out[i * 3] = q[0] + q[3] * l[1];
-        out[i * 3 + 1] = m[0][1] * v[2].y;
+        let mut g = [[x, 1.0f32], [2.0, 0.5 * x]];
+        g[1][0] += m[0][0];
+        out[i * 3 + 1] = m[0][1] * v[2].y + g[0][0] * g[1][1] + g[1][0] - g[0][1];
         out[i * 3 + 2] = p[2] + l[0] + l[2];
     }
 }

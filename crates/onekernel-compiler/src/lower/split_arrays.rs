@@ -47,6 +47,15 @@ const MAX_ROUNDS: usize = 4;
 /// module that does not validate is left as it is, for the validation
 /// after lowering to report.
 pub(super) fn split_arrays(module: &mut naga::Module) {
+    // Most kernels have no local array: no need to validate for them.
+    let has_array = |f: &Function| {
+        f.local_variables.iter().any(|(_, v)| matches!(module.types[v.ty].inner, TypeInner::Array { .. }))
+    };
+    if !module.functions.iter().any(|(_, f)| has_array(f))
+        && !module.entry_points.iter().any(|e| has_array(&e.function))
+    {
+        return;
+    }
     for _ in 0..MAX_ROUNDS {
         let Ok(info) = Validator::new(ValidationFlags::all(), crate::emit::CAPABILITIES).validate(module) else {
             return;
@@ -148,7 +157,9 @@ fn split_function(func: &mut Function, info: &FunctionInfo, types: &naga::Unique
             Some(c) => {
                 let name = var.name.as_deref().unwrap_or("array");
                 let new = (0..c.len)
-                    .map(|i| vars.append(LocalVariable { name: Some(format!("{name}_{i}")), ty: c.elem, init: None }, span))
+                    .map(|i| {
+                        vars.append(LocalVariable { name: Some(format!("{name}_{i}")), ty: c.elem, init: None }, span)
+                    })
                     .collect();
                 parts.insert(h, new);
             }
@@ -177,12 +188,14 @@ fn split_function(func: &mut Function, info: &FunctionInfo, types: &naga::Unique
     }
     // A `Compose` that only initialised a split array is dead: its
     // components are stored directly.
+    let mut dead = Vec::new();
     let split_stores: Vec<_> = stores.into_iter().filter(|(p, _)| candidates.contains_key(&pointers[p].0)).collect();
     for &(pointer, value) in &split_stores {
         let whole = |c: &Candidate| matches!(&func.expressions[value], Expression::Compose { components, .. } if components.len() == c.len as usize);
         if whole(&candidates[&pointers[&pointer].0]) && info[value].ref_count == 1 {
             func.named_expressions.shift_remove(&value);
             removed.insert(value);
+            dead.push(value);
         }
     }
 
@@ -190,6 +203,15 @@ fn split_function(func: &mut Function, info: &FunctionInfo, types: &naga::Unique
     let ctx = Rewrite { pointers: &pointers, parts: &parts, candidates: &candidates, removed: &removed };
     ctx.block(&mut body, &mut func.expressions);
     func.body = body;
+    // The dead `Compose`s, now that their stores took their components:
+    // without operands, so that the next round's analysis does not count
+    // the components as used twice (the rows of an array of arrays split
+    // in that round).
+    for value in dead {
+        if let Expression::Compose { ty, .. } = func.expressions[value] {
+            func.expressions[value] = Expression::ZeroValue(ty);
+        }
+    }
     true
 }
 
@@ -313,8 +335,8 @@ impl Rewrite<'_> {
             // Any other array value: its elements, emitted here.
             _ => {
                 let start = exprs.len();
-                let elems =
-                    (0..parts.len() as u32).map(|index| exprs.append(Expression::AccessIndex { base: value, index }, span));
+                let elems = (0..parts.len() as u32)
+                    .map(|index| exprs.append(Expression::AccessIndex { base: value, index }, span));
                 let elems: Vec<_> = elems.collect();
                 block.push(Statement::Emit(exprs.range_from(start)), span);
                 elems

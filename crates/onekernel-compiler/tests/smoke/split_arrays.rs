@@ -169,3 +169,19 @@ fn total(v: [f32; 4]) -> f32 {
     assert!(w.contains("var x: array<f32, 4>;"), "{w}");
     assert!(w.contains("var v_3_: f32;"), "{w}");
 }
+
+#[test]
+fn nested_listed_initialisers_split_without_leftovers() {
+    let (w, _) = wgsl(
+        r#"
+fn k(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    if i >= a.len() { return; }
+    let mut m = [[1.0f32, 2.0], [3.0, a[i]]];
+    m[0][1] += m[1][1];
+    out[i] = m[0][0] + m[0][1] + m[1][0];
+}"#,
+    );
+    assert!(!w.contains("array<f32, 2>"), "{w}");
+    assert!(w.contains("m_0_1_ = 2f;") && w.contains("m_1_0_ = 3f;"), "{w}");
+}
