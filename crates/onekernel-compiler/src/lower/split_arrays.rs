@@ -147,7 +147,8 @@ fn split_function(func: &mut Function, info: &FunctionInfo, types: &naga::Unique
         return false;
     }
 
-    // The variables, each split one in its place: `next_a_0`, `next_a_1`, ...
+    // The variables, each split one in its place: `next_a_0`, `next_a_1`,
+    // ... (the WGSL writer adds `_` to a name that ends in a digit).
     let mut vars = Arena::new();
     let mut kept = HashMap::new();
     let mut parts: HashMap<Handle<LocalVariable>, Vec<Handle<LocalVariable>>> = HashMap::new();
@@ -191,8 +192,10 @@ fn split_function(func: &mut Function, info: &FunctionInfo, types: &naga::Unique
     let mut dead = Vec::new();
     let split_stores: Vec<_> = stores.into_iter().filter(|(p, _)| candidates.contains_key(&pointers[p].0)).collect();
     for &(pointer, value) in &split_stores {
-        let whole = |c: &Candidate| matches!(&func.expressions[value], Expression::Compose { components, .. } if components.len() == c.len as usize);
-        if whole(&candidates[&pointers[&pointer].0]) && info[value].ref_count == 1 {
+        let len = candidates[&pointers[&pointer].0].len as usize;
+        let whole =
+            matches!(&func.expressions[value], Expression::Compose { components, .. } if components.len() == len);
+        if whole && info[value].ref_count == 1 {
             func.named_expressions.shift_remove(&value);
             removed.insert(value);
             dead.push(value);
