@@ -78,17 +78,23 @@ mod gemm {
         // The next step's vectors, loaded into registers while the tensor
         // cores work on this one. Thread t copies vectors t, t + 256, ...
         // of the 256 × 8 (A) and 32 × 32 (B) the block stages.
+        // Where they come from at k = 0, computed once: step `kk` reads
+        // `a_at[q] + kk / 4` and `b_at[q] + kk * nv`.
+        let mut a_at = [0usize; QA];
+        let mut b_at = [0usize; QB];
         let mut next_a = [F16Vec4::ZERO; QA];
         let mut next_b = [F16Vec4::ZERO; QB];
         #[unroll]
         for q in 0..QA {
             let e = t + q * 256;
-            next_a[q] = a[(row0 + e / (BK / L)) * kv + e % (BK / L)];
+            a_at[q] = (row0 + e / (BK / L)) * kv + e % (BK / L);
+            next_a[q] = a[a_at[q]];
         }
         #[unroll]
         for q in 0..QB {
             let e = t + q * 256;
-            next_b[q] = b[e / (BN / L) * nv + col0 / L + e % (BN / L)];
+            b_at[q] = e / (BN / L) * nv + col0 / L + e % (BN / L);
+            next_b[q] = b[b_at[q]];
         }
         let mut kk = 0;
         while kk < k {
@@ -107,13 +113,11 @@ mod gemm {
             if kn < k {
                 #[unroll]
                 for q in 0..QA {
-                    let e = t + q * 256;
-                    next_a[q] = a[(row0 + e / (BK / L)) * kv + kn / L + e % (BK / L)];
+                    next_a[q] = a[a_at[q] + kn / L];
                 }
                 #[unroll]
                 for q in 0..QB {
-                    let e = t + q * 256;
-                    next_b[q] = b[(kn + e / (BN / L)) * nv + col0 / L + e % (BN / L)];
+                    next_b[q] = b[b_at[q] + kn * nv];
                 }
             }
             #[unroll]
