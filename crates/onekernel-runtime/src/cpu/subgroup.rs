@@ -22,6 +22,9 @@
 //! invocation its own value (as CUDA's shuffles do).
 
 use crate::grid::Invocation;
+// The collectives are the ABI's: the compiler names the same variants in
+// the CPU bodies it generates.
+pub use onekernel_abi::SubgroupCollective;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
@@ -34,27 +37,6 @@ const LANES: usize = CPU_SUBGROUP_SIZE as usize;
 
 /// No call site recorded.
 const NO_SITE: u64 = u64::MAX;
-
-/// The collective a subgroup meeting computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SubgroupCollective {
-    /// The sum over the subgroup.
-    Add,
-    /// The minimum.
-    Min,
-    /// The maximum.
-    Max,
-    /// The value of one lane (the same for all).
-    Broadcast,
-    /// The value of the lane each invocation names.
-    Shuffle,
-    /// The value of lane `id ^ mask`.
-    ShuffleXor,
-    /// The value of lane `id + delta`.
-    ShuffleDown,
-    /// Bit `i` set when lane `i`'s predicate is true.
-    Ballot,
-}
 
 /// How a value's 32 bits combine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -327,6 +309,25 @@ impl<R: SubgroupValue> Future for SubgroupCall<'_, R> {
             Some(g) if sg.generation[group].load(Ordering::Relaxed) > g => done(sg),
             Some(_) => Poll::Pending,
         }
+    }
+}
+
+/// The future of one invocation's `subgroup_ballot(p)`: the lanes' mask
+/// as WGSL's `vec4<u32>`, lane `i` at bit `i % 32` of word `i / 32`. The
+/// CPU's subgroups have [`CPU_SUBGROUP_SIZE`] (32) lanes, so the mask is
+/// all in `x` and `y`, `z`, `w` are 0.
+pub struct SubgroupBallot<'a>(SubgroupCall<'a, u32>);
+
+impl<'a> SubgroupBallot<'a> {
+    pub(crate) fn new(call: SubgroupCall<'a, u32>) -> Self {
+        SubgroupBallot(call)
+    }
+}
+
+impl Future for SubgroupBallot<'_> {
+    type Output = glam::UVec4;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<glam::UVec4> {
+        Pin::new(&mut self.0).poll(cx).map(|low| glam::UVec4::new(low, 0, 0, 0))
     }
 }
 
