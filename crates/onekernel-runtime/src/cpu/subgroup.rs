@@ -400,4 +400,38 @@ mod tests {
             meet(32, SubgroupCollective::Broadcast, ValueKind::Float, |t| (t as f32).to_bits(), |_| 5);
         assert!(bcast.iter().all(|&v| v == 5.0));
     }
+
+    #[test]
+    fn ballots_are_uvec4_masks_in_x() {
+        // 40 invocations: even lanes vote, in a subgroup of 32 and one of 8.
+        let n = 40;
+        let sg = Subgroups::new(n);
+        let ballot = |t: usize| {
+            let call = SubgroupCall::new(
+                &sg,
+                &invocation(t, n),
+                0,
+                SubgroupCollective::Ballot,
+                ValueKind::Unsigned,
+                u32::from(t % 2 == 0),
+                0,
+            );
+            Box::pin(SubgroupBallot::new(call))
+        };
+        let mut calls: Vec<_> = (0..n).map(ballot).collect();
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut out = vec![None; n];
+        for _ in 0..2 {
+            for (t, c) in calls.iter_mut().enumerate() {
+                if out[t].is_none() {
+                    if let Poll::Ready(r) = c.as_mut().poll(&mut cx) {
+                        out[t] = Some(r);
+                    }
+                }
+            }
+        }
+        assert_eq!(out[0], Some(glam::UVec4::new(0x5555_5555, 0, 0, 0)));
+        assert_eq!(out[31], out[0]);
+        assert_eq!(out[39], Some(glam::UVec4::new(0x55, 0, 0, 0)));
+    }
 }
