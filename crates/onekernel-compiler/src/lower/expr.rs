@@ -947,15 +947,12 @@ impl FnLowerer<'_> {
         // The result is produced by the statement, never emitted.
         self.flush();
         let nspan = self.mb.span(span);
-        if collective == C::Ballot {
+        let result = match collective {
             // The whole `vec4<u32>`, as the kernel's `UVec4`.
-            let result = self.func.expressions.append(Expression::SubgroupBallotResult, nspan);
-            self.flush_skip();
-            self.stmt(Statement::SubgroupBallot { result, predicate: Some(argument) }, span);
-            return Some(result);
-        }
-        let naga_ty = self.mb.ty(ty);
-        let result = self.func.expressions.append(Expression::SubgroupOperationResult { ty: naga_ty }, nspan);
+            C::Ballot => Expression::SubgroupBallotResult,
+            _ => Expression::SubgroupOperationResult { ty: self.mb.ty(ty) },
+        };
+        let result = self.func.expressions.append(result, nspan);
         self.flush_skip();
         let reduce = |op| Statement::SubgroupCollectiveOperation {
             op,
@@ -972,7 +969,7 @@ impl FnLowerer<'_> {
             C::Shuffle => gather(GatherMode::Shuffle(values[1])),
             C::ShuffleXor => gather(GatherMode::ShuffleXor(values[1])),
             C::ShuffleDown => gather(GatherMode::ShuffleDown(values[1])),
-            C::Ballot => unreachable!("handled above"),
+            C::Ballot => Statement::SubgroupBallot { result, predicate: Some(argument) },
         };
         self.stmt(statement, span);
         Some(result)
