@@ -340,15 +340,18 @@ pub fn subgroup_shuffle_down<T: Copy>(value: T, delta: u32) -> T {
     outside_kernel("subgroup_shuffle_down")
 }
 
-/// A bit mask of the lanes whose `predicate` is true: bit `i` is lane
-/// `i`'s. WGSL's `subgroupBallot` (whose `vec4<u32>` covers 128 lanes)
-/// reduced to its first word, so lanes 32 and up (on GPUs with 64-lane
-/// subgroups) are not in it. `subgroup_ballot(p).count_ones()` counts the
-/// threads of the subgroup for which `p` holds.
+/// A bit mask of the lanes whose `predicate` is true, as WGSL's
+/// `subgroupBallot` returns it: a [`UVec4`](crate::glam::UVec4) of 128 bits, lane
+/// `i` at bit `i % 32` of word `i / 32` (`x` holds lanes 0 to 31, `y` lanes
+/// 32 to 63, ...). On the CPU executor, whose subgroups have 32 lanes, and
+/// on GPUs with subgroups of at most 32 the mask is all in `x`, and `y`,
+/// `z`, `w` are 0. To count the threads of the subgroup for which `p`
+/// holds, whatever its size, add the words' `count_ones()` (or write
+/// `subgroup_add(p as u32)`).
 ///
 /// # Panics
 /// Outside a `#[kernel]` function.
-pub fn subgroup_ballot(predicate: bool) -> u32 {
+pub fn subgroup_ballot(predicate: bool) -> crate::glam::UVec4 {
     let _ = predicate;
     outside_kernel("subgroup_ballot")
 }

@@ -141,8 +141,9 @@ pub fn subgroup_butterfly(input: &[u32], agree: &mut [u32], block_max: &mut [u32
 }
 
 /// What each lane sees: its lane and the subgroup size, lane 0's index
-/// (broadcast), its neighbour's (shuffle, shuffle down), and the ballot of
-/// indices divisible by 3.
+/// (broadcast), its neighbour's (shuffle, shuffle down), the ballot of
+/// indices divisible by 3 and the ballot of even lanes (WGSL's whole
+/// `vec4<u32>` mask).
 #[kernel(workgroup_size = 64)]
 pub fn subgroup_lanes(
     lanes: &mut [u32],
@@ -150,7 +151,8 @@ pub fn subgroup_lanes(
     first: &mut [u32],
     next: &mut [u32],
     down: &mut [u32],
-    ballots: &mut [u32],
+    ballots: &mut [UVec4],
+    evens: &mut [UVec4],
 ) {
     let i = global_id().x;
     let lane = subgroup_invocation_id();
@@ -160,6 +162,7 @@ pub fn subgroup_lanes(
     let n = subgroup_shuffle(me, (lane + 1) % size);
     let d = subgroup_shuffle_down(me, 1);
     let ballot = subgroup_ballot(me % 3 == 0);
+    let even = subgroup_ballot(lane % 2 == 0);
     if i < lanes.len() {
         lanes[i] = lane;
         sizes[i] = size;
@@ -167,6 +170,7 @@ pub fn subgroup_lanes(
         next[i] = n;
         down[i] = d;
         ballots[i] = ballot;
+        evens[i] = even;
     }
 }
 

@@ -203,16 +203,38 @@ fn subgroup_lanes_broadcast_shuffle_ballot() {
     let n = 64 * 3 + 10;
     for d in [Device::cpu(), gpu().clone()] {
         let z = || Buffer::<u32>::zeroed(&d, n).unwrap();
-        let (mut lanes, mut sizes, mut first, mut next, mut down, mut ballots) = (z(), z(), z(), z(), z(), z());
-        kernels::subgroup_lanes::launch(&d, n, &mut lanes, &mut sizes, &mut first, &mut next, &mut down, &mut ballots)
-            .unwrap();
-        let [lanes, sizes, first, next, down, ballots] =
-            [lanes, sizes, first, next, down, ballots].map(|b| b.read().unwrap());
+        let (mut lanes, mut sizes, mut first, mut next, mut down) = (z(), z(), z(), z(), z());
+        let mut ballots = Buffer::<UVec4>::zeroed(&d, n).unwrap();
+        let mut evens = Buffer::<UVec4>::zeroed(&d, n).unwrap();
+        kernels::subgroup_lanes::launch(
+            &d,
+            n,
+            &mut lanes,
+            &mut sizes,
+            &mut first,
+            &mut next,
+            &mut down,
+            &mut ballots,
+            &mut evens,
+        )
+        .unwrap();
+        let [lanes, sizes, first, next, down] = [lanes, sizes, first, next, down].map(|b| b.read().unwrap());
+        let [ballots, evens] = [ballots, evens].map(|b| b.read().unwrap());
         let size = sizes[0];
         let (lo, hi) = subgroup_range(&d);
         assert!(size.is_power_of_two() && (lo..=hi).contains(&size), "{}: size {size} in {lo}..={hi}", d.name());
         assert!(sizes.iter().all(|&s| s == size));
         eprintln!("{}: subgroup size {size}", d.name());
+        // The 128-bit mask of the lanes of a subgroup of `s` for which
+        // `holds(lane)`, as WGSL's `vec4<u32>`: lane `l` is bit `l % 32`
+        // of word `l / 32`.
+        let mask = |s: usize, holds: &dyn Fn(usize) -> bool| {
+            let mut words = [0u32; 4];
+            for l in (0..s).filter(|&l| holds(l)) {
+                words[l / 32] |= 1 << (l % 32);
+            }
+            UVec4::from_array(words)
+        };
         for i in 0..n {
             let (t, lane) = (i % 64, lanes[i] as usize);
             let s = size as usize;
@@ -226,8 +248,12 @@ fn subgroup_lanes_broadcast_shuffle_ballot() {
             if lane + 1 < s {
                 assert_eq!(down[i] as usize, i + 1, "shuffle_down at {i}");
             }
-            let want: u32 = (0..s.min(32)).filter(|l| (base + l) % 3 == 0).map(|l| 1 << l).sum();
-            assert_eq!(ballots[i], want, "{}: ballot at {i}", d.name());
+            assert_eq!(ballots[i], mask(s, &|l| (base + l) % 3 == 0), "{}: ballot at {i}", d.name());
+            assert_eq!(evens[i], mask(s, &|l| l % 2 == 0), "{}: even lanes' ballot at {i}", d.name());
+        }
+        // The CPU's subgroups have 32 lanes: the whole mask is in `x`.
+        if d.is_cpu() {
+            assert_eq!(evens[0], UVec4::new(0x5555_5555, 0, 0, 0));
         }
     }
 }

@@ -484,6 +484,89 @@ pub enum CpuStrategy {
     Cooperative,
 }
 
+/// A subgroup collective: an operation that every invocation of a
+/// subgroup (a hardware-sized slice of a workgroup, a warp) takes part in,
+/// each contributing a value and each taking a result. The compiler lowers
+/// it to WGSL's `subgroupAdd`, `subgroupShuffle`, ... and names the same
+/// variant in the CPU body, where the runtime's executor computes it; this
+/// is the one list of them both sides match on.
+///
+/// Every collective must be reached by all invocations together: the
+/// compiler checks that they are in workgroup-uniform control flow, as
+/// barriers are (stricter than WGSL's subgroup-uniform rule, so that a
+/// kernel is correct whatever the subgroup size). The values exchanged are
+/// 32-bit scalars (`f32`, `i32`, `u32`, `usize` as its low 32 bits;
+/// `bool` for [`Ballot`](SubgroupCollective::Ballot)). A lane operand that
+/// names no lane of the subgroup gives the invocation its own value on the
+/// CPU (as CUDA's shuffles do) and an unspecified one on a GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SubgroupCollective {
+    /// `subgroup_add(v)`: the sum of `v` over the subgroup, returned to
+    /// every invocation (WGSL `subgroupAdd`). Integers wrap; floats are
+    /// added in lane order on the CPU, in an unspecified order on a GPU.
+    Add,
+    /// `subgroup_min(v)`: the minimum of `v` over the subgroup
+    /// (`subgroupMin`).
+    Min,
+    /// `subgroup_max(v)`: the maximum of `v` over the subgroup
+    /// (`subgroupMax`).
+    Max,
+    /// `subgroup_broadcast(v, lane)`: `v` of lane `lane`, the same for
+    /// every invocation (`subgroupBroadcast`). The lane must be uniform: a
+    /// constant (WGSL requires a const-expression), unlike
+    /// [`Shuffle`](SubgroupCollective::Shuffle)'s.
+    Broadcast,
+    /// `subgroup_shuffle(v, lane)`: `v` of the lane each invocation names
+    /// (`subgroupShuffle`); the lane may differ between invocations.
+    Shuffle,
+    /// `subgroup_shuffle_xor(v, mask)`: `v` of lane `id ^ mask`, where
+    /// `id` is the invocation's own lane (`subgroupShuffleXor`).
+    ShuffleXor,
+    /// `subgroup_shuffle_down(v, delta)`: `v` of lane `id + delta`
+    /// (`subgroupShuffleDown`).
+    ShuffleDown,
+    /// `subgroup_ballot(p)`: a 128-bit mask (`vec4<u32>`, lane `i` at bit
+    /// `i % 32` of word `i / 32`) with bit `i` set when lane `i`'s
+    /// predicate is true (`subgroupBallot`). The CPU executor's subgroups
+    /// have 32 lanes, so there only the first word can be non-zero.
+    Ballot,
+}
+
+impl SubgroupCollective {
+    /// Every collective, in declaration order.
+    pub const ALL: [SubgroupCollective; 8] = [
+        SubgroupCollective::Add,
+        SubgroupCollective::Min,
+        SubgroupCollective::Max,
+        SubgroupCollective::Broadcast,
+        SubgroupCollective::Shuffle,
+        SubgroupCollective::ShuffleXor,
+        SubgroupCollective::ShuffleDown,
+        SubgroupCollective::Ballot,
+    ];
+
+    /// Number of arguments: the value (or predicate), then for the
+    /// gathers the lane, mask or distance.
+    pub fn arity(self) -> usize {
+        match self {
+            SubgroupCollective::Add
+            | SubgroupCollective::Min
+            | SubgroupCollective::Max
+            | SubgroupCollective::Ballot => 1,
+            SubgroupCollective::Broadcast
+            | SubgroupCollective::Shuffle
+            | SubgroupCollective::ShuffleXor
+            | SubgroupCollective::ShuffleDown => 2,
+        }
+    }
+
+    /// Whether the second argument (the lane) must be uniform, a constant:
+    /// only [`Broadcast`](SubgroupCollective::Broadcast)'s.
+    pub fn needs_uniform_lane(self) -> bool {
+        self == SubgroupCollective::Broadcast
+    }
+}
+
 impl KernelInfo {
     /// A kernel with no code, no parameters and a workgroup of one: the
     /// base of hand-written descriptions (`KernelInfo { name, wgsl, ..

@@ -7,7 +7,7 @@
 //! maps to; the exhaustive `match`es of the back ends (naga lowering, the
 //! CPU body, the uniformity check) then say what else must handle it.
 
-use crate::hir::{BarrierKind, Builtin, ConstValue, ElemBound, MathOp, NamedConst, SubgroupOp};
+use crate::hir::{BarrierKind, Builtin, ConstValue, ElemBound, MathOp, NamedConst, SubgroupCollective, SubgroupOp};
 use crate::types::{Lane, Ty, VecTy};
 
 /// What a builtin function call is.
@@ -39,15 +39,20 @@ pub const FUNCTIONS: [(&str, BuiltinFn); 19] = [
     ("workgroup_uniform_load", BuiltinFn::UniformLoad),
     ("subgroup_size", BuiltinFn::Subgroup(SubgroupOp::Size)),
     ("subgroup_invocation_id", BuiltinFn::Subgroup(SubgroupOp::InvocationId)),
-    ("subgroup_add", BuiltinFn::Subgroup(SubgroupOp::Add)),
-    ("subgroup_min", BuiltinFn::Subgroup(SubgroupOp::Min)),
-    ("subgroup_max", BuiltinFn::Subgroup(SubgroupOp::Max)),
-    ("subgroup_broadcast", BuiltinFn::Subgroup(SubgroupOp::Broadcast)),
-    ("subgroup_shuffle", BuiltinFn::Subgroup(SubgroupOp::Shuffle)),
-    ("subgroup_shuffle_xor", BuiltinFn::Subgroup(SubgroupOp::ShuffleXor)),
-    ("subgroup_shuffle_down", BuiltinFn::Subgroup(SubgroupOp::ShuffleDown)),
-    ("subgroup_ballot", BuiltinFn::Subgroup(SubgroupOp::Ballot)),
+    ("subgroup_add", collective(SubgroupCollective::Add)),
+    ("subgroup_min", collective(SubgroupCollective::Min)),
+    ("subgroup_max", collective(SubgroupCollective::Max)),
+    ("subgroup_broadcast", collective(SubgroupCollective::Broadcast)),
+    ("subgroup_shuffle", collective(SubgroupCollective::Shuffle)),
+    ("subgroup_shuffle_xor", collective(SubgroupCollective::ShuffleXor)),
+    ("subgroup_shuffle_down", collective(SubgroupCollective::ShuffleDown)),
+    ("subgroup_ballot", collective(SubgroupCollective::Ballot)),
 ];
+
+/// A subgroup collective's row.
+const fn collective(c: SubgroupCollective) -> BuiltinFn {
+    BuiltinFn::Subgroup(SubgroupOp::Collective(c))
+}
 
 /// Looks a builtin function up by name.
 pub fn function(name: &str) -> Option<BuiltinFn> {
@@ -495,7 +500,11 @@ mod tests {
         }
         assert_eq!(Builtin::GridDim.name(), "grid_dim");
         assert_eq!(BarrierKind::Storage.name(), "storage_barrier");
-        assert_eq!(SubgroupOp::ShuffleXor.name(), "subgroup_shuffle_xor");
+        assert_eq!(SubgroupOp::Collective(SubgroupCollective::ShuffleXor).name(), "subgroup_shuffle_xor");
+        // Every collective of the ABI is a builtin a kernel can call.
+        for c in SubgroupCollective::ALL {
+            assert_ne!(SubgroupOp::Collective(c).name(), "?", "{c:?}");
+        }
         assert!(suggest_method("sqr").contains("`sqrt`"));
     }
 

@@ -12,6 +12,7 @@
 
 use crate::arena::{Arena, Handle};
 use crate::types::Ty;
+pub use onekernel_abi::SubgroupCollective;
 use proc_macro2::Span;
 
 /// An expression's id.
@@ -211,48 +212,39 @@ pub enum BarrierKind {
 
 /// Subgroup builtins (WGSL's `subgroupAdd`, `subgroup_size`, ...): a
 /// subgroup is a hardware-sized slice of a workgroup (a warp) whose
-/// invocations exchange values without shared memory. Everything but
-/// [`SubgroupOp::Size`] and [`SubgroupOp::InvocationId`] is a collective:
-/// every invocation of the subgroup takes part, so they are checked like
-/// barriers (see `uniformity.rs`); [`crate::builtins`] names them.
+/// invocations exchange values without shared memory. The collectives
+/// are the ABI's [`SubgroupCollective`] (one list, which the CPU body names
+/// directly): every invocation of the subgroup takes part, so they are
+/// checked like barriers (see `uniformity.rs`); [`crate::builtins`] names
+/// them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SubgroupOp {
     /// `subgroup_size()`: invocations per subgroup (`u32`, uniform).
     Size,
     /// `subgroup_invocation_id()`: this invocation's lane in its subgroup.
     InvocationId,
-    /// `subgroup_add(v)`: the sum over the subgroup.
-    Add,
-    /// `subgroup_min(v)`.
-    Min,
-    /// `subgroup_max(v)`.
-    Max,
-    /// `subgroup_broadcast(v, lane)`: `v` of lane `lane` (a constant).
-    Broadcast,
-    /// `subgroup_shuffle(v, lane)`: `v` of lane `lane` (any value).
-    Shuffle,
-    /// `subgroup_shuffle_xor(v, mask)`: `v` of lane `id ^ mask`.
-    ShuffleXor,
-    /// `subgroup_shuffle_down(v, delta)`: `v` of lane `id + delta`.
-    ShuffleDown,
-    /// `subgroup_ballot(pred)`: bit `i` set when lane `i`'s `pred` holds
-    /// (the low 32 lanes, as a `u32`).
-    Ballot,
+    /// `subgroup_add(v)`, a shuffle, `subgroup_ballot(p)`, ...: a
+    /// collective (see [`SubgroupCollective`] for each one's result).
+    Collective(SubgroupCollective),
 }
 
 impl SubgroupOp {
+    /// The collective, for everything but `Size` and `InvocationId`.
+    pub fn collective(self) -> Option<SubgroupCollective> {
+        match self {
+            SubgroupOp::Collective(c) => Some(c),
+            SubgroupOp::Size | SubgroupOp::InvocationId => None,
+        }
+    }
+
     /// Whether every invocation of the subgroup must take part.
     pub fn is_collective(self) -> bool {
-        !matches!(self, SubgroupOp::Size | SubgroupOp::InvocationId)
+        self.collective().is_some()
     }
 
     /// Number of arguments.
     pub fn arity(self) -> usize {
-        match self {
-            SubgroupOp::Size | SubgroupOp::InvocationId => 0,
-            SubgroupOp::Add | SubgroupOp::Min | SubgroupOp::Max | SubgroupOp::Ballot => 1,
-            SubgroupOp::Broadcast | SubgroupOp::Shuffle | SubgroupOp::ShuffleXor | SubgroupOp::ShuffleDown => 2,
-        }
+        self.collective().map_or(0, SubgroupCollective::arity)
     }
 }
 

@@ -10,6 +10,7 @@
 
 use crate::arena::HandleMap;
 use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::hir::SubgroupCollective as C;
 use crate::hir::*;
 use crate::types::{Compound, Lane, Ty, TypeTable, VecTy};
 use crate::visit::block_diverges;
@@ -369,13 +370,14 @@ impl<'a> Infer<'a> {
                 let vars: Vec<usize> = args.iter().map(|a| self.expr(*a)).collect();
                 match op {
                     SubgroupOp::Size | SubgroupOp::InvocationId => self.set_known(id, Ty::U32),
-                    SubgroupOp::Ballot => {
+                    SubgroupOp::Collective(C::Ballot) => {
                         let b = self.known(Ty::Bool);
                         self.unify(vars[0], b);
-                        self.set_known(id, Ty::U32)
+                        // WGSL's `vec4<u32>`: lane `i` is bit `i % 32` of word `i / 32`.
+                        self.set_known(id, Ty::Vector(VecTy { lane: Lane::U32, size: 4, aligned: false }))
                     }
-                    SubgroupOp::Add | SubgroupOp::Min | SubgroupOp::Max => self.set(id, vars[0]),
-                    SubgroupOp::Broadcast | SubgroupOp::Shuffle | SubgroupOp::ShuffleXor | SubgroupOp::ShuffleDown => {
+                    SubgroupOp::Collective(C::Add | C::Min | C::Max) => self.set(id, vars[0]),
+                    SubgroupOp::Collective(C::Broadcast | C::Shuffle | C::ShuffleXor | C::ShuffleDown) => {
                         let u = self.known(Ty::U32);
                         self.unify(vars[1], u);
                         self.set(id, vars[0])
@@ -1017,7 +1019,9 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
                 wide_math(f, e.span, *op, args, t, diags);
                 true
             }
-            ExprKind::Subgroup { op, args, .. } if op.arity() > 0 && *op != SubgroupOp::Ballot => {
+            ExprKind::Subgroup { op, args, .. }
+                if op.arity() > 0 && op.collective() != Some(SubgroupCollective::Ballot) =>
+            {
                 let v = t.exprs[args[0]];
                 if !matches!(v, Ty::F32 | Ty::I32 | Ty::U32 | Ty::Usize) {
                     diags.push(
@@ -1026,7 +1030,7 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
                             format!("`{}` works on `f32`, `i32`, `u32` and `usize`, not `{v}`", op.name()),
                         )
                         .help(match v {
-                            Ty::Bool => "add `b as u32`, or count the lanes with `subgroup_ballot(b).count_ones()`",
+                            Ty::Bool => "add `b as u32` (`subgroup_add(b as u32)` counts the lanes where `b` holds), or take their mask with `subgroup_ballot(b)`",
                             _ => "exchange the elements or fields one by one",
                         }),
                     );

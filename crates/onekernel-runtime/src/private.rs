@@ -23,7 +23,7 @@
 //! | [`Invocation`], [`Dim3`] | `cpu_body` | the invocation's builtins; `global_id()` and friends are closures returning them |
 //! | [`OutputSlice`] (implemented by [`SharedSliceMut`] and [`OwnedChunk`]) | `cpu_body` | a `&mut [T]` parameter becomes `&impl OutputSlice<T>`; `out[i]` becomes `out.load(i)`, `out[i] = v` becomes `out.store(i, v)` |
 //! | [`Workgroup`], [`Shared`], [`SharedArray`], [`Barrier`] | cooperative `cpu_body` | `shared::<[T; N]>()` is `__workgroup.shared::<[T; N]>(offset, "name")`, a barrier is `__workgroup.barrier(site).await` |
-//! | [`SubgroupCall`], [`SubgroupCollective`], [`SubgroupValue`], [`CPU_SUBGROUP_SIZE`] | cooperative `cpu_body` | `subgroup_add(v)` is `__workgroup.subgroup(&__invocation, site, SubgroupCollective::Add, v, 0).await`; `subgroup_size()` is `CPU_SUBGROUP_SIZE` |
+//! | [`SubgroupCall`], [`SubgroupCollective`] (the ABI's), [`SubgroupValue`], [`SubgroupBallot`], [`CPU_SUBGROUP_SIZE`] | cooperative `cpu_body` | `subgroup_add(v)` is `__workgroup.subgroup(&__invocation, site, SubgroupCollective::Add, v, 0).await`; `subgroup_ballot(p)` is `__workgroup.subgroup_ballot(&__invocation, site, p).await` (a `UVec4`); `subgroup_size()` is `CPU_SUBGROUP_SIZE` |
 //!
 //! The launch a kernel `fn k(a: &[f32], out: &mut [f32], s: f32)` whose
 //! invocations write their own element expands to, in substance:
@@ -60,8 +60,8 @@ pub use crate::arg::BufferArg;
 pub use crate::buffer::{AtomicElement, Buffer, Element};
 pub use crate::cpu::{
     agree, agreed, per_invocation, Barrier, Chunk, CpuDevice, OutputSlice, Outputs, OwnedChunk, Shared, SharedArray,
-    SharedSliceMut, SubgroupCall, SubgroupCollective, SubgroupValue, WindowToken, Workgroup, WorkgroupPool,
-    CPU_SUBGROUP_SIZE,
+    SharedSliceMut, SubgroupBallot, SubgroupCall, SubgroupCollective, SubgroupValue, WindowToken, Workgroup,
+    WorkgroupPool, CPU_SUBGROUP_SIZE,
 };
 pub use crate::device::{backend, Device, DeviceBackend};
 pub use crate::error::LaunchError;

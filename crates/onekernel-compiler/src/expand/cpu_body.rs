@@ -219,23 +219,21 @@ impl Gen<'_> {
         let k = &self.k;
         let (invocation, workgroup) = (internal("__invocation"), internal("__workgroup"));
         let args = self.exprs(args);
-        let variant = match op {
+        let collective = match op {
             SubgroupOp::Size => return quote_spanned!(span=> #k::builtin(#callee, #k::CPU_SUBGROUP_SIZE)),
             SubgroupOp::InvocationId => {
                 return quote_spanned!(span=> #k::builtin(#callee, #invocation.subgroup_invocation_id()))
             }
-            SubgroupOp::Ballot => {
+            // A `bool` in, a `UVec4` mask out: its own method.
+            SubgroupOp::Collective(SubgroupCollective::Ballot) => {
                 let pred = &args[0];
                 return quote_spanned!(span=> #workgroup.subgroup_ballot(&#invocation, #site, #k::builtin(#callee, #pred)).await);
             }
-            SubgroupOp::Add => quote!(Add),
-            SubgroupOp::Min => quote!(Min),
-            SubgroupOp::Max => quote!(Max),
-            SubgroupOp::Broadcast => quote!(Broadcast),
-            SubgroupOp::Shuffle => quote!(Shuffle),
-            SubgroupOp::ShuffleXor => quote!(ShuffleXor),
-            SubgroupOp::ShuffleDown => quote!(ShuffleDown),
+            SubgroupOp::Collective(c) => c,
         };
+        // The ABI's variant, by its own name: the runtime re-exports the
+        // ABI enum, so there is no second list to keep in step.
+        let variant = format_ident!("{collective:?}");
         let v = &args[0];
         match args.get(1) {
             None => quote_spanned!(span=>

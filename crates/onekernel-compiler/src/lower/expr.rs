@@ -934,11 +934,11 @@ impl FnLowerer<'_> {
         ty: Ty,
         span: proc_macro2::Span,
     ) -> Option<Handle<Expression>> {
-        use crate::hir::SubgroupOp as S;
+        use crate::hir::SubgroupCollective as C;
         use naga::{CollectiveOperation, GatherMode, SubgroupOperation};
-        if !op.is_collective() {
+        let Some(collective) = op.collective() else {
             return self.subgroup_ids.get(&op).copied();
-        }
+        };
         let mut values = Vec::new();
         for a in args {
             values.push(self.expr(*a)?);
@@ -947,16 +947,12 @@ impl FnLowerer<'_> {
         // The result is produced by the statement, never emitted.
         self.flush();
         let nspan = self.mb.span(span);
-        if op == S::Ballot {
-            let result = self.func.expressions.append(Expression::SubgroupBallotResult, nspan);
-            self.flush_skip();
-            self.stmt(Statement::SubgroupBallot { result, predicate: Some(argument) }, span);
-            // The low 32 lanes: every subgroup of a GPU with at most 32
-            // lanes, which kernels are written for (docs/semantics.md).
-            return Some(self.add(Expression::AccessIndex { base: result, index: 0 }, span));
-        }
-        let naga_ty = self.mb.ty(ty);
-        let result = self.func.expressions.append(Expression::SubgroupOperationResult { ty: naga_ty }, nspan);
+        let result = match collective {
+            // The whole `vec4<u32>`, as the kernel's `UVec4`.
+            C::Ballot => Expression::SubgroupBallotResult,
+            _ => Expression::SubgroupOperationResult { ty: self.mb.ty(ty) },
+        };
+        let result = self.func.expressions.append(result, nspan);
         self.flush_skip();
         let reduce = |op| Statement::SubgroupCollectiveOperation {
             op,
@@ -965,15 +961,15 @@ impl FnLowerer<'_> {
             result,
         };
         let gather = |mode| Statement::SubgroupGather { mode, argument, result };
-        let statement = match op {
-            S::Add => reduce(SubgroupOperation::Add),
-            S::Min => reduce(SubgroupOperation::Min),
-            S::Max => reduce(SubgroupOperation::Max),
-            S::Broadcast => gather(GatherMode::Broadcast(values[1])),
-            S::Shuffle => gather(GatherMode::Shuffle(values[1])),
-            S::ShuffleXor => gather(GatherMode::ShuffleXor(values[1])),
-            S::ShuffleDown => gather(GatherMode::ShuffleDown(values[1])),
-            S::Size | S::InvocationId | S::Ballot => unreachable!("handled above"),
+        let statement = match collective {
+            C::Add => reduce(SubgroupOperation::Add),
+            C::Min => reduce(SubgroupOperation::Min),
+            C::Max => reduce(SubgroupOperation::Max),
+            C::Broadcast => gather(GatherMode::Broadcast(values[1])),
+            C::Shuffle => gather(GatherMode::Shuffle(values[1])),
+            C::ShuffleXor => gather(GatherMode::ShuffleXor(values[1])),
+            C::ShuffleDown => gather(GatherMode::ShuffleDown(values[1])),
+            C::Ballot => Statement::SubgroupBallot { result, predicate: Some(argument) },
         };
         self.stmt(statement, span);
         Some(result)

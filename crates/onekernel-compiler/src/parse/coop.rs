@@ -226,13 +226,13 @@ impl Parser<'_> {
         if c.args.len() != op.arity() {
             let what = match op.arity() {
                 0 => "no arguments".to_string(),
-                1 if op == SubgroupOp::Ballot => "one `bool`".to_string(),
+                1 if op == SubgroupOp::Collective(SubgroupCollective::Ballot) => "one `bool`".to_string(),
                 1 => "one value".to_string(),
                 _ => format!(
                     "a value and a {}",
-                    match op {
-                        SubgroupOp::ShuffleXor => "lane mask (`u32`)",
-                        SubgroupOp::ShuffleDown => "lane distance (`u32`)",
+                    match op.collective() {
+                        Some(SubgroupCollective::ShuffleXor) => "lane mask (`u32`)",
+                        Some(SubgroupCollective::ShuffleDown) => "lane distance (`u32`)",
                         _ => "lane index (`u32`)",
                     }
                 ),
@@ -248,7 +248,7 @@ impl Parser<'_> {
             return self.error(span, format!("`{name}()` can only be called in a kernel's body"), Some(help));
         }
         let args: Vec<ExprId> = c.args.iter().map(|a| self.expr(a)).collect();
-        if op == SubgroupOp::Broadcast {
+        if op.collective().is_some_and(SubgroupCollective::needs_uniform_lane) {
             // WGSL (and SPIR-V before 1.5) take the lane of a broadcast as
             // a constant; a lane computed at run time is a shuffle.
             let lane = args[1];

@@ -15,7 +15,7 @@ pub use owned::{OutputSlice, Outputs, OwnedChunk, WindowToken};
 pub use phased::{agree, agreed, per_invocation};
 pub use racecheck::{DataRace, RaceAccess, RaceKind};
 pub use shared::SharedSliceMut;
-pub use subgroup::{SubgroupCall, SubgroupCollective, SubgroupValue, CPU_SUBGROUP_SIZE};
+pub use subgroup::{SubgroupBallot, SubgroupCall, SubgroupCollective, SubgroupValue, CPU_SUBGROUP_SIZE};
 pub use workgroup::{Barrier, Shared, SharedArray, Workgroup, WorkgroupPool};
 
 use crate::device::Device;

@@ -22,6 +22,9 @@
 //! invocation its own value (as CUDA's shuffles do).
 
 use crate::grid::Invocation;
+// The collectives are the ABI's: the compiler names the same variants in
+// the CPU bodies it generates.
+pub use onekernel_abi::SubgroupCollective;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
@@ -34,27 +37,6 @@ const LANES: usize = CPU_SUBGROUP_SIZE as usize;
 
 /// No call site recorded.
 const NO_SITE: u64 = u64::MAX;
-
-/// The collective a subgroup meeting computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SubgroupCollective {
-    /// The sum over the subgroup.
-    Add,
-    /// The minimum.
-    Min,
-    /// The maximum.
-    Max,
-    /// The value of one lane (the same for all).
-    Broadcast,
-    /// The value of the lane each invocation names.
-    Shuffle,
-    /// The value of lane `id ^ mask`.
-    ShuffleXor,
-    /// The value of lane `id + delta`.
-    ShuffleDown,
-    /// Bit `i` set when lane `i`'s predicate is true.
-    Ballot,
-}
 
 /// How a value's 32 bits combine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -330,6 +312,25 @@ impl<R: SubgroupValue> Future for SubgroupCall<'_, R> {
     }
 }
 
+/// The future of one invocation's `subgroup_ballot(p)`: the lanes' mask
+/// as WGSL's `vec4<u32>`, lane `i` at bit `i % 32` of word `i / 32`. The
+/// CPU's subgroups have [`CPU_SUBGROUP_SIZE`] (32) lanes, so the mask is
+/// all in `x` and `y`, `z`, `w` are 0.
+pub struct SubgroupBallot<'a>(SubgroupCall<'a, u32>);
+
+impl<'a> SubgroupBallot<'a> {
+    pub(crate) fn new(call: SubgroupCall<'a, u32>) -> Self {
+        SubgroupBallot(call)
+    }
+}
+
+impl Future for SubgroupBallot<'_> {
+    type Output = glam::UVec4;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<glam::UVec4> {
+        Pin::new(&mut self.0).poll(cx).map(|low| glam::UVec4::new(low, 0, 0, 0))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,5 +399,39 @@ mod tests {
         let bcast: Vec<f32> =
             meet(32, SubgroupCollective::Broadcast, ValueKind::Float, |t| (t as f32).to_bits(), |_| 5);
         assert!(bcast.iter().all(|&v| v == 5.0));
+    }
+
+    #[test]
+    fn ballots_are_uvec4_masks_in_x() {
+        // 40 invocations: even lanes vote, in a subgroup of 32 and one of 8.
+        let n = 40;
+        let sg = Subgroups::new(n);
+        let ballot = |t: usize| {
+            let call = SubgroupCall::new(
+                &sg,
+                &invocation(t, n),
+                0,
+                SubgroupCollective::Ballot,
+                ValueKind::Unsigned,
+                u32::from(t % 2 == 0),
+                0,
+            );
+            Box::pin(SubgroupBallot::new(call))
+        };
+        let mut calls: Vec<_> = (0..n).map(ballot).collect();
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut out = vec![None; n];
+        for _ in 0..2 {
+            for (t, c) in calls.iter_mut().enumerate() {
+                if out[t].is_none() {
+                    if let Poll::Ready(r) = c.as_mut().poll(&mut cx) {
+                        out[t] = Some(r);
+                    }
+                }
+            }
+        }
+        assert_eq!(out[0], Some(glam::UVec4::new(0x5555_5555, 0, 0, 0)));
+        assert_eq!(out[31], out[0]);
+        assert_eq!(out[39], Some(glam::UVec4::new(0x55, 0, 0, 0)));
     }
 }

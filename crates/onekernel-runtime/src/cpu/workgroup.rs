@@ -7,7 +7,7 @@
 //! it. The [`Workgroup`] is what they share: its memory (zeroed, as WGSL
 //! zeroes `var<workgroup>`) and the barrier's state.
 
-use super::subgroup::{SubgroupCall, SubgroupCollective, SubgroupValue, Subgroups};
+use super::subgroup::{SubgroupBallot, SubgroupCall, SubgroupCollective, SubgroupValue, Subgroups};
 use crate::buffer::Element;
 use crate::grid::Invocation;
 use std::future::Future;
@@ -120,10 +120,19 @@ impl Workgroup {
     }
 
     /// `subgroup_ballot(predicate)`: bit `i` of the result is lane `i`'s
-    /// predicate.
-    pub fn subgroup_ballot(&self, invocation: &Invocation, site: u32, predicate: bool) -> SubgroupCall<'_, u32> {
+    /// predicate (all in `x`: the CPU's subgroups have 32 lanes).
+    pub fn subgroup_ballot(&self, invocation: &Invocation, site: u32, predicate: bool) -> SubgroupBallot<'_> {
         let kind = <bool as SubgroupValue>::KIND;
-        SubgroupCall::new(&self.subgroups, invocation, site, SubgroupCollective::Ballot, kind, predicate.to_bits(), 0)
+        let call = SubgroupCall::new(
+            &self.subgroups,
+            invocation,
+            site,
+            SubgroupCollective::Ballot,
+            kind,
+            predicate.to_bits(),
+            0,
+        );
+        SubgroupBallot::new(call)
     }
 
     /// The shared array `name` declared at word `offset`, viewed as `T`
