@@ -162,6 +162,8 @@ pub enum Init {
     List(Vec<Expr>),
     /// `v{src}`: a copy of another array of the same shape.
     Copy(usize),
+    /// `v{src}[i]`: a copy of a row of an array of arrays.
+    Row(usize, Idx),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -182,6 +184,8 @@ pub enum Stmt {
     ArrSet(usize, Vec<Idx>, Option<Bin>, Expr),
     /// `v{dst} = v{src};`: a whole-array store of a copy.
     ArrCopy(usize, usize),
+    /// `v{dst}[i] = v{src};`: a row of an array of arrays stored whole.
+    RowSet(usize, Idx, usize),
     /// `#[unroll] for v{id} in 0..n { .. }` (`v{id}` a `usize`).
     Unroll(usize, usize, Vec<Stmt>),
 }
@@ -544,9 +548,27 @@ impl Gen<'_> {
     }
 
     /// A whole-array copy out of a kept array: `let mut b = a;`, or
-    /// `b = a;` into an array of the same shape.
+    /// `b = a;` into an array of the same shape; or a row of an array of
+    /// arrays, read whole (`let mut r = m[1];`) or stored whole
+    /// (`m[1] = r;`).
     fn array_copy(&mut self, arrays: &[usize]) -> Stmt {
         let kept: Vec<usize> = arrays.iter().copied().filter(|&a| !self.split[a]).collect();
+        let nested: Vec<usize> = arrays.iter().copied().filter(|&a| self.dims[a].len() == 2).collect();
+        if !nested.is_empty() && self.rng.chance(50) {
+            let m = nested[self.rng.below(nested.len())];
+            let (ty, rows, cols) = (self.vars[m], self.dims[m][0], self.dims[m][1]);
+            let fits: Vec<usize> =
+                kept.iter().copied().filter(|&r| self.vars[r] == ty && self.dims[r] == [cols]).collect();
+            if !fits.is_empty() && self.rng.chance(50) {
+                let idx = self.index(m, rows, None);
+                return Stmt::RowSet(m, idx, fits[self.rng.below(fits.len())]);
+            }
+            let idx = self.index(m, rows, None);
+            let id = self.var(ty, vec![cols]);
+            self.split[id] = self.rng.chance(50);
+            self.scope.push((id, true));
+            return Stmt::ArrLet(id, Init::Row(m, idx));
+        }
         if kept.is_empty() {
             return self.array_let();
         }
@@ -679,6 +701,7 @@ fn block(s: &mut String, stmts: &[Stmt], k: &Kernel, indent: usize) {
                         }
                     }
                     Init::Copy(src) => format!("v{src}"),
+                    Init::Row(src, i) => format!("v{src}{}", indices(std::slice::from_ref(i))),
                 };
                 let _ = writeln!(s, "{pad}let mut v{v}: {} = {init};", k.rust_ty(*v));
             }
@@ -697,6 +720,9 @@ fn block(s: &mut String, stmts: &[Stmt], k: &Kernel, indent: usize) {
             }
             Stmt::ArrCopy(dst, src) => {
                 let _ = writeln!(s, "{pad}v{dst} = v{src};");
+            }
+            Stmt::RowSet(dst, i, src) => {
+                let _ = writeln!(s, "{pad}v{dst}{} = v{src};", indices(std::slice::from_ref(i)));
             }
             Stmt::Unroll(v, n, body) => {
                 let _ = writeln!(s, "{pad}#[unroll]\n{pad}for v{v} in 0..{n}usize {{");

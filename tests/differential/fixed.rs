@@ -121,12 +121,12 @@ pub fn k1007(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32],
     for v3 in 0..2u32 {
         v1[(((t as u32)) % 4u32) as usize][1] = v3;
         let mut v4: [[u32; 2]; 4] = v1;
-        let mut v5: [[u32; 2]; 4] = v4;
+        let mut v5: u32 = au[((((t as u32) + v1[0][(((((16i32) as i32) as u32)) % 2u32) as usize])) % 128u32) as usize];
     }
-    let mut v6: [u32; 2] = [v1[0][(((((16i32) as i32) as u32)) % 2u32) as usize].wrapping_add(v1[2][0]), (26u32 & 2u32)];
+    let mut v6: bool = (!((16i32) != (true as i32)));
     oi[i] = (-14i32);
-    ou[i] = ((v1[2][0] ^ v6[1]) / ((au[((4u32) % 128u32) as usize] - v6[1]).wrapping_mul((t as u32).wrapping_sub(26u32)) | 1u32));
-    of[i] = (3.0f32);
+    ou[i] = ((v1[2][0] ^ v1[1][(((4u32.wrapping_sub(25u32) & (12u32 as u32))) % 2u32) as usize]) / (v1[2][1] | 1u32));
+    of[i] = (25u32 as f32);
 }
 
 // seed 1008

@@ -216,12 +216,21 @@ impl Machine<'_> {
                         Init::Repeat(e) => vec![self.expr(e, inv, after)?; len],
                         Init::List(es) => es.iter().map(|e| self.expr(e, inv, after)).collect::<R<Vec<V>>>()?,
                         Init::Copy(src) => inv.arrs[*src].clone().ok_or_else(unset)?,
+                        Init::Row(src, i) => {
+                            let at = self.flat(*src, std::slice::from_ref(i), inv, after)? * len;
+                            inv.arrs[*src].as_ref().ok_or_else(unset)?[at..at + len].to_vec()
+                        }
                     };
                     inv.arrs[*v] = Some(elems);
                 }
                 Stmt::ArrCopy(dst, src) => {
                     let elems = inv.arrs[*src].clone().ok_or_else(unset)?;
                     inv.arrs[*dst] = Some(elems);
+                }
+                Stmt::RowSet(dst, i, src) => {
+                    let row = inv.arrs[*src].clone().ok_or_else(unset)?;
+                    let at = self.flat(*dst, std::slice::from_ref(i), inv, after)? * row.len();
+                    inv.arrs[*dst].as_mut().ok_or_else(unset)?[at..at + row.len()].copy_from_slice(&row);
                 }
                 Stmt::ArrSet(v, idx, op, e) => {
                     // A primitive compound assignment evaluates its right

@@ -267,6 +267,7 @@ mod shrink {
                     Stmt::ArrLet(_, Init::Repeat(e)) => self.expr(e),
                     Stmt::ArrLet(_, Init::List(es)) => es.iter_mut().for_each(|e| self.expr(e)),
                     Stmt::ArrLet(_, Init::Copy(_)) | Stmt::ArrCopy(..) => {}
+                    Stmt::ArrLet(_, Init::Row(_, i)) | Stmt::RowSet(_, i, _) => self.indices(std::slice::from_mut(i)),
                     Stmt::ArrSet(_, idx, _, e) => {
                         self.indices(idx);
                         self.expr(e);
