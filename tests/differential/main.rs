@@ -14,7 +14,8 @@
 //! `ONEKERNEL_FUZZ_KERNELS=N` (default 300) and `ONEKERNEL_FUZZ_SEED=S`
 //! (default 0) set the run; docs/testing.md has the long-run command.
 //! `ONEKERNEL_FUZZ_WRITE_FIXED=1` rewrites `fixed.rs` from the generator;
-//! `ONEKERNEL_FUZZ_DUMP=1` prints every compiled kernel and its WGSL.
+//! `ONEKERNEL_FUZZ_DUMP=1` prints every compiled kernel and its WGSL;
+//! `ONEKERNEL_FUZZ_CHECKED=1` also runs every array kernel's checked variant.
 
 mod ast;
 #[rustfmt::skip]
@@ -88,8 +89,9 @@ fn compile(src: &str) -> Result<&'static KernelInfo, String> {
     }
 }
 
-/// Runs a compiled kernel on the GPU.
-fn run_gpu(info: &'static KernelInfo, x: &Inputs) -> Result<Outputs, String> {
+/// Runs a compiled kernel on the GPU, its checked variant when `checked`
+/// (every index compared with its length: a failed check is an error).
+fn run_gpu(info: &'static KernelInfo, x: &Inputs, checked: bool) -> Result<Outputs, String> {
     let d = gpu();
     let DeviceBackend::Gpu(g) = backend(d) else { unreachable!() };
     let mut b = Bufs::new(d, x);
@@ -103,7 +105,7 @@ fn run_gpu(info: &'static KernelInfo, x: &Inputs) -> Result<Outputs, String> {
         gpu_arg_mut(&mut b.of, info, 5, g).map_err(e)?,
         gpu_arg_mut(&mut b.acc, info, 6, g).map_err(e)?,
     ];
-    g.dispatch_with(info, Grid::threads(N), &args, &[ScalarArg::from(x.si), ScalarArg::from(x.sf)], false)
+    g.dispatch_with(info, Grid::threads(N), &args, &[ScalarArg::from(x.si), ScalarArg::from(x.sf)], checked)
         .map_err(e)?;
     Ok(b.read())
 }
@@ -136,13 +138,15 @@ enum Verdict {
     Differs(String),
 }
 
-fn check(k: &Kernel, x: &Inputs) -> Verdict {
-    check_arrays(k, x).0
+/// `checked` also runs the checked variant, which must compute the same
+/// and report no failed check (every index is in range by construction).
+fn check(k: &Kernel, x: &Inputs, checked: bool) -> Verdict {
+    check_arrays(k, x, checked).0
 }
 
 /// [`check`], and what the compiler made of the kernel's local arrays
 /// (when it compiled it).
-fn check_arrays(k: &Kernel, x: &Inputs) -> (Verdict, Option<ArrayUse>) {
+fn check_arrays(k: &Kernel, x: &Inputs, checked: bool) -> (Verdict, Option<ArrayUse>) {
     let want = match interp::run(k, x) {
         Ok(w) => w,
         Err(s) => return (Verdict::Skipped(s), None),
@@ -155,10 +159,16 @@ fn check_arrays(k: &Kernel, x: &Inputs) -> (Verdict, Option<ArrayUse>) {
     if std::env::var_os("ONEKERNEL_FUZZ_DUMP").is_some() {
         eprintln!("=== {arrays:?}\n{}\n{}", ast::print(k, "fuzz"), info.wgsl);
     }
-    let verdict = match run_gpu(info, x) {
+    let mut verdict = match run_gpu(info, x, false) {
         Ok(got) => compare(&want, &got).map_or(Verdict::Agrees, Verdict::Differs),
         Err(e) => Verdict::Differs(format!("launch failed: {e}")),
     };
+    if checked && matches!(verdict, Verdict::Agrees) {
+        verdict = match run_gpu(info, x, true) {
+            Ok(got) => compare(&want, &got).map_or(Verdict::Agrees, |d| Verdict::Differs(format!("checked: {d}"))),
+            Err(e) => Verdict::Differs(format!("checked launch failed: {e}")),
+        };
+    }
     (verdict, Some(arrays))
 }
 
@@ -338,10 +348,15 @@ fn generated_kernels_agree_with_the_reference_on_the_gpu() {
     let mut failures = Vec::new();
     // Compiled kernels with a split array, with a kept array.
     let (mut compiled, mut split, mut kept) = (0u64, 0u64, 0u64);
+    // The checked variants (where the pass meets `checked_index_const`)
+    // of a quarter of the kernels with a local array, of all of them with
+    // `ONEKERNEL_FUZZ_CHECKED=1`.
+    let all_checked = env("ONEKERNEL_FUZZ_CHECKED", 0) != 0;
     for seed in first..first + count {
         let k = ast::generate(seed);
         let x = Inputs::new(seed);
-        let (verdict, arrays) = check_arrays(&k, &x);
+        let checked = k.dims.iter().any(|d| !d.is_empty()) && (all_checked || seed % 4 == 0);
+        let (verdict, arrays) = check_arrays(&k, &x, checked);
         if let Some(a) = arrays {
             compiled += 1;
             split += u64::from(a.split);
@@ -354,8 +369,8 @@ fn generated_kernels_agree_with_the_reference_on_the_gpu() {
                 failures.push(format!("seed {seed}: the compiler rejected\n{}\n{e}", ast::print(&k, "fuzz")))
             }
             Verdict::Differs(first_diff) => {
-                let small = shrink(k.clone(), |s| matches!(check(s, &x), Verdict::Differs(_)));
-                let diff = match check(&small, &x) {
+                let small = shrink(k.clone(), |s| matches!(check(s, &x, checked), Verdict::Differs(_)));
+                let diff = match check(&small, &x, checked) {
                     Verdict::Differs(d) => d,
                     _ => first_diff,
                 };
