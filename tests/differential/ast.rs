@@ -270,7 +270,9 @@ impl Gen<'_> {
                 let idx = self.indices(a);
                 leaf(Kind::Elem(a, idx))
             }
-            9 if ty == Ty::U && !self.loops.is_empty() => leaf(Kind::LoopIdx(self.loops[self.rng.below(self.loops.len())].0)),
+            9 if ty == Ty::U && !self.loops.is_empty() => {
+                leaf(Kind::LoopIdx(self.loops[self.rng.below(self.loops.len())].0))
+            }
             0 | 1 if !vars.is_empty() => leaf(Kind::Var(vars[self.rng.below(vars.len())])),
             2 if ty != Ty::B => {
                 let idx = self.expr(Ty::U, 1);
@@ -479,9 +481,8 @@ impl Gen<'_> {
 
     fn index(&mut self, a: usize, len: usize, prefer_loop: Option<(usize, usize)>) -> Idx {
         let pick = self.rng.below(10);
-        let looped = prefer_loop.or_else(|| {
-            (pick < 4 && !self.loops.is_empty()).then(|| self.loops[self.rng.below(self.loops.len())])
-        });
+        let looped = prefer_loop
+            .or_else(|| (pick < 4 && !self.loops.is_empty()).then(|| self.loops[self.rng.below(self.loops.len())]));
         if let Some((var, n)) = looped {
             let add = if self.rng.chance(70) { 0 } else { self.rng.below(len) };
             return Idx::Loop { var, add, len, plain: add == 0 && n <= len };
