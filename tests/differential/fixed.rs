@@ -7,46 +7,19 @@ use super::{ast::N, Bufs};
 use onekernel::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-// seed 1000
-#[kernel(workgroup_size = 64)]
-pub fn k1000(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
-    let i = global_id().x;
-    let t = thread_id().x;
-    let mut v0: i32 = (true as i32);
-    let mut v1: i32 = (100i32);
-    let mut v2: f32 = (-3.25f32).min((-3.25f32)).max(((0.75f32) + (2.0f32)));
-    let mut v3: u32 = 39u32;
-    for v4 in 0..(16u32 % 4u32) {
-        let mut v5: i32 = (((2i32).wrapping_mul(v1) <= (false as i32)) as i32);
-        let mut v6: i32 = (-8i32);
-    }
-    oi[i] = ai[((0u32) % 128u32) as usize].wrapping_mul((-2i32).wrapping_add((65536i32))).wrapping_sub(((v3 as i32) * (-14i32).wrapping_add(v1)));
-    ou[i] = v3;
-    of[i] = (3.75f32);
-}
-
 // seed 1001
 #[kernel(workgroup_size = 64)]
 pub fn k1001(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
     let i = global_id().x;
     let t = thread_id().x;
-    let tile = shared::<[u32; 64]>();
-    if true {
-        let mut v0: bool = true;
-    } else {
-        if (af[((34u32) % 128u32) as usize] == af[(((au[(((16u32 << (31u32 & 31u32))) % 128u32) as usize] + (t as u32))) % 128u32) as usize]) {
-            let mut v1: i32 = (-12i32);
-        }
-    }
-    tile[t] = 15u32;
-    workgroup_barrier();
-    for v2 in 0..(au[(((34u32 as u32)) % 128u32) as usize] % 4u32) {
-        let mut v3: f32 = (-1.0f32);
-        let mut v4: u32 = v2;
-    }
-    oi[i] = si;
-    ou[i] = tile[((3u32.min(24u32)) % 64u32) as usize];
-    of[i] = (-1.0f32);
+    let mut v0: i32 = (((-3i32) as i32) as i32);
+    let mut v1: i32 = (-11i32);
+    let mut v2: [[u32; 2]; 2] = [[2u32; 2]; 2];
+    let mut v3: [[i32; 4]; 3] = [[((v2[0][((v2[0][((25u32) % 2u32) as usize]) % 2u32) as usize] != (t as u32)) as i32); 4]; 3];
+    v1 = (65536i32);
+    oi[i] = (1i32);
+    ou[i] = v2[(((v2[((38u32) % 2u32) as usize][0] / ((v2[0][0] % ((t as u32) | 1u32)) | 1u32))) % 2u32) as usize][0];
+    of[i] = ((0.5f32) + (0.0f32));
 }
 
 // seed 1002
@@ -54,17 +27,18 @@ pub fn k1001(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32],
 pub fn k1002(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
     let i = global_id().x;
     let t = thread_id().x;
-    let mut v0: bool = (ai[((27u32) % 128u32) as usize] == (18i32));
-    if true {
-        let mut v1: u32 = (t as u32);
-    } else {
-        let mut v2: u32 = ((-4.0f32) as u32);
-        let mut v3: f32 = (if false { ((0.1f32) + (3.25f32)) } else { ((100.0f32) + (-0.75f32)) });
+    let mut v0: bool = ((9i32) == (-10i32));
+    acc[((((if true { (t as u32) } else { au[((13u32) % 128u32) as usize] }) % (65536u32 | 1u32))) % 8u32) as usize].fetch_add((i as u32), Ordering::Relaxed);
+    let mut v1: u32 = 6u32.wrapping_add((22u32 >> ((i as u32) & 31u32)));
+    let mut v2: u32 = (0u32 ^ (t as u32).wrapping_add(0u32));
+    for v3 in 0..(((3.75f32) as u32) % 4u32) {
+        acc[((31u32.min(au[((2u32) % 128u32) as usize])) % 8u32) as usize].fetch_add(((t as u32) << (2u32 & 31u32)), Ordering::Relaxed);
     }
-    acc[(((if (false || true) { 26u32 } else { 38u32 })) % 8u32) as usize].fetch_add(0u32.wrapping_add(1u32), Ordering::Relaxed);
-    oi[i] = (-9i32);
-    ou[i] = 38u32;
-    of[i] = ((if false { (2.0f32) } else { (-0.25f32) }) * (((i as u32) | 24u32) as f32));
+    let mut v4: bool = false;
+    let mut v5: i32 = ((if v4 { (-1i32) } else { (3i32) }).max(((0i32) as i32)) | (-17i32).wrapping_mul((15u32 as i32)));
+    oi[i] = (1i32);
+    ou[i] = (12345u32 >> (v1.wrapping_mul(0u32) & 31u32)).min(35u32.wrapping_add(15u32));
+    of[i] = ((3.75f32) - (0.0f32));
 }
 
 // seed 1003
@@ -72,20 +46,87 @@ pub fn k1002(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32],
 pub fn k1003(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
     let i = global_id().x;
     let t = thread_id().x;
-    let tile = shared::<[u32; 64]>();
     let mut v0: i32 = (14i32);
-    let mut v1: f32 = (((sf * (100.0f32)) / (1.5f32)) / ((-2.75f32) * (-0.75f32)));
-    tile[t] = ((((-3.25f32) / v1) * (-1.75f32).ceil()) as u32);
+    acc[(((si as u32)) % 8u32) as usize].fetch_add(((17u32 ^ 21u32) + 17u32), Ordering::Relaxed);
+    let mut v1: u32 = (32u32 % ((13u32 * 12345u32) | 1u32));
+    oi[i] = (((0.5f32).sin() as i32) + (au[((v1) % 128u32) as usize] as i32));
+    ou[i] = 0u32;
+    of[i] = (sf.floor() * ((1.5f32).ceil() + sf.ceil()));
+}
+
+// seed 1004
+#[kernel(workgroup_size = 64)]
+pub fn k1004(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
+    let i = global_id().x;
+    let t = thread_id().x;
+    let tile = shared::<[u32; 64]>();
+    let mut v0: bool = (false || (true && true));
+    tile[t] = (((if true { 32u32 } else { (i as u32) }) + 13u32) / 1u32);
     workgroup_barrier();
-    acc[((((tile[((33u32) % 64u32) as usize] as u32) as u32)) % 8u32) as usize].fetch_add(18u32, Ordering::Relaxed);
-    for v2 in 0..(tile[((tile[((au[((15u32) % 128u32) as usize]) % 64u32) as usize]) % 64u32) as usize] % 4u32) {
-        let mut v3: bool = (!false);
-        let mut v4: f32 = (30000.0f32);
-        acc[(((v2.max(29u32) % ((t as u32) | 1u32))) % 8u32) as usize].fetch_add(((14u32 - au[((39u32) % 128u32) as usize]) >> ((24u32 - au[(((v2 >> (v2 & 31u32))) % 128u32) as usize]) & 31u32)), Ordering::Relaxed);
+    v0 = v0;
+    let mut v1: u32 = 28u32.min(255u32).wrapping_add(2147483648u32.max(tile[(((t as u32)) % 64u32) as usize]));
+    oi[i] = ai[((65536u32) % 128u32) as usize];
+    ou[i] = (tile[(((t as u32)) % 64u32) as usize] as u32);
+    of[i] = (1000000.0f32);
+}
+
+// seed 1005
+#[kernel(workgroup_size = 64)]
+pub fn k1005(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
+    let i = global_id().x;
+    let t = thread_id().x;
+    let tile = shared::<[u32; 64]>();
+    let mut v0: bool = ((!false) || ((-19i32) == (2i32)));
+    let mut v1: f32 = (1000000.0f32);
+    tile[t] = ((!v0) as u32);
+    workgroup_barrier();
+    let mut v2: i32 = (18i32);
+    let mut v3: f32 = (30000.0f32);
+    oi[i] = (0i32);
+    ou[i] = ((29u32 as f32) as u32).max(2147483648u32);
+    of[i] = (-0.001f32);
+}
+
+// seed 1006
+#[kernel(workgroup_size = 64)]
+pub fn k1006(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
+    let i = global_id().x;
+    let t = thread_id().x;
+    let tile = shared::<[u32; 64]>();
+    let mut v0: [bool; 3] = [(((-0.001f32) / (30000.0f32)) == (if false { (-0.001f32) } else { (-2.5f32) })); 3];
+    if (((1.75f32) < (3.75f32)) && false) {
+        let mut v1: bool = false;
     }
-    oi[i] = (-ai[(((12345u32 - 32u32)) % 128u32) as usize].abs());
-    ou[i] = (t as u32);
-    of[i] = v1;
+    tile[t] = ((v0[0] as i32) as u32).min(au[((2147483648u32) % 128u32) as usize]);
+    workgroup_barrier();
+    #[unroll]
+    for v2 in 0..8usize {
+        v0[(v2 + 0) % 3] = false;
+        v0[1] = (v0[(v2 + 0) % 3] || v0[2]);
+    }
+    let mut v3: [i32; 7] = [(-8i32); 7];
+    oi[i] = (if true { v3[0] } else { (v3[1].wrapping_sub((-9i32)) ^ v3[0]) });
+    ou[i] = 4294967295u32;
+    of[i] = af[(((24u32 as u32)) % 128u32) as usize].trunc();
+}
+
+// seed 1007
+#[kernel(workgroup_size = 64)]
+pub fn k1007(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
+    let i = global_id().x;
+    let t = thread_id().x;
+    let mut v0: i32 = ((-((t as u32) as i32)) % ((15i32).wrapping_mul((13i32).wrapping_mul(ai[((29u32) % 128u32) as usize])) | (1i32)));
+    let mut v1: [[u32; 2]; 4] = [[au[(((i as u32)) % 128u32) as usize]; 2]; 4];
+    let mut v2: i32 = ((-8i32) | (v0 | (7i32)).wrapping_add(((7i32) as i32)));
+    for v3 in 0..2u32 {
+        v1[(((t as u32)) % 4u32) as usize][1] = v3;
+        let mut v4: [[u32; 2]; 4] = v1;
+        let mut v5: u32 = au[((((t as u32) + v1[0][(((((16i32) as i32) as u32)) % 2u32) as usize])) % 128u32) as usize];
+    }
+    let mut v6: bool = (!((16i32) != (true as i32)));
+    oi[i] = (-14i32);
+    ou[i] = ((v1[2][0] ^ v1[1][(((4u32.wrapping_sub(25u32) & (12u32 as u32))) % 2u32) as usize]) / (v1[2][1] | 1u32));
+    of[i] = (25u32 as f32);
 }
 
 // seed 1008
@@ -93,15 +134,15 @@ pub fn k1003(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32],
 pub fn k1008(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
     let i = global_id().x;
     let t = thread_id().x;
-    let mut v0: u32 = 1u32.wrapping_mul((false as u32));
-    v0 = 17u32.wrapping_add((af[((32u32) % 128u32) as usize] as u32));
-    let mut v1: u32 = 21u32;
-    let mut v2: bool = true;
-    let mut v3: bool = (!((if true { (2.0f32) } else { (1.0f32) }) != ((-0.75f32) / af[(((t as u32)) % 128u32) as usize])));
-    acc[(((t as u32)) % 8u32) as usize].fetch_add((true as u32), Ordering::Relaxed);
-    oi[i] = (if ((-9i32) == (7i32)) { (20i32).wrapping_add((-2147483648i32)) } else { (if v3 { (3i32) } else { ai[(((sf as u32)) % 128u32) as usize] }) }).wrapping_add((-(v0 as i32)));
-    ou[i] = ((2.0f32) as u32);
-    of[i] = (25u32 as f32).abs();
+    let tile = shared::<[u32; 64]>();
+    let mut v0: u32 = 1u32.wrapping_mul(((ai[(((if false { (t as u32) } else { 30u32 })) % 128u32) as usize] <= (5i32)) as u32));
+    let mut v1: i32 = (-((-4i32) << ((-5i32) & 31i32)));
+    tile[t] = 0u32;
+    workgroup_barrier();
+    let mut v2: [u32; 3] = [tile[((tile[((27u32) % 64u32) as usize]) % 64u32) as usize]; 3];
+    oi[i] = (-15i32).wrapping_add((3i32));
+    ou[i] = 65536u32;
+    of[i] = (-1.0f32).min((0.5f32)).trunc().max(((0.75f32).abs() / (0.5f32)));
 }
 
 // seed 1009
@@ -109,46 +150,76 @@ pub fn k1008(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32],
 pub fn k1009(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
     let i = global_id().x;
     let t = thread_id().x;
-    let mut v0: u32 = (19u32 ^ 32u32);
-    if ((-6i32).wrapping_mul(ai[(((v0 - 4u32)) % 128u32) as usize]) <= si.wrapping_sub((-2i32))) {
-        if true {
-            acc[((17u32) % 8u32) as usize].fetch_add((au[(((37u32 >> (v0 & 31u32))) % 128u32) as usize] ^ v0), Ordering::Relaxed);
-            let mut v1: bool = false;
-        } else {
-            let mut v2: u32 = (if (!(!true)) { ((t as u32) | 31u32).wrapping_add((if true { 13u32 } else { 0u32 })) } else { (((3.5f32) as i32) as u32) });
-        }
+    if true {
+        let mut v0: bool = (!(((-0.25f32) - (100.0f32)) < af[((((i as u32) as u32)) % 128u32) as usize]));
+        v0 = (23u32 <= 25u32);
     } else {
-        let mut v3: f32 = (-sf.floor()).abs();
+        for v1 in 0..3u32 {
+            let mut v2: u32 = v1;
+        }
     }
-    let mut v4: i32 = (ai[(((t as u32)) % 128u32) as usize] | (-6i32));
-    let mut v5: bool = (sf.min(((2.75f32) + (0.25f32))) == (((100.0f32) / (2.75f32)) + af[((30u32) % 128u32) as usize]));
-    oi[i] = v4;
-    ou[i] = v0;
-    of[i] = (-1.25f32).abs();
+    let mut v3: i32 = si;
+    let mut v4: bool = (((false as u32) as f32) <= (if (false || false) { af[((3u32) % 128u32) as usize].abs() } else { (v3 as f32) }));
+    acc[((2u32) % 8u32) as usize].fetch_add(((sf + af[(((true as u32)) % 128u32) as usize]) as u32), Ordering::Relaxed);
+    let mut v5: f32 = (-af[(((ai[((2u32.wrapping_sub(12345u32)) % 128u32) as usize] as u32)) % 128u32) as usize]).abs();
+    for v6 in 0..1u32 {
+        v4 = v4;
+    }
+    oi[i] = ((v4 && ((-1.0f32) <= v5)) as i32);
+    ou[i] = 2u32;
+    of[i] = sf;
 }
 
-// seed 1010
+// seed 1011
 #[kernel(workgroup_size = 64)]
-pub fn k1010(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
+pub fn k1011(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
     let i = global_id().x;
     let t = thread_id().x;
-    for v0 in 0..((65536u32 - ((-1.25f32) as u32)) % 4u32) {
-        let mut v1: f32 = (2.5f32);
-        let mut v2: u32 = 2147483648u32;
-        let mut v3: i32 = (-12i32).abs();
-    }
-    let mut v4: u32 = 255u32;
-    if ((-5i32) <= ai[(((i as u32)) % 128u32) as usize]) {
-        v4 = (if (27u32 != ((16i32) as u32)) { au[(((if false { v4 } else { 14u32 })) % 128u32) as usize].min((i as u32)).wrapping_sub(au[((au[((au[((v4) % 128u32) as usize]) % 128u32) as usize]) % 128u32) as usize]) } else { 29u32 });
-    } else {
-        let mut v5: bool = true;
-        for v6 in 0..4u32 {
-            let mut v7: f32 = (3.75f32);
+    let mut v0: [bool; 8] = [true, (true && false), ((-3.25f32) < (1000000.0f32)), true, ((-18i32) <= si), ((2.5f32) <= (30000.0f32)), true, true];
+    let mut v1: f32 = ((((0.25f32) / (1.5f32)) * ((-20i32) as f32)) * (si as f32));
+    let mut v2: i32 = (11i32);
+    v0[5] = true;
+    oi[i] = (v2 % (((1.0f32) as i32) | (1i32)));
+    ou[i] = (if v0[6] { 4294967295u32 } else { 32u32 });
+    of[i] = v1;
+}
+
+// seed 1012
+#[kernel(workgroup_size = 64)]
+pub fn k1012(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
+    let i = global_id().x;
+    let t = thread_id().x;
+    let tile = shared::<[u32; 64]>();
+    let mut v0: bool = ((14i32) == si.wrapping_mul((-2147483648i32)).wrapping_sub((10i32)));
+    for v1 in 0..4u32 {
+        for v2 in 0..3u32 {
+            v0 = (65536u32 == 2147483648u32);
+            let mut v3: i32 = (20i32);
         }
     }
-    oi[i] = (ai[((10u32.wrapping_sub(v4)) % 128u32) as usize] as i32);
-    ou[i] = 34u32;
-    of[i] = sf;
+    tile[t] = 19u32;
+    workgroup_barrier();
+    let mut v4: u32 = 15u32;
+    let mut v5: [bool; 8] = [true; 8];
+    oi[i] = ((10i32) as i32);
+    ou[i] = (((!true) && (!false)) as u32);
+    of[i] = (-(0.0f32)).min((if true { (30000.0f32) } else { (1.0f32) }).max((30000.0f32).ceil()));
+}
+
+// seed 1013
+#[kernel(workgroup_size = 64)]
+pub fn k1013(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
+    let i = global_id().x;
+    let t = thread_id().x;
+    let tile = shared::<[u32; 64]>();
+    let mut v0: i32 = (8i32);
+    tile[t] = (2147483648u32 & (2147483648u32 ^ (18u32 - 0u32)));
+    workgroup_barrier();
+    let mut v1: i32 = (((0i32) < v0) as i32);
+    let mut v2: i32 = ((5i32) / ((-1i32) | (1i32))).wrapping_sub((100i32));
+    oi[i] = (-20i32);
+    ou[i] = (false as u32);
+    of[i] = (-1.5f32);
 }
 
 // seed 1015
@@ -156,23 +227,14 @@ pub fn k1010(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32],
 pub fn k1015(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
     let i = global_id().x;
     let t = thread_id().x;
-    let tile = shared::<[u32; 64]>();
     let mut v0: i32 = (7i32);
-    for v1 in 0..(0u32.wrapping_add((au[(((if true { 12345u32 } else { au[(((true as u32)) % 128u32) as usize] })) % 128u32) as usize] >> (11u32 & 31u32))) % 4u32) {
-        acc[((22u32) % 8u32) as usize].fetch_add((i as u32), Ordering::Relaxed);
-        v0 = ((-0.001f32).min((2.5f32)) as i32).abs();
+    let mut v1: bool = ((((0.75f32) / (2.75f32)) - (3.25f32)) <= (11u32 as f32));
+    for v2 in 0..3u32 {
+        let mut v3: u32 = 4294967295u32;
     }
-    tile[t] = au[(((i as u32)) % 128u32) as usize];
-    workgroup_barrier();
-    for v2 in 0..(3u32 % 4u32) {
-        let mut v3: u32 = (v2 as u32);
-        for v4 in 0..2u32 {
-            v3 = (((au[((10u32) % 128u32) as usize] | (t as u32)) ^ (if false { 65536u32 } else { (t as u32) })) - tile[(((2u32 as u32)) % 64u32) as usize].wrapping_mul(v4));
-        }
-    }
-    oi[i] = (if true { (12i32) } else { ((-1i32) as i32) });
-    ou[i] = 65536u32;
-    of[i] = (3.25f32);
+    oi[i] = ((-si) + (v0 as i32));
+    ou[i] = au[((16u32) % 128u32) as usize];
+    of[i] = (-1.75f32);
 }
 
 // seed 1017
@@ -182,19 +244,13 @@ pub fn k1017(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32],
     let t = thread_id().x;
     let tile = shared::<[u32; 64]>();
     let mut v0: f32 = (1.25f32);
-    tile[t] = (((0.5f32) - (100.0f32)) as u32).wrapping_add((t as u32));
+    tile[t] = ((v0 - (100.0f32)) as u32).wrapping_add(25u32);
     workgroup_barrier();
-    if (!(ai[((23u32) % 128u32) as usize] < (-7i32))) {
-        if ((!false) || false) {
-            let mut v1: bool = ((!true) || true);
-        } else {
-            let mut v2: i32 = ai[(((si as u32)) % 128u32) as usize];
-            v0 = (-3.25f32);
-        }
-    }
-    oi[i] = si;
-    ou[i] = (7u32 ^ 65536u32);
-    of[i] = (if ((true as u32) < 20u32) { (v0 / sf) } else { (if (false || false) { (if false { sf } else { (2.5f32) }) } else { sf }) });
+    let mut v1: u32 = (i as u32);
+    acc[(((i as u32)) % 8u32) as usize].fetch_add(v1, Ordering::Relaxed);
+    oi[i] = ai[(((au[(((19u32 ^ v1)) % 128u32) as usize] >> (35u32 & 31u32))) % 128u32) as usize];
+    ou[i] = tile[(((tile[((v1) % 64u32) as usize] ^ 32u32)) % 64u32) as usize];
+    of[i] = v0;
 }
 
 // seed 1018
@@ -202,13 +258,36 @@ pub fn k1017(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32],
 pub fn k1018(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
     let i = global_id().x;
     let t = thread_id().x;
-    let mut v0: i32 = (-((-1000i32) as i32));
-    let mut v1: i32 = (((ai[((((t as u32) + au[((au[((4294967295u32) % 128u32) as usize]) % 128u32) as usize])) % 128u32) as usize] as u32) as i32) >> (((1i32) & ai[(((false as u32)) % 128u32) as usize]) & 31i32));
-    acc[((((12u32 == 19u32) as u32)) % 8u32) as usize].fetch_add(24u32, Ordering::Relaxed);
-    let mut v2: f32 = ((-af[((au[((17u32) % 128u32) as usize]) % 128u32) as usize]) * ((100i32) as f32));
-    oi[i] = (12i32);
-    ou[i] = (((i as u32) + (i as u32)) % (27u32 | 1u32));
-    of[i] = af[((39u32) % 128u32) as usize];
+    for v0 in 0..4u32 {
+        let mut v1: bool = ((0.0f32).floor() != ((ai[((((t as u32) + au[((35u32) % 128u32) as usize])) % 128u32) as usize] as u32) as f32));
+        let mut v2: bool = v1;
+        let mut v3: f32 = ((3.75f32) - (2.75f32));
+    }
+    let mut v4: bool = (((1000000.0f32) / (if true { sf } else { (1000000.0f32) })) != (-sf.max((30000.0f32))));
+    let mut v5: f32 = (if (v4 || true) { af[((au[((12345u32) % 128u32) as usize].wrapping_mul(au[((32u32) % 128u32) as usize])) % 128u32) as usize] } else { af[(((16u32 as u32)) % 128u32) as usize].max((af[((au[(((27u32 as u32)) % 128u32) as usize].wrapping_mul(26u32)) % 128u32) as usize] - af[((18u32.min(5u32)) % 128u32) as usize])) });
+    let mut v6: i32 = ai[((au[(((t as u32)) % 128u32) as usize]) % 128u32) as usize].wrapping_sub((-1i32));
+    v6 = (-5i32).abs();
+    oi[i] = (-((1i32) as i32));
+    ou[i] = 4u32;
+    of[i] = af[((6u32) % 128u32) as usize];
+}
+
+// seed 1019
+#[kernel(workgroup_size = 64)]
+pub fn k1019(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
+    let i = global_id().x;
+    let t = thread_id().x;
+    let mut v0: bool = true;
+    let mut v1: u32 = ((0.5f32) as u32).wrapping_sub((38u32 >> (31u32 & 31u32)));
+    let mut v2: [[i32; 2]; 2] = [[(-(0i32)); 2]; 2];
+    if (!(!v0)) {
+        v1 = (if true { ((if true { (16i32) } else { v2[1][0] }) as u32) } else { 24u32 });
+        v1 = (if (!false) { 36u32 } else { (if false { (i as u32) } else { v1 }) }).wrapping_add(((if v0 { v1 } else { 31u32 }) >> (((0i32) as u32) & 31u32)));
+        let mut v3: bool = ((-5i32) == ((-0.001f32) as i32));
+    }
+    oi[i] = (-1i32).wrapping_mul((65536i32));
+    ou[i] = (if (!true) { 0u32 } else { 19u32 });
+    of[i] = (1.75f32);
 }
 
 // seed 1020
@@ -217,115 +296,66 @@ pub fn k1020(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32],
     let i = global_id().x;
     let t = thread_id().x;
     let mut v0: bool = ((-12i32).wrapping_sub((7i32)).wrapping_sub((2147483647i32)) == (((2i32) | (0i32)) as i32));
-    if true {
-        for v1 in 0..1u32 {
-            let mut v2: u32 = (27u32 ^ 7u32);
-            let mut v3: f32 = (0.5f32);
-        }
-    } else {
-        let mut v4: u32 = 2147483648u32.wrapping_sub(5u32);
+    let mut v1: [u32; 2] = [(2u32 ^ (13u32 ^ 21u32)); 2];
+    #[unroll]
+    for v2 in 0..2usize {
+        v1[v2] = v1[0];
     }
-    if ((si << ((7i32) & 31i32)) == (false as i32)) {
-    }
-    let mut v5: u32 = ((24u32.wrapping_sub((i as u32)) >> ((i as u32).wrapping_mul(19u32) & 31u32)) + 0u32);
-    if true {
-        let mut v6: f32 = ((i as u32) as f32);
-    }
-    oi[i] = ai[((37u32) % 128u32) as usize];
-    ou[i] = (if ((1.5f32).abs().sqrt() != sf) { (v5 ^ (t as u32).min(3u32)) } else { (i as u32) });
-    of[i] = (sf * (((-1.0f32) + (2.0f32)) / (3.0f32)));
-}
-
-// seed 1022
-#[kernel(workgroup_size = 64)]
-pub fn k1022(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
-    let i = global_id().x;
-    let t = thread_id().x;
-    let mut v0: bool = (false || (true || true));
-    if (af[((((-1.25f32) as u32)) % 128u32) as usize] <= (0.5f32).abs().sqrt()) {
-        for v1 in 0..4u32 {
-            let mut v2: bool = ((100.0f32) != (-0.25f32).ceil());
-        }
-    }
-    let mut v3: i32 = si;
-    oi[i] = (-19i32);
-    ou[i] = 2u32;
-    of[i] = ((-2.25f32) - (1.0f32));
-}
-
-// seed 1023
-#[kernel(workgroup_size = 64)]
-pub fn k1023(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
-    let i = global_id().x;
-    let t = thread_id().x;
-    let tile = shared::<[u32; 64]>();
-    let mut v0: f32 = (((-2.75f32) * (-3.0f32)) * (-1.75f32));
-    let mut v1: u32 = 28u32;
-    let mut v2: i32 = (18i32);
-    let mut v3: bool = false;
-    tile[t] = (i as u32);
-    workgroup_barrier();
-    if (((2.0f32) < sf) && true) {
-        acc[(((22u32 | 22u32.wrapping_sub(14u32))) % 8u32) as usize].fetch_add((t as u32), Ordering::Relaxed);
-        let mut v4: f32 = v0;
-    } else {
-        v3 = false;
-        let mut v5: u32 = ((i as u32) << (au[((1u32) % 128u32) as usize] & 31u32));
-    }
-    for v6 in 0..((i as u32) % 4u32) {
-        v2 = (8i32);
-    }
-    v0 = v0;
-    oi[i] = (-9i32);
-    ou[i] = (v1 * tile[((v1) % 64u32) as usize]);
-    of[i] = ((v1.max(v1) as f32) / (v0 * v0).min(af[((31u32) % 128u32) as usize]));
-}
-
-// seed 1025
-#[kernel(workgroup_size = 64)]
-pub fn k1025(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
-    let i = global_id().x;
-    let t = thread_id().x;
-    let mut v0: u32 = au[(((15u32 << (9u32 & 31u32))) % 128u32) as usize];
-    if (true && ((100.0f32) != (3.25f32))) {
-        let mut v1: i32 = (11i32);
-    }
-    let mut v2: u32 = (if false { 34u32 } else { v0 });
-    if (true || (si != (8i32))) {
-        let mut v3: i32 = (-14i32);
-        let mut v4: i32 = (-20i32);
-        let mut v5: i32 = ai[((18u32) % 128u32) as usize].max(v3.abs());
-    } else {
-        let mut v6: i32 = (3i32);
-    }
-    acc[((v2) % 8u32) as usize].fetch_add(6u32, Ordering::Relaxed);
-    v2 = (if true { (if ((2147483647i32) <= (19i32)) { v2.wrapping_mul(4u32) } else { 33u32 }) } else { 26u32 });
-    for v7 in 0..(v2 % 4u32) {
-        for v8 in 0..1u32 {
-            v2 = v2;
-            let mut v9: u32 = ((1i32) as u32);
-        }
-    }
+    v0 = (af[(((v1[1] >> (v1[1] & 31u32))) % 128u32) as usize] == (-2.25f32));
+    v1[1] &= ((v1[0] >> (26u32 & 31u32)) + v1[1].wrapping_sub(13u32));
+    acc[((((35u32 as u32) % v1[0].max(v1[1]))) % 8u32) as usize].fetch_add(v1[0], Ordering::Relaxed);
+    v0 = false;
     oi[i] = (0i32);
-    ou[i] = 6u32.wrapping_add((34u32 / (13u32 | 1u32)));
-    of[i] = (3.75f32);
+    ou[i] = (((-1i32) as i32) as u32);
+    of[i] = (if (!true) { af[((2147483648u32) % 128u32) as usize] } else { sf }).abs().sqrt();
 }
 
-// seed 1027
+// seed 1024
 #[kernel(workgroup_size = 64)]
-pub fn k1027(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
+pub fn k1024(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
     let i = global_id().x;
     let t = thread_id().x;
     let tile = shared::<[u32; 64]>();
-    let mut v0: bool = false;
-    let mut v1: u32 = 0u32;
-    let mut v2: bool = ((si as i32) != (ai[((2147483648u32) % 128u32) as usize] + (-14i32)));
-    tile[t] = v1;
+    let mut v0: u32 = au[((17u32) % 128u32) as usize];
+    let mut v1: f32 = ((4.0f32) * ((-1i32) as f32));
+    v0 = 12345u32;
+    let mut v2: u32 = 9u32;
+    tile[t] = (((if true { (-2147483648i32) } else { (10i32) }) as u32) % (20u32 | 1u32));
     workgroup_barrier();
-    v0 = true;
-    oi[i] = (18i32).wrapping_sub((3i32));
-    ou[i] = au[((27u32.wrapping_sub(v1)) % 128u32) as usize];
-    of[i] = sf;
+    let mut v3: u32 = tile[((15u32) % 64u32) as usize];
+    oi[i] = (3i32);
+    ou[i] = v2;
+    of[i] = (if true { (1.0f32) } else { (3.75f32).ceil() }).sin();
+}
+
+// seed 1026
+#[kernel(workgroup_size = 64)]
+pub fn k1026(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
+    let i = global_id().x;
+    let t = thread_id().x;
+    let mut v0: [i32; 7] = [(ai[(((if true { 2147483648u32 } else { 18u32 })) % 128u32) as usize] % (-5i32)), (af[((1u32) % 128u32) as usize] as i32), (-3i32), ((2.0f32) as i32), (-1000i32), (6i32).wrapping_mul(si), ai[((15u32.wrapping_mul((t as u32))) % 128u32) as usize]];
+    let mut v1: u32 = ((65536u32 & au[((((t as u32) as u32)) % 128u32) as usize]) >> ((32u32 % ((i as u32) | 1u32)) & 31u32));
+    #[unroll]
+    for v2 in 0..7usize {
+        v0[v2] = (0i32);
+        let mut v3: [bool; 6] = [(5u32 <= 0u32), ((-8i32) == (5i32)), false, false, false, false];
+        #[unroll]
+        for v4 in 0..5usize {
+            v3[v4] = (((v4 as u32) != 22u32) || ((16i32) <= v0[v4]));
+        }
+    }
+    let mut v5: bool = false;
+    if false {
+        v5 = ((if ((-7i32) < (-6i32)) { (32u32 % (6u32 | 1u32)) } else { (ai[(((sf as u32)) % 128u32) as usize] as u32) }) != 3u32);
+        v0[3] &= v0[6];
+        v1 = 13u32.wrapping_mul(((t as u32) >> (35u32 & 31u32))).wrapping_add(((!true) as u32));
+    } else {
+        v0[1] += ((if v5 { (3i32) } else { (-10i32) }) >> (v0[2] & 31i32));
+        let mut v6: f32 = (-0.001f32);
+    }
+    oi[i] = ((0.1f32) as i32);
+    ou[i] = 30u32.wrapping_add((if ((-3.0f32) == af[(((v1 as u32)) % 128u32) as usize]) { (v1 + 8u32) } else { 8u32 }));
+    of[i] = (-0.25f32).min((2.0f32));
 }
 
 // seed 1028
@@ -333,26 +363,27 @@ pub fn k1027(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32],
 pub fn k1028(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
     let i = global_id().x;
     let t = thread_id().x;
-    let tile = shared::<[u32; 64]>();
-    let mut v0: i32 = (true as i32).wrapping_mul((-6i32));
-    tile[t] = (if ((au[((5u32) % 128u32) as usize] - (t as u32)) != au[((19u32.max(12u32)) % 128u32) as usize]) { 1u32.wrapping_add(35u32).min(22u32) } else { (si as u32) });
-    workgroup_barrier();
-    let mut v1: u32 = tile[((au[((((t as u32) / (14u32 | 1u32))) % 128u32) as usize]) % 64u32) as usize];
-    oi[i] = (if (!(false && false)) { (-2147483648i32) } else { ((65536i32) % (v0 | (1i32))) });
-    ou[i] = 11u32;
-    of[i] = ((af[((1u32) % 128u32) as usize] / (if false { (2.0f32) } else { (-3.0f32) })) - (-2.5f32).min(af[(((i as u32)) % 128u32) as usize].ceil()));
-}
-
-// seed 1029
-#[kernel(workgroup_size = 64)]
-pub fn k1029(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
-    let i = global_id().x;
-    let t = thread_id().x;
-    let mut v0: i32 = (10i32);
-    let mut v1: i32 = (-11i32);
-    oi[i] = (if (true || true) { (if false { ((8i32) * ai[((65536u32.wrapping_add(39u32)) % 128u32) as usize]) } else { (if false { ai[((65536u32) % 128u32) as usize] } else { (-2i32) }) }) } else { (2i32).wrapping_add(v1).abs() });
-    ou[i] = ((3.5f32) as u32);
-    of[i] = (if false { (0.1f32).min(((-2.0f32) / (0.0f32))) } else { (((1000000.0f32) / (-3.0f32)) - af[((31u32) % 128u32) as usize].max((1.0f32))) });
+    let mut v0: [i32; 8] = [(true as i32), (-6i32), ((2i32) as i32), ((-1.25f32) as i32), (-11i32).wrapping_mul((-8i32)), si, (17i32), (65536i32).min((-10i32))];
+    let mut v1: [u32; 3] = [(v0[7] as u32), au[((0u32) % 128u32) as usize], (8u32 / (2147483648u32 | 1u32))];
+    if true {
+        let mut v2: f32 = (30000.0f32);
+        for v3 in 0..(((t as u32) % (255u32 | 1u32)) % 4u32) {
+            acc[((v1[0]) % 8u32) as usize].fetch_add(27u32, Ordering::Relaxed);
+            let mut v4: i32 = v0[4];
+            let mut v5: u32 = (if (!true) { (29u32 - v1[0]) } else { 2u32 });
+        }
+    } else {
+        acc[((au[((v1[((16u32) % 3u32) as usize]) % 128u32) as usize]) % 8u32) as usize].fetch_add(65536u32.wrapping_add(v1[((31u32) % 3u32) as usize]), Ordering::Relaxed);
+    }
+    #[unroll]
+    for v6 in 0..3usize {
+        v1[(v6 + 2) % 3] |= ((0.5f32) as u32);
+        let mut v7: [u32; 3] = v1;
+    }
+    v0[4] = ((15i32) ^ (17i32)).wrapping_mul((15i32));
+    oi[i] = (0u32 as i32);
+    ou[i] = ((2.25f32) as u32);
+    of[i] = (-1.0f32);
 }
 
 // seed 1030
@@ -360,43 +391,30 @@ pub fn k1029(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32],
 pub fn k1030(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
     let i = global_id().x;
     let t = thread_id().x;
-    let tile = shared::<[u32; 64]>();
-    let mut v0: u32 = (i as u32);
-    tile[t] = au[((((t as u32) ^ au[(((v0 | 7u32)) % 128u32) as usize])) % 128u32) as usize];
-    workgroup_barrier();
-    let mut v1: f32 = (if (tile[(((v0 + (t as u32))) % 64u32) as usize] != au[((au[((v0) % 128u32) as usize]) % 128u32) as usize]) { ((0.0f32) / (-2.75f32)) } else { (-0.25f32) }).min(((-af[((tile[((v0) % 64u32) as usize].min(35u32)) % 128u32) as usize]) / (if true { sf } else { (-3.25f32) })));
-    oi[i] = (-2147483648i32).wrapping_add((if true { ai[((((3.5f32) as u32)) % 128u32) as usize] } else { ai[((2147483648u32.wrapping_mul(v0)) % 128u32) as usize] }).abs());
-    ou[i] = au[((65536u32.wrapping_sub(tile[((21u32) % 64u32) as usize])) % 128u32) as usize];
-    of[i] = (-1.5f32).abs();
+    let mut v0: u32 = 7u32;
+    let mut v1: f32 = (((sf - (-4.0f32)) - (2.0f32)) / ((3.5f32).max((-0.001f32)) * ((100.0f32) - (4.0f32))));
+    let mut v2: i32 = ai[(((2u32 ^ 33u32)) % 128u32) as usize];
+    oi[i] = ((-(7i32)) >> ((4i32) & 31i32));
+    ou[i] = 2u32;
+    of[i] = (sf / (-1.75f32));
 }
 
-// seed 1034
+// seed 1032
 #[kernel(workgroup_size = 64)]
-pub fn k1034(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
+pub fn k1032(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
     let i = global_id().x;
     let t = thread_id().x;
-    if (si == ((7i32) | (-5i32))) {
-        let mut v0: i32 = (-7i32);
-        let mut v1: f32 = (0.5f32);
-        v1 = (v0 as f32);
-    }
-    let mut v2: f32 = (-3.5f32);
-    let mut v3: u32 = (((t as u32) + ((t as u32) % (au[(((24u32 * 1u32)) % 128u32) as usize] | 1u32))) * (15u32 % (21u32 | 1u32)));
-    let mut v4: f32 = (1.25f32);
-    if ((2.0f32) <= (af[((v3) % 128u32) as usize] / v4)) {
-        v3 = (if (((t as u32) / (12u32 | 1u32)) <= au[((36u32) % 128u32) as usize]) { au[((35u32) % 128u32) as usize] } else { (((1.75f32) + (0.5f32)) as u32) });
-        v3 = v3.wrapping_add(v3);
-        v3 = (31u32 + 11u32);
-    } else {
-        v3 = ((t as u32) + 7u32).wrapping_mul(v3);
-    }
-    let mut v5: u32 = ((-0.001f32) as u32).wrapping_add(v3);
-    if (au[(((if false { v3 } else { 5u32 })) % 128u32) as usize].wrapping_mul(2147483648u32) == (v5 << (v3 & 31u32))) {
-        let mut v6: i32 = (19i32);
-    }
-    oi[i] = (-20i32);
-    ou[i] = 2u32;
-    of[i] = (if true { (1000000.0f32).max((0.75f32)) } else { ((3.0f32) + (4.0f32)) }).max(v4.max((30000.0f32)));
+    let tile = shared::<[u32; 64]>();
+    let mut v0: f32 = (0.5f32);
+    let mut v1: f32 = af[(((5u32 ^ au[((2147483648u32) % 128u32) as usize])) % 128u32) as usize];
+    let mut v2: [i32; 5] = [(-(-18i32)), (11i32), ai[((9u32.wrapping_sub(0u32)) % 128u32) as usize], (si ^ (7i32)), ((-4i32) << ((-5i32) & 31i32))];
+    tile[t] = 4294967295u32;
+    workgroup_barrier();
+    v2[4] = ((v2[1] >> ((19i32) & 31i32)) * (8u32 as i32));
+    let mut v3: [u32; 4] = [((-1000i32) as u32), ((i as u32) >> (21u32 & 31u32)), 21u32, 34u32];
+    oi[i] = ((-((-1i32) - v2[2])) as i32);
+    ou[i] = 31u32;
+    of[i] = (30000.0f32);
 }
 
 // seed 1035
@@ -405,31 +423,11 @@ pub fn k1035(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32],
     let i = global_id().x;
     let t = thread_id().x;
     let mut v0: i32 = ai[(((false as u32)) % 128u32) as usize];
-    if (((-1.75f32) as i32) != (16i32)) {
-        if (!true) {
-            let mut v1: i32 = (1i32);
-            v1 = ((((0i32) - si) | (ai[((27u32) % 128u32) as usize] + (-13i32))) - (-v1).wrapping_add((-ai[(((18u32 << (29u32 & 31u32))) % 128u32) as usize])));
-            let mut v2: u32 = 12345u32;
-        }
-    }
-    oi[i] = (if ((2.0f32) == (0.5f32)) { (if false { v0.wrapping_add(ai[((31u32) % 128u32) as usize]) } else { v0 }) } else { (3i32) });
-    ou[i] = (6u32 & 24u32);
-    of[i] = ((-3.5f32) + ((0i32) as f32));
-}
-
-// seed 1037
-#[kernel(workgroup_size = 64)]
-pub fn k1037(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
-    let i = global_id().x;
-    let t = thread_id().x;
-    let mut v0: f32 = (0.1f32).sin();
-    v0 = (0.0f32);
-    let mut v1: f32 = (3.5f32);
-    let mut v2: f32 = ((1.0f32) - sf);
-    let mut v3: bool = (16u32 != (15u32 >> ((if true { 33u32 } else { au[((36u32) % 128u32) as usize] }) & 31u32)));
-    oi[i] = ((7i32) ^ si);
-    ou[i] = 1u32;
-    of[i] = ((3.75f32) - ((v3 as u32) as f32));
+    let mut v1: f32 = ((-1.75f32).sin() + (3.25f32));
+    let mut v2: bool = (!(((18i32) | (-8i32)) < (-6i32)));
+    oi[i] = ((((10i32) + ai[(((27u32 as u32)) % 128u32) as usize]) - (-9i32)) | (14i32));
+    ou[i] = (t as u32);
+    of[i] = (-2.25f32);
 }
 
 // seed 1038
@@ -437,59 +435,18 @@ pub fn k1037(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32],
 pub fn k1038(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
     let i = global_id().x;
     let t = thread_id().x;
-    let tile = shared::<[u32; 64]>();
-    let mut v0: f32 = ((0.1f32).floor().min((0.0f32)) - (-2.0f32));
-    for v1 in 0..(10u32.wrapping_mul(28u32).wrapping_sub(32u32) % 4u32) {
-        let mut v2: u32 = 25u32;
+    let mut v0: f32 = (af[((1u32) % 128u32) as usize].floor().min(((-17i32) as f32)) - (-3.25f32));
+    for v1 in 0..(((-1000i32) as u32) % 4u32) {
+        let mut v2: f32 = sf;
     }
-    tile[t] = (t as u32).wrapping_add(1u32.wrapping_add(65536u32.wrapping_add(38u32)));
-    workgroup_barrier();
-    if false {
-        let mut v3: u32 = (if (false && false) { (if false { tile[(((tile[(((t as u32)) % 64u32) as usize] / (2147483648u32 | 1u32))) % 64u32) as usize] } else { au[(((t as u32)) % 128u32) as usize] }) } else { 4294967295u32 });
-        if ((!true) || ((-1.0f32) != af[((au[((au[((2u32) % 128u32) as usize].wrapping_mul(v3)) % 128u32) as usize]) % 128u32) as usize])) {
-        }
-    }
-    oi[i] = (tile[(((3u32 & 9u32)) % 64u32) as usize] as i32);
-    ou[i] = 19u32;
-    of[i] = (-0.75f32);
-}
-
-// seed 1039
-#[kernel(workgroup_size = 64)]
-pub fn k1039(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
-    let i = global_id().x;
-    let t = thread_id().x;
-    let mut v0: u32 = (2u32 * 0u32);
-    v0 = 15u32;
-    let mut v1: u32 = ((au[((au[((1u32) % 128u32) as usize]) % 128u32) as usize].wrapping_sub(v0) << ((true as u32) & 31u32)) as u32);
-    oi[i] = (af[((au[(((ai[((0u32) % 128u32) as usize] as u32)) % 128u32) as usize]) % 128u32) as usize] as i32);
-    ou[i] = au[((5u32) % 128u32) as usize];
-    of[i] = ((if (!true) { (-19i32) } else { (20i32) }) as f32);
-}
-
-// seed 1040
-#[kernel(workgroup_size = 64)]
-pub fn k1040(ai: &[i32], au: &[u32], af: &[f32], oi: &mut [i32], ou: &mut [u32], of: &mut [f32], acc: &[AtomicU32], si: i32, sf: f32) {
-    let i = global_id().x;
-    let t = thread_id().x;
-    let tile = shared::<[u32; 64]>();
-    let mut v0: i32 = (10i32).wrapping_sub((19i32));
-    let mut v1: i32 = (-(-1i32).max(v0));
-    tile[t] = (au[((0u32.max(24u32)) % 128u32) as usize] & (false as u32));
-    workgroup_barrier();
-    let mut v2: bool = false;
-    oi[i] = (11i32);
-    ou[i] = 11u32.wrapping_add(tile[(((if v2 { 34u32 } else { 20u32 })) % 64u32) as usize].wrapping_add(35u32.wrapping_mul(tile[((3u32) % 64u32) as usize])));
-    of[i] = (if false { (v0 as f32) } else { af[(((t as u32).wrapping_add(31u32)) % 128u32) as usize].trunc() }).trunc();
+    let mut v3: i32 = (((-1.0f32) <= (-1.25f32)) as i32).wrapping_mul((65536i32));
+    oi[i] = (3i32);
+    ou[i] = 0u32.wrapping_mul((((-2.5f32) as u32) >> (18u32.wrapping_sub(6u32) & 31u32)));
+    of[i] = (-0.75f32).ceil();
 }
 
 /// Each kernel's seed and a launch of it.
 pub const ALL: &[(u64, fn(&Device, &Inputs) -> Outputs)] = &[
-    (1000, |d, x| {
-        let mut b = Bufs::new(d, x);
-        k1000::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
-        b.read()
-    }),
     (1001, |d, x| {
         let mut b = Bufs::new(d, x);
         k1001::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
@@ -505,6 +462,26 @@ pub const ALL: &[(u64, fn(&Device, &Inputs) -> Outputs)] = &[
         k1003::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
         b.read()
     }),
+    (1004, |d, x| {
+        let mut b = Bufs::new(d, x);
+        k1004::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
+        b.read()
+    }),
+    (1005, |d, x| {
+        let mut b = Bufs::new(d, x);
+        k1005::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
+        b.read()
+    }),
+    (1006, |d, x| {
+        let mut b = Bufs::new(d, x);
+        k1006::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
+        b.read()
+    }),
+    (1007, |d, x| {
+        let mut b = Bufs::new(d, x);
+        k1007::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
+        b.read()
+    }),
     (1008, |d, x| {
         let mut b = Bufs::new(d, x);
         k1008::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
@@ -515,9 +492,19 @@ pub const ALL: &[(u64, fn(&Device, &Inputs) -> Outputs)] = &[
         k1009::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
         b.read()
     }),
-    (1010, |d, x| {
+    (1011, |d, x| {
         let mut b = Bufs::new(d, x);
-        k1010::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
+        k1011::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
+        b.read()
+    }),
+    (1012, |d, x| {
+        let mut b = Bufs::new(d, x);
+        k1012::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
+        b.read()
+    }),
+    (1013, |d, x| {
+        let mut b = Bufs::new(d, x);
+        k1013::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
         b.read()
     }),
     (1015, |d, x| {
@@ -535,29 +522,24 @@ pub const ALL: &[(u64, fn(&Device, &Inputs) -> Outputs)] = &[
         k1018::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
         b.read()
     }),
+    (1019, |d, x| {
+        let mut b = Bufs::new(d, x);
+        k1019::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
+        b.read()
+    }),
     (1020, |d, x| {
         let mut b = Bufs::new(d, x);
         k1020::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
         b.read()
     }),
-    (1022, |d, x| {
+    (1024, |d, x| {
         let mut b = Bufs::new(d, x);
-        k1022::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
+        k1024::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
         b.read()
     }),
-    (1023, |d, x| {
+    (1026, |d, x| {
         let mut b = Bufs::new(d, x);
-        k1023::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
-        b.read()
-    }),
-    (1025, |d, x| {
-        let mut b = Bufs::new(d, x);
-        k1025::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
-        b.read()
-    }),
-    (1027, |d, x| {
-        let mut b = Bufs::new(d, x);
-        k1027::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
+        k1026::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
         b.read()
     }),
     (1028, |d, x| {
@@ -565,19 +547,14 @@ pub const ALL: &[(u64, fn(&Device, &Inputs) -> Outputs)] = &[
         k1028::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
         b.read()
     }),
-    (1029, |d, x| {
-        let mut b = Bufs::new(d, x);
-        k1029::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
-        b.read()
-    }),
     (1030, |d, x| {
         let mut b = Bufs::new(d, x);
         k1030::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
         b.read()
     }),
-    (1034, |d, x| {
+    (1032, |d, x| {
         let mut b = Bufs::new(d, x);
-        k1034::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
+        k1032::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
         b.read()
     }),
     (1035, |d, x| {
@@ -585,24 +562,9 @@ pub const ALL: &[(u64, fn(&Device, &Inputs) -> Outputs)] = &[
         k1035::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
         b.read()
     }),
-    (1037, |d, x| {
-        let mut b = Bufs::new(d, x);
-        k1037::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
-        b.read()
-    }),
     (1038, |d, x| {
         let mut b = Bufs::new(d, x);
         k1038::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
-        b.read()
-    }),
-    (1039, |d, x| {
-        let mut b = Bufs::new(d, x);
-        k1039::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
-        b.read()
-    }),
-    (1040, |d, x| {
-        let mut b = Bufs::new(d, x);
-        k1040::launch(d, N, &b.ai, &b.au, &b.af, &mut b.oi, &mut b.ou, &mut b.of, &mut b.acc, x.si, x.sf).unwrap();
         b.read()
     }),
 ];

@@ -89,9 +89,13 @@ struct Inv {
     gid: u32,
     tid: u32,
     env: Vec<Option<V>>,
+    /// Local arrays, by variable id, their elements row by row (arrays
+    /// are values: a copy is a new `Vec`).
+    arrs: Vec<Option<Vec<V>>>,
 }
 
 struct Machine<'a> {
+    kernel: &'a Kernel,
     inp: &'a Inputs,
     tile: Vec<u32>,
     acc: Vec<u32>,
@@ -102,11 +106,16 @@ struct Machine<'a> {
 
 /// Runs the kernel over the whole grid.
 pub fn run(k: &Kernel, inp: &Inputs) -> R<Outputs> {
-    let mut m = Machine { inp, tile: vec![0; WG], acc: vec![0; ACC], fuel: 1 << 22 };
+    let mut m = Machine { kernel: k, inp, tile: vec![0; WG], acc: vec![0; ACC], fuel: 1 << 22 };
     let mut out = Outputs { acc: vec![], ..Outputs::default() };
     for group in 0..N / WG {
         let mut invs: Vec<Inv> = (0..WG)
-            .map(|t| Inv { gid: (group * WG + t) as u32, tid: t as u32, env: vec![None; k.vars.len()] })
+            .map(|t| Inv {
+                gid: (group * WG + t) as u32,
+                tid: t as u32,
+                env: vec![None; k.vars.len()],
+                arrs: vec![None; k.vars.len()],
+            })
             .collect();
         // Phase 1: every invocation up to the barrier, then the tile.
         let mut staged = vec![0u32; WG];
@@ -151,7 +160,28 @@ fn float(x: f32, e: f64) -> R<V> {
     Ok(V::F(x, e))
 }
 
+/// A read of a variable or array the (shrunk) kernel never set.
+fn unset() -> Skip {
+    Skip("a variable read before it is set (a shrunk kernel)")
+}
+
 impl Machine<'_> {
+    /// The position of element `idx` of array `v` among its elements row
+    /// by row.
+    fn flat(&mut self, v: usize, idx: &[Idx], inv: &Inv, after: bool) -> R<usize> {
+        let mut at = 0;
+        for (i, len) in idx.iter().zip(&self.kernel.dims[v]) {
+            let i = match i {
+                Idx::Const(c) => *c,
+                Idx::Loop { var, add, .. } => (inv.env[*var].ok_or_else(unset)?.u() as usize + add) % len,
+                Idx::Dyn(e, _) => (self.expr(e, inv, after)?.u() % *len as u32) as usize,
+            };
+            assert!(i < *len, "index {i} out of 0..{len}: the generator keeps indices in range");
+            at = at * len + i;
+        }
+        Ok(at)
+    }
+
     fn block(&mut self, stmts: &[Stmt], inv: &mut Inv, after: bool) -> R<()> {
         for s in stmts {
             match s {
@@ -174,6 +204,46 @@ impl Machine<'_> {
                         self.block(body, inv, after)?;
                     }
                 }
+                Stmt::Unroll(v, n, body) => {
+                    for j in 0..*n as u32 {
+                        inv.env[*v] = Some(V::U(j));
+                        self.block(body, inv, after)?;
+                    }
+                }
+                Stmt::ArrLet(v, init) => {
+                    let len: usize = self.kernel.dims[*v].iter().product();
+                    let elems = match init {
+                        Init::Repeat(e) => vec![self.expr(e, inv, after)?; len],
+                        Init::List(es) => es.iter().map(|e| self.expr(e, inv, after)).collect::<R<Vec<V>>>()?,
+                        Init::Copy(src) => inv.arrs[*src].clone().ok_or_else(unset)?,
+                        Init::Row(src, i) => {
+                            let at = self.flat(*src, std::slice::from_ref(i), inv, after)? * len;
+                            inv.arrs[*src].as_ref().ok_or_else(unset)?[at..at + len].to_vec()
+                        }
+                    };
+                    inv.arrs[*v] = Some(elems);
+                }
+                Stmt::ArrCopy(dst, src) => {
+                    let elems = inv.arrs[*src].clone().ok_or_else(unset)?;
+                    inv.arrs[*dst] = Some(elems);
+                }
+                Stmt::RowSet(dst, i, src) => {
+                    let row = inv.arrs[*src].clone().ok_or_else(unset)?;
+                    let at = self.flat(*dst, std::slice::from_ref(i), inv, after)? * row.len();
+                    inv.arrs[*dst].as_mut().ok_or_else(unset)?[at..at + row.len()].copy_from_slice(&row);
+                }
+                Stmt::ArrSet(v, idx, op, e) => {
+                    // A primitive compound assignment evaluates its right
+                    // operand first (the Rust reference); nothing here has
+                    // a side effect, so only the skips could tell.
+                    let x = self.expr(e, inv, after)?;
+                    let at = self.flat(*v, idx, inv, after)?;
+                    let arr = inv.arrs[*v].as_mut().ok_or_else(unset)?;
+                    arr[at] = match op {
+                        None => x,
+                        Some(op) => binary(*op, arr[at], x)?,
+                    };
+                }
                 Stmt::Atomic(i, v) => {
                     let i = self.expr(i, inv, after)?.u() as usize % ACC;
                     let v = self.expr(v, inv, after)?.u();
@@ -192,7 +262,11 @@ impl Machine<'_> {
                 Ty::F => V::F(f32::from_bits(*bits), 0.0),
                 Ty::B => V::B(*bits != 0),
             },
-            Kind::Var(v) => inv.env[*v].ok_or(Skip("a variable read before it is set (a shrunk kernel)"))?,
+            Kind::Var(v) | Kind::LoopIdx(v) => inv.env[*v].ok_or_else(unset)?,
+            Kind::Elem(v, idx) => {
+                let at = self.flat(*v, idx, inv, after)?;
+                inv.arrs[*v].as_ref().ok_or_else(unset)?[at]
+            }
             Kind::Input(idx) => {
                 let i = (self.expr(idx, inv, after)?.u() % N as u32) as usize;
                 match e.ty {

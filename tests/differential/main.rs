@@ -13,7 +13,10 @@
 //!
 //! `ONEKERNEL_FUZZ_KERNELS=N` (default 300) and `ONEKERNEL_FUZZ_SEED=S`
 //! (default 0) set the run; docs/testing.md has the long-run command.
-//! `ONEKERNEL_FUZZ_WRITE_FIXED=1` rewrites `fixed.rs` from the generator.
+//! `ONEKERNEL_FUZZ_WRITE_FIXED=1` rewrites `fixed.rs` from the generator;
+//! `ONEKERNEL_FUZZ_DUMP=1` prints every compiled kernel and its WGSL;
+//! `ONEKERNEL_FUZZ_CHECKED=1` also runs every array kernel's checked variant;
+//! `ONEKERNEL_FUZZ_SHRINK=K` (default 3) shrinks only the first K mismatches.
 
 mod ast;
 #[rustfmt::skip]
@@ -87,8 +90,9 @@ fn compile(src: &str) -> Result<&'static KernelInfo, String> {
     }
 }
 
-/// Runs a compiled kernel on the GPU.
-fn run_gpu(info: &'static KernelInfo, x: &Inputs) -> Result<Outputs, String> {
+/// Runs a compiled kernel on the GPU, its checked variant when `checked`
+/// (every index compared with its length: a failed check is an error).
+fn run_gpu(info: &'static KernelInfo, x: &Inputs, checked: bool) -> Result<Outputs, String> {
     let d = gpu();
     let DeviceBackend::Gpu(g) = backend(d) else { unreachable!() };
     let mut b = Bufs::new(d, x);
@@ -102,7 +106,7 @@ fn run_gpu(info: &'static KernelInfo, x: &Inputs) -> Result<Outputs, String> {
         gpu_arg_mut(&mut b.of, info, 5, g).map_err(e)?,
         gpu_arg_mut(&mut b.acc, info, 6, g).map_err(e)?,
     ];
-    g.dispatch_with(info, Grid::threads(N), &args, &[ScalarArg::from(x.si), ScalarArg::from(x.sf)], false)
+    g.dispatch_with(info, Grid::threads(N), &args, &[ScalarArg::from(x.si), ScalarArg::from(x.sf)], checked)
         .map_err(e)?;
     Ok(b.read())
 }
@@ -135,18 +139,65 @@ enum Verdict {
     Differs(String),
 }
 
-fn check(k: &Kernel, x: &Inputs) -> Verdict {
+/// `checked` also runs the checked variant, which must compute the same
+/// and report no failed check (every index is in range by construction).
+fn check(k: &Kernel, x: &Inputs, checked: bool) -> Verdict {
+    check_arrays(k, x, checked).0
+}
+
+/// [`check`], and what the compiler made of the kernel's local arrays
+/// (when it compiled it).
+fn check_arrays(k: &Kernel, x: &Inputs, checked: bool) -> (Verdict, Option<ArrayUse>) {
     let want = match interp::run(k, x) {
         Ok(w) => w,
-        Err(s) => return Verdict::Skipped(s),
+        Err(s) => return (Verdict::Skipped(s), None),
     };
     let info = match compile(&ast::print(k, "fuzz")) {
         Ok(i) => i,
-        Err(e) => return Verdict::Rejected(e),
+        Err(e) => return (Verdict::Rejected(e), None),
     };
-    match run_gpu(info, x) {
+    let arrays = ArrayUse::of(&info.wgsl);
+    if std::env::var_os("ONEKERNEL_FUZZ_DUMP").is_some() {
+        eprintln!("=== {arrays:?}\n{}\n{}", ast::print(k, "fuzz"), info.wgsl);
+    }
+    let mut verdict = match run_gpu(info, x, false) {
         Ok(got) => compare(&want, &got).map_or(Verdict::Agrees, Verdict::Differs),
         Err(e) => Verdict::Differs(format!("launch failed: {e}")),
+    };
+    if checked && matches!(verdict, Verdict::Agrees) {
+        verdict = match run_gpu(info, x, true) {
+            Ok(got) => compare(&want, &got).map_or(Verdict::Agrees, |d| Verdict::Differs(format!("checked: {d}"))),
+            Err(e) => Verdict::Differs(format!("checked launch failed: {e}")),
+        };
+    }
+    (verdict, Some(arrays))
+}
+
+/// What `lower/split_arrays.rs` did to a kernel's local arrays (named
+/// `v{id}` by the generator), read off the WGSL: an element variable
+/// `var v3_0_: f32;` is a split array, a `var v3_: array<..>` (or a row
+/// `var v3_1_: array<..>`) a kept one.
+#[derive(Clone, Copy, Debug, Default)]
+struct ArrayUse {
+    split: bool,
+    kept: bool,
+}
+
+impl ArrayUse {
+    fn of(wgsl: &str) -> ArrayUse {
+        let mut u = ArrayUse::default();
+        for line in wgsl.lines() {
+            let Some(rest) = line.trim_start().strip_prefix("var v") else { continue };
+            let Some((name, ty)) = rest.split_once(':') else { continue };
+            if ty.trim_start().starts_with("array<") {
+                u.kept = true;
+            } else if name.trim_end_matches('_').contains('_') {
+                // `v3_0_`, not `v0_` (a scalar: naga adds `_` after a
+                // trailing digit).
+                u.split = true;
+            }
+        }
+        u
     }
 }
 
@@ -224,8 +275,26 @@ mod shrink {
                         self.expr(a);
                         self.expr(b);
                     }
+                    Stmt::ArrLet(_, Init::Repeat(e)) => self.expr(e),
+                    Stmt::ArrLet(_, Init::List(es)) => es.iter_mut().for_each(|e| self.expr(e)),
+                    Stmt::ArrLet(_, Init::Copy(_)) | Stmt::ArrCopy(..) => {}
+                    Stmt::ArrLet(_, Init::Row(_, i)) | Stmt::RowSet(_, i, _) => self.indices(std::slice::from_mut(i)),
+                    Stmt::ArrSet(_, idx, _, e) => {
+                        self.indices(idx);
+                        self.expr(e);
+                    }
+                    Stmt::Unroll(_, _, body) => self.stmts(body),
                 }
                 i += 1;
+            }
+        }
+
+        /// The run-time indices of an element.
+        fn indices(&mut self, idx: &mut [Idx]) {
+            for i in idx {
+                if let Idx::Dyn(e, _) = i {
+                    self.expr(e);
+                }
             }
         }
 
@@ -241,6 +310,13 @@ mod shrink {
             let ty = e.ty;
             let children: Vec<&mut Expr> = match &mut e.kind {
                 Kind::Input(a) | Kind::Tile(a) | Kind::Un(_, a) | Kind::Cast(a) => vec![a],
+                Kind::Elem(_, idx) => idx
+                    .iter_mut()
+                    .filter_map(|i| match i {
+                        Idx::Dyn(a, _) => Some(&mut **a),
+                        _ => None,
+                    })
+                    .collect(),
                 Kind::Bin(_, a, b) => vec![a, b],
                 Kind::Select(c, a, b) => vec![c, a, b],
                 _ => vec![],
@@ -271,18 +347,38 @@ fn generated_kernels_agree_with_the_reference_on_the_gpu() {
     let start = std::time::Instant::now();
     let (mut agreed, mut skipped) = (0, std::collections::BTreeMap::<&str, u64>::new());
     let mut failures = Vec::new();
+    // Compiled kernels with a split array, with a kept array.
+    let (mut compiled, mut split, mut kept) = (0u64, 0u64, 0u64);
+    // The checked variants (where the pass meets `checked_index_const`)
+    // of a quarter of the kernels with a local array, of all of them with
+    // `ONEKERNEL_FUZZ_CHECKED=1`.
+    let all_checked = env("ONEKERNEL_FUZZ_CHECKED", 0) != 0;
+    let shrink_first = env("ONEKERNEL_FUZZ_SHRINK", 3);
     for seed in first..first + count {
         let k = ast::generate(seed);
         let x = Inputs::new(seed);
-        match check(&k, &x) {
+        let checked = k.dims.iter().any(|d| !d.is_empty()) && (all_checked || seed % 4 == 0);
+        let (verdict, arrays) = check_arrays(&k, &x, checked);
+        if let Some(a) = arrays {
+            compiled += 1;
+            split += u64::from(a.split);
+            kept += u64::from(a.kept);
+        }
+        match verdict {
             Verdict::Agrees => agreed += 1,
             Verdict::Skipped(Skip(why)) => *skipped.entry(why).or_default() += 1,
             Verdict::Rejected(e) => {
                 failures.push(format!("seed {seed}: the compiler rejected\n{}\n{e}", ast::print(&k, "fuzz")))
             }
+            // A compiler bug that hits many kernels: only the first few
+            // are shrunk (each step compiles and launches: minutes for a
+            // kernel), the rest listed.
+            Verdict::Differs(first_diff) if failures.len() as u64 >= shrink_first => {
+                failures.push(format!("seed {seed}: {first_diff} (not shrunk)"))
+            }
             Verdict::Differs(first_diff) => {
-                let small = shrink(k.clone(), |s| matches!(check(s, &x), Verdict::Differs(_)));
-                let diff = match check(&small, &x) {
+                let small = shrink(k.clone(), |s| matches!(check(s, &x, checked), Verdict::Differs(_)));
+                let diff = match check(&small, &x, checked) {
                     Verdict::Differs(d) => d,
                     _ => first_diff,
                 };
@@ -292,7 +388,8 @@ fn generated_kernels_agree_with_the_reference_on_the_gpu() {
     }
     let skipped_total: u64 = skipped.values().sum();
     eprintln!(
-        "differential: {count} kernels (seeds {first}..{}), {agreed} agree, {skipped_total} skipped {skipped:?}, {} failures, {:.1} s",
+        "differential: {count} kernels (seeds {first}..{}), {agreed} agree, {skipped_total} skipped {skipped:?}, {} failures, {:.1} s; \
+         local arrays: of {compiled} compiled kernels, {split} with an array split into variables, {kept} with an array kept",
         first + count,
         failures.len(),
         start.elapsed().as_secs_f64()
@@ -300,6 +397,11 @@ fn generated_kernels_agree_with_the_reference_on_the_gpu() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     // The skips must not swallow the test.
     assert!(agreed * 2 >= count, "only {agreed} of {count} kernels were compared");
+    // The array splitting pass is exercised both ways (a run of the
+    // default size always has both; a tiny one may not).
+    if count >= 100 {
+        assert!(split > 0 && kept > 0, "of {compiled} kernels, {split} split an array and {kept} kept one");
+    }
 }
 
 /// The seeds of `fixed.rs`: the first kernels the reference does not skip
