@@ -5,14 +5,21 @@ mod coop_ir;
 #[path = "smoke/split_arrays.rs"]
 mod split_arrays;
 
-use onekernel_compiler::compile;
+use onekernel_compiler::{compile, CompiledKernel};
 
-fn wgsl(attr: &str, src: &str) -> String {
+/// `src` compiled with `#[kernel(attr)]` and `helpers`, or a panic that
+/// prints the diagnostics: the one compile step of every test here.
+fn compiled(attr: &str, src: &str, helpers: &[&str]) -> CompiledKernel {
     let item: syn::ItemFn = syn::parse_str(src).unwrap();
-    match compile(attr.parse().unwrap(), &item, &[]) {
-        Ok(k) => k.info.wgsl.to_string(),
+    let helpers: Vec<syn::ItemFn> = helpers.iter().map(|h| syn::parse_str(h).unwrap()).collect();
+    match compile(attr.parse().unwrap(), &item, &helpers) {
+        Ok(k) => k,
         Err(e) => panic!("{:?}", e.iter().map(|d| d.to_string()).collect::<Vec<_>>()),
     }
+}
+
+fn wgsl(attr: &str, src: &str) -> String {
+    compiled(attr, src, &[]).info.wgsl.to_string()
 }
 
 #[test]
@@ -79,12 +86,7 @@ fn k(a: &[f32], out: &mut [f32]) {
 }
 
 fn wgsl_with(attr: &str, src: &str, helpers: &[&str]) -> String {
-    let item: syn::ItemFn = syn::parse_str(src).unwrap();
-    let helpers: Vec<syn::ItemFn> = helpers.iter().map(|h| syn::parse_str(h).unwrap()).collect();
-    match compile(attr.parse().unwrap(), &item, &helpers) {
-        Ok(k) => k.info.wgsl.to_string(),
-        Err(e) => panic!("{:?}", e.iter().map(|d| d.to_string()).collect::<Vec<_>>()),
-    }
+    compiled(attr, src, helpers).info.wgsl.to_string()
 }
 
 #[test]

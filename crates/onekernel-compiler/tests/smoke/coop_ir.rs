@@ -170,11 +170,7 @@ fn tile_product(a: &[f16], b: &[f16], c: &mut [f32], k: u32) {
     }
     acc.store(&mut c, 0, 16);
 }"#;
-    let item: syn::ItemFn = syn::parse_str(src).unwrap();
-    let k = match onekernel_compiler::compile("workgroup_size = 32".parse().unwrap(), &item, &[]) {
-        Ok(k) => k,
-        Err(e) => panic!("{:?}", e.iter().map(|d| d.to_string()).collect::<Vec<_>>()),
-    };
+    let k = super::compiled("workgroup_size = 32", src, &[]);
     let wgsl = k.info.wgsl.to_string();
     println!("{wgsl}");
     for needle in
@@ -203,11 +199,7 @@ fn tile_vectors(a: &[F16Vec4], c_in: &[F16Vec4], c: &mut [f16], k: u32) {
     let tb = MatrixB::<16, 16>::load_col_major(&tile_b, 0, 8);
     mma(ta, tb, acc).store(&mut c, 0, 16);
 }"#;
-    let item: syn::ItemFn = syn::parse_str(src).unwrap();
-    let k = match onekernel_compiler::compile("workgroup_size = 32".parse().unwrap(), &item, &[]) {
-        Ok(k) => k,
-        Err(e) => panic!("{:?}", e.iter().map(|d| d.to_string()).collect::<Vec<_>>()),
-    };
+    let k = super::compiled("workgroup_size = 32", src, &[]);
     let wgsl = k.info.wgsl.to_string();
     for needle in [
         "var<storage> a: array<vec4<f16>>;",

@@ -3,16 +3,11 @@
 //! stays one. The values are checked on the CPU and the GPU by the
 //! language suite (`split_arrays` in `tests/language`).
 
-use onekernel_compiler::compile;
-
 /// The plain and the checked WGSL of a kernel (every variant is validated
 /// and re-parsed by `compile`).
 fn wgsl(src: &str) -> (String, String) {
-    let item: syn::ItemFn = syn::parse_str(src).unwrap();
-    match compile("workgroup_size = 64".parse().unwrap(), &item, &[]) {
-        Ok(k) => (k.info.wgsl.to_string(), k.info.wgsl_checked.to_string()),
-        Err(e) => panic!("{:?}", e.iter().map(|d| d.to_string()).collect::<Vec<_>>()),
-    }
+    let k = super::compiled("workgroup_size = 64", src, &[]);
+    (k.info.wgsl.to_string(), k.info.wgsl_checked.to_string())
 }
 
 #[test]
