@@ -187,7 +187,10 @@ fn the_types_table_is_what_compiles() {
         .filter(|n| types::Ty::from_name(n).is_some())
         .chain(types::VECTORS.iter().map(|(n, _)| *n));
     for name in known {
-        assert!(listed.iter().any(|l| l == name), "the compiler knows the type `{name}`; the types table has no row for it");
+        assert!(
+            listed.iter().any(|l| l == name),
+            "the compiler knows the type `{name}`; the types table has no row for it"
+        );
     }
 }
 
@@ -200,12 +203,15 @@ fn the_attribute_table_is_the_compilers() {
     assert_eq!(header[..2], ["Argument".to_string(), "Example".to_string()]);
     let documented: Vec<&str> = rows.iter().map(|r| code_spans(&r[0])[0]).collect();
     // The compiler's list of its arguments is the help of an unknown one.
-    let help = attr::KernelAttr::parse("workgroup_size = 64, no_such_argument = 1".parse().unwrap(), proc_macro2::Span::call_site())
-        .unwrap_err()
-        .into_iter()
-        .filter_map(|d| d.help)
-        .collect::<Vec<_>>()
-        .join(" ");
+    let help = attr::KernelAttr::parse(
+        "workgroup_size = 64, no_such_argument = 1".parse().unwrap(),
+        proc_macro2::Span::call_site(),
+    )
+    .unwrap_err()
+    .into_iter()
+    .filter_map(|d| d.help)
+    .collect::<Vec<_>>()
+    .join(" ");
     assert!(help.contains("the arguments are"), "{help}");
     let mut compilers: Vec<&str> = code_spans(&help).into_iter().collect();
     let mut ours = documented.clone();
@@ -220,7 +226,8 @@ fn the_attribute_table_is_the_compilers() {
                 "types" => (format!("workgroup_size = 64, {example}"), "fn k<T: Num>(a: &mut [T]) {}"),
                 _ => (format!("workgroup_size = 64, {example}"), "fn k(a: &mut [f32]) {}"),
             };
-            compiles(&attr, kernel, &[], &[]).unwrap_or_else(|e| panic!("`#[kernel({attr})]`, the table's example, fails: {e}"));
+            compiles(&attr, kernel, &[], &[])
+                .unwrap_or_else(|e| panic!("`#[kernel({attr})]`, the table's example, fails: {e}"));
         }
         // The default the table gives is the compiler's.
         let default = &row[2];
@@ -242,12 +249,15 @@ fn every_builtin_function_and_math_method_is_listed() {
     for (name, _) in builtins::FUNCTIONS {
         assert!(
             text.contains(&format!("`{name}(")) || text.contains(&format!("`{name}::<")),
-            "the builtin `{name}()` is not in docs/supported-rust.md");
+            "the builtin `{name}()` is not in docs/supported-rust.md"
+        );
     }
     let methods: Vec<&str> = builtins::MATH_METHODS.iter().map(|(_, n, _)| *n).collect();
     for name in &methods {
         assert!(
-            text.contains(&format!("`{name}`")) || text.contains(&format!("`{name}(")) || text.contains(&format!(".{name}("))
+            text.contains(&format!("`{name}`"))
+                || text.contains(&format!("`{name}("))
+                || text.contains(&format!(".{name}("))
                 || text.contains(&format!("::{name}(")),
             "the method `{name}` is not in docs/supported-rust.md"
         );
@@ -255,7 +265,9 @@ fn every_builtin_function_and_math_method_is_listed() {
     // Conversely, each method of the math tables is one the compiler has
     // (a few rows are functions or conversions, not methods).
     let not_methods = ["std::cmp::min", "std::cmp::max", "u32::from", "f32::from_bits"];
-    for heading in ["### Mapped to a WGSL builtin", "### Written out, because WGSL's builtin differs from Rust's method"] {
+    for heading in
+        ["### Mapped to a WGSL builtin", "### Written out, because WGSL's builtin differs from Rust's method"]
+    {
         let lines = section(&text, heading);
         for (_, rows) in tables(&lines) {
             for row in rows {
@@ -309,7 +321,10 @@ fn every_rejection_names_an_existing_compile_fail_case() {
             for case in code_spans(row.last().expect("a cell")) {
                 named += 1;
                 let path = repo().join("tests/ui/fail").join(format!("{case}.rs"));
-                assert!(path.exists(), "docs/supported-rust.md names the compile-fail case `{case}`, which does not exist");
+                assert!(
+                    path.exists(),
+                    "docs/supported-rust.md names the compile-fail case `{case}`, which does not exist"
+                );
             }
         }
     }
