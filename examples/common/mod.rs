@@ -27,7 +27,11 @@ pub fn check<T: Copy + PartialEq + std::fmt::Debug + Into<f64>>(what: &str, got:
     assert_eq!(got.len(), want.len(), "{what}: length");
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         let (gf, wf): (f64, f64) = ((*g).into(), (*w).into());
-        assert!(g == w || (gf - wf).abs() <= tolerance * wf.abs().max(1.0), "{what}[{i}]: got {g:?}, want {w:?}\n{}", wrong_result_hint());
+        assert!(
+            g == w || (gf - wf).abs() <= tolerance * wf.abs().max(1.0),
+            "{what}[{i}]: got {g:?}, want {w:?}\n{}",
+            wrong_result_hint()
+        );
     }
 }
 
