@@ -58,6 +58,18 @@ fn histogram(values: &[u32], counts: &[AtomicU32]) {
     }
 }
 
+/// The wrong way: a plain `+= 1` from every thread. Nothing reports this
+/// race by default (the counts just come out too small, differently on
+/// each device); the race-checked CPU executor does, see the test below.
+#[cfg(test)]
+#[kernel(workgroup_size = 64)]
+fn histogram_racy(values: &[u32], counts: &mut [u32]) {
+    let i = global_id().x;
+    if i < values.len() {
+        counts[(values[i] % 64) as usize] += 1;
+    }
+}
+
 fn histogram_reference(values: &[u32]) -> Vec<u32> {
     let mut counts = vec![0; BINS];
     for v in values {
@@ -108,4 +120,20 @@ fn cpu_and_gpu_agree_with_plain_rust() {
             common::check(&format!("histogram n={n} on {}", device.name()), &got, &want, 0.0);
         }
     }
+}
+
+#[test]
+fn the_race_checker_finds_the_plain_increment() {
+    // `Device::cpu_race_checked()` is what `ONEKERNEL_RACECHECK=1` makes of
+    // `Device::cpu()`: one workgroup at a time, every access recorded.
+    let device = Device::cpu_race_checked();
+    let values = Buffer::from_slice(&device, &input(1000)).unwrap();
+    let mut counts = Buffer::<u32>::zeroed(&device, BINS).unwrap();
+    let err = histogram_racy::launch(&device, 1000, &values, &mut counts).unwrap_err();
+    assert!(matches!(err, onekernel::LaunchError::DataRace { .. }), "{err}");
+    assert!(err.to_string().contains("histogram_racy"), "{err}");
+    // The atomic version passes the same checker.
+    let mut counts = Buffer::<u32>::zeroed(&device, BINS).unwrap();
+    histogram::launch(&device, 1000, &values, &mut counts).unwrap();
+    assert_eq!(counts.read().unwrap(), histogram_reference(&input(1000)));
 }

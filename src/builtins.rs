@@ -137,7 +137,11 @@ pub fn storage_barrier() {
 /// `var<workgroup>`, CUDA's `__shared__`): `let tile = shared::<[f32; 256]>();`
 /// at the top of the kernel's body. Every thread of a block sees the same
 /// array; each block has its own. `T` is `[E; N]` or `[[E; C]; R]` with
-/// `E` one of `f32`, `i32`, `u32`, or `[AtomicU32; N]` / `[AtomicI32; N]`.
+/// `E` one of `f32`, `i32`, `u32`, `f16`, `f64`, `i64`, `u64` or a glam
+/// vector (not `Vec3`, `IVec3`, `UVec3`: use `Vec3A` or `Vec4`), or
+/// `[AtomicU32; N]` / `[AtomicI32; N]`; `N`, `C` and `R` are literals or
+/// constants. Together at most 16384 bytes, unless the kernel declares
+/// more (`#[kernel(.., max_shared_bytes = 32768)]`).
 /// Its contents start as zeros on the GPU and the CPU alike.
 ///
 /// # Panics

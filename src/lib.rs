@@ -1,4 +1,4 @@
-//! # kernel
+//! # onekernel
 //!
 //! GPU kernels written as ordinary Rust functions, run on any GPU through
 //! wgpu and on the CPU from the very same source.
@@ -75,6 +75,7 @@ pub use builtins::{
 /// |---|---|
 /// | `workgroup_size = 256` | threads per workgroup (a CUDA block); also `(16, 16)` or `(8, 8, 4)` for 2-D and 3-D workgroups. Required. |
 /// | `max_workgroup_invocations = 1024` | allow workgroups of more than 256 threads (the size every WebGPU device supports); the launch then checks that the device supports it. |
+/// | `max_shared_bytes = 32768` | allow more than 16384 bytes of `shared()` arrays (the size every WebGPU device supports); the launch then checks the device's limit. |
 /// | `types = [f32, i32]` | for a generic kernel: compile it for these types of its bound only (all of them by default). |
 ///
 /// # What it generates
@@ -135,7 +136,10 @@ pub use onekernel_macro::kernel;
 /// get it lowered to a WGSL function. Helpers take and return values
 /// (scalars, arrays, tuples, structs), not buffers, and may call other
 /// helpers; recursion is an error. A helper must be in scope where the
-/// kernel is defined (an ordinary `use` works).
+/// kernel is defined: in the same module, or through a glob import
+/// (`use crate::shading::*;`), which also brings the hidden macro through
+/// which the kernel reads the helper (`use crate::shading::smoothstep;`
+/// brings only the function).
 ///
 /// ```
 /// use onekernel::prelude::*;

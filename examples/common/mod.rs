@@ -22,13 +22,32 @@ pub fn devices(require_gpu: bool) -> Vec<Device> {
 }
 
 /// Checks `got` against `want`, element by element; floats within a
-/// relative `tolerance`.
+/// relative `tolerance`. A wrong element panics with what to run next.
 pub fn check<T: Copy + PartialEq + std::fmt::Debug + Into<f64>>(what: &str, got: &[T], want: &[T], tolerance: f64) {
     assert_eq!(got.len(), want.len(), "{what}: length");
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         let (gf, wf): (f64, f64) = ((*g).into(), (*w).into());
-        assert!(g == w || (gf - wf).abs() <= tolerance * wf.abs().max(1.0), "{what}[{i}]: got {g:?}, want {w:?}");
+        assert!(
+            g == w || (gf - wf).abs() <= tolerance * wf.abs().max(1.0),
+            "{what}[{i}]: got {g:?}, want {w:?}\n{}",
+            wrong_result_hint()
+        );
     }
+}
+
+/// What a wrong result says to try: the bugs that give wrong numbers
+/// rather than an error are data races and (on the GPU) out-of-bounds
+/// accesses, and each has a checker one environment variable away.
+pub fn wrong_result_hint() -> String {
+    // The crate of an example is named after it.
+    let example = env!("CARGO_CRATE_NAME");
+    format!(
+        "a wrong result that differs between devices or between runs is often a data race: two threads \
+         writing one element (`out[0] += a[i]`), or a missing `workgroup_barrier()`. Run again with \
+         `ONEKERNEL_RACECHECK=1 cargo test --example {example}`: the CPU executor then returns \
+         LaunchError::DataRace naming the element, the two threads and their lines \
+         (`ONEKERNEL_CHECKED=1` checks every index on the GPU)."
+    )
 }
 
 /// The median of `v` (sorted in place).

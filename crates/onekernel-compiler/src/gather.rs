@@ -97,7 +97,7 @@ impl<'a> Walk<'a> {
             self.missing.get_or_insert_with(|| call.clone());
             self.errors.push(Diagnostic::new(call.span, format!("`{name}` is not a `#[helper]` function")).help(
                 format!(
-                    "mark `fn {name}` with `#[helper]` so that kernels can call it (helpers take and return scalars)"
+                    "mark `fn {name}` with `#[helper]` so that kernels can call it (helpers take and return values, not buffers)"
                 ),
             ));
             return;

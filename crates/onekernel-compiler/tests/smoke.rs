@@ -330,3 +330,17 @@ fn generic_kernel_error_of_one_type() {
     let text = format!("{:?}", errors[0]);
     assert!(text.contains("24000 bytes") && text.contains("in `k::<f64>`"), "{text}");
 }
+
+/// A kernel whose `f16` values are only conversions and named expressions
+/// (no `f16` buffer, parameter or variable) still enables `f16` in its
+/// WGSL, which otherwise does not parse.
+#[test]
+fn f16_only_in_expressions_is_enabled() {
+    let k = compiled(
+        "workgroup_size = 64",
+        "fn k(x: &[f32], out: &mut [f32]) { let i = global_id().x; if i < out.len() { let h = f16::from_f32(x[i]); out[i] = h.to_f32(); } }",
+        &[],
+    );
+    assert!(k.info.wgsl.starts_with("enable f16;"), "{}", k.info.wgsl);
+    assert!(k.info.features.contains(onekernel_abi::Features::F16));
+}

@@ -1,6 +1,7 @@
 //! The menu of kernels to start from: the learning path's examples
 //! (examples/*.rs, docs/learning-path.md) and the kernels of the book's
-//! four lessons (docs/book). Each preset is the example file's kernels and
+//! first four lessons (docs/book; the fifth, tensor cores, needs a GPU with
+//! cooperative matrices). Each preset is the example file's kernels and
 //! helpers as written there (the host code is left out: see
 //! [`crate::source::kernel_items`]), with inputs for a first run.
 

@@ -135,8 +135,11 @@ enum Storage<T> {
     Cpu(Vec<T>),
 }
 
-/// An array of `T` (`f32`, `i32` or `u32`) owned by one [`Device`]: the
-/// arguments of kernel launches.
+/// An array of `T` (any [`Element`]: `f32`, `i32`, `u32`, `f16`, `f64`,
+/// `i64`, `u64`, glam vectors, [`F16Vec2`](crate::F16Vec2) and
+/// [`F16Vec4`](crate::F16Vec4), and the structs of a
+/// `#[onekernel::kernels]` module) owned by one [`Device`]: the arguments
+/// of kernel launches.
 ///
 /// On a GPU the data lives in GPU memory, and every operation is queued in
 /// order with launches: a write or copy issued after a launch happens

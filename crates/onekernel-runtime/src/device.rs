@@ -136,7 +136,7 @@ impl Device {
         match Device::gpu() {
             Ok(d) => d,
             Err(e) => {
-                eprintln!("kernel: no usable GPU ({e}); running kernels on the CPU executor");
+                eprintln!("onekernel: no usable GPU ({e}); running kernels on the CPU executor");
                 Device::cpu()
             }
         }

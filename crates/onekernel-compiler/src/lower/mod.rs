@@ -294,6 +294,15 @@ pub fn lower_program(
     let entry = FnLowerer::lower_kernel(&mut mb, kernel, kernel_types, &globals, workgroup_size, variant.folded)?;
     mb.module.entry_points.push(entry);
     split_arrays::split_arrays(&mut mb.module);
+    // naga's WGSL writer writes `enable f16;` only for a module whose type
+    // arena holds an `f16` type; a kernel whose `f16` values are all
+    // conversions and named expressions (`let h = f16::from_f32(x);`) has
+    // none there, and its WGSL would not parse. Interning the type (unused,
+    // so nothing else changes) makes the writer enable it.
+    if crate::emit::features(&mb.module).contains(onekernel_abi::Features::F16) {
+        let f16 = naga::Type { name: None, inner: naga::TypeInner::Scalar(naga::Scalar::F16) };
+        mb.module.types.insert(f16, naga::Span::UNDEFINED);
+    }
     let checks = mb.checks.map(|c| c.sites).unwrap_or_default();
     Ok(Lowered { module: mb.module, spans: mb.spans, checks })
 }

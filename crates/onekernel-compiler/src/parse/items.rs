@@ -143,7 +143,8 @@ fn struct_fields(s: &syn::ItemStruct, types: &mut TypeTable, scope: &ModuleScope
                             v.name(),
                             v.aligned_alternative()
                         ),
-                        _ => "use `f32`, `i32`, `u32`, glam vectors, arrays of them or other such structs".to_string(),
+                        _ => "use `f32`, `i32`, `u32`, `f16`, `f64`, `i64`, `u64`, glam vectors, arrays of them or other such structs"
+                            .to_string(),
                     }
                 ),
             )),

@@ -306,7 +306,7 @@ impl Parser<'_> {
                 t => {
                     self.diags
                         .push(Diagnostic::new(ty.span(), format!("a kernel cannot take a `{t}` parameter")).help(
-                        "kernel scalars are `f32`, `i32`, `u32`, `f16`, `f64`, `i64` or `u64` (uniform data); pass a `u32` and convert with `as`",
+                        "a kernel takes by value `f32`, `i32`, `u32`, `f16`, `f64`, `i64`, `u64`, glam vectors and the structs of its module (uniform data); pass a `u32` and convert with `as`",
                     ));
                     None
                 }

@@ -103,7 +103,7 @@ impl Parser<'_> {
                     return None;
                 }
                 let help = unsupported_type_help(&name)
-                    .unwrap_or("kernels compute with `f32`, `i32`, `u32`, `usize` and `bool`");
+                    .unwrap_or("kernels compute with `f32`, `i32`, `u32`, `usize`, `bool`, `f16`, `f64`, `i64`, `u64`, glam vectors, arrays, tuples and the structs of a `#[onekernel::kernels]` module");
                 self.diags.push(
                     Diagnostic::new(ty.span(), format!("`{}` is not supported in a kernel", type_text(ty))).help(help),
                 );
@@ -141,7 +141,7 @@ impl Parser<'_> {
             _ => {
                 self.diags.push(
                     Diagnostic::new(ty.span(), format!("the type `{}` is not supported in a kernel", type_text(ty)))
-                        .help("kernels compute with `f32`, `i32`, `u32`, `usize` and `bool`"),
+                        .help("kernels compute with `f32`, `i32`, `u32`, `usize`, `bool`, `f16`, `f64`, `i64`, `u64`, glam vectors, arrays, tuples and the structs of a `#[onekernel::kernels]` module"),
                 );
                 None
             }
