@@ -103,14 +103,10 @@ fn members_after_a_vec3a_in_buffers() {
     let s: Vec<_> = (0..n).map(sphere).collect();
     let t: Vec<_> = (0..n).map(tagged).collect();
     let want_out: Vec<f32> = s.iter().zip(&t).flat_map(|(a, b)| [a.r, a.c.z, b.k as f32, b.c.x]).collect();
-    let want_s: Vec<_> = s
-        .iter()
-        .map(|a| vec3a::Sphere { r: a.r * 2.0 + 1.0, c: a.c + Vec3A::new(1.0, 2.0, 3.0), ..*a })
-        .collect();
-    let want_t: Vec<_> = t
-        .iter()
-        .map(|b| vec3a::Tagged { k: b.k + 7, c: Vec3A::new(b.c.x, b.c.y - 1.0, b.c.z), ..*b })
-        .collect();
+    let want_s: Vec<_> =
+        s.iter().map(|a| vec3a::Sphere { r: a.r * 2.0 + 1.0, c: a.c + Vec3A::new(1.0, 2.0, 3.0), ..*a }).collect();
+    let want_t: Vec<_> =
+        t.iter().map(|b| vec3a::Tagged { k: b.k + 7, c: Vec3A::new(b.c.x, b.c.y - 1.0, b.c.z), ..*b }).collect();
     for device in devices() {
         let mut sb = Buffer::from_slice(&device, &s).unwrap();
         let mut tb = Buffer::from_slice(&device, &t).unwrap();
@@ -131,4 +127,11 @@ fn members_after_a_vec3a_in_scalars() {
         vec3a::sphere_scalar::launch(&device, 1, &mut out, s, t, 42.5).unwrap();
         assert_eq!(out.read().unwrap(), want, "{}", device.name());
     }
+}
+
+#[test]
+fn vec3a_members_are_sized_in_the_wgsl() {
+    // The member before a gap WGSL would not leave says its size.
+    insta::assert_snapshot!("spheres_wgsl", vec3a::spheres::WGSL);
+    insta::assert_snapshot!("sphere_scalar_wgsl", vec3a::sphere_scalar::WGSL);
 }
