@@ -376,3 +376,68 @@ pub fn reparse_wgsl(wgsl: &str) -> Result<String, String> {
     Validator::new(ValidationFlags::all(), CAPABILITIES).validate(&module).map_err(|e| e.emit_to_string(wgsl))?;
     module.entry_points.first().map(|e| e.name.clone()).ok_or_else(|| "no entry point".to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A module whose IR has `r` at byte 16, after a `vec3<f32>`.
+    fn sphere_module() -> naga::Module {
+        let src = "struct S { @size(16) c: vec3<f32>, r: f32, p: u32 }\n\
+                   @group(0) @binding(0) var<storage, read_write> s: array<S>;\n\
+                   @compute @workgroup_size(1) fn main() { s[0].r = s[0].c.z; }";
+        naga::front::wgsl::parse_str(src).unwrap()
+    }
+
+    fn written(module: &naga::Module) -> String {
+        let info = Validator::new(ValidationFlags::all(), CAPABILITIES).validate(module).unwrap();
+        naga::back::wgsl::write_string(module, &info, naga::back::wgsl::WriterFlags::empty()).unwrap()
+    }
+
+    fn host(module: &naga::Module, r_at: u32) -> HostLayout {
+        let (ty, _) = module.types.iter().find(|(_, t)| t.name.as_deref() == Some("S")).unwrap();
+        let fields = vec![("c".into(), 0), ("r".into(), r_at), ("p".into(), r_at + 4)];
+        HostLayout { ty, name: "S".into(), fields, size: 32 }
+    }
+
+    #[test]
+    fn sizes_are_spelled_where_wgsl_would_pack_tighter() {
+        let ir = sphere_module();
+        let raw = written(&ir);
+        // naga's writer drops the offset: WGSL alone puts `r` at byte 12.
+        assert!(raw.contains("    c: vec3<f32>,\n    r: f32,"), "{raw}");
+        let (text, names) = spell_struct_layouts(&ir, &raw).unwrap();
+        assert!(text.contains("    @size(16) c: vec3<f32>,\n    r: f32,\n    p: u32,\n"), "{text}");
+        assert_eq!(names.iter().map(|(_, n)| n.as_str()).collect::<Vec<_>>(), ["S"]);
+        let parsed = naga::front::wgsl::parse_str(&text).unwrap();
+        check_layouts(&ir, &parsed, &names, &[host(&ir, 16)]).unwrap();
+        // A module whose layout WGSL gives anyway is written unchanged.
+        let plain = naga::front::wgsl::parse_str("struct T { a: f32, b: vec2<f32> }").unwrap();
+        let plain_text = written(&plain);
+        assert_eq!(spell_struct_layouts(&plain, &plain_text).unwrap().0, plain_text);
+    }
+
+    #[test]
+    fn a_layout_difference_is_an_error() {
+        let ir = sphere_module();
+        let raw = written(&ir);
+        let (_, names) = spell_struct_layouts(&ir, &raw).unwrap();
+        // The text as naga writes it: every member after `c` moves.
+        let unspelled = naga::front::wgsl::parse_str(&raw).unwrap();
+        let e = check_layouts(&ir, &unspelled, &names, &[]).unwrap_err();
+        assert!(e.contains("`S.r` is at byte 16 in the IR and at 12 in the WGSL"), "{e}");
+        // The host's layout is compared with the text, not with the IR.
+        let (text, _) = spell_struct_layouts(&ir, &raw).unwrap();
+        let parsed = naga::front::wgsl::parse_str(&text).unwrap();
+        let e = check_layouts(&ir, &parsed, &names, &[host(&ir, 12)]).unwrap_err();
+        assert!(e.contains("`S.r` is at byte 12 on the host and at 16 in the WGSL"), "{e}");
+        // The buffer's array (its stride) is compared as well.
+        let other = naga::front::wgsl::parse_str(
+            "struct S { @size(16) c: vec3<f32>, r: f32, p: u32, q: u32, w: vec4<f32> }\n\
+             @group(0) @binding(0) var<storage, read_write> s: array<S>;",
+        )
+        .unwrap();
+        let e = check_layouts(&ir, &other, &[], &[]).unwrap_err();
+        assert!(e.contains("`s`"), "{e}");
+    }
+}
