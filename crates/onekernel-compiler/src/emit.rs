@@ -67,6 +67,9 @@ fn write_wgsl(
     Ok(text)
 }
 
+/// The name the WGSL text gives each struct type of the module.
+pub type StructNames = Vec<(Handle<naga::Type>, String)>;
+
 /// The layout the macro gives one of the user's structs (and asserts
 /// against rustc's `offset_of!` and `size_of`): its fields' byte offsets
 /// and its size.
@@ -94,10 +97,7 @@ pub struct HostLayout {
 /// Returns the text and the name the text gives each struct of the module
 /// (the writer renames WGSL keywords). The writer declares the structs
 /// first, in the module's type order, one member a line.
-pub fn spell_struct_layouts(
-    module: &naga::Module,
-    wgsl: &str,
-) -> Result<(String, Vec<(Handle<naga::Type>, String)>), String> {
+pub fn spell_struct_layouts(module: &naga::Module, wgsl: &str) -> Result<(String, StructNames), String> {
     use naga::TypeInner;
     let mut layouter = naga::proc::Layouter::default();
     layouter.update(module.to_ctx()).map_err(|e| e.to_string())?;
