@@ -17,11 +17,19 @@
 //! `ONEKERNEL_FUZZ_DUMP=1` prints every compiled kernel and its WGSL;
 //! `ONEKERNEL_FUZZ_CHECKED=1` also runs every array kernel's checked variant;
 //! `ONEKERNEL_FUZZ_SHRINK=K` (default 3) shrinks only the first K mismatches.
+//!
+//! `structs.rs` generates random structs (members of every shareable type,
+//! in random order, nested) and a kernel that edits them leaf by leaf: the
+//! GPU must read and write the bytes the host lays out
+//! (`ONEKERNEL_FUZZ_STRUCTS=N`, default 40, from `ONEKERNEL_FUZZ_SEED`).
 
 mod ast;
 #[rustfmt::skip]
 mod fixed;
 mod interp;
+#[rustfmt::skip]
+mod raw;
+mod structs;
 
 use ast::{Kernel, ACC, N};
 use interp::{Inputs, Outputs, Skip};
@@ -473,4 +481,115 @@ fn fixed_kernels_on_the_cpu_executor_match_the_reference() {
         let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&got.of), bits(&want.of), "seed {seed}: floats");
     }
+}
+
+/// One random struct case: the compiler asks for exactly the generator's
+/// padding, the WGSL it writes lays every struct out as the host does
+/// (read back by naga), and the GPU edits the host's bytes leaf by leaf.
+fn check_struct_case(case: &structs::Case, seed: u64) -> Result<(), String> {
+    let items = onekernel_compiler::parse::ModuleItems {
+        consts: Vec::new(),
+        structs: case
+            .structs_source()
+            .iter()
+            .map(|s| syn::parse_str(s).map_err(|e| format!("syn: {e}")))
+            .collect::<Result<_, _>>()?,
+    };
+    let diags = |d: Vec<onekernel_compiler::Diagnostic>| d.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("\n");
+    let (_, errors) = onekernel_compiler::parse::define_structs(&items, &mut Default::default());
+    if !errors.is_empty() {
+        return Err(format!("the compiler rejected the structs:\n{}", diags(errors)));
+    }
+    let mut item: syn::ItemFn = syn::parse_str(&case.kernel_source()).map_err(|e| format!("syn: {e}"))?;
+    let syn::Meta::List(attr) = item.attrs.remove(0).meta else { unreachable!() };
+    let c = onekernel_compiler::compile_in(attr.tokens, &item, &[], &items, &Default::default())
+        .map_err(|d| format!("the compiler rejected the kernel:\n{}", diags(d)))?;
+    // The GPU, on the host's bytes, in elements of plain words of the
+    // struct's size (the launch's parameter types say so).
+    let size = case.top().size;
+    let mut info = c.info;
+    for p in info.params.to_mut() {
+        p.ty = onekernel::DataType::Struct { name: "raw".into(), size, align: 4 };
+    }
+    let info: &'static KernelInfo = Box::leak(Box::new(info));
+    let n = 100;
+    let input = case.input(n, seed);
+    let got = with_raw!(size / 4, run_raw, info, &input, n)?;
+    let bytes = case.compare(&case.expected(&input), &got).map(|d| format!("the GPU's bytes differ: {d}"));
+    match (bytes, wgsl_offsets(case, &info.wgsl).err()) {
+        (None, None) => Ok(()),
+        (a, b) => Err(a.into_iter().chain(b).collect::<Vec<_>>().join("\n")),
+    }
+}
+
+/// The text the GPU compiles, parsed back: each struct's offsets and size
+/// must be the host's.
+fn wgsl_offsets(case: &structs::Case, wgsl: &str) -> Result<(), String> {
+    let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| e.emit_to_string(wgsl))?;
+    for d in &case.defs {
+        let Some((_, ty)) = module.types.iter().find(|(_, t)| t.name.as_deref() == Some(&d.name)) else {
+            if d.name == case.top().name {
+                return Err(format!("the WGSL declares no `{}`", d.name));
+            }
+            continue;
+        };
+        let naga::TypeInner::Struct { members, span } = &ty.inner else {
+            return Err(format!("`{}` is no struct", d.name));
+        };
+        let wgsl: Vec<u32> = members.iter().map(|m| m.offset).collect();
+        let host: Vec<u32> = case.host_offsets(d).iter().map(|(_, at)| *at).collect();
+        if wgsl != host || *span != d.size {
+            return Err(format!(
+                "`{}` in the WGSL: offsets {wgsl:?}, {span} bytes; on the host: {host:?}, {} bytes",
+                d.name, d.size
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Random structs through the compiler and the GPU (issue 21: a member
+/// after a `Vec3A` was read from the wrong bytes).
+#[test]
+fn random_structs_keep_the_host_layout_on_the_gpu() {
+    let count = env("ONEKERNEL_FUZZ_STRUCTS", 40);
+    let first = env("ONEKERNEL_FUZZ_SEED", 0);
+    let start = std::time::Instant::now();
+    let mut failures = Vec::new();
+    let (mut vec3a, mut nested) = (0, 0);
+    for seed in first..first + count {
+        let case = structs::generate(seed);
+        let structs = case.structs_source().join("\n");
+        vec3a += u64::from(structs.contains("Vec3A"));
+        nested += u64::from(
+            case.defs.len() > 1 && case.top().fields.iter().any(|(_, t)| format!("{t:?}").contains("Struct")),
+        );
+        if std::env::var_os("ONEKERNEL_FUZZ_DUMP").is_some() {
+            eprintln!("=== seed {seed}\n{structs}\n{}", case.kernel_source());
+        }
+        if let Err(e) = check_struct_case(&case, seed) {
+            failures.push(format!("seed {seed}: {e}\n{structs}\n{}", case.kernel_source()));
+        }
+    }
+    eprintln!(
+        "differential structs: {count} modules (seeds {first}..{}), {vec3a} with a Vec3A, {nested} nesting a struct, {} failures, {:.1} s",
+        first + count,
+        failures.len(),
+        start.elapsed().as_secs_f64()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Runs a two-buffer kernel (`a`, `out`) on the GPU, the elements `R`
+/// words holding `input`'s bytes.
+fn run_raw<R: onekernel::Element>(info: &'static KernelInfo, input: &[u8], n: usize) -> Result<Vec<u8>, String> {
+    let d = gpu();
+    let DeviceBackend::Gpu(g) = backend(d) else { unreachable!() };
+    let elems: Vec<R> = bytemuck::pod_collect_to_vec(input);
+    let a = Buffer::from_slice(d, &elems).unwrap();
+    let mut out = Buffer::<R>::zeroed(d, elems.len()).unwrap();
+    let e = |e: onekernel::LaunchError| e.to_string();
+    let args = [gpu_arg(&a, info, 0, g).map_err(e)?, gpu_arg_mut(&mut out, info, 1, g).map_err(e)?];
+    g.dispatch_with(info, Grid::threads(n), &args, &[], false).map_err(e)?;
+    Ok(bytemuck::cast_slice(&out.read().unwrap()).to_vec())
 }

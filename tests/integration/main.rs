@@ -17,5 +17,6 @@ mod inspect;
 #[path = "../support/shader_checks.rs"]
 mod shader_checks;
 mod smoke_macro;
+mod struct_layouts;
 mod structs;
 mod ui;

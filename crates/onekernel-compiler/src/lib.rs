@@ -439,10 +439,10 @@ pub fn shaders(
     let with_budget = |v: lower::Variant| lower::Variant { loop_budget: options.loop_budget, ..v };
     let checked_plain = lower(with_budget(lower::Variant::checked(false)))?;
     let checked_folded = lower(with_budget(lower::Variant::checked(true)))?;
-    let (wgsl, spirv) = emit::emit(&plain.module, &plain.spans, span)?;
-    let (wgsl_folded, spirv_folded) = emit::emit(&folded.module, &folded.spans, span)?;
-    let wgsl_checked = emit::emit_wgsl(&checked_plain.module, &checked_plain.spans, span)?;
-    let wgsl_checked_folded = emit::emit_wgsl(&checked_folded.module, &checked_folded.spans, span)?;
+    let (wgsl, spirv) = emit::emit(&plain, span)?;
+    let (wgsl_folded, spirv_folded) = emit::emit(&folded, span)?;
+    let wgsl_checked = emit::emit_wgsl(&checked_plain, span)?;
+    let wgsl_checked_folded = emit::emit_wgsl(&checked_folded, span)?;
     let reparse = |w: &str| {
         emit::reparse_wgsl(w).map_err(|e| {
             vec![Diagnostic::new(span, format!("internal compiler error: the generated WGSL does not re-parse: {e}"))]

@@ -84,6 +84,9 @@ pub struct Lowered {
     pub spans: Vec<proc_macro2::Span>,
     /// Checked variants: the check sites, by the index a failure reports.
     pub checks: Vec<onekernel_abi::CheckSite>,
+    /// The layout the macro gives each of the user's structs in the
+    /// module, which its WGSL must have (`emit::check_layouts`).
+    pub host_structs: Vec<crate::emit::HostLayout>,
 }
 
 /// Module-wide state shared by the functions being lowered.
@@ -202,6 +205,28 @@ impl ModuleBuilder {
         h
     }
 
+    /// The layout of each of the user's structs in the module, from the
+    /// type table (the layout `expand/structs.rs` asserts against rustc's).
+    fn host_structs(&self) -> Vec<crate::emit::HostLayout> {
+        let mut structs: Vec<_> = self
+            .types
+            .iter()
+            .filter_map(|(ty, h)| {
+                let (name, fields) = self.table.as_struct(*ty)?;
+                let offsets = self.table.struct_offsets(*ty)?;
+                let (size, _) = self.table.wgsl_layout(*ty)?;
+                Some(crate::emit::HostLayout {
+                    ty: *h,
+                    name: name.to_string(),
+                    fields: fields.iter().map(|(n, _)| n.clone()).zip(offsets).collect(),
+                    size,
+                })
+            })
+            .collect();
+        structs.sort_by_key(|s| s.ty.index());
+        structs
+    }
+
     /// Size and alignment of a type already in the module.
     fn size_align(&mut self, h: Handle<Type>) -> (u32, u32) {
         // The layouter catches up with the types added since its last call.
@@ -303,8 +328,9 @@ pub fn lower_program(
         let f16 = naga::Type { name: None, inner: naga::TypeInner::Scalar(naga::Scalar::F16) };
         mb.module.types.insert(f16, naga::Span::UNDEFINED);
     }
+    let host_structs = mb.host_structs();
     let checks = mb.checks.map(|c| c.sites).unwrap_or_default();
-    Ok(Lowered { module: mb.module, spans: mb.spans, checks })
+    Ok(Lowered { module: mb.module, spans: mb.spans, checks, host_structs })
 }
 
 /// Name of the marker global of [`Variant::EXPLAIN`].
