@@ -234,6 +234,8 @@ pub mod prelude {
         Vec2, Vec2Swizzles, Vec3, Vec3A, Vec3Swizzles, Vec4, Vec4Swizzles,
     };
     pub use crate::half::f16;
+    pub use crate::LaunchError;
+    pub use core::sync::atomic::{AtomicI32, AtomicU32, Ordering};
     pub use crate::{
         block_dim, block_id, global_id, grid_dim, helper, kernel, kernels, shared, storage_barrier, subgroup_add,
         subgroup_ballot, subgroup_broadcast, subgroup_invocation_id, subgroup_max, subgroup_min, subgroup_shuffle,
