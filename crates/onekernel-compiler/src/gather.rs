@@ -51,8 +51,9 @@ pub fn next_missing_helper(kernel: &Function, items: &[syn::ItemFn], module: &Mo
 /// The error for a call of a function that is not a `#[helper]`, at the call.
 pub fn not_a_helper(call: &CallSite) -> Diagnostic {
     let name = &call.name;
-    Diagnostic::new(call.span, format!("`{name}` is not a `#[helper]` function"))
-        .help(format!("mark `fn {name}` with `#[helper]` so that kernels can call it (helpers take and return scalars)"))
+    Diagnostic::new(call.span, format!("`{name}` is not a `#[helper]` function")).help(format!(
+        "mark `fn {name}` with `#[helper]` so that kernels can call it (helpers take and return scalars)"
+    ))
 }
 
 /// Whether `file` visibly defines `name` as a function that is not a
@@ -117,8 +118,17 @@ fn lookup(items: &[syn::Item], at: proc_macro2::LineColumn, name: &str) -> Optio
                     a.path().get_ident().is_some_and(|i| {
                         matches!(
                             i.to_string().as_str(),
-                            "doc" | "inline" | "allow" | "warn" | "deny" | "expect" | "must_use" | "cold"
-                                | "track_caller" | "deprecated" | "kernel"
+                            "doc"
+                                | "inline"
+                                | "allow"
+                                | "warn"
+                                | "deny"
+                                | "expect"
+                                | "must_use"
+                                | "cold"
+                                | "track_caller"
+                                | "deprecated"
+                                | "kernel"
                         )
                     })
                 });
@@ -236,7 +246,8 @@ mod tests {
         assert!(!visible(helper, "sq(1.0)", "sq"));
         let renamed = "#[h]\nfn sq(x: f32) -> f32 { x * x }\nfn k() {\n    sq(1.0); // call\n}\n";
         assert!(!visible(renamed, "sq(1.0)", "sq"), "`h` may be `helper` renamed");
-        let imported = "mod a { fn sq() {} }\nmod b {\n    use crate::h::sq;\n    fn k() {\n        sq(); // call\n    }\n}\n";
+        let imported =
+            "mod a { fn sq() {} }\nmod b {\n    use crate::h::sq;\n    fn k() {\n        sq(); // call\n    }\n}\n";
         assert!(!visible(imported, "sq(); // call", "sq"));
     }
 

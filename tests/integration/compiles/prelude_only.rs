@@ -18,7 +18,12 @@ fn count_signs(a: &[i32], positive: &[AtomicU32], net: &[AtomicI32]) {
 }
 
 /// The launch's error type, named through the prelude.
-fn launch(device: &Device, a: &Buffer<i32>, positive: &mut Buffer<u32>, net: &mut Buffer<i32>) -> Result<(), LaunchError> {
+fn launch(
+    device: &Device,
+    a: &Buffer<i32>,
+    positive: &mut Buffer<u32>,
+    net: &mut Buffer<i32>,
+) -> Result<(), LaunchError> {
     count_signs::launch(device, a.len(), a, positive, net)
 }
 

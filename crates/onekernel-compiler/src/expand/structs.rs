@@ -199,9 +199,30 @@ fn pod_type(ty: &syn::Type) -> bool {
             s.arguments.is_empty()
                 && matches!(
                     s.ident.to_string().as_str(),
-                    "f32" | "i32" | "u32" | "f64" | "i64" | "u64" | "usize" | "isize" | "f16"
-                        | "Vec2" | "Vec3" | "Vec3A" | "Vec4" | "IVec2" | "IVec3" | "IVec4" | "UVec2" | "UVec3"
-                        | "UVec4" | "DVec2" | "DVec3" | "DVec4" | "F16Vec2" | "F16Vec4"
+                    "f32"
+                        | "i32"
+                        | "u32"
+                        | "f64"
+                        | "i64"
+                        | "u64"
+                        | "usize"
+                        | "isize"
+                        | "f16"
+                        | "Vec2"
+                        | "Vec3"
+                        | "Vec3A"
+                        | "Vec4"
+                        | "IVec2"
+                        | "IVec3"
+                        | "IVec4"
+                        | "UVec2"
+                        | "UVec3"
+                        | "UVec4"
+                        | "DVec2"
+                        | "DVec3"
+                        | "DVec4"
+                        | "F16Vec2"
+                        | "F16Vec4"
                 )
         }),
         _ => false,
