@@ -147,7 +147,7 @@ fn user_impls(content: &[syn::Item], ident: &syn::Ident) -> (bool, bool) {
     for item in content {
         let syn::Item::Impl(i) = item else { continue };
         let syn::Type::Path(p) = &*i.self_ty else { continue };
-        if !p.path.segments.last().is_some_and(|s| s.ident == *ident) {
+        if p.path.segments.last().is_none_or(|s| s.ident != *ident) {
             continue;
         }
         match &i.trait_ {

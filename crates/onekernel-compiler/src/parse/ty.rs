@@ -89,7 +89,7 @@ impl Parser<'_> {
                 if let Some(problems) = self.module.unusable_structs.get(&name) {
                     // At the member that is the problem (the struct's first
                     // problem), once per function however often it is named.
-                    let Some((first, rest)) = problems.split_first() else { return None };
+                    let (first, rest) = problems.split_first()?;
                     let message = format!("the struct `{name}` cannot be used in a kernel: {}", first.message);
                     if !self.diags.has_message(&message) {
                         let mut d = Diagnostic::new(first.span, message);
