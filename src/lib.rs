@@ -238,12 +238,14 @@ pub mod prelude {
         Vec2, Vec2Swizzles, Vec3, Vec3A, Vec3Swizzles, Vec4, Vec4Swizzles,
     };
     pub use crate::half::f16;
+    pub use crate::LaunchError;
     pub use crate::{
         block_dim, block_id, global_id, grid_dim, helper, kernel, kernels, shared, storage_barrier, subgroup_add,
         subgroup_ballot, subgroup_broadcast, subgroup_invocation_id, subgroup_max, subgroup_min, subgroup_shuffle,
         subgroup_shuffle_down, subgroup_shuffle_xor, subgroup_size, thread_id, workgroup_barrier,
         workgroup_uniform_load, Buffer, Device, Dim3, F16Vec2, F16Vec4, Float, Grid, Int, Num,
     };
+    pub use core::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 }
 
 /// Looking inside a compiled kernel: WGSL, SPIR-V (and its disassembly),

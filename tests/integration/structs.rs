@@ -232,3 +232,56 @@ fn f16_vector_fields_and_helpers() {
     insta::assert_snapshot!("settle_wgsl", halves::settle::WGSL);
     shader_checks::spirv_val("settle", halves::settle::SPIRV);
 }
+
+/// A struct with padding members (the layout check's help names them
+/// `_pad..`): the host builds it with `new`, which takes the other fields
+/// and zeroes the padding, or `Default` (all zeros).
+#[onekernel::kernels]
+mod padded {
+    use onekernel::prelude::*;
+
+    /// `vel` is 16-byte aligned on the GPU: 12 bytes of padding after `mass`.
+    #[derive(Debug, PartialEq)]
+    pub struct Body {
+        pub mass: f32,
+        _pad1_0: u32,
+        _pad1_1: u32,
+        _pad1_2: u32,
+        pub vel: Vec4,
+        pub hits: u32,
+        _pad3: [u32; 3],
+    }
+
+    #[kernel(workgroup_size = 64)]
+    pub fn push(bodies: &mut [Body], dv: f32) {
+        let i = global_id().x;
+        if i < bodies.len() {
+            let mut b = bodies[i];
+            b.vel.x += dv / b.mass;
+            b.hits += 1;
+            bodies[i] = b;
+        }
+    }
+}
+
+#[test]
+fn constructor_and_default_fill_padding_members() {
+    use padded::Body;
+    let zero = Body::default();
+    assert_eq!((zero.mass, zero.vel, zero.hits), (0.0, Vec4::ZERO, 0));
+    assert!(bytemuck::bytes_of(&zero).iter().all(|&b| b == 0));
+    let input: Vec<Body> =
+        (0..100).map(|i| Body::new(1.0 + (i % 4) as f32, Vec4::new(i as f32, 1.0, 2.0, 3.0), i as u32)).collect();
+    // The padding members are zero: the bytes past `mass` and past `hits`.
+    for b in &input {
+        let bytes = bytemuck::bytes_of(b);
+        assert!(bytes[4..16].iter().chain(&bytes[36..48]).all(|&x| x == 0));
+    }
+    let expected: Vec<Body> =
+        input.iter().map(|b| Body::new(b.mass, b.vel + Vec4::new(3.0 / b.mass, 0.0, 0.0, 0.0), b.hits + 1)).collect();
+    for device in devices() {
+        let mut bodies = Buffer::from_slice(&device, &input).unwrap();
+        padded::push::launch(&device, input.len(), &mut bodies, 3.0).unwrap();
+        assert_eq!(bodies.read().unwrap(), expected, "{}", device.name());
+    }
+}

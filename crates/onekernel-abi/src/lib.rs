@@ -269,8 +269,9 @@ impl fmt::Display for DataType {
     }
 }
 
-/// Optional device features a kernel needs: a set of bits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+/// Optional device features a kernel needs: a set of bits. `{:?}` names
+/// them as the constants do: `Features(F16 | SUBGROUP)`, `Features(NONE)`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Features(pub u32);
 
 impl Features {
@@ -318,6 +319,38 @@ impl Features {
     /// The wgpu names of the features in the set, for messages.
     pub fn names(self) -> impl Iterator<Item = &'static str> {
         Features::ALL.into_iter().filter(move |(f, _)| self.contains(*f)).map(|(_, n)| n)
+    }
+}
+
+impl fmt::Debug for Features {
+    /// The names of the constants in the set, in bit order, and any bit
+    /// that has no constant in hex: `Features(F16 | INT64)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const NAMES: [(Features, &str); 5] = [
+            (Features::F16, "F16"),
+            (Features::F64, "F64"),
+            (Features::INT64, "INT64"),
+            (Features::SUBGROUP, "SUBGROUP"),
+            (Features::COOPERATIVE_MATRIX, "COOPERATIVE_MATRIX"),
+        ];
+        if self.is_empty() {
+            return f.write_str("Features(NONE)");
+        }
+        f.write_str("Features(")?;
+        let mut rest = self.0;
+        let mut first = true;
+        for (flag, name) in NAMES {
+            if self.contains(flag) {
+                f.write_str(if first { "" } else { " | " })?;
+                f.write_str(name)?;
+                rest &= !flag.0;
+                first = false;
+            }
+        }
+        if rest != 0 {
+            write!(f, "{}{rest:#x}", if first { "" } else { " | " })?;
+        }
+        f.write_str(")")
     }
 }
 
@@ -662,6 +695,20 @@ impl KernelInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `{:?}` names the features (not the bits), every one of them.
+    #[test]
+    fn features_debug_names_them() {
+        assert_eq!(format!("{:?}", Features::NONE), "Features(NONE)");
+        assert_eq!(format!("{:?}", Features::F16.union(Features::SUBGROUP)), "Features(F16 | SUBGROUP)");
+        assert_eq!(format!("{:?}", Features(1 << 2 | 1 << 9)), "Features(INT64 | 0x200)");
+        let all = Features::ALL.iter().fold(Features::NONE, |a, (f, _)| a.union(*f));
+        assert_eq!(format!("{all:?}"), "Features(F16 | F64 | INT64 | SUBGROUP | COOPERATIVE_MATRIX)");
+        for (f, _) in Features::ALL {
+            let s = format!("{f:?}");
+            assert!(!s.contains("0x") && !s.contains('|'), "{s}");
+        }
+    }
 
     /// A `KernelInfo` can be a `static`, as `#[kernel]` emits it.
     static K: KernelInfo = KernelInfo {

@@ -171,6 +171,11 @@ impl Diagnostics {
         self.push(Diagnostic::left_to_rustc(span));
     }
 
+    /// Whether a diagnostic with this message has been recorded.
+    pub fn has_message(&self, message: &str) -> bool {
+        self.list.iter().any(|d| d.message == message)
+    }
+
     /// How many diagnostics have been recorded (any disposition).
     pub fn len(&self) -> usize {
         self.list.len()

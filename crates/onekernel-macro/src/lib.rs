@@ -140,6 +140,11 @@ impl State {
             Err(errors) => return expand::expand_errors(&self.kernel, &errors),
         };
         if let Some(call) = gather::next_missing_helper(&kernel, &self.helpers, &self.items) {
+            // A function the file shows is not a helper: say so at the call
+            // (rather than rustc's "cannot find macro" for its hidden macro).
+            if visibly_not_helper(&call) {
+                return expand::expand_errors(&self.kernel, &[gather::not_a_helper(&call)]);
+            }
             let helpers = &self.helpers;
             let consts = &self.items.consts;
             let structs = &self.items.structs;
@@ -166,4 +171,45 @@ impl State {
             Err(errors) => expand::expand_errors(&self.kernel, &errors),
         }
     }
+}
+
+/// Whether the file the call is in shows that the function called is not a
+/// `#[helper]` ([`gather::visible_non_helper`]). A proc macro sees only its
+/// own item, so this reads the call's source file (through the span's
+/// `local_file`) and parses it with proc-macro2's own implementation, whose
+/// spans have line and column; parsed files are kept per thread, by path and
+/// text. Anything this cannot read is left to rustc.
+fn visibly_not_helper(call: &onekernel_compiler::hir::CallSite) -> bool {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::path::PathBuf;
+    thread_local! {
+        static FILES: RefCell<HashMap<PathBuf, (String, Option<syn::File>)>> = RefCell::new(HashMap::new());
+    }
+    /// Back to the compiler's implementation when dropped, panics included.
+    struct Fallback;
+    impl Drop for Fallback {
+        fn drop(&mut self) {
+            proc_macro2::fallback::unforce();
+        }
+    }
+    let Some(path) = call.span.local_file() else { return false };
+    let at = call.span.start();
+    if at.line == 0 {
+        return false;
+    }
+    let Ok(text) = std::fs::read_to_string(&path) else { return false };
+    if !text.contains(&format!("fn {}", call.name)) {
+        return false;
+    }
+    FILES.with(|files| {
+        let mut files = files.borrow_mut();
+        proc_macro2::fallback::force();
+        let _back = Fallback;
+        let entry = files.entry(path).or_insert_with(|| (String::new(), None));
+        if entry.0 != text {
+            *entry = (text.clone(), syn::parse_file(&text).ok());
+        }
+        entry.1.as_ref().is_some_and(|file| gather::visible_non_helper(file, at, &call.name))
+    })
 }

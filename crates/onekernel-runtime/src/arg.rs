@@ -35,8 +35,9 @@ mod sealed {
 /// # Ok(()) }
 /// ```
 ///
-/// Host data is refused at compile time, with a note saying how to upload
-/// it:
+/// Host data, and a buffer of another element type, are refused at compile
+/// time with the expected and the found type, and a note saying how to
+/// make the right buffer:
 ///
 /// ```compile_fail
 /// # use onekernel_runtime::BufferArg;
@@ -45,8 +46,8 @@ mod sealed {
 /// ```
 #[diagnostic::on_unimplemented(
     message = "a kernel's buffer parameter takes a `Buffer<{T}>` on the device, not `{Self}`",
-    label = "expected a `Buffer<{T}>` here",
-    note = "upload host data first: `let buf = Buffer::from_slice(&device, &data)?;` (or make one with `Buffer::<{T}>::zeroed(&device, len)?`), then pass `&buf`, or `&mut buf` for a `&mut [{T}]` parameter"
+    label = "expected `Buffer<{T}>`, found `{Self}`",
+    note = "the parameter is `[{T}]`: pass a `Buffer<{T}>` (`&buf`, or `&mut buf` for `&mut [{T}]`); a buffer's element type must be the parameter's, and host data is uploaded first: `Buffer::from_slice(&device, &data)?` (or make one with `Buffer::<{T}>::zeroed(&device, len)?`)"
 )]
 pub trait BufferArg<T: Element>: sealed::Sealed {
     /// The buffer.

@@ -14,6 +14,7 @@ mod helpers_shade;
 mod if_else_if;
 mod labelled_loops;
 mod macro_rules_fragments;
+mod prelude_only;
 mod shadowing;
 mod step_by;
 mod wgsl_keyword_names;

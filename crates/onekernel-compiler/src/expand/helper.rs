@@ -8,9 +8,12 @@ use quote::{format_ident, quote, quote_spanned};
 
 /// Name of the hidden macro a `#[helper] fn name` defines:
 /// `helper_fn_NAME_not_in_scope`. Users only ever see this name in rustc's
-/// error when a kernel calls a function that is not a helper in scope
-/// ("cannot find macro `helper_fn_foo_not_in_scope` in this scope"), so
-/// the name is chosen to explain that error.
+/// error when a kernel calls a function that is not a helper in scope and
+/// that its file does not show (a call of a `fn` the file shows without
+/// `#[helper]` gets [`crate::gather::not_a_helper`] instead, see
+/// [`crate::gather::visible_non_helper`]): "cannot find macro
+/// `helper_fn_foo_not_in_scope` in this scope", so the name is chosen to
+/// explain that error.
 pub fn helper_macro_name(name: &syn::Ident) -> syn::Ident {
     helper_macro_ident(&name.to_string(), name.span())
 }

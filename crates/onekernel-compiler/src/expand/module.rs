@@ -10,7 +10,7 @@
 //!   its fields are kernel types; host-only otherwise;
 //! * everything else (constants included): unchanged.
 
-use super::structs::expand_struct;
+use super::structs::{expand_rejected_struct, expand_struct, expand_struct_api};
 use crate::diagnostic::{to_syn_error, Diagnostic};
 use crate::parse::{define_structs, parse_function_in, FnRole, ModuleItems};
 use crate::types::TypeTable;
@@ -68,9 +68,27 @@ pub fn expand_module(
     for item in content {
         match item {
             syn::Item::Struct(s) => {
-                let ty = table.struct_named(&s.ident.to_string());
-                let ty = ty.filter(|_| !scope.unusable_structs.contains_key(&s.ident.to_string()));
-                out.extend(expand_struct(s, ty, &table));
+                let name = s.ident.to_string();
+                let ty = table.struct_named(&name);
+                let ty = ty.filter(|_| !scope.unusable_structs.contains_key(&name));
+                // A rejected struct (padding, reported above; or a field
+                // kernels cannot share, reported where a kernel names it):
+                // a stand-in, so that its uses add no errors.
+                let rejected = match ty {
+                    Some(ty) => has_padding(ty, &table),
+                    None => scope.unusable_structs.contains_key(&name) && named_by(&name, &kernels, &helpers),
+                };
+                match rejected.then(|| expand_rejected_struct(s)) {
+                    Some(Some(stand_in)) => out.extend(stand_in),
+                    Some(None) => out.extend(quote!(#s)),
+                    None => {
+                        out.extend(expand_struct(s, ty, &table));
+                        if ty.is_some() {
+                            let (has_new, has_default) = user_impls(content, &s.ident);
+                            out.extend(expand_struct_api(s, has_new, has_default));
+                        }
+                    }
+                }
             }
             syn::Item::Fn(f) if take_attr(f, "kernel").is_some() => {
                 let k = take_attr(f, "kernel").expect("checked");
@@ -99,6 +117,47 @@ pub fn expand_module(
             #out
         }
     }
+}
+
+/// Whether the struct's WGSL layout has padding (its fields do not add up
+/// to its size): `parse::items` reported it.
+fn has_padding(ty: crate::types::Ty, table: &TypeTable) -> bool {
+    let (Some((size, _)), Some((_, fields))) = (table.wgsl_layout(ty), table.as_struct(ty)) else { return false };
+    let fields: u32 = fields.iter().map(|(_, t)| table.wgsl_layout(*t).map_or(0, |(s, _)| s)).sum();
+    fields != size
+}
+
+/// Whether a kernel or helper of the module names `name` (an identifier
+/// among its tokens).
+fn named_by(name: &str, kernels: &[ModuleKernel], helpers: &[syn::ItemFn]) -> bool {
+    fn mentions(ts: TokenStream, name: &str) -> bool {
+        ts.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => i == name,
+            proc_macro2::TokenTree::Group(g) => mentions(g.stream(), name),
+            _ => false,
+        })
+    }
+    kernels.iter().map(|k| &k.item).chain(helpers).any(|f| mentions(quote!(#f), name))
+}
+
+/// Whether the module defines `fn new` in an inherent impl of `ident`, and
+/// whether it implements `Default` for it.
+fn user_impls(content: &[syn::Item], ident: &syn::Ident) -> (bool, bool) {
+    let (mut has_new, mut has_default) = (false, false);
+    for item in content {
+        let syn::Item::Impl(i) = item else { continue };
+        let syn::Type::Path(p) = &*i.self_ty else { continue };
+        if p.path.segments.last().is_none_or(|s| s.ident != *ident) {
+            continue;
+        }
+        match &i.trait_ {
+            None => {
+                has_new |= i.items.iter().any(|it| matches!(it, syn::ImplItem::Fn(f) if f.sig.ident == "new"));
+            }
+            Some((_, t, _)) => has_default |= t.segments.last().is_some_and(|s| s.ident == "Default"),
+        }
+    }
+    (has_new, has_default)
 }
 
 /// The function without its `#[name(..)]` attribute (any path ending in

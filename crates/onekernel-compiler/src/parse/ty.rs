@@ -87,11 +87,21 @@ impl Parser<'_> {
                     }
                 }
                 if let Some(problems) = self.module.unusable_structs.get(&name) {
-                    let mut d = Diagnostic::new(ty.span(), format!("the struct `{name}` cannot be used in a kernel"));
-                    for p in problems {
-                        d = d.note(p.message.to_string());
+                    // At the member that is the problem (the struct's first
+                    // problem), once per function however often it is named.
+                    let (first, rest) = problems.split_first()?;
+                    let message = format!("the struct `{name}` cannot be used in a kernel: {}", first.message);
+                    if !self.diags.has_message(&message) {
+                        let mut d = Diagnostic::new(first.span, message);
+                        d.help = first.help.clone();
+                        for p in rest {
+                            d = d.note(p.message.to_string());
+                        }
+                        d = d.note(format!(
+                            "a kernel names `{name}`, so its fields must be types the GPU shares with the host byte for byte"
+                        ));
+                        self.diags.push(d);
                     }
-                    self.diags.push(d);
                     return None;
                 }
                 if name.chars().next().is_some_and(char::is_uppercase) && unsupported_type_help(&name).is_none() {
