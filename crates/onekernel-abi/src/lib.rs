@@ -729,6 +729,11 @@ impl KernelInfo {
             };
             s.push_str(&format!("| `{name}` | `{rust}` | `{wgsl}` | {place} |\n"));
         }
+        for (i, p) in self.params.iter().enumerate() {
+            if let Some(at) = self.length_slot(i) {
+                s.push_str(&format!("| `{0}.len()` | | `params.{0}_len: u32` | {space}, offset {at} |\n", p.name));
+            }
+        }
         s.push_str(&format!(
             "| (launch) | | `var<{space}> params: LaunchParams` | @group(0) @binding({}), {} bytes |\n",
             self.uniform_binding, self.uniform_size
@@ -809,6 +814,7 @@ mod tests {
         let k = KernelInfo { params: Cow::Owned(params.to_vec()), ..KernelInfo::EMPTY };
         assert_eq!([0, 1, 2, 3].map(|i| k.length_slot(i)), [Some(16), None, Some(20), None]);
         assert_eq!(k.scalars_start(), 24);
+        assert!(k.bindings_table().contains("| `c.len()` | | `params.c_len: u32` | uniform, offset 20 |\n"));
         assert_eq!(K.scalars_start(), launch_block::SIZE);
     }
 

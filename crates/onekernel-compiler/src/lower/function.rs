@@ -266,7 +266,9 @@ impl<'a> FnLowerer<'a> {
             Some((params, member)) => {
                 let params = self.add(Expression::GlobalVariable(params), span);
                 let pointer = self.add(Expression::AccessIndex { base: params, index: member }, span);
-                self.add(Expression::Load { pointer }, span)
+                let len = self.add(Expression::Load { pointer }, span);
+                self.name(len, &format!("{}_len", self.hir.params[buffer].name));
+                len
             }
             None => self.add(Expression::ArrayLength(base), span),
         }
