@@ -73,6 +73,19 @@ fn tiny_blocks(out: &mut [u32]) {
     out[b] = b as u32; // SITE tiny_blocks
 }
 
+/// Spins until `flag[0]` is set: endless when it is not.
+#[kernel(workgroup_size = 64)]
+fn spin(flag: &[u32], out: &mut [u32]) {
+    let i = global_id().x;
+    let mut n = 0u32;
+    while flag[0] == 0 {
+        n += 1;
+    }
+    if i < out.len() {
+        out[i] = n;
+    }
+}
+
 /// `file:line:` of the line of this file marked `// SITE name`.
 fn site(name: &str) -> String {
     let source = include_str!("checked.rs");
@@ -196,9 +209,39 @@ fn checked_wgsl_reads_as_the_plain_module_plus_checks() {
     insta::assert_snapshot!("checked_shared_overrun", shared_overrun::WGSL_CHECKED);
 }
 
-/// A tool that runs untrusted kernels (the playground) compiles them with a
-/// loop budget and launches them checked: an endless loop ends, and the
-/// launch says which loop.
+/// Every checked launch has a loop budget: an endless loop in an ordinary
+/// `#[kernel]` ends within seconds on lavapipe with an `Err` naming the
+/// kernel and the loop's line, and the budget can be changed per handle.
+#[test]
+fn checked_launches_end_an_endless_loop() {
+    let device = gpu();
+    let mut flag = Buffer::from_slice(&device, &[0u32]).unwrap();
+    let mut out = Buffer::<u32>::zeroed(&device, 64).unwrap();
+    let start = std::time::Instant::now();
+    let err = spin::launch(&device.checked(), 64, &flag, &mut out).unwrap_err();
+    let elapsed = start.elapsed();
+    let LaunchError::LoopBudget { kernel, location, budget } = &err else { panic!("expected LoopBudget, got {err:?}") };
+    assert_eq!((*kernel, *budget), ("spin", 1 << 24), "{err}");
+    let line = include_str!("checked.rs").lines().position(|l| l.trim() == "while flag[0] == 0 {").unwrap() + 1;
+    assert_eq!(*location, format!("{}:{line}:5", file!()), "the loop's line");
+    assert!(err.to_string().contains("ran past the budget of 16777216 loop iterations"), "{err}");
+    assert!(elapsed < std::time::Duration::from_secs(60), "took {elapsed:?}");
+    assert_eq!(out.read().unwrap(), vec![1 << 24; 64]);
+    // Another budget, per handle.
+    let small = device.with_loop_budget(1000);
+    assert!(small.is_checked() && small.loop_budget() == Some(1000));
+    let err = spin::launch(&small, 64, &flag, &mut out).unwrap_err();
+    assert!(matches!(err, LaunchError::LoopBudget { budget: 1000, .. }), "{err:?}");
+    assert_eq!(out.read().unwrap(), vec![1000; 64]);
+    // A loop that ends is no error.
+    flag.write(&[1]).unwrap();
+    spin::launch(&device.checked(), 64, &flag, &mut out).unwrap();
+    assert_eq!(out.read().unwrap(), vec![0; 64]);
+}
+
+/// A tool that runs untrusted kernels (the playground) may compile them
+/// with another default loop budget: an endless loop ends, and the launch
+/// says which loop.
 #[test]
 fn loop_budget_ends_an_endless_loop() {
     let item: syn::ItemFn = syn::parse_quote! {

@@ -11,6 +11,7 @@ mod checked;
 mod compiles;
 mod doc_snippets;
 mod empty_buffers;
+mod f16_lengths;
 // `onekernel::inspect` exists with the default feature `inspect`.
 #[cfg(feature = "inspect")]
 mod inspect;

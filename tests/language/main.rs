@@ -611,8 +611,6 @@ fn f64_and_f16_on_both_devices() {
                 *slot = v;
             }
         }
-        // A GPU buffer of f16 is whole 4-byte words.
-        h.resize(n.next_multiple_of(2), f16::ZERO);
         let (s, t) = (1.25, f16::from_f32(1.5));
         let (mut want, mut hwant, mut fwant) = (vec![0.0; n * 10], vec![f16::ZERO; n * 4], vec![0; n]);
         reference::wide_floats(n, &a, &h, s, t, &mut want, &mut hwant, &mut fwant);
@@ -665,11 +663,9 @@ fn f16_vectors_on_both_devices() {
         let mut want =
             (vec![F16Vec4::ZERO; n * 4], vec![F16Vec2::ZERO; n * 2], vec![Vec4::ZERO; n], vec![f16::ZERO; n]);
         reference::f16_vectors(&a, &b, s, k, &mut want.0, &mut want.1, &mut want.2, &mut want.3);
-        // A GPU buffer of f16 is whole 4-byte words.
-        want.3.resize(n.next_multiple_of(2), f16::ZERO);
         let (c, g) = on_both(|d| {
             let (mut out, mut out2, mut wide) = (zeros(d, n * 4), zeros(d, n * 2), zeros(d, n));
-            let mut dots = zeros(d, n.next_multiple_of(2));
+            let mut dots = zeros(d, n);
             kernels::f16_vectors::launch(
                 d,
                 n,
@@ -719,13 +715,12 @@ fn wide_shared_arrays_on_both_devices() {
     for n in SIZES {
         let a: Vec<f64> = floats(n, 25, 100.0).into_iter().map(|v| f64::from(v) / 3.0).collect();
         let q: Vec<i64> = ints(n, 26, 1_000_000).into_iter().map(|v| i64::from(v) << 20).collect();
-        let mut h: Vec<f16> = floats(n, 27, 100.0).into_iter().map(f16::from_f32).collect();
-        h.resize(n.next_multiple_of(2), f16::ZERO);
-        let m = n.next_multiple_of(2);
-        let (mut want, mut qwant, mut hwant) = (vec![0.0; n], vec![0; n], vec![f16::ZERO; m]);
-        reference::wide_shared(&a, &q, &h[..n], &mut want, &mut qwant, &mut hwant);
+        // Any length of f16, odd ones included.
+        let h: Vec<f16> = floats(n, 27, 100.0).into_iter().map(f16::from_f32).collect();
+        let (mut want, mut qwant, mut hwant) = (vec![0.0; n], vec![0; n], vec![f16::ZERO; n]);
+        reference::wide_shared(&a, &q, &h, &mut want, &mut qwant, &mut hwant);
         let (c, g) = on_both(|d| {
-            let (mut out, mut qout, mut hout) = (zeros(d, n), zeros(d, n), zeros(d, m));
+            let (mut out, mut qout, mut hout) = (zeros(d, n), zeros(d, n), zeros(d, n));
             kernels::wide_shared::launch(d, n, &buf(d, &a), &buf(d, &q), &buf(d, &h), &mut out, &mut qout, &mut hout)
                 .unwrap();
             (out.read().unwrap(), qout.read().unwrap(), hout.read().unwrap())
@@ -781,8 +776,6 @@ fn rejected_constants_are_computed_at_run_time() {
 fn generic_num_for<T: kernels::generic_num::Instance + From<u8>>() {
     let ty = std::any::type_name::<T>();
     for n in SIZES {
-        // A GPU buffer of f16 is whole 4-byte words: an even length.
-        let n = n.next_multiple_of(2);
         let a: Vec<T> = (0..n).map(|i| T::from((i * 7 % 40 + 1) as u8)).collect();
         let b: Vec<T> = (0..n).map(|i| T::from((i * 11 % 23 + 1) as u8)).collect();
         let s = T::from(3);

@@ -51,6 +51,10 @@ pub fn reparse_with_tiles(name: &str, wgsl: &str) {
     .unwrap_or_else(|e| panic!("`{name}` WGSL does not validate:\n{}", e.emit_to_string(wgsl)));
     // What wgpu does with that text on Vulkan: naga 30's SPIR-V back end
     // once panicked on a tile store with an inline offset (H200).
+    // wgpu first resolves the pipeline constants (a checked module's
+    // `override loop_budget`), here to their defaults.
+    let (module, info) = naga::back::pipeline_constants::process_overrides(&module, &info, None, &Default::default())
+        .unwrap_or_else(|e| panic!("`{name}`: the pipeline constants do not resolve: {e}"));
     let options = naga::back::spv::Options { lang_version: (1, 5), ..Default::default() };
     naga::back::spv::write_vec(&module, &info, &options, None)
         .unwrap_or_else(|e| panic!("`{name}`: the SPIR-V back end fails on the re-parsed WGSL: {e}"));

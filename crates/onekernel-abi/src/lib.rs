@@ -22,8 +22,18 @@
 //! | [`launch_block::GRID_DIM`] (0) | `grid_dim: vec3<u32>` | the logical number of workgroups |
 //! | [`launch_block::BLOCK_OFFSET`] (12) | `block_offset: u32` | linear index of this dispatch's first logical workgroup |
 //!
+//! Then, for each buffer parameter whose elements are not a whole number of
+//! 4-byte words ([`DataType::needs_length_word`]: `f16`, and structs of
+//! them), in parameter order, a `u32` holding the buffer's length in
+//! elements, which the runtime writes: at [`launch_block::length_word`]`(k)`
+//! for the `k`-th such buffer ([`KernelInfo::length_slot`]). GPUs bind
+//! buffers in whole words, so the runtime allocates an odd number of
+//! `f16`s rounded up to a word and the binding's `arrayLength` would count
+//! the padding; the kernel's `len()` of such a buffer (and a checked
+//! launch's bound) reads this word instead.
+//!
 //! Scalar parameters follow, each at its [`ParamInfo::slot`] (a byte offset,
-//! at least [`launch_block::SIZE`], aligned to the scalar's size), and the
+//! at least [`KernelInfo::scalars_start`], aligned to the scalar's size), and the
 //! block's size is a multiple of [`launch_block::ALIGN`].
 //!
 //! Only *folded* launches read the launch description: a 1-D grid of more
@@ -54,11 +64,37 @@ pub mod launch_block {
     /// `block_offset: u32`: linear index of the dispatch's first logical
     /// workgroup (0 except in the tail dispatch of a folded grid).
     pub const BLOCK_OFFSET: u32 = 12;
-    /// Size of the launch description; the first scalar parameter's offset.
+    /// Size of the launch description; the offset of the first length word
+    /// or, without any, of the first scalar parameter.
     pub const SIZE: u32 = 16;
     /// The uniform block's size is a multiple of this (WGSL's uniform
     /// address space rounds structs up to 16 bytes).
     pub const ALIGN: u32 = 16;
+
+    /// The byte offset of the `k`-th length word (see the crate docs):
+    /// `SIZE + 4 * k`. With `n` length words, scalars start at
+    /// `length_word(n)`.
+    pub const fn length_word(k: u32) -> u32 {
+        SIZE + 4 * k
+    }
+
+    /// The byte offset of the length word of parameter `param` of `params`,
+    /// or `None` when it has none (a scalar, or a buffer of elements of
+    /// whole words).
+    pub fn length_slot(params: &[super::ParamInfo], param: usize) -> Option<u32> {
+        let p = params.get(param)?;
+        if !p.has_length_word() {
+            return None;
+        }
+        let k = params[..param].iter().filter(|p| p.has_length_word()).count();
+        Some(length_word(k as u32))
+    }
+
+    /// Where the scalar parameters of `params` start: after the launch
+    /// description and the length words.
+    pub fn scalars_start(params: &[super::ParamInfo]) -> u32 {
+        length_word(params.iter().filter(|p| p.has_length_word()).count() as u32)
+    }
 }
 
 /// The report buffer of a checked launch: the kernel's checked module
@@ -75,8 +111,21 @@ pub mod report {
     pub const SITE: u32 = 1;
     /// The index used (out of bounds), or 0.
     pub const INDEX: u32 = 2;
-    /// The length it was checked against, or 0.
+    /// The length it was checked against, or 0; for a loop, the budget.
     pub const LEN: u32 = 3;
+    /// The pipeline constant id (`@id(0)`) of the checked modules'
+    /// `override loop_budget: u32`: the loop iterations each invocation
+    /// may run, counted over all its loops, before its loops break and
+    /// the launch reports [`super::CheckKind::LoopBudget`]. The runtime
+    /// sets it when the pipeline is created (wgpu's
+    /// `PipelineCompilationOptions::constants`, key `"0"`); without a
+    /// value it is the module's default, [`DEFAULT_LOOP_BUDGET`] unless
+    /// the compiler was given another one.
+    pub const LOOP_BUDGET_ID: u16 = 0;
+    /// The loop budget of a checked launch unless one is set: 2^24
+    /// iterations per invocation, about a second of one endless loop on a
+    /// software rasteriser and far more than any kernel's real loops.
+    pub const DEFAULT_LOOP_BUDGET: u32 = 1 << 24;
 }
 
 /// What a check of a checked launch looks for.
@@ -86,8 +135,9 @@ pub enum CheckKind {
     OutOfBounds,
     /// An integer division or remainder by zero.
     DivisionByZero,
-    /// A loop that ran past the iteration budget of the module (for tools
-    /// that run untrusted kernels, such as the playground).
+    /// A loop that ran past the loop budget of the checked launch
+    /// ([`report::LOOP_BUDGET_ID`]): an endless loop ends instead of
+    /// hanging the GPU.
     LoopBudget,
 }
 
@@ -222,6 +272,14 @@ impl DataType {
             DataType::Vector { .. } => self.align(),
             DataType::Struct { size, .. } => *size,
         }
+    }
+
+    /// Whether an array of it takes a number of bytes that need not be a
+    /// whole number of 4-byte words (its stride is not a multiple of 4:
+    /// `f16`, or a struct of `f16`s), so that a buffer of it carries its
+    /// length in the launch block (see the crate docs).
+    pub const fn needs_length_word(&self) -> bool {
+        !self.stride().is_multiple_of(4)
     }
 
     /// The device features it needs.
@@ -423,6 +481,14 @@ pub struct ParamInfo {
     /// Buffers: the `@binding` index in `@group(0)`. Scalars: the byte
     /// offset in the uniform block.
     pub slot: u32,
+}
+
+impl ParamInfo {
+    /// Whether it is a buffer whose length is a word of the launch block
+    /// ([`DataType::needs_length_word`]).
+    pub const fn has_length_word(&self) -> bool {
+        self.kind.is_buffer() && self.ty.needs_length_word()
+    }
 }
 
 /// Everything the host needs to know about one compiled kernel.
@@ -651,6 +717,18 @@ impl KernelInfo {
         self.params.iter().filter(|p| !p.kind.is_buffer())
     }
 
+    /// The byte offset in the uniform block of the length word of
+    /// parameter `param` (see the crate docs), if it has one.
+    pub fn length_slot(&self, param: usize) -> Option<u32> {
+        launch_block::length_slot(&self.params, param)
+    }
+
+    /// The byte offset in the uniform block where the scalar parameters
+    /// start: after the launch description and the length words.
+    pub fn scalars_start(&self) -> u32 {
+        launch_block::scalars_start(&self.params)
+    }
+
     /// The binding layout as a Markdown table for people: each parameter's
     /// Rust type, its WGSL declaration and where it is bound, then the
     /// uniform block. The `#[kernel]` macro's `BINDINGS`, the runtime's
@@ -683,6 +761,11 @@ impl KernelInfo {
                 }
             };
             s.push_str(&format!("| `{name}` | `{rust}` | `{wgsl}` | {place} |\n"));
+        }
+        for (i, p) in self.params.iter().enumerate() {
+            if let Some(at) = self.length_slot(i) {
+                s.push_str(&format!("| `{0}.len()` | | `params.{0}_len: u32` | {space}, offset {at} |\n", p.name));
+            }
         }
         s.push_str(&format!(
             "| (launch) | | `var<{space}> params: LaunchParams` | @group(0) @binding({}), {} bytes |\n",
@@ -759,9 +842,27 @@ mod tests {
         assert_eq!((h2.stride(), h2.features()), (4, Features::F16));
         let u2 = DataType::Vector { elem: ScalarType::U32, lanes: 2 };
         assert_eq!((u2.stride(), u2.rust_name()), (8, "UVec2".into()));
+        assert!(DataType::Scalar(ScalarType::F16).needs_length_word() && !h2.needs_length_word());
         let f = Features::F16.union(Features::SUBGROUP);
         assert!(f.contains(Features::F16) && !f.contains(Features::F64));
         assert_eq!(f.missing_from(Features::F16).names().collect::<alloc::vec::Vec<_>>(), ["SUBGROUP"]);
+    }
+
+    #[test]
+    fn length_words_precede_the_scalars() {
+        let buffer = |name: &'static str, ty| ParamInfo {
+            name: Cow::Borrowed(name),
+            kind: ParamKind::ReadWriteBuffer,
+            ty,
+            slot: 0,
+        };
+        let h = DataType::Scalar(ScalarType::F16);
+        let params = [buffer("a", h.clone()), buffer("b", DataType::F32), buffer("c", h)];
+        let k = KernelInfo { params: Cow::Owned(params.to_vec()), ..KernelInfo::EMPTY };
+        assert_eq!([0, 1, 2, 3].map(|i| k.length_slot(i)), [Some(16), None, Some(20), None]);
+        assert_eq!(k.scalars_start(), 24);
+        assert!(k.bindings_table().contains("| `c.len()` | | `params.c_len: u32` | uniform, offset 20 |\n"));
+        assert_eq!(K.scalars_start(), launch_block::SIZE);
     }
 
     #[test]

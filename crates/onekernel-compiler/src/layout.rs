@@ -8,8 +8,9 @@
 //! * buffer parameters are `@group(0) @binding(k)` storage arrays, `k`
 //!   counting buffer parameters in order;
 //! * one uniform block follows them, holding the launch description
-//!   (`onekernel_abi::launch_block`) and then each scalar parameter at the
-//!   next offset aligned to its size;
+//!   (`onekernel_abi::launch_block`), the length word of each buffer of
+//!   sub-word elements (`f16`: `DataType::needs_length_word`), and then
+//!   each scalar parameter at the next offset aligned to its size;
 //! * shared arrays are laid out one after the other, in declaration order,
 //!   in 32-bit words (for the CPU executor's per-workgroup memory).
 
@@ -45,7 +46,14 @@ impl Layout {
     pub fn of(kernel: &hir::Function, table: &TypeTable) -> Result<Layout, Vec<Diagnostic>> {
         let mut params = Vec::new();
         let mut binding = 0u32;
-        let mut offset = launch_block::SIZE;
+        // The length words come first (see the ABI's crate docs).
+        let lengths = kernel
+            .params
+            .iter()
+            .filter(|(_, p)| !matches!(p.kind, ParamKind::Scalar { .. }))
+            .filter(|(_, p)| data_type(p.kind.ty(), table).is_some_and(|t| t.needs_length_word()))
+            .count();
+        let mut offset = launch_block::length_word(lengths as u32);
         let mut features = onekernel_abi::Features::NONE;
         for (_, p) in kernel.params.iter() {
             let ty = data_type(p.kind.ty(), table).ok_or_else(|| {
@@ -99,6 +107,7 @@ impl Layout {
                 })
                 .collect(),
         );
+        debug_assert_eq!(launch_block::scalars_start(&params), launch_block::length_word(lengths as u32));
         Ok(Layout {
             features,
             params,

@@ -116,10 +116,12 @@ pub fn compile(
 /// uses the defaults).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
-    /// Build the checked modules with a loop budget (see
-    /// [`lower::Variant::loop_budget`]): a tool that runs untrusted kernels
-    /// launches them checked, and an endless loop ends with
-    /// `LaunchError::LoopBudget` instead of hanging the GPU.
+    /// The default loop budget of the checked modules (see
+    /// [`lower::Variant::loop_budget`]; `None`:
+    /// `onekernel_abi::report::DEFAULT_LOOP_BUDGET`): every checked launch
+    /// counts loop iterations, and an endless loop ends with
+    /// `LaunchError::LoopBudget` instead of hanging the GPU. The runtime's
+    /// `Device::with_loop_budget` overrides it per launch.
     pub loop_budget: Option<u32>,
 }
 

@@ -254,8 +254,8 @@ async fn run_handler(State(p): State<Playground>, body: Result<Bytes, BytesRejec
         return e;
     }
     let limits = p.limits.clone();
-    // Compile (first without a budget, to learn the workgroup size and
-    // check the inputs; then with the budget the grid allows).
+    // Compile, learn the workgroup size, check the inputs; the loop budget
+    // the grid allows is set at launch (`LaunchChecks`).
     let prepared = blocking(&p, move || -> Result<Result<run::Launch, Value>, run::BadRequest> {
         let (outcome, info) = compile::compile(&spec.source, spec.kernel.as_deref(), &Default::default());
         let Some(info) = info.filter(|_| outcome.ok) else {
@@ -269,9 +269,6 @@ async fn run_handler(State(p): State<Playground>, body: Result<Bytes, BytesRejec
         let (grid, invocations) = run::grid(&spec.grid, info.workgroup_size, &limits)?;
         let args = run::args(&info, &spec.inputs, &limits)?;
         let loop_budget = run::loop_budget(invocations, &limits);
-        let options = onekernel_compiler::Options { loop_budget: Some(loop_budget) };
-        let (_, info) = compile::compile(&spec.source, Some(info.name.as_ref()), &options);
-        let info = info.ok_or_else(|| run::BadRequest { status: 500, message: "the kernel compiled once but not twice".into() })?;
         Ok(Ok(run::Launch { info, grid, args, loop_budget }))
     })
     .await;

@@ -4,7 +4,7 @@
 
 use crate::formula::{self, At, Random};
 use crate::Limits;
-use onekernel_runtime::__private::{backend, gpu_arg, gpu_arg_mut, DeviceBackend, GpuArg, ScalarArg};
+use onekernel_runtime::__private::{backend, gpu_arg, gpu_arg_mut, DeviceBackend, GpuArg, LaunchChecks, ScalarArg};
 use onekernel_runtime::abi::{DataType, ParamKind, ScalarType};
 use onekernel_runtime::half::f16;
 use onekernel_runtime::{Buffer, Device, Dim3, Grid, KernelInfo, LaunchError};
@@ -187,13 +187,13 @@ pub struct Arg {
 /// A launch, checked against the limits: what the GPU thread runs.
 #[derive(Debug)]
 pub struct Launch {
-    /// The kernel (compiled with a loop budget).
+    /// The kernel.
     pub info: KernelInfo,
     /// The grid.
     pub grid: Grid,
     /// Every parameter in order.
     pub args: Vec<Arg>,
-    /// The loop budget the kernel was compiled with.
+    /// The loop budget the kernel is launched with.
     pub loop_budget: u32,
 }
 
@@ -395,8 +395,9 @@ fn worker(rx: mpsc::Receiver<Job>, name: mpsc::Sender<Result<String, String>>, m
         let mut reopen = false;
         let answer = match &device {
             Ok(d) => {
-                let result =
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| launch(d, info, grid, &mut args)));
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    launch(d, info, grid, loop_budget, &mut args)
+                }));
                 match result {
                     Ok(Ok((time, clock))) => {
                         let groups = grid.groups(info);
@@ -500,7 +501,14 @@ fn line_of(e: &LaunchError) -> Option<usize> {
 
 /// Uploads, launches (checked: the module with the loop budget and
 /// bounds checks), times, and reads the writable buffers back into `args`.
-fn launch(device: &Device, info: &'static KernelInfo, grid: Grid, args: &mut [Arg]) -> Result<(f64, String), RunError> {
+fn launch(
+    device: &Device,
+    info: &'static KernelInfo,
+    grid: Grid,
+    loop_budget: u32,
+    args: &mut [Arg],
+) -> Result<(f64, String), RunError> {
+    let checks = LaunchChecks { checked: true, loop_budget: Some(loop_budget) };
     let DeviceBackend::Gpu(gpu) = backend(device) else {
         return Err(RunError::Other("the playground runs kernels on a GPU only".into()));
     };
@@ -518,7 +526,7 @@ fn launch(device: &Device, info: &'static KernelInfo, grid: Grid, args: &mut [Ar
     // use (lavapipe does, taking far longer than the kernel). Its errors
     // (a loop past its budget, an index out of bounds) are the answer.
     let gpu_args = bind(&mut buffers, args, info, gpu)?;
-    gpu.dispatch_with(info, grid, &gpu_args, &scalars, true).map_err(RunError::Launch)?;
+    gpu.dispatch_with(info, grid, &gpu_args, &scalars, checks).map_err(RunError::Launch)?;
     drop(gpu_args);
     // The outputs as they were, then the timed launch.
     for (i, b) in buffers.iter_mut() {
@@ -528,7 +536,7 @@ fn launch(device: &Device, info: &'static KernelInfo, grid: Grid, args: &mut [Ar
     }
     let gpu_args = bind(&mut buffers, args, info, gpu)?;
     let (result, timing) = device
-        .time(|| gpu.dispatch_with(info, grid, &gpu_args, &scalars, true))
+        .time(|| gpu.dispatch_with(info, grid, &gpu_args, &scalars, checks))
         .map_err(|e| RunError::Other(e.to_string()))?;
     drop(gpu_args);
     result.map_err(RunError::Launch)?;

@@ -532,19 +532,10 @@ impl<T: Element> Buffer<T> {
         if info.ty != T::TYPE {
             return invalid(format!("buffer of {} passed for a parameter of {}", T::TYPE, info.ty));
         }
-        // WebGPU binds storage buffers in whole 4-byte words, and the kernel's
-        // `len()` is the bound size over the stride: an odd number of 2-byte
-        // elements cannot be bound with its true length. Refused on both
-        // devices, so that the CPU executor accepts what a GPU accepts.
-        let bytes = byte_offset::<T>(self.len);
-        if !bytes.is_multiple_of(4) {
-            return invalid(format!(
-                "{} elements of {} are {bytes} bytes, but a GPU binds buffers in whole 4-byte words; \
-                 pad the buffer to an even length",
-                self.len,
-                T::TYPE
-            ));
-        }
+        // (Any length binds: WebGPU binds storage buffers in whole 4-byte
+        // words, so a GPU buffer of an odd number of `f16`s is allocated one
+        // element longer, and the kernel reads its length from the launch
+        // block instead of the binding's size: `DataType::needs_length_word`.)
         if self.device.id() != device_id {
             return Err(LaunchError::WrongDevice {
                 kernel: &kernel.name,
@@ -565,7 +556,8 @@ impl<T: Element> Buffer<T> {
     ) -> Result<GpuArg<'_>, LaunchError> {
         self.check_arg(kernel, param, gpu.id(), || gpu.describe(), access)?;
         let max_bytes = gpu.limits().max_storage_buffer_binding_size;
-        if byte_offset::<T>(self.len) > max_bytes {
+        // The binding is the whole allocation, rounded up to a word.
+        if byte_offset::<T>(self.len).next_multiple_of(4) > max_bytes {
             return Err(LaunchError::BindingTooLarge {
                 kernel: &kernel.name,
                 arg: kernel.param_name(param),
@@ -574,7 +566,7 @@ impl<T: Element> Buffer<T> {
             });
         }
         match &self.storage {
-            Storage::Gpu(GpuMemory { buffer }) => Ok(GpuArg { buffer: buffer.as_ref(), param }),
+            Storage::Gpu(GpuMemory { buffer }) => Ok(GpuArg { buffer: buffer.as_ref(), param, len: self.len }),
             // Unreachable after the device check; reported rather than
             // panicking all the same.
             Storage::Cpu(_) => Err(LaunchError::InvalidArgument {

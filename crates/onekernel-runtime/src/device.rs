@@ -28,6 +28,8 @@ pub(crate) fn next_device_id() -> u64 {
 pub struct Device {
     inner: Arc<Backend>,
     checked: bool,
+    /// The loop budget of checked launches ([`Device::with_loop_budget`]).
+    loop_budget: Option<u32>,
 }
 
 // Boxing the GPU variant would save nothing: the enum lives once per device
@@ -60,7 +62,11 @@ impl Device {
     /// where the adapter has them.
     pub fn gpu() -> Result<Device, DeviceError> {
         let checked = std::env::var_os(CHECKED_ENV).is_some_and(|v| v != "0" && !v.is_empty());
-        Ok(Device { inner: Arc::new(Backend::Gpu(GpuDevice::new(next_device_id(), Features::NONE)?)), checked })
+        Ok(Device {
+            inner: Arc::new(Backend::Gpu(GpuDevice::new(next_device_id(), Features::NONE)?)),
+            checked,
+            loop_budget: None,
+        })
     }
 
     /// [`Device::gpu`], created without the kernel features `without` even
@@ -76,7 +82,11 @@ impl Device {
     /// ```
     pub fn gpu_without(without: Features) -> Result<Device, DeviceError> {
         let checked = std::env::var_os(CHECKED_ENV).is_some_and(|v| v != "0" && !v.is_empty());
-        Ok(Device { inner: Arc::new(Backend::Gpu(GpuDevice::new(next_device_id(), without)?)), checked })
+        Ok(Device {
+            inner: Arc::new(Backend::Gpu(GpuDevice::new(next_device_id(), without)?)),
+            checked,
+            loop_budget: None,
+        })
     }
 
     /// The CPU executor: kernels run on all cores through rayon.
@@ -86,7 +96,11 @@ impl Device {
     /// for data races without changing it.
     pub fn cpu() -> Device {
         let race_check = std::env::var_os(RACECHECK_ENV).is_some_and(|v| v != "0" && !v.is_empty());
-        Device { inner: Arc::new(Backend::Cpu(CpuDevice::new(next_device_id(), race_check))), checked: false }
+        Device {
+            inner: Arc::new(Backend::Cpu(CpuDevice::new(next_device_id(), race_check))),
+            checked: false,
+            loop_budget: None,
+        }
     }
 
     /// The CPU executor with its race detector on (after CUDA's
@@ -118,7 +132,11 @@ impl Device {
     /// assert!(device.is_cpu() && device.is_race_checked());
     /// ```
     pub fn cpu_race_checked() -> Device {
-        Device { inner: Arc::new(Backend::Cpu(CpuDevice::new(next_device_id(), true))), checked: false }
+        Device {
+            inner: Arc::new(Backend::Cpu(CpuDevice::new(next_device_id(), true))),
+            checked: false,
+            loop_budget: None,
+        }
     }
 
     /// Whether this is a race-checked CPU executor
@@ -159,21 +177,63 @@ impl Device {
     /// [`Device::gpu`] (and [`Device::new`]) return checked handles, to run
     /// a program's launches checked without changing it.
     ///
-    /// The CPU executor always checks (Rust's own indexing): a failure there
-    /// is [`LaunchError::CpuPanic`](crate::LaunchError::CpuPanic) at the
-    /// same line, so this changes nothing on the CPU.
+    /// A checked launch also bounds loops: every loop iteration of an
+    /// invocation counts, and once an invocation has run more than the
+    /// *loop budget* (2^24 iterations over all its loops unless changed,
+    /// `onekernel_abi::report::DEFAULT_LOOP_BUDGET`) its loops break and
+    /// the launch returns
+    /// [`LaunchError::LoopBudget`](crate::LaunchError::LoopBudget) naming
+    /// the loop's line: an endless loop ends in seconds instead of hanging
+    /// the program. Change the budget with [`Device::with_loop_budget`] or,
+    /// for every checked handle without one, `ONEKERNEL_LOOP_BUDGET=N` in
+    /// the environment.
+    ///
+    /// The CPU executor always checks indices (Rust's own indexing): a
+    /// failure there is [`LaunchError::CpuPanic`](crate::LaunchError::CpuPanic)
+    /// at the same line, so this changes nothing on the CPU (which has no
+    /// loop budget: an endless loop runs on there).
     ///
     /// On an [`unchecked`](Device::unchecked) handle this gives a checked
     /// one: checked launches always run the checked module with wgpu's own
     /// checks too.
     pub fn checked(&self) -> Device {
-        Device { inner: Arc::clone(&self.inner), checked: true }
+        Device { inner: Arc::clone(&self.inner), checked: true, loop_budget: self.loop_budget }
+    }
+
+    /// A checked handle (see [`Device::checked`]) whose launches allow each
+    /// invocation `budget` loop iterations (counted over all its loops)
+    /// before its loops break and the launch returns
+    /// [`LaunchError::LoopBudget`](crate::LaunchError::LoopBudget).
+    /// `u32::MAX` bounds nothing. The GPU compiles the checked pipeline of
+    /// a kernel once per budget it runs with.
+    ///
+    /// ```
+    /// # use onekernel_runtime::Device;
+    /// let device = Device::cpu().with_loop_budget(1 << 20);
+    /// assert!(device.is_checked());
+    /// assert_eq!(device.loop_budget(), Some(1 << 20));
+    /// ```
+    pub fn with_loop_budget(&self, budget: u32) -> Device {
+        Device { inner: Arc::clone(&self.inner), checked: true, loop_budget: Some(budget) }
+    }
+
+    /// The loop budget set by [`Device::with_loop_budget`]; `None` for the
+    /// default (`ONEKERNEL_LOOP_BUDGET` from the environment, or 2^24).
+    pub fn loop_budget(&self) -> Option<u32> {
+        self.loop_budget
     }
 
     /// Whether GPU launches through this handle are checked (see
     /// [`Device::checked`]).
     pub fn is_checked(&self) -> bool {
         self.checked
+    }
+
+    /// How GPU launches through this handle are checked, for the generated
+    /// code's `GpuDevice::dispatch_with`.
+    #[doc(hidden)]
+    pub fn launch_checks(&self) -> crate::gpu::LaunchChecks {
+        crate::gpu::LaunchChecks { checked: self.checked, loop_budget: self.loop_budget }
     }
 
     /// The process-unique id of this device (shown as `#id` in errors).
@@ -290,7 +350,7 @@ impl Device {
             Backend::Gpu(g) => {
                 // SAFETY: forwarded to our caller (same contract).
                 let fast = unsafe { g.unchecked_handle() };
-                Device { inner: Arc::new(Backend::Gpu(fast)), checked: false }
+                Device { inner: Arc::new(Backend::Gpu(fast)), checked: false, loop_budget: None }
             }
             Backend::Cpu(_) => self.clone(),
         }

@@ -387,9 +387,9 @@ pub enum LaunchError {
         /// How many divisions failed in the launch.
         failures: u32,
     },
-    /// A loop of a module built with a loop budget (tools that run
-    /// untrusted kernels, such as the playground) ran past it; the loop was
-    /// ended.
+    /// A checked launch ([`crate::Device::checked`]) ran an invocation's
+    /// loops past the loop budget ([`crate::Device::with_loop_budget`],
+    /// 2^24 iterations unless changed); its loops were ended.
     LoopBudget {
         /// The kernel's name.
         kernel: &'static str,

@@ -334,12 +334,14 @@ pub(crate) fn uniform_align(ty: &DataType) -> u32 {
 }
 
 /// Checks the uniform block layout and returns the block for one dispatch
-/// `part` of a launch: the launch description followed by the scalar
-/// arguments at their slots.
+/// `part` of a launch: the launch description, the length words of the
+/// buffers that have one (`lengths`: each buffer argument's parameter and
+/// length in elements), then the scalar arguments at their slots.
 pub(crate) fn uniform_block(
     kernel: &'static KernelInfo,
     plan: &LaunchPlan,
     part: &DispatchPart,
+    lengths: &[(usize, usize)],
     scalars: &[ScalarArg],
 ) -> Result<Vec<u8>, LaunchError> {
     let size = kernel.uniform_size;
@@ -365,6 +367,24 @@ pub(crate) fn uniform_block(
     }
     let mut block = vec![0u8; size as usize];
     block[..launch_block::SIZE as usize].copy_from_slice(&plan.launch_block(part));
+    let start = kernel.scalars_start();
+    if start > size {
+        return Err(LaunchError::InvalidKernel {
+            kernel: &kernel.name,
+            problem: format!("uniform_size {size} leaves no room for the buffers' length words (up to byte {start})"),
+        });
+    }
+    for &(param, len) in lengths {
+        let Some(at) = kernel.length_slot(param) else { continue };
+        let Ok(len) = u32::try_from(len) else {
+            return Err(LaunchError::InvalidArgument {
+                kernel: &kernel.name,
+                arg: kernel.param_name(param),
+                problem: format!("{len} elements are more than a kernel can index (u32::MAX)"),
+            });
+        };
+        block[at as usize..at as usize + 4].copy_from_slice(&len.to_le_bytes());
+    }
     // Byte ranges taken so far, to catch overlapping slots.
     let mut taken: Vec<(std::ops::Range<usize>, &str)> = Vec::new();
     for (param, arg) in kernel.scalar_params().zip(scalars) {
@@ -393,14 +413,14 @@ pub(crate) fn uniform_block(
         }
         let at = param.slot as usize;
         let align = uniform_align(&param.ty) as usize;
-        if at < launch_block::SIZE as usize || !at.is_multiple_of(align) || at + width > size as usize {
+        if at < start as usize || !at.is_multiple_of(align) || at + width > size as usize {
             return Err(LaunchError::InvalidKernel {
                 kernel: &kernel.name,
                 problem: format!(
                     "scalar `{}` ({}) at byte offset {at} lies outside the uniform block's parameter area {}..{size} or is not aligned to {align} bytes",
                     param.name,
                     param.ty.wgsl_name(),
-                    launch_block::SIZE
+                    start
                 ),
             });
         }
@@ -534,13 +554,13 @@ mod tests {
     fn uniform_block_layout() {
         let p = plan(&K, Grid::blocks(65537), &L).unwrap().unwrap();
         let [Some(main), Some(tail)] = p.parts else { panic!("expected two parts: {p:?}") };
-        let b = uniform_block(&K, &p, &main, &[2.5f32.into()]).unwrap();
+        let b = uniform_block(&K, &p, &main, &[], &[2.5f32.into()]).unwrap();
         let w: &[u32] = bytemuck::cast_slice(&b);
         assert_eq!(w, &[65537, 1, 1, 0, 2.5f32.to_bits(), 0, 0, 0]);
-        let b = uniform_block(&K, &p, &tail, &[2.5f32.into()]).unwrap();
+        let b = uniform_block(&K, &p, &tail, &[], &[2.5f32.into()]).unwrap();
         let w: &[u32] = bytemuck::cast_slice(&b);
         assert_eq!(w, &[65537, 1, 1, 65535, 2.5f32.to_bits(), 0, 0, 0]);
-        assert!(uniform_block(&K, &p, &main, &[]).is_err());
+        assert!(uniform_block(&K, &p, &main, &[], &[]).is_err());
     }
 
     #[test]
@@ -548,11 +568,11 @@ mod tests {
         let p = plan(&K, Grid::blocks(3), &L).unwrap().unwrap();
         let part = p.parts[0].unwrap();
         static BAD_SIZE: KernelInfo = kernel(&[], 24);
-        let err = uniform_block(&BAD_SIZE, &p, &part, &[]).unwrap_err();
+        let err = uniform_block(&BAD_SIZE, &p, &part, &[], &[]).unwrap_err();
         assert!(err.to_string().contains("uniform_size 24 must be a multiple of 16 and at least 16"), "{err}");
         static SCALAR_AT_12: [ParamInfo; 1] = [scalar(12)];
         static BAD_SLOT: KernelInfo = kernel(&SCALAR_AT_12, 32);
-        let err = uniform_block(&BAD_SLOT, &p, &part, &[0.0f32.into()]).unwrap_err();
+        let err = uniform_block(&BAD_SLOT, &p, &part, &[], &[0.0f32.into()]).unwrap_err();
         assert!(err.to_string().contains("parameter area 16..32"), "{err}");
     }
 }

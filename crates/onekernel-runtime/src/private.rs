@@ -15,7 +15,7 @@
 //! | [`gpu_arg`], [`gpu_arg_mut`], [`GpuArg`] | `launch`, GPU path | checks a buffer against its parameter (device, kind, type, size) and borrows its wgpu buffer; `gpu_arg_mut` takes `&mut Buffer` so the borrow checker sees the write |
 //! | [`ScalarArg`] | `launch`, GPU path | a scalar argument with its type and bytes (`ScalarArg::from(v)` for any [`Element`], including the structs below), checked against the parameter's |
 //! | [`Element`], [`DataType`], [`bytemuck`] | user structs | a struct a kernel uses as a buffer element or scalar gets `#[derive(bytemuck::Pod, bytemuck::Zeroable)]` (through this path) and `impl Element { const TYPE: DataType = DataType::Struct { .. } }`; the runtime checks the impl against the type's size and alignment |
-//! | [`GpuDevice::dispatch_with`], [`Device::is_checked`] | `launch`, GPU path | records and submits the launch (checked on a checked handle) |
+//! | [`GpuDevice::dispatch_with`], [`Device::launch_checks`], [`LaunchChecks`] | `launch`, GPU path | records and submits the launch (checked, with the handle's loop budget, on a checked handle) |
 //! | [`cpu_slice`], [`cpu_shared`], [`cpu_atomics`] | `launch`, CPU path | the same checks, then the CPU view of a `&[T]`, `&mut [T]` or `&[AtomicU32]`/`&[AtomicI32]` parameter |
 //! | [`CpuDevice::can_partition`], [`CpuDevice::execute_partitioned`], [`Chunk`], [`Outputs`] | `launch`, CPU path, `CpuStrategy::OwnElement` kernels | the fast path: the `&mut [T]` views are moved in as a tuple, and the executor alone makes each chunk's windows (no `unsafe` in generated code) |
 //! | [`CpuDevice::execute`], [`Invocation`] | `launch`, CPU path | every other non-cooperative launch, one `cpu_body` call per invocation |
@@ -33,7 +33,7 @@
 //! match __private::backend(device) {
 //!     __private::DeviceBackend::Gpu(gpu) => {
 //!         let args = [__private::gpu_arg(a, &KERNEL, 0, gpu)?, __private::gpu_arg_mut(out, &KERNEL, 1, gpu)?];
-//!         gpu.dispatch_with(&KERNEL, grid, &args, &[__private::ScalarArg::from(s)], device.is_checked())
+//!         gpu.dispatch_with(&KERNEL, grid, &args, &[__private::ScalarArg::from(s)], device.launch_checks())
 //!     }
 //!     __private::DeviceBackend::Cpu(cpu) => {
 //!         let a = __private::cpu_slice(a, &KERNEL, 0, cpu)?;
@@ -65,7 +65,7 @@ pub use crate::cpu::{
 };
 pub use crate::device::{backend, Device, DeviceBackend};
 pub use crate::error::LaunchError;
-pub use crate::gpu::{GpuArg, GpuDevice, PreparedDispatch, PreparedPart};
+pub use crate::gpu::{GpuArg, GpuDevice, LaunchChecks, PreparedDispatch, PreparedPart};
 pub use crate::grid::{Dim3, Grid, Invocation};
 pub use crate::num::{Float, Int, Num};
 pub use crate::plan::ScalarArg;

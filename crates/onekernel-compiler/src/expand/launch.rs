@@ -230,7 +230,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
             match #k::backend(device) {
                 #k::DeviceBackend::Gpu(gpu) => {
                     let args = [#(#gpu_args),*];
-                    gpu.dispatch_with(&KERNEL, grid, &args, &[#(#scalars),*], device.is_checked())
+                    gpu.dispatch_with(&KERNEL, grid, &args, &[#(#scalars),*], device.launch_checks())
                 }
                 #k::DeviceBackend::Cpu(cpu) => {
                     #(#cpu_prep)*

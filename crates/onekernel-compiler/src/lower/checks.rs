@@ -11,10 +11,11 @@
 //! WGSL defines it. The runtime reads the report after the launch and
 //! turns it into an `Err` naming the kernel's source line.
 //!
-//! With a loop budget (for tools that run untrusted kernels, such as the
-//! playground) every loop iteration also counts into a private counter,
-//! and each loop breaks once the counter passes the budget: an infinite
-//! loop ends, and the report names it.
+//! Every loop iteration also counts into a private counter, and each loop
+//! breaks once the counter passes the loop budget, the pipeline-overridable
+//! constant `@id(0) override loop_budget: u32` (`onekernel_abi::report::LOOP_BUDGET_ID`,
+//! set by the runtime when it creates the pipeline): an endless loop ends,
+//! and the report names it.
 
 use super::function::FnLowerer;
 use super::ModuleBuilder;
@@ -32,14 +33,17 @@ pub(crate) struct Checks {
     fail: Handle<Function>,
     /// The sites, by the index a failure reports.
     pub sites: Vec<CheckSite>,
-    /// The budget and its `var<private> loop_iterations: u32`.
-    loop_budget: Option<(u32, Handle<GlobalVariable>)>,
+    /// The budget (`override loop_budget: u32`) and the counter
+    /// (`var<private> loop_iterations: u32`).
+    loop_budget: (Handle<naga::Override>, Handle<GlobalVariable>),
 }
 
 impl Checks {
     /// Declares the report buffer at `@binding(binding)`
     /// (`var<storage, read_write> check_report: array<atomic<u32>, 4>`) and
-    /// the `check_failed` function.
+    /// the `check_failed` function, and the loop budget with its default
+    /// `loop_budget` (`report::DEFAULT_LOOP_BUDGET` unless a tool chose
+    /// another).
     pub fn declare(mb: &mut ModuleBuilder, binding: u32, loop_budget: Option<u32>) -> Checks {
         let u32_ty = mb.ty(Ty::U32);
         let atomic = mb.atomic(Ty::U32);
@@ -59,20 +63,31 @@ impl Checks {
             },
             naga::Span::UNDEFINED,
         );
-        let loop_budget = loop_budget.map(|budget| {
-            let counter = mb.module.global_variables.append(
-                GlobalVariable {
-                    name: Some("loop_iterations".into()),
-                    space: AddressSpace::Private,
-                    binding: None,
-                    ty: u32_ty,
-                    init: None,
-                    memory_decorations: MemoryDecorations::empty(),
-                },
-                naga::Span::UNDEFINED,
-            );
-            (budget, counter)
-        });
+        let default = mb.module.global_expressions.append(
+            Expression::Literal(Literal::U32(loop_budget.unwrap_or(report::DEFAULT_LOOP_BUDGET))),
+            naga::Span::UNDEFINED,
+        );
+        let budget = mb.module.overrides.append(
+            naga::Override {
+                name: Some("loop_budget".into()),
+                id: Some(report::LOOP_BUDGET_ID),
+                ty: u32_ty,
+                init: Some(default),
+            },
+            naga::Span::UNDEFINED,
+        );
+        let counter = mb.module.global_variables.append(
+            GlobalVariable {
+                name: Some("loop_iterations".into()),
+                space: AddressSpace::Private,
+                binding: None,
+                ty: u32_ty,
+                init: None,
+                memory_decorations: MemoryDecorations::empty(),
+            },
+            naga::Span::UNDEFINED,
+        );
+        let loop_budget = (budget, counter);
         let fail = mb.module.functions.append(fail_function(report_global, u32_ty), naga::Span::UNDEFINED);
         Checks { fail, sites: Vec::new(), loop_budget }
     }
@@ -252,20 +267,20 @@ impl FnLowerer<'_> {
         self.fail_unless(ok, site, zero_u, zero_u, span);
     }
 
-    /// With a loop budget, at the top of a loop body: counts the
+    /// In the checked variant, at the top of a loop body: counts the
     /// iteration, and past the budget reports it and breaks.
     pub(super) fn loop_budget(&mut self, span: proc_macro2::Span) {
         if !self.checking() {
             return;
         }
-        let Some((budget, counter)) = self.mb.checks.as_ref().and_then(|c| c.loop_budget) else { return };
+        let (budget, counter) = self.mb.checks.as_ref().expect("checking").loop_budget;
         let site = self.site(CheckKind::LoopBudget, span, "loop");
         let pointer = self.add(Expression::GlobalVariable(counter), span);
         let old = self.add(Expression::Load { pointer }, span);
         let one = self.literal(Literal::U32(1), span);
         let count = self.add(Expression::Binary { op: BinaryOperator::Add, left: old, right: one }, span);
         self.stmt(Statement::Store { pointer, value: count }, span);
-        let budget = self.literal(Literal::U32(budget), span);
+        let budget = self.add(Expression::Override(budget), span);
         let ok = self.add(Expression::Binary { op: BinaryOperator::LessEqual, left: count, right: budget }, span);
         let fail = self.mb.checks.as_ref().expect("checked above").fail;
         let failed = self.add(Expression::Unary { op: naga::UnaryOperator::LogicalNot, expr: ok }, span);

@@ -172,7 +172,7 @@ impl FnLowerer<'_> {
             ExprKind::Len(buffer) => {
                 let g = self.buffers[*buffer]?;
                 let g = self.add(Expression::GlobalVariable(g), span);
-                Some(self.add(Expression::ArrayLength(g), span))
+                Some(self.buffer_len(*buffer, g, span))
             }
             ExprKind::Unary(op, x) => {
                 // `-2147483648` is one literal in Rust.
@@ -308,7 +308,7 @@ impl FnLowerer<'_> {
         let g = self.buffers[buffer]?;
         let base = self.add(Expression::GlobalVariable(g), span);
         let i = if self.mb.checks.is_some() {
-            let len = self.add(Expression::ArrayLength(base), span);
+            let len = self.buffer_len(buffer, base, span);
             let name = self.hir.params[buffer].name.clone();
             self.checked_index(i, len, &name, span)
         } else {

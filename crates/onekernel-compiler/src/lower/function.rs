@@ -53,6 +53,9 @@ pub(crate) struct FnLowerer<'a> {
     /// Scalar parameters: value or var.
     pub(super) params: HandleMap<hir::Param, Option<Slot>>,
     pub(super) buffers: HandleMap<hir::Param, Option<Handle<naga::GlobalVariable>>>,
+    /// Buffers whose length is a word of the uniform block (`f16`
+    /// elements, see `layout.rs`): the block's global and the member.
+    pub(super) length_words: HandleMap<hir::Param, Option<(Handle<naga::GlobalVariable>, u32)>>,
     /// Shared arrays' `var<workgroup>`s.
     pub(super) shared: HandleMap<hir::SharedDecl, Handle<naga::GlobalVariable>>,
     pub(super) builtins: HashMap<Builtin, Handle<Expression>>,
@@ -83,6 +86,7 @@ impl<'a> FnLowerer<'a> {
             locals: HandleMap::filled(hir.locals.len(), None),
             params: HandleMap::filled(hir.params.len(), None),
             buffers: HandleMap::filled(hir.params.len(), None),
+            length_words: HandleMap::filled(hir.params.len(), None),
             shared: HandleMap::from_vec(Vec::new()),
             builtins: HashMap::new(),
             subgroup_ids: HashMap::new(),
@@ -248,6 +252,28 @@ impl<'a> FnLowerer<'a> {
         self.add(Expression::Load { pointer }, span)
     }
 
+    /// The length of buffer parameter `buffer` (whose global is `base`):
+    /// `arrayLength(&base)`, or for a buffer of sub-word elements, whose
+    /// binding is rounded up to whole words, the length the runtime wrote
+    /// into the uniform block (`params.base_len`).
+    pub(super) fn buffer_len(
+        &mut self,
+        buffer: hir::ParamId,
+        base: Handle<Expression>,
+        span: proc_macro2::Span,
+    ) -> Handle<Expression> {
+        match self.length_words[buffer] {
+            Some((params, member)) => {
+                let params = self.add(Expression::GlobalVariable(params), span);
+                let pointer = self.add(Expression::AccessIndex { base: params, index: member }, span);
+                let len = self.add(Expression::Load { pointer }, span);
+                self.name(len, &format!("{}_len", self.hir.params[buffer].name));
+                len
+            }
+            None => self.add(Expression::ArrayLength(base), span),
+        }
+    }
+
     pub(super) fn literal(&mut self, lit: Literal, span: proc_macro2::Span) -> Handle<Expression> {
         self.add(Expression::Literal(lit), span)
     }
@@ -280,6 +306,9 @@ impl<'a> FnLowerer<'a> {
     ) -> Result<EntryPoint, Vec<Diagnostic>> {
         let mut l = FnLowerer::new(mb, hir, types);
         l.buffers = globals.buffers.clone();
+        l.length_words = HandleMap::from_vec(
+            hir.params.iter().map(|(id, _)| globals.length_members[id].map(|m| (globals.params, m))).collect(),
+        );
         l.shared = globals.shared.clone();
         l.prologue(globals, workgroup_size, folded);
         l.body_block(&hir.body);

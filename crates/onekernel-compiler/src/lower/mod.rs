@@ -53,9 +53,11 @@ pub struct Variant {
     /// checked, failures recorded in the report buffer at
     /// `@binding(uniform_binding + 1)` (see `lower/checks.rs`).
     pub checked: bool,
-    /// Checked modules only: every loop iteration counts, and loops break
-    /// (reporting it) once a module-wide count per invocation passes this
-    /// budget. For tools that run untrusted kernels.
+    /// Checked modules only: the default of the loop budget (every loop
+    /// iteration counts, and loops break, reporting it, once a module-wide
+    /// count per invocation passes the budget; see `lower/checks.rs`).
+    /// `None`: `onekernel_abi::report::DEFAULT_LOOP_BUDGET`. The runtime
+    /// may set another when it creates the pipeline.
     pub loop_budget: Option<u32>,
     /// The plain module with line markers, for the explain view only:
     /// before each statement that starts a new Rust line, the body stores
@@ -280,6 +282,9 @@ pub(crate) struct KernelGlobals {
     pub params: Handle<GlobalVariable>,
     /// Member index in the uniform struct, by parameter.
     pub scalar_members: HandleMap<hir::Param, Option<u32>>,
+    /// Member index in the uniform struct of a buffer's length word
+    /// (`{name}_len: u32`, for buffers of sub-word elements), by parameter.
+    pub length_members: HandleMap<hir::Param, Option<u32>>,
     /// The `var<workgroup>` of each shared array.
     pub shared: HandleMap<hir::SharedDecl, Handle<GlobalVariable>>,
 }
@@ -339,6 +344,7 @@ pub const EXPLAIN_LINE: &str = "explain_line";
 fn declare_kernel_globals(mb: &mut ModuleBuilder, kernel: &hir::Function, layout: &Layout) -> KernelGlobals {
     let mut buffers = HandleMap::filled(kernel.params.len(), None);
     let mut scalar_members = HandleMap::filled(kernel.params.len(), None);
+    let mut length_members = HandleMap::filled(kernel.params.len(), None);
     let mut members = vec![
         StructMember {
             name: Some("grid_dim".into()),
@@ -380,17 +386,26 @@ fn declare_kernel_globals(mb: &mut ModuleBuilder, kernel: &hir::Function, layout
                     span,
                 );
                 buffers[id] = Some(g);
+                if let Some(offset) = launch_block::length_slot(&layout.params, id.index()) {
+                    let name = unique_member(&members, format!("{}_len", p.name));
+                    length_members[id] = Some(offset);
+                    members.push(StructMember { name: Some(name), ty: mb.ty(Ty::U32), binding: None, offset });
+                }
             }
             ParamKind::Scalar { ty, .. } => {
-                // Field names must be unique within the struct.
-                let mut name = p.name.clone();
-                while members.iter().any(|m| m.name.as_deref() == Some(&name)) {
-                    name.push('_');
-                }
-                scalar_members[id] = Some(members.len() as u32);
+                let name = unique_member(&members, p.name.clone());
+                scalar_members[id] = Some(info.slot);
                 members.push(StructMember { name: Some(name), ty: mb.ty(ty), binding: None, offset: info.slot });
             }
         }
+    }
+    // Members in offset order (the length words precede every scalar), and
+    // each parameter's member index in that order.
+    members.sort_by_key(|m| m.offset);
+    let index_of = |offset: u32| members.iter().position(|m| m.offset == offset).map(|i| i as u32);
+    for (id, _) in kernel.params.iter() {
+        scalar_members[id] = scalar_members[id].and_then(index_of);
+        length_members[id] = length_members[id].and_then(index_of);
     }
     let st = mb.module.types.insert(
         Type { name: Some("LaunchParams".into()), inner: TypeInner::Struct { members, span: layout.uniform_size } },
@@ -438,5 +453,14 @@ fn declare_kernel_globals(mb: &mut ModuleBuilder, kernel: &hir::Function, layout
             )
         })
         .collect();
-    KernelGlobals { buffers, params, scalar_members, shared: HandleMap::from_vec(shared) }
+    KernelGlobals { buffers, params, scalar_members, length_members, shared: HandleMap::from_vec(shared) }
+}
+
+/// `name`, with `_` appended until no member of `members` has it (field
+/// names must be unique within the struct).
+fn unique_member(members: &[StructMember], mut name: String) -> String {
+    while members.iter().any(|m| m.name.as_deref() == Some(&name)) {
+        name.push('_');
+    }
+    name
 }

@@ -109,7 +109,7 @@ impl FnLowerer<'_> {
         let (base, len, what) = match mem {
             TileMem::Buffer(p) => {
                 let base = self.add(Expression::GlobalVariable(self.buffers[p]?), span);
-                let len = self.mb.checks.is_some().then(|| self.add(Expression::ArrayLength(base), span));
+                let len = self.mb.checks.is_some().then(|| self.buffer_len(p, base, span));
                 (base, len, self.hir.params[p].name.clone())
             }
             TileMem::Shared(s) => {

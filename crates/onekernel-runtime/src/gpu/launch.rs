@@ -16,6 +16,9 @@ pub struct GpuArg<'a> {
     /// `None` for an empty buffer.
     pub(crate) buffer: Option<&'a wgpu::Buffer>,
     pub(crate) param: usize,
+    /// The buffer's length in elements (its allocation may be rounded up
+    /// to whole words, see `memory.rs`).
+    pub(crate) len: usize,
 }
 
 impl<'a> GpuArg<'a> {
@@ -28,6 +31,46 @@ impl<'a> GpuArg<'a> {
     pub fn param(&self) -> usize {
         self.param
     }
+}
+
+/// How a GPU launch is checked: [`Device::launch_checks`](crate::Device::launch_checks)
+/// of the launching handle, as generated code passes it to
+/// [`GpuDevice::dispatch_with`]. `false` and `true` convert to it (a
+/// checked launch with the default loop budget).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LaunchChecks {
+    /// Run the kernel's checked module (see `Device::checked`).
+    pub checked: bool,
+    /// The loop budget of a checked launch (see `Device::with_loop_budget`);
+    /// `None`: `ONEKERNEL_LOOP_BUDGET` from the environment, else the
+    /// module's default (`onekernel_abi::report::DEFAULT_LOOP_BUDGET`).
+    pub loop_budget: Option<u32>,
+}
+
+impl From<bool> for LaunchChecks {
+    fn from(checked: bool) -> LaunchChecks {
+        LaunchChecks { checked, loop_budget: None }
+    }
+}
+
+/// The environment variable that sets the loop budget of checked launches
+/// whose handle has none.
+const LOOP_BUDGET_ENV: &str = "ONEKERNEL_LOOP_BUDGET";
+
+/// `ONEKERNEL_LOOP_BUDGET`, read once: `Ok(None)` when unset or empty,
+/// `Err` saying what is wrong with a value that is not a `u32`.
+fn env_loop_budget() -> Result<Option<u32>, String> {
+    static BUDGET: std::sync::OnceLock<Result<Option<u32>, String>> = std::sync::OnceLock::new();
+    BUDGET
+        .get_or_init(|| match std::env::var(LOOP_BUDGET_ENV) {
+            Err(std::env::VarError::NotPresent) => Ok(None),
+            Ok(v) if v.trim().is_empty() => Ok(None),
+            Ok(v) => v.trim().parse::<u32>().map(Some).map_err(|e| {
+                format!("{LOOP_BUDGET_ENV}={v:?} is not a loop budget (a number of iterations up to {}): {e}", u32::MAX)
+            }),
+            Err(e) => Err(format!("{LOOP_BUDGET_ENV} is not valid: {e}")),
+        })
+        .clone()
 }
 
 /// Everything needed to record a launch by hand (the runtime's tests).
@@ -97,18 +140,30 @@ impl GpuDevice {
         self.dispatch_with(kernel, grid, buffers, scalars, false)
     }
 
-    /// [`GpuDevice::dispatch`], checked when `checked` (see
-    /// `Device::checked`): the kernel's checked module runs with a zeroed
-    /// report buffer, which is read back (waiting for the launch) and
-    /// turned into an `Err` if a check failed.
+    /// [`GpuDevice::dispatch`], checked when `checks` says so (`true`, or
+    /// a [`LaunchChecks`]; see `Device::checked`): the kernel's checked
+    /// module runs, with its loop budget, and a zeroed report buffer, which
+    /// is read back (waiting for the launch) and turned into an `Err` if a
+    /// check failed.
     pub fn dispatch_with(
         &self,
         kernel: &'static KernelInfo,
         grid: Grid,
         buffers: &[GpuArg<'_>],
         scalars: &[ScalarArg],
-        checked: bool,
+        checks: impl Into<LaunchChecks>,
     ) -> Result<(), LaunchError> {
+        let checks = checks.into();
+        let checked = checks.checked;
+        let loop_budget = match (checked, checks.loop_budget) {
+            (false, _) => None,
+            (true, Some(b)) => Some(b),
+            (true, None) => env_loop_budget().map_err(|problem| LaunchError::InvalidArgument {
+                kernel: &kernel.name,
+                arg: LOOP_BUDGET_ENV,
+                problem,
+            })?,
+        };
         let Some(launch) = self.check(kernel, grid, buffers)? else {
             return Ok(());
         };
@@ -126,16 +181,17 @@ impl GpuDevice {
             false => None,
         };
         let report_buffer = report.as_ref().and_then(|r| r.buffer.as_ref());
-        let submitted = self.bind(kernel, Some(&launch), buffers, scalars, report_buffer).and_then(|prepared| {
-            self.submit_pass(&kernel.name, |pass| prepared.record(pass))
-                .map_err(|message| LaunchError::Gpu { kernel: &kernel.name, message })?;
-            for part in prepared.parts {
-                if let Some((key, bound)) = part.reuse {
-                    self.shared.binds.put(key, bound);
+        let submitted =
+            self.bind(kernel, Some(&launch), buffers, scalars, report_buffer, loop_budget).and_then(|prepared| {
+                self.submit_pass(&kernel.name, |pass| prepared.record(pass))
+                    .map_err(|message| LaunchError::Gpu { kernel: &kernel.name, message })?;
+                for part in prepared.parts {
+                    if let Some((key, bound)) = part.reuse {
+                        self.shared.binds.put(key, bound);
+                    }
                 }
-            }
-            Ok(())
-        });
+                Ok(())
+            });
         // A device lost on the way makes wgpu's errors less clear than this.
         submitted.map_err(|e| self.explain_launch(e))?;
         match report {
@@ -170,7 +226,7 @@ impl GpuDevice {
         scalars: &[ScalarArg],
     ) -> Result<PreparedDispatch, LaunchError> {
         let launch = self.check(kernel, grid, buffers)?;
-        self.bind(kernel, launch.as_ref(), buffers, scalars, None)
+        self.bind(kernel, launch.as_ref(), buffers, scalars, None, None)
     }
 
     /// Forgets the cached bind groups of `buffer`, which is being dropped.
@@ -270,16 +326,18 @@ impl GpuDevice {
         buffers: &[GpuArg<'_>],
         scalars: &[ScalarArg],
         report: Option<&wgpu::Buffer>,
+        loop_budget: Option<u32>,
     ) -> Result<PreparedDispatch, LaunchError> {
+        let lengths: Vec<(usize, usize)> = buffers.iter().map(|a| (a.param, a.len)).collect();
         let blocks = match launch {
             Some(launch) => launch
                 .parts()
-                .map(|part| Ok((uniform_block(kernel, launch, part, scalars)?, part.workgroups)))
+                .map(|part| Ok((uniform_block(kernel, launch, part, &lengths, scalars)?, part.workgroups)))
                 .collect::<Result<Vec<_>, LaunchError>>()?,
             None => {
                 let part = DispatchPart { workgroups: [0; 3], block_offset: 0 };
                 let empty = LaunchPlan { groups: [0; 3], folded: false, parts: [Some(part), None] };
-                uniform_block(kernel, &empty, &part, scalars)?;
+                uniform_block(kernel, &empty, &part, &lengths, scalars)?;
                 Vec::new()
             }
         };
@@ -290,7 +348,7 @@ impl GpuDevice {
         let empty_params: Vec<&onekernel_abi::ParamInfo> =
             buffers.iter().filter(|a| a.buffer.is_none()).map(|a| &kernel.params[a.param]).collect();
         let empty: Vec<u32> = empty_params.iter().map(|p| p.slot).collect();
-        let variant = Variant { folded: launch.is_some_and(|l| l.folded), checked: report.is_some() };
+        let variant = Variant { folded: launch.is_some_and(|l| l.folded), checked: report.is_some(), loop_budget };
         let cached = self.shared.pipelines.get_or_compile(self, kernel, variant, &empty)?;
         // The common case is kept between launches (`bind_cache.rs`): every
         // buffer bound, no report buffer. Per part of such a launch: its

@@ -8,7 +8,7 @@ mod memory;
 mod pipeline_cache;
 mod timing;
 
-pub use launch::{GpuArg, PreparedDispatch, PreparedPart};
+pub use launch::{GpuArg, LaunchChecks, PreparedDispatch, PreparedPart};
 pub(crate) use memory::GpuMemory;
 
 use crate::error::DeviceError;

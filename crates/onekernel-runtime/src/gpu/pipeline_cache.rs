@@ -8,8 +8,9 @@ use std::collections::HashMap;
 use std::num::NonZeroU64;
 use std::sync::{Arc, Mutex};
 
-/// (kernel address, folded, checked, bindings of empty buffers, unchecked).
-type Key = (usize, bool, bool, Vec<u32>, bool);
+/// (kernel address, folded, checked, loop budget, bindings of empty
+/// buffers, unchecked).
+type Key = (usize, bool, bool, Option<u32>, Vec<u32>, bool);
 
 /// Which of a kernel's modules a launch runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +19,10 @@ pub(crate) struct Variant {
     pub folded: bool,
     /// A checked launch (see `Device::checked`).
     pub checked: bool,
+    /// The loop budget a checked pipeline is created with (the module's
+    /// `override` of id `report::LOOP_BUDGET_ID`); `None`: the module's
+    /// default.
+    pub loop_budget: Option<u32>,
 }
 
 impl Variant {
@@ -79,7 +84,9 @@ impl PipelineCache {
     ) -> Result<Arc<CachedPipeline>, LaunchError> {
         // A checked launch never runs a trusted module.
         let trusted = gpu.unchecked && !variant.checked;
-        let key = (kernel as *const KernelInfo as usize, variant.folded, variant.checked, empty.to_vec(), trusted);
+        let budget = variant.loop_budget.filter(|_| variant.checked);
+        let key =
+            (kernel as *const KernelInfo as usize, variant.folded, variant.checked, budget, empty.to_vec(), trusted);
         if let Some(p) = self.lock().get(&key) {
             return Ok(Arc::clone(p));
         }
@@ -171,6 +178,10 @@ fn compile(
         });
     }
     let device = gpu.wgpu_device();
+    // The checked module's loop budget, when the launch sets one.
+    let id = report::LOOP_BUDGET_ID.to_string();
+    let constants: Vec<(&str, f64)> =
+        variant.loop_budget.filter(|_| variant.checked).map(|b| (id.as_str(), f64::from(b))).into_iter().collect();
     let compiled = gpu.capture(|| {
         let desc =
             wgpu::ShaderModuleDescriptor { label: Some(&*kernel.name), source: wgpu::ShaderSource::Wgsl(source) };
@@ -201,7 +212,7 @@ fn compile(
             layout: Some(&pipeline_layout),
             module: &module,
             entry_point: Some(&kernel.entry_point),
-            compilation_options: Default::default(),
+            compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },
             cache: None,
         });
         CachedPipeline { pipeline, layout }

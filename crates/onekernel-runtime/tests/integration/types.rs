@@ -394,35 +394,91 @@ const SCALARS_ONLY: KernelInfo = KernelInfo {
     ..KernelInfo::EMPTY
 };
 
-#[test]
-fn odd_numbers_of_two_byte_elements_cannot_be_bound() {
-    // WebGPU binds storage in whole words: 3 f16 are 6 bytes. Refused on
-    // both devices alike, naming the argument.
-    static HALVES: KernelInfo = KernelInfo {
-        params: Cow::Borrowed(&[ParamInfo {
+/// `fn halves(h: &[f16], out: &mut [f16], lens: &mut [u32], s: f16)` by
+/// hand, as the ABI lays it out: `h` and `out` have sub-word elements, so
+/// their lengths are words of the launch block before the scalar `s`.
+const HALVES_WGSL: &str = r#"
+enable f16;
+struct Launch { groups: vec3<u32>, block_offset: u32, h_len: u32, out_len: u32, s: f16 }
+@group(0) @binding(0) var<storage, read> h: array<f16>;
+@group(0) @binding(1) var<storage, read_write> out: array<f16>;
+@group(0) @binding(2) var<storage, read_write> lens: array<u32>;
+@group(0) @binding(3) var<uniform> params: Launch;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if i == 0u {
+        lens[0] = params.h_len;
+        lens[1] = params.out_len;
+        lens[2] = arrayLength(&out);
+    }
+    if i < params.h_len && i < params.out_len {
+        out[i] = h[i] * params.s;
+    }
+}
+"#;
+
+static HALVES: KernelInfo = KernelInfo {
+    name: Cow::Borrowed("halves"),
+    wgsl: Cow::Borrowed(HALVES_WGSL),
+    params: Cow::Borrowed(&[
+        ParamInfo {
             name: Cow::Borrowed("h"),
             kind: ParamKind::ReadOnlyBuffer,
             ty: DataType::Scalar(ScalarType::F16),
             slot: 0,
-        }]),
-        uniform_binding: 1,
-        ..SCALARS_ONLY
-    };
+        },
+        ParamInfo {
+            name: Cow::Borrowed("out"),
+            kind: ParamKind::ReadWriteBuffer,
+            ty: DataType::Scalar(ScalarType::F16),
+            slot: 1,
+        },
+        ParamInfo { name: Cow::Borrowed("lens"), kind: ParamKind::ReadWriteBuffer, ty: DataType::U32, slot: 2 },
+        ParamInfo {
+            name: Cow::Borrowed("s"),
+            kind: ParamKind::Scalar,
+            ty: DataType::Scalar(ScalarType::F16),
+            slot: 24,
+        },
+    ]),
+    uniform_binding: 3,
+    uniform_size: 32,
+    workgroup_size: [64, 1, 1],
+    features: Features::F16,
+    ..KernelInfo::EMPTY
+};
+
+#[test]
+fn buffers_of_two_byte_elements_have_any_length() {
+    assert_eq!((HALVES.length_slot(0), HALVES.length_slot(1), HALVES.length_slot(2)), (Some(16), Some(20), None));
+    assert_eq!(HALVES.scalars_start(), 24);
+    // Any length is accepted on both devices; the host sees the logical one.
     for dev in devices() {
-        let odd = Buffer::from_slice(&dev, &[f16::ONE; 3]).unwrap();
-        let even = Buffer::from_slice(&dev, &[f16::ONE; 4]).unwrap();
-        let err = match backend(&dev) {
-            DeviceBackend::Gpu(g) => {
-                assert!(gpu_arg(&even, &HALVES, 0, g).is_ok());
-                gpu_arg(&odd, &HALVES, 0, g).unwrap_err()
+        for n in [0, 1, 3, 4099] {
+            let h: Vec<f16> = (0..n).map(|i| f16::from_f32(i as f32 - 3.0)).collect();
+            let buf = Buffer::from_slice(&dev, &h).unwrap();
+            assert_eq!((buf.len(), buf.read().unwrap()), (n, h.clone()));
+            match backend(&dev) {
+                DeviceBackend::Gpu(g) => assert!(gpu_arg(&buf, &HALVES, 0, g).is_ok()),
+                DeviceBackend::Cpu(c) => assert_eq!(cpu_slice(&buf, &HALVES, 0, c).unwrap(), &h[..]),
             }
-            DeviceBackend::Cpu(c) => {
-                assert!(cpu_slice(&even, &HALVES, 0, c).is_ok());
-                cpu_slice(&odd, &HALVES, 0, c).unwrap_err()
-            }
-        };
-        assert!(err.to_string().contains("argument `h`: 3 elements of f16 are 6 bytes"), "{err}");
+        }
     }
+    // On the GPU the runtime writes each length word: the kernel sees 3
+    // where the binding (whole words) holds 4.
+    let DeviceBackend::Gpu(g) = backend(gpu()) else { unreachable!() };
+    let h = Buffer::from_slice(gpu(), &[f16::ONE, f16::from_f32(2.0), f16::from_f32(-4.0)]).unwrap();
+    let mut out = Buffer::<f16>::zeroed(gpu(), 3).unwrap();
+    let mut lens = Buffer::<u32>::zeroed(gpu(), 3).unwrap();
+    let args = [
+        gpu_arg(&h, &HALVES, 0, g).unwrap(),
+        gpu_arg_mut(&mut out, &HALVES, 1, g).unwrap(),
+        gpu_arg_mut(&mut lens, &HALVES, 2, g).unwrap(),
+    ];
+    g.dispatch(&HALVES, Grid::threads(64), &args, &[f16::from_f32(0.5).into()]).unwrap();
+    assert_eq!(lens.read().unwrap(), [3, 3, 4]);
+    assert_eq!(out.read().unwrap(), [f16::from_f32(0.5), f16::ONE, f16::from_f32(-2.0)]);
 }
 
 // f16, f64 and i64 arithmetic on the GPU (lavapipe has all three), against
@@ -437,7 +493,7 @@ fn odd_numbers_of_two_byte_elements_cannot_be_bound() {
 //   }
 const WIDE_WGSL: &str = r#"
 enable f16;
-struct Launch { groups: vec3<u32>, block_offset: u32, t: u64, s: f16 }
+struct Launch { groups: vec3<u32>, block_offset: u32, h_len: u32, t: u64, s: f16 }
 @group(0) @binding(0) var<storage, read> h: array<f16>;
 @group(0) @binding(1) var<storage, read_write> d: array<f64>;
 @group(0) @binding(2) var<storage, read_write> q: array<i64>;
@@ -485,17 +541,17 @@ static WIDE: KernelInfo = KernelInfo {
             name: Cow::Borrowed("s"),
             kind: ParamKind::Scalar,
             ty: DataType::Scalar(ScalarType::F16),
-            slot: 24,
+            slot: 32,
         },
         ParamInfo {
             name: Cow::Borrowed("t"),
             kind: ParamKind::Scalar,
             ty: DataType::Scalar(ScalarType::U64),
-            slot: 16,
+            slot: 24,
         },
     ]),
     uniform_binding: 3,
-    uniform_size: 32,
+    uniform_size: 48,
     max_workgroup_invocations: 256,
     cpu: CpuStrategy::OwnElement,
     workgroup_memory_words: 0,
