@@ -1,6 +1,10 @@
-//! The tuning cache file: versioned JSON, read leniently (a file that is
+//! The tuning cache file: versioned TOML, read leniently (a file that is
 //! not one is ignored with a warning), written atomically under a lock,
 //! merged with what other processes wrote meanwhile.
+//!
+//! TOML rather than JSON: serde_json implements `PartialEq<Value>` for
+//! every primitive, and through this crate those impls would reach every
+//! user's crate and break the inference of `assert_eq!(v.read()?, [])`.
 
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -11,15 +15,15 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// What the `format` field of every cache file says.
 pub(crate) const FORMAT: &str = "onekernel-tune";
-/// The version of the file's layout this runtime reads and writes; a file
-/// of another version is ignored (and overwritten by the next result).
+/// The version of the cache file's layout this runtime reads and writes; a
+/// file of another version is ignored (and overwritten by the next result).
 pub const FORMAT_VERSION: u32 = 1;
 /// The cache file's name inside the cache directory.
-pub const FILE_NAME: &str = "tune.json";
+pub const FILE_NAME: &str = "tune.toml";
 
 /// What a result is for: the kernel (name and WGSL hash), the device
 /// (adapter and driver), the problem key and the candidates compared.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) struct EntryId {
     pub kernel: String,
     pub wgsl_hash: String,
@@ -29,11 +33,15 @@ pub(crate) struct EntryId {
     pub candidates: Vec<String>,
 }
 
-/// One tuning result.
+/// One tuning result: its [`EntryId`]'s fields, then the result.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub(crate) struct Entry {
-    #[serde(flatten)]
-    pub id: EntryId,
+    pub kernel: String,
+    pub wgsl_hash: String,
+    pub adapter: String,
+    pub driver: String,
+    pub key: String,
+    pub candidates: Vec<String>,
     /// The winning candidate's name.
     pub winner: String,
     /// The clock the times were measured with (`Clock`'s display).
@@ -45,11 +53,41 @@ pub(crate) struct Entry {
     pub dropped: BTreeMap<String, String>,
 }
 
+impl Entry {
+    pub(crate) fn new(id: EntryId, winner: String, clock: String, median_ns: BTreeMap<String, u64>) -> Entry {
+        let EntryId { kernel, wgsl_hash, adapter, driver, key, candidates } = id;
+        Entry {
+            kernel,
+            wgsl_hash,
+            adapter,
+            driver,
+            key,
+            candidates,
+            winner,
+            clock,
+            median_ns,
+            dropped: BTreeMap::new(),
+        }
+    }
+
+    pub(crate) fn id(&self) -> EntryId {
+        EntryId {
+            kernel: self.kernel.clone(),
+            wgsl_hash: self.wgsl_hash.clone(),
+            adapter: self.adapter.clone(),
+            driver: self.driver.clone(),
+            key: self.key.clone(),
+            candidates: self.candidates.clone(),
+        }
+    }
+}
+
 /// The whole file.
 #[derive(Serialize, Deserialize)]
 struct CacheFile {
     format: String,
     version: u32,
+    #[serde(default)]
     entries: Vec<Entry>,
 }
 
@@ -57,27 +95,32 @@ pub(crate) type Entries = HashMap<EntryId, Entry>;
 
 /// Parses a cache file's bytes; `Err` says why it is not one.
 pub(crate) fn parse(bytes: &[u8]) -> Result<Entries, String> {
-    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| format!("it is not valid JSON ({e})"))?;
-    if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
-        return Err(format!("it is not a onekernel tuning cache (no \"format\": \"{FORMAT}\")"));
+    let text = std::str::from_utf8(bytes).map_err(|e| format!("it is not UTF-8 text ({e})"))?;
+    let table: toml::Table = toml::from_str(text).map_err(|e| format!("it is not valid TOML ({})", one_line(&e)))?;
+    if table.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+        return Err(format!("it is not a onekernel tuning cache (no `format = \"{FORMAT}\"`)"));
     }
-    match value.get("version").and_then(|v| v.as_u64()) {
-        Some(v) if v == u64::from(FORMAT_VERSION) => {}
+    match table.get("version").and_then(|v| v.as_integer()) {
+        Some(v) if v == i64::from(FORMAT_VERSION) => {}
         Some(v) => return Err(format!("it has format version {v}; this onekernel reads version {FORMAT_VERSION}")),
         None => return Err("it has no format version".to_owned()),
     }
-    let file: CacheFile = serde_json::from_value(value).map_err(|e| format!("it is malformed ({e})"))?;
-    Ok(file.entries.into_iter().map(|e| (e.id.clone(), e)).collect())
+    let file: CacheFile = toml::from_str(text).map_err(|e| format!("it is malformed ({})", one_line(&e)))?;
+    Ok(file.entries.into_iter().map(|e| (e.id(), e)).collect())
+}
+
+/// A TOML error's message on one line.
+fn one_line(e: &toml::de::Error) -> String {
+    e.message().trim().replace('\n', " ")
 }
 
 /// The entries as the file's bytes (sorted, so the file is deterministic).
 pub(crate) fn serialize(entries: &Entries) -> Vec<u8> {
-    let mut list: Vec<Entry> = entries.values().cloned().collect();
-    list.sort_by(|a, b| a.id.cmp(&b.id));
-    let file = CacheFile { format: FORMAT.to_owned(), version: FORMAT_VERSION, entries: list };
-    let mut bytes = serde_json::to_vec_pretty(&file).expect("the cache's types always serialize");
-    bytes.push(b'\n');
-    bytes
+    let mut list: Vec<(EntryId, &Entry)> = entries.values().map(|e| (e.id(), e)).collect();
+    list.sort_by(|a, b| a.0.cmp(&b.0));
+    let entries = list.into_iter().map(|(_, e)| e.clone()).collect();
+    let file = CacheFile { format: FORMAT.to_owned(), version: FORMAT_VERSION, entries };
+    toml::to_string_pretty(&file).expect("the cache's types always serialize").into_bytes()
 }
 
 /// Reads the cache at `path`: no file is an empty cache; a file that is not
@@ -118,7 +161,7 @@ pub(crate) fn store(path: &Path, new: &[Entry]) -> Result<(Entries, Option<Strin
     lock.lock().map_err(|e| describe("lock", e))?;
     let (mut entries, warning) = load(path);
     for e in new {
-        entries.insert(e.id.clone(), e.clone());
+        entries.insert(e.id(), e.clone());
     }
     let result = write_atomically(path, dir, &serialize(&entries)).map_err(|e| describe("write", e));
     // Unlocked when `lock` is dropped, after the rename.
@@ -169,44 +212,43 @@ mod tests {
     use super::*;
 
     fn entry(key: &str) -> Entry {
-        Entry {
-            id: EntryId {
-                kernel: "k".into(),
-                wgsl_hash: stable_hash([b"fn main() {}".as_slice()]),
-                adapter: "a".into(),
-                driver: "d".into(),
-                key: key.into(),
-                candidates: vec!["x".into(), "y".into()],
-            },
-            winner: "y".into(),
-            clock: "wall clock".into(),
-            median_ns: [("x".to_owned(), 20), ("y".to_owned(), 10)].into(),
-            dropped: BTreeMap::new(),
-        }
+        let id = EntryId {
+            kernel: "k".into(),
+            wgsl_hash: stable_hash([b"fn main() {}".as_slice()]),
+            adapter: "a \"quoted\" — name".into(),
+            driver: "d".into(),
+            key: key.into(),
+            candidates: vec!["x".into(), "y".into(), "z".into()],
+        };
+        let mut e = Entry::new(id, "y".into(), "wall clock".into(), [("x".to_owned(), 20), ("y".to_owned(), 10)].into());
+        e.dropped.insert("z".into(), "cannot launch:\nline two".into());
+        e
     }
 
     #[test]
     fn round_trip() {
-        let entries: Entries = [entry("n<=8"), entry("n<=16")].into_iter().map(|e| (e.id.clone(), e)).collect();
+        let entries: Entries = [entry("n<=8"), entry("n<=16")].into_iter().map(|e| (e.id(), e)).collect();
         let bytes = serialize(&entries);
         assert_eq!(parse(&bytes).unwrap(), entries);
         // Deterministic: the same entries give the same bytes.
         assert_eq!(serialize(&parse(&bytes).unwrap()), bytes);
+        assert_eq!(parse(&serialize(&Entries::new())).unwrap(), Entries::new());
     }
 
     #[test]
     fn not_a_cache() {
         for (bytes, why) in [
-            (&b"\x00\xffgarbage"[..], "not valid JSON"),
-            (br#"{"format": "onekernel-tune", "version": 1, "entr"#, "not valid JSON"),
-            (br#"{"name": "some other program", "version": 1}"#, "not a onekernel tuning cache"),
-            (br#"[1, 2, 3]"#, "not a onekernel tuning cache"),
-            (br#"{"format": "onekernel-tune", "version": 99, "entries": []}"#, "format version 99"),
-            (br#"{"format": "onekernel-tune", "entries": []}"#, "no format version"),
-            (br#"{"format": "onekernel-tune", "version": 1, "entries": [{"kernel": 3}]}"#, "malformed"),
+            (&b"\x00\xffgarbage"[..], "not UTF-8"),
+            (b"format = \"onekernel-tune\"\nversion = 1\n[[entries]]\nkernel = \"k", "not valid TOML"),
+            (b"{\"format\": \"onekernel-tune\"}", "not valid TOML"),
+            (b"name = \"some other program\"\nversion = 1\n", "not a onekernel tuning cache"),
+            (b"format = \"onekernel-tune\"\nversion = 99\n", "format version 99"),
+            (b"format = \"onekernel-tune\"\n", "no format version"),
+            (b"format = \"onekernel-tune\"\nversion = 1\n[[entries]]\nkernel = 3\n", "malformed"),
         ] {
             let err = parse(bytes).unwrap_err();
             assert!(err.contains(why), "{err:?} should say {why:?}");
+            assert!(!err.contains('\n'), "{err:?} should be one line");
         }
     }
 

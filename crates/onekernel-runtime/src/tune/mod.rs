@@ -52,14 +52,14 @@
 //! device (the adapter's name and backend, the driver and its version; on
 //! the CPU executor its name, with the thread count, and the runtime's
 //! version), the problem [`Key`] and the candidates' names. It lives in
-//! `tune.json` in the platform's cache directory (`~/.cache/onekernel` on
+//! `tune.toml` in the platform's cache directory (`~/.cache/onekernel` on
 //! Linux, `~/Library/Caches/onekernel` on macOS, `%LOCALAPPDATA%\onekernel`
 //! on Windows), or in the directory `ONEKERNEL_CACHE_DIR` names
-//! ([`cache_file`], [`Tuner::cache_dir`]). The file is versioned JSON
+//! ([`cache_file`], [`Tuner::cache_dir`]). The file is versioned TOML
 //! ([`FORMAT_VERSION`]); writers lock it, merge what is there and rename a
 //! new file over it, so processes tuning at once lose nothing and readers
 //! never see half a file. A file that is not a cache (garbage, truncated,
-//! another program's JSON, another format version) is ignored with one
+//! another program's TOML, another format version) is ignored with one
 //! warning on stderr and replaced by the next result.
 //!
 //! A program can ship results: [`Tuner::with_shipped_cache`] takes the
@@ -361,7 +361,7 @@ impl Tuner {
         self
     }
 
-    /// Keeps the cache file in `dir` (as `tune.json`) instead of the
+    /// Keeps the cache file in `dir` (as `tune.toml`) instead of the
     /// default directory.
     pub fn cache_dir(mut self, dir: impl AsRef<Path>) -> Tuner {
         self.file = Some(dir.as_ref().join(FILE_NAME));
@@ -377,7 +377,7 @@ impl Tuner {
     }
 
     /// Consults `bytes`, the contents of a cache file shipped with the
-    /// program (`include_bytes!("tune.json")`), after the user's cache. A
+    /// program (`include_bytes!("tune.toml")`), after the user's cache. A
     /// file that is not a cache is ignored with a warning.
     pub fn with_shipped_cache(mut self, bytes: &[u8]) -> Tuner {
         match cache::parse(bytes) {
@@ -549,17 +549,14 @@ impl Tuner {
             progress.finish(None);
             return Err(TuneError::AllDropped { kernel: self.kernel.clone(), key: key.to_string(), dropped });
         };
-        let entry = Entry {
-            id,
-            winner: names[index].clone(),
-            clock: clock.map(|c| c.to_string()).unwrap_or_default(),
-            median_ns: names
-                .iter()
-                .zip(&times)
-                .filter_map(|(n, t)| Some((n.clone(), u64::try_from((*t)?.as_nanos()).unwrap_or(u64::MAX))))
-                .collect(),
-            dropped: dropped.into_iter().collect(),
-        };
+        // TOML's integers are `i64`s: 292 years of nanoseconds.
+        let median_ns = names
+            .iter()
+            .zip(&times)
+            .filter_map(|(n, t)| Some((n.clone(), u64::try_from((*t)?.as_nanos()).unwrap_or(u64::MAX).min(i64::MAX as u64))))
+            .collect();
+        let mut entry = Entry::new(id, names[index].clone(), clock.map(|c| c.to_string()).unwrap_or_default(), median_ns);
+        entry.dropped = dropped.into_iter().collect();
         progress.finish(Some((&names[index], times[index].unwrap_or_default())));
         let outcomes = outcomes_of(&entry, &names);
         self.remember(entry);
@@ -605,11 +602,11 @@ impl Tuner {
                 warning.filter(|w| !state.warnings.contains(w))
             }
             Some(Err(why)) => {
-                entries.insert(entry.id.clone(), entry);
+                entries.insert(entry.id(), entry);
                 Some(why)
             }
             None => {
-                entries.insert(entry.id.clone(), entry);
+                entries.insert(entry.id(), entry);
                 None
             }
         };
@@ -642,7 +639,7 @@ impl fmt::Debug for Tuner {
     }
 }
 
-/// The cache file tuners use by default: `tune.json` in the directory
+/// The cache file tuners use by default: `tune.toml` in the directory
 /// `ONEKERNEL_CACHE_DIR` names, else in `onekernel` in the platform's cache
 /// directory (`dirs::cache_dir`); `None` when there is neither.
 pub fn cache_file() -> Option<PathBuf> {
