@@ -49,7 +49,7 @@ pub(crate) struct Entry {
     /// The median time of each candidate that ran, in nanoseconds.
     pub median_ns: BTreeMap<String, u64>,
     /// Why each dropped candidate was dropped.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub dropped: BTreeMap<String, String>,
 }
 
@@ -220,7 +220,8 @@ mod tests {
             key: key.into(),
             candidates: vec!["x".into(), "y".into(), "z".into()],
         };
-        let mut e = Entry::new(id, "y".into(), "wall clock".into(), [("x".to_owned(), 20), ("y".to_owned(), 10)].into());
+        let mut e =
+            Entry::new(id, "y".into(), "wall clock".into(), [("x".to_owned(), 20), ("y".to_owned(), 10)].into());
         e.dropped.insert("z".into(), "cannot launch:\nline two".into());
         e
     }

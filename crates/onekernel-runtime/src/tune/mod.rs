@@ -188,8 +188,8 @@ pub enum Source {
     Cached,
     /// Found in the cache the program ships ([`Tuner::with_shipped_cache`]).
     Shipped,
-    /// The first candidate, untuned: [`Mode::Off`], or a miss in
-    /// [`Mode::Cached`].
+    /// The first candidate, untuned: [`Mode::Off`], a miss in
+    /// [`Mode::Cached`], or the only candidate.
     Default,
 }
 
@@ -441,7 +441,9 @@ impl Tuner {
 
     /// Chooses the fastest of `candidates` for the problem `key`.
     ///
-    /// On a cache hit, returns the cached winner without calling `run`. On
+    /// A single candidate is returned as it is, [`Source::Default`], without
+    /// calling `run`. On a cache hit, returns the cached winner without
+    /// calling `run`. On
     /// a miss (in [`Mode::Full`]), for each candidate: `run(candidate)`
     /// [`Tuner::warmups`] times untimed, then [`Tuner::samples`] times
     /// inside [`Device::time`]; the candidate's time is the median of the
@@ -477,7 +479,7 @@ impl Tuner {
             return Err(TuneError::DuplicateName { kernel: self.kernel.clone(), name: name.clone() });
         }
         let default = || Choice { index: 0, candidate: &candidates[0], source: Source::Default, outcomes: Vec::new() };
-        if self.mode == Mode::Off {
+        if self.mode == Mode::Off || candidates.len() == 1 {
             return Ok(default());
         }
         let id = EntryId {
@@ -553,9 +555,12 @@ impl Tuner {
         let median_ns = names
             .iter()
             .zip(&times)
-            .filter_map(|(n, t)| Some((n.clone(), u64::try_from((*t)?.as_nanos()).unwrap_or(u64::MAX).min(i64::MAX as u64))))
+            .filter_map(|(n, t)| {
+                Some((n.clone(), u64::try_from((*t)?.as_nanos()).unwrap_or(u64::MAX).min(i64::MAX as u64)))
+            })
             .collect();
-        let mut entry = Entry::new(id, names[index].clone(), clock.map(|c| c.to_string()).unwrap_or_default(), median_ns);
+        let mut entry =
+            Entry::new(id, names[index].clone(), clock.map(|c| c.to_string()).unwrap_or_default(), median_ns);
         entry.dropped = dropped.into_iter().collect();
         progress.finish(Some((&names[index], times[index].unwrap_or_default())));
         let outcomes = outcomes_of(&entry, &names);

@@ -82,7 +82,9 @@ fn second_run_tunes_nothing(dev: &Device, child_device: &str) {
     let (source, winner, runs) = tune_scale_add(dev, dir.path());
     assert_eq!(source, Source::Tuned);
     let expected: BTreeMap<String, usize> =
-        [("plain", 6), ("storage_params", 6), ("half_grid", 1), ("other_device", 1)].map(|(n, c)| (n.to_owned(), c)).into();
+        [("plain", 6), ("storage_params", 6), ("half_grid", 1), ("other_device", 1)]
+            .map(|(n, c)| (n.to_owned(), c))
+            .into();
     assert_eq!(runs, expected);
     assert!(dir.path().join(FILE_NAME).is_file());
 
@@ -149,9 +151,8 @@ fn host_tuner(t: Tuner) -> Tuner {
 /// was tuned.
 fn tune_keys(tuner: &Tuner, first: usize, count: usize) {
     for k in first..first + count {
-        let choice = tuner
-            .choose(&Key::new().value("k", k), &["a", "b"], |_| -> Result<usize, String> { Ok(k) })
-            .unwrap();
+        let choice =
+            tuner.choose(&Key::new().value("k", k), &["a", "b"], |_| -> Result<usize, String> { Ok(k) }).unwrap();
         assert_eq!(choice.source, Source::Tuned, "key {k}");
     }
 }
@@ -161,8 +162,9 @@ fn tune_keys(tuner: &Tuner, first: usize, count: usize) {
 fn assert_cached(dir: &Path, count: usize) {
     let tuner = Tuner::new(&Device::cpu(), "host", &[]).mode(Mode::Cached).cache_dir(dir);
     for k in 0..count {
-        let choice =
-            tuner.choose(&Key::new().value("k", k), &["a", "b"], |_| -> Result<usize, String> { panic!("ran") }).unwrap();
+        let choice = tuner
+            .choose(&Key::new().value("k", k), &["a", "b"], |_| -> Result<usize, String> { panic!("ran") })
+            .unwrap();
         assert_eq!(choice.source, Source::Cached, "key {k} was lost");
     }
     assert!(tuner.warnings().is_empty(), "{:?}", tuner.warnings());
@@ -171,9 +173,8 @@ fn assert_cached(dir: &Path, count: usize) {
 #[test]
 fn processes_tuning_at_once_lose_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let mut children: Vec<_> = (0..3)
-        .map(|i| child_process(&format!("keys:{}:25", i * 25), dir.path()).spawn().unwrap())
-        .collect();
+    let mut children: Vec<_> =
+        (0..3).map(|i| child_process(&format!("keys:{}:25", i * 25), dir.path()).spawn().unwrap()).collect();
     for c in &mut children {
         let status = c.wait().unwrap();
         assert!(status.success(), "a child failed: {status}");
@@ -246,13 +247,10 @@ fn an_unwritable_cache_is_a_warning() {
 
 #[test]
 fn modes() {
-    assert_eq!(["off", "cached", "full", "FULL", ""].map(|m| m.parse::<Mode>().unwrap()), [
-        Mode::Off,
-        Mode::Cached,
-        Mode::Full,
-        Mode::Full,
-        Mode::Full
-    ]);
+    assert_eq!(
+        ["off", "cached", "full", "FULL", ""].map(|m| m.parse::<Mode>().unwrap()),
+        [Mode::Off, Mode::Cached, Mode::Full, Mode::Full, Mode::Full]
+    );
     assert!("sometimes".parse::<Mode>().unwrap_err().contains("off, cached, full"));
 
     let dir = tempfile::tempdir().unwrap();
@@ -261,6 +259,9 @@ fn modes() {
     let tuner = |mode| Tuner::new(&Device::cpu(), "host", &[]).mode(mode).samples(1).cache_dir(dir.path());
     // Off: the first candidate, nothing run.
     let c = tuner(Mode::Off).choose(&key, &["a", "b"], never).unwrap();
+    assert_eq!((c.index, c.source), (0, Source::Default));
+    // A single candidate: nothing to choose, nothing run.
+    let c = tuner(Mode::Full).choose(&key, &["only"], never).unwrap();
     assert_eq!((c.index, c.source), (0, Source::Default));
     // Cached, on a miss: the first candidate, nothing run, nothing written.
     let c = tuner(Mode::Cached).choose(&key, &["a", "b"], never).unwrap();
