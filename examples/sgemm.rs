@@ -486,3 +486,19 @@ fn cpu_and_gpu_agree_with_plain_rust() {
         common::check(&format!("sgemm on {}", device.name()), &got, &want, 0.0);
     }
 }
+
+#[test]
+fn the_tuner_chooses_a_kernel_that_agrees() {
+    // Sizes both kernels take: the tuner runs both, checks that they
+    // agree, and picks one; `run` then uses it.
+    let (m, k, n) = (256, 48, 128);
+    let (a, b) = (data(m * k, 9), data(k * n, 10));
+    let want = reference(&a, &b, m, k, n);
+    for device in common::devices(true) {
+        let choice = choose(&device, &a, &b, m, k, n).unwrap();
+        assert_eq!(choice.source, tune::Source::Tuned);
+        assert!(choice.outcomes.iter().all(|o| o.result.is_ok()), "{:?}", choice.outcomes);
+        let got = run(&device, &a, &b, m, k, n).unwrap();
+        common::check(&format!("tuned sgemm on {}", device.name()), &got, &want, 0.0);
+    }
+}
