@@ -5,6 +5,12 @@
 //!     cargo run --release --example sgemm -- --wgsl        # print the WGSL
 //!     cargo run --release --example sgemm -- --time 4096   # GPU TFLOP/s, checked and unchecked
 //!
+//! Which of the two kernels runs is chosen by the autotuner
+//! (`onekernel::tune`, `run` below): where both can multiply the sizes,
+//! the first run on a device times both and remembers the faster one in
+//! the tuning cache; later runs read it there (`ONEKERNEL_TUNE=off` always
+//! takes the plain kernel).
+//!
 //! `matmul.rs` computes one element of `C` per thread, so every
 //! multiply-add reads two numbers from shared memory: the kernel is limited
 //! by shared-memory bandwidth, not by arithmetic. Here each block of
@@ -28,6 +34,7 @@
 mod common;
 
 use onekernel::prelude::*;
+use onekernel::tune;
 
 #[onekernel::kernels]
 mod gemm {
@@ -245,6 +252,44 @@ fn grid(m: usize, n: usize) -> Grid {
     Grid::blocks([n.div_ceil(gemm::BN), m.div_ceil(gemm::BM)])
 }
 
+/// The two kernels `run` chooses between.
+#[derive(Clone, Copy, Debug)]
+enum Variant {
+    /// `gemm::sgemm`: any sizes.
+    Plain,
+    /// `gemm4::sgemm_vec4`: sizes [`fits_vec4`] accepts.
+    Vec4,
+}
+
+/// The variants that can multiply these sizes, each with its name in the
+/// tuning cache.
+fn candidates(m: usize, k: usize, n: usize) -> &'static [(&'static str, Variant)] {
+    if fits_vec4(m, k, n) {
+        &[("sgemm", Variant::Plain), ("sgemm_vec4", Variant::Vec4)]
+    } else {
+        &[("sgemm", Variant::Plain)]
+    }
+}
+
+/// The fastest variant for these sizes on `device`, from the autotuner:
+/// tuned on the first call for a device and a bucket of sizes (each
+/// candidate run once and checked against the first, then timed), then
+/// read from the tuning cache, in this process and later ones.
+fn choose(
+    device: &Device,
+    a: &[f32],
+    b: &[f32],
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Result<tune::Choice<'static, (&'static str, Variant)>, tune::TuneError> {
+    let tuner = tune::Tuner::new(device, "sgemm", &[&gemm::sgemm::KERNEL, &gemm4::sgemm_vec4::KERNEL]);
+    // Tests leave the user's cache alone.
+    let tuner = if cfg!(test) { tuner.without_cache_file() } else { tuner };
+    let key = tune::Key::new().size("m", m).size("k", k).size("n", n).value("vec4", fits_vec4(m, k, n));
+    tuner.choose(&key, candidates(m, k, n), |&(_, variant)| run_variant(device, variant, a, b, m, k, n))
+}
+
 fn run(
     device: &Device,
     a: &[f32],
@@ -253,7 +298,20 @@ fn run(
     k: usize,
     n: usize,
 ) -> Result<Vec<f32>, Box<dyn std::error::Error>> {
-    if fits_vec4(m, k, n) {
+    let choice = choose(device, a, b, m, k, n)?;
+    run_variant(device, choice.candidate.1, a, b, m, k, n)
+}
+
+fn run_variant(
+    device: &Device,
+    variant: Variant,
+    a: &[f32],
+    b: &[f32],
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Result<Vec<f32>, Box<dyn std::error::Error>> {
+    if let Variant::Vec4 = variant {
         return run_vec4(device, a, b, m, k, n);
     }
     let a = Buffer::from_slice(device, a)?;
@@ -306,9 +364,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let got = run(&device, &a, &b, m, k, n)?;
         common::check("sgemm", &got, &want, 0.0);
         println!("{}: {m}x{k} times {k}x{n} agrees with plain Rust", device.name());
-        let got = run(&device, &a4, &b4, m4, k4, n4)?;
+        let got = run_vec4(&device, &a4, &b4, m4, k4, n4)?;
         common::check("sgemm_vec4", &got, &want4, 0.0);
         println!("{}: {m4}x{k4} times {k4}x{n4} (Vec4 kernel) agrees with plain Rust", device.name());
+        let choice = choose(&device, &a4, &b4, m4, k4, n4)?;
+        let times: Vec<String> = choice
+            .outcomes
+            .iter()
+            .map(|o| match &o.result {
+                Ok(t) => format!("{} {t:?}", o.name),
+                Err(why) => format!("{} dropped: {why}", o.name),
+            })
+            .collect();
+        println!(
+            "{}: at {m4}x{k4}x{n4} the tuner chose {} ({:?}: {})",
+            device.name(),
+            choice.name(),
+            choice.source,
+            times.join(", ")
+        );
         if device.is_gpu() {
             let got = run(&device.checked(), &a, &b, m, k, n)?;
             common::check("sgemm, checked", &got, &want, 0.0);
@@ -337,7 +411,10 @@ fn time(size: usize) -> Result<(), Box<dyn std::error::Error>> {
         // CPU executor and by the checked launches of `main` and the test).
         let unchecked = unsafe { device.unchecked() };
         let handles = [("plain", device.clone()), ("checked", device.checked()), ("unchecked", unchecked)];
-        let got = if fits_vec4(m, k, n) {
+        // The tuner's choice (tuned on the plain handle, the first time).
+        let choice = choose(&device, &a, &b, m, k, n)?;
+        println!("{m}x{k}x{n}: the tuner chose {} ({:?})", choice.name(), choice.source);
+        let got = if let Variant::Vec4 = choice.candidate.1 {
             let a = Buffer::from_slice(&device, &vec4s(&a))?;
             let b = Buffer::from_slice(&device, &vec4s(&b))?;
             let mut c = Buffer::<Vec4>::zeroed(&device, m * n / 4)?;
@@ -407,5 +484,21 @@ fn cpu_and_gpu_agree_with_plain_rust() {
     for device in common::devices(true) {
         let got = run(&device, &a, &b, m, k, n).unwrap();
         common::check(&format!("sgemm on {}", device.name()), &got, &want, 0.0);
+    }
+}
+
+#[test]
+fn the_tuner_chooses_a_kernel_that_agrees() {
+    // Sizes both kernels take: the tuner runs both, checks that they
+    // agree, and picks one; `run` then uses it.
+    let (m, k, n) = (256, 48, 128);
+    let (a, b) = (data(m * k, 9), data(k * n, 10));
+    let want = reference(&a, &b, m, k, n);
+    for device in common::devices(true) {
+        let choice = choose(&device, &a, &b, m, k, n).unwrap();
+        assert_eq!(choice.source, tune::Source::Tuned);
+        assert!(choice.outcomes.iter().all(|o| o.result.is_ok()), "{:?}", choice.outcomes);
+        let got = run(&device, &a, &b, m, k, n).unwrap();
+        common::check(&format!("tuned sgemm on {}", device.name()), &got, &want, 0.0);
     }
 }

@@ -259,6 +259,11 @@ pub use onekernel_runtime::inspect;
 /// the book's tensor-core chapter).
 pub use onekernel_runtime::tile;
 
+/// Autotuning: the fastest of several candidates (launch shapes, kernel
+/// variants) for a device and a problem, chosen by timing them once and
+/// remembered in a cache file (see [`tune::Tuner`]).
+pub use onekernel_runtime::tune;
+
 /// Re-exports the runtime in full, for advanced use (benchmarks, custom
 /// launches).
 pub use onekernel_runtime as runtime;

@@ -15,6 +15,9 @@
 //!   own clock where it has one ([`Clock`]);
 //! - the errors [`DeviceError`], [`BufferError`] and [`LaunchError`]:
 //!   everything fails with a `Result` whose message names what went wrong;
+//! - [`tune`]: autotuning, the fastest of several candidates (launch
+//!   shapes, kernel variants) per device and problem, remembered in a
+//!   cache file;
 //! - [`KernelInfo`] (and the rest of the compiler–runtime contract in
 //!   [`abi`]) and, with the default `inspect` feature, the `inspect`
 //!   module: what a compiled kernel contains.
@@ -52,6 +55,7 @@ pub mod num;
 mod plan;
 pub mod tile;
 mod timing;
+pub mod tune;
 
 pub use arg::BufferArg;
 pub use buffer::{Buffer, Element};
