@@ -191,7 +191,8 @@ fn deep_nesting_is_an_error_not_an_abort() {
     let kernel = |body: String| {
         format!("use onekernel::prelude::*;\n#[kernel(workgroup_size = 64)]\nfn k(a: &[f32], out: &mut [f32]) {{\n    {body}\n}}\n")
     };
-    let forms: [(&str, fn(usize) -> String); 6] = [
+    type Form = (&'static str, fn(usize) -> String);
+    let forms: [Form; 6] = [
         ("parentheses", |n| format!("out[0] = {}a[0]{};", "(".repeat(n), ")".repeat(n))),
         ("blocks", |n| format!("{} out[0] = a[0]; {}", "{".repeat(n), "}".repeat(n))),
         ("else_if", |n| {

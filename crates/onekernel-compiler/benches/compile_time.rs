@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 fn kernel(statements: usize) -> String {
     let mut s = String::from(
-        "fn k(a: &[f32], out: &mut [f32]) {\n    let n = a.len();\n    let i = onekernel::global_id();\n    let mut x = 0.0f32;\n",
+        "fn k(a: &[f32], out: &mut [f32]) {\n    let n = a.len();\n    let i = onekernel::global_id().x;\n    let mut x = 0.0f32;\n",
     );
     for k in 0..statements {
         s.push_str(&format!("    x = x * 1.0001 + a[(i + {k}) % n];\n"));
@@ -55,7 +55,7 @@ fn main() {
     };
     let attr: proc_macro2::TokenStream = "workgroup_size = 64".parse().expect("attribute");
     println!(
-        "| K | source bytes | syn | recognise | check | lower ×1 | validate + write | re-parse WGSL | explain | compile | µs per statement |"
+        "| K | source bytes | syn | recognise | + check | lower ×4 | validate + write ×4 | re-parse WGSL ×4 | explain | compile | µs per statement |"
     );
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for &k in &sizes {
@@ -69,25 +69,52 @@ fn main() {
         let (t_check, checked) = best(runs, || {
             let mut types = Default::default();
             let f = parse::parse_function(&item, parse::FnRole::Kernel, &mut types).expect("recognised");
-            check(hir::Program { kernel: f, helpers: vec![], types }).expect("checks")
+            check(hir::Program { kernel: f, helpers: vec![], types }).unwrap_or_else(|e| panic!("{}", e[0].message))
         });
         let layout = Layout::of(&checked.program.kernel, &checked.program.types).expect("layout");
-        let lower_plain = || {
-            lower::lower_program(
-                &checked.program,
-                &checked.kernel_types,
-                &checked.helper_types,
-                &layout,
-                [64, 1, 1],
-                lower::Variant::PLAIN,
-            )
-            .expect("lowers")
+        let variants = [
+            lower::Variant::PLAIN,
+            lower::Variant::FOLDED,
+            lower::Variant::checked(false),
+            lower::Variant::checked(true),
+        ];
+        let lower_all = || {
+            variants.map(|v| {
+                lower::lower_program(
+                    &checked.program,
+                    &checked.kernel_types,
+                    &checked.helper_types,
+                    &layout,
+                    [64, 1, 1],
+                    v,
+                )
+                .expect("lowers")
+            })
         };
-        let (t_lower, lowered) = best(runs, lower_plain);
+        let (t_lower, lowered) = best(runs, lower_all);
         let span = checked.program.kernel.span;
-        let (t_emit, (wgsl, _)) =
-            best(runs, || emit::emit(&lowered.module, &lowered.spans, span).expect("validates and writes"));
-        let (t_reparse, _) = best(runs, || emit::reparse_wgsl(&wgsl).expect("re-parses"));
+        let (t_emit, wgsl) = best(runs, || {
+            lowered.each_ref().map(|l| emit::emit(&l.module, &l.spans, span).expect("validates and writes").0)
+        });
+        let (t_reparse, _) = best(runs, || wgsl.each_ref().map(|w| emit::reparse_wgsl(w).expect("re-parses")));
+        if std::env::var("KERNEL_BENCH_SPLIT").is_ok() {
+            for (i, w) in wgsl.iter().enumerate() {
+                let t = Instant::now();
+                let m = naga::front::wgsl::parse_str(w).expect("parses");
+                let parse = t.elapsed();
+                let t = Instant::now();
+                naga::valid::Validator::new(naga::valid::ValidationFlags::all(), emit::CAPABILITIES)
+                    .validate(&m)
+                    .unwrap();
+                eprintln!(
+                    "variant {i}: {} bytes of WGSL, parse {} ms, validate {} ms",
+                    w.len(),
+                    ms(parse),
+                    ms(t.elapsed())
+                );
+            }
+        }
+        let wgsl = &wgsl[0];
         let (t_explain, _) = best(runs, || {
             explain::explain(
                 &checked.program,
@@ -96,7 +123,7 @@ fn main() {
                 &layout,
                 [64, 1, 1],
                 &[&item],
-                &wgsl,
+                wgsl,
             )
             .expect("explains")
         });

@@ -59,7 +59,7 @@ pub fn with_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 /// Checks that `tokens` nest at most [`MAX_NESTING`] deep (see the module
 /// docs); else the error at the first token past the limit. Iterative:
 /// any input, however deep, is checked on a small stack.
-pub fn check(tokens: &TokenStream) -> Result<(), Diagnostic> {
+pub fn check(tokens: &TokenStream) -> Result<(), Box<Diagnostic>> {
     walk(tokens, MAX_NESTING).map(drop)
 }
 
@@ -70,7 +70,7 @@ pub fn depth(tokens: &TokenStream) -> usize {
 
 /// The deepest nesting of `tokens`, or the error at the first token past
 /// `limit`.
-fn walk(tokens: &TokenStream, limit: usize) -> Result<usize, Diagnostic> {
+fn walk(tokens: &TokenStream, limit: usize) -> Result<usize, Box<Diagnostic>> {
     let mut deepest = 0;
     let mut stack: Vec<Level> = Vec::new();
     let mut level = Level::new(tokens.clone(), 0);
@@ -243,15 +243,17 @@ impl Level {
     }
 }
 
-fn too_deep(span: Span, what: &str) -> Diagnostic {
-    Diagnostic::new(span, format!("{what} nested too deep: more than {MAX_NESTING} levels"))
-        .label(format!("nesting level {} here", MAX_NESTING + 1))
-        .note(format!(
-            "the compiler reads at most {MAX_NESTING} levels of nesting: each block, parenthesis or bracket \
+fn too_deep(span: Span, what: &str) -> Box<Diagnostic> {
+    Box::new(
+        Diagnostic::new(span, format!("{what} nested too deep: more than {MAX_NESTING} levels"))
+            .label(format!("nesting level {} here", MAX_NESTING + 1))
+            .note(format!(
+                "the compiler reads at most {MAX_NESTING} levels of nesting: each block, parenthesis or bracket \
              around a token, each operator, call, index or cast of the expression it is in, and each `else` \
              of an `if` chain counts one"
-        ))
-        .help("split the expression into `let` statements, or move part of it into a `#[helper]` function")
+            ))
+            .help("split the expression into `let` statements, or move part of it into a `#[helper]` function"),
+    )
 }
 
 /// Lexes `source`, checks its nesting, and parses it with syn as a `T`
@@ -266,6 +268,6 @@ pub fn parse_source<T: syn::parse::Parse>(source: &str) -> Result<T, Vec<Diagnos
 
 /// Checks the nesting of `tokens`, then parses them with syn as a `T`.
 pub fn parse_tokens<T: syn::parse::Parse>(tokens: TokenStream) -> Result<T, Vec<Diagnostic>> {
-    check(&tokens).map_err(|d| vec![d])?;
+    check(&tokens).map_err(|d| vec![*d])?;
     syn::parse2(tokens).map_err(|e| e.into_iter().map(|e| Diagnostic::new(e.span(), e.to_string())).collect())
 }
