@@ -46,14 +46,10 @@ const MAX_DEPTH: usize = 8;
 pub fn read_program(path: &Path, source: &str) -> Result<Program, Vec<FileError>> {
     let mut program = Program { kernels: Vec::new(), helpers: Vec::new() };
     let mut errors = Vec::new();
-    let file = match syn::parse_file(source) {
+    // Nesting checked before syn recurses (`onekernel_compiler::nesting`).
+    let file = match onekernel_compiler::parse_source::<syn::File>(source) {
         Ok(f) => f,
-        Err(e) => {
-            return Err(e
-                .into_iter()
-                .map(|e| (path.display().to_string(), source.to_string(), Diagnostic::new(e.span(), e.to_string())))
-                .collect())
-        }
+        Err(e) => return Err(e.into_iter().map(|d| (path.display().to_string(), source.to_string(), d)).collect()),
     };
     let dir = module_dir(path);
     let none = onekernel_compiler::parse::ModuleItems::default();
@@ -130,7 +126,7 @@ fn collect(
                 None if depth < MAX_DEPTH => {
                     let Some(file) = module_file(m, dir) else { continue };
                     let Ok(text) = std::fs::read_to_string(&file) else { continue };
-                    match syn::parse_file(&text) {
+                    match onekernel_compiler::parse_source::<syn::File>(&text) {
                         Ok(parsed) => {
                             let sub = if file.file_name().is_some_and(|n| n == "mod.rs") {
                                 module_dir(&file)
@@ -140,9 +136,7 @@ fn collect(
                             let none = onekernel_compiler::parse::ModuleItems::default();
                             collect(&parsed.items, &file, &text, &sub, depth + 1, false, &none, program, errors);
                         }
-                        Err(e) => errors.extend(e.into_iter().map(|e| {
-                            (file.display().to_string(), text.clone(), Diagnostic::new(e.span(), e.to_string()))
-                        })),
+                        Err(e) => errors.extend(e.into_iter().map(|d| (file.display().to_string(), text.clone(), d))),
                     }
                 }
                 None => {}

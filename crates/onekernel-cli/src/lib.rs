@@ -106,8 +106,14 @@ impl Output {
     }
 }
 
-/// Runs the tool on the arguments after the program name.
+/// Runs the tool on the arguments after the program name, on a thread
+/// with the compiler's stack (`onekernel_compiler::nesting::STACK_SIZE`):
+/// the nesting the compiler accepts fits there whatever the build.
 pub fn run(args: &[String]) -> Output {
+    onekernel_compiler::nesting::with_stack(|| run_here(args))
+}
+
+fn run_here(args: &[String]) -> Output {
     let cli = match Cli::try_parse_from(std::iter::once("onekernel".to_string()).chain(args.iter().cloned())) {
         Ok(cli) => cli,
         Err(e) => {

@@ -180,3 +180,48 @@ fn helpers_in_module_files() {
     let out = ok(&["explain", "crates/onekernel-cli/tests/fixtures/with_module/main.rs", "--emit", "wgsl"]);
     assert!(out.contains("fn twice("), "{out}");
 }
+
+/// Nesting 10,000 levels deep (each recursive form) is one error, exit
+/// status 1, never a stack overflow; nesting at the limit compiles (the
+/// tool compiles on a thread of the compiler's stack size).
+#[test]
+fn deep_nesting_is_an_error_not_an_abort() {
+    let dir = std::env::temp_dir().join(format!("onekernel-cli-deep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let kernel = |body: String| {
+        format!("use onekernel::prelude::*;\n#[kernel(workgroup_size = 64)]\nfn k(a: &[f32], out: &mut [f32]) {{\n    {body}\n}}\n")
+    };
+    type Form = (&'static str, fn(usize) -> String);
+    let forms: [Form; 6] = [
+        ("parentheses", |n| format!("out[0] = {}a[0]{};", "(".repeat(n), ")".repeat(n))),
+        ("blocks", |n| format!("{} out[0] = a[0]; {}", "{".repeat(n), "}".repeat(n))),
+        ("else_if", |n| {
+            format!("if a[0] > 0.0 {{ out[0] = 1.0; }} {}", "else if a[0] > 1.0 { out[0] = 2.0; } ".repeat(n))
+        }),
+        ("array", |n| format!("let v = {}a[0]{}; out[0] = 1.0;", "[".repeat(n), "]".repeat(n))),
+        ("types", |n| format!("let v: {}f32{} = 0.0; out[0] = a[0];", "[".repeat(n), "; 1]".repeat(n))),
+        ("sum", |n| format!("out[0] = a[0]{};", " + a[0]".repeat(n))),
+    ];
+    for (name, form) in forms {
+        let file = dir.join(format!("{name}.rs"));
+        std::fs::write(&file, kernel(form(10_000))).unwrap();
+        let (code, stdout, stderr) = cli(&["explain", file.to_str().unwrap()]);
+        assert_eq!(code, 1, "{name}: {stderr}");
+        assert!(stdout.is_empty(), "{name}");
+        assert!(stderr.contains("due to 1 previous error"), "{name}: {stderr}");
+        assert!(stderr.contains("nested too deep: more than 128 levels"), "{name}: {stderr}");
+        // At the line of the kernel's body.
+        assert!(stderr.contains(&format!("{name}.rs:4:")), "{name}: {stderr}");
+    }
+    // 100 levels of parentheses and 100 nested blocks compile.
+    for (name, body) in [
+        ("parens_100", format!("out[0] = {}a[0]{};", "(".repeat(100), ")".repeat(100))),
+        ("blocks_100", format!("{} out[0] = a[0]; {}", "{".repeat(100), "}".repeat(100))),
+    ] {
+        let file = dir.join(format!("{name}.rs"));
+        std::fs::write(&file, kernel(body)).unwrap();
+        let out = ok(&["explain", file.to_str().unwrap(), "--emit", "wgsl"]);
+        assert!(out.contains("@compute"), "{name}: {out}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

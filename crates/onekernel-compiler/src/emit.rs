@@ -346,6 +346,7 @@ fn validate(
     spans: &[proc_macro2::Span],
     fallback: proc_macro2::Span,
 ) -> Result<naga::valid::ModuleInfo, Vec<Diagnostic>> {
+    wgsl_braces_fit(module, spans, fallback)?;
     Validator::new(ValidationFlags::all(), CAPABILITIES)
         .validate(module)
         .map_err(|e| {
@@ -366,6 +367,49 @@ fn validate(
                 .help("this is a bug in onekernel; please report it with this kernel")
         })
         .map_err(|d| vec![d])
+}
+
+/// WGSL allows 127 levels of braces in a function (naga's parser refuses
+/// more, so the WGSL would not re-parse): deeper control flow is an error
+/// at the statement past the limit. Each Rust block, `if`, loop and
+/// `match` arm is one level or two (a `match` arm is a `case` in a
+/// `switch`); the nesting limit ([`crate::nesting`]) lets more through.
+fn wgsl_braces_fit(
+    module: &naga::Module,
+    spans: &[proc_macro2::Span],
+    fallback: proc_macro2::Span,
+) -> Result<(), Vec<Diagnostic>> {
+    const WGSL_MAX_BRACES: usize = 127;
+    use naga::Statement as S;
+    let bodies =
+        module.functions.iter().map(|(_, f)| &f.body).chain(module.entry_points.iter().map(|e| &e.function.body));
+    // Explicit stack: the blocks and their depth (the function's braces
+    // are the first level).
+    let mut stack: Vec<(&naga::Block, usize)> = bodies.map(|b| (b, 1)).collect();
+    while let Some((block, depth)) = stack.pop() {
+        for (statement, span) in block.span_iter() {
+            let inner: Vec<(&naga::Block, usize)> = match statement {
+                S::Block(b) => vec![(b, depth + 1)],
+                S::If { accept, reject, .. } => vec![(accept, depth + 1), (reject, depth + 1)],
+                S::Switch { cases, .. } => cases.iter().map(|c| (&c.body, depth + 2)).collect(),
+                S::Loop { body, continuing, .. } => vec![(body, depth + 1), (continuing, depth + 2)],
+                _ => continue,
+            };
+            for (b, d) in inner {
+                if d > WGSL_MAX_BRACES && !b.is_empty() {
+                    let at = span.to_range().and_then(|r| spans.get(r.start).copied()).unwrap_or(fallback);
+                    return Err(vec![Diagnostic::new(
+                        at,
+                        format!("blocks nested too deep for WGSL: this code is {d} braces deep on the GPU, and WGSL allows {WGSL_MAX_BRACES}"),
+                    )
+                    .note("each block, `if`, `else if`, loop and `match` arm nests one level of braces in the WGSL (an arm two)")
+                    .help("move the inner part into a `#[helper]` function (each function has its own limit), or flatten it with early `continue`, `break` or `return`")]);
+                }
+                stack.push((b, d));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Parses WGSL text back and validates it: the oracle that the text the

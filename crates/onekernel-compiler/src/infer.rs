@@ -113,11 +113,21 @@ impl<'a> Infer<'a> {
         }
     }
 
-    fn find(&mut self, mut v: usize) -> usize {
-        while let Var::Link(next) = self.vars[v] {
-            v = next;
+    /// The root of `v`'s class. Compresses the path: `unify` links one
+    /// root under the other, and a variable assigned in every statement
+    /// (`x = x * 2.0 + ..`) would otherwise sit at the end of a chain as
+    /// long as the kernel, making the checks quadratic in its length.
+    fn find(&mut self, v: usize) -> usize {
+        let mut root = v;
+        while let Var::Link(next) = self.vars[root] {
+            root = next;
         }
-        v
+        let mut at = v;
+        while let Var::Link(next) = self.vars[at] {
+            self.vars[at] = Var::Link(root);
+            at = next;
+        }
+        root
     }
 
     fn unify(&mut self, a: usize, b: usize) {

@@ -18,6 +18,10 @@
 //! 7. [`expand`]: the Rust the macro emits (kernel info, launch, the CPU
 //!    body generated from the HIR, helpers, the fallback on errors).
 //!
+//! Text and tokens from outside are parsed with [`parse_source`] and
+//! [`parse_tokens`], which first check that they nest at most
+//! [`MAX_NESTING`] deep ([`nesting`]): every stage recurses on the tree.
+//!
 //! [`compile`] runs stages 1–6 and returns a [`CompiledKernel`] whose
 //! [`CompiledKernel::info`] is the ABI description the runtime reads
 //! (`onekernel_abi::KernelInfo`). This crate has no `proc_macro` types in
@@ -36,6 +40,7 @@ pub mod hir;
 pub mod infer;
 pub mod layout;
 pub mod lower;
+pub mod nesting;
 pub mod parse;
 pub mod types;
 pub mod uniformity;
@@ -44,6 +49,7 @@ pub mod visit;
 pub use attr::KernelAttr;
 pub use diagnostic::Diagnostic;
 pub use layout::Layout;
+pub use nesting::{parse_source, parse_tokens, MAX_NESTING};
 
 use onekernel_abi::{CpuStrategy, KernelInfo};
 use std::borrow::Cow;
@@ -447,6 +453,14 @@ pub fn shaders(
     let wgsl_checked_folded = emit::emit_wgsl(&checked_folded, span)?;
     let reparse = |w: &str| {
         emit::reparse_wgsl(w).map_err(|e| {
+            // naga's WGSL parser stops at 200 levels of statements and
+            // expressions inside each other (the GPU driver's may stop
+            // sooner): the kernel is too deep for WGSL, not wrong.
+            if e.contains("recursion limit exceeded") {
+                return vec![Diagnostic::new(span, "this kernel's GPU code nests too deep for WGSL parsers")
+                    .note("naga reads at most 200 levels of statements and expressions inside each other")
+                    .help("split deep expressions into `let` statements, or move part of the code into a `#[helper]` function")];
+            }
             vec![Diagnostic::new(span, format!("internal compiler error: the generated WGSL does not re-parse: {e}"))]
         })
     };

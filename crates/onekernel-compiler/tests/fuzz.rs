@@ -11,22 +11,39 @@
 //! ```
 //!
 //! (`KERNEL_FUZZ_SEED=N` picks another sequence.) Any input that ever made
-//! the compiler panic is kept in `REGRESSIONS` below.
+//! the compiler panic or abort is kept in `REGRESSIONS` below.
+//!
+//! Inputs are parsed the way the macro and the tools parse them
+//! (`parse_tokens`: the nesting check, then syn), and compiled on a thread
+//! of the compiler's stack size (`nesting::with_stack`): one input in
+//! twenty nests one recursive form (parentheses, blocks, `if` chains,
+//! types, array literals, operators, ...) up to 10,000 levels deep, which
+//! must be an error, never a stack overflow.
 
-use onekernel_compiler::{compile, expand};
+use onekernel_compiler::nesting::with_stack;
+use onekernel_compiler::{compile, expand, parse_source, parse_tokens};
 use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// The seed corpus: valid kernels and helpers covering the subset.
 const CORPUS: &str = include_str!("../../../tests/language/kernels.rs");
 
-/// Inputs that once panicked, as `(attribute, source)`.
-const REGRESSIONS: &[(&str, &str)] = &[
+/// Inputs that once panicked or aborted, as `(attribute, source, whether
+/// it gets past the nesting check and syn)`.
+const REGRESSIONS: &[(&str, &str, bool)] = &[
     // Found by a 1,000,000-input run (seed 1000001, iteration 56404): a
     // local array of 2^32 - 1 elements made naga panic ("type is too large").
     (
         "workgroup_size = 64",
         "fn k(a: &[f32], out: &mut [f32]) { let mut tile = [[0.0f32; 4294967295u32]; 4]; tile[0][0] = a[0]; out[0] = tile[0][0]; }",
+        true,
+    ),
+    // 150 nested parentheses overflowed the playground server's stack
+    // (issue 21): past the nesting limit, an error before syn parses.
+    (
+        "workgroup_size = 64",
+        "fn k(a: &[f32], out: &mut [f32]) { out[0] = ((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((a[0]))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))); }",
+        false,
     ),
 ];
 
@@ -382,23 +399,131 @@ fn check(attr: TokenStream, item: &syn::ItemFn, helpers: &[syn::ItemFn], what: &
 
 #[test]
 fn regressions_do_not_panic() {
-    for (attr, src) in REGRESSIONS {
-        if let Ok(item) = syn::parse_str::<syn::ItemFn>(src) {
-            check(attr.parse().expect("attr"), &item, &[], &|| src.to_string());
+    with_stack(|| {
+        for (attr, src, parses) in REGRESSIONS {
+            // Not skipped when it does not parse: whether it does is part of
+            // the regression.
+            match parse_source::<syn::ItemFn>(src) {
+                Ok(item) => {
+                    assert!(parses, "parsed, but expected an error before syn:\n{src}");
+                    check(attr.parse().expect("attr"), &item, &[], &|| src.to_string());
+                }
+                Err(e) => {
+                    assert!(!parses, "does not parse ({}):\n{src}", e[0].message);
+                    assert_eq!(e.len(), 1, "{e:?}");
+                }
+            }
+        }
+    });
+}
+
+/// The recursive forms of the language, each as a way to nest a leaf
+/// token (a literal or a name in an expression, a type name) `n` deep.
+/// A form's name, and the text of a leaf nested `n` deep in it.
+type Form = (&'static str, fn(&str, usize) -> String);
+
+const FORMS: &[Form] = &[
+    ("parentheses", |x, n| format!("{}{x}{}", "(".repeat(n), ")".repeat(n))),
+    ("block expressions", |x, n| format!("{}{x}{}", "{ ".repeat(n), " }".repeat(n))),
+    ("nested ifs", |x, n| format!("{}{x}{}", "if true { ".repeat(n), " } else { 0 }".repeat(n))),
+    ("if chain", |x, n| format!("if false {{ 0 }} {} else {{ {x} }}", "else if false { 1 } ".repeat(n))),
+    ("array literals", |x, n| format!("{}{x}{}", "[".repeat(n), "]".repeat(n))),
+    ("negation", |x, n| format!("{}{x}", "-".repeat(n))),
+    ("not", |x, n| format!("{}{x}", "!".repeat(n))),
+    ("sums", |x, n| format!("{x}{}", " + 1".repeat(n))),
+    ("method calls", |x, n| format!("{x}{}", ".abs()".repeat(n))),
+    ("casts", |x, n| format!("{x}{}", " as f32".repeat(n))),
+    ("calls", |x, n| format!("{}{x}{}", "f32::abs(".repeat(n), ")".repeat(n))),
+    ("closures", |x, n| format!("{}{x}", "|v| ".repeat(n))),
+    ("indexing", |x, n| format!("{x}{}", "[0]".repeat(n))),
+];
+
+/// Type forms, nesting a type name `n` deep.
+const TYPE_FORMS: &[Form] = &[
+    ("array types", |t, n| format!("{}{t}{}", "[".repeat(n), "; 1]".repeat(n))),
+    ("reference types", |t, n| format!("{}{t}", "&".repeat(n))),
+    ("generic types", |t, n| format!("{}{t}{}", "Option<".repeat(n), ">".repeat(n))),
+    ("tuple types", |t, n| format!("{}{t}{}", "(".repeat(n), ",)".repeat(n))),
+];
+
+/// A depth: half near the nesting limit, half anywhere up to 10,000.
+fn random_depth(rng: &mut Rng) -> usize {
+    if rng.below(2) == 0 {
+        60 + rng.below(140)
+    } else {
+        // Log-uniform over 1..=10,000.
+        let exp = rng.below(1000) as f64 / 1000.0 * 4.0;
+        (10f64.powf(exp) as usize).clamp(1, 10_000)
+    }
+}
+
+/// `source`'s tokens with one leaf (a literal or name in the body, or a
+/// scalar type name anywhere) nested `depth` deep in a random form.
+/// Returns the new tokens and what was done (None without such a leaf).
+fn nest_deep(rng: &mut Rng, source: &TokenStream, depth: usize) -> Option<(TokenStream, String)> {
+    let text = source.to_string();
+    let types = ["f32", "u32", "i32", "usize"];
+    let typed = rng.below(4) == 0;
+    // Leaves: byte offsets of the tokens to replace in the text.
+    let body = text.find('{').unwrap_or(0);
+    let leaves: Vec<(usize, &str)> = if typed {
+        types.iter().flat_map(|t| text.match_indices(t)).collect()
+    } else {
+        ["0", "1", "i", "x", "a", "out"].iter().flat_map(|t| text.match_indices(t)).collect()
+    };
+    // Not inside string literals (doc comments are `#[doc = "..."]`).
+    let mut in_string = vec![false; text.len()];
+    let (mut inside, mut escaped) = (false, false);
+    for (i, c) in text.char_indices() {
+        in_string[i] = inside;
+        match c {
+            '\\' if inside => escaped = !escaped,
+            '"' if !escaped => inside = !inside,
+            _ => escaped = false,
         }
     }
+    let leaves: Vec<(usize, &str)> = leaves
+        .into_iter()
+        .filter(|&(i, _)| !in_string[i])
+        .filter(|&(i, s)| {
+            let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.');
+            (typed || i > body) && !word(text[..i].chars().next_back()) && !word(text[i + s.len()..].chars().next())
+        })
+        .collect();
+    if leaves.is_empty() {
+        return None;
+    }
+    let (at, leaf) = *rng.pick(&leaves);
+    let (name, nested) = if typed {
+        let (name, form) = rng.pick(TYPE_FORMS);
+        (*name, form(leaf, depth))
+    } else {
+        let (name, form) = rng.pick(FORMS);
+        (*name, form(leaf, depth))
+    };
+    let new = format!("{}{nested}{}", &text[..at], &text[at + leaf.len()..]);
+    Some((new.parse().expect("nesting keeps the text lexable"), format!("{name}, {depth} levels, at `{leaf}`")))
 }
 
 #[test]
 fn mutated_and_arbitrary_kernels_never_panic() {
+    // The compiler recurses on the tree: run where the tools run it.
+    with_stack(fuzz);
+}
+
+fn fuzz() {
     let iters: usize = std::env::var("KERNEL_FUZZ_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(3000);
     let seed: u64 = std::env::var("KERNEL_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x5eed);
     let mut rng = Rng(seed | 1);
     let (kernels, helpers) = corpus();
     let exprs = all_exprs(&kernels);
     let (mut parsed, mut accepted) = (0usize, 0usize);
+    // Deeply nested inputs: generated, rejected by the nesting check,
+    // accepted by the compiler.
+    let (mut deep, mut too_deep, mut deep_accepted) = (0usize, 0usize, 0usize);
     let start = std::time::Instant::now();
     for iter in 0..iters {
+        let mut nested = None;
         let (attr, source): (TokenStream, TokenStream) = match rng.below(20) {
             // Arbitrary tokens.
             0 => ("workgroup_size = 64".parse().expect("attr"), arbitrary_kernel(&mut rng)),
@@ -416,6 +541,19 @@ fn mutated_and_arbitrary_kernels_never_panic() {
                 }
                 (attr.clone(), ts)
             }
+            // One recursive form nested deep.
+            6 => {
+                let (attr, f) = rng.pick(&kernels);
+                let depth = random_depth(&mut rng);
+                let tokens = quote::ToTokens::to_token_stream(f);
+                match nest_deep(&mut rng, &tokens, depth) {
+                    Some((deeper, what)) => {
+                        nested = Some((depth, what));
+                        (attr.clone(), deeper)
+                    }
+                    None => (attr.clone(), tokens),
+                }
+            }
             // Tree-level edits.
             _ => {
                 let (attr, f) = rng.pick(&kernels);
@@ -432,17 +570,49 @@ fn mutated_and_arbitrary_kernels_never_panic() {
         let mut hs = helpers.clone();
         if rng.below(5) == 0 {
             let h = rng.below(hs.len());
-            if let Ok(m) = syn::parse2::<syn::ItemFn>(mutate(&mut rng, quote::ToTokens::to_token_stream(&hs[h]), 0)) {
+            if let Ok(m) = parse_tokens::<syn::ItemFn>(mutate(&mut rng, quote::ToTokens::to_token_stream(&hs[h]), 0)) {
                 hs[h] = m;
             }
         }
-        let Ok(item) = syn::parse2::<syn::ItemFn>(source.clone()) else { continue };
-        parsed += 1;
         let what = || format!("iteration {iter} (seed {seed}):\n#[kernel({attr})]\n{source}");
+        deep += usize::from(nested.is_some());
+        let item = match parse_tokens::<syn::ItemFn>(source.clone()) {
+            Ok(item) => item,
+            Err(errors) => {
+                if errors[0].message.contains("nested too deep") {
+                    assert_eq!(errors.len(), 1, "{errors:?}\n{}", what());
+                    too_deep += usize::from(nested.is_some());
+                } else if let Some((depth, form)) = &nested {
+                    // Every form counts at least one level per level.
+                    assert!(*depth <= onekernel_compiler::MAX_NESTING, "{form}: not a nesting error: {errors:?}");
+                }
+                continue;
+            }
+        };
+        if let Some((depth, form)) = &nested {
+            assert!(*depth <= onekernel_compiler::MAX_NESTING, "{form}: {depth} levels got past the check");
+        }
+        parsed += 1;
         if check(attr.clone(), &item, &hs, &what) {
             accepted += 1;
+            deep_accepted += usize::from(nested.as_ref().is_some_and(|(d, _)| *d >= 60));
         }
     }
-    println!("fuzz: {iters} inputs, {parsed} parsed as functions, {accepted} accepted, in {:.1?}", start.elapsed());
+    println!(
+        "fuzz: {iters} inputs, {parsed} parsed as functions, {accepted} accepted; {deep} nested deep, {too_deep} of them \
+         too deep, {deep_accepted} accepted 60 or more levels deep; in {:.1?}",
+        start.elapsed()
+    );
     assert!(parsed > iters / 2, "too few inputs parsed: the mutations are too destructive");
+    // The inputs reach the back ends: a mutation that always broke typing
+    // would test only the front end (about 16% compile with the default
+    // seed).
+    assert!(
+        accepted > parsed / 10,
+        "too few inputs compiled ({accepted} of {parsed}): the mutations are too destructive"
+    );
+    if iters >= 1000 {
+        assert!(too_deep > deep / 5, "too few deep inputs ({too_deep} of {deep}) past the nesting limit");
+        assert!(deep_accepted > 0, "no deeply nested input compiled: the limit or the generator is wrong");
+    }
 }

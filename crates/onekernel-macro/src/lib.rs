@@ -13,6 +13,9 @@ use syn::parse::{Parse, ParseStream};
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item2: TokenStream2 = item.clone().into();
+    if let Err(too_deep) = too_deep(&[&attr.clone().into(), &item2]) {
+        return too_deep;
+    }
     let func: syn::ItemFn = match syn::parse2(item2) {
         Ok(f) => f,
         Err(e) => {
@@ -34,6 +37,9 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn kernels(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item2: TokenStream2 = item.clone().into();
+    if let Err(too_deep) = too_deep(&[&item2]) {
+        return too_deep;
+    }
     let module: syn::ItemMod = match syn::parse2(item2) {
         Ok(m) => m,
         Err(e) => {
@@ -57,6 +63,9 @@ pub fn kernels(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn helper(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item2: TokenStream2 = item.clone().into();
+    if let Err(too_deep) = too_deep(&[&item2]) {
+        return too_deep;
+    }
     let mut out = TokenStream2::new();
     if !attr.is_empty() {
         out.extend(
@@ -86,10 +95,28 @@ pub fn helper(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[doc(hidden)]
 #[proc_macro]
 pub fn kernel_with_helpers(input: TokenStream) -> TokenStream {
+    if let Err(too_deep) = too_deep(&[&input.clone().into()]) {
+        return too_deep;
+    }
     match syn::parse::<State>(input) {
         Ok(state) => state.next().into(),
         Err(e) => e.to_compile_error().into(),
     }
+}
+
+/// The error for tokens nested deeper than the compiler reads
+/// (`onekernel_compiler::nesting`), checked before syn parses them: syn,
+/// the compiler and the drop of syn's tree all recurse, and rustc's stack
+/// would overflow (an abort, not an error) on thousands of levels. The
+/// item is not emitted again: rustc would only report the same tokens
+/// (and recurse on them too).
+fn too_deep(tokens: &[&TokenStream2]) -> Result<(), TokenStream> {
+    for t in tokens {
+        if let Err(d) = onekernel_compiler::nesting::check(t) {
+            return Err(d.to_syn_error().to_compile_error().into());
+        }
+    }
+    Ok(())
 }
 
 /// The kernel, the helpers gathered so far and the items of the

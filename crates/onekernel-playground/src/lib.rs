@@ -204,20 +204,28 @@ struct CompileRequest {
     kernel: Option<String>,
 }
 
-/// Runs `f` on a blocking thread, at most one per core at once; a panic
-/// (a compiler bug) is a 500, and the thread's `proc_macro2` spans are
-/// dropped afterwards (they are kept per thread, and would otherwise grow
-/// with every compile).
+/// Runs `f` (a compile) on a thread of its own, at most one per core at
+/// once. The thread has the compiler's stack
+/// (`onekernel_compiler::nesting::STACK_SIZE`, where the nesting the
+/// compiler accepts fits; tokio's blocking threads have 2 MiB, which a
+/// kernel nested 150 deep overflowed, aborting the server). A panic (a
+/// compiler bug) is a 500. The thread's `proc_macro2` spans (kept per
+/// thread) go with it.
 async fn blocking<R: Send + 'static>(p: &Playground, f: impl FnOnce() -> R + Send + 'static) -> Result<R, Response> {
     let Ok(_permit) = p.compiles.acquire().await else {
         return Err(error(StatusCode::SERVICE_UNAVAILABLE, "the server is shutting down".into()));
     };
-    let job = tokio::task::spawn_blocking(move || {
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-        proc_macro2::extra::invalidate_current_thread_spans();
-        r
-    });
-    match job.await {
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    let spawned = std::thread::Builder::new()
+        .name("compile".into())
+        .stack_size(onekernel_compiler::nesting::STACK_SIZE)
+        .spawn(move || {
+            let _ = reply.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
+        });
+    if spawned.is_err() {
+        return Err(error(StatusCode::SERVICE_UNAVAILABLE, "the server cannot start a compile thread".into()));
+    }
+    match answer.await {
         Ok(Ok(r)) => Ok(r),
         _ => Err(error(
             StatusCode::INTERNAL_SERVER_ERROR,

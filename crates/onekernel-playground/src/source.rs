@@ -35,8 +35,8 @@ pub struct Program {
 
 /// Reads the kernels and helpers of `source`, or its syntax errors.
 pub fn read_program(source: &str) -> Result<Program, Vec<Diagnostic>> {
-    let file = syn::parse_file(source)
-        .map_err(|e| e.into_iter().map(|e| Diagnostic::new(e.span(), e.to_string())).collect::<Vec<_>>())?;
+    // Nesting checked before syn recurses (`onekernel_compiler::nesting`).
+    let file = onekernel_compiler::parse_source::<syn::File>(source)?;
     let mut program = Program::default();
     let mut errors = Vec::new();
     collect(&file.items, &ModuleItems::default(), &mut program, &mut errors, 0);
@@ -115,7 +115,7 @@ fn collect(
 /// `use onekernel::prelude::*;` and those items, in source order, each as
 /// written (the rest of the file, `main` and the host code, is left out).
 pub fn kernel_items(source: &str) -> String {
-    let Ok(file) = syn::parse_file(source) else { return String::new() };
+    let Ok(file) = onekernel_compiler::parse_source::<syn::File>(source) else { return String::new() };
     let mut out = String::from("use onekernel::prelude::*;\n");
     for item in &file.items {
         let keep = match item {

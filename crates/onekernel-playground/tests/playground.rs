@@ -641,3 +641,58 @@ fn the_page_in_a_browser() {
         eprintln!("screenshot: {}", docs.display());
     }
 }
+
+/// Deeply nested kernels (every recursive form, thousands of levels, up to
+/// the source size limit) are one error each, and the server lives on: a
+/// normal request afterwards succeeds. (A kernel of 150 nested parentheses
+/// used to overflow a blocking thread's stack and abort the server.)
+#[test]
+fn deep_nesting_is_an_error_and_the_server_lives_on() {
+    let s = Server::start();
+    let kernel = |body: String| {
+        format!("use onekernel::prelude::*;\n#[kernel(workgroup_size = 64)]\nfn k(a: &[f32], out: &mut [f32]) {{\n    {body}\n}}\n")
+    };
+    let forms: Vec<(&str, String)> = vec![
+        ("parentheses", format!("out[0] = {}a[0]{};", "(".repeat(10_000), ")".repeat(10_000))),
+        ("blocks", format!("{} out[0] = a[0]; {}", "{".repeat(10_000), "}".repeat(10_000))),
+        ("else if", format!("if a[0] > 0.0 {{}} {}", "else if a[0] > 1.0 {} ".repeat(2_500))),
+        ("array literals", format!("let v = {}a[0]{}; out[0] = 1.0;", "[".repeat(10_000), "]".repeat(10_000))),
+        ("types", format!("let v: {}f32{} = 0.0; out[0] = a[0];", "[".repeat(5_000), "; 1]".repeat(5_000))),
+        ("negation", format!("out[0] = {}a[0];", "-".repeat(10_000))),
+        ("a sum", format!("out[0] = a[0]{};", "+a[0]".repeat(10_000))),
+        ("method calls", format!("out[0] = a[0]{};", ".abs()".repeat(8_000))),
+        // Past the limit, and also past syn's and the old server's reach.
+        ("150 parentheses", format!("out[0] = {}a[0]{};", "(".repeat(150), ")".repeat(150))),
+    ];
+    for (name, body) in forms {
+        let source = kernel(body);
+        let (status, r) = s.post_json("/api/compile", &json!({ "source": source }));
+        assert_eq!(status, 200, "{name}: {r}");
+        assert_eq!(r["ok"], false, "{name}");
+        let errors = r["errors"].as_array().unwrap();
+        assert_eq!(errors.len(), 1, "{name}: {errors:?}");
+        let message = errors[0]["message"].as_str().unwrap();
+        assert!(message.contains("nested too deep: more than 128 levels"), "{name}: {message}");
+        assert_eq!(errors[0]["start"]["line"], 4, "{name}: {r}");
+        // A run request compiles the same way.
+        let (status, r) = s.post_json(
+            "/api/run",
+            &json!({"source": source, "grid": {"threads": [64]}, "inputs": {"a": {"len": 64}, "out": {"len": 64}}}),
+        );
+        assert_eq!(status, 200, "{name}: {r}");
+        assert_eq!(r["ok"], false, "{name}: {r}");
+    }
+    // The server is alive and compiles and runs normal kernels, and deep
+    // nesting below the limit.
+    let (status, r) = s.post_json("/api/compile", &json!({ "source": TRIPLE }));
+    assert_eq!((status, &r["ok"]), (200, &json!(true)), "{r}");
+    let deep_ok = kernel(format!("out[0] = {}a[0]{};", "(".repeat(100), ")".repeat(100)));
+    let (status, r) = s.post_json("/api/compile", &json!({ "source": deep_ok }));
+    assert_eq!((status, &r["ok"]), (200, &json!(true)), "{r}");
+    let (status, r) = s.post_json(
+        "/api/run",
+        &json!({"source": TRIPLE, "grid": {"threads": [64]}, "inputs": {"a": {"len": 64}, "out": {"len": 64}}}),
+    );
+    assert_eq!(status, 200, "{r}");
+    assert_eq!(r["ok"], true, "{r}");
+}
