@@ -105,14 +105,20 @@ fn panics_outside_kernels_still_reach_the_previous_hook() {
         .output()
         .unwrap();
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "the child process failed:\n{stdout}\n{stderr}");
-    // The filter matched: the check ran.
-    assert!(stdout.contains("test result: ok. 1 passed"), "{stdout}");
+    let report = format!("the child process:\n{stdout}\n{stderr}");
+    assert!(out.status.success(), "{report}");
+    assert!(stdout.contains("the launch: kernel `ids`: panicked on the CPU at "), "{report}");
+    assert!(stdout.contains("seen after a kernel's panic: []\n"), "a kernel's panic reached the previous hook: {report}");
+    assert!(
+        stdout.contains("seen after an ordinary panic: [\"ordinary panic\"]\n"),
+        "an ordinary panic did not reach the previous hook: {report}"
+    );
 }
 
 /// In a fresh process: a hook that records every panic it sees, installed
-/// before the runtime's; a panic in a kernel body must not reach it (it
-/// becomes the launch's error), an ordinary panic must.
+/// before the runtime's; then a panic in a kernel body (it must become the
+/// launch's error, not reach the hook) and an ordinary panic (it must). It
+/// prints what happened; the parent checks.
 fn panic_hook_child() {
     static SEEN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     std::panic::set_hook(Box::new(|info| {
@@ -123,13 +129,10 @@ fn panic_hook_child() {
     let dev = Device::cpu();
     let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
     let err = cpu.execute(&IDS, Grid::threads(1), |_| panic!("in a kernel")).unwrap_err();
-    assert!(err.to_string().ends_with("in a kernel"), "{err}");
-    // (Copied out: a failing assert must not hold the lock the hook takes.)
-    let seen = SEEN.lock().unwrap().clone();
-    assert!(seen.is_empty(), "a kernel's panic reached the previous hook: {seen:?}");
+    println!("the launch: {err}");
+    println!("seen after a kernel's panic: {:?}", SEEN.lock().unwrap().clone());
     assert!(std::panic::catch_unwind(|| panic!("ordinary panic")).is_err());
-    let seen = SEEN.lock().unwrap().clone();
-    assert_eq!(seen, ["ordinary panic"], "an ordinary panic did not reach the previous hook");
+    println!("seen after an ordinary panic: {:?}", SEEN.lock().unwrap().clone());
 }
 
 #[test]
