@@ -98,7 +98,8 @@ fn panics_outside_kernels_still_reach_the_previous_hook() {
     if std::env::var_os(HOOK_CHILD).is_some() {
         return panic_hook_child();
     }
-    let name = format!("{}::panics_outside_kernels_still_reach_the_previous_hook", module_path!().split_once("::").unwrap().1);
+    let name =
+        format!("{}::panics_outside_kernels_still_reach_the_previous_hook", module_path!().split_once("::").unwrap().1);
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .args([name.as_str(), "--exact", "--test-threads=1", "--nocapture"])
         .env(HOOK_CHILD, "1")
@@ -108,7 +109,10 @@ fn panics_outside_kernels_still_reach_the_previous_hook() {
     let report = format!("the child process:\n{stdout}\n{stderr}");
     assert!(out.status.success(), "{report}");
     assert!(stdout.contains("the launch: kernel `ids`: panicked on the CPU at "), "{report}");
-    assert!(stdout.contains("seen after a kernel's panic: []\n"), "a kernel's panic reached the previous hook: {report}");
+    assert!(
+        stdout.contains("seen after a kernel's panic: []\n"),
+        "a kernel's panic reached the previous hook: {report}"
+    );
     assert!(
         stdout.contains("seen after an ordinary panic: [\"ordinary panic\"]\n"),
         "an ordinary panic did not reach the previous hook: {report}"
