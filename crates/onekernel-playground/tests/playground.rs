@@ -391,14 +391,20 @@ struct Browser {
 }
 
 impl Browser {
-    /// Starts chromedriver and a headless chromium, or None (with a note)
-    /// where they are not installed and CI is not set.
+    /// Starts chromedriver and a headless chromium wherever both are
+    /// installed (on PATH or where Debian puts them), with or without CI;
+    /// None (with a note) where they are not, except under CI (`CI` set, as
+    /// CI services and `.ci/run` set it), where that is a failure.
     fn start() -> Option<Browser> {
-        let driver_path = ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"]
-            .into_iter()
-            .find(|p| std::path::Path::new(p).exists());
-        let browser_path =
-            ["/usr/bin/chromium", "/usr/lib/chromium/chromium"].into_iter().find(|p| std::path::Path::new(p).exists());
+        let find = |names: &[&str], dirs: &[&str]| {
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            std::env::split_paths(&path)
+                .chain(dirs.iter().map(std::path::PathBuf::from))
+                .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
+                .find(|p| p.is_file())
+        };
+        let driver_path = find(&["chromedriver"], &["/usr/lib/chromium"]);
+        let browser_path = find(&["chromium", "chromium-browser", "google-chrome"], &["/usr/lib/chromium"]);
         let (Some(driver_path), Some(browser_path)) = (driver_path, browser_path) else {
             assert!(
                 std::env::var_os("CI").is_none(),

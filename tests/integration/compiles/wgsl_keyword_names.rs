@@ -41,5 +41,21 @@ fn sample(var: &[u32], out: &mut [u32]) {
 
 #[test]
 fn compiles_and_runs() {
-    println!("{} {}", array::WGSL.len(), sample::WGSL.len());
+    // One thread per element, in whole workgroups (`array` reads without
+    // a guard): `storage[i] = uniform[i] * workgroup * 2 + 1 + 3` and
+    // `out[i] = (var[i] + 1) * 2`, exact for these numbers.
+    let x: Vec<f32> = (0..64).map(|i| i as f32 - 20.0).collect();
+    let v: Vec<u32> = (0..64).map(|i| i * 3).collect();
+    let want_x: Vec<f32> = x.iter().map(|x| x * 1.5 * 2.0 + 1.0 + 3.0).collect();
+    let want_v: Vec<u32> = v.iter().map(|v| (v + 1) * 2).collect();
+    for device in super::devices() {
+        let xb = Buffer::from_slice(&device, &x).unwrap();
+        let mut out = Buffer::<f32>::zeroed(&device, x.len()).unwrap();
+        array::launch(&device, x.len(), &xb, &mut out, 1.5).unwrap();
+        assert_eq!(out.read().unwrap(), want_x, "array on {}", device.name());
+        let vb = Buffer::from_slice(&device, &v).unwrap();
+        let mut out = Buffer::<u32>::zeroed(&device, v.len()).unwrap();
+        sample::launch(&device, v.len(), &vb, &mut out).unwrap();
+        assert_eq!(out.read().unwrap(), want_v, "sample on {}", device.name());
+    }
 }

@@ -28,7 +28,7 @@ fn accumulate(x: &[f16], scale: f64, out: &mut [f64], bits: &mut [u64]) {
 }
 
 #[test]
-fn compiles_and_runs() {
+fn compiles() {
     assert_eq!(accumulate::KERNEL.features, wide::KERNEL.features);
     let f = wide::KERNEL.features;
     assert!(f.contains(onekernel::Features::F64.union(onekernel::Features::INT64).union(onekernel::Features::F16)));

@@ -85,13 +85,58 @@ fn panic_in_shared_store_points_at_the_caller() {
     assert!(msg.contains("index out of bounds: the len is 10 but the index is"), "{msg}");
 }
 
+/// Set in the process that `panics_outside_kernels_still_reach_the_previous_hook`
+/// starts: there the test body runs.
+const HOOK_CHILD: &str = "ONEKERNEL_TEST_PANIC_HOOK_CHILD";
+
 #[test]
 fn panics_outside_kernels_still_reach_the_previous_hook() {
-    // The runtime's hook only swallows panics inside kernel bodies.
+    // The runtime installs its hook once per process, around the hook it
+    // finds then, and other tests of this binary may have installed it
+    // already: so the check runs in a fresh process of this binary (this
+    // test alone), where a recording hook is installed first.
+    if std::env::var_os(HOOK_CHILD).is_some() {
+        return panic_hook_child();
+    }
+    let name =
+        format!("{}::panics_outside_kernels_still_reach_the_previous_hook", module_path!().split_once("::").unwrap().1);
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([name.as_str(), "--exact", "--test-threads=1", "--nocapture"])
+        .env(HOOK_CHILD, "1")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let report = format!("the child process:\n{stdout}\n{stderr}");
+    assert!(out.status.success(), "{report}");
+    assert!(stdout.contains("the launch: kernel `ids`: panicked on the CPU at "), "{report}");
+    assert!(
+        stdout.contains("seen after a kernel's panic: []\n"),
+        "a kernel's panic reached the previous hook: {report}"
+    );
+    assert!(
+        stdout.contains("seen after an ordinary panic: [\"ordinary panic\"]\n"),
+        "an ordinary panic did not reach the previous hook: {report}"
+    );
+}
+
+/// In a fresh process: a hook that records every panic it sees, installed
+/// before the runtime's; then a panic in a kernel body (it must become the
+/// launch's error, not reach the hook) and an ordinary panic (it must). It
+/// prints what happened; the parent checks.
+fn panic_hook_child() {
+    static SEEN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    std::panic::set_hook(Box::new(|info| {
+        let p = info.payload();
+        let msg = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned());
+        SEEN.lock().unwrap().push(msg.unwrap_or_default());
+    }));
     let dev = Device::cpu();
     let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
-    cpu.execute(&IDS, Grid::threads(1), |_| {}).unwrap();
+    let err = cpu.execute(&IDS, Grid::threads(1), |_| panic!("in a kernel")).unwrap_err();
+    println!("the launch: {err}");
+    println!("seen after a kernel's panic: {:?}", SEEN.lock().unwrap().clone());
     assert!(std::panic::catch_unwind(|| panic!("ordinary panic")).is_err());
+    println!("seen after an ordinary panic: {:?}", SEEN.lock().unwrap().clone());
 }
 
 #[test]
