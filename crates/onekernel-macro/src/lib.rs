@@ -235,7 +235,9 @@ fn visibly_not_helper(call: &onekernel_compiler::hir::CallSite) -> bool {
         let _back = Fallback;
         let entry = files.entry(path).or_insert_with(|| (String::new(), None));
         if entry.0 != text {
-            *entry = (text.clone(), syn::parse_file(&text).ok());
+            // Checked for nesting first: a file nested deeper than the compiler's
+            // limit would overflow syn's recursion (it is then left to rustc).
+            *entry = (text.clone(), onekernel_compiler::parse_source::<syn::File>(&text).ok());
         }
         entry.1.as_ref().is_some_and(|file| gather::visible_non_helper(file, at, &call.name))
     })
