@@ -93,9 +93,8 @@ fn main() {
         };
         let (t_lower, lowered) = best(runs, lower_all);
         let span = checked.program.kernel.span;
-        let (t_emit, wgsl) = best(runs, || {
-            lowered.each_ref().map(|l| emit::emit(l, span).expect("validates and writes").0)
-        });
+        let (t_emit, wgsl) =
+            best(runs, || lowered.each_ref().map(|l| emit::emit(l, span).expect("validates and writes").0));
         let (t_reparse, _) = best(runs, || wgsl.each_ref().map(|w| emit::reparse_wgsl(w).expect("re-parses")));
         if std::env::var("KERNEL_BENCH_SPLIT").is_ok() {
             for (i, w) in wgsl.iter().enumerate() {
