@@ -31,14 +31,19 @@ step "tests" cargo test --workspace --locked
 step "packaging" cargo package --workspace --exclude onekernel-playground --locked --allow-dirty --no-verify
 
 # The README's demo, as a reader runs it (`cargo run --release --example
-# vector_add`, and the quick start), but in the debug profile: `cargo test`
-# above built both examples, so this compiles nothing and takes seconds
-# (`--release` would compile the whole dependency tree again). The demo must
+# vector_add`, and the quick start), but in the debug profile: `cargo test
+# --workspace` above built both examples, so this compiles nothing and takes
+# seconds (`--release` would compile the whole dependency tree again). They
+# are built with `--workspace` and run from target/: a plain `cargo run
+# --example` resolves the root package's features alone, a different set
+# from the workspace's, and compiled the dependencies again (122 s). The demo must
 # get the GPU (lavapipe here), and the quick start's SPIR-V file must be
 # valid (the README disassembles it).
 demo() {
-    local out
-    out="$(cargo run --locked --example vector_add)"
+    local out bin
+    cargo build --workspace --locked --example vector_add --example quick_start
+    bin="${CARGO_TARGET_DIR:-target}/debug/examples"
+    out="$("$bin/vector_add")"
     echo "    $(tail -n 1 <<<"$out")"
     if ! grep -q "agrees bit for bit on the GPU, the CPU executor and plain Rust" <<<"$out"; then
         echo "error: the demo did not run on the GPU:" >&2
@@ -46,7 +51,7 @@ demo() {
         return 1
     fi
     rm -f vector_add.spv
-    cargo run --locked --example quick_start >/dev/null
+    "$bin/quick_start" >/dev/null
     spirv-val vector_add.spv
     rm vector_add.spv
 }
