@@ -27,26 +27,11 @@ pub fn expand_struct(item: &syn::ItemStruct, ty: Option<Ty>, table: &TypeTable) 
             && a.parse_args_with(syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated)
                 .is_ok_and(|m| m.iter().any(|m| m.path().is_ident("C")))
     });
-    let derived = |t: &str| {
-        item.attrs.iter().any(|a| {
-            a.path().is_ident("derive")
-                && a.parse_args_with(syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
-                    .is_ok_and(|ps| ps.iter().any(|p| p.segments.last().is_some_and(|s| s.ident == t)))
-        })
-    };
     let mut added: Vec<syn::Attribute> = Vec::new();
     if !has_repr_c {
         added.push(syn::parse_quote!(#[repr(C)]));
     }
-    if !derived("Clone") {
-        added.push(syn::parse_quote!(#[derive(::core::clone::Clone)]));
-    }
-    if !derived("Copy") {
-        added.push(syn::parse_quote!(#[derive(::core::marker::Copy)]));
-    }
-    let bytemuck_path = format!("{}::bytemuck", k.to_string().replace(' ', ""));
-    added.push(syn::parse_quote!(#[derive(#k::bytemuck::Pod, #k::bytemuck::Zeroable)]));
-    added.push(syn::parse_quote!(#[bytemuck(crate = #bytemuck_path)]));
+    added.extend(pod_derives(&item, &k));
     item.attrs.splice(0..0, added);
     let ident = &item.ident;
     let asserts = fields.iter().zip(&offsets).zip(item_fields(&item)).map(|(((field, _), at), f)| {
@@ -71,6 +56,30 @@ pub fn expand_struct(item: &syn::ItemStruct, ty: Option<Ty>, table: &TypeTable) 
             ::core::assert!(::core::mem::align_of::<#ident>() <= #align as usize, #align_msg);
         };
     }
+}
+
+/// The derives that make `item` a `Pod` through the runtime's re-export of
+/// bytemuck (`k` is the facade's path): `Clone` and `Copy` where the user
+/// did not derive them, `Pod` and `Zeroable`, and bytemuck's crate path.
+fn pod_derives(item: &syn::ItemStruct, k: &TokenStream) -> Vec<syn::Attribute> {
+    let derived = |t: &str| {
+        item.attrs.iter().any(|a| {
+            a.path().is_ident("derive")
+                && a.parse_args_with(syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
+                    .is_ok_and(|ps| ps.iter().any(|p| p.segments.last().is_some_and(|s| s.ident == t)))
+        })
+    };
+    let mut added: Vec<syn::Attribute> = Vec::new();
+    if !derived("Clone") {
+        added.push(syn::parse_quote!(#[derive(::core::clone::Clone)]));
+    }
+    if !derived("Copy") {
+        added.push(syn::parse_quote!(#[derive(::core::marker::Copy)]));
+    }
+    let bytemuck_path = format!("{}::bytemuck", k.to_string().replace(' ', ""));
+    added.push(syn::parse_quote!(#[derive(#k::bytemuck::Pod, #k::bytemuck::Zeroable)]));
+    added.push(syn::parse_quote!(#[bytemuck(crate = #bytemuck_path)]));
+    added
 }
 
 fn item_fields(item: &syn::ItemStruct) -> Vec<&syn::Field> {
@@ -154,23 +163,8 @@ pub fn expand_rejected_struct(item: &syn::ItemStruct) -> Option<TokenStream> {
     }
     let k = super::krate();
     let mut item = item.clone();
-    let derived = |t: &str| {
-        item.attrs.iter().any(|a| {
-            a.path().is_ident("derive")
-                && a.parse_args_with(syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
-                    .is_ok_and(|ps| ps.iter().any(|p| p.segments.last().is_some_and(|s| s.ident == t)))
-        })
-    };
     let mut added: Vec<syn::Attribute> = vec![syn::parse_quote!(#[repr(C, packed(4))])];
-    if !derived("Clone") {
-        added.push(syn::parse_quote!(#[derive(::core::clone::Clone)]));
-    }
-    if !derived("Copy") {
-        added.push(syn::parse_quote!(#[derive(::core::marker::Copy)]));
-    }
-    let bytemuck_path = format!("{}::bytemuck", k.to_string().replace(' ', ""));
-    added.push(syn::parse_quote!(#[derive(#k::bytemuck::Pod, #k::bytemuck::Zeroable)]));
-    added.push(syn::parse_quote!(#[bytemuck(crate = #bytemuck_path)]));
+    added.extend(pod_derives(&item, &k));
     item.attrs.retain(|a| !a.path().is_ident("repr"));
     item.attrs.splice(0..0, added);
     let ident = &item.ident;
