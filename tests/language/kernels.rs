@@ -951,3 +951,32 @@ pub fn own_below(n: u32, a: &[f32], out: &mut [f32]) {
         out[i] += 10.0;
     }
 }
+
+/// The subgroup values: on every device the subgroups partition the block
+/// (`subgroup_id() < num_subgroups()`, as many as `subgroup_size()` needs,
+/// consecutive threads), 48 threads so that the CPU's last subgroup of 32
+/// is partial. Per thread: the facts as bits, `subgroup_id() + 1000 *
+/// num_subgroups()`, and `subgroup_size()`.
+#[kernel(workgroup_size = 48)]
+pub fn subgroup_ids(out: &mut [u32]) {
+    let i = global_id().x;
+    let t = thread_id().x as u32;
+    let size = subgroup_size();
+    let id = subgroup_id();
+    let count = num_subgroups();
+    if i * 3 + 2 < out.len() {
+        let mut facts = 0u32;
+        if id < count {
+            facts |= 1;
+        }
+        if count == (48 + size - 1) / size {
+            facts |= 2;
+        }
+        if id * size + subgroup_invocation_id() == t {
+            facts |= 4;
+        }
+        out[i * 3] = facts;
+        out[i * 3 + 1] = id + 1000 * count;
+        out[i * 3 + 2] = size;
+    }
+}

@@ -740,3 +740,13 @@ pub fn f16_vectors(
         dots[i] = xr.dot(yr) - pr.dot(pr) + if x == y || p != q { f16::ONE } else { f16::ZERO };
     }
 }
+
+/// `subgroup_ids` on `count` threads for subgroups of `size` lanes.
+pub fn subgroup_ids(count: usize, size: u32) -> Vec<u32> {
+    (0..count)
+        .flat_map(|i| {
+            let t = (i % 48) as u32;
+            [7, t / size + 1000 * 48u32.div_ceil(size), size]
+        })
+        .collect()
+}

@@ -173,7 +173,7 @@ impl<'a> Split<'a> {
         let mut returns = false;
         for (_, e) in f.exprs.iter() {
             match &e.kind {
-                ExprKind::Subgroup { op, .. } if *op != SubgroupOp::Size && *op != SubgroupOp::InvocationId => {
+                ExprKind::Subgroup { .. } => {
                     return Err("subgroup collectives synchronise inside expressions")
                 }
                 ExprKind::UniformLoad { .. } => {
@@ -375,9 +375,7 @@ impl<'a> Split<'a> {
             ExprKind::Lit(_) | ExprKind::Const(_) | ExprKind::ConstRef(_) | ExprKind::Len(_) | ExprKind::Param(_) => {
                 true
             }
-            ExprKind::Builtin { builtin, .. } => {
-                matches!(builtin, Builtin::BlockId | Builtin::BlockDim | Builtin::GridDim)
-            }
+            ExprKind::Builtin { builtin, .. } => builtin.is_workgroup_uniform(),
             ExprKind::Local(l) => self.wg.contains(l),
             ExprKind::Axis(..)
             | ExprKind::Swizzle(..)
