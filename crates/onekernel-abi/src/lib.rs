@@ -619,8 +619,10 @@ pub enum Builtin {
 /// The Rust type of a [`Builtin`]'s value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BuiltinType {
-    /// `Dim3`: three `usize` axes (WGSL `vec3<u32>`).
-    Dim3,
+    /// The runtime's `Dim3`: three `usize` axes (WGSL `vec3<u32>`). Not
+    /// named `Dim3`, so that rustc's messages keep calling that type `Dim3`
+    /// rather than by its full path.
+    Axes,
     /// `u32`.
     U32,
 }
@@ -660,7 +662,7 @@ impl Builtin {
     pub const fn ty(self) -> BuiltinType {
         match self {
             Builtin::GlobalId | Builtin::ThreadId | Builtin::BlockId | Builtin::BlockDim | Builtin::GridDim => {
-                BuiltinType::Dim3
+                BuiltinType::Axes
             }
             Builtin::SubgroupSize | Builtin::SubgroupInvocationId | Builtin::SubgroupId | Builtin::NumSubgroups => {
                 BuiltinType::U32

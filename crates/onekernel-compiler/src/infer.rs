@@ -273,7 +273,7 @@ impl<'a> Infer<'a> {
             ExprKind::Builtin { builtin, .. } => self.set_known(
                 id,
                 match builtin.ty() {
-                    BuiltinType::Dim3 => Ty::Dim3,
+                    BuiltinType::Axes => Ty::Dim3,
                     BuiltinType::U32 => Ty::U32,
                 },
             ),

@@ -106,11 +106,11 @@ impl Invocation {
     pub fn get(&self, b: Builtin) -> BuiltinValue {
         let size = crate::cpu::CPU_SUBGROUP_SIZE;
         match b {
-            Builtin::GlobalId => BuiltinValue::Dim3(self.global_id),
-            Builtin::ThreadId => BuiltinValue::Dim3(self.thread_id),
-            Builtin::BlockId => BuiltinValue::Dim3(self.block_id),
-            Builtin::BlockDim => BuiltinValue::Dim3(self.block_dim),
-            Builtin::GridDim => BuiltinValue::Dim3(self.grid_dim),
+            Builtin::GlobalId => BuiltinValue::Axes(self.global_id),
+            Builtin::ThreadId => BuiltinValue::Axes(self.thread_id),
+            Builtin::BlockId => BuiltinValue::Axes(self.block_id),
+            Builtin::BlockDim => BuiltinValue::Axes(self.block_dim),
+            Builtin::GridDim => BuiltinValue::Axes(self.grid_dim),
             Builtin::SubgroupSize => BuiltinValue::U32(size),
             Builtin::SubgroupInvocationId => BuiltinValue::U32(self.subgroup_invocation_id()),
             // Subgroups are consecutive runs of `size` invocations in
@@ -155,8 +155,8 @@ impl Invocation {
 /// type [`Builtin::ty`] gives it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BuiltinValue {
-    /// A [`BuiltinType::Dim3`] builtin's value.
-    Dim3(Dim3),
+    /// A [`BuiltinType::Axes`] builtin's value.
+    Axes(Dim3),
     /// A [`BuiltinType::U32`] builtin's value.
     U32(u32),
 }
@@ -165,7 +165,7 @@ impl BuiltinValue {
     /// Its type.
     pub fn ty(self) -> BuiltinType {
         match self {
-            BuiltinValue::Dim3(_) => BuiltinType::Dim3,
+            BuiltinValue::Axes(_) => BuiltinType::Axes,
             BuiltinValue::U32(_) => BuiltinType::U32,
         }
     }
@@ -182,7 +182,7 @@ impl FromBuiltin for Dim3 {
     #[inline(always)]
     fn from_builtin(value: BuiltinValue) -> Option<Dim3> {
         match value {
-            BuiltinValue::Dim3(d) => Some(d),
+            BuiltinValue::Axes(d) => Some(d),
             BuiltinValue::U32(_) => None,
         }
     }
@@ -193,7 +193,7 @@ impl FromBuiltin for u32 {
     fn from_builtin(value: BuiltinValue) -> Option<u32> {
         match value {
             BuiltinValue::U32(v) => Some(v),
-            BuiltinValue::Dim3(_) => None,
+            BuiltinValue::Axes(_) => None,
         }
     }
 }
@@ -284,7 +284,7 @@ mod tests {
         }
         let u32_of = |inv: &Invocation, b| match inv.get(b) {
             BuiltinValue::U32(v) => v,
-            BuiltinValue::Dim3(d) => panic!("{b:?} is {d:?}"),
+            BuiltinValue::Axes(d) => panic!("{b:?} is {d:?}"),
         };
         let size = crate::cpu::CPU_SUBGROUP_SIZE;
         for t in 0..48 {
@@ -292,7 +292,7 @@ mod tests {
             let (id, lane) = (u32_of(&inv, Builtin::SubgroupId), u32_of(&inv, Builtin::SubgroupInvocationId));
             assert_eq!(id * size + lane, t as u32);
             assert_eq!(u32_of(&inv, Builtin::NumSubgroups), 2, "48 invocations in subgroups of {size}");
-            assert_eq!(inv.get(Builtin::GlobalId), BuiltinValue::Dim3(Dim3::new(48 + t, 0, 0)));
+            assert_eq!(inv.get(Builtin::GlobalId), BuiltinValue::Axes(Dim3::new(48 + t, 0, 0)));
         }
     }
 }

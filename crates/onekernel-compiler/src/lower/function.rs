@@ -448,7 +448,7 @@ impl<'a> FnLowerer<'a> {
         if !folded {
             // In the order of `Builtin::ALL`, so that the entry point's
             // arguments do not depend on the order of first use.
-            for b in Builtin::ALL.into_iter().filter(|b| b.ty() == BuiltinType::Dim3 && uses(*b)) {
+            for b in Builtin::ALL.into_iter().filter(|b| b.ty() == BuiltinType::Axes && uses(*b)) {
                 let h = match naga_builtin(b) {
                     Some(naga_builtin) => arg(self, b.name(), naga_builtin),
                     None => block_dim(self),
