@@ -967,7 +967,7 @@ fn block_sum(input: &[f32], sums: &mut [f32]) {
         // the loop runs once per workgroup with no agreement phase.
         assert_eq!(state(&p), [""; 0]);
         let body = p.body.to_string();
-        assert!(body.contains("if ((:: onekernel :: __private :: builtin (thread_id"), "{body}");
+        assert!(body.contains("if ((:: onekernel :: __private :: builtin_value (thread_id"), "{body}");
         assert!(!body.contains("agree"), "{body}");
         assert!(body.contains("while ((stride > 0usize))"), "{body}");
         // `if t < stride` and `if t == 0` run only the invocations that
