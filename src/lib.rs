@@ -231,13 +231,13 @@ pub use onekernel_runtime::half;
 
 /// Everything a kernel file needs: `use onekernel::prelude::*;`
 pub mod prelude {
+    pub use crate::builtins::*;
     pub use crate::glam::{
         ivec2, ivec3, ivec4, uvec2, uvec3, uvec4, vec2, vec3, vec3a, vec4, IVec2, IVec3, IVec4, UVec2, UVec3, UVec4,
         Vec2, Vec2Swizzles, Vec3, Vec3A, Vec3Swizzles, Vec4, Vec4Swizzles,
     };
     pub use crate::half::f16;
     pub use crate::LaunchError;
-    pub use crate::builtins::*;
     pub use crate::{helper, kernel, kernels, Buffer, Device, Dim3, F16Vec2, F16Vec4, Float, Grid, Int, Num};
     pub use core::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 }

@@ -686,9 +686,7 @@ impl Builtin {
     pub const fn needs_subgroups(self) -> bool {
         match self {
             Builtin::GlobalId | Builtin::ThreadId | Builtin::BlockId | Builtin::BlockDim | Builtin::GridDim => false,
-            Builtin::SubgroupSize | Builtin::SubgroupInvocationId | Builtin::SubgroupId | Builtin::NumSubgroups => {
-                true
-            }
+            Builtin::SubgroupSize | Builtin::SubgroupInvocationId | Builtin::SubgroupId | Builtin::NumSubgroups => true,
         }
     }
 }

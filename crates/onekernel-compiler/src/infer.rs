@@ -1034,9 +1034,7 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
                 wide_math(f, e.span, *op, args, t, diags);
                 true
             }
-            ExprKind::Subgroup { op, args, .. }
-                if *op != SubgroupCollective::Ballot =>
-            {
+            ExprKind::Subgroup { op, args, .. } if *op != SubgroupCollective::Ballot => {
                 let v = t.exprs[args[0]];
                 if !matches!(v, Ty::F32 | Ty::I32 | Ty::U32 | Ty::Usize) {
                     diags.push(

@@ -185,7 +185,9 @@ impl Uniformity<'_> {
         let mut uses = Vec::new();
         visit_expr(self.f, e, 0, &mut |_, k, _| {
             let s = match k {
-                ExprKind::Builtin { builtin, .. } if !builtin.is_workgroup_uniform() => format!("`{}()`", builtin.name()),
+                ExprKind::Builtin { builtin, .. } if !builtin.is_workgroup_uniform() => {
+                    format!("`{}()`", builtin.name())
+                }
                 ExprKind::Index { buffer, .. } => format!("a value loaded from `{}`", self.f.params[*buffer].name),
                 ExprKind::SharedIndex { shared, .. } => {
                     format!("a value loaded from `{}`", self.f.shared[*shared].name)

@@ -173,9 +173,7 @@ impl<'a> Split<'a> {
         let mut returns = false;
         for (_, e) in f.exprs.iter() {
             match &e.kind {
-                ExprKind::Subgroup { .. } => {
-                    return Err("subgroup collectives synchronise inside expressions")
-                }
+                ExprKind::Subgroup { .. } => return Err("subgroup collectives synchronise inside expressions"),
                 ExprKind::UniformLoad { .. } => {
                     return Err("`workgroup_uniform_load` synchronises inside an expression")
                 }
