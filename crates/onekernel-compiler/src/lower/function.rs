@@ -58,9 +58,9 @@ pub(crate) struct FnLowerer<'a> {
     pub(super) length_words: HandleMap<hir::Param, Option<(Handle<naga::GlobalVariable>, u32)>>,
     /// Shared arrays' `var<workgroup>`s.
     pub(super) shared: HandleMap<hir::SharedDecl, Handle<naga::GlobalVariable>>,
+    /// The builtin values the body uses: entry point arguments, or values
+    /// the prologue computes (`block_dim()`, the folded module's ids).
     pub(super) builtins: HashMap<Builtin, Handle<Expression>>,
-    /// `subgroup_size()` and `subgroup_invocation_id()`: entry point
-    /// arguments, when used.
     pub(super) loops: Vec<LoopCtx>,
     /// True after a `return`/`break`/`continue` in the current block:
     /// the rest of the block is unreachable and not lowered.
