@@ -223,6 +223,29 @@ pub fn subgroup_invocation_id() -> u32 {
     outside_kernel("subgroup_invocation_id")
 }
 
+/// This thread's subgroup's index in its block, from 0 to
+/// `num_subgroups() - 1`: with subgroups of consecutive threads,
+/// `subgroup_id() * subgroup_size() + subgroup_invocation_id()` is the
+/// thread's linear index in the block. WGSL's `subgroup_id`, CUDA's
+/// `threadIdx.x / warpSize` (for a 1-D block).
+///
+/// # Panics
+/// Outside a `#[kernel]` function.
+pub fn subgroup_id() -> u32 {
+    outside_kernel("subgroup_id")
+}
+
+/// Subgroups per block: the block's threads divided by `subgroup_size()`,
+/// rounded up (the last subgroup of a block whose size is not a multiple of
+/// it is partial). The same for every thread of a block, so a condition on
+/// it may guard a barrier. WGSL's `num_subgroups`.
+///
+/// # Panics
+/// Outside a `#[kernel]` function.
+pub fn num_subgroups() -> u32 {
+    outside_kernel("num_subgroups")
+}
+
 /// The sum of `value` over the threads of this thread's subgroup, returned
 /// to each: WGSL's `subgroupAdd`. `T` is `f32`, `i32`, `u32` or `usize`;
 /// integers wrap. Floats are added in an order the GPU does not specify

@@ -41,11 +41,9 @@
 
 mod builtins;
 
-pub use builtins::{
-    block_dim, block_id, global_id, grid_dim, shared, storage_barrier, subgroup_add, subgroup_ballot,
-    subgroup_broadcast, subgroup_invocation_id, subgroup_max, subgroup_min, subgroup_shuffle, subgroup_shuffle_down,
-    subgroup_shuffle_xor, subgroup_size, thread_id, workgroup_barrier, workgroup_uniform_load,
-};
+/// Every builtin function (`global_id()`, `shared()`, ...): one list, the
+/// items of `src/builtins.rs`.
+pub use builtins::*;
 /// Compiles a Rust function into a GPU kernel and a CPU body.
 ///
 /// ```
@@ -233,18 +231,14 @@ pub use onekernel_runtime::half;
 
 /// Everything a kernel file needs: `use onekernel::prelude::*;`
 pub mod prelude {
+    pub use crate::builtins::*;
     pub use crate::glam::{
         ivec2, ivec3, ivec4, uvec2, uvec3, uvec4, vec2, vec3, vec3a, vec4, IVec2, IVec3, IVec4, UVec2, UVec3, UVec4,
         Vec2, Vec2Swizzles, Vec3, Vec3A, Vec3Swizzles, Vec4, Vec4Swizzles,
     };
     pub use crate::half::f16;
     pub use crate::LaunchError;
-    pub use crate::{
-        block_dim, block_id, global_id, grid_dim, helper, kernel, kernels, shared, storage_barrier, subgroup_add,
-        subgroup_ballot, subgroup_broadcast, subgroup_invocation_id, subgroup_max, subgroup_min, subgroup_shuffle,
-        subgroup_shuffle_down, subgroup_shuffle_xor, subgroup_size, thread_id, workgroup_barrier,
-        workgroup_uniform_load, Buffer, Device, Dim3, F16Vec2, F16Vec4, Float, Grid, Int, Num,
-    };
+    pub use crate::{helper, kernel, kernels, Buffer, Device, Dim3, F16Vec2, F16Vec4, Float, Grid, Int, Num};
     pub use core::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 }
 

@@ -1,256 +1,8 @@
 //! Test kernels: together they exercise every construct of the supported
-//! subset. Each has a plain-Rust reference in `reference.rs`.
+//! subset. Each has a plain-Rust reference in `reference.rs`, generated
+//! from its own body when it is one (`kernels_with_references!`, below).
 
 use onekernel::prelude::*;
-
-#[kernel(workgroup_size = 256)]
-pub fn vector_add(a: &[f32], b: &[f32], out: &mut [f32]) {
-    let i = global_id().x;
-    if i < out.len() {
-        out[i] = a[i] + b[i];
-    }
-}
-
-/// Every integer operator on i32, compound assignments, unary minus/not.
-#[kernel(workgroup_size = 64)]
-pub fn int_ops(a: &[i32], b: &[i32], out: &mut [i32]) {
-    let i = global_id().x;
-    if i >= a.len() {
-        return;
-    }
-    let x = a[i];
-    let y = b[i];
-    let o = i * 12;
-    out[o] = x.wrapping_add(y);
-    out[o + 1] = x.wrapping_sub(y);
-    out[o + 2] = x.wrapping_mul(y);
-    out[o + 3] = if y != 0 { x / y } else { 0 };
-    out[o + 4] = if y != 0 { x % y } else { 0 };
-    out[o + 5] = x & y;
-    out[o + 6] = x | y;
-    out[o + 7] = x ^ y;
-    out[o + 8] = x << (y & 31);
-    out[o + 9] = x >> ((y as u32) & 31u32);
-    out[o + 10] = -(x / 2) + !y;
-    let mut acc = x;
-    acc += 3;
-    acc -= y / 4;
-    acc *= 2;
-    acc /= 3;
-    acc %= 1000;
-    acc &= 0x7fff;
-    acc |= 1;
-    acc ^= 0x55;
-    acc <<= 2;
-    acc >>= 1;
-    out[o + 11] = acc;
-}
-
-/// Every integer operator on u32 and usize.
-#[kernel(workgroup_size = 64)]
-pub fn uint_ops(a: &[u32], b: &[u32], out: &mut [u32]) {
-    let i = global_id().x;
-    if i < a.len() {
-        let x = a[i];
-        let y = b[i];
-        let o = i * 8;
-        out[o] = x.wrapping_add(y).wrapping_mul(3);
-        out[o + 1] = x.wrapping_sub(y);
-        out[o + 2] = if y > 0 { x / y + x % y } else { 7 };
-        out[o + 3] = (x & y) | (x ^ y);
-        out[o + 4] = x >> (y % 32) << 1u32;
-        out[o + 5] = !x;
-        let n: usize = (x as usize) % 100 + i;
-        out[o + 6] = (n * 3 + 1) as u32;
-        out[o + 7] = 0xffff_ffffu32 - (i as u32);
-    }
-}
-
-/// Float arithmetic, comparisons, bools and logic.
-#[kernel(workgroup_size = 64)]
-pub fn float_ops(a: &[f32], b: &[f32], out: &mut [f32], flags: &mut [u32]) {
-    let i = global_id().x;
-    if i < a.len() {
-        let x = a[i];
-        let y = b[i];
-        let o = i * 6;
-        out[o] = x + y;
-        out[o + 1] = x - y * 2.0;
-        out[o + 2] = x * y;
-        out[o + 3] = x / (y.abs() + 1.0);
-        out[o + 4] = x % 3.0;
-        let mut t = -x;
-        t += 1.5;
-        t *= 0.5;
-        t -= y;
-        t /= 4.0;
-        out[o + 5] = t;
-        let bigger: bool = x > y;
-        let close = (x - y).abs() < 0.5;
-        let both = bigger && close;
-        let either = bigger || close;
-        let not = !bigger;
-        let xor = bigger ^ close;
-        let and = bigger & close;
-        let or = bigger | close;
-        let eq =
-            (x == y) as u32 + (x != y) as u32 * 2 + (x <= y) as u32 * 4 + (x >= y) as u32 * 8 + (x < y) as u32 * 16;
-        flags[i] = both as u32
-            + either as u32 * 2
-            + not as u32 * 4
-            + xor as u32 * 8
-            + and as u32 * 16
-            + or as u32 * 32
-            + eq * 64;
-    }
-}
-
-/// `as` casts with Rust's semantics (saturating float → int, NaN → 0).
-#[kernel(workgroup_size = 64)]
-pub fn casts(f: &[f32], n: &[i32], ints: &mut [i32], uints: &mut [u32], floats: &mut [f32]) {
-    let i = global_id().x;
-    if i < f.len() {
-        let x = f[i];
-        let k = n[i];
-        ints[i * 3] = x as i32;
-        ints[i * 3 + 1] = (x as u32) as i32;
-        ints[i * 3 + 2] = (k as u32 >> 1) as i32;
-        uints[i * 3] = x as u32;
-        uints[i * 3 + 1] = k as u32;
-        uints[i * 3 + 2] = (x > 0.0) as u32 + (k < 0) as u32 * 2;
-        floats[i * 3] = k as f32;
-        floats[i * 3 + 1] = (k as u32) as f32;
-        floats[i * 3 + 2] = (i as f32) * 0.5 + (i as u32 as f32);
-    }
-}
-
-/// The f32 methods.
-#[kernel(workgroup_size = 64)]
-pub fn float_math(a: &[f32], b: &[f32], out: &mut [f32]) {
-    let i = global_id().x;
-    if i >= a.len() {
-        return;
-    }
-    let x = a[i];
-    let y = b[i];
-    let p = x.abs() + 0.25;
-    let o = i * 30;
-    out[o] = x.abs();
-    out[o + 1] = p.sqrt();
-    out[o + 2] = (x * 0.1).exp();
-    out[o + 3] = (x * 0.1).exp2();
-    out[o + 4] = p.ln();
-    out[o + 5] = p.log2();
-    out[o + 6] = p.powf(0.75);
-    out[o + 7] = x.powi(3);
-    out[o + 8] = x.sin();
-    out[o + 9] = x.cos();
-    out[o + 10] = (x * 0.1).tan();
-    out[o + 11] = x.tanh();
-    out[o + 12] = x.floor();
-    out[o + 13] = x.ceil();
-    out[o + 14] = x.round();
-    out[o + 15] = x.trunc();
-    out[o + 16] = x.min(y);
-    out[o + 17] = x.max(y);
-    out[o + 18] = x.clamp(-1.0, 2.0);
-    out[o + 19] = x.mul_add(y, 0.5);
-    out[o + 20] = x.signum();
-    out[o + 21] = x.fract();
-    out[o + 22] = (x * 0.01).atan2(y + 0.5);
-    out[o + 23] = p.recip();
-    out[o + 24] = f32::sqrt(p) + f32::max(x, 0.0);
-    out[o + 25] = (x * 0.01).asin() + (y * 0.01).acos() + x.atan();
-    out[o + 26] = (x * 0.1).sinh() + (x * 0.1).cosh();
-    out[o + 27] = p.log10();
-    out[o + 28] = x.to_radians() + y.to_degrees() * 0.001;
-    out[o + 29] = p.powi(-2) + std::f32::consts::PI + f32::EPSILON;
-}
-
-/// The integer methods.
-#[kernel(workgroup_size = 64)]
-pub fn int_math(a: &[i32], b: &[u32], out: &mut [i32], uout: &mut [u32]) {
-    let i = global_id().x;
-    if i < a.len() {
-        let x = a[i];
-        let y = b[i];
-        out[i * 6] = x.abs();
-        out[i * 6 + 1] = x.min(7).max(-7);
-        out[i * 6 + 2] = x.clamp(-100, 100);
-        out[i * 6 + 3] = x.signum();
-        out[i * 6 + 4] = (x % 5).pow(3);
-        out[i * 6 + 5] = i32::MAX - x.abs() / 2 + i32::MIN / 2;
-        uout[i * 6] = y.count_ones() + x.count_ones();
-        uout[i * 6 + 1] = y.leading_zeros() + x.leading_zeros();
-        uout[i * 6 + 2] = y.trailing_zeros();
-        uout[i * 6 + 3] = y.reverse_bits();
-        uout[i * 6 + 4] = (y % 7).pow(5).min(u32::MAX);
-        uout[i * 6 + 5] = y.max(1000) - y.min(1000);
-    }
-}
-
-/// if/else-if/else as statements and expressions, while, loop with a
-/// value, for with step_by and ..=, labelled break/continue, early return,
-/// shadowing and block expressions.
-#[kernel(workgroup_size = 32)]
-pub fn control_flow(a: &[i32], out: &mut [i32]) {
-    let i = global_id().x;
-    if i >= a.len() {
-        return;
-    }
-    let x = a[i];
-    let class = if x < -100 {
-        -1
-    } else if x < 100 {
-        0
-    } else {
-        1
-    };
-    let mut sum = 0;
-    let mut k = 0;
-    while k < 10 {
-        k += 1;
-        if k % 3 == 0 {
-            continue;
-        }
-        sum += k;
-    }
-    let first_big = loop {
-        sum += 1;
-        if sum > 50 {
-            break sum * 2;
-        }
-    };
-    let mut stepped = 0;
-    for j in (0..20).step_by(3) {
-        stepped += j;
-    }
-    for j in 1..=4 {
-        stepped *= j;
-    }
-    let mut pairs = 0;
-    'outer: for p in 0..8 {
-        for q in 0..8 {
-            if q > p {
-                continue 'outer;
-            }
-            if p * q > (x & 31) {
-                break 'outer;
-            }
-            pairs += 1;
-        }
-    }
-    let x = x / 2; // shadowing
-    let block = {
-        let t = x * 3;
-        t + 1
-    };
-    if x == 12345 {
-        out[i] = -1;
-        return;
-    }
-    out[i] = class + sum + first_big + stepped + pairs * 1000 + block;
-}
 
 /// Builtins on a 2-D grid: every value an invocation sees.
 #[kernel(workgroup_size = (8, 4))]
@@ -325,51 +77,6 @@ pub fn helpers_and_scalars(
         out[i] = smoothstep(lo, hi, a[i]) * scale as f32 + offset as f32;
         steps[i] = collatz_steps(i as u32 + 1);
     }
-}
-
-/// Literal typing: unsuffixed literals take their type from use.
-#[kernel(workgroup_size = 64)]
-pub fn literals(out: &mut [u32], fout: &mut [f32]) {
-    let i = global_id().x;
-    if i < out.len() {
-        let mut n = 0;
-        while n < i {
-            n += 7;
-        }
-        let big = 4_000_000_000;
-        let neg = -2147483648i32;
-        let wrapped = 3_000_000_000u32.wrapping_add(2_000_000_000);
-        out[i] = n as u32 + big / 1000 + (neg == i32::MIN) as u32 + wrapped % 1000;
-        let f = 2.5;
-        let g = 1e-3f32;
-        fout[i] = f * 2.0 + g + 0x10 as f32 + 1_000.25 + f32::MAX / 1e38;
-    }
-}
-
-/// Local arrays: an accumulator sized by a constant, a 2-D array, literals,
-/// `len()`, element assignment, an array through a helper.
-#[kernel(workgroup_size = 64)]
-pub fn local_arrays(a: &[f32], out: &mut [f32]) {
-    let i = global_id().x;
-    if i >= a.len() {
-        return;
-    }
-    const N: usize = 8;
-    let mut acc = [0.0f32; N];
-    for j in 0..acc.len() {
-        acc[j] = a[i] * j as f32;
-    }
-    let mut m = [[1.0f32, 2.0], [3.0, 4.0]];
-    m[i % 2][(i + 1) % 2] += acc[N - 1];
-    let w = [a[i], 0.5, -2.0];
-    let mut s = 0.0;
-    for j in (0..N).rev() {
-        s += acc[j] * w[j % 3];
-    }
-    out[i * 4] = s;
-    out[i * 4 + 1] = m[0][1] + m[1][0];
-    out[i * 4 + 2] = w[i % 3] + [1.0f32; 3][i % 3];
-    out[i * 4 + 3] = rotated(acc)[i % N];
 }
 
 #[helper]
@@ -463,97 +170,6 @@ pub fn split_arrays(a: &[f32], out: &mut [f32]) {
     out[i * 3 + 2] = p[2] + l[0] + l[2];
 }
 
-/// Tuples (from a helper, destructured, fields) and `match` on integers.
-#[kernel(workgroup_size = 64)]
-pub fn tuples_and_match(a: &[i32], out: &mut [i32]) {
-    let i = global_id().x;
-    if i >= a.len() {
-        return;
-    }
-    let x = a[i];
-    let (q, r) = divmod(x, 7);
-    let mut t = (q, r as u32);
-    t.1 = t.1.wrapping_add(1);
-    let class = match x {
-        0 => 100,
-        1 | 2 | 3 => 200,
-        -5..=-1 => 300,
-        10..20 => 400,
-        i32::MIN..=-1000 => 500,
-        n => n % 17,
-    };
-    let mut steps = 0;
-    for j in 0..10u32 {
-        match (x as u32).wrapping_add(j) % 4 {
-            0 => continue,
-            3 => break,
-            _ => steps += 1,
-        }
-    }
-    let kind = match i % 3 {
-        0 => 1,
-        1 => 2,
-        _ => 3,
-    };
-    out[i * 4] = t.0.wrapping_add(t.1 as i32);
-    out[i * 4 + 1] = class;
-    out[i * 4 + 2] = steps;
-    out[i * 4 + 3] = kind;
-}
-
-/// The methods users reached for, on edge values (NaN, infinities, `i32::MIN`).
-#[kernel(workgroup_size = 64)]
-pub fn more_methods(f: &[f32], n: &[i32], fout: &mut [f32], iout: &mut [u32]) {
-    let i = global_id().x;
-    if i >= f.len() {
-        return;
-    }
-    let x = f[i];
-    let k = n[i];
-    iout[i * 8] = u32::from(x.is_nan()) | u32::from(x.is_finite()) << 1 | u32::from(x.is_infinite()) << 2;
-    iout[i * 8 + 1] = x.to_bits();
-    iout[i * 8 + 2] = k.wrapping_div(-1).wrapping_rem(7).wrapping_neg().wrapping_abs() as u32;
-    iout[i * 8 + 3] = (k >> 1).rem_euclid(13) as u32 + (k as u32).rem_euclid(10);
-    iout[i * 8 + 4] = k.abs_diff(-1000).wrapping_add((k as u32).abs_diff(7));
-    iout[i * 8 + 5] = (k.rotate_left(i as u32) as u32) ^ (k as u32).rotate_right(5);
-    iout[i * 8 + 6] = std::cmp::min(k, 5) as u32 ^ std::cmp::max(k as u32, 9) ^ (k as u32).leading_zeros();
-    iout[i * 8 + 7] = f32::from_bits(x.to_bits() ^ 0x8000_0000).to_bits();
-    fout[i * 2] = x.cbrt();
-    fout[i * 2 + 1] = x.rem_euclid(2.5);
-}
-
-/// Ranges: reversed, inclusive up to the type's last value, stepping near it.
-#[kernel(workgroup_size = 64)]
-pub fn ranges(out: &mut [u32], n: u32) {
-    let i = global_id().x;
-    if i >= out.len() {
-        return;
-    }
-    let mut s = 0u32;
-    for j in (0..n).rev() {
-        s = s.wrapping_mul(31).wrapping_add(j);
-    }
-    for j in (1..=n).rev() {
-        s = s.wrapping_mul(31).wrapping_add(j);
-    }
-    for j in (u32::MAX - 3)..=u32::MAX {
-        s = s.wrapping_add(j);
-    }
-    for j in ((u32::MAX - 20)..u32::MAX).step_by(7) {
-        s = s.wrapping_add(j);
-    }
-    for j in (-7..=7i32).step_by(3) {
-        s = s.wrapping_add(j as u32);
-    }
-    for j in (i32::MAX - 2)..=i32::MAX {
-        s = s.wrapping_add(j as u32);
-    }
-    for j in (0..=u32::MAX).step_by(1 << 30) {
-        s = s.wrapping_add(j);
-    }
-    out[i] = s ^ i as u32;
-}
-
 /// A helper taking and returning vectors.
 #[helper]
 pub fn reflect_y(v: Vec4, floor: f32) -> Vec4 {
@@ -562,67 +178,6 @@ pub fn reflect_y(v: Vec4, floor: f32) -> Vec4 {
         r.y = floor + (floor - r.y);
     }
     r
-}
-
-/// glam float vectors: constructors and constants, lanes and swizzles,
-/// operators with vectors and scalars (both orders), compound assignment,
-/// glam's methods, a uniform `Vec4`, a helper, `Vec3` and `Vec2` locals.
-#[kernel(workgroup_size = 64)]
-pub fn float_vectors(a: &[Vec4], b: &[Vec4], out: &mut [Vec4], sums: &mut [f32], k: Vec4, t: f32, off: Vec3) {
-    let i = global_id().x;
-    if i >= a.len() {
-        return;
-    }
-    let (x, y) = (a[i], b[i]);
-    let mut v = x + y * 2.0 - Vec4::ONE;
-    v *= 0.5;
-    v += k;
-    v.w = x.x * 3.0;
-    let w = 2.0 * -v / Vec4::splat(4.0) + vec4(1.0, 2.0, 3.0, 4.0) % 3.0;
-    let o = i * 4;
-    out[o] = w;
-    out[o + 1] = x.min(y).max(Vec4::NEG_ONE).abs() + x.clamp(Vec4::ZERO, Vec4::splat(t)) + x.mul_add(y, k);
-    out[o + 2] = x.floor() + y.ceil() * Vec4::X + x.round() * Vec4::new(0.0, 1.0, 0.0, 1.0) + y.trunc() + x.fract();
-    let p: Vec3 = x.xyz();
-    let q = Vec3::new(y.z, y.x, y.y) + off;
-    let c = p.cross(q);
-    let uv: Vec2 = y.zw() + x.yx();
-    out[o + 3] = reflect_y(x.lerp(y, t), 0.25) + c.extend(uv.x) * 0.5 + x.truncate().extend(uv.y);
-    let s = i * 8;
-    sums[s] = x.dot(y) + Vec4::dot(y, x) * 0.5;
-    sums[s + 1] = x.length() + y.length_squared();
-    sums[s + 2] = x.distance(y) + x.distance_squared(y);
-    sums[s + 3] = x.element_sum() + y.element_product() + x.min_element() - y.max_element();
-    sums[s + 4] = (x.abs() + Vec4::ONE).normalize().dot(Vec4::W) + (x.abs() + 1.0).sqrt().x;
-    sums[s + 5] = uv.dot(uv.yx()) + p.length() + q.xy().x + c.zyx().z;
-    sums[s + 6] = (x == y) as u32 as f32 + (x != y) as u32 as f32 * 2.0 + (x == x) as u32 as f32 * 4.0;
-    sums[s + 7] = v.x + v.y + v.z + v.w + y.recip().wzyx().x;
-}
-
-/// glam integer vectors: operators (lane-wise division and remainder as
-/// Rust's), methods, constants, lanes, swizzles; `UVec2` elements.
-#[kernel(workgroup_size = 64)]
-pub fn int_vectors(a: &[IVec4], b: &[IVec4], u: &[UVec2], out: &mut [IVec4], uout: &mut [UVec2], d: IVec4) {
-    let i = global_id().x;
-    if i >= a.len() {
-        return;
-    }
-    let (x, y) = (a[i], b[i]);
-    let mut v = x * 3 - y + IVec4::ONE;
-    v /= d;
-    v.z %= 7;
-    let o = i * 4;
-    out[o] = v;
-    out[o + 1] = x / y.abs().max(IVec4::ONE) + x % IVec4::new(5, -5, 3, -3) + -x + 100 / d;
-    out[o + 2] = x.min(y).clamp(IVec4::splat(-50), IVec4::splat(50))
-        + ivec4(x.dot(y), x.element_sum(), x.min_element(), y.max_element());
-    out[o + 3] = IVec4::NEG_ONE * x.wzyx() + IVec4::Z * i as i32 + ivec4(x.x, x.y, x.z, x.w).abs();
-    let w = u[i];
-    let mut r = w * 2 + UVec2::new(1, 2) - UVec2::ONE;
-    r.y = r.x / (w.y % 9 + 1);
-    uout[i * 2] = r + w.yx() / UVec2::splat(3);
-    uout[i * 2 + 1] =
-        uvec2(w.element_product() % 1000, (w == r) as u32 + (w != r) as u32 * 2) + w.max(r).min(UVec2::MAX);
 }
 
 /// Vectors in memory: `Vec3A` and `Vec2` buffers, a shared tile of
@@ -949,5 +504,522 @@ pub fn own_below(n: u32, a: &[f32], out: &mut [f32]) {
     }
     if i + 1 == n as usize {
         out[i] += 10.0;
+    }
+}
+
+/// The subgroup values: on every device the subgroups partition the block
+/// (`subgroup_id() < num_subgroups()`, as many as `subgroup_size()` needs,
+/// consecutive threads), 48 threads so that the CPU's last subgroup of 32
+/// is partial. Per thread: the facts as bits, `subgroup_id() + 1000 *
+/// num_subgroups()`, and `subgroup_size()`.
+#[kernel(workgroup_size = 48)]
+pub fn subgroup_ids(out: &mut [u32]) {
+    let i = global_id().x;
+    let t = thread_id().x as u32;
+    let size = subgroup_size();
+    let id = subgroup_id();
+    let count = num_subgroups();
+    if i * 3 + 2 < out.len() {
+        let mut facts = 0u32;
+        if id < count {
+            facts |= 1;
+        }
+        if count == (48 + size - 1) / size {
+            facts |= 2;
+        }
+        if id * size + subgroup_invocation_id() == t {
+            facts |= 4;
+        }
+        out[i * 3] = facts;
+        out[i * 3 + 1] = id + 1000 * count;
+        out[i * 3 + 2] = size;
+    }
+}
+
+/// Kernels whose plain-Rust reference is their own body: each is emitted as
+/// written, and its reference (in `generated_reference`, re-exported by
+/// `reference.rs`) is the same body run as a sequential loop over the
+/// thread index `i` with ordinary slices, `let i = global_id().x;` replaced
+/// by the loop (so no reference is a hand-made copy of its kernel).
+macro_rules! kernels_with_references {
+    ($(
+        $(#[doc = $doc:literal])*
+        #[kernel($($attr:tt)*)]
+        pub fn $name:ident($($params:tt)*) {
+            let $i:ident = global_id().x;
+            $($body:tt)*
+        }
+    )*) => {
+        $(
+            $(#[doc = $doc])*
+            #[kernel($($attr)*)]
+            pub fn $name($($params)*) {
+                let $i = global_id().x;
+                $($body)*
+            }
+        )*
+
+        /// The references of the kernels of [`kernels_with_references!`].
+        #[allow(clippy::all, unused_parens, unused_mut)]
+        pub mod generated_reference {
+            use super::*;
+            $(
+                pub fn $name(count: usize, $($params)*) {
+                    for $i in 0..count {
+                        (|| {
+                            $($body)*
+                        })();
+                    }
+                }
+            )*
+        }
+    };
+}
+
+kernels_with_references! {
+    #[kernel(workgroup_size = 256)]
+    pub fn vector_add(a: &[f32], b: &[f32], out: &mut [f32]) {
+        let i = global_id().x;
+        if i < out.len() {
+            out[i] = a[i] + b[i];
+        }
+    }
+
+    /// Every integer operator on i32, compound assignments, unary minus/not.
+    #[kernel(workgroup_size = 64)]
+    pub fn int_ops(a: &[i32], b: &[i32], out: &mut [i32]) {
+        let i = global_id().x;
+        if i >= a.len() {
+            return;
+        }
+        let x = a[i];
+        let y = b[i];
+        let o = i * 12;
+        out[o] = x.wrapping_add(y);
+        out[o + 1] = x.wrapping_sub(y);
+        out[o + 2] = x.wrapping_mul(y);
+        out[o + 3] = if y != 0 { x / y } else { 0 };
+        out[o + 4] = if y != 0 { x % y } else { 0 };
+        out[o + 5] = x & y;
+        out[o + 6] = x | y;
+        out[o + 7] = x ^ y;
+        out[o + 8] = x << (y & 31);
+        out[o + 9] = x >> ((y as u32) & 31u32);
+        out[o + 10] = -(x / 2) + !y;
+        let mut acc = x;
+        acc += 3;
+        acc -= y / 4;
+        acc *= 2;
+        acc /= 3;
+        acc %= 1000;
+        acc &= 0x7fff;
+        acc |= 1;
+        acc ^= 0x55;
+        acc <<= 2;
+        acc >>= 1;
+        out[o + 11] = acc;
+    }
+
+    /// Every integer operator on u32 and usize.
+    #[kernel(workgroup_size = 64)]
+    pub fn uint_ops(a: &[u32], b: &[u32], out: &mut [u32]) {
+        let i = global_id().x;
+        if i < a.len() {
+            let x = a[i];
+            let y = b[i];
+            let o = i * 8;
+            out[o] = x.wrapping_add(y).wrapping_mul(3);
+            out[o + 1] = x.wrapping_sub(y);
+            out[o + 2] = if y > 0 { x / y + x % y } else { 7 };
+            out[o + 3] = (x & y) | (x ^ y);
+            out[o + 4] = x >> (y % 32) << 1u32;
+            out[o + 5] = !x;
+            let n: usize = (x as usize) % 100 + i;
+            out[o + 6] = (n * 3 + 1) as u32;
+            out[o + 7] = 0xffff_ffffu32 - (i as u32);
+        }
+    }
+
+    /// Float arithmetic, comparisons, bools and logic.
+    #[kernel(workgroup_size = 64)]
+    pub fn float_ops(a: &[f32], b: &[f32], out: &mut [f32], flags: &mut [u32]) {
+        let i = global_id().x;
+        if i < a.len() {
+            let x = a[i];
+            let y = b[i];
+            let o = i * 6;
+            out[o] = x + y;
+            out[o + 1] = x - y * 2.0;
+            out[o + 2] = x * y;
+            out[o + 3] = x / (y.abs() + 1.0);
+            out[o + 4] = x % 3.0;
+            let mut t = -x;
+            t += 1.5;
+            t *= 0.5;
+            t -= y;
+            t /= 4.0;
+            out[o + 5] = t;
+            let bigger: bool = x > y;
+            let close = (x - y).abs() < 0.5;
+            let both = bigger && close;
+            let either = bigger || close;
+            let not = !bigger;
+            let xor = bigger ^ close;
+            let and = bigger & close;
+            let or = bigger | close;
+            let eq =
+                (x == y) as u32 + (x != y) as u32 * 2 + (x <= y) as u32 * 4 + (x >= y) as u32 * 8 + (x < y) as u32 * 16;
+            flags[i] = both as u32
+                + either as u32 * 2
+                + not as u32 * 4
+                + xor as u32 * 8
+                + and as u32 * 16
+                + or as u32 * 32
+                + eq * 64;
+        }
+    }
+
+    /// `as` casts with Rust's semantics (saturating float → int, NaN → 0).
+    #[kernel(workgroup_size = 64)]
+    pub fn casts(f: &[f32], n: &[i32], ints: &mut [i32], uints: &mut [u32], floats: &mut [f32]) {
+        let i = global_id().x;
+        if i < f.len() {
+            let x = f[i];
+            let k = n[i];
+            ints[i * 3] = x as i32;
+            ints[i * 3 + 1] = (x as u32) as i32;
+            ints[i * 3 + 2] = (k as u32 >> 1) as i32;
+            uints[i * 3] = x as u32;
+            uints[i * 3 + 1] = k as u32;
+            uints[i * 3 + 2] = (x > 0.0) as u32 + (k < 0) as u32 * 2;
+            floats[i * 3] = k as f32;
+            floats[i * 3 + 1] = (k as u32) as f32;
+            floats[i * 3 + 2] = (i as f32) * 0.5 + (i as u32 as f32);
+        }
+    }
+
+    /// The f32 methods.
+    #[kernel(workgroup_size = 64)]
+    pub fn float_math(a: &[f32], b: &[f32], out: &mut [f32]) {
+        let i = global_id().x;
+        if i >= a.len() {
+            return;
+        }
+        let x = a[i];
+        let y = b[i];
+        let p = x.abs() + 0.25;
+        let o = i * 30;
+        out[o] = x.abs();
+        out[o + 1] = p.sqrt();
+        out[o + 2] = (x * 0.1).exp();
+        out[o + 3] = (x * 0.1).exp2();
+        out[o + 4] = p.ln();
+        out[o + 5] = p.log2();
+        out[o + 6] = p.powf(0.75);
+        out[o + 7] = x.powi(3);
+        out[o + 8] = x.sin();
+        out[o + 9] = x.cos();
+        out[o + 10] = (x * 0.1).tan();
+        out[o + 11] = x.tanh();
+        out[o + 12] = x.floor();
+        out[o + 13] = x.ceil();
+        out[o + 14] = x.round();
+        out[o + 15] = x.trunc();
+        out[o + 16] = x.min(y);
+        out[o + 17] = x.max(y);
+        out[o + 18] = x.clamp(-1.0, 2.0);
+        out[o + 19] = x.mul_add(y, 0.5);
+        out[o + 20] = x.signum();
+        out[o + 21] = x.fract();
+        out[o + 22] = (x * 0.01).atan2(y + 0.5);
+        out[o + 23] = p.recip();
+        out[o + 24] = f32::sqrt(p) + f32::max(x, 0.0);
+        out[o + 25] = (x * 0.01).asin() + (y * 0.01).acos() + x.atan();
+        out[o + 26] = (x * 0.1).sinh() + (x * 0.1).cosh();
+        out[o + 27] = p.log10();
+        out[o + 28] = x.to_radians() + y.to_degrees() * 0.001;
+        out[o + 29] = p.powi(-2) + std::f32::consts::PI + f32::EPSILON;
+    }
+
+    /// The integer methods.
+    #[kernel(workgroup_size = 64)]
+    pub fn int_math(a: &[i32], b: &[u32], out: &mut [i32], uout: &mut [u32]) {
+        let i = global_id().x;
+        if i < a.len() {
+            let x = a[i];
+            let y = b[i];
+            out[i * 6] = x.abs();
+            out[i * 6 + 1] = x.min(7).max(-7);
+            out[i * 6 + 2] = x.clamp(-100, 100);
+            out[i * 6 + 3] = x.signum();
+            out[i * 6 + 4] = (x % 5).pow(3);
+            out[i * 6 + 5] = i32::MAX - x.abs() / 2 + i32::MIN / 2;
+            uout[i * 6] = y.count_ones() + x.count_ones();
+            uout[i * 6 + 1] = y.leading_zeros() + x.leading_zeros();
+            uout[i * 6 + 2] = y.trailing_zeros();
+            uout[i * 6 + 3] = y.reverse_bits();
+            uout[i * 6 + 4] = (y % 7).pow(5).min(u32::MAX);
+            uout[i * 6 + 5] = y.max(1000) - y.min(1000);
+        }
+    }
+
+    /// if/else-if/else as statements and expressions, while, loop with a
+    /// value, for with step_by and ..=, labelled break/continue, early return,
+    /// shadowing and block expressions.
+    #[kernel(workgroup_size = 32)]
+    pub fn control_flow(a: &[i32], out: &mut [i32]) {
+        let i = global_id().x;
+        if i >= a.len() {
+            return;
+        }
+        let x = a[i];
+        let class = if x < -100 {
+            -1
+        } else if x < 100 {
+            0
+        } else {
+            1
+        };
+        let mut sum = 0;
+        let mut k = 0;
+        while k < 10 {
+            k += 1;
+            if k % 3 == 0 {
+                continue;
+            }
+            sum += k;
+        }
+        let first_big = loop {
+            sum += 1;
+            if sum > 50 {
+                break sum * 2;
+            }
+        };
+        let mut stepped = 0;
+        for j in (0..20).step_by(3) {
+            stepped += j;
+        }
+        for j in 1..=4 {
+            stepped *= j;
+        }
+        let mut pairs = 0;
+        'outer: for p in 0..8 {
+            for q in 0..8 {
+                if q > p {
+                    continue 'outer;
+                }
+                if p * q > (x & 31) {
+                    break 'outer;
+                }
+                pairs += 1;
+            }
+        }
+        let x = x / 2; // shadowing
+        let block = {
+            let t = x * 3;
+            t + 1
+        };
+        if x == 12345 {
+            out[i] = -1;
+            return;
+        }
+        out[i] = class + sum + first_big + stepped + pairs * 1000 + block;
+    }
+
+    /// Literal typing: unsuffixed literals take their type from use.
+    #[kernel(workgroup_size = 64)]
+    pub fn literals(out: &mut [u32], fout: &mut [f32]) {
+        let i = global_id().x;
+        if i < out.len() {
+            let mut n = 0;
+            while n < i {
+                n += 7;
+            }
+            let big = 4_000_000_000;
+            let neg = -2147483648i32;
+            let wrapped = 3_000_000_000u32.wrapping_add(2_000_000_000);
+            out[i] = n as u32 + big / 1000 + (neg == i32::MIN) as u32 + wrapped % 1000;
+            let f = 2.5;
+            let g = 1e-3f32;
+            fout[i] = f * 2.0 + g + 0x10 as f32 + 1_000.25 + f32::MAX / 1e38;
+        }
+    }
+
+    /// Local arrays: an accumulator sized by a constant, a 2-D array, literals,
+    /// `len()`, element assignment, an array through a helper.
+    #[kernel(workgroup_size = 64)]
+    pub fn local_arrays(a: &[f32], out: &mut [f32]) {
+        let i = global_id().x;
+        if i >= a.len() {
+            return;
+        }
+        const N: usize = 8;
+        let mut acc = [0.0f32; N];
+        for j in 0..acc.len() {
+            acc[j] = a[i] * j as f32;
+        }
+        let mut m = [[1.0f32, 2.0], [3.0, 4.0]];
+        m[i % 2][(i + 1) % 2] += acc[N - 1];
+        let w = [a[i], 0.5, -2.0];
+        let mut s = 0.0;
+        for j in (0..N).rev() {
+            s += acc[j] * w[j % 3];
+        }
+        out[i * 4] = s;
+        out[i * 4 + 1] = m[0][1] + m[1][0];
+        out[i * 4 + 2] = w[i % 3] + [1.0f32; 3][i % 3];
+        out[i * 4 + 3] = rotated(acc)[i % N];
+    }
+
+    /// Tuples (from a helper, destructured, fields) and `match` on integers.
+    #[kernel(workgroup_size = 64)]
+    pub fn tuples_and_match(a: &[i32], out: &mut [i32]) {
+        let i = global_id().x;
+        if i >= a.len() {
+            return;
+        }
+        let x = a[i];
+        let (q, r) = divmod(x, 7);
+        let mut t = (q, r as u32);
+        t.1 = t.1.wrapping_add(1);
+        let class = match x {
+            0 => 100,
+            1 | 2 | 3 => 200,
+            -5..=-1 => 300,
+            10..20 => 400,
+            i32::MIN..=-1000 => 500,
+            n => n % 17,
+        };
+        let mut steps = 0;
+        for j in 0..10u32 {
+            match (x as u32).wrapping_add(j) % 4 {
+                0 => continue,
+                3 => break,
+                _ => steps += 1,
+            }
+        }
+        let kind = match i % 3 {
+            0 => 1,
+            1 => 2,
+            _ => 3,
+        };
+        out[i * 4] = t.0.wrapping_add(t.1 as i32);
+        out[i * 4 + 1] = class;
+        out[i * 4 + 2] = steps;
+        out[i * 4 + 3] = kind;
+    }
+
+    /// The methods users reached for, on edge values (NaN, infinities, `i32::MIN`).
+    #[kernel(workgroup_size = 64)]
+    pub fn more_methods(f: &[f32], n: &[i32], fout: &mut [f32], iout: &mut [u32]) {
+        let i = global_id().x;
+        if i >= f.len() {
+            return;
+        }
+        let x = f[i];
+        let k = n[i];
+        iout[i * 8] = u32::from(x.is_nan()) | u32::from(x.is_finite()) << 1 | u32::from(x.is_infinite()) << 2;
+        iout[i * 8 + 1] = x.to_bits();
+        iout[i * 8 + 2] = k.wrapping_div(-1).wrapping_rem(7).wrapping_neg().wrapping_abs() as u32;
+        iout[i * 8 + 3] = (k >> 1).rem_euclid(13) as u32 + (k as u32).rem_euclid(10);
+        iout[i * 8 + 4] = k.abs_diff(-1000).wrapping_add((k as u32).abs_diff(7));
+        iout[i * 8 + 5] = (k.rotate_left(i as u32) as u32) ^ (k as u32).rotate_right(5);
+        iout[i * 8 + 6] = std::cmp::min(k, 5) as u32 ^ std::cmp::max(k as u32, 9) ^ (k as u32).leading_zeros();
+        iout[i * 8 + 7] = f32::from_bits(x.to_bits() ^ 0x8000_0000).to_bits();
+        fout[i * 2] = x.cbrt();
+        fout[i * 2 + 1] = x.rem_euclid(2.5);
+    }
+
+    /// Ranges: reversed, inclusive up to the type's last value, stepping near it.
+    #[kernel(workgroup_size = 64)]
+    pub fn ranges(out: &mut [u32], n: u32) {
+        let i = global_id().x;
+        if i >= out.len() {
+            return;
+        }
+        let mut s = 0u32;
+        for j in (0..n).rev() {
+            s = s.wrapping_mul(31).wrapping_add(j);
+        }
+        for j in (1..=n).rev() {
+            s = s.wrapping_mul(31).wrapping_add(j);
+        }
+        for j in (u32::MAX - 3)..=u32::MAX {
+            s = s.wrapping_add(j);
+        }
+        for j in ((u32::MAX - 20)..u32::MAX).step_by(7) {
+            s = s.wrapping_add(j);
+        }
+        for j in (-7..=7i32).step_by(3) {
+            s = s.wrapping_add(j as u32);
+        }
+        for j in (i32::MAX - 2)..=i32::MAX {
+            s = s.wrapping_add(j as u32);
+        }
+        for j in (0..=u32::MAX).step_by(1 << 30) {
+            s = s.wrapping_add(j);
+        }
+        out[i] = s ^ i as u32;
+    }
+
+    /// glam float vectors: constructors and constants, lanes and swizzles,
+    /// operators with vectors and scalars (both orders), compound assignment,
+    /// glam's methods, a uniform `Vec4`, a helper, `Vec3` and `Vec2` locals.
+    #[kernel(workgroup_size = 64)]
+    pub fn float_vectors(a: &[Vec4], b: &[Vec4], out: &mut [Vec4], sums: &mut [f32], k: Vec4, t: f32, off: Vec3) {
+        let i = global_id().x;
+        if i >= a.len() {
+            return;
+        }
+        let (x, y) = (a[i], b[i]);
+        let mut v = x + y * 2.0 - Vec4::ONE;
+        v *= 0.5;
+        v += k;
+        v.w = x.x * 3.0;
+        let w = 2.0 * -v / Vec4::splat(4.0) + vec4(1.0, 2.0, 3.0, 4.0) % 3.0;
+        let o = i * 4;
+        out[o] = w;
+        out[o + 1] = x.min(y).max(Vec4::NEG_ONE).abs() + x.clamp(Vec4::ZERO, Vec4::splat(t)) + x.mul_add(y, k);
+        out[o + 2] = x.floor() + y.ceil() * Vec4::X + x.round() * Vec4::new(0.0, 1.0, 0.0, 1.0) + y.trunc() + x.fract();
+        let p: Vec3 = x.xyz();
+        let q = Vec3::new(y.z, y.x, y.y) + off;
+        let c = p.cross(q);
+        let uv: Vec2 = y.zw() + x.yx();
+        out[o + 3] = reflect_y(x.lerp(y, t), 0.25) + c.extend(uv.x) * 0.5 + x.truncate().extend(uv.y);
+        let s = i * 8;
+        sums[s] = x.dot(y) + Vec4::dot(y, x) * 0.5;
+        sums[s + 1] = x.length() + y.length_squared();
+        sums[s + 2] = x.distance(y) + x.distance_squared(y);
+        sums[s + 3] = x.element_sum() + y.element_product() + x.min_element() - y.max_element();
+        sums[s + 4] = (x.abs() + Vec4::ONE).normalize().dot(Vec4::W) + (x.abs() + 1.0).sqrt().x;
+        sums[s + 5] = uv.dot(uv.yx()) + p.length() + q.xy().x + c.zyx().z;
+        sums[s + 6] = (x == y) as u32 as f32 + (x != y) as u32 as f32 * 2.0 + (x == x) as u32 as f32 * 4.0;
+        sums[s + 7] = v.x + v.y + v.z + v.w + y.recip().wzyx().x;
+    }
+
+    /// glam integer vectors: operators (lane-wise division and remainder as
+    /// Rust's), methods, constants, lanes, swizzles; `UVec2` elements.
+    #[kernel(workgroup_size = 64)]
+    pub fn int_vectors(a: &[IVec4], b: &[IVec4], u: &[UVec2], out: &mut [IVec4], uout: &mut [UVec2], d: IVec4) {
+        let i = global_id().x;
+        if i >= a.len() {
+            return;
+        }
+        let (x, y) = (a[i], b[i]);
+        let mut v = x * 3 - y + IVec4::ONE;
+        v /= d;
+        v.z %= 7;
+        let o = i * 4;
+        out[o] = v;
+        out[o + 1] = x / y.abs().max(IVec4::ONE) + x % IVec4::new(5, -5, 3, -3) + -x + 100 / d;
+        out[o + 2] = x.min(y).clamp(IVec4::splat(-50), IVec4::splat(50))
+            + ivec4(x.dot(y), x.element_sum(), x.min_element(), y.max_element());
+        out[o + 3] = IVec4::NEG_ONE * x.wzyx() + IVec4::Z * i as i32 + ivec4(x.x, x.y, x.z, x.w).abs();
+        let w = u[i];
+        let mut r = w * 2 + UVec2::new(1, 2) - UVec2::ONE;
+        r.y = r.x / (w.y % 9 + 1);
+        uout[i * 2] = r + w.yx() / UVec2::splat(3);
+        uout[i * 2 + 1] =
+            uvec2(w.element_product() % 1000, (w == r) as u32 + (w != r) as u32 * 2) + w.max(r).min(UVec2::MAX);
     }
 }

@@ -7,6 +7,7 @@
 //!
 //! GPU tests never skip: without an adapter they fail.
 
+mod cases;
 mod kernels;
 mod reference;
 mod snapshots;
@@ -83,7 +84,6 @@ fn assert_close(what: &str, got: &[f32], want: &[f32], rel: f32) {
     }
 }
 
-#[test]
 fn vector_add_every_size() {
     for n in SIZES.into_iter().chain([256 * 70_000]) {
         let a = floats(n, 1, 100.0);
@@ -100,7 +100,6 @@ fn vector_add_every_size() {
     }
 }
 
-#[test]
 fn integer_operators() {
     for n in SIZES {
         let a = ints(n, 3, 1_000_000);
@@ -128,7 +127,6 @@ fn integer_operators() {
     }
 }
 
-#[test]
 fn float_operators_and_bools() {
     for n in SIZES {
         let a = floats(n, 7, 10.0);
@@ -150,7 +148,6 @@ fn float_operators_and_bools() {
     }
 }
 
-#[test]
 fn casts_follow_rust() {
     for n in SIZES {
         let mut f = floats(n, 9, 3e9);
@@ -174,7 +171,6 @@ fn casts_follow_rust() {
     }
 }
 
-#[test]
 fn float_math_methods() {
     for n in SIZES {
         let a = floats(n, 11, 8.0);
@@ -199,7 +195,6 @@ fn float_math_methods() {
     }
 }
 
-#[test]
 fn integer_math_methods() {
     for n in SIZES {
         let a = ints(n, 13, 100_000);
@@ -216,7 +211,6 @@ fn integer_math_methods() {
     }
 }
 
-#[test]
 fn control_flow_constructs() {
     for n in SIZES {
         let mut a = ints(n, 15, 300);
@@ -235,7 +229,6 @@ fn control_flow_constructs() {
     }
 }
 
-#[test]
 fn builtins_on_a_2d_grid() {
     for (w, h) in [(1usize, 1usize), (8, 4), (21, 13), (64, 3)] {
         let (c, g) = on_both(|d| {
@@ -276,7 +269,6 @@ fn builtins_on_a_2d_grid() {
     assert!(c.chunks(8).all(|t| t[7] == 1), "every thread of the 3-D grid wrote its slot");
 }
 
-#[test]
 fn grid_of_more_than_65535_workgroups() {
     // Blocks of 2 threads: 75_001 blocks (folded as one exact 2-D
     // dispatch), 65_537 blocks (a prime: full rows plus a remainder
@@ -294,7 +286,6 @@ fn grid_of_more_than_65535_workgroups() {
     }
 }
 
-#[test]
 fn helpers_and_uniform_scalars() {
     for n in SIZES {
         let a = floats(n, 16, 2.0);
@@ -311,7 +302,6 @@ fn helpers_and_uniform_scalars() {
     }
 }
 
-#[test]
 fn literals_are_typed_as_rustc_types_them() {
     for n in SIZES {
         let (mut want, mut fwant) = (vec![0; n], vec![0.0; n]);
@@ -326,7 +316,6 @@ fn literals_are_typed_as_rustc_types_them() {
     }
 }
 
-#[test]
 fn local_arrays() {
     for n in SIZES {
         let a = floats(n, 17, 4.0);
@@ -345,7 +334,6 @@ fn local_arrays() {
     }
 }
 
-#[test]
 fn unrolled_loops() {
     for n in SIZES {
         let a = floats(n, 23, 4.0);
@@ -361,7 +349,6 @@ fn unrolled_loops() {
     }
 }
 
-#[test]
 fn split_arrays() {
     for n in SIZES {
         let a = floats(n, 29, 4.0);
@@ -378,7 +365,6 @@ fn split_arrays() {
     }
 }
 
-#[test]
 fn tuples_and_integer_match() {
     for n in SIZES {
         let mut a = ints(n, 18, 2000);
@@ -397,7 +383,6 @@ fn tuples_and_integer_match() {
     }
 }
 
-#[test]
 fn more_methods_on_edge_values() {
     for n in SIZES {
         let mut f = floats(n, 19, 50.0);
@@ -425,7 +410,6 @@ fn more_methods_on_edge_values() {
     }
 }
 
-#[test]
 fn ranges_end_where_rust_ends_them() {
     for n in [0u32, 1, 5, 70] {
         let count = 65;
@@ -449,7 +433,6 @@ fn lanes(v: &[Vec4]) -> Vec<f32> {
     v.iter().flat_map(|x| x.to_array()).collect()
 }
 
-#[test]
 fn float_vectors_follow_glam() {
     for n in SIZES {
         let a = vec4s(n, 21, 4.0);
@@ -484,7 +467,6 @@ fn assert_same_floats<T: Copy + PartialEq + std::fmt::Debug>(what: &str, got: &[
     }
 }
 
-#[test]
 fn int_vectors_follow_glam() {
     for n in SIZES {
         let ivec4s = |seed| -> Vec<IVec4> { ints(n * 4, seed, 1000).chunks(4).map(IVec4::from_slice).collect() };
@@ -505,7 +487,6 @@ fn int_vectors_follow_glam() {
     }
 }
 
-#[test]
 fn wide_integers_on_both_devices() {
     assert!(gpu().features().contains(Features::INT64), "lavapipe offers SHADER_INT64");
     assert_eq!(kernels::wide_ints::KERNEL.features, Features::INT64);
@@ -544,7 +525,6 @@ fn wide_integers_on_both_devices() {
     }
 }
 
-#[test]
 fn vectors_in_memory() {
     for n in SIZES {
         let p: Vec<Vec3A> = floats(n * 3, 26, 8.0).chunks(3).map(Vec3A::from_slice).collect();
@@ -592,7 +572,6 @@ fn vectors_in_memory() {
     }
 }
 
-#[test]
 fn f64_and_f16_on_both_devices() {
     let wide = Features::F64.union(Features::F16).union(Features::INT64);
     assert!(gpu().features().contains(wide), "lavapipe offers SHADER_F64 and SHADER_F16");
@@ -641,7 +620,6 @@ fn f64_and_f16_on_both_devices() {
     }
 }
 
-#[test]
 fn f16_vectors_on_both_devices() {
     assert_eq!(kernels::f16_vectors::KERNEL.features, Features::F16);
     // 64 `F16Vec4`s: 512 bytes of shared memory.
@@ -707,7 +685,6 @@ fn f16_vectors_on_both_devices() {
     }
 }
 
-#[test]
 fn wide_shared_arrays_on_both_devices() {
     assert_eq!(kernels::wide_shared::KERNEL.features, Features::F16.union(Features::F64).union(Features::INT64));
     // 64 + 64 words of the 8-byte arrays, 33 of the 65 halves.
@@ -727,6 +704,27 @@ fn wide_shared_arrays_on_both_devices() {
         });
         assert_eq!(c, (want.clone(), qwant.clone(), hwant.clone()), "cpu, n = {n}");
         assert_eq!(g, (want, qwant, hwant), "gpu, n = {n}");
+    }
+}
+
+/// `subgroup_id()` and `num_subgroups()` with `subgroup_size()` and
+/// `subgroup_invocation_id()`: each device against the reference for the
+/// subgroup size it reports (32 on the CPU, within the adapter's range on
+/// the GPU).
+fn subgroup_values_partition_the_block() {
+    for n in SIZES.into_iter().chain([48 * 3]) {
+        let (c, g) = on_both(|d| {
+            let mut out = zeros(d, n * 3);
+            kernels::subgroup_ids::launch(d, n, &mut out).unwrap();
+            out.read().unwrap()
+        });
+        for (name, d, out) in [("cpu", cpu(), c), ("gpu", gpu(), g)] {
+            let size = out[2];
+            // The CPU executor's subgroups have 32 lanes.
+            let (min, max) = d.subgroup_sizes().unwrap_or((32, 32));
+            assert!((min..=max).contains(&size), "{name}: subgroup size {size} outside {min}..={max}");
+            assert_eq!(out, reference::subgroup_ids(n, size), "{name}, n = {n}");
+        }
     }
 }
 
@@ -759,7 +757,6 @@ fn a_wide_kernel_on_a_device_without_its_feature_is_an_error_naming_both() {
     run(cpu()).unwrap();
 }
 
-#[test]
 fn rejected_constants_are_computed_at_run_time() {
     let (c, g) = on_both(|d| {
         let (mut out, mut bits) = (zeros::<f32>(d, 3), zeros::<u32>(d, 3));
@@ -791,7 +788,6 @@ fn generic_num_for<T: kernels::generic_num::Instance + From<u8>>() {
     }
 }
 
-#[test]
 fn generic_kernel_for_every_num_type() {
     generic_num_for::<f32>();
     generic_num_for::<i32>();
@@ -859,7 +855,6 @@ fn generic_float_for<T: kernels::generic_float::Instance + From<f32> + Into<f64>
     }
 }
 
-#[test]
 fn generic_float_kernel_for_f32_and_f64() {
     generic_float_for::<f32>();
     generic_float_for::<f64>();
@@ -882,7 +877,6 @@ fn generic_int_for<T: kernels::generic_int::Instance + From<u16>>() {
     }
 }
 
-#[test]
 fn generic_int_kernel_for_every_int_type() {
     generic_int_for::<i32>();
     generic_int_for::<u32>();
@@ -890,7 +884,6 @@ fn generic_int_kernel_for_every_int_type() {
     generic_int_for::<u64>();
 }
 
-#[test]
 fn generic_cooperative_kernel_with_a_shared_array_of_t() {
     fn reverse<T: kernels::generic_reverse::Instance + From<u8>>() {
         for n in SIZES.map(|n| n.next_multiple_of(2)) {
@@ -935,7 +928,6 @@ fn own_elements_on(d: &Device, threads: usize, n: usize, a_len: usize) -> Result
 /// race-checked device runs every launch that way, in order), the GPU
 /// and plain Rust do: sizes around a workgroup (64) and a chunk (4096
 /// invocations), none, and grids shorter and longer than the buffers.
-#[test]
 fn chunk_slice_loop_matches_the_per_invocation_body() {
     // Compiles only while these kernels qualify for the loop.
     let _ = (kernels::own_elements::cpu_chunk, kernels::own_elements_vec4::cpu_chunk);
@@ -970,7 +962,6 @@ fn chunk_slice_loop_matches_the_per_invocation_body() {
 /// A scalar bound (`i < n as usize`) splits the chunk loop at `n`: bounds
 /// before, inside and past a chunk and the buffers, on both paths, the
 /// GPU and plain Rust.
-#[test]
 fn chunk_slice_loop_split_at_a_scalar_bound() {
     let _ = kernels::own_below::cpu_chunk;
     let per_invocation = Device::cpu_race_checked();
@@ -1019,7 +1010,6 @@ fn chunk_slice_loop_leaves_out_of_bounds_to_the_checked_body() {
 /// Kernels whose outputs are their own but that the loop does not run (a
 /// neighbour's input, `thread_id()`) still take the windowed path, per
 /// invocation, and compute what the GPU and plain Rust do.
-#[test]
 fn own_element_kernels_outside_the_chunk_loop() {
     assert_eq!(format!("{:?}", kernels::neighbour_sum::KERNEL.cpu), "OwnElement");
     assert_eq!(format!("{:?}", kernels::own_with_thread_id::KERNEL.cpu), "OwnElement");

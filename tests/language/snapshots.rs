@@ -1,77 +1,52 @@
-//! The WGSL of every test kernel, snapshotted with insta: a change in the
-//! generated code shows up as a diff to read. Rust names must survive.
+//! The WGSL of every test kernel (every row of `cases.rs`), snapshotted
+//! with insta: a change in the generated code shows up as a diff to read.
+//! Rust names must survive.
 
+use crate::cases::language_cases;
 use crate::kernels;
 
-macro_rules! snapshot {
-    ($($k:ident),* $(,)?) => {$(
-        #[test]
-        fn $k() {
-            insta::assert_snapshot!(stringify!($k), kernels::$k::WGSL);
+macro_rules! snapshot_tests {
+    (
+        plain { $($run:ident: $($k:ident $(($folded:ident))?),+;)* }
+        generic { $($grun:ident: $g:ident<$($inst:ident),+>;)* }
+    ) => {
+        mod wgsl {
+            use super::*;
+            $($(
+                #[test]
+                fn $k() {
+                    insta::assert_snapshot!(stringify!($k), kernels::$k::WGSL);
+                }
+            )+)*
         }
-    )*};
+
+        /// The folded variants (1-D grids of more than 65535 workgroups) of
+        /// the kernels marked `(folded)`: those whose prologue differs most.
+        mod wgsl_folded {
+            use super::*;
+            $($($(
+                #[test]
+                fn $k() {
+                    let _ = stringify!($folded);
+                    insta::assert_snapshot!(concat!(stringify!($k), "_folded"), kernels::$k::WGSL_FOLDED);
+                }
+            )?)+)*
+        }
+
+        /// Each instantiation of a generic kernel is a kernel of its own.
+        mod wgsl_generic {
+            use super::*;
+            $(
+                #[test]
+                fn $g() {
+                    $(
+                        let name = format!("{}_{}", stringify!($g), stringify!($inst).trim_start_matches("for_"));
+                        insta::assert_snapshot!(name.as_str(), kernels::$g::$inst::WGSL);
+                    )+
+                }
+            )*
+        }
+    };
 }
 
-mod wgsl {
-    use super::*;
-    snapshot!(
-        vector_add,
-        int_ops,
-        uint_ops,
-        float_ops,
-        casts,
-        float_math,
-        int_math,
-        control_flow,
-        builtins_2d,
-        folded_ids,
-        helpers_and_scalars,
-        literals,
-        local_arrays,
-        unrolled,
-        split_arrays,
-        tuples_and_match,
-        more_methods,
-        ranges,
-        float_vectors,
-        int_vectors,
-        vectors_in_memory,
-        wide_ints,
-        wide_floats,
-        f16_vectors,
-        wide_shared,
-        rejected_constants
-    );
-}
-
-/// Each instantiation of a generic kernel is a kernel of its own.
-mod wgsl_generic {
-    use super::*;
-
-    #[test]
-    fn generic_num() {
-        insta::assert_snapshot!("generic_num_f32", kernels::generic_num::for_f32::WGSL);
-        insta::assert_snapshot!("generic_num_i32", kernels::generic_num::for_i32::WGSL);
-        insta::assert_snapshot!("generic_num_u32", kernels::generic_num::for_u32::WGSL);
-        insta::assert_snapshot!("generic_num_f16", kernels::generic_num::for_f16::WGSL);
-        insta::assert_snapshot!("generic_num_f64", kernels::generic_num::for_f64::WGSL);
-        insta::assert_snapshot!("generic_num_i64", kernels::generic_num::for_i64::WGSL);
-        insta::assert_snapshot!("generic_num_u64", kernels::generic_num::for_u64::WGSL);
-    }
-}
-
-/// The folded variants (1-D grids of more than 65535 workgroups) of the
-/// kernels whose prologue differs most.
-mod wgsl_folded {
-    use super::*;
-
-    #[test]
-    fn vector_add() {
-        insta::assert_snapshot!("vector_add_folded", kernels::vector_add::WGSL_FOLDED);
-    }
-
-    #[test]
-    fn builtins_2d() {
-        insta::assert_snapshot!("builtins_2d_folded", kernels::builtins_2d::WGSL_FOLDED);
-    }
-}
+language_cases!(snapshot_tests);

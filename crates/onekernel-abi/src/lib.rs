@@ -583,6 +583,114 @@ pub enum CpuStrategy {
     Cooperative,
 }
 
+/// A value an invocation reads from its place in the grid or in its
+/// subgroup: `global_id()`, `subgroup_size()`, ... The compiler's HIR holds
+/// it and lowers it to a WGSL builtin; the CPU body asks the runtime's
+/// `Invocation::get` for the same variant. This is the one list of them:
+/// every method here, the compiler's lowering and the runtime's `get` match
+/// on it exhaustively, so a variant one side does not handle is a compile
+/// error, not a name that fails to match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// `global_id()`: the thread's position in the whole grid
+    /// (`global_invocation_id`).
+    GlobalId,
+    /// `thread_id()`: the thread's position in its block
+    /// (`local_invocation_id`).
+    ThreadId,
+    /// `block_id()`: the block's position in the grid (`workgroup_id`).
+    BlockId,
+    /// `block_dim()`: threads per block (the `workgroup_size`).
+    BlockDim,
+    /// `grid_dim()`: blocks in the grid (`num_workgroups`).
+    GridDim,
+    /// `subgroup_size()`: invocations per subgroup (`subgroup_size`).
+    SubgroupSize,
+    /// `subgroup_invocation_id()`: the invocation's lane in its subgroup
+    /// (`subgroup_invocation_id`).
+    SubgroupInvocationId,
+    /// `subgroup_id()`: the subgroup's index in its workgroup
+    /// (`subgroup_id`).
+    SubgroupId,
+    /// `num_subgroups()`: subgroups in the workgroup (`num_subgroups`).
+    NumSubgroups,
+}
+
+/// The Rust type of a [`Builtin`]'s value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BuiltinType {
+    /// The runtime's `Dim3`: three `usize` axes (WGSL `vec3<u32>`). Not
+    /// named `Dim3`, so that rustc's messages keep calling that type `Dim3`
+    /// rather than by its full path.
+    Axes,
+    /// `u32`.
+    U32,
+}
+
+impl Builtin {
+    /// Every builtin, in declaration order (also the order of the entry
+    /// point's arguments in the WGSL).
+    pub const ALL: [Builtin; 9] = [
+        Builtin::GlobalId,
+        Builtin::ThreadId,
+        Builtin::BlockId,
+        Builtin::BlockDim,
+        Builtin::GridDim,
+        Builtin::SubgroupSize,
+        Builtin::SubgroupInvocationId,
+        Builtin::SubgroupId,
+        Builtin::NumSubgroups,
+    ];
+
+    /// The Rust name: the function a kernel calls (`global_id`), also the
+    /// entry point argument's name in the WGSL.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Builtin::GlobalId => "global_id",
+            Builtin::ThreadId => "thread_id",
+            Builtin::BlockId => "block_id",
+            Builtin::BlockDim => "block_dim",
+            Builtin::GridDim => "grid_dim",
+            Builtin::SubgroupSize => "subgroup_size",
+            Builtin::SubgroupInvocationId => "subgroup_invocation_id",
+            Builtin::SubgroupId => "subgroup_id",
+            Builtin::NumSubgroups => "num_subgroups",
+        }
+    }
+
+    /// The type of its value.
+    pub const fn ty(self) -> BuiltinType {
+        match self {
+            Builtin::GlobalId | Builtin::ThreadId | Builtin::BlockId | Builtin::BlockDim | Builtin::GridDim => {
+                BuiltinType::Axes
+            }
+            Builtin::SubgroupSize | Builtin::SubgroupInvocationId | Builtin::SubgroupId | Builtin::NumSubgroups => {
+                BuiltinType::U32
+            }
+        }
+    }
+
+    /// Whether every invocation of a workgroup reads the same value, so
+    /// that a condition on it may guard a barrier.
+    pub const fn is_workgroup_uniform(self) -> bool {
+        match self {
+            Builtin::BlockId | Builtin::BlockDim | Builtin::GridDim | Builtin::SubgroupSize | Builtin::NumSubgroups => {
+                true
+            }
+            Builtin::GlobalId | Builtin::ThreadId | Builtin::SubgroupInvocationId | Builtin::SubgroupId => false,
+        }
+    }
+
+    /// Whether a kernel that reads it needs the device's
+    /// [`Features::SUBGROUP`].
+    pub const fn needs_subgroups(self) -> bool {
+        match self {
+            Builtin::GlobalId | Builtin::ThreadId | Builtin::BlockId | Builtin::BlockDim | Builtin::GridDim => false,
+            Builtin::SubgroupSize | Builtin::SubgroupInvocationId | Builtin::SubgroupId | Builtin::NumSubgroups => true,
+        }
+    }
+}
+
 /// A subgroup collective: an operation that every invocation of a
 /// subgroup (a hardware-sized slice of a workgroup, a warp) takes part in,
 /// each contributing a value and each taking a result. The compiler lowers
@@ -643,6 +751,20 @@ impl SubgroupCollective {
         SubgroupCollective::ShuffleDown,
         SubgroupCollective::Ballot,
     ];
+
+    /// The Rust name: the function a kernel calls (`subgroup_add`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            SubgroupCollective::Add => "subgroup_add",
+            SubgroupCollective::Min => "subgroup_min",
+            SubgroupCollective::Max => "subgroup_max",
+            SubgroupCollective::Broadcast => "subgroup_broadcast",
+            SubgroupCollective::Shuffle => "subgroup_shuffle",
+            SubgroupCollective::ShuffleXor => "subgroup_shuffle_xor",
+            SubgroupCollective::ShuffleDown => "subgroup_shuffle_down",
+            SubgroupCollective::Ballot => "subgroup_ballot",
+        }
+    }
 
     /// Number of arguments: the value (or predicate), then for the
     /// gathers the lane, mask or distance.

@@ -1,82 +1,59 @@
-//! The names a kernel can call, in one table each: thread indexing,
-//! barriers and shared memory ([`FUNCTIONS`]), math methods
-//! ([`MATH_METHODS`]) and named constants ([`named_const`]).
+//! The names a kernel can call, in one table each: builtin values and
+//! subgroup collectives (the ABI's [`Builtin`] and [`SubgroupCollective`],
+//! named by their own `name()`), barriers and shared memory ([`OTHER`]);
+//! all of them in [`functions`]; math methods ([`MATH_METHODS`]) and named
+//! constants ([`named_const`]).
 //!
 //! The recogniser ([`crate::parse`]) looks names up here and nowhere else.
-//! Adding a builtin means adding a row here and a variant to the enum it
-//! maps to; the exhaustive `match`es of the back ends (naga lowering, the
-//! CPU body, the uniformity check) then say what else must handle it.
+//! Adding a builtin value means adding a variant to `onekernel_abi::Builtin`;
+//! the exhaustive `match`es of the ABI's methods, the naga lowering and the
+//! runtime's `Invocation::get` then say what else must handle it (see
+//! docs/architecture.md, "Add a builtin").
 
-use crate::hir::{BarrierKind, Builtin, ConstValue, ElemBound, MathOp, NamedConst, SubgroupCollective, SubgroupOp};
+use crate::hir::{BarrierKind, Builtin, ConstValue, ElemBound, MathOp, NamedConst, SubgroupCollective};
 use crate::types::{Lane, Ty, VecTy};
 
 /// What a builtin function call is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BuiltinFn {
-    /// A thread-indexing value: `global_id()`.
-    Thread(Builtin),
+    /// A value of the invocation: `global_id()`, `subgroup_size()`, ...
+    Value(Builtin),
     /// `workgroup_barrier()` / `storage_barrier()`.
     Barrier(BarrierKind),
     /// `shared::<[T; N]>()`: declares workgroup memory.
     Shared,
-    /// `subgroup_add(v)` and the other subgroup builtins.
-    Subgroup(SubgroupOp),
+    /// `subgroup_add(v)` and the other subgroup collectives.
+    Subgroup(SubgroupCollective),
     /// `workgroup_uniform_load(&tile[i])`.
     UniformLoad,
 }
 
-/// Every builtin function, by its Rust name (the last segment of the path
-/// as written: `global_id()` and `onekernel::global_id()` are the same).
-pub const FUNCTIONS: [(&str, BuiltinFn); 19] = [
-    ("global_id", BuiltinFn::Thread(Builtin::GlobalId)),
-    ("thread_id", BuiltinFn::Thread(Builtin::ThreadId)),
-    ("block_id", BuiltinFn::Thread(Builtin::BlockId)),
-    ("block_dim", BuiltinFn::Thread(Builtin::BlockDim)),
-    ("grid_dim", BuiltinFn::Thread(Builtin::GridDim)),
+/// The builtin functions that are neither values nor collectives, by their
+/// Rust name.
+pub const OTHER: [(&str, BuiltinFn); 4] = [
     ("workgroup_barrier", BuiltinFn::Barrier(BarrierKind::Workgroup)),
     ("storage_barrier", BuiltinFn::Barrier(BarrierKind::Storage)),
     ("shared", BuiltinFn::Shared),
     ("workgroup_uniform_load", BuiltinFn::UniformLoad),
-    ("subgroup_size", BuiltinFn::Subgroup(SubgroupOp::Size)),
-    ("subgroup_invocation_id", BuiltinFn::Subgroup(SubgroupOp::InvocationId)),
-    ("subgroup_add", collective(SubgroupCollective::Add)),
-    ("subgroup_min", collective(SubgroupCollective::Min)),
-    ("subgroup_max", collective(SubgroupCollective::Max)),
-    ("subgroup_broadcast", collective(SubgroupCollective::Broadcast)),
-    ("subgroup_shuffle", collective(SubgroupCollective::Shuffle)),
-    ("subgroup_shuffle_xor", collective(SubgroupCollective::ShuffleXor)),
-    ("subgroup_shuffle_down", collective(SubgroupCollective::ShuffleDown)),
-    ("subgroup_ballot", collective(SubgroupCollective::Ballot)),
 ];
 
-/// A subgroup collective's row.
-const fn collective(c: SubgroupCollective) -> BuiltinFn {
-    BuiltinFn::Subgroup(SubgroupOp::Collective(c))
+/// Every builtin function, by its Rust name (the last segment of the path
+/// as written: `global_id()` and `onekernel::global_id()` are the same).
+pub fn functions() -> impl Iterator<Item = (&'static str, BuiltinFn)> {
+    let values = Builtin::ALL.into_iter().map(|b| (b.name(), BuiltinFn::Value(b)));
+    let collectives = SubgroupCollective::ALL.into_iter().map(|c| (c.name(), BuiltinFn::Subgroup(c)));
+    values.chain(collectives).chain(OTHER)
 }
 
 /// Looks a builtin function up by name.
 pub fn function(name: &str) -> Option<BuiltinFn> {
-    FUNCTIONS.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
-}
-
-impl Builtin {
-    /// The Rust name (also the field of the runtime's `Invocation`).
-    pub fn name(self) -> &'static str {
-        FUNCTIONS.iter().find(|(_, f)| *f == BuiltinFn::Thread(self)).map_or("?", |(n, _)| n)
-    }
+    functions().find(|(n, _)| *n == name).map(|(_, f)| f)
 }
 
 impl BarrierKind {
     /// The Rust name.
     pub fn name(self) -> &'static str {
-        FUNCTIONS.iter().find(|(_, f)| *f == BuiltinFn::Barrier(self)).map_or("?", |(n, _)| n)
-    }
-}
-
-impl SubgroupOp {
-    /// The Rust name.
-    pub fn name(self) -> &'static str {
-        FUNCTIONS.iter().find(|(_, f)| *f == BuiltinFn::Subgroup(self)).map_or("?", |(n, _)| n)
+        OTHER.iter().find(|(_, f)| *f == BuiltinFn::Barrier(self)).map_or("?", |(n, _)| n)
     }
 }
 
@@ -492,7 +469,7 @@ mod tests {
 
     #[test]
     fn tables_round_trip() {
-        for (name, f) in FUNCTIONS {
+        for (name, f) in functions() {
             assert_eq!(function(name), Some(f));
         }
         for (op, name, arity) in MATH_METHODS {
@@ -500,11 +477,13 @@ mod tests {
         }
         assert_eq!(Builtin::GridDim.name(), "grid_dim");
         assert_eq!(BarrierKind::Storage.name(), "storage_barrier");
-        assert_eq!(SubgroupOp::Collective(SubgroupCollective::ShuffleXor).name(), "subgroup_shuffle_xor");
-        // Every collective of the ABI is a builtin a kernel can call.
-        for c in SubgroupCollective::ALL {
-            assert_ne!(SubgroupOp::Collective(c).name(), "?", "{c:?}");
-        }
+        assert_eq!(SubgroupCollective::ShuffleXor.name(), "subgroup_shuffle_xor");
+        // No two builtins share a name.
+        let names: Vec<&str> = functions().map(|(n, _)| n).collect();
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
         assert!(suggest_method("sqr").contains("`sqrt`"));
     }
 

@@ -12,7 +12,7 @@
 
 use crate::arena::{Arena, Handle};
 use crate::types::Ty;
-pub use onekernel_abi::SubgroupCollective;
+pub use onekernel_abi::{Builtin, BuiltinType, SubgroupCollective};
 use proc_macro2::Span;
 
 /// An expression's id.
@@ -208,44 +208,6 @@ pub enum BarrierKind {
     Workgroup,
     /// Execution barrier plus storage memory (WGSL `storageBarrier`).
     Storage,
-}
-
-/// Subgroup builtins (WGSL's `subgroupAdd`, `subgroup_size`, ...): a
-/// subgroup is a hardware-sized slice of a workgroup (a warp) whose
-/// invocations exchange values without shared memory. The collectives
-/// are the ABI's [`SubgroupCollective`] (one list, which the CPU body names
-/// directly): every invocation of the subgroup takes part, so they are
-/// checked like barriers (see `uniformity.rs`); [`crate::builtins`] names
-/// them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum SubgroupOp {
-    /// `subgroup_size()`: invocations per subgroup (`u32`, uniform).
-    Size,
-    /// `subgroup_invocation_id()`: this invocation's lane in its subgroup.
-    InvocationId,
-    /// `subgroup_add(v)`, a shuffle, `subgroup_ballot(p)`, ...: a
-    /// collective (see [`SubgroupCollective`] for each one's result).
-    Collective(SubgroupCollective),
-}
-
-impl SubgroupOp {
-    /// The collective, for everything but `Size` and `InvocationId`.
-    pub fn collective(self) -> Option<SubgroupCollective> {
-        match self {
-            SubgroupOp::Collective(c) => Some(c),
-            SubgroupOp::Size | SubgroupOp::InvocationId => None,
-        }
-    }
-
-    /// Whether every invocation of the subgroup must take part.
-    pub fn is_collective(self) -> bool {
-        self.collective().is_some()
-    }
-
-    /// Number of arguments.
-    pub fn arity(self) -> usize {
-        self.collective().map_or(0, SubgroupCollective::arity)
-    }
 }
 
 /// Where a tile is loaded from or stored to: a buffer parameter or a 1-D
@@ -480,23 +442,6 @@ impl FloatLit {
     pub fn exact(v: f32) -> FloatLit {
         FloatLit { single: v, double: f64::from(v) }
     }
-}
-
-/// Thread-indexing builtins, named as in CUDA/Mojo (see the docs for the
-/// WGSL names). Each has a documented item of the same name in the
-/// `onekernel` crate; [`crate::builtins`] is the table that recognises them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Builtin {
-    /// `global_id()`: the thread's position in the whole grid.
-    GlobalId,
-    /// `thread_id()`: the thread's position in its block (workgroup).
-    ThreadId,
-    /// `block_id()`: the block's position in the grid.
-    BlockId,
-    /// `block_dim()`: threads per block.
-    BlockDim,
-    /// `grid_dim()`: blocks in the grid.
-    GridDim,
 }
 
 /// A label (`'outer`), with its tokens.
@@ -820,7 +765,8 @@ pub enum ExprKind {
     Local(LocalId),
     /// A scalar parameter.
     Param(ParamId),
-    /// `global_id()` and friends; `callee` is the path as written.
+    /// `global_id()`, `subgroup_size()` and the other values of the ABI's
+    /// [`Builtin`]; `callee` is the path as written.
     Builtin {
         /// Which one.
         builtin: Builtin,
@@ -882,14 +828,18 @@ pub enum ExprKind {
         /// The path as written.
         callee: syn::Path,
     },
-    /// A subgroup builtin; `site` numbers the collectives with the
-    /// barriers (source order), for the CPU executor's divergence check.
+    /// A subgroup collective (WGSL's `subgroupAdd`, ...: the ABI's
+    /// [`SubgroupCollective`], one list, which the CPU body names
+    /// directly); every invocation of the subgroup takes part, so it is
+    /// checked like a barrier (see `uniformity.rs`). `site` numbers the
+    /// collectives with the barriers (source order), for the CPU
+    /// executor's divergence check.
     Subgroup {
         /// Which one.
-        op: SubgroupOp,
+        op: SubgroupCollective,
         /// The value, then the lane, mask or delta.
         args: Vec<ExprId>,
-        /// The call-site id (collectives only; 0 otherwise).
+        /// The call-site id.
         site: u32,
         /// The path as written.
         callee: syn::Path,

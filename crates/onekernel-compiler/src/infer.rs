@@ -270,7 +270,13 @@ impl<'a> Infer<'a> {
                 self.set(id, lv)
             }
             ExprKind::Param(p) => self.set_known(id, f.params[*p].kind.ty()),
-            ExprKind::Builtin { .. } => self.set_known(id, Ty::Dim3),
+            ExprKind::Builtin { builtin, .. } => self.set_known(
+                id,
+                match builtin.ty() {
+                    BuiltinType::Axes => Ty::Dim3,
+                    BuiltinType::U32 => Ty::U32,
+                },
+            ),
             // Never reached: a function with an error is not typed.
             ExprKind::Error => self.var(id),
             ExprKind::Axis(base, axis) => {
@@ -379,15 +385,14 @@ impl<'a> Infer<'a> {
             ExprKind::Subgroup { op, args, .. } => {
                 let vars: Vec<usize> = args.iter().map(|a| self.expr(*a)).collect();
                 match op {
-                    SubgroupOp::Size | SubgroupOp::InvocationId => self.set_known(id, Ty::U32),
-                    SubgroupOp::Collective(C::Ballot) => {
+                    C::Ballot => {
                         let b = self.known(Ty::Bool);
                         self.unify(vars[0], b);
                         // WGSL's `vec4<u32>`: lane `i` is bit `i % 32` of word `i / 32`.
                         self.set_known(id, Ty::Vector(VecTy { lane: Lane::U32, size: 4, aligned: false }))
                     }
-                    SubgroupOp::Collective(C::Add | C::Min | C::Max) => self.set(id, vars[0]),
-                    SubgroupOp::Collective(C::Broadcast | C::Shuffle | C::ShuffleXor | C::ShuffleDown) => {
+                    C::Add | C::Min | C::Max => self.set(id, vars[0]),
+                    C::Broadcast | C::Shuffle | C::ShuffleXor | C::ShuffleDown => {
                         let u = self.known(Ty::U32);
                         self.unify(vars[1], u);
                         self.set(id, vars[0])
@@ -1029,9 +1034,7 @@ fn check(f: &Function, t: &Types, diags: &mut Diagnostics) {
                 wide_math(f, e.span, *op, args, t, diags);
                 true
             }
-            ExprKind::Subgroup { op, args, .. }
-                if op.arity() > 0 && op.collective() != Some(SubgroupCollective::Ballot) =>
-            {
+            ExprKind::Subgroup { op, args, .. } if *op != SubgroupCollective::Ballot => {
                 let v = t.exprs[args[0]];
                 if !matches!(v, Ty::F32 | Ty::I32 | Ty::U32 | Ty::Usize) {
                     diags.push(

@@ -133,16 +133,12 @@ impl Uniformity<'_> {
         match &f.exprs[e].kind {
             ExprKind::Error | ExprKind::Lit(_) | ExprKind::Const(_) | ExprKind::ConstRef(_) | ExprKind::Len(_) => true,
             ExprKind::Param(p) => !self.varying_params.contains(p),
-            ExprKind::Builtin { builtin, .. } => match builtin {
-                Builtin::BlockId | Builtin::BlockDim | Builtin::GridDim => true,
-                Builtin::GlobalId | Builtin::ThreadId => false,
-            },
+            ExprKind::Builtin { builtin, .. } => builtin.is_workgroup_uniform(),
             ExprKind::Index { .. } | ExprKind::SharedIndex { .. } | ExprKind::Atomic { .. } => false,
             // A tile is spread over a subgroup's lanes: never a condition.
             ExprKind::Tile { .. } => false,
-            // Collectives are the same within a subgroup only; a lane id
-            // differs in every thread.
-            ExprKind::Subgroup { op, .. } => *op == SubgroupOp::Size,
+            // Collectives are the same within a subgroup only.
+            ExprKind::Subgroup { .. } => false,
             // The point of `workgroup_uniform_load`: one value for the
             // whole workgroup (its index is checked to be uniform).
             ExprKind::UniformLoad { .. } => true,
@@ -189,15 +185,15 @@ impl Uniformity<'_> {
         let mut uses = Vec::new();
         visit_expr(self.f, e, 0, &mut |_, k, _| {
             let s = match k {
-                ExprKind::Builtin { builtin: Builtin::GlobalId, .. } => "`global_id()`".to_string(),
-                ExprKind::Builtin { builtin: Builtin::ThreadId, .. } => "`thread_id()`".to_string(),
+                ExprKind::Builtin { builtin, .. } if !builtin.is_workgroup_uniform() => {
+                    format!("`{}()`", builtin.name())
+                }
                 ExprKind::Index { buffer, .. } => format!("a value loaded from `{}`", self.f.params[*buffer].name),
                 ExprKind::SharedIndex { shared, .. } => {
                     format!("a value loaded from `{}`", self.f.shared[*shared].name)
                 }
                 ExprKind::Atomic { .. } => "an atomic's value".to_string(),
-                ExprKind::Subgroup { op: SubgroupOp::InvocationId, .. } => "`subgroup_invocation_id()`".to_string(),
-                ExprKind::Subgroup { op, .. } if op.is_collective() => {
+                ExprKind::Subgroup { op, .. } => {
                     format!("`{}()`, whose value is the same within a subgroup only", op.name())
                 }
                 ExprKind::Local(l) if self.varying.contains(l) => format!("`{}`", self.f.locals[*l].name),
@@ -269,7 +265,7 @@ impl Uniformity<'_> {
                 for a in args {
                     self.expr(*a, div.clone());
                 }
-                if let (Some(d), true, true) = (&div, op.is_collective(), self.report) {
+                if let (Some(d), true) = (&div, self.report) {
                     self.errors.push(
                         Diagnostic::new(
                             f.exprs[e].span,

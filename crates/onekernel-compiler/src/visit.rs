@@ -231,7 +231,7 @@ pub fn indexes_array_with(f: &Function, body: &Block, var: LocalId) -> bool {
     found
 }
 
-/// The thread-indexing builtins a function uses, in order of first use.
+/// The builtin values a function uses, in order of first use.
 pub fn used_builtins(f: &Function) -> Vec<Builtin> {
     let mut used = Vec::new();
     visit_block(f, &f.body, 0, &mut |_, k, _| {
@@ -251,15 +251,14 @@ pub fn any_expr(f: &Function, pred: impl Fn(&ExprKind) -> bool) -> bool {
     found
 }
 
-/// Whether `f` uses the subgroup builtin `op`.
-pub fn uses_subgroup_op(f: &Function, op: SubgroupOp) -> bool {
-    any_expr(f, |k| matches!(k, ExprKind::Subgroup { op: o, .. } if *o == op))
-}
-
-/// Whether `f` uses any subgroup builtin (the kernel then needs the
-/// device's SUBGROUP feature).
+/// Whether `f` uses any subgroup builtin, a collective or a value (the
+/// kernel then needs the device's SUBGROUP feature).
 pub fn uses_subgroups(f: &Function) -> bool {
-    any_expr(f, |k| matches!(k, ExprKind::Subgroup { .. }))
+    any_expr(f, |k| match k {
+        ExprKind::Subgroup { .. } => true,
+        ExprKind::Builtin { builtin, .. } => builtin.needs_subgroups(),
+        _ => false,
+    })
 }
 
 /// Whether `f` uses matrix tiles (the kernel then binds its launch

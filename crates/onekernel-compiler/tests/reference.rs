@@ -246,7 +246,7 @@ fn the_attribute_table_is_the_compilers() {
 #[test]
 fn every_builtin_function_and_math_method_is_listed() {
     let text = reference();
-    for (name, _) in builtins::FUNCTIONS {
+    for (name, _) in builtins::functions() {
         assert!(
             text.contains(&format!("`{name}(")) || text.contains(&format!("`{name}::<")),
             "the builtin `{name}()` is not in docs/supported-rust.md"

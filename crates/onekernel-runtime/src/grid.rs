@@ -1,7 +1,7 @@
 //! Launch geometry: [`Dim3`], [`Grid`] and the per-invocation builtins
 //! ([`Invocation`]).
 
-use onekernel_abi::KernelInfo;
+use onekernel_abi::{Builtin, BuiltinType, KernelInfo};
 
 /// A size or an index in up to three dimensions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, bytemuck::Zeroable)]
@@ -97,6 +97,32 @@ impl Invocation {
         t.x + d.x * (t.y + d.y * t.z)
     }
 
+    /// The value of the builtin `b` (`global_id()`, `subgroup_size()`,
+    /// ...) for this invocation on the CPU executor: what the CPU body
+    /// reads for each call. One exhaustive `match` over the ABI's
+    /// [`Builtin`], so a builtin the compiler knows and the runtime does not
+    /// is a compile error here.
+    #[inline(always)]
+    pub fn get(&self, b: Builtin) -> BuiltinValue {
+        let size = crate::cpu::CPU_SUBGROUP_SIZE;
+        match b {
+            Builtin::GlobalId => BuiltinValue::Axes(self.global_id),
+            Builtin::ThreadId => BuiltinValue::Axes(self.thread_id),
+            Builtin::BlockId => BuiltinValue::Axes(self.block_id),
+            Builtin::BlockDim => BuiltinValue::Axes(self.block_dim),
+            Builtin::GridDim => BuiltinValue::Axes(self.grid_dim),
+            Builtin::SubgroupSize => BuiltinValue::U32(size),
+            Builtin::SubgroupInvocationId => BuiltinValue::U32(self.subgroup_invocation_id()),
+            // Subgroups are consecutive runs of `size` invocations in
+            // `local_index` order; the last may be partial.
+            Builtin::SubgroupId => BuiltinValue::U32((self.local_index() / size as usize) as u32),
+            Builtin::NumSubgroups => {
+                let d = self.block_dim;
+                BuiltinValue::U32((d.x * d.y * d.z).div_ceil(size as usize) as u32)
+            }
+        }
+    }
+
     /// The invocation `(x, y, z)` of the same workgroup, from `self`, its
     /// invocation `(0, 0, 0)`: how the phase executor (`cpu/phased.rs`)
     /// makes each invocation's builtins inside a phase loop.
@@ -122,6 +148,53 @@ impl Invocation {
         let first = self.local_index() / size * size;
         let volume = self.block_dim.x * self.block_dim.y * self.block_dim.z;
         (volume - first).min(size)
+    }
+}
+
+/// A builtin's value on the CPU executor ([`Invocation::get`]), of the
+/// type [`Builtin::ty`] gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuiltinValue {
+    /// A [`BuiltinType::Axes`] builtin's value.
+    Axes(Dim3),
+    /// A [`BuiltinType::U32`] builtin's value.
+    U32(u32),
+}
+
+impl BuiltinValue {
+    /// Its type.
+    pub fn ty(self) -> BuiltinType {
+        match self {
+            BuiltinValue::Axes(_) => BuiltinType::Axes,
+            BuiltinValue::U32(_) => BuiltinType::U32,
+        }
+    }
+}
+
+/// The Rust types of builtins: how the CPU body takes the value of the
+/// type the user's builtin function returns out of a [`BuiltinValue`].
+pub trait FromBuiltin: Sized {
+    /// The value, or `None` if it is of another type.
+    fn from_builtin(value: BuiltinValue) -> Option<Self>;
+}
+
+impl FromBuiltin for Dim3 {
+    #[inline(always)]
+    fn from_builtin(value: BuiltinValue) -> Option<Dim3> {
+        match value {
+            BuiltinValue::Axes(d) => Some(d),
+            BuiltinValue::U32(_) => None,
+        }
+    }
+}
+
+impl FromBuiltin for u32 {
+    #[inline(always)]
+    fn from_builtin(value: BuiltinValue) -> Option<u32> {
+        match value {
+            BuiltinValue::U32(v) => Some(v),
+            BuiltinValue::Axes(_) => None,
+        }
     }
 }
 
@@ -187,5 +260,39 @@ impl From<Dim3> for Grid {
     /// Threads, like `Grid::threads`.
     fn from(n: Dim3) -> Grid {
         Grid::Threads(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every builtin's value on the CPU is of the type the ABI (and so the
+    /// compiler's type check) gives it, and the subgroup values describe
+    /// one partition of the workgroup.
+    #[test]
+    fn every_builtin_value_has_its_abi_type() {
+        let first = Invocation {
+            global_id: Dim3::new(48, 0, 0),
+            thread_id: Dim3::new(0, 0, 0),
+            block_id: Dim3::new(1, 0, 0),
+            block_dim: Dim3::new(48, 1, 1),
+            grid_dim: Dim3::new(3, 1, 1),
+        };
+        for b in Builtin::ALL {
+            assert_eq!(first.get(b).ty(), b.ty(), "{b:?}");
+        }
+        let u32_of = |inv: &Invocation, b| match inv.get(b) {
+            BuiltinValue::U32(v) => v,
+            BuiltinValue::Axes(d) => panic!("{b:?} is {d:?}"),
+        };
+        let size = crate::cpu::CPU_SUBGROUP_SIZE;
+        for t in 0..48 {
+            let inv = first.thread(t, 0, 0);
+            let (id, lane) = (u32_of(&inv, Builtin::SubgroupId), u32_of(&inv, Builtin::SubgroupInvocationId));
+            assert_eq!(id * size + lane, t as u32);
+            assert_eq!(u32_of(&inv, Builtin::NumSubgroups), 2, "48 invocations in subgroups of {size}");
+            assert_eq!(inv.get(Builtin::GlobalId), BuiltinValue::Axes(Dim3::new(48 + t, 0, 0)));
+        }
     }
 }

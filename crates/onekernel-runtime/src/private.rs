@@ -20,10 +20,10 @@
 //! | [`CpuDevice::can_partition`], [`CpuDevice::execute_partitioned`], [`Chunk`], [`Outputs`] | `launch`, CPU path, `CpuStrategy::OwnElement` kernels | the fast path: the `&mut [T]` views are moved in as a tuple, and the executor alone makes each chunk's windows (no `unsafe` in generated code) |
 //! | [`CpuDevice::execute`], [`Invocation`] | `launch`, CPU path | every other non-cooperative launch, one `cpu_body` call per invocation |
 //! | [`CpuDevice::workgroups`], [`CpuDevice::execute_cooperative`], [`WorkgroupPool`] | `launch`, CPU path, `CpuStrategy::Cooperative` kernels | barriers and shared memory: a workgroup's invocations run as futures |
-//! | [`Invocation`], [`Dim3`] | `cpu_body` | the invocation's builtins; `global_id()` and friends are closures returning them |
+//! | [`Invocation`], [`Builtin`], [`builtin_value`], [`BuiltinValue`], [`FromBuiltin`], [`Dim3`] | `cpu_body` | the invocation's builtins: `global_id()` is `builtin_value(global_id, __invocation.get(Builtin::GlobalId))` |
 //! | [`OutputSlice`] (implemented by [`SharedSliceMut`] and [`OwnedChunk`]) | `cpu_body` | a `&mut [T]` parameter becomes `&impl OutputSlice<T>`; `out[i]` becomes `out.load(i)`, `out[i] = v` becomes `out.store(i, v)` |
 //! | [`Workgroup`], [`Shared`], [`SharedArray`], [`Barrier`] | cooperative `cpu_body` | `shared::<[T; N]>()` is `__workgroup.shared::<[T; N]>(offset, "name")`, a barrier is `__workgroup.barrier(site).await` |
-//! | [`SubgroupCall`], [`SubgroupCollective`] (the ABI's), [`SubgroupValue`], [`SubgroupBallot`], [`CPU_SUBGROUP_SIZE`] | cooperative `cpu_body` | `subgroup_add(v)` is `__workgroup.subgroup(&__invocation, site, SubgroupCollective::Add, v, 0).await`; `subgroup_ballot(p)` is `__workgroup.subgroup_ballot(&__invocation, site, p).await` (a `UVec4`); `subgroup_size()` is `CPU_SUBGROUP_SIZE` |
+//! | [`SubgroupCall`], [`SubgroupCollective`] (the ABI's), [`SubgroupValue`], [`SubgroupBallot`], [`CPU_SUBGROUP_SIZE`] | cooperative `cpu_body` | `subgroup_add(v)` is `__workgroup.subgroup(&__invocation, site, SubgroupCollective::Add, v, 0).await`; `subgroup_ballot(p)` is `__workgroup.subgroup_ballot(&__invocation, site, p).await` (a `UVec4`) |
 //!
 //! The launch a kernel `fn k(a: &[f32], out: &mut [f32], s: f32)` whose
 //! invocations write their own element expands to, in substance:
@@ -66,7 +66,7 @@ pub use crate::cpu::{
 pub use crate::device::{backend, Device, DeviceBackend};
 pub use crate::error::LaunchError;
 pub use crate::gpu::{GpuArg, GpuDevice, LaunchChecks, PreparedDispatch, PreparedPart};
-pub use crate::grid::{Dim3, Grid, Invocation};
+pub use crate::grid::{BuiltinValue, Dim3, FromBuiltin, Grid, Invocation};
 pub use crate::num::{Float, Int, Num};
 pub use crate::plan::ScalarArg;
 /// The `bytemuck` whose `Pod` and `Zeroable` [`Element`] requires: the
@@ -75,10 +75,29 @@ pub use crate::plan::ScalarArg;
 /// `#[bytemuck(crate = "::onekernel::__private::bytemuck")]`).
 pub use bytemuck;
 pub use onekernel_abi::{
-    CheckKind, CheckSite, CpuStrategy, DataType, Features, KernelInfo, ParamInfo, ParamKind, ParamsBinding, ScalarType,
-    TileShape,
+    Builtin, CheckKind, CheckSite, CpuStrategy, DataType, Features, KernelInfo, ParamInfo, ParamKind, ParamsBinding,
+    ScalarType, TileShape,
 };
 pub use std::borrow::Cow;
+
+/// The value of a builtin in the CPU body: `item` is the user's path to
+/// the documented builtin (`global_id`), named so that the user's import
+/// resolves and an editor finds its docs, and whose return type is the
+/// value's; `value` is [`Invocation::get`] of its [`Builtin`].
+///
+/// # Panics
+/// If `value` is not of `item`'s type: the compiler and the runtime
+/// disagree on [`Builtin::ty`], an internal error (a test checks every
+/// builtin).
+#[inline(always)]
+#[track_caller]
+pub fn builtin_value<F: FnOnce() -> T, T: FromBuiltin>(item: F, value: BuiltinValue) -> T {
+    let _ = item;
+    match T::from_builtin(value) {
+        Some(v) => v,
+        None => panic!("internal error: a builtin's value is a {:?}, not the type its function returns", value.ty()),
+    }
+}
 
 /// `buffer` as the `&[T]` argument `param` of a GPU launch of `kernel`,
 /// after checking its device, the parameter's kind and type, and the

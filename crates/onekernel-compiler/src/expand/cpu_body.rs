@@ -211,26 +211,24 @@ impl Gen<'_> {
         }
     }
 
-    /// A subgroup builtin: the invocation's lane, the executor's fixed
-    /// subgroup size, or a collective `.await`ed on the workgroup (every
-    /// invocation of the subgroup contributes its value, then each takes
-    /// its result).
-    fn subgroup(&self, op: SubgroupOp, args: &[ExprId], site: u32, callee: &syn::Path, span: Span) -> TokenStream {
+    /// A subgroup collective `.await`ed on the workgroup (every invocation
+    /// of the subgroup contributes its value, then each takes its result).
+    fn subgroup(
+        &self,
+        collective: SubgroupCollective,
+        args: &[ExprId],
+        site: u32,
+        callee: &syn::Path,
+        span: Span,
+    ) -> TokenStream {
         let k = &self.k;
         let (invocation, workgroup) = (internal("__invocation"), internal("__workgroup"));
         let args = self.exprs(args);
-        let collective = match op {
-            SubgroupOp::Size => return quote_spanned!(span=> #k::builtin(#callee, #k::CPU_SUBGROUP_SIZE)),
-            SubgroupOp::InvocationId => {
-                return quote_spanned!(span=> #k::builtin(#callee, #invocation.subgroup_invocation_id()))
-            }
-            // A `bool` in, a `UVec4` mask out: its own method.
-            SubgroupOp::Collective(SubgroupCollective::Ballot) => {
-                let pred = &args[0];
-                return quote_spanned!(span=> #workgroup.subgroup_ballot(&#invocation, #site, #k::builtin(#callee, #pred)).await);
-            }
-            SubgroupOp::Collective(c) => c,
-        };
+        // A `bool` in, a `UVec4` mask out: its own method.
+        if collective == SubgroupCollective::Ballot {
+            let pred = &args[0];
+            return quote_spanned!(span=> #workgroup.subgroup_ballot(&#invocation, #site, #k::builtin(#callee, #pred)).await);
+        }
         // The ABI's variant, by its own name: the runtime re-exports the
         // ABI enum, so there is no second list to keep in step.
         let variant = format_ident!("{collective:?}");
@@ -427,10 +425,12 @@ impl Gen<'_> {
                 let (_, i) = super::chunk::positions();
                 quote_spanned!(span=> #k::builtin(#callee, #k::Dim3::new(#i, 0, 0)))
             }
+            // The runtime's value for the ABI's variant, named by its own
+            // name (`Invocation::get` matches on the same enum).
             ExprKind::Builtin { builtin, callee } => {
-                let field = format_ident!("{}", builtin.name());
+                let variant = format_ident!("{builtin:?}");
                 let invocation = internal("__invocation");
-                quote_spanned!(span=> #k::builtin(#callee, #invocation.#field))
+                quote_spanned!(span=> #k::builtin_value(#callee, #invocation.get(#k::Builtin::#variant)))
             }
             ExprKind::Axis(base, axis) => {
                 let base = self.expr(*base);

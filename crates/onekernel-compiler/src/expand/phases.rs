@@ -173,9 +173,7 @@ impl<'a> Split<'a> {
         let mut returns = false;
         for (_, e) in f.exprs.iter() {
             match &e.kind {
-                ExprKind::Subgroup { op, .. } if *op != SubgroupOp::Size && *op != SubgroupOp::InvocationId => {
-                    return Err("subgroup collectives synchronise inside expressions")
-                }
+                ExprKind::Subgroup { .. } => return Err("subgroup collectives synchronise inside expressions"),
                 ExprKind::UniformLoad { .. } => {
                     return Err("`workgroup_uniform_load` synchronises inside an expression")
                 }
@@ -375,9 +373,7 @@ impl<'a> Split<'a> {
             ExprKind::Lit(_) | ExprKind::Const(_) | ExprKind::ConstRef(_) | ExprKind::Len(_) | ExprKind::Param(_) => {
                 true
             }
-            ExprKind::Builtin { builtin, .. } => {
-                matches!(builtin, Builtin::BlockId | Builtin::BlockDim | Builtin::GridDim)
-            }
+            ExprKind::Builtin { builtin, .. } => builtin.is_workgroup_uniform(),
             ExprKind::Local(l) => self.wg.contains(l),
             ExprKind::Axis(..)
             | ExprKind::Swizzle(..)
@@ -969,7 +965,7 @@ fn block_sum(input: &[f32], sums: &mut [f32]) {
         // the loop runs once per workgroup with no agreement phase.
         assert_eq!(state(&p), [""; 0]);
         let body = p.body.to_string();
-        assert!(body.contains("if ((:: onekernel :: __private :: builtin (thread_id"), "{body}");
+        assert!(body.contains("if ((:: onekernel :: __private :: builtin_value (thread_id"), "{body}");
         assert!(!body.contains("agree"), "{body}");
         assert!(body.contains("while ((stride > 0usize))"), "{body}");
         // `if t < stride` and `if t == 0` run only the invocations that

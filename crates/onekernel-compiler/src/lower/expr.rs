@@ -924,21 +924,17 @@ impl FnLowerer<'_> {
 }
 
 impl FnLowerer<'_> {
-    /// A subgroup builtin: the entry point's `subgroup_size` /
-    /// `subgroup_invocation_id` argument, or a subgroup statement whose
-    /// result expression is the value.
+    /// A subgroup collective: a subgroup statement whose result expression
+    /// is the value.
     fn subgroup(
         &mut self,
-        op: crate::hir::SubgroupOp,
+        collective: crate::hir::SubgroupCollective,
         args: &[ExprId],
         ty: Ty,
         span: proc_macro2::Span,
     ) -> Option<Handle<Expression>> {
         use crate::hir::SubgroupCollective as C;
         use naga::{CollectiveOperation, GatherMode, SubgroupOperation};
-        let Some(collective) = op.collective() else {
-            return self.subgroup_ids.get(&op).copied();
-        };
         let mut values = Vec::new();
         for a in args {
             values.push(self.expr(*a)?);

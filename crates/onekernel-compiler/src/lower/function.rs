@@ -9,7 +9,7 @@
 use super::{KernelGlobals, ModuleBuilder};
 use crate::arena::HandleMap;
 use crate::diagnostic::Diagnostic;
-use crate::hir::{self, Block, Builtin, ExprId, ExprKind, Label, LocalId, LoopKind, ParamKind, Stmt};
+use crate::hir::{self, Block, Builtin, BuiltinType, ExprId, ExprKind, Label, LocalId, LoopKind, ParamKind, Stmt};
 use crate::infer::Types;
 use crate::types::Ty;
 use crate::visit;
@@ -58,10 +58,9 @@ pub(crate) struct FnLowerer<'a> {
     pub(super) length_words: HandleMap<hir::Param, Option<(Handle<naga::GlobalVariable>, u32)>>,
     /// Shared arrays' `var<workgroup>`s.
     pub(super) shared: HandleMap<hir::SharedDecl, Handle<naga::GlobalVariable>>,
+    /// The builtin values the body uses: entry point arguments, or values
+    /// the prologue computes (`block_dim()`, the folded module's ids).
     pub(super) builtins: HashMap<Builtin, Handle<Expression>>,
-    /// `subgroup_size()` and `subgroup_invocation_id()`: entry point
-    /// arguments, when used.
-    pub(super) subgroup_ids: HashMap<hir::SubgroupOp, Handle<Expression>>,
     pub(super) loops: Vec<LoopCtx>,
     /// True after a `return`/`break`/`continue` in the current block:
     /// the rest of the block is unreachable and not lowered.
@@ -89,7 +88,6 @@ impl<'a> FnLowerer<'a> {
             length_words: HandleMap::filled(hir.params.len(), None),
             shared: HandleMap::from_vec(Vec::new()),
             builtins: HashMap::new(),
-            subgroup_ids: HashMap::new(),
             loops: Vec::new(),
             dead: false,
             errors: Vec::new(),
@@ -411,15 +409,12 @@ impl<'a> FnLowerer<'a> {
         let used = visit::used_builtins(self.hir);
         let uses = |b: Builtin| used.contains(&b);
         let v3 = self.mb.ty(Ty::Dim3);
-        let arg = |l: &mut Self, name: &str, b: BuiltIn| {
+        let arg_of = |l: &mut Self, name: &str, ty, b: BuiltIn| {
             let index = l.func.arguments.len() as u32;
-            l.func.arguments.push(FunctionArgument {
-                name: Some(name.into()),
-                ty: v3,
-                binding: Some(Binding::BuiltIn(b)),
-            });
+            l.func.arguments.push(FunctionArgument { name: Some(name.into()), ty, binding: Some(Binding::BuiltIn(b)) });
             l.add(Expression::FunctionArgument(index), span)
         };
+        let arg = |l: &mut Self, name: &str, b: BuiltIn| arg_of(l, name, v3, b);
 
         // Scalar parameters: read once from the uniform block.
         for (i, p) in self.hir.params.iter() {
@@ -436,23 +431,14 @@ impl<'a> FnLowerer<'a> {
                 Slot::Value(value)
             });
         }
-        // `subgroup_size()` and `subgroup_invocation_id()`: scalar
-        // arguments, only when used (they need the SUBGROUP capability).
-        for (op, name, b) in [
-            (hir::SubgroupOp::Size, "subgroup_size", BuiltIn::SubgroupSize),
-            (hir::SubgroupOp::InvocationId, "subgroup_invocation_id", BuiltIn::SubgroupInvocationId),
-        ] {
-            if visit::uses_subgroup_op(self.hir, op) {
-                let index = self.func.arguments.len() as u32;
-                let ty = self.mb.ty(Ty::U32);
-                self.func.arguments.push(FunctionArgument {
-                    name: Some(name.into()),
-                    ty,
-                    binding: Some(Binding::BuiltIn(b)),
-                });
-                let h = self.add(Expression::FunctionArgument(index), span);
-                self.subgroup_ids.insert(op, h);
-            }
+        // The `u32` builtins (`subgroup_size()`, ...): arguments, first and
+        // the same in both modules, only when used (they need the SUBGROUP
+        // capability).
+        for b in Builtin::ALL.into_iter().filter(|b| b.ty() == BuiltinType::U32 && uses(*b)) {
+            let Some(naga_builtin) = naga_builtin(b) else { continue };
+            let u32_ty = self.mb.ty(Ty::U32);
+            let h = arg_of(self, b.name(), u32_ty, naga_builtin);
+            self.builtins.insert(b, h);
         }
         let block_dim = |l: &mut Self| {
             let dims: Vec<_> = workgroup_size.iter().map(|&s| l.literal(Literal::U32(s), span)).collect();
@@ -460,17 +446,12 @@ impl<'a> FnLowerer<'a> {
         };
 
         if !folded {
-            // In the order of the builtins table, so that the entry point's
+            // In the order of `Builtin::ALL`, so that the entry point's
             // arguments do not depend on the order of first use.
-            let mut used = used.clone();
-            used.sort_by_key(|b| crate::builtins::FUNCTIONS.iter().position(|(n, _)| *n == b.name()));
-            for b in used {
-                let h = match b {
-                    Builtin::GlobalId => arg(self, "global_id", BuiltIn::GlobalInvocationId),
-                    Builtin::ThreadId => arg(self, "thread_id", BuiltIn::LocalInvocationId),
-                    Builtin::BlockId => arg(self, "block_id", BuiltIn::WorkGroupId),
-                    Builtin::GridDim => arg(self, "grid_dim", BuiltIn::NumWorkGroups),
-                    Builtin::BlockDim => block_dim(self),
+            for b in Builtin::ALL.into_iter().filter(|b| b.ty() == BuiltinType::Axes && uses(*b)) {
+                let h = match naga_builtin(b) {
+                    Some(naga_builtin) => arg(self, b.name(), naga_builtin),
+                    None => block_dim(self),
                 };
                 self.builtins.insert(b, h);
             }
@@ -962,4 +943,20 @@ impl<'a> FnLowerer<'a> {
 
 fn is_control_flow(k: &ExprKind) -> bool {
     matches!(k, ExprKind::If { .. } | ExprKind::Block(_) | ExprKind::Match { .. })
+}
+
+/// WGSL's builtin for a builtin value, or `None` for `block_dim()` (the
+/// workgroup size, a constant of the module).
+fn naga_builtin(b: Builtin) -> Option<BuiltIn> {
+    Some(match b {
+        Builtin::GlobalId => BuiltIn::GlobalInvocationId,
+        Builtin::ThreadId => BuiltIn::LocalInvocationId,
+        Builtin::BlockId => BuiltIn::WorkGroupId,
+        Builtin::GridDim => BuiltIn::NumWorkGroups,
+        Builtin::BlockDim => return None,
+        Builtin::SubgroupSize => BuiltIn::SubgroupSize,
+        Builtin::SubgroupInvocationId => BuiltIn::SubgroupInvocationId,
+        Builtin::SubgroupId => BuiltIn::SubgroupId,
+        Builtin::NumSubgroups => BuiltIn::NumSubgroups,
+    })
 }

@@ -219,36 +219,26 @@ impl Parser<'_> {
         self.push(ExprKind::Barrier { kind, site, callee: self.instantiate(callee) }, span)
     }
 
-    /// A subgroup builtin: `subgroup_add(v)`, `subgroup_size()`, ...
-    pub(super) fn subgroup(&mut self, op: SubgroupOp, c: &syn::ExprCall, callee: &syn::Path) -> ExprId {
+    /// A subgroup collective: `subgroup_add(v)`, ...
+    pub(super) fn subgroup(&mut self, op: SubgroupCollective, c: &syn::ExprCall, callee: &syn::Path) -> ExprId {
         let span = c.span();
         let name = op.name();
         if c.args.len() != op.arity() {
-            let what = match op.arity() {
-                0 => "no arguments".to_string(),
-                1 if op == SubgroupOp::Collective(SubgroupCollective::Ballot) => "one `bool`".to_string(),
-                1 => "one value".to_string(),
-                _ => format!(
-                    "a value and a {}",
-                    match op.collective() {
-                        Some(SubgroupCollective::ShuffleXor) => "lane mask (`u32`)",
-                        Some(SubgroupCollective::ShuffleDown) => "lane distance (`u32`)",
-                        _ => "lane index (`u32`)",
-                    }
-                ),
+            let what = match op {
+                SubgroupCollective::Ballot => "one `bool`",
+                SubgroupCollective::Add | SubgroupCollective::Min | SubgroupCollective::Max => "one value",
+                SubgroupCollective::ShuffleXor => "a value and a lane mask (`u32`)",
+                SubgroupCollective::ShuffleDown => "a value and a lane distance (`u32`)",
+                SubgroupCollective::Broadcast | SubgroupCollective::Shuffle => "a value and a lane index (`u32`)",
             };
             return self.error(c.span(), format!("`{name}` takes {what}"), None);
         }
         if self.role == FnRole::Helper {
-            let help = if op.is_collective() {
-                "every thread of a subgroup must reach it together: call it in the kernel and pass the result to the helper"
-            } else {
-                "pass the value to the helper as a parameter"
-            };
+            let help = "every thread of a subgroup must reach it together: call it in the kernel and pass the result to the helper";
             return self.error(span, format!("`{name}()` can only be called in a kernel's body"), Some(help));
         }
         let args: Vec<ExprId> = c.args.iter().map(|a| self.expr(a)).collect();
-        if op.collective().is_some_and(SubgroupCollective::needs_uniform_lane) {
+        if op.needs_uniform_lane() {
             // WGSL (and SPIR-V before 1.5) take the lane of a broadcast as
             // a constant; a lane computed at run time is a shuffle.
             let lane = args[1];
@@ -261,12 +251,8 @@ impl Parser<'_> {
                 return self.already_reported(span);
             }
         }
-        let site = if op.is_collective() {
-            self.f.barriers += 1;
-            self.f.barriers - 1
-        } else {
-            0
-        };
+        let site = self.f.barriers;
+        self.f.barriers += 1;
         self.push(ExprKind::Subgroup { op, args, site, callee: self.instantiate(callee) }, span)
     }
 

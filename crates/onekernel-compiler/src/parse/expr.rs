@@ -465,7 +465,7 @@ impl Parser<'_> {
             return e;
         }
         match builtin_of(&p.path) {
-            Some(BuiltinFn::Thread(builtin)) => {
+            Some(BuiltinFn::Value(builtin)) => {
                 if !c.args.is_empty() {
                     return self.error(c.args.span(), format!("`{name}()` takes no arguments"), None);
                 }
