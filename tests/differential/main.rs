@@ -502,8 +502,10 @@ fn check_struct_case(case: &structs::Case, seed: u64) -> Result<(), String> {
     }
     let mut item: syn::ItemFn = syn::parse_str(&case.kernel_source()).map_err(|e| format!("syn: {e}"))?;
     let syn::Meta::List(attr) = item.attrs.remove(0).meta else { unreachable!() };
-    let c = onekernel_compiler::compile_in(attr.tokens, &item, &[], &items, &Default::default())
-        .map_err(|d| format!("the compiler rejected the kernel:\n{}", diags(d)))?;
+    let kernel = onekernel_compiler::Kernel { attr: attr.tokens, item, module: items };
+    let c = onekernel_compiler::compile_kernel(&kernel, &[], &Default::default())
+        .map_err(|d| format!("the compiler rejected the kernel:\n{}", diags(d)))?
+        .remove(0);
     // The GPU, on the host's bytes, in elements of plain words of the
     // struct's size (the launch's parameter types say so).
     let size = case.top().size;

@@ -257,7 +257,8 @@ fn loop_budget_ends_an_endless_loop() {
         }
     };
     let options = onekernel_compiler::Options { loop_budget: Some(1000) };
-    let compiled = onekernel_compiler::compile_with(quote_attr(), &item, &[], &options).unwrap();
+    let kernel = onekernel_compiler::Kernel { attr: quote_attr(), item, module: Default::default() };
+    let compiled = onekernel_compiler::compile_kernel(&kernel, &[], &options).unwrap().remove(0);
     assert!(compiled.info.wgsl_checked.contains("loop_iterations"));
     assert!(!compiled.info.wgsl.contains("loop_iterations"), "only the checked module counts");
     let info: &'static onekernel::__private::KernelInfo = Box::leak(Box::new(compiled.info));

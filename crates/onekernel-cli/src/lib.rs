@@ -12,12 +12,10 @@
 //! all). [`run`] does all of it and returns what the process would print,
 //! so tests call it directly.
 
-mod diagnostics;
 mod files;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use onekernel_compiler::diagnostic::Disposition;
-use onekernel_compiler::{CompiledKernel, Diagnostic};
+use onekernel_compiler::CompiledKernel;
 use onekernel_runtime::{inspect, KernelInfo};
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -193,104 +191,53 @@ pub fn explain_source(
 ) -> Explained {
     let mut out = Explained { output: Output::default(), binary: Vec::new() };
     let shown = path.display().to_string();
-    let program = match files::read_program(path, source) {
+    let (mut program, files) = match files::read_program(path, source) {
         Ok(p) => p,
         Err(errors) => {
             for (file, text, d) in &errors {
-                out.stderr.push_str(&diagnostics::render(file, text, d));
+                out.stderr.push_str(&d.render(text, file));
+                out.stderr.push('\n');
             }
             out.code = 1;
             let _ = writeln!(out.stderr, "error: could not compile `{shown}` due to {}", plural(errors.len()));
             return out;
         }
     };
-    let mut kernels: Vec<&files::Kernel> = program.kernels.iter().collect();
     if let Some(name) = only {
-        kernels.retain(|k| k.item.sig.ident == name);
-        if kernels.is_empty() {
+        program.kernels.retain(|k| k.item.sig.ident == name);
+        if program.kernels.is_empty() {
             out.output = Output::refuse(format!("no `#[kernel]` function named `{name}` in `{shown}`"));
             return out;
         }
     }
-    if kernels.is_empty() {
+    if program.kernels.is_empty() {
         out.output = Output::refuse(format!("no `#[kernel]` functions in `{shown}`"));
         return out;
     }
-    // Helpers report their own errors, at their definitions, once (as the
-    // `#[helper]` attribute does).
-    let mut errors = 0;
-    for h in &program.helpers {
-        let mut types = Default::default();
-        let (scope, _) = onekernel_compiler::parse::define_structs(&h.module, &mut types);
-        if let Err(diags) = onekernel_compiler::parse::parse_function_in(
-            &h.item,
-            onekernel_compiler::parse::FnRole::Helper,
-            &mut types,
-            &scope,
-        ) {
-            for d in diags.iter().filter(|d| d.is_reported()) {
-                out.stderr.push_str(&diagnostics::render(&h.file, &h.source, d));
-                errors += 1;
-            }
-        }
-    }
-    let helpers: Vec<syn::ItemFn> = program.helpers.iter().map(|h| h.item.clone()).collect();
+    let compiled = onekernel_compiler::compile_program(&program, &onekernel_compiler::Options::default());
     // A generic kernel shows each instantiation, as a kernel of its own.
-    let generic = |k: &files::Kernel| onekernel_compiler::parse::generic_param(&k.item.sig).ok().flatten();
-    let several = kernels.len() > 1 || kernels.iter().any(|k| generic(k).is_some());
-    for k in kernels {
-        let options = onekernel_compiler::Options::default();
-        let compiled = match generic(k) {
-            Some(param) => {
-                onekernel_compiler::compile_generic(k.attr.clone(), &k.item, &helpers, &k.module, &options, &param)
-                    .map(|instances| instances.into_iter().map(|(_, c)| c).collect())
-            }
-            None => {
-                onekernel_compiler::compile_in(k.attr.clone(), &k.item, &helpers, &k.module, &options).map(|c| vec![c])
-            }
-        };
-        match compiled {
-            Ok(instances) => {
-                for c in instances {
-                    if several {
-                        let comment = if matches!(emit, Emit::SpirvAsm | Emit::Spirv) { ";" } else { "//" };
-                        let _ = writeln!(out.stdout, "{comment} ==== kernel `{}` ====", c.info.name);
-                    }
-                    let info = module.info(&c);
-                    out.stdout.push_str(&render(&info, emit));
-                    if emit == Emit::Spirv {
-                        out.binary.push(info.spirv.iter().flat_map(|w| w.to_le_bytes()).collect());
-                    }
-                }
-            }
-            Err(diags) => {
-                for d in &diags {
-                    let d = match d.disposition {
-                        Disposition::Report => d.clone(),
-                        Disposition::ReportedAtHelper => continue,
-                        Disposition::LeftToRustc => Diagnostic::new(
-                            k.item.sig.ident.span(),
-                            format!("kernel `{}` has an error that rustc reports", k.item.sig.ident),
-                        )
-                        .help("build it with `cargo build` to see rustc's message"),
-                    };
-                    out.stderr.push_str(&diagnostics::render(&shown, source, &d));
-                    errors += 1;
-                    if d.message.starts_with("kernel `") {
-                        // One such note per kernel is enough.
-                        break;
-                    }
-                }
-                if errors == 0 {
-                    errors = 1;
-                }
-            }
+    let several = program.kernels.len() > 1 || compiled.instances().any(|c| c.instance.ty.is_some());
+    for c in compiled.instances() {
+        if several {
+            let comment = if matches!(emit, Emit::SpirvAsm | Emit::Spirv) { ";" } else { "//" };
+            let _ = writeln!(out.stdout, "{comment} ==== kernel `{}` ====", c.info.name);
+        }
+        let info = module.info(c);
+        out.stdout.push_str(&render(&info, emit));
+        if emit == Emit::Spirv {
+            out.binary.push(info.spirv.iter().flat_map(|w| w.to_le_bytes()).collect());
         }
     }
-    if errors > 0 {
+    for d in &compiled.diagnostics {
+        let file = &files[d.file];
+        out.stderr.push_str(&d.diagnostic.render(&file.source, &file.path));
+        out.stderr.push('\n');
+    }
+    if !compiled.diagnostics.is_empty() {
         out.code = 1;
         out.stdout.clear();
         out.binary.clear();
+        let errors = compiled.diagnostics.len();
         let _ = writeln!(out.stderr, "error: could not lower `{shown}` due to {}", plural(errors));
     }
     out

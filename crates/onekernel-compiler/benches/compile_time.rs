@@ -127,9 +127,9 @@ fn main() {
             .expect("explains")
         });
         let (t_compile, _) = best(runs, || {
-            onekernel_compiler::compile_with(attr.clone(), &item, &[], &Options::default())
-                .map(|_| ())
-                .expect("compiles")
+            let kernel =
+                onekernel_compiler::Kernel { attr: attr.clone(), item: item.clone(), module: Default::default() };
+            onekernel_compiler::compile_kernel(&kernel, &[], &Options::default()).map(|_| ()).expect("compiles")
         });
         println!(
             "| {k} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} |",

@@ -8,8 +8,10 @@
 //! an unknown name), or the `#[helper]` attribute of the helper it is in.
 //!
 //! The proc macro renders diagnostics as `compile_error!`s (stable Rust has
-//! no API for notes, so they follow the message); the CLI renders them the
-//! way rustc does, labels and notes included (see `onekernel-cli`).
+//! no API for notes, so they follow the message: [`Diagnostic::to_syn_error`]);
+//! tools that run no rustc (`onekernel explain`, the playground) render them
+//! the way rustc does, labels and notes included, with
+//! [`Diagnostic::render`].
 
 use proc_macro2::Span;
 use std::fmt;
@@ -115,6 +117,56 @@ impl Diagnostic {
     pub fn to_syn_error(&self) -> syn::Error {
         syn::Error::new(self.span, self.to_string())
     }
+
+    /// The diagnostic as rustc prints its own, for a tool that runs no
+    /// rustc: the message, the snippet of `source` (the text the spans were
+    /// parsed from, shown as `path`) with the label under the primary span
+    /// and the secondary labels, then `= note:` and `= help:` lines
+    /// (annotate-snippets, rustc's renderer). Ends with a newline. A
+    /// diagnostic without a position names the file only.
+    pub fn render(&self, source: &str, path: &str) -> String {
+        use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
+        let range = |span: Span| {
+            let start = byte_offset(source, span.start())?;
+            Some(start..byte_offset(source, span.end())?.max(start))
+        };
+        let title = Level::ERROR.primary_title(self.message.as_str());
+        let group = match range(self.span) {
+            Some(r) => {
+                let primary = AnnotationKind::Primary.span(r);
+                let primary = match &self.label {
+                    Some(label) => primary.label(label.as_str()),
+                    None => primary,
+                };
+                let mut snippet = Snippet::source(source).path(path).annotation(primary);
+                for l in &self.secondary {
+                    if let Some(r) = range(l.span) {
+                        snippet = snippet.annotation(AnnotationKind::Context.span(r).label(l.text.as_str()));
+                    }
+                }
+                title.element(snippet)
+            }
+            None => title.element(Level::NOTE.message(format!("in `{path}`"))),
+        };
+        let group = self.notes.iter().fold(group, |g, n| g.element(Level::NOTE.message(n.as_str())));
+        let group = match &self.help {
+            Some(h) => group.element(Level::HELP.message(h.as_str())),
+            None => group,
+        };
+        format!("{}\n", Renderer::plain().render(&[group]))
+    }
+}
+
+/// The byte offset in `source` of a proc-macro2 position (lines count
+/// from 1, columns in chars from 0), or None for a span without a
+/// position (line 0).
+pub fn byte_offset(source: &str, at: proc_macro2::LineColumn) -> Option<usize> {
+    if at.line == 0 {
+        return None;
+    }
+    let line_start = source.split_inclusive('\n').take(at.line - 1).map(str::len).sum::<usize>();
+    let text = source.get(line_start..)?.lines().next().unwrap_or("");
+    Some(line_start + text.char_indices().nth(at.column).map_or(text.len(), |(i, _)| i))
 }
 
 impl fmt::Display for Diagnostic {

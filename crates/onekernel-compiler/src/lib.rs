@@ -22,16 +22,20 @@
 //! [`parse_tokens`], which first check that they nest at most
 //! [`MAX_NESTING`] deep ([`nesting`]): every stage recurses on the tree.
 //!
-//! [`compile`] runs stages 1–6 and returns a [`CompiledKernel`] whose
+//! [`compile_kernel`] runs stages 1–6 for each instantiation of a kernel
+//! (the macro's entry point) and returns [`CompiledKernel`]s whose
 //! [`CompiledKernel::info`] is the ABI description the runtime reads
-//! (`onekernel_abi::KernelInfo`). This crate has no `proc_macro` types in
-//! its API, so tools and tests call [`compile`] directly.
+//! (`onekernel_abi::KernelInfo`); [`compile_program`] compiles a whole
+//! file's kernels ([`driver`]: the tools' entry point). This crate has no
+//! `proc_macro` types in its API, so tools and tests call them directly
+//! ([`compile`] is the tests' shorthand).
 
 pub mod analysis;
 pub mod arena;
 pub mod attr;
 pub mod builtins;
 pub mod diagnostic;
+pub mod driver;
 pub mod emit;
 pub mod expand;
 pub mod explain;
@@ -48,6 +52,7 @@ pub mod visit;
 
 pub use attr::KernelAttr;
 pub use diagnostic::Diagnostic;
+pub use driver::{compile_program, Kernel, Program};
 pub use layout::Layout;
 pub use nesting::{parse_source, parse_tokens, MAX_NESTING};
 
@@ -104,21 +109,30 @@ pub struct CompiledKernel {
     pub layout: Layout,
     /// The plain naga module, for inspection.
     pub module: naga::Module,
+    /// The instantiation compiled.
+    pub instance: Instance,
 }
 
-/// Compiles a kernel and the helper functions it may call.
-///
-/// `attr` holds the tokens inside `#[kernel(...)]`. Helpers not called by
-/// the kernel (directly or through other helpers) are left out.
-pub fn compile(
-    attr: proc_macro2::TokenStream,
-    kernel: &syn::ItemFn,
-    helpers: &[syn::ItemFn],
-) -> Result<CompiledKernel, Vec<Diagnostic>> {
-    compile_in(attr, kernel, helpers, &parse::ModuleItems::default(), &Options::default())
+/// One instantiation of a kernel: the values its generic parameters stand
+/// for (none for a plain kernel).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Instance {
+    /// The type a generic kernel's type parameter stands for (`f32` in
+    /// `axpy::<f32>`).
+    pub ty: Option<types::Ty>,
 }
 
-/// Choices a tool makes about the modules [`compile`] builds (the macro
+impl Instance {
+    /// The kernel's name in this instantiation: `axpy`, `axpy::<f32>`.
+    pub fn name(&self, kernel: &syn::Ident) -> String {
+        match self.ty {
+            Some(ty) => format!("{kernel}::<{}>", ty.rust_name()),
+            None => kernel.to_string(),
+        }
+    }
+}
+
+/// Choices a tool makes about the modules the compiler builds (the macro
 /// uses the defaults).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
@@ -131,49 +145,80 @@ pub struct Options {
     pub loop_budget: Option<u32>,
 }
 
-/// [`compile`] with [`Options`].
-pub fn compile_with(
-    attr: proc_macro2::TokenStream,
-    kernel: &syn::ItemFn,
+/// Compiles a kernel (with the helper functions it may call) as the
+/// `#[kernel]` macro does: every instantiation of it, in order (one for a
+/// plain kernel; for a generic one, `fn axpy<T: Num>`, one per type of its
+/// bound, or of the attribute's `types = [..]`). The errors are those of
+/// the first instantiation that fails (the others would repeat them).
+/// Helpers the kernel does not call (directly or through other helpers)
+/// are left out. A whole file: [`compile_program`].
+pub fn compile_kernel(
+    kernel: &Kernel,
     helpers: &[syn::ItemFn],
     options: &Options,
-) -> Result<CompiledKernel, Vec<Diagnostic>> {
-    compile_in(attr, kernel, helpers, &parse::ModuleItems::default(), options)
+) -> Result<Vec<CompiledKernel>, Vec<Diagnostic>> {
+    let mut compiled = Vec::new();
+    for instance in instances(kernel) {
+        match compile_instance(kernel, helpers, options, &instance) {
+            Ok(c) => compiled.push(c),
+            // Earlier types compiled: the problem is this type's (a shared
+            // array too large for 8-byte elements, ...), so say which.
+            Err(errors) if !compiled.is_empty() => {
+                let bound = parse::generic_param(&kernel.item.sig).ok().flatten().map(|g| g.bound.name());
+                let note = format!(
+                    "in `{}`: the kernel is compiled once per type of `{}`",
+                    instance.name(&kernel.item.sig.ident),
+                    bound.unwrap_or_default()
+                );
+                return Err(errors.into_iter().map(|d| d.note(note.clone())).collect());
+            }
+            Err(errors) => return Err(errors),
+        }
+    }
+    Ok(compiled)
 }
 
-/// [`compile_with`] for a kernel of a `#[onekernel::kernels]` module, which
-/// sees the module's constants and structs (`module`). Problems of the
-/// structs themselves are the module's to report
-/// ([`parse::define_structs`]); a kernel reports only its own.
-pub fn compile_in(
+/// [`compile_kernel`]'s first instantiation, for a kernel outside any
+/// `#[onekernel::kernels]` module, with the default [`Options`]: the
+/// shorthand tests use. `attr` holds the tokens inside `#[kernel(...)]`.
+pub fn compile(
     attr: proc_macro2::TokenStream,
     kernel: &syn::ItemFn,
     helpers: &[syn::ItemFn],
-    module: &parse::ModuleItems,
-    options: &Options,
 ) -> Result<CompiledKernel, Vec<Diagnostic>> {
-    compile_at(attr, kernel, helpers, module, options, None)
+    let kernel = Kernel { attr, item: kernel.clone(), module: Default::default() };
+    let first = instances(&kernel).swap_remove(0);
+    compile_instance(&kernel, helpers, &Options::default(), &first)
 }
 
-/// [`compile_in`] for one instantiation of a generic kernel
-/// (`fn axpy<T: Num>`): its type parameter stands for `instance` (for the
-/// first type of its bound when None; see [`parse::parse_function_at`]).
-/// The kernel's name is then `axpy::<f32>`.
-pub fn compile_at(
-    attr: proc_macro2::TokenStream,
-    kernel: &syn::ItemFn,
+/// The instantiations of a kernel: one for a plain kernel (or a generic one
+/// whose generics have errors, which its parse reports); for a generic
+/// kernel, one per type of the attribute's `types = [..]` or else of the
+/// bound (the first only when the attribute has errors, reported with the
+/// body's).
+fn instances(kernel: &Kernel) -> Vec<Instance> {
+    let Ok(Some(param)) = parse::generic_param(&kernel.item.sig) else { return vec![Instance::default()] };
+    let types = match KernelAttr::parse_for(kernel.attr.clone(), kernel.item.sig.fn_token.span, Some(param.bound)) {
+        Ok(KernelAttr { types: Some(types), .. }) => types,
+        Ok(_) => param.bound.types().to_vec(),
+        Err(_) => vec![param.bound.types()[0]],
+    };
+    types.into_iter().map(|ty| Instance { ty: Some(ty) }).collect()
+}
+
+/// Stages 1–6 for one instantiation of a kernel.
+fn compile_instance(
+    kernel: &Kernel,
     helpers: &[syn::ItemFn],
-    module: &parse::ModuleItems,
     options: &Options,
-    instance: Option<types::Ty>,
+    instance: &Instance,
 ) -> Result<CompiledKernel, Vec<Diagnostic>> {
+    let (attr, module, kernel) = (kernel.attr.clone(), &kernel.module, &kernel.item);
     let generic = parse::generic_param(&kernel.sig).ok().flatten();
     let attr = KernelAttr::parse_for(attr, kernel.sig.fn_token.span, generic.as_ref().map(|g| g.bound));
-    // Without an instance, the first of the types the kernel is for.
-    let instance = instance.or_else(|| attr.as_ref().ok()?.types.as_ref()?.first().copied());
     let mut types = types::TypeTable::default();
     let (scope, _) = parse::define_structs(module, &mut types);
-    let parsed = parse::parse_function_at(kernel, parse::FnRole::Kernel, &mut types, &scope, instance);
+    let parsed = parse::parse_function_at(kernel, parse::FnRole::Kernel, &mut types, &scope, instance.ty);
     // Report attribute and body problems together.
     let (attr, parsed) = match (attr, parsed) {
         (Ok(a), Ok(k)) => (a, k),
@@ -203,13 +248,7 @@ pub fn compile_at(
         &shaders.wgsl,
     )
     .unwrap_or_else(|e| format!("(no explain view: internal compiler error: {e})\n"));
-    let name = match generic {
-        Some(g) => {
-            let ty = instance.unwrap_or(g.bound.types()[0]);
-            format!("{}::<{}>", kernel.sig.ident, ty.rust_name())
-        }
-        None => kernel.sig.ident.to_string(),
-    };
+    let name = instance.name(&kernel.sig.ident);
     let info = KernelInfo {
         name: Cow::Owned(name),
         entry_point: Cow::Owned(shaders.entry_point),
@@ -243,7 +282,7 @@ pub fn compile_at(
         },
         tile_shapes: Cow::Owned(tile_shapes(&checked)),
     };
-    Ok(CompiledKernel { info, checked, layout, module: shaders.module })
+    Ok(CompiledKernel { info, checked, layout, module: shaders.module, instance: instance.clone() })
 }
 
 /// The kernel's shared arrays fit in `max_bytes` (the WebGPU default
@@ -335,46 +374,6 @@ fn tile_shapes(checked: &Checked) -> Vec<onekernel_abi::TileShape> {
         }
     });
     shapes
-}
-
-/// Compiles every instantiation of a generic kernel (`fn axpy<T: Num>`):
-/// one [`CompiledKernel`] per type of `param`'s bound, in the bound's
-/// order, or per type of the attribute's `types = [..]`, in its order. The
-/// errors are those of the first instantiation that fails (the others
-/// would repeat them).
-pub fn compile_generic(
-    attr: proc_macro2::TokenStream,
-    kernel: &syn::ItemFn,
-    helpers: &[syn::ItemFn],
-    module: &parse::ModuleItems,
-    options: &Options,
-    param: &hir::GenericParam,
-) -> Result<Vec<(types::Ty, CompiledKernel)>, Vec<Diagnostic>> {
-    let types = match KernelAttr::parse_for(attr.clone(), kernel.sig.fn_token.span, Some(param.bound)) {
-        Ok(KernelAttr { types: Some(types), .. }) => types,
-        Ok(_) => param.bound.types().to_vec(),
-        // Reported with the body's problems.
-        Err(_) => vec![param.bound.types()[0]],
-    };
-    let mut instances = Vec::new();
-    for ty in types {
-        match compile_at(attr.clone(), kernel, helpers, module, options, Some(ty)) {
-            Ok(c) => instances.push((ty, c)),
-            // Earlier types compiled: the problem is this type's (a shared
-            // array too large for 8-byte elements, ...), so say which.
-            Err(errors) if !instances.is_empty() => {
-                let note = format!(
-                    "in `{}::<{}>`: the kernel is compiled once per type of `{}`",
-                    kernel.sig.ident,
-                    ty.rust_name(),
-                    param.bound.name()
-                );
-                return Err(errors.into_iter().map(|d| d.note(note.clone())).collect());
-            }
-            Err(errors) => return Err(errors),
-        }
-    }
-    Ok(instances)
 }
 
 /// Stage 4: types every function, checks the kernel's barriers, and

@@ -7,7 +7,7 @@
 //! method the compiler accepts that the page does not list.
 
 use onekernel_compiler::parse::ModuleItems;
-use onekernel_compiler::{attr, builtins, compile_in, types, Options};
+use onekernel_compiler::{attr, builtins, compile_kernel, types, Kernel, Options};
 use std::path::{Path, PathBuf};
 
 fn repo() -> PathBuf {
@@ -70,7 +70,7 @@ fn compiles(attr: &str, kernel: &str, helpers: &[String], structs: &[String]) ->
     let item: syn::ItemFn = syn::parse_str(kernel).unwrap_or_else(|e| panic!("{kernel}: {e}"));
     let helpers: Vec<syn::ItemFn> = helpers.iter().map(|h| syn::parse_str(h).unwrap()).collect();
     let module = ModuleItems { consts: vec![], structs: structs.iter().map(|s| syn::parse_str(s).unwrap()).collect() };
-    compile_in(attr.parse().unwrap(), &item, &helpers, &module, &Options::default())
+    compile_kernel(&Kernel { attr: attr.parse().unwrap(), item, module }, &helpers, &Options::default())
         .map(|_| ())
         .map_err(|e| e.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; "))
 }

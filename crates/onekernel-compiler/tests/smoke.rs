@@ -273,25 +273,23 @@ fn oversized_local_arrays_are_errors() {
 /// problems are one error each.
 #[test]
 fn generic_kernels() {
-    use onekernel_compiler::parse::{generic_param, ModuleItems};
+    use onekernel_compiler::parse::generic_param;
     let item: syn::ItemFn =
         syn::parse_str("fn k<T>(a: &[T], out: &mut [T]) where T: onekernel::Float { out[0] = -a[0].sqrt() + T::ONE; }")
             .unwrap();
     let param = generic_param(&item.sig).unwrap().expect("generic");
     assert_eq!(param.name, "T");
-    let instances = onekernel_compiler::compile_generic(
-        "workgroup_size = 64".parse().unwrap(),
-        &item,
-        &[],
-        &ModuleItems::default(),
-        &Default::default(),
-        &param,
-    )
-    .unwrap_or_else(|e| panic!("{:?}", e.iter().map(|d| d.to_string()).collect::<Vec<_>>()));
-    let names: Vec<_> = instances.iter().map(|(_, c)| c.info.name.to_string()).collect();
+    let kernel = onekernel_compiler::Kernel {
+        attr: "workgroup_size = 64".parse().unwrap(),
+        item: item.clone(),
+        module: Default::default(),
+    };
+    let instances = onekernel_compiler::compile_kernel(&kernel, &[], &Default::default())
+        .unwrap_or_else(|e| panic!("{:?}", e.iter().map(|d| d.to_string()).collect::<Vec<_>>()));
+    let names: Vec<_> = instances.iter().map(|c| c.info.name.to_string()).collect();
     assert_eq!(names, ["k::<f32>", "k::<f64>"]);
-    assert!(instances[0].1.info.wgsl.contains("array<f32>") && instances[0].1.info.wgsl.contains(" + 1f)"));
-    assert!(instances[1].1.info.wgsl.contains("array<f64>") && instances[1].1.info.wgsl.contains(" + 1.0lf)"));
+    assert!(instances[0].info.wgsl.contains("array<f32>") && instances[0].info.wgsl.contains(" + 1f)"));
+    assert!(instances[1].info.wgsl.contains("array<f64>") && instances[1].info.wgsl.contains(" + 1.0lf)"));
     // `compile` alone compiles the first type of the bound.
     assert_eq!(compile("workgroup_size = 64".parse().unwrap(), &item, &[]).unwrap().info.name, "k::<f32>");
 
@@ -314,18 +312,14 @@ fn generic_kernels() {
 /// A problem of one type of the bound says which instantiation it is in.
 #[test]
 fn generic_kernel_error_of_one_type() {
-    use onekernel_compiler::parse::{generic_param, ModuleItems};
     // 3000 elements: 12000 bytes of `f32`, 24000 of `f64` (over 16384).
     let item: syn::ItemFn = syn::parse_str(
         "fn k<T: Num>(out: &mut [T]) { let tile = shared::<[T; 3000]>(); tile[0] = T::ONE; out[0] = tile[0]; }",
     )
     .unwrap();
-    let param = generic_param(&item.sig).unwrap().unwrap();
-    let attr = || "workgroup_size = 64".parse().unwrap();
-    let errors =
-        onekernel_compiler::compile_generic(attr(), &item, &[], &ModuleItems::default(), &Default::default(), &param)
-            .err()
-            .expect("f64 does not fit");
+    let kernel =
+        onekernel_compiler::Kernel { attr: "workgroup_size = 64".parse().unwrap(), item, module: Default::default() };
+    let errors = onekernel_compiler::compile_kernel(&kernel, &[], &Default::default()).err().expect("f64 does not fit");
     assert_eq!(errors.len(), 1);
     let text = format!("{:?}", errors[0]);
     assert!(text.contains("24000 bytes") && text.contains("in `k::<f64>`"), "{text}");

@@ -3,7 +3,7 @@
 //! through the `onekernel` crate, which documents them.
 
 use onekernel_compiler::parse::ModuleItems;
-use onekernel_compiler::{expand, gather, parse};
+use onekernel_compiler::{expand, gather, parse, Kernel};
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
 use syn::parse::{Parse, ParseStream};
@@ -28,8 +28,8 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             return out.into();
         }
     };
-    let state = State { helpers: Vec::new(), items: ModuleItems::default(), attr: attr.into(), kernel: func };
-    state.next().into()
+    let kernel = Kernel { attr: attr.into(), item: func, module: ModuleItems::default() };
+    State { helpers: Vec::new(), kernel }.next().into()
 }
 
 /// Shows the kernels of an inline module the module's constants and
@@ -52,8 +52,8 @@ pub fn kernels(attr: TokenStream, item: TokenStream) -> TokenStream {
             return out.into();
         }
     };
-    expand::expand_module(attr.into(), &module, |k, helpers, items| {
-        State { helpers: helpers.to_vec(), items: items.clone(), attr: k.attr.clone(), kernel: k.item.clone() }.next()
+    expand::expand_module(attr.into(), &module, |k, helpers| {
+        State { helpers: helpers.to_vec(), kernel: k.clone() }.next()
     })
     .into()
 }
@@ -119,13 +119,11 @@ fn too_deep(tokens: &[&TokenStream2]) -> Result<(), TokenStream> {
     Ok(())
 }
 
-/// The kernel, the helpers gathered so far and the items of the
-/// `#[onekernel::kernels]` module around it (if any).
+/// The kernel (with the items of the `#[onekernel::kernels]` module around
+/// it, if any) and the helpers gathered so far.
 struct State {
     helpers: Vec<syn::ItemFn>,
-    items: ModuleItems,
-    attr: TokenStream2,
-    kernel: syn::ItemFn,
+    kernel: Kernel,
 }
 
 impl Parse for State {
@@ -150,8 +148,8 @@ impl Parse for State {
                 let attr: TokenStream2 = content.parse()?;
                 let body;
                 syn::braced!(body in input);
-                let kernel = body.parse()?;
-                return Ok(State { helpers, items, attr, kernel });
+                let item = body.parse()?;
+                return Ok(State { helpers, kernel: Kernel { attr, item, module: items } });
             }
         }
     }
@@ -160,42 +158,32 @@ impl Parse for State {
 impl State {
     /// Requests the next missing helper, or compiles when all are here.
     fn next(self) -> TokenStream2 {
+        let Kernel { attr, item, module } = &self.kernel;
         let mut types = Default::default();
-        let (scope, _) = parse::define_structs(&self.items, &mut types);
-        let kernel = match parse::parse_function_in(&self.kernel, parse::FnRole::Kernel, &mut types, &scope) {
+        let (scope, _) = parse::define_structs(module, &mut types);
+        let kernel = match parse::parse_function_in(item, parse::FnRole::Kernel, &mut types, &scope) {
             Ok(k) => k,
-            Err(errors) => return expand::expand_errors(&self.kernel, &errors),
+            Err(errors) => return expand::expand_errors(item, &errors),
         };
-        if let Some(call) = gather::next_missing_helper(&kernel, &self.helpers, &self.items) {
+        if let Some(call) = gather::next_missing_helper(&kernel, &self.helpers, module) {
             // A function the file shows is not a helper: say so at the call
             // (rather than rustc's "cannot find macro" for its hidden macro).
             if visibly_not_helper(&call) {
-                return expand::expand_errors(&self.kernel, &[gather::not_a_helper(&call)]);
+                return expand::expand_errors(item, &[gather::not_a_helper(&call)]);
             }
             let helpers = &self.helpers;
-            let consts = &self.items.consts;
-            let structs = &self.items.structs;
-            let attr = &self.attr;
-            let k = &self.kernel;
+            let consts = &module.consts;
+            let structs = &module.structs;
             let state = quote::quote!(
-                #(@helper { #helpers })* #(@item { #consts })* #(@item { #structs })* @kernel { #attr } { #k }
+                #(@helper { #helpers })* #(@item { #consts })* #(@item { #structs })* @kernel { #attr } { #item }
             );
             return expand::request_helper(&call.name, call.span, state);
         }
-        let options = onekernel_compiler::Options::default();
-        // A generic kernel (`fn axpy<T: Num>`): one module per type of its
-        // bound (its problems were reported by the parse above).
-        if let Ok(Some(param)) = parse::generic_param(&self.kernel.sig) {
-            let (attr, helpers) = (self.attr.clone(), &self.helpers);
-            return match onekernel_compiler::compile_generic(attr, &self.kernel, helpers, &self.items, &options, &param)
-            {
-                Ok(instances) => expand::expand_generic(&self.kernel, &param, &instances),
-                Err(errors) => expand::expand_errors(&self.kernel, &errors),
-            };
-        }
-        match onekernel_compiler::compile_in(self.attr.clone(), &self.kernel, &self.helpers, &self.items, &options) {
-            Ok(compiled) => expand::expand_kernel(&self.kernel, &compiled),
-            Err(errors) => expand::expand_errors(&self.kernel, &errors),
+        // Every instantiation of a generic kernel (`fn axpy<T: Num>`), or
+        // the one of a plain kernel.
+        match onekernel_compiler::compile_kernel(&self.kernel, &self.helpers, &Default::default()) {
+            Ok(instances) => expand::expand_compiled(item, &instances),
+            Err(errors) => expand::expand_errors(item, &errors),
         }
     }
 }

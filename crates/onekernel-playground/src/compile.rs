@@ -1,10 +1,11 @@
 //! Compiling the editor's text: every kernel in it (so that every error is
-//! underlined), and for the chosen one what the tabs show.
+//! underlined), each instantiation of a generic kernel a kernel of its own
+//! (`axpy::<f32>`, `axpy::<i32>`, ...), and for the chosen one what the
+//! tabs show.
 
 use crate::diag::{self, Error};
 use crate::source;
-use onekernel_compiler::parse::{define_structs, parse_function_in, FnRole};
-use onekernel_compiler::{compile_in, Options};
+use onekernel_compiler::{compile_program, Options};
 use onekernel_runtime::abi::{DataType, ParamKind};
 use onekernel_runtime::{inspect, KernelInfo};
 use serde::Serialize;
@@ -62,7 +63,9 @@ pub struct View {
 pub struct Outcome {
     /// Whether the text compiled without errors.
     pub ok: bool,
-    /// The names of the kernels in the text.
+    /// The names of the kernels in the text: each instantiation of a
+    /// generic kernel (`axpy::<f32>`, ...; the function's name while it has
+    /// errors).
     pub kernels: Vec<String>,
     /// The chosen kernel's outputs (also when another kernel has errors).
     pub view: Option<View>,
@@ -71,18 +74,18 @@ pub struct Outcome {
 }
 
 /// Compiles every kernel of `text` (with `options`); `wanted` names the one
-/// whose outputs are returned (default: the first). Returns the outcome
-/// and the chosen kernel's description (for launches).
+/// whose outputs are returned (a generic kernel's name: its first
+/// instantiation; default: the first). Returns the outcome and the chosen
+/// kernel's description (for launches).
 pub fn compile(text: &str, wanted: Option<&str>, options: &Options) -> (Outcome, Option<KernelInfo>) {
     let mut outcome = Outcome { ok: false, kernels: Vec::new(), view: None, errors: Vec::new() };
     let program = match source::read_program(text) {
         Ok(p) => p,
         Err(diags) => {
-            outcome.errors = diags.iter().filter_map(|d| diag::convert(text, d)).collect();
+            outcome.errors = diags.iter().map(|d| diag::convert(text, d)).collect();
             return (outcome, None);
         }
     };
-    outcome.kernels = program.kernels.iter().map(|k| k.item.sig.ident.to_string()).collect();
     if program.kernels.is_empty() {
         outcome.errors.push(Error {
             message: "no `#[kernel]` function in the text".into(),
@@ -98,30 +101,32 @@ pub fn compile(text: &str, wanted: Option<&str>, options: &Options) -> (Outcome,
         });
         return (outcome, None);
     }
-    let chosen = wanted.and_then(|name| outcome.kernels.iter().position(|k| k == name)).unwrap_or(0);
-    // Helpers report their own errors, at their definitions.
-    for h in &program.helpers {
-        let mut types = Default::default();
-        let (scope, _) = define_structs(&h.module, &mut types);
-        if let Err(diags) = parse_function_in(&h.item, FnRole::Helper, &mut types, &scope) {
-            outcome.errors.extend(diags.iter().filter(|d| d.is_reported()).filter_map(|d| diag::convert(text, d)));
+    let compiled = compile_program(&program, options);
+    outcome.errors = compiled.diagnostics.iter().map(|d| diag::convert(text, &d.diagnostic)).collect();
+    let mut listed: Vec<(String, Option<KernelInfo>)> = Vec::new();
+    for k in compiled.kernels {
+        if k.instances.is_empty() {
+            listed.push((k.name, None));
         }
+        listed.extend(k.instances.into_iter().map(|c| (c.info.name.to_string(), Some(c.info))));
     }
-    let helpers: Vec<syn::ItemFn> = program.helpers.iter().map(|h| h.item.clone()).collect();
-    let mut info = None;
-    for (i, k) in program.kernels.iter().enumerate() {
-        match compile_in(k.attr.clone(), &k.item, &helpers, &k.module, options) {
-            Ok(c) if i == chosen => {
-                outcome.view = Some(view(&c.info));
-                info = Some(c.info);
-            }
-            Ok(_) => {}
-            // Errors shown at a helper were listed with the helpers.
-            Err(diags) => outcome.errors.extend(diags.iter().filter_map(|d| diag::convert(text, d))),
-        }
-    }
+    outcome.kernels = listed.iter().map(|(name, _)| name.clone()).collect();
+    let chosen = wanted
+        .and_then(|w| {
+            let exact = listed.iter().position(|(name, _)| name == w);
+            exact.or_else(|| listed.iter().position(|(name, _)| is_named(name, w)))
+        })
+        .unwrap_or(0);
+    let info = listed.into_iter().nth(chosen).and_then(|(_, info)| info);
+    outcome.view = info.as_ref().map(view);
     outcome.ok = outcome.errors.is_empty() && info.is_some();
     (outcome, info)
+}
+
+/// Whether a kernel called `name` (`axpy::<f32>`) is one that `wanted`
+/// names: itself, or the generic kernel (`axpy`) it is an instantiation of.
+pub fn is_named(name: &str, wanted: &str) -> bool {
+    name == wanted || name.strip_prefix(wanted).is_some_and(|rest| rest.starts_with("::<"))
 }
 
 fn view(info: &KernelInfo) -> View {

@@ -270,7 +270,7 @@ async fn run_handler(State(p): State<Playground>, body: Result<Bytes, BytesRejec
             return Ok(Err(json!({"ok": false, "error": {"kind": "compile", "message": "the kernel does not compile", "errors": outcome.errors}})));
         };
         if let Some(k) = &spec.kernel {
-            if *k != *info.name {
+            if !compile::is_named(&info.name, k) {
                 return Err(run::BadRequest { status: 400, message: format!("no `#[kernel]` function named `{k}`") });
             }
         }

@@ -249,6 +249,65 @@ fn run_computes_and_reports_the_grid_and_time() {
     assert_eq!((status, &r["error"]["kind"]), (200, &json!("compile")), "{r}");
 }
 
+const AXPY: &str = "use onekernel::prelude::*;
+
+#[kernel(workgroup_size = 64)]
+fn axpy<T: Num>(a: T, x: &[T], y: &mut [T]) {
+    let i = global_id().x;
+    if i < y.len() {
+        y[i] = a * x[i] + y[i];
+    }
+}
+";
+
+/// A generic kernel is compiled for every type of its bound, as the macro
+/// compiles it: each instantiation is a kernel of the menu, shown and run
+/// for its own type.
+#[test]
+fn generic_kernel_every_instantiation() {
+    let s = Server::start();
+    let (status, r) = s.post_json("/api/compile", &json!({ "source": AXPY }));
+    assert_eq!((status, &r["ok"]), (200, &json!(true)), "{r}");
+    let types = ["f32", "i32", "u32", "f16", "f64", "i64", "u64"];
+    let names: Vec<String> = types.iter().map(|t| format!("axpy::<{t}>")).collect();
+    assert_eq!(r["kernels"], json!(names));
+    // The function's name chooses the first instantiation.
+    assert_eq!(r["view"]["name"], "axpy::<f32>");
+    assert!(r["view"]["wgsl"].as_str().unwrap().contains("array<f32>"), "{}", r["view"]["wgsl"]);
+    for t in types {
+        let (_, r) = s.post_json("/api/compile", &json!({ "source": AXPY, "kernel": format!("axpy::<{t}>") }));
+        let v = &r["view"];
+        assert_eq!(v["name"], format!("axpy::<{t}>"));
+        assert!(v["wgsl"].as_str().unwrap().contains(&format!("y: array<{t}>")), "{t}: {}", v["wgsl"]);
+        assert_eq!(v["params"][0], json!({"name": "a", "kind": "scalar", "ty": t, "supported": true}), "{t}");
+    }
+    // Each instantiation runs on its own type: `i32` wraps below zero.
+    let run = |kernel: &str| {
+        let (status, r) = s.post_json(
+            "/api/run",
+            &json!({
+                "source": AXPY,
+                "kernel": kernel,
+                "grid": {"threads": [5]},
+                "inputs": {"a": {"value": -3}, "x": {"len": 5, "formula": "i"}, "y": {"len": 5, "formula": "1"}},
+            }),
+        );
+        assert_eq!((status, &r["ok"]), (200, &json!(true)), "{kernel}: {r}");
+        assert_eq!(r["kernel"], kernel, "{r}");
+        let y = &r["outputs"][0];
+        assert_eq!(y["ty"], kernel.trim_start_matches("axpy::<").trim_end_matches('>'), "{r}");
+        y["values"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect::<Vec<f64>>()
+    };
+    assert_eq!(run("axpy::<i32>"), [1.0, -2.0, -5.0, -8.0, -11.0]);
+    assert_eq!(run("axpy::<f32>"), [1.0, -2.0, -5.0, -8.0, -11.0]);
+    // A name that is no instantiation is refused.
+    let (status, _) = s.post_json(
+        "/api/run",
+        &json!({"source": AXPY, "kernel": "axpy::<bool>", "grid": {"threads": [1]}, "inputs": {}}),
+    );
+    assert_eq!(status, 400);
+}
+
 /// A loop that never ends is stopped by the loop budget and reported; the
 /// server answers other requests meanwhile.
 #[test]

@@ -26,8 +26,10 @@ pub fn instance_module(ty: Ty) -> proc_macro2::Ident {
     format_ident!("for_{}", ty.rust_name())
 }
 
-/// The expansion of a generic kernel compiled for every type of its bound.
-pub fn expand_generic(item: &syn::ItemFn, param: &GenericParam, instances: &[(Ty, CompiledKernel)]) -> TokenStream {
+/// The expansion of a generic kernel compiled for every type of its bound
+/// (`compiled`: [`crate::compile_kernel`]'s instantiations).
+pub fn expand_generic(item: &syn::ItemFn, param: &GenericParam, compiled: &[CompiledKernel]) -> TokenStream {
+    let instances: Vec<(Ty, &CompiledKernel)> = compiled.iter().filter_map(|c| Some((c.instance.ty?, c))).collect();
     let k = super::krate();
     let vis = &item.vis;
     let name = &item.sig.ident;

@@ -27,8 +27,7 @@ fn helper_macro_ident(name: &str, span: Span) -> syn::Ident {
 /// code are reported here, once, whether or not a kernel calls it (kernels
 /// that do leave them out of their errors).
 pub fn expand_helper(item: &syn::ItemFn) -> TokenStream {
-    let problems = crate::parse::parse_function(item, crate::parse::FnRole::Helper, &mut Default::default()).err();
-    expand_helper_checked(item, &problems.unwrap_or_default())
+    expand_helper_checked(item, &crate::driver::helper_problems(item, &Default::default()))
 }
 
 /// [`expand_helper`] with the helper's problems found by the caller (a

@@ -35,7 +35,7 @@ pub mod structs;
 pub use fallback::expand_errors;
 pub use generic::expand_generic;
 pub use helper::{expand_helper, expand_helper_checked, helper_macro_name, request_helper};
-pub use module::{expand_module, ModuleKernel};
+pub use module::expand_module;
 
 use crate::CompiledKernel;
 use proc_macro2::TokenStream;
@@ -44,6 +44,17 @@ use quote::quote;
 /// The path of the runtime's hidden module in generated code.
 pub fn krate() -> TokenStream {
     quote!(::onekernel::__private)
+}
+
+/// The expansion of a kernel compiled with [`crate::compile_kernel`]:
+/// a generic kernel's module of instantiations ([`expand_generic`]), or
+/// the plain kernel's module.
+pub fn expand_compiled(item: &syn::ItemFn, instances: &[CompiledKernel]) -> TokenStream {
+    match (crate::parse::generic_param(&item.sig), instances) {
+        (Ok(Some(param)), _) => expand_generic(item, &param, instances),
+        (_, [compiled]) => expand_kernel(item, compiled),
+        _ => TokenStream::new(),
+    }
 }
 
 /// The expansion of a successfully compiled kernel.

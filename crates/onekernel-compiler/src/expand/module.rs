@@ -4,7 +4,9 @@
 //!
 //! * `#[kernel(..)] fn`: the kernel, compiled with the module's constants
 //!   and structs in view (by the caller's `compile`, which gathers
-//!   helpers as `#[kernel]` does);
+//!   helpers as `#[kernel]` does); which functions are kernels and helpers
+//!   and what the module shows them is [`crate::driver`]'s, as for the
+//!   tools;
 //! * `#[helper] fn`: a helper, checked here once with the module in view;
 //! * `struct`: with what kernels need of it (see [`super::structs`]) when
 //!   its fields are kernel types; host-only otherwise;
@@ -12,27 +14,19 @@
 
 use super::structs::{expand_rejected_struct, expand_struct, expand_struct_api};
 use crate::diagnostic::{to_syn_error, Diagnostic};
-use crate::parse::{define_structs, parse_function_in, FnRole, ModuleItems};
+use crate::driver::{helper_problems, marked, Kernel};
+use crate::parse::{define_structs, ModuleItems};
 use crate::types::TypeTable;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
 
-/// A kernel of the module: its `#[kernel(..)]` arguments and the function
-/// without the attribute.
-pub struct ModuleKernel {
-    /// The tokens inside `#[kernel(..)]`.
-    pub attr: TokenStream,
-    /// The function.
-    pub item: syn::ItemFn,
-}
-
-/// Expands the module. `kernel` compiles one kernel given the module's
-/// helpers and items, and returns its expansion.
+/// Expands the module. `kernel` compiles one kernel (with the module's
+/// items) given the module's helpers, and returns its expansion.
 pub fn expand_module(
     attr: TokenStream,
     module: &syn::ItemMod,
-    mut kernel: impl FnMut(&ModuleKernel, &[syn::ItemFn], &ModuleItems) -> TokenStream,
+    mut kernel: impl FnMut(&Kernel, &[syn::ItemFn]) -> TokenStream,
 ) -> TokenStream {
     let mut errors: Vec<Diagnostic> = Vec::new();
     if let Some(t) = attr.clone().into_iter().next() {
@@ -44,23 +38,11 @@ pub fn expand_module(
         let e = to_syn_error(&[e]).map(|e| e.to_compile_error());
         return quote!(#e #module);
     };
-    let mut items = ModuleItems::default();
-    let mut helpers = Vec::new();
-    let mut kernels = Vec::new();
-    for item in content {
-        match item {
-            syn::Item::Const(c) => items.consts.push(c.clone()),
-            syn::Item::Struct(s) => items.structs.push(s.clone()),
-            syn::Item::Fn(f) => {
-                if let Some(k) = take_attr(f, "kernel") {
-                    kernels.push(k);
-                } else if let Some(h) = take_attr(f, "helper") {
-                    helpers.push(h.item);
-                }
-            }
-            _ => {}
-        }
-    }
+    let items = ModuleItems::of(content);
+    let fns = || content.iter().filter_map(|i| if let syn::Item::Fn(f) = i { Some(f) } else { None });
+    let kernels: Vec<Kernel> = fns().filter_map(|f| Kernel::of(f, &items)).collect();
+    let helpers: Vec<syn::ItemFn> =
+        fns().filter(|f| Kernel::of(f, &items).is_none()).filter_map(|f| Some(marked(f, "helper")?.1)).collect();
     let mut table = TypeTable::default();
     let (scope, struct_errors) = define_structs(&items, &mut table);
     errors.extend(struct_errors);
@@ -90,15 +72,13 @@ pub fn expand_module(
                     }
                 }
             }
-            syn::Item::Fn(f) if take_attr(f, "kernel").is_some() => {
-                let k = take_attr(f, "kernel").expect("checked");
-                out.extend(kernel(&k, &helpers, &items));
+            syn::Item::Fn(f) if Kernel::of(f, &items).is_some() => {
+                let k = Kernel::of(f, &items).expect("checked");
+                out.extend(kernel(&k, &helpers));
             }
-            syn::Item::Fn(f) if take_attr(f, "helper").is_some() => {
-                let h = take_attr(f, "helper").expect("checked").item;
-                let mut types = table.clone();
-                let problems = parse_function_in(&h, FnRole::Helper, &mut types, &scope).err().unwrap_or_default();
-                out.extend(super::helper::expand_helper_checked(&h, &problems));
+            syn::Item::Fn(f) if marked(f, "helper").is_some() => {
+                let (_, h) = marked(f, "helper").expect("checked");
+                out.extend(super::helper::expand_helper_checked(&h, &helper_problems(&h, &items)));
             }
             other => out.extend(quote!(#other)),
         }
@@ -129,7 +109,7 @@ fn has_padding(ty: crate::types::Ty, table: &TypeTable) -> bool {
 
 /// Whether a kernel or helper of the module names `name` (an identifier
 /// among its tokens).
-fn named_by(name: &str, kernels: &[ModuleKernel], helpers: &[syn::ItemFn]) -> bool {
+fn named_by(name: &str, kernels: &[Kernel], helpers: &[syn::ItemFn]) -> bool {
     fn mentions(ts: TokenStream, name: &str) -> bool {
         ts.into_iter().any(|t| match t {
             proc_macro2::TokenTree::Ident(i) => i == name,
@@ -158,17 +138,4 @@ fn user_impls(content: &[syn::Item], ident: &syn::Ident) -> (bool, bool) {
         }
     }
     (has_new, has_default)
-}
-
-/// The function without its `#[name(..)]` attribute (any path ending in
-/// `name`: `#[kernel]`, `#[onekernel::kernel]`), if it has one.
-fn take_attr(f: &syn::ItemFn, name: &str) -> Option<ModuleKernel> {
-    let at = f.attrs.iter().position(|a| a.path().segments.last().is_some_and(|s| s.ident == name))?;
-    let mut item = f.clone();
-    let attr = item.attrs.remove(at);
-    let attr = match attr.meta {
-        syn::Meta::List(l) => l.tokens,
-        _ => TokenStream::new(),
-    };
-    Some(ModuleKernel { attr, item })
 }
