@@ -232,6 +232,7 @@ pub use onekernel_macro::helper;
 /// # Ok(()) }
 /// ```
 pub use onekernel_macro::kernels;
+
 // Running kernels: the handle, the data, the launch shape and the errors
 // (`LaunchError::DataRace` carries a `DataRace`).
 pub use onekernel_runtime::{Buffer, BufferArg, Device, Dim3, Element, F16Vec2, F16Vec4, Grid};

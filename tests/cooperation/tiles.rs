@@ -10,8 +10,8 @@
 
 use onekernel::half::f16;
 use onekernel::prelude::*;
-use onekernel::{abi::Features, LaunchError};
 use onekernel::tile::{mma, Accumulator, MatrixA, MatrixB};
+use onekernel::{abi::Features, LaunchError};
 
 /// C = A·B (+ C0 when `add` is 1) with 16×16×16 tiles and `f32`
 /// accumulation: one subgroup (32 invocations) per 16×16 tile of C, at
