@@ -16,7 +16,7 @@ pub enum Clock {
     /// recording, submission or waiting. Used on GPUs with
     /// `TIMESTAMP_QUERY`.
     GpuTimestamps,
-    /// The host's monotonic clock ([`Instant`]). On the CPU executor, each
+    /// The host's monotonic clock ([`std::time::Instant`]). On the CPU executor, each
     /// launch from start to finish. On a GPU without timestamp queries,
     /// each launch from its submission until the GPU has finished it: while
     /// timing, the runtime waits for each launch, so the kernel's time
