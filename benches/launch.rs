@@ -17,7 +17,7 @@ mod common;
 use common::median;
 
 use onekernel::prelude::*;
-use onekernel::runtime::wgpu;
+use onekernel::wgpu;
 use std::time::Instant;
 
 #[kernel(workgroup_size = 1)]

@@ -21,8 +21,8 @@ mod common;
 use common::{best_of, median};
 
 use onekernel::prelude::*;
-use onekernel::runtime::wgpu;
-use onekernel::Clock;
+use onekernel::timing::Clock;
+use onekernel::wgpu;
 use rayon::prelude::*;
 
 #[kernel(workgroup_size = 256)]

@@ -25,7 +25,7 @@ mod common;
 
 use onekernel::half::f16;
 use onekernel::prelude::*;
-use onekernel::runtime::LaunchError;
+use onekernel::LaunchError;
 
 // ANCHOR: kernel
 #[onekernel::kernels]
@@ -130,7 +130,7 @@ fn check(what: &str, got: &[f32], want: &[f64]) {
 /// without cooperative matrices. The CPU executor runs every tile kernel:
 /// any error from it is a failure.
 fn cannot_run(device: &Device, e: &LaunchError) -> bool {
-    let coop = onekernel::runtime::Features::COOPERATIVE_MATRIX;
+    let coop = onekernel::abi::Features::COOPERATIVE_MATRIX;
     device.is_gpu()
         && !device.features().contains(coop)
         && matches!(e, LaunchError::MissingFeature { kernel: "attention_scores", missing, .. } if missing.contains(coop))

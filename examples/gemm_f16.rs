@@ -28,7 +28,7 @@ mod common;
 
 use onekernel::half::f16;
 use onekernel::prelude::*;
-use onekernel::runtime::LaunchError;
+use onekernel::LaunchError;
 
 // ANCHOR: kernel
 #[onekernel::kernels]
@@ -206,11 +206,11 @@ fn check(what: &str, got: &[f32], want: &[f64], k: usize) {
 /// cooperative matrices lack the kernel's tile shape. The CPU executor
 /// runs every tile kernel: any error from it is a failure.
 fn cannot_run(device: &Device, e: &LaunchError) -> bool {
-    let coop = device.features().contains(onekernel::runtime::Features::COOPERATIVE_MATRIX);
+    let coop = device.features().contains(onekernel::abi::Features::COOPERATIVE_MATRIX);
     device.is_gpu()
         && match e {
             LaunchError::MissingFeature { kernel, missing, .. } => {
-                *kernel == "gemm_f16" && !coop && missing.contains(onekernel::runtime::Features::COOPERATIVE_MATRIX)
+                *kernel == "gemm_f16" && !coop && missing.contains(onekernel::abi::Features::COOPERATIVE_MATRIX)
             }
             LaunchError::UnsupportedTileShape { kernel, .. } => *kernel == "gemm_f16" && coop,
             _ => false,

@@ -34,7 +34,7 @@
 mod common;
 
 use onekernel::prelude::*;
-use onekernel::Clock;
+use onekernel::timing::Clock;
 
 // ANCHOR: kernels
 /// `out[i] = alpha * x[i] + y[i]`: two reads, one write and two flops per

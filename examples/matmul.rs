@@ -181,7 +181,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// (an `N × N` product is `2·N³` operations: `N³` multiplies and `N³` adds).
 mod timing {
     use super::*;
-    use onekernel::Clock;
+    use onekernel::timing::Clock;
 
     /// GPU kernel time from the GPU's own timestamps (`Device::time`): 2
     /// warm-up launches, then the median of 50 timed launches.

@@ -224,8 +224,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 #[test]
 fn cpu_and_gpu_agree_with_plain_rust() {
-    assert_eq!(softmax::KERNEL.features, onekernel::Features::F16);
-    assert_eq!(layer_norm::KERNEL.features, onekernel::Features::F16);
+    assert_eq!(softmax::KERNEL.features, onekernel::abi::Features::F16);
+    assert_eq!(layer_norm::KERNEL.features, onekernel::abi::Features::F16);
     for device in common::devices(true) {
         // A single value; rows shorter than a block; odd lengths; rows of
         // several strides.

@@ -359,7 +359,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for device in common::devices(false) {
         check(&device, &x)?;
         println!("{}: softmax and layer norm of 5 rows of {COLS} agree with plain Rust", device.name());
-        if device.features().contains(onekernel::Features::F16) {
+        if device.features().contains(onekernel::abi::Features::F16) {
             check_f16(&device, &x)?;
             println!("{}: and their f16 versions", device.name());
         }

@@ -38,6 +38,25 @@
 //! supported Rust is listed in `docs/supported-rust.md`; thread indexing
 //! (`global_id()`, `thread_id()`, `block_id()`, `block_dim()`,
 //! `grid_dim()`) in `docs/threads-blocks-grids.md`.
+//!
+//! # What is where
+//!
+//! Each item has one path. The root holds what a program writes daily:
+//! the macros ([`kernel`], [`helper`], [`kernels`]), the builtins kernels
+//! call ([`global_id`], [`shared`], [`workgroup_barrier`], ...), [`Device`],
+//! [`Buffer`] and its [`Element`]s, [`Grid`] and [`Dim3`], and the errors
+//! ([`LaunchError`], [`BufferError`], [`DeviceError`]); the [`prelude`]
+//! imports the common ones at once. The rest is in modules:
+//!
+//! | module | what |
+//! |---|---|
+//! | [`abi`] | what a compiled kernel is: [`abi::KernelInfo`] (a kernel's `KERNEL`) and the types of its fields, [`abi::Features`] (what [`Device::features`] returns) |
+//! | [`num`] | the bounds of a generic kernel: [`num::Num`], [`num::Float`], [`num::Int`] |
+//! | [`timing`] | [`Device::time`]'s [`timing::Timing`] and [`timing::Clock`] |
+//! | [`tile`] | matrix tiles for tensor cores |
+//! | [`tune`] | autotuning |
+//! | `inspect` | WGSL, SPIR-V, naga IR and the explain view of a kernel (`inspect` feature) |
+//! | [`glam`], [`half`], [`wgpu`] | the versions of these crates this one is built with |
 
 mod builtins;
 
@@ -88,8 +107,8 @@ pub use builtins::*;
 ///
 /// # Generic kernels
 ///
-/// A kernel may have one type parameter bounded by [`Num`], [`Float`] or
-/// [`Int`]; it is compiled once per type of the bound, each instantiation
+/// A kernel may have one type parameter bounded by [`Num`](num::Num),
+/// [`Float`](num::Float) or [`Int`](num::Int); it is compiled once per type of the bound, each instantiation
 /// with its module (`for_f32`, `for_i32`, ...), and `launch` picks one by
 /// the element type of its arguments:
 ///
@@ -211,23 +230,11 @@ pub use onekernel_macro::helper;
 /// # Ok(()) }
 /// ```
 pub use onekernel_macro::kernels;
-/// The bounds of a generic kernel's element type (`fn axpy<T: Num>(..)`):
-/// [`Num`], [`Float`] and [`Int`], each sealed and implemented for the
-/// kernel scalar types it names.
-pub use onekernel_runtime::num;
-pub use onekernel_runtime::{
-    Buffer, BufferArg, BufferError, Clock, DataRace, DataType, Device, DeviceError, Dim3, Element, F16Vec2, F16Vec4,
-    Features, Grid, KernelInfo, LaunchError, RaceAccess, RaceKind, ScalarType, Timing,
-};
-pub use onekernel_runtime::{Float, Int, Num};
 
-/// The vector types kernels use (`Vec4`, `UVec2`, `Vec3A`, ...): glam, the
-/// version this crate is built with. The common ones are in the
-/// [`prelude`].
-pub use onekernel_runtime::glam;
-/// `f16`: the `half` crate, the version this crate is built with
-/// (`half::f16` is in the [`prelude`]).
-pub use onekernel_runtime::half;
+// Running kernels: the handle, the data, the launch shape and the errors
+// (`LaunchError::DataRace` carries a `DataRace`).
+pub use onekernel_runtime::{Buffer, BufferArg, Device, Dim3, Element, F16Vec2, F16Vec4, Grid};
+pub use onekernel_runtime::{BufferError, DataRace, DeviceError, LaunchError, RaceAccess, RaceKind};
 
 /// Everything a kernel file needs: `use onekernel::prelude::*;`
 pub mod prelude {
@@ -237,16 +244,28 @@ pub mod prelude {
         Vec2, Vec2Swizzles, Vec3, Vec3A, Vec3Swizzles, Vec4, Vec4Swizzles,
     };
     pub use crate::half::f16;
+    pub use crate::num::{Float, Int, Num};
     pub use crate::LaunchError;
-    pub use crate::{helper, kernel, kernels, Buffer, Device, Dim3, F16Vec2, F16Vec4, Float, Grid, Int, Num};
+    pub use crate::{helper, kernel, kernels, Buffer, Device, Dim3, F16Vec2, F16Vec4, Grid};
     pub use core::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 }
 
-/// Looking inside a compiled kernel: WGSL, SPIR-V (and its disassembly),
-/// naga IR, the binding table and the explain view (each Rust line beside
-/// the WGSL it produced). With the `inspect` feature (on by default).
-#[cfg(feature = "inspect")]
-pub use onekernel_runtime::inspect;
+/// What a compiled kernel is: [`abi::KernelInfo`] (a kernel's `KERNEL`)
+/// and every type its fields are made of ([`abi::ParamInfo`],
+/// [`abi::DataType`], [`abi::Features`], [`abi::TileShape`], ...), the
+/// contract between the compiler and the runtime (the `onekernel-abi`
+/// crate).
+pub use onekernel_runtime::abi;
+
+/// The bounds of a generic kernel's element type (`fn axpy<T: Num>(..)`):
+/// [`num::Num`], [`num::Float`] and [`num::Int`], each sealed and
+/// implemented for the kernel scalar types it names (all three are in the
+/// [`prelude`]).
+pub use onekernel_runtime::num;
+
+/// [`Device::time`]'s result: [`timing::Timing`], measured on the
+/// [`timing::Clock`] it names.
+pub use onekernel_runtime::timing;
 
 /// Matrix tiles for tensor cores: [`tile::MatrixA`], [`tile::MatrixB`],
 /// [`tile::Accumulator`] and [`tile::mma`] (see docs/supported-rust.md and
@@ -258,9 +277,23 @@ pub use onekernel_runtime::tile;
 /// remembered in a cache file (see [`tune::Tuner`]).
 pub use onekernel_runtime::tune;
 
-/// Re-exports the runtime in full, for advanced use (benchmarks, custom
-/// launches).
-pub use onekernel_runtime as runtime;
+/// Looking inside a compiled kernel: WGSL, SPIR-V (and its disassembly),
+/// naga IR, the binding table and the explain view (each Rust line beside
+/// the WGSL it produced). With the `inspect` feature (on by default).
+#[cfg(feature = "inspect")]
+pub use onekernel_runtime::inspect;
+
+/// The vector types kernels use (`Vec4`, `UVec2`, `Vec3A`, ...): glam, the
+/// version this crate is built with. The common ones are in the
+/// [`prelude`].
+pub use onekernel_runtime::glam;
+/// `f16`: the `half` crate, the version this crate is built with
+/// (`half::f16` is in the [`prelude`]).
+pub use onekernel_runtime::half;
+/// wgpu, the version this crate is built with, for code that uses
+/// [`Device::wgpu`] and [`Buffer::wgpu_buffer`] (a hand-written baseline
+/// in a benchmark, [`Device::run_compute_pass`]).
+pub use onekernel_runtime::wgpu;
 
 /// What the code `#[kernel]` generates calls; not part of the API (see
 /// `onekernel_runtime::__private`).

@@ -52,7 +52,7 @@ fn declared_shared_memory_is_checked_against_the_device() {
             assert!(limit >= 81920, "launched with {limit} bytes of workgroup memory");
             assert_eq!(got, want);
         }
-        Err(e @ onekernel::runtime::LaunchError::SharedMemoryTooLarge { bytes: 81920, .. }) => {
+        Err(e @ onekernel::LaunchError::SharedMemoryTooLarge { bytes: 81920, .. }) => {
             assert!(limit < 81920, "refused though the device has {limit} bytes");
             assert!(e.to_string().contains("kernel `big_shared`"), "{e}");
         }
@@ -285,7 +285,7 @@ fn uniform_load_bounds_a_loop_with_barriers() {
 
 #[test]
 fn subgroup_kernels_need_the_feature() {
-    use onekernel::runtime::{Features, LaunchError};
+    use onekernel::{abi::Features, LaunchError};
     assert!(kernels::subgroup_block_sum::KERNEL.features.contains(Features::SUBGROUP));
     assert!(!kernels::uniform_rounds::KERNEL.features.contains(Features::SUBGROUP));
     let d = Device::gpu_without(Features::SUBGROUP).unwrap();
@@ -307,7 +307,7 @@ fn subgroup_kernels_need_the_feature() {
 
 #[test]
 fn lane_ids_without_collectives() {
-    use onekernel::runtime::Features;
+    use onekernel::abi::Features;
     // Not a collective: the fast path, not the cooperative executor.
     assert_eq!(format!("{:?}", kernels::lane_ids::KERNEL.cpu), "OwnElement");
     assert!(kernels::lane_ids::KERNEL.features.contains(Features::SUBGROUP));

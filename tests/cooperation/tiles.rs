@@ -10,8 +10,8 @@
 
 use onekernel::half::f16;
 use onekernel::prelude::*;
-use onekernel::runtime::{Features, LaunchError};
 use onekernel::tile::{mma, Accumulator, MatrixA, MatrixB};
+use onekernel::{abi::Features, LaunchError};
 
 /// C = A·B (+ C0 when `add` is 1) with 16×16×16 tiles and `f32`
 /// accumulation: one subgroup (32 invocations) per 16×16 tile of C, at
@@ -329,7 +329,7 @@ fn tiles_load_from_f16_vectors_as_from_their_lanes() {
 
 #[test]
 fn kernel_info_records_the_feature_and_the_tile_shapes() {
-    use onekernel::runtime::{ScalarType as S, TileShape};
+    use onekernel::abi::{ScalarType as S, TileShape};
     assert!(tile_gemm::KERNEL.features.contains(Features::COOPERATIVE_MATRIX.union(Features::F16)));
     assert_eq!(&*tile_gemm::KERNEL.tile_shapes, &[TileShape { m: 16, n: 16, k: 16, ab: S::F16, acc: S::F32 }]);
     assert_eq!(&*tile_small_f16::KERNEL.tile_shapes, &[TileShape { m: 8, n: 8, k: 8, ab: S::F16, acc: S::F16 }]);

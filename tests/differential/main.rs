@@ -511,7 +511,7 @@ fn check_struct_case(case: &structs::Case, seed: u64) -> Result<(), String> {
     let size = case.top().size;
     let mut info = c.info;
     for p in info.params.to_mut() {
-        p.ty = onekernel::DataType::Struct { name: "raw".into(), size, align: 4 };
+        p.ty = onekernel::abi::DataType::Struct { name: "raw".into(), size, align: 4 };
     }
     let info: &'static KernelInfo = Box::leak(Box::new(info));
     let n = 100;

@@ -4,7 +4,7 @@
 //! launch's parameter types say so). Generated (one struct per size, its
 //! words in arrays bytemuck knows); `with_raw!` picks one by size.
 
-use onekernel::{DataType, Element};
+use onekernel::{abi::DataType, Element};
 use std::borrow::Cow;
 
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]

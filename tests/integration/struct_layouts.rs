@@ -432,7 +432,7 @@ fn structs_with_f16_members_in_buffers() {
     let n = 100u32;
     let input: Vec<_> = (0..n).map(halves).collect();
     let want: Vec<_> = input.iter().map(|h| mixed::halves_step(*h)).collect();
-    assert_eq!(mixed::halves::KERNEL.features, onekernel::Features::F16);
+    assert_eq!(mixed::halves::KERNEL.features, onekernel::abi::Features::F16);
     for device in devices() {
         let a = Buffer::from_slice(&device, &input).unwrap();
         let mut out = Buffer::<mixed::Halves>::zeroed(&device, n as usize).unwrap();

@@ -157,7 +157,7 @@ fn struct_layout_is_the_gpu_layout() {
     assert_eq!(std::mem::size_of::<Particle>(), 24);
     assert_eq!(
         <Particle as onekernel::Element>::TYPE,
-        onekernel::DataType::Struct { name: "Particle".into(), size: 24, align: 4 }
+        onekernel::abi::DataType::Struct { name: "Particle".into(), size: 24, align: 4 }
     );
     insta::assert_snapshot!("step_wgsl", physics::step::WGSL);
     shader_checks::spirv_val("step", physics::step::SPIRV);
@@ -202,7 +202,7 @@ fn f16_vector_fields_and_helpers() {
     use halves::Sample;
     use onekernel::{F16Vec2, F16Vec4};
     assert_eq!((std::mem::size_of::<Sample>(), std::mem::align_of::<Sample>()), (16, 8));
-    assert_eq!(halves::settle::KERNEL.features, onekernel::Features::F16);
+    assert_eq!(halves::settle::KERNEL.features, onekernel::abi::Features::F16);
     let h = |v: f32| f16::from_f32(v);
     let to = F16Vec4::new(h(1.0), h(-2.0), h(0.5), h(8.0));
     let input: Vec<Sample> = (0..100)

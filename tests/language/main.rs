@@ -14,7 +14,7 @@ mod snapshots;
 mod spirv;
 
 use onekernel::prelude::*;
-use onekernel::{Features, LaunchError};
+use onekernel::{abi::Features, LaunchError};
 use std::sync::OnceLock;
 
 /// One GPU device for the whole binary (lavapipe's JIT is slow to start).

@@ -348,7 +348,7 @@ impl ElemBound {
     }
 }
 
-/// The associated constants of `onekernel::Num` for one of its types:
+/// The associated constants of `onekernel::num::Num` for one of its types:
 /// `T::ZERO`, `T::ONE`, `T::MIN`, `T::MAX` in a generic kernel compiled for
 /// `ty`.
 pub fn element_const(ty: Ty, name: &str) -> Option<NamedConst> {

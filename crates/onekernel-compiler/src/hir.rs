@@ -73,11 +73,11 @@ pub struct CallSite {
 /// ([`crate::builtins::ELEMENT_BOUNDS`] lists them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ElemBound {
-    /// `onekernel::Num`: every kernel scalar type.
+    /// `onekernel::num::Num`: every kernel scalar type.
     Num,
-    /// `onekernel::Float`: `f32` and `f64`.
+    /// `onekernel::num::Float`: `f32` and `f64`.
     Float,
-    /// `onekernel::Int`: `i32`, `u32`, `i64` and `u64`.
+    /// `onekernel::num::Int`: `i32`, `u32`, `i64` and `u64`.
     Int,
 }
 

@@ -275,7 +275,7 @@ fn oversized_local_arrays_are_errors() {
 fn generic_kernels() {
     use onekernel_compiler::parse::generic_param;
     let item: syn::ItemFn =
-        syn::parse_str("fn k<T>(a: &[T], out: &mut [T]) where T: onekernel::Float { out[0] = -a[0].sqrt() + T::ONE; }")
+        syn::parse_str("fn k<T>(a: &[T], out: &mut [T]) where T: onekernel::num::Float { out[0] = -a[0].sqrt() + T::ONE; }")
             .unwrap();
     let param = generic_param(&item.sig).unwrap().expect("generic");
     assert_eq!(param.name, "T");

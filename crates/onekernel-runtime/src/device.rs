@@ -1,12 +1,16 @@
 //! [`Device`]: where kernels run and buffers live — a wgpu GPU or the CPU
-//! executor, behind one cheap-to-clone handle.
+//! executor, behind one cheap-to-clone handle. Every public method of
+//! `Device` is here, in one `impl` block (timing included: [`Device::time`];
+//! the types it returns are in [`crate::timing`]).
 
 use crate::cpu::CpuDevice;
 use crate::error::DeviceError;
 use crate::gpu::GpuDevice;
+use crate::timing::{Clock, Timing};
 use onekernel_abi::Features;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// Source of device ids. Ids are never reused, so a buffer can tell whether
 /// it is passed to a launch on the device that owns it.
@@ -75,7 +79,7 @@ impl Device {
     /// one is [`LaunchError::MissingFeature`](crate::LaunchError::MissingFeature)).
     ///
     /// ```no_run
-    /// # use onekernel_runtime::{Device, Features};
+    /// # use onekernel_runtime::{abi::Features, Device};
     /// let no_f64 = Device::gpu_without(Features::F64)?;
     /// assert!(!no_f64.features().contains(Features::F64));
     /// # Ok::<(), onekernel_runtime::DeviceError>(())
@@ -272,7 +276,7 @@ impl Device {
     /// (`KernelInfo::features`) is [`LaunchError::MissingFeature`](crate::LaunchError::MissingFeature).
     ///
     /// ```
-    /// # use onekernel_runtime::{Device, Features};
+    /// # use onekernel_runtime::{abi::Features, Device};
     /// let device = Device::cpu();
     /// assert!(device.features().contains(Features::F16.union(Features::SUBGROUP)));
     /// println!("{:?}", device.features().names().collect::<Vec<_>>());
@@ -395,6 +399,112 @@ impl Device {
     /// `#id (name)`, how errors refer to a device.
     pub(crate) fn describe(&self) -> String {
         format!("#{} ({})", self.id(), self.name())
+    }
+
+    /// Runs `f` and times every launch it makes on this device (from any
+    /// thread), on the GPU's own clock where the device has timestamp
+    /// queries, else on the wall clock ([`Timing::clock`] says which).
+    /// Returns what `f` returned, and the [`Timing`].
+    ///
+    /// ```
+    /// use onekernel_runtime::timing::Clock;
+    /// use onekernel_runtime::{Buffer, Device};
+    ///
+    /// let device = Device::cpu();
+    /// let mut buf = Buffer::<f32>::zeroed(&device, 1024)?;
+    /// // Launches go inside the closure, e.g. `saxpy::launch(&device, ..)`;
+    /// // buffer operations are not counted.
+    /// let (result, timing) = device.time(|| buf.write(&[1.0; 1024]))?;
+    /// result?;
+    /// assert_eq!(timing.clock, Clock::Wall); // the CPU executor
+    /// assert_eq!(timing.launches(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// On a GPU, launches are still submitted one by one as usual; `time`
+    /// waits for the device before returning, since the timestamps are only
+    /// known then. Without timestamp queries, each launch inside `f` waits
+    /// for the GPU to finish it.
+    ///
+    /// # Errors
+    /// [`DeviceError::TimingInProgress`] if this device is already timing
+    /// (calls cannot nest or overlap, even from different threads);
+    /// [`DeviceError::Poll`] or [`DeviceError::Gpu`] if the GPU fails while
+    /// the timestamps are read back.
+    pub fn time<R>(&self, f: impl FnOnce() -> R) -> Result<(R, Timing), DeviceError> {
+        match self.backend() {
+            DeviceBackend::Gpu(g) => g.begin_timing(self)?,
+            DeviceBackend::Cpu(c) => c.begin_timing(self)?,
+        }
+        let mut guard = ScopeGuard { device: self, armed: true };
+        let start = Instant::now();
+        let r = f();
+        guard.armed = false;
+        let (clock, per_launch) = match self.backend() {
+            DeviceBackend::Gpu(g) => g.end_timing()?,
+            DeviceBackend::Cpu(c) => (Clock::Wall, c.end_timing()),
+        };
+        let elapsed = start.elapsed();
+        let total = per_launch.iter().sum();
+        Ok((r, Timing { clock, per_launch, total, elapsed }))
+    }
+
+    /// Records and submits one compute pass of your own on the GPU, in
+    /// order with launches: `record` sets pipelines and bind groups and
+    /// dispatches, with raw wgpu (for example a hand-written WGSL baseline
+    /// in a benchmark). Inside [`Device::time`] the pass is timed exactly
+    /// like a launch.
+    ///
+    /// ```no_run
+    /// # use onekernel_runtime::Device;
+    /// # fn baseline(pipeline: &wgpu::ComputePipeline, bind_group: &wgpu::BindGroup) -> Result<(), Box<dyn std::error::Error>> {
+    /// let device = Device::gpu()?;
+    /// let (submitted, timing) = device.time(|| {
+    ///     device.run_compute_pass("baseline", |pass| {
+    ///         pass.set_pipeline(pipeline);
+    ///         pass.set_bind_group(0, bind_group, &[]);
+    ///         pass.dispatch_workgroups(64, 1, 1);
+    ///     })
+    /// })?;
+    /// submitted?;
+    /// println!("{timing}");
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// [`DeviceError::NotAGpu`] on the CPU executor; [`DeviceError::Gpu`]
+    /// when wgpu rejects what `record` recorded.
+    pub fn run_compute_pass(
+        &self,
+        label: &str,
+        record: impl FnOnce(&mut wgpu::ComputePass<'_>),
+    ) -> Result<(), DeviceError> {
+        match self.backend() {
+            DeviceBackend::Gpu(g) => {
+                g.check_alive()?;
+                g.submit_pass(label, record).map_err(|message| g.explain_device(DeviceError::Gpu { message }))
+            }
+            DeviceBackend::Cpu(_) => {
+                Err(DeviceError::NotAGpu { operation: "Device::run_compute_pass", device: self.describe() })
+            }
+        }
+    }
+}
+
+/// Ends a device's timing scope even if the closure panics.
+struct ScopeGuard<'d> {
+    device: &'d Device,
+    armed: bool,
+}
+
+impl Drop for ScopeGuard<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            match self.device.backend() {
+                DeviceBackend::Gpu(g) => g.abandon_timing(),
+                DeviceBackend::Cpu(c) => c.abandon_timing(),
+            }
+        }
     }
 }
 

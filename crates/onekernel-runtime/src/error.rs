@@ -341,7 +341,7 @@ pub enum LaunchError {
         /// The kernel's name.
         kernel: &'static str,
         /// The features it needs and the device lacks
-        /// ([`crate::Features::names`] gives wgpu's names).
+        /// ([`crate::abi::Features::names`] gives wgpu's names).
         missing: onekernel_abi::Features,
         /// The device, as `#id (name)`.
         device: String,

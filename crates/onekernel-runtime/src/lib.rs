@@ -11,8 +11,8 @@
 //!   `u32`, `f16`, `f64`, `i64`, `u64`, glam vectors (`Vec4`, `UVec2`, ...),
 //!   the `f16` vectors [`F16Vec2`] and [`F16Vec4`], and the structs `#[kernel]` checked;
 //! - [`Grid`] and [`Dim3`]: how many threads or workgroups a launch runs;
-//! - [`Device::time`] and [`Timing`]: how long launches take, on the GPU's
-//!   own clock where it has one ([`Clock`]);
+//! - [`Device::time`] and [`timing`]: how long launches take, on the GPU's
+//!   own clock where it has one ([`timing::Clock`]);
 //! - the errors [`DeviceError`], [`BufferError`] and [`LaunchError`]:
 //!   everything fails with a `Result` whose message names what went wrong;
 //! - [`tune`]: autotuning, the fastest of several candidates (launch
@@ -54,7 +54,7 @@ pub mod inspect;
 pub mod num;
 mod plan;
 pub mod tile;
-mod timing;
+pub mod timing;
 pub mod tune;
 
 pub use arg::BufferArg;
@@ -63,9 +63,9 @@ pub use device::Device;
 pub use error::{BufferError, DataRace, DeviceError, LaunchError, RaceAccess, RaceKind};
 pub use f16vec::{F16Vec2, F16Vec4};
 pub use grid::{Dim3, Grid};
-pub use num::{Float, Int, Num};
-pub use onekernel_abi::{DataType, Features, KernelInfo, ScalarType, TileShape};
-pub use timing::{Clock, Timing};
+/// The ABI's [`abi::KernelInfo`], also here for the CLI and the
+/// playground (everything else of the contract is only in [`abi`]).
+pub use onekernel_abi::KernelInfo;
 
 /// The vector types buffers hold and kernels take (`Vec4`, `UVec2`,
 /// `Vec3A`, ...): this glam, so that user code and generated code name one

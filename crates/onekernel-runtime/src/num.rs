@@ -54,7 +54,7 @@ pub trait NumMethods: Sized {
 /// `onekernel::kernel`); host code can be generic the same way:
 ///
 /// ```
-/// use onekernel_runtime::Num;
+/// use onekernel_runtime::num::Num;
 ///
 /// fn sum<T: Num>(xs: &[T]) -> T {
 ///     let mut acc = T::ZERO;

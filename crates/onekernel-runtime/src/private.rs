@@ -21,6 +21,7 @@
 //! | [`CpuDevice::execute`], [`Invocation`] | `launch`, CPU path | every other non-cooperative launch, one `cpu_body` call per invocation |
 //! | [`CpuDevice::workgroups`], [`CpuDevice::execute_cooperative`], [`WorkgroupPool`] | `launch`, CPU path, `CpuStrategy::Cooperative` kernels | barriers and shared memory: a workgroup's invocations run as futures |
 //! | [`Invocation`], [`Builtin`], [`builtin_value`], [`BuiltinValue`], [`FromBuiltin`], [`Dim3`] | `cpu_body` | the invocation's builtins: `global_id()` is `builtin_value(global_id, __invocation.get(Builtin::GlobalId))` |
+//! | [`half`], [`glam`], [`F16Vec2`], [`F16Vec4`], [`tile`] | `cpu_body` | the types of locals (`let v: __private::glam::Vec4`), `f16` literals (`__private::half::f16::from_bits(..)`), swizzles through glam's traits (`__private::glam::Vec4Swizzles::xy(v)`), matrix tiles (`__private::tile::MatrixA<16, 16>`) |
 //! | [`OutputSlice`] (implemented by [`SharedSliceMut`] and [`OwnedChunk`]) | `cpu_body` | a `&mut [T]` parameter becomes `&impl OutputSlice<T>`; `out[i]` becomes `out.load(i)`, `out[i] = v` becomes `out.store(i, v)` |
 //! | [`Workgroup`], [`Shared`], [`SharedArray`], [`Barrier`] | cooperative `cpu_body` | `shared::<[T; N]>()` is `__workgroup.shared::<[T; N]>(offset, "name")`, a barrier is `__workgroup.barrier(site).await` |
 //! | [`SubgroupCall`], [`SubgroupCollective`] (the ABI's), [`SubgroupValue`], [`SubgroupBallot`], [`CPU_SUBGROUP_SIZE`] | cooperative `cpu_body` | `subgroup_add(v)` is `__workgroup.subgroup(&__invocation, site, SubgroupCollective::Add, v, 0).await`; `subgroup_ballot(p)` is `__workgroup.subgroup_ballot(&__invocation, site, p).await` (a `UVec4`) |
@@ -65,15 +66,19 @@ pub use crate::cpu::{
 };
 pub use crate::device::{backend, Device, DeviceBackend};
 pub use crate::error::LaunchError;
+pub use crate::f16vec::{F16Vec2, F16Vec4};
 pub use crate::gpu::{GpuArg, GpuDevice, LaunchChecks, PreparedDispatch, PreparedPart};
 pub use crate::grid::{BuiltinValue, Dim3, FromBuiltin, Grid, Invocation};
 pub use crate::num::{Float, Int, Num};
 pub use crate::plan::ScalarArg;
+pub use crate::tile;
 /// The `bytemuck` whose `Pod` and `Zeroable` [`Element`] requires: the
 /// macro derives them for user structs through this path
 /// (`#[derive(::onekernel::__private::bytemuck::Pod, ..)]` with
 /// `#[bytemuck(crate = "::onekernel::__private::bytemuck")]`).
 pub use bytemuck;
+pub use glam;
+pub use half;
 pub use onekernel_abi::{
     Builtin, CheckKind, CheckSite, CpuStrategy, DataType, Features, KernelInfo, ParamInfo, ParamKind, ParamsBinding,
     ScalarType, TileShape,

@@ -6,7 +6,7 @@ use onekernel::prelude::*;
 #[kernel(workgroup_size = 64)]
 fn fill<T>(value: T, out: &mut [T])
 where
-    T: onekernel::Int,
+    T: onekernel::num::Int,
 {
     let i = global_id().x;
     if i < out.len() {

@@ -31,6 +31,8 @@ fn accumulate(x: &[f16], scale: f64, out: &mut [f64], bits: &mut [u64]) {
 fn compiles() {
     assert_eq!(accumulate::KERNEL.features, wide::KERNEL.features);
     let f = wide::KERNEL.features;
-    assert!(f.contains(onekernel::Features::F64.union(onekernel::Features::INT64).union(onekernel::Features::F16)));
+    assert!(f.contains(
+        onekernel::abi::Features::F64.union(onekernel::abi::Features::INT64).union(onekernel::abi::Features::F16)
+    ));
     assert!(wide::WGSL.starts_with("enable f16;"));
 }

@@ -45,15 +45,17 @@ pub fn user_ident(name: &str, span: Span) -> Ident {
     }
 }
 
-/// The Rust type of a kernel type.
+/// The Rust type of a kernel type (the runtime's types through
+/// [`super::krate`], like every path generated code names).
 pub fn rust_type(ty: Ty, table: &TypeTable) -> TokenStream {
+    let k = super::krate();
     match ty {
         Ty::Bool => quote!(bool),
         Ty::F32 => quote!(f32),
         Ty::I32 => quote!(i32),
         Ty::U32 => quote!(u32),
         Ty::Usize => quote!(usize),
-        Ty::F16 => quote!(::onekernel::half::f16),
+        Ty::F16 => quote!(#k::half::f16),
         Ty::F64 => quote!(f64),
         Ty::I64 => quote!(i64),
         Ty::U64 => quote!(u64),
@@ -69,13 +71,13 @@ pub fn rust_type(ty: Ty, table: &TypeTable) -> TokenStream {
             }
             Compound::Struct { name, .. } => user_ident(name, Span::call_site()).into_token_stream(),
         },
-        Ty::Dim3 => quote!(::onekernel::Dim3),
+        Ty::Dim3 => quote!(#k::Dim3),
         Ty::Vector(v) => {
             let name = format_ident!("{}", v.name());
             if v.is_glam() {
-                quote!(::onekernel::glam::#name)
+                quote!(#k::glam::#name)
             } else {
-                quote!(::onekernel::#name)
+                quote!(#k::#name)
             }
         }
         Ty::Tile(t) => tile_rust_type(t),
@@ -83,19 +85,20 @@ pub fn rust_type(ty: Ty, table: &TypeTable) -> TokenStream {
     }
 }
 
-/// The runtime's type of a tile: `::onekernel::tile::MatrixA<16, 16>`.
+/// The runtime's type of a tile: `::onekernel::__private::tile::MatrixA<16, 16>`.
 fn tile_rust_type(t: crate::types::TileTy) -> TokenStream {
     use crate::types::{TileElem, TileRole};
+    let k = super::krate();
     let (r, c) = (usize::from(t.rows), usize::from(t.cols));
     match t.role {
-        TileRole::A => quote!(::onekernel::tile::MatrixA<#r, #c>),
-        TileRole::B => quote!(::onekernel::tile::MatrixB<#r, #c>),
+        TileRole::A => quote!(#k::tile::MatrixA<#r, #c>),
+        TileRole::B => quote!(#k::tile::MatrixB<#r, #c>),
         TileRole::Acc => {
             let elem = match t.elem {
-                TileElem::F16 => quote!(::onekernel::half::f16),
+                TileElem::F16 => quote!(#k::half::f16),
                 TileElem::F32 => quote!(f32),
             };
-            quote!(::onekernel::tile::Accumulator<#elem, #r, #c>)
+            quote!(#k::tile::Accumulator<#elem, #r, #c>)
         }
     }
 }
@@ -401,7 +404,7 @@ impl Gen<'_> {
                     Ty::F64 => quote_spanned!(span=> ::core::primitive::f64::from_bits(#bits)),
                     Ty::F16 => {
                         let bits16 = c.bits as u16;
-                        quote_spanned!(span=> ::onekernel::half::f16::from_bits(#bits16))
+                        quote_spanned!(span=> #k::half::f16::from_bits(#bits16))
                     }
                     Ty::I32 => quote_spanned!(span=> (#bits32 as ::core::primitive::i32)),
                     Ty::I64 => quote_spanned!(span=> (#bits as ::core::primitive::i64)),
@@ -537,7 +540,7 @@ impl Gen<'_> {
                 let method: String = lanes.iter().map(|l| crate::infer::axis_name(*l)).collect();
                 let method = Ident::new(&method, span);
                 let base = self.expr(*base);
-                quote_spanned!(span=> ::onekernel::glam::#tr::#method(#base))
+                quote_spanned!(span=> #k::glam::#tr::#method(#base))
             }
             ExprKind::Tuple(xs) => {
                 let xs = self.exprs(xs);

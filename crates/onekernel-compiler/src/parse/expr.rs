@@ -310,7 +310,7 @@ impl Parser<'_> {
             }
         }
         // `T::ZERO` in a generic kernel: the constant of the instantiation's
-        // type (`onekernel::Num`'s associated constants).
+        // type (`onekernel::num::Num`'s associated constants).
         if let ([param, name], Some((generic, ty))) = (&segs[..], &self.instance) {
             if param == generic {
                 let ty = *ty;

@@ -108,7 +108,7 @@ pub fn generic_param(sig: &syn::Signature) -> Result<Option<GenericParam>, Vec<D
     }
 }
 
-/// `Num`, `onekernel::Float`, ...: the bound, if it is one of ours.
+/// `Num`, `onekernel::num::Float`, ...: the bound, if it is one of ours.
 fn element_bound(b: &syn::TypeParamBound) -> Option<crate::hir::ElemBound> {
     let syn::TypeParamBound::Trait(t) = b else { return None };
     if t.lifetimes.is_some() || !matches!(t.modifier, syn::TraitBoundModifier::None) {

@@ -4,7 +4,8 @@ use crate::common;
 use common::*;
 use onekernel_abi::DataType;
 use onekernel_runtime::__private::*;
-use onekernel_runtime::{BufferError, Clock, DeviceError};
+use onekernel_runtime::timing::Clock;
+use onekernel_runtime::{BufferError, DeviceError};
 use std::borrow::Cow;
 
 fn run_scale_add(n: usize, grid: Grid) -> (Vec<f32>, Vec<f32>) {

@@ -5,7 +5,8 @@
 use crate::common;
 use common::*;
 use onekernel_runtime::__private::*;
-use onekernel_runtime::{wgpu, BufferError, Clock, DeviceError};
+use onekernel_runtime::timing::Clock;
+use onekernel_runtime::{wgpu, BufferError, DeviceError};
 use std::sync::OnceLock;
 
 /// One GPU device per test binary: lavapipe's JIT makes devices and

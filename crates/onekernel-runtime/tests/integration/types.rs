@@ -8,7 +8,7 @@ use glam::{IVec4, UVec2, Vec2, Vec3, Vec3A, Vec4};
 use half::f16;
 use onekernel_abi::{DataType, Features, ScalarType};
 use onekernel_runtime::__private::*;
-use onekernel_runtime::{BufferError, DataType as ReexportedDataType};
+use onekernel_runtime::{abi::DataType as ReexportedDataType, BufferError};
 use std::sync::OnceLock;
 
 fn gpu() -> &'static Device {
@@ -127,7 +127,7 @@ fn element_types_match_wgsl() {
     assert_eq!(onekernel_runtime::F16Vec2::TYPE.rust_name(), "F16Vec2");
     assert_eq!(onekernel_runtime::F16Vec2::TYPE.stride() as usize, size_of::<onekernel_runtime::F16Vec2>());
     assert_eq!(Particle::TYPE.stride() as usize, size_of::<Particle>());
-    // The facade re-exports the ABI's types.
+    // The runtime re-exports the ABI's types (as `abi`).
     let _: ReexportedDataType = f64::TYPE;
 }
 
