@@ -309,7 +309,7 @@ fn subgroup_kernels_need_the_feature() {
 fn lane_ids_without_collectives() {
     use onekernel::runtime::Features;
     // Not a collective: the fast path, not the cooperative executor.
-    assert_eq!(format!("{:?}", kernels::lane_ids::KERNEL.cpu), "OwnElement");
+    assert_eq!(format!("{:?}", kernels::lane_ids::KERNEL.cpu), "OwnElement { chunk_loop: false }");
     assert!(kernels::lane_ids::KERNEL.features.contains(Features::SUBGROUP));
     let n = 64 * 2 + 3;
     for d in [Device::cpu(), gpu().clone()] {

@@ -499,6 +499,19 @@ pub enum Builtin {
     GridDim,
 }
 
+impl Builtin {
+    /// Whether every invocation of a workgroup reads the same value: the
+    /// one answer the uniformity analysis (`uniformity.rs`) and, through
+    /// its facts, the CPU phase splitter use. No wildcard: a new builtin
+    /// must say.
+    pub const fn is_workgroup_uniform(self) -> bool {
+        match self {
+            Builtin::BlockId | Builtin::BlockDim | Builtin::GridDim => true,
+            Builtin::GlobalId | Builtin::ThreadId => false,
+        }
+    }
+}
+
 /// A label (`'outer`), with its tokens.
 #[derive(Clone, Debug)]
 pub struct Label {

@@ -1,7 +1,7 @@
 //! [`Device`]: where kernels run and buffers live — a wgpu GPU or the CPU
 //! executor, behind one cheap-to-clone handle.
 
-use crate::cpu::CpuDevice;
+use crate::cpu::{CpuDevice, CpuMode};
 use crate::error::DeviceError;
 use crate::gpu::GpuDevice;
 use onekernel_abi::Features;
@@ -96,8 +96,9 @@ impl Device {
     /// for data races without changing it.
     pub fn cpu() -> Device {
         let race_check = std::env::var_os(RACECHECK_ENV).is_some_and(|v| v != "0" && !v.is_empty());
+        let mode = if race_check { CpuMode::RaceChecked } else { CpuMode::Parallel };
         Device {
-            inner: Arc::new(Backend::Cpu(CpuDevice::new(next_device_id(), race_check))),
+            inner: Arc::new(Backend::Cpu(CpuDevice::new(next_device_id(), mode))),
             checked: false,
             loop_budget: None,
         }
@@ -133,7 +134,7 @@ impl Device {
     /// ```
     pub fn cpu_race_checked() -> Device {
         Device {
-            inner: Arc::new(Backend::Cpu(CpuDevice::new(next_device_id(), true))),
+            inner: Arc::new(Backend::Cpu(CpuDevice::new(next_device_id(), CpuMode::RaceChecked))),
             checked: false,
             loop_budget: None,
         }
