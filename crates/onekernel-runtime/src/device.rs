@@ -140,6 +140,25 @@ impl Device {
         }
     }
 
+    /// The CPU executor run serially: each launch on the calling thread,
+    /// one workgroup at a time in order (x fastest), the invocations of
+    /// each in order too (between two barriers, invocation 0 first), so
+    /// that everything a kernel does happens in one fixed, repeatable
+    /// order. For debugging; slow.
+    ///
+    /// ```
+    /// # use onekernel_runtime::Device;
+    /// let device = Device::cpu_serial();
+    /// assert!(device.is_cpu() && !device.is_race_checked());
+    /// ```
+    pub fn cpu_serial() -> Device {
+        Device {
+            inner: Arc::new(Backend::Cpu(CpuDevice::new(next_device_id(), CpuMode::Serial))),
+            checked: false,
+            loop_budget: None,
+        }
+    }
+
     /// Whether this is a race-checked CPU executor
     /// ([`Device::cpu_race_checked`]).
     pub fn is_race_checked(&self) -> bool {

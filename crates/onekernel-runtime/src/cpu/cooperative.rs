@@ -124,8 +124,9 @@ impl CpuDevice {
 }
 
 /// Runs the invocations of one workgroup to completion. `futures` is
-/// scratch space (empty on entry and on return).
-fn run_workgroup<'w, F, Fut>(
+/// scratch space (empty on entry and on return). The serial executor
+/// (`serial.rs`) runs its futures with it too.
+pub(super) fn run_workgroup<'w, F, Fut>(
     kernel: &KernelInfo,
     block_id: Dim3,
     block_dim: Dim3,

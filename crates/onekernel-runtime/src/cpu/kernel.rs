@@ -99,6 +99,9 @@ enum Executor {
     Futures,
     /// A workgroup split into phases (`phased.rs`).
     Phased,
+    /// One workgroup at a time, invocations in a fixed order, on the
+    /// calling thread (`serial.rs`).
+    Serial,
 }
 
 impl CpuDevice {
@@ -106,6 +109,7 @@ impl CpuDevice {
     /// one decision, made here from the compiler's plan and the device.
     fn executor(&self, kernel: &'static KernelInfo, grid: &Grid) -> Executor {
         match (kernel.cpu, self.mode) {
+            (_, CpuMode::Serial) => Executor::Serial,
             // The race detector follows the futures' schedule and sees
             // every access through the shared views.
             (CpuPlan::Cooperative { .. }, CpuMode::RaceChecked) => Executor::Futures,
@@ -145,6 +149,7 @@ impl CpuDevice {
                 let outputs = &outputs;
                 self.execute_cooperative(kernel, grid, &pool, |inv, wg| bodies.cooperative(inv, wg, outputs))
             }
+            Executor::Serial => self.execute_serial(kernel, grid, bodies, &outputs),
             Executor::Phased => self.execute_phased(kernel, grid, || bodies.phase_state(), |group, wg, state| {
                 bodies.phases(group, wg, state, &outputs)
             }),

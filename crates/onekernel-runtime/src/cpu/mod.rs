@@ -7,6 +7,7 @@ mod owned;
 mod panic_capture;
 mod phased;
 pub(crate) mod racecheck;
+mod serial;
 mod shared;
 mod subgroup;
 mod workgroup;
@@ -29,7 +30,7 @@ use std::time::{Duration, Instant};
 /// kernel has run.
 pub struct CpuDevice {
     id: u64,
-    /// How launches run: in parallel, or race-checked.
+    /// How launches run: in parallel, race-checked or serially.
     mode: CpuMode,
     /// The open `Device::time` scope: the device's `#id (name)` and each
     /// launch's wall time.
@@ -47,6 +48,9 @@ pub(crate) enum CpuMode {
     /// and output access recorded (`racecheck.rs`,
     /// `Device::cpu_race_checked`).
     RaceChecked,
+    /// One workgroup at a time on the calling thread, invocations in a
+    /// fixed order (`serial.rs`, `Device::cpu_serial`).
+    Serial,
 }
 
 impl CpuDevice {
@@ -107,6 +111,7 @@ impl CpuDevice {
     pub fn name(&self) -> String {
         match self.mode {
             CpuMode::RaceChecked => return "CPU executor (race-checked, 1 thread)".to_owned(),
+            CpuMode::Serial => return "CPU executor (serial, 1 thread)".to_owned(),
             CpuMode::Parallel => {}
         }
         let n = rayon::current_num_threads();
