@@ -176,10 +176,7 @@ impl<'a> Split<'a> {
                 _ => {}
             }
         }
-        Ok(Split {
-            f,
-            uniformity,
-            lifted: HashSet::new(), wg: HashSet::new(), returns, last_lifted: None, phases: 0 })
+        Ok(Split { f, uniformity, lifted: HashSet::new(), wg: HashSet::new(), returns, last_lifted: None, phases: 0 })
     }
 
     /// Marks the barriers and everything around them, the jumps to loops
@@ -726,4 +723,3 @@ fn block_lets(b: &Block, mark: &mut dyn FnMut(LocalId)) {
         }
     }
 }
-

@@ -66,9 +66,9 @@
 pub use crate::arg::BufferArg;
 pub use crate::buffer::{AtomicElement, Buffer, Element};
 pub use crate::cpu::{
-    agree, agreed, per_invocation, Barrier, Chunk, CpuDevice, CpuKernel, OutputSlice, Outputs, OwnedChunk, Shared, SharedArray,
-    SharedSliceMut, SubgroupBallot, SubgroupCall, SubgroupCollective, SubgroupValue, WindowToken, Workgroup,
-    WorkgroupPool, CPU_SUBGROUP_SIZE,
+    agree, agreed, per_invocation, Barrier, Chunk, CpuDevice, CpuKernel, OutputSlice, Outputs, OwnedChunk, Shared,
+    SharedArray, SharedSliceMut, SubgroupBallot, SubgroupCall, SubgroupCollective, SubgroupValue, WindowToken,
+    Workgroup, WorkgroupPool, CPU_SUBGROUP_SIZE,
 };
 pub use crate::device::{backend, Device, DeviceBackend};
 pub use crate::error::LaunchError;

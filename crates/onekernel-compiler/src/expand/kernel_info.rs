@@ -5,9 +5,7 @@
 //! wildcard, so a field or case added to the ABI is a compile error here
 //! until the macro writes it.
 
-use onekernel_abi::{
-    CheckKind, CheckSite, CpuPlan, DataType, Features, KernelInfo, ParamInfo, ParamKind, ScalarType,
-};
+use onekernel_abi::{CheckKind, CheckSite, CpuPlan, DataType, Features, KernelInfo, ParamInfo, ParamKind, ScalarType};
 use proc_macro2::TokenStream;
 use quote::quote;
 

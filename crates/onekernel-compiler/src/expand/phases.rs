@@ -299,7 +299,14 @@ mod tests {
             Err(e) => panic!("{:?}", e.iter().map(|d| d.to_string()).collect::<Vec<_>>()),
         };
         let c = &k.checked;
-        phase_body(&c.program.kernel, &c.kernel_types, &c.program.types, &k.layout, k.info.workgroup_size, &c.uniformity)
+        phase_body(
+            &c.program.kernel,
+            &c.kernel_types,
+            &c.program.types,
+            &k.layout,
+            k.info.workgroup_size,
+            &c.uniformity,
+        )
     }
 
     fn state(p: &PhaseBody) -> Vec<String> {

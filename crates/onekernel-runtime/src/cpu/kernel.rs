@@ -150,9 +150,51 @@ impl CpuDevice {
                 self.execute_cooperative(kernel, grid, &pool, |inv, wg| bodies.cooperative(inv, wg, outputs))
             }
             Executor::Serial => self.execute_serial(kernel, grid, bodies, &outputs),
-            Executor::Phased => self.execute_phased(kernel, grid, || bodies.phase_state(), |group, wg, state| {
-                bodies.phases(group, wg, state, &outputs)
-            }),
+            Executor::Phased => self.execute_phased(
+                kernel,
+                grid,
+                || bodies.phase_state(),
+                |group, wg, state| bodies.phases(group, wg, state, &outputs),
+            ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kernel(cpu: CpuPlan, workgroup_size: [u32; 3]) -> &'static KernelInfo {
+        Box::leak(Box::new(KernelInfo { cpu, workgroup_size, ..KernelInfo::EMPTY }))
+    }
+
+    /// The one decision: each plan on each mode, and the grids a
+    /// partitioned launch needs.
+    #[test]
+    fn the_executor_follows_the_plan_the_mode_and_the_grid() {
+        let (own, chunked) = (CpuPlan::OwnElement { chunk_loop: false }, CpuPlan::OwnElement { chunk_loop: true });
+        let (phased, futures) = (CpuPlan::Cooperative { phased: true }, CpuPlan::Cooperative { phased: false });
+        let line = Grid::threads(1000);
+        let square = Grid::threads((32, 32));
+        let cases = [
+            (CpuMode::Parallel, CpuPlan::Independent, line, Executor::Independent),
+            (CpuMode::Parallel, own, line, Executor::Partitioned { chunk_loop: false }),
+            (CpuMode::Parallel, chunked, line, Executor::Partitioned { chunk_loop: true }),
+            (CpuMode::Parallel, chunked, square, Executor::Independent),
+            (CpuMode::Parallel, phased, line, Executor::Phased),
+            (CpuMode::Parallel, futures, line, Executor::Futures),
+            (CpuMode::RaceChecked, chunked, line, Executor::Independent),
+            (CpuMode::RaceChecked, phased, line, Executor::Futures),
+            (CpuMode::Serial, chunked, line, Executor::Serial),
+            (CpuMode::Serial, phased, line, Executor::Serial),
+            (CpuMode::Serial, futures, line, Executor::Serial),
+        ];
+        for (mode, plan, grid, want) in cases {
+            let cpu = CpuDevice::new(0, mode);
+            assert_eq!(cpu.executor(kernel(plan, [64, 1, 1]), &grid), want, "{plan:?} on {mode:?} over {grid:?}");
+        }
+        // A 2-D workgroup is not partitioned either.
+        let cpu = CpuDevice::new(0, CpuMode::Parallel);
+        assert_eq!(cpu.executor(kernel(chunked, [8, 8, 1]), &line), Executor::Independent);
     }
 }

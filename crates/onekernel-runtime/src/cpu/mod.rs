@@ -126,10 +126,6 @@ impl CpuDevice {
 
 impl std::fmt::Debug for CpuDevice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CpuDevice")
-            .field("id", &self.id)
-            .field("name", &self.name())
-            .field("mode", &self.mode)
-            .finish()
+        f.debug_struct("CpuDevice").field("id", &self.id).field("name", &self.name()).field("mode", &self.mode).finish()
     }
 }
