@@ -466,6 +466,15 @@ impl Uniformity<'_> {
         }
     }
 
+    /// Whether `body` contains a `break`, `continue` or `return`.
+    fn has_jump(&self, body: &Block) -> bool {
+        let mut found = false;
+        crate::visit::visit_block(self.f, body, 0, &mut |_, k, _| {
+            found |= matches!(k, ExprKind::Break { .. } | ExprKind::Continue { .. } | ExprKind::Return(_));
+        });
+        found
+    }
+
     /// A `break`/`continue` in control flow `div`: if divergent and it
     /// leaves the loop being probed (or one around it), the probe notes it.
     fn jump(&mut self, label: &Option<Label>, div: &Option<Divergence>) {
@@ -514,11 +523,13 @@ impl Uniformity<'_> {
             }
         }
         self.loops.push(label.as_ref().map(|l| l.name.clone()));
-        if inner.is_none() {
+        if inner.is_none() && self.has_jump(body) {
             // Probe: does some thread leave an iteration early? Walk the
             // body as if it were uniform, without reporting; a jump out of
             // this loop in divergent control flow makes the whole body
             // divergent (later iterations run for the other threads only).
+            // (A body without any jump cannot: no probe, so that nested
+            // loops do not walk their bodies twice per level.)
             let (report, jumped, returned) = (self.report, self.jumped, self.returned.clone());
             self.report = false;
             self.jumped = false;

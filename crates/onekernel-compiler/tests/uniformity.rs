@@ -641,3 +641,20 @@ fn the_cpu_plan() {
         "Cooperative { phased: false }"
     );
 }
+
+/// The analysis runs on every kernel now: a loop body is probed for early
+/// exits only when it has a jump, so nested loops are walked once per
+/// level, not twice (2^40 walks here otherwise).
+#[test]
+fn nested_loops_without_jumps_are_walked_once() {
+    let depth = 40;
+    let src = format!(
+        "fn k(out: &mut [u32]) {{ let t = shared::<[u32; 64]>(); let mut s = 0u32; {} s += 1; {} \
+         t[thread_id().x] = s; workgroup_barrier(); out[global_id().x] = t[0]; }}",
+        "for _i in 0..2u32 { ".repeat(depth),
+        "}".repeat(depth)
+    );
+    let start = std::time::Instant::now();
+    accepted(&src);
+    assert!(start.elapsed().as_secs() < 30, "{:?}", start.elapsed());
+}
