@@ -95,7 +95,9 @@ pub(crate) fn split<'a>(
     Ok(PhaseSplit { split, tree, kept, recomputed })
 }
 
-/// Whether a kernel splits into phases (see [`split`]).
+/// Whether kernel `f` splits into phases (its plan is then
+/// `CpuPlan::Cooperative { phased: true }`); `Err` says why the futures
+/// executor must run it instead.
 pub fn splits(f: &Function, types: &Types, table: &TypeTable, uniformity: &UniformityInfo) -> Result<(), &'static str> {
     split(f, types, table, uniformity).map(|_| ())
 }
