@@ -32,7 +32,7 @@
 //! the futures executor polls them, so panics and results are the same.
 //!
 //! Kernels the splitter does not handle keep the futures executor
-//! (`cooperative.rs`), and `phase_body` says why: subgroup collectives,
+//! (`cooperative.rs`), and `splits` says why: subgroup collectives,
 //! matrix tiles and `workgroup_uniform_load` (synchronising *inside* an
 //! expression), a
 //! barrier anywhere but in statements and the `if`/loop/block statements

@@ -151,7 +151,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
             }
         }
         CpuPlan::Cooperative { .. } => {
-            let phases = phased.is_some().then(|| {
+            let phases = matches!(phased, Some(Ok(_))).then(|| {
                 let (group, state) = (internal("__group"), internal("__state"));
                 quote! {
                     fn phase_state(&self) -> CpuPhaseState {
