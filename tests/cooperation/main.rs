@@ -309,7 +309,7 @@ fn subgroup_kernels_need_the_feature() {
 fn lane_ids_without_collectives() {
     use onekernel::abi::Features;
     // Not a collective: the fast path, not the cooperative executor.
-    assert_eq!(format!("{:?}", kernels::lane_ids::KERNEL.cpu), "OwnElement");
+    assert_eq!(format!("{:?}", kernels::lane_ids::KERNEL.cpu), "OwnElement { chunk_loop: false }");
     assert!(kernels::lane_ids::KERNEL.features.contains(Features::SUBGROUP));
     let n = 64 * 2 + 3;
     for d in [Device::cpu(), gpu().clone()] {
@@ -491,13 +491,13 @@ mod races {
 }
 
 /// The kernels with barriers run on the CPU phase executor (they have a
-/// phase state), on the futures executor when race-checked, and on the GPU:
-/// all three agree with plain Rust.
+/// phase state), on the futures executor when race-checked, on the serial
+/// executor and on the GPU: all agree with plain Rust.
 mod phases {
     use super::*;
 
     fn on_all<R: PartialEq + std::fmt::Debug>(want: &R, what: &str, f: impl Fn(&Device) -> R) {
-        for d in [Device::cpu(), Device::cpu_race_checked(), gpu().clone()] {
+        for d in [Device::cpu(), Device::cpu_race_checked(), Device::cpu_serial(), gpu().clone()] {
             assert_eq!(&f(&d), want, "{what} on {}", d.name());
         }
     }
@@ -620,5 +620,89 @@ mod phases {
             phase_kernels::count_then_read::launch(d, n, &v, &mut counts).unwrap();
             counts.read().unwrap()
         });
+    }
+}
+
+/// The serial executor (`Device::cpu_serial`): each CPU plan (independent,
+/// own-element, cooperative in phases and as futures, with atomics) runs
+/// there as on the parallel executor, and in one fixed order.
+mod serial {
+    use super::*;
+
+    fn plan(info: &onekernel::runtime::KernelInfo) -> String {
+        format!("{:?}", info.cpu)
+    }
+
+    #[test]
+    fn every_plan_agrees_with_the_reference() {
+        let d = Device::cpu_serial();
+        assert!(d.is_cpu() && !d.is_race_checked());
+        assert_eq!(d.name(), "CPU executor (serial, 1 thread)");
+
+        // Cooperative, split into phases.
+        assert_eq!(plan(&kernels::block_sum::KERNEL), "Cooperative { phased: true }");
+        let n = 256 * 5 + 7;
+        let input: Vec<f32> = (0..n).map(|i| (i % 17) as f32).collect();
+        let want: Vec<f32> = input.chunks(256).map(|c| c.iter().sum()).collect();
+        let a = Buffer::from_slice(&d, &input).unwrap();
+        let mut sums = Buffer::zeroed(&d, want.len()).unwrap();
+        kernels::block_sum::launch(&d, n, &a, &mut sums).unwrap();
+        assert_eq!(sums.read().unwrap(), want);
+
+        // Cooperative, as futures (subgroup collectives).
+        assert_eq!(plan(&kernels::subgroup_block_sum::KERNEL), "Cooperative { phased: false }");
+        let n = 48 * 7 + 5;
+        let input: Vec<i32> = (0..n).map(|i| (i % 23) as i32 - 11).collect();
+        let want: Vec<i32> = input.chunks(48).map(|c| c.iter().sum()).collect();
+        let a = Buffer::from_slice(&d, &input).unwrap();
+        let mut sums = Buffer::<i32>::zeroed(&d, want.len()).unwrap();
+        kernels::subgroup_block_sum::launch(&d, n, &a, &mut sums).unwrap();
+        assert_eq!(sums.read().unwrap(), want);
+
+        // Shared and storage atomics.
+        let n = 10_000;
+        let values: Vec<u32> = (0..n).map(|i| ((i * 2654435761u64 as usize) >> 7) as u32).collect();
+        let mut want = vec![0u32; 64];
+        for v in &values {
+            want[(v % 64) as usize] += 1;
+        }
+        let v = Buffer::from_slice(&d, &values).unwrap();
+        let mut counts = Buffer::zeroed(&d, 64).unwrap();
+        kernels::histogram::launch(&d, n, &v, &mut counts).unwrap();
+        assert_eq!(counts.read().unwrap(), want);
+
+        // Own-element, on a 1-D grid (the parallel executor would partition
+        // it).
+        assert_eq!(plan(&kernels::lane_ids::KERNEL), "OwnElement { chunk_loop: false }");
+        let n = 64 * 2 + 3;
+        let mut out = Buffer::<u32>::zeroed(&d, n).unwrap();
+        kernels::lane_ids::launch(&d, n, &mut out).unwrap();
+        let want: Vec<u32> = (0..n).map(|i| (i % 64) as u32 % 32 + 1000 * 32).collect();
+        assert_eq!(out.read().unwrap(), want);
+    }
+
+    /// Every invocation writes `out[0]`: on the serial executor the last
+    /// one in order always wins (a race anywhere else).
+    #[test]
+    fn invocations_run_in_order() {
+        assert_eq!(plan(&race_kernels::all_write_one::KERNEL), "Independent");
+        let d = Device::cpu_serial();
+        for n in [1usize, 64, 100_000] {
+            let mut out = Buffer::<u32>::zeroed(&d, 1).unwrap();
+            race_kernels::all_write_one::launch(&d, n, &mut out).unwrap();
+            // The grid is rounded up to whole workgroups of 64.
+            assert_eq!(out.read().unwrap(), [(n.div_ceil(64) * 64 - 1) as u32], "n={n}");
+        }
+    }
+
+    /// A panic in a kernel is the launch's error, as on every executor.
+    #[test]
+    fn a_panic_is_an_error() {
+        let d = Device::cpu_serial();
+        let a = Buffer::from_slice(&d, &[1.0f32; 300]).unwrap();
+        // Too few sums for the blocks: an out-of-bounds store.
+        let mut sums = Buffer::<f32>::zeroed(&d, 1).unwrap();
+        let err = kernels::block_sum::launch(&d, 300, &a, &mut sums).unwrap_err();
+        assert!(err.to_string().contains("block_sum"), "{err}");
     }
 }

@@ -1011,8 +1011,8 @@ fn chunk_slice_loop_leaves_out_of_bounds_to_the_checked_body() {
 /// neighbour's input, `thread_id()`) still take the windowed path, per
 /// invocation, and compute what the GPU and plain Rust do.
 fn own_element_kernels_outside_the_chunk_loop() {
-    assert_eq!(format!("{:?}", kernels::neighbour_sum::KERNEL.cpu), "OwnElement");
-    assert_eq!(format!("{:?}", kernels::own_with_thread_id::KERNEL.cpu), "OwnElement");
+    assert_eq!(format!("{:?}", kernels::neighbour_sum::KERNEL.cpu), "OwnElement { chunk_loop: false }");
+    assert_eq!(format!("{:?}", kernels::own_with_thread_id::KERNEL.cpu), "OwnElement { chunk_loop: false }");
     for n in SIZES.into_iter().chain([4096 * 3 + 5]) {
         let a = floats(n, 26, 10.0);
         let want: Vec<f32> = (0..n).map(|i| if i + 1 < n { a[i] + a[i + 1] } else { 0.0 }).collect();

@@ -537,7 +537,7 @@ pub struct KernelInfo {
     /// tiles) a read-only storage buffer.
     pub params_binding: ParamsBinding,
     /// How the CPU executor runs the kernel's invocations.
-    pub cpu: CpuStrategy,
+    pub cpu: CpuPlan,
     /// Words (4 bytes) of workgroup shared memory the kernel declares; the
     /// CPU executor allocates this much per workgroup.
     pub workgroup_memory_words: u32,
@@ -565,10 +565,13 @@ pub enum ParamsBinding {
     Storage,
 }
 
-/// How the CPU executor schedules a kernel's invocations, as the compiler
-/// proved it safe.
+/// How the CPU executor runs a kernel: the compiler's plan, decided once
+/// (`onekernel-compiler`'s `analysis::cpu_plan`) from what it proved about
+/// the kernel. The generated code provides the bodies the plan names (the
+/// runtime's `CpuKernel` trait); the runtime picks the executor from the
+/// plan, the device (race-checked, serial) and the launch's grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CpuStrategy {
+pub enum CpuPlan {
     /// Invocations are independent and may write any element: outputs are
     /// shared between threads (relaxed atomic accesses).
     Independent,
@@ -577,10 +580,29 @@ pub enum CpuStrategy {
     /// element: chunks of invocations get their own windows of the outputs,
     /// read and written with plain loads and stores. (The windows are
     /// bounds-checked: a wrong proof is a panic, never undefined behaviour.)
-    OwnElement,
+    OwnElement {
+        /// Every buffer access is the invocation's own element too, so a
+        /// chunk that every buffer covers runs as one loop over plain
+        /// slices (the `chunk_slices` body).
+        chunk_loop: bool,
+    },
     /// The kernel uses barriers or shared memory: the invocations of a
-    /// workgroup cooperate and run together.
-    Cooperative,
+    /// workgroup cooperate and run together (as futures meeting at the
+    /// barriers: the `cooperative` body).
+    Cooperative {
+        /// The body splits at its barriers into phases, each a loop over
+        /// the workgroup's invocations (the `phases` body), which the
+        /// runtime runs instead of the futures where it can.
+        phased: bool,
+    },
+}
+
+impl CpuPlan {
+    /// Whether the invocations of a workgroup cooperate (barriers, shared
+    /// memory): the body is a future per invocation, not a plain call.
+    pub const fn is_cooperative(self) -> bool {
+        matches!(self, CpuPlan::Cooperative { .. })
+    }
 }
 
 /// A value an invocation reads from its place in the grid or in its
@@ -811,7 +833,7 @@ impl KernelInfo {
         uniform_binding: 0,
         uniform_size: launch_block::SIZE,
         params_binding: ParamsBinding::Uniform,
-        cpu: CpuStrategy::Independent,
+        cpu: CpuPlan::Independent,
         workgroup_memory_words: 0,
         features: Features::NONE,
         tile_shapes: Cow::Borrowed(&[]),
@@ -947,7 +969,7 @@ mod tests {
         uniform_binding: 1,
         uniform_size: 32,
         params_binding: ParamsBinding::Uniform,
-        cpu: CpuStrategy::Independent,
+        cpu: CpuPlan::Independent,
         workgroup_memory_words: 0,
         features: Features::NONE,
         tile_shapes: Cow::Borrowed(&[]),

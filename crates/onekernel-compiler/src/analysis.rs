@@ -1,9 +1,34 @@
 //! Facts about a kernel that the runtime can use.
 
-use crate::hir::{Builtin, ExprId, ExprKind, Function, LocalId, ParamId, ParamKind, Place, Stmt};
+use crate::hir::{Builtin, ExprId, ExprKind, Function, LocalId, ParamId, ParamKind, Place, Program, Stmt};
+use crate::infer::Types;
 use crate::types::Ty;
+use crate::uniformity::UniformityInfo;
 use crate::visit::visit_block;
+use onekernel_abi::CpuPlan;
 use std::collections::HashMap;
+
+/// How the CPU executor runs the kernel: the one place that decides it.
+/// The macro emits the bodies the plan names (`expand/launch.rs`), and the
+/// runtime picks the executor from it (`CpuDevice::launch`).
+///
+/// * barriers or shared memory: the invocations of a workgroup cooperate
+///   (`Cooperative`), in phases when the split handles the kernel
+///   (`split.rs`);
+/// * every output access at the invocation's own element
+///   ([`writes_own_element`]): `OwnElement`, with the chunk loop when
+///   [`chunk_slices`] holds;
+/// * otherwise `Independent`.
+pub fn cpu_plan(program: &Program, types: &Types, uniformity: &UniformityInfo) -> CpuPlan {
+    let k = &program.kernel;
+    if k.barriers > 0 || !k.shared.is_empty() {
+        CpuPlan::Cooperative { phased: crate::split::splits(k, types, &program.types, uniformity).is_ok() }
+    } else if writes_own_element(k) {
+        CpuPlan::OwnElement { chunk_loop: chunk_slices(k) }
+    } else {
+        CpuPlan::Independent
+    }
+}
 
 /// True when every element access to every `&mut [T]` parameter indexes
 /// with `global_id().x` (directly, through `as usize`, or through an

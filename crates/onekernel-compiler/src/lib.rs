@@ -46,6 +46,7 @@ pub mod layout;
 pub mod lower;
 pub mod nesting;
 pub mod parse;
+pub mod split;
 pub mod types;
 pub mod uniformity;
 pub mod visit;
@@ -56,7 +57,7 @@ pub use driver::{compile_program, Kernel, Program};
 pub use layout::Layout;
 pub use nesting::{parse_source, parse_tokens, MAX_NESTING};
 
-use onekernel_abi::{CpuStrategy, KernelInfo};
+use onekernel_abi::{CpuPlan, KernelInfo};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -69,8 +70,11 @@ pub struct Checked {
     pub kernel_types: infer::Types,
     /// Each helper's types, in `program.helpers` order.
     pub helper_types: Vec<infer::Types>,
-    /// How the CPU executor may run the kernel.
-    pub cpu: CpuStrategy,
+    /// Which of the kernel's locals, parameters and expressions are the
+    /// same in every invocation of a workgroup.
+    pub uniformity: uniformity::UniformityInfo,
+    /// How the CPU executor runs the kernel ([`analysis::cpu_plan`]).
+    pub cpu: CpuPlan,
 }
 
 /// The GPU code of one kernel.
@@ -409,16 +413,9 @@ pub fn check(mut program: hir::Program) -> Result<Checked, Vec<Diagnostic>> {
             return Err(errors);
         }
     };
-    uniformity::check_barriers(&program.kernel)?;
-    let k = &program.kernel;
-    let cpu = if k.barriers > 0 || !k.shared.is_empty() {
-        CpuStrategy::Cooperative
-    } else if analysis::writes_own_element(k) {
-        CpuStrategy::OwnElement
-    } else {
-        CpuStrategy::Independent
-    };
-    Ok(Checked { program, kernel_types, helper_types, cpu })
+    let uniformity = uniformity::analyze(&program.kernel)?;
+    let cpu = analysis::cpu_plan(&program, &kernel_types, &uniformity);
+    Ok(Checked { program, kernel_types, helper_types, uniformity, cpu })
 }
 
 /// Stage 6: the plain and folded modules, validated and written as WGSL

@@ -44,11 +44,47 @@
 //! Helpers cannot contain barriers (the recogniser rejects them), and a
 //! helper computes its result from its arguments only, so a call is
 //! uniform when its arguments are.
+//!
+//! The analysis keeps what it found ([`UniformityInfo`]: whether each
+//! local, parameter and expression is uniform, after naga's
+//! `valid::analyzer` `FunctionInfo`), kept in `Checked` for the back ends
+//! that need it (the CPU phase splitter, `expand/phases.rs`).
 
+use crate::arena::HandleMap;
 use crate::diagnostic::Diagnostic;
 use crate::hir::*;
 use crate::visit::{operands, visit_expr};
 use std::collections::HashSet;
+
+/// Which values of a kernel are the same in every invocation of a
+/// workgroup: the facts [`analyze`] found, flow-insensitive (a variable
+/// is uniform when every value it is ever assigned is, in uniform control
+/// flow).
+#[derive(Clone, Debug)]
+pub struct UniformityInfo {
+    exprs: HandleMap<Expr, bool>,
+    locals: HandleMap<Local, bool>,
+    params: HandleMap<Param, bool>,
+}
+
+impl UniformityInfo {
+    /// Whether expression `e` of the kernel has the same value in every
+    /// invocation of a workgroup (an expression with no value, such as an
+    /// assignment, counts as uniform; a loop's value does not).
+    pub fn expr(&self, e: ExprId) -> bool {
+        self.exprs[e]
+    }
+
+    /// Whether every value local `l` holds is uniform.
+    pub fn local(&self, l: LocalId) -> bool {
+        self.locals[l]
+    }
+
+    /// Whether parameter `p` is uniform (a `mut` parameter may not be).
+    pub fn param(&self, p: ParamId) -> bool {
+        self.params[p]
+    }
+}
 
 /// Why control flow is divergent at some point.
 #[derive(Clone, Debug)]
@@ -80,12 +116,10 @@ struct Uniformity<'a> {
     report: bool,
 }
 
-/// Checks every barrier, subgroup collective and uniform load of `f`; one
-/// error per divergent one (or per varying uniform-load index).
-pub fn check_barriers(f: &Function) -> Result<(), Vec<Diagnostic>> {
-    if f.barriers == 0 {
-        return Ok(());
-    }
+/// Works out which values of `f` are uniform, and checks every barrier,
+/// subgroup collective and uniform load: one error per divergent one (or
+/// per varying uniform-load index).
+pub fn analyze(f: &Function) -> Result<UniformityInfo, Vec<Diagnostic>> {
     let mut u = Uniformity {
         f,
         varying: HashSet::new(),
@@ -104,14 +138,21 @@ pub fn check_barriers(f: &Function) -> Result<(), Vec<Diagnostic>> {
         u.returned = None;
         u.block(&f.body, None);
     }
-    u.report = true;
-    u.returned = None;
-    u.block(&f.body, None);
-    if u.errors.is_empty() {
-        Ok(())
-    } else {
-        Err(u.errors)
+    // Only synchronising sites report (a kernel without any has nothing
+    // to check).
+    if f.barriers > 0 {
+        u.report = true;
+        u.returned = None;
+        u.block(&f.body, None);
     }
+    if !u.errors.is_empty() {
+        return Err(u.errors);
+    }
+    Ok(UniformityInfo {
+        exprs: HandleMap::from_vec(f.exprs.handles().map(|e| u.uniform(e)).collect()),
+        locals: HandleMap::from_vec(f.locals.handles().map(|l| !u.varying.contains(&l)).collect()),
+        params: HandleMap::from_vec(f.params.handles().map(|p| !u.varying_params.contains(&p)).collect()),
+    })
 }
 
 impl Uniformity<'_> {
@@ -424,6 +465,15 @@ impl Uniformity<'_> {
         }
     }
 
+    /// Whether `body` contains a `break`, `continue` or `return`.
+    fn has_jump(&self, body: &Block) -> bool {
+        let mut found = false;
+        crate::visit::visit_block(self.f, body, 0, &mut |_, k, _| {
+            found |= matches!(k, ExprKind::Break { .. } | ExprKind::Continue { .. } | ExprKind::Return(_));
+        });
+        found
+    }
+
     /// A `break`/`continue` in control flow `div`: if divergent and it
     /// leaves the loop being probed (or one around it), the probe notes it.
     fn jump(&mut self, label: &Option<Label>, div: &Option<Divergence>) {
@@ -472,11 +522,13 @@ impl Uniformity<'_> {
             }
         }
         self.loops.push(label.as_ref().map(|l| l.name.clone()));
-        if inner.is_none() {
+        if inner.is_none() && self.has_jump(body) {
             // Probe: does some thread leave an iteration early? Walk the
             // body as if it were uniform, without reporting; a jump out of
             // this loop in divergent control flow makes the whole body
             // divergent (later iterations run for the other threads only).
+            // (A body without any jump cannot: no probe, so that nested
+            // loops do not walk their bodies twice per level.)
             let (report, jumped, returned) = (self.report, self.jumped, self.returned.clone());
             self.report = false;
             self.jumped = false;

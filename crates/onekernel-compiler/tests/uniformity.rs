@@ -551,8 +551,14 @@ mod generated {
                     let Ok(k) = &result else { unreachable!() };
                     let c = &k.checked;
                     let (f, types, table) = (&c.program.kernel, &c.kernel_types, &c.program.types);
-                    match phase_body(f, types, table, &k.layout, k.info.workgroup_size) {
-                        Ok(_) => split += 1,
+                    // The plan's decision, and the body it promises.
+                    match onekernel_compiler::split::splits(f, types, table, &c.uniformity) {
+                        Ok(()) => {
+                            split += 1;
+                            assert_eq!(format!("{:?}", c.cpu), "Cooperative { phased: true }", "seed {seed}");
+                            let body = phase_body(f, types, table, &k.layout, k.info.workgroup_size, &c.uniformity);
+                            assert!(body.is_ok(), "seed {seed}");
+                        }
                         Err(why) => *kept.entry(why).or_default() += 1,
                     }
                     // And the whole expansion, without panicking.
@@ -572,4 +578,83 @@ mod generated {
         // the splitter takes them all.
         assert_eq!(split, accepted, "{kept:?}");
     }
+}
+
+/// The facts the analysis keeps (`Checked::uniformity`), per local and per
+/// expression, for kernels with barriers and without.
+#[test]
+fn the_facts_are_kept_per_local_and_expression() {
+    let facts = |src: &str| {
+        let item: syn::ItemFn = syn::parse_str(src).expect("parses");
+        let k = compile("workgroup_size = 64".parse().expect("attr"), &item, &[]).expect("compiles");
+        let f = &k.checked.program.kernel;
+        let locals: Vec<(String, bool)> =
+            f.locals.iter().map(|(l, local)| (local.name.clone(), k.checked.uniformity.local(l))).collect();
+        let exprs = f.exprs.handles().filter(|e| k.checked.uniformity.expr(*e)).count();
+        (locals, exprs, f.exprs.len())
+    };
+    let (locals, uniform, all) = facts(
+        "fn k(a: &[u32], out: &mut [u32], n: u32) {
+            let t = shared::<[u32; 64]>();
+            let b = block_id().x;
+            let g = global_id().x;
+            let mut m = n * 2;
+            let v = a[b];
+            if g < 5 { m = 1; }
+            workgroup_barrier();
+            out[g] = t[0] + m + v + b as u32;
+        }",
+    );
+    let want = [("b", true), ("g", false), ("m", false), ("v", false)];
+    assert_eq!(locals, want.map(|(n, u)| (n.to_string(), u)), "assigned under a varying `if`, `m` varies");
+    assert!(0 < uniform && uniform < all, "{uniform} of {all}");
+    // Without barriers too: the facts do not depend on there being any.
+    let (locals, ..) =
+        facts("fn k(out: &mut [u32]) { let b = block_dim().x; let g = thread_id().x; out[g] = b as u32; }");
+    assert_eq!(locals, [("b".to_string(), true), ("g".to_string(), false)]);
+}
+
+/// `analysis::cpu_plan`: the one decision of how the CPU runs a kernel.
+#[test]
+fn the_cpu_plan() {
+    let plan = |src: &str| {
+        let item: syn::ItemFn = syn::parse_str(src).expect("parses");
+        let k = compile("workgroup_size = 64".parse().expect("attr"), &item, &[]).expect("compiles");
+        assert_eq!(k.info.cpu, k.checked.cpu, "KERNEL records the plan");
+        format!("{:?}", k.checked.cpu)
+    };
+    assert_eq!(
+        plan("fn k(a: &[f32], out: &mut [f32]) { let i = global_id().x; out[i] = a[i]; }"),
+        "OwnElement { chunk_loop: true }"
+    );
+    assert_eq!(
+        plan("fn k(a: &[f32], out: &mut [f32]) { let i = global_id().x; out[i] = a[thread_id().x]; }"),
+        "OwnElement { chunk_loop: false }"
+    );
+    assert_eq!(plan("fn k(out: &mut [f32]) { out[0] = 1.0; }"), "Independent");
+    assert_eq!(
+        plan("fn k(out: &mut [f32]) { let t = shared::<[f32; 64]>(); t[thread_id().x] = 1.0; workgroup_barrier(); out[global_id().x] = t[0]; }"),
+        "Cooperative { phased: true }"
+    );
+    assert_eq!(
+        plan("fn k(out: &mut [u32]) { out[global_id().x] = subgroup_add(1u32); }"),
+        "Cooperative { phased: false }"
+    );
+}
+
+/// The analysis runs on every kernel now: a loop body is probed for early
+/// exits only when it has a jump, so nested loops are walked once per
+/// level, not twice (2^40 walks here otherwise).
+#[test]
+fn nested_loops_without_jumps_are_walked_once() {
+    let depth = 40;
+    let src = format!(
+        "fn k(out: &mut [u32]) {{ let t = shared::<[u32; 64]>(); let mut s = 0u32; {} s += 1; {} \
+         t[thread_id().x] = s; workgroup_barrier(); out[global_id().x] = t[0]; }}",
+        "for _i in 0..2u32 { ".repeat(depth),
+        "}".repeat(depth)
+    );
+    let start = std::time::Instant::now();
+    accepted(&src);
+    assert!(start.elapsed().as_secs() < 30, "{:?}", start.elapsed());
 }

@@ -31,7 +31,7 @@ static VECTOR_ADD: KernelInfo = KernelInfo {
     uniform_binding: 3,
     uniform_size: 32,
     max_workgroup_invocations: 256,
-    cpu: CpuStrategy::OwnElement,
+    cpu: CpuPlan::OwnElement { chunk_loop: false },
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
     ..KernelInfo::EMPTY

@@ -3,7 +3,7 @@
 //! `Device` is here, in one `impl` block (timing included: [`Device::time`];
 //! the types it returns are in [`crate::timing`]).
 
-use crate::cpu::CpuDevice;
+use crate::cpu::{CpuDevice, CpuMode};
 use crate::error::DeviceError;
 use crate::gpu::GpuDevice;
 use crate::timing::{Clock, Timing};
@@ -100,8 +100,9 @@ impl Device {
     /// for data races without changing it.
     pub fn cpu() -> Device {
         let race_check = std::env::var_os(RACECHECK_ENV).is_some_and(|v| v != "0" && !v.is_empty());
+        let mode = if race_check { CpuMode::RaceChecked } else { CpuMode::Parallel };
         Device {
-            inner: Arc::new(Backend::Cpu(CpuDevice::new(next_device_id(), race_check))),
+            inner: Arc::new(Backend::Cpu(CpuDevice::new(next_device_id(), mode))),
             checked: false,
             loop_budget: None,
         }
@@ -137,7 +138,26 @@ impl Device {
     /// ```
     pub fn cpu_race_checked() -> Device {
         Device {
-            inner: Arc::new(Backend::Cpu(CpuDevice::new(next_device_id(), true))),
+            inner: Arc::new(Backend::Cpu(CpuDevice::new(next_device_id(), CpuMode::RaceChecked))),
+            checked: false,
+            loop_budget: None,
+        }
+    }
+
+    /// The CPU executor run serially: each launch on the calling thread,
+    /// one workgroup at a time in order (x fastest), the invocations of
+    /// each in order too (between two barriers, invocation 0 first), so
+    /// that everything a kernel does happens in one fixed, repeatable
+    /// order. For debugging; slow.
+    ///
+    /// ```
+    /// # use onekernel_runtime::Device;
+    /// let device = Device::cpu_serial();
+    /// assert!(device.is_cpu() && !device.is_race_checked());
+    /// ```
+    pub fn cpu_serial() -> Device {
+        Device {
+            inner: Arc::new(Backend::Cpu(CpuDevice::new(next_device_id(), CpuMode::Serial))),
             checked: false,
             loop_budget: None,
         }

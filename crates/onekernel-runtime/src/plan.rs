@@ -440,7 +440,7 @@ pub(crate) fn uniform_block(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use onekernel_abi::{CpuStrategy, ParamInfo, ParamKind};
+    use onekernel_abi::{CpuPlan, ParamInfo, ParamKind};
     use std::borrow::Cow;
 
     const fn kernel(params: &'static [ParamInfo], uniform_size: u32) -> KernelInfo {
@@ -457,7 +457,7 @@ mod tests {
             uniform_binding: 0,
             uniform_size,
             max_workgroup_invocations: 256,
-            cpu: CpuStrategy::Independent,
+            cpu: CpuPlan::Independent,
             workgroup_memory_words: 0,
             features: onekernel_abi::Features::NONE,
             ..KernelInfo::EMPTY

@@ -9,7 +9,7 @@
 //!
 //! | item | used by | why |
 //! |---|---|---|
-//! | [`KernelInfo`], [`ParamInfo`], [`ParamKind`], [`ScalarType`], [`DataType`], [`CpuStrategy`], [`ParamsBinding`], [`Features`], [`CheckSite`], [`CheckKind`], [`Cow`] | `static KERNEL` | the compiled kernel, written as a `static` with `Cow::Borrowed` fields |
+//! | [`KernelInfo`], [`ParamInfo`], [`ParamKind`], [`ScalarType`], [`DataType`], [`CpuPlan`], [`ParamsBinding`], [`Features`], [`CheckSite`], [`CheckKind`], [`Cow`] | `static KERNEL` | the compiled kernel, written as a `static` with `Cow::Borrowed` fields |
 //! | [`Device`], [`Grid`], [`BufferArg`], [`LaunchError`] | `launch`'s signature | the typed launch function users call; buffer parameters are `&impl BufferArg<T>` so that passing host data gets a note on how to upload it |
 //! | [`backend`], [`DeviceBackend`] | `launch` | picks the GPU or the CPU path |
 //! | [`gpu_arg`], [`gpu_arg_mut`], [`GpuArg`] | `launch`, GPU path | checks a buffer against its parameter (device, kind, type, size) and borrows its wgpu buffer; `gpu_arg_mut` takes `&mut Buffer` so the borrow checker sees the write |
@@ -17,9 +17,7 @@
 //! | [`Element`], [`DataType`], [`bytemuck`] | user structs | a struct a kernel uses as a buffer element or scalar gets `#[derive(bytemuck::Pod, bytemuck::Zeroable)]` (through this path) and `impl Element { const TYPE: DataType = DataType::Struct { .. } }`; the runtime checks the impl against the type's size and alignment |
 //! | [`GpuDevice::dispatch_with`], [`Device::launch_checks`], [`LaunchChecks`] | `launch`, GPU path | records and submits the launch (checked, with the handle's loop budget, on a checked handle) |
 //! | [`cpu_slice`], [`cpu_shared`], [`cpu_atomics`] | `launch`, CPU path | the same checks, then the CPU view of a `&[T]`, `&mut [T]` or `&[AtomicU32]`/`&[AtomicI32]` parameter |
-//! | [`CpuDevice::can_partition`], [`CpuDevice::execute_partitioned`], [`Chunk`], [`Outputs`] | `launch`, CPU path, `CpuStrategy::OwnElement` kernels | the fast path: the `&mut [T]` views are moved in as a tuple, and the executor alone makes each chunk's windows (no `unsafe` in generated code) |
-//! | [`CpuDevice::execute`], [`Invocation`] | `launch`, CPU path | every other non-cooperative launch, one `cpu_body` call per invocation |
-//! | [`CpuDevice::workgroups`], [`CpuDevice::execute_cooperative`], [`WorkgroupPool`] | `launch`, CPU path, `CpuStrategy::Cooperative` kernels | barriers and shared memory: a workgroup's invocations run as futures |
+//! | [`CpuKernel`], [`CpuDevice::launch`], [`SharedSliceMut`], [`AtomicElement`], [`Workgroup`] | `launch`, CPU path | the kernel's arguments as a struct (`&[T]`, atomics, scalars) with one `impl CpuKernel` whose methods call the bodies the plan names (`cpu_body`, `cpu_chunk`, `cpu_phases`); the `&mut [T]` outputs are moved in as a tuple, and the runtime picks the executor from `KERNEL.cpu` (a [`CpuPlan`]) and alone makes a chunk's windows ([`OwnedChunk`]; no `unsafe` in generated code) |
 //! | [`Invocation`], [`Builtin`], [`builtin_value`], [`BuiltinValue`], [`FromBuiltin`], [`Dim3`] | `cpu_body` | the invocation's builtins: `global_id()` is `builtin_value(global_id, __invocation.get(Builtin::GlobalId))` |
 //! | [`half`], [`glam`], [`F16Vec2`], [`F16Vec4`], [`tile`] | `cpu_body` | the types of locals (`let v: __private::glam::Vec4`), `f16` literals (`__private::half::f16::from_bits(..)`), swizzles through glam's traits (`__private::glam::Vec4Swizzles::xy(v)`), matrix tiles (`__private::tile::MatrixA<16, 16>`) |
 //! | [`OutputSlice`] (implemented by [`SharedSliceMut`] and [`OwnedChunk`]) | `cpu_body` | a `&mut [T]` parameter becomes `&impl OutputSlice<T>`; `out[i]` becomes `out.load(i)`, `out[i] = v` becomes `out.store(i, v)` |
@@ -39,30 +37,39 @@
 //!     __private::DeviceBackend::Cpu(cpu) => {
 //!         let a = __private::cpu_slice(a, &KERNEL, 0, cpu)?;
 //!         let out = __private::cpu_shared(out, &KERNEL, 1, cpu)?;
-//!         if cpu.can_partition(&KERNEL, &grid) {
-//!             cpu.execute_partitioned(&KERNEL, grid, (out,), |chunk, (out,)| {
-//!                 chunk.for_each(|invocation| cpu_body(invocation, a, &out, s))
-//!             })
-//!         } else {
-//!             cpu.execute(&KERNEL, grid, |invocation| cpu_body(invocation, a, &out, s))
-//!         }
+//!         cpu.launch(&KERNEL, grid, &CpuArgs { a, s, .. }, (out,))
+//!     }
+//! }
+//! // with
+//! impl<'a> __private::CpuKernel for CpuArgs<'a> {
+//!     type Outputs = (__private::SharedSliceMut<'a, f32>,);
+//!     type PhaseState = ();
+//!     fn invocation(&self, invocation: &Invocation, (out,): &Self::Outputs) {
+//!         cpu_body(invocation, self.a, out, self.s)
+//!     }
+//!     fn owned_invocation(&self, invocation: &Invocation, (out,): &(OwnedChunk<'_, f32>,)) {
+//!         cpu_body(invocation, self.a, out, self.s)
 //!     }
 //! }
 //! ```
-
 //!
 //! The runtime's own tests also use [`GpuDevice::prepare`] (with
 //! [`PreparedDispatch`], [`PreparedPart`]: how a launch is split into
 //! dispatches), [`GpuDevice::compiled_kernels`],
 //! [`GpuDevice::staging_buffers_created`] and
-//! [`GpuDevice::time_on_wall_clock`]; nothing generated does.
+//! [`GpuDevice::time_on_wall_clock`], and the CPU executors one by one
+//! ([`CpuDevice::execute`], [`CpuDevice::can_partition`],
+//! [`CpuDevice::execute_partitioned`], [`Chunk`], [`Outputs`],
+//! [`CpuDevice::workgroups`], [`CpuDevice::execute_cooperative`],
+//! [`WorkgroupPool`]: what [`CpuDevice::launch`] chooses between); nothing
+//! generated does.
 
 pub use crate::arg::BufferArg;
 pub use crate::buffer::{AtomicElement, Buffer, Element};
 pub use crate::cpu::{
-    agree, agreed, per_invocation, Barrier, Chunk, CpuDevice, OutputSlice, Outputs, OwnedChunk, Shared, SharedArray,
-    SharedSliceMut, SubgroupBallot, SubgroupCall, SubgroupCollective, SubgroupValue, WindowToken, Workgroup,
-    WorkgroupPool, CPU_SUBGROUP_SIZE,
+    agree, agreed, per_invocation, Barrier, Chunk, CpuDevice, CpuKernel, OutputSlice, Outputs, OwnedChunk, Shared,
+    SharedArray, SharedSliceMut, SubgroupBallot, SubgroupCall, SubgroupCollective, SubgroupValue, WindowToken,
+    Workgroup, WorkgroupPool, CPU_SUBGROUP_SIZE,
 };
 pub use crate::device::{backend, Device, DeviceBackend};
 pub use crate::error::LaunchError;
@@ -80,7 +87,7 @@ pub use bytemuck;
 pub use glam;
 pub use half;
 pub use onekernel_abi::{
-    Builtin, CheckKind, CheckSite, CpuStrategy, DataType, Features, KernelInfo, ParamInfo, ParamKind, ParamsBinding,
+    Builtin, CheckKind, CheckSite, CpuPlan, DataType, Features, KernelInfo, ParamInfo, ParamKind, ParamsBinding,
     ScalarType, TileShape,
 };
 pub use std::borrow::Cow;

@@ -165,12 +165,13 @@ pub(super) fn positions() -> (Ident, Ident) {
     (internal("__j"), internal("__i"))
 }
 
-/// `pub fn cpu_chunk(..)` for a kernel `analysis::chunk_slices` accepts,
+/// `pub fn cpu_chunk(..)` for a kernel whose plan has the chunk loop
+/// (`CpuPlan::OwnElement { chunk_loop: true }`, `analysis::chunk_slices`),
 /// or nothing. Its parameters are `cpu_body`'s, outputs as the chunk's
 /// windows (`&mut OwnedChunk<T>`), after the chunk's `global_id().x` range.
 pub fn chunk_fn(compiled: &CompiledKernel) -> Option<TokenStream> {
     let f: &Function = &compiled.checked.program.kernel;
-    if compiled.info.cpu != onekernel_abi::CpuStrategy::OwnElement || !crate::analysis::chunk_slices(f) {
+    if compiled.checked.cpu != (onekernel_abi::CpuPlan::OwnElement { chunk_loop: true }) {
         return None;
     }
     let k = super::krate();

@@ -5,9 +5,7 @@
 //! wildcard, so a field or case added to the ABI is a compile error here
 //! until the macro writes it.
 
-use onekernel_abi::{
-    CheckKind, CheckSite, CpuStrategy, DataType, Features, KernelInfo, ParamInfo, ParamKind, ScalarType,
-};
+use onekernel_abi::{CheckKind, CheckSite, CpuPlan, DataType, Features, KernelInfo, ParamInfo, ParamKind, ScalarType};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -44,7 +42,7 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
     let (wgsl_checked, wgsl_checked_folded) = (wgsl_checked.as_ref(), wgsl_checked_folded.as_ref());
     let checks = checks.iter().map(|c| check_site(c, &k));
     let params = params.iter().map(|p| param_info(p, &k));
-    let cpu = cpu_strategy(*cpu, &k);
+    let cpu = cpu_plan(*cpu, &k);
     let params_binding = match params_binding {
         onekernel_abi::ParamsBinding::Uniform => quote!(Uniform),
         onekernel_abi::ParamsBinding::Storage => quote!(Storage),
@@ -169,10 +167,10 @@ pub fn scalar_type(ty: ScalarType) -> TokenStream {
     }
 }
 
-fn cpu_strategy(s: CpuStrategy, k: &TokenStream) -> TokenStream {
-    match s {
-        CpuStrategy::Independent => quote!(#k::CpuStrategy::Independent),
-        CpuStrategy::OwnElement => quote!(#k::CpuStrategy::OwnElement),
-        CpuStrategy::Cooperative => quote!(#k::CpuStrategy::Cooperative),
+fn cpu_plan(p: CpuPlan, k: &TokenStream) -> TokenStream {
+    match p {
+        CpuPlan::Independent => quote!(#k::CpuPlan::Independent),
+        CpuPlan::OwnElement { chunk_loop } => quote!(#k::CpuPlan::OwnElement { chunk_loop: #chunk_loop }),
+        CpuPlan::Cooperative { phased } => quote!(#k::CpuPlan::Cooperative { phased: #phased }),
     }
 }

@@ -1,68 +1,74 @@
-//! The typed `launch` function and the CPU body's signature: how each
+//! The typed `launch` function and the CPU side of it: how each
 //! parameter crosses from the host to the GPU (a binding or a uniform
-//! scalar) and to the CPU executor (a slice, an output view, atomics).
+//! scalar) and to the CPU executor (a slice, an output view, atomics), and
+//! the one `impl CpuKernel` through which the runtime runs the bodies the
+//! kernel's `CpuPlan` names. Which executor runs is the runtime's choice
+//! (`CpuDevice::launch`), not this module's.
 
 use super::cpu_body::{internal, rust_type};
 use crate::hir::{Function, ParamKind};
 use crate::CompiledKernel;
-use onekernel_abi::CpuStrategy;
-use proc_macro2::TokenStream;
+use onekernel_abi::CpuPlan;
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 
-/// `pub fn launch(..)` and `pub fn cpu_body(..)` for a compiled kernel.
+/// `pub fn launch(..)`, `pub fn cpu_body(..)` and the CPU bodies the plan
+/// names, with `CpuArgs` and its `CpuKernel` impl, for a compiled kernel.
 pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
     let k = super::krate();
     let f: &Function = &compiled.checked.program.kernel;
+    let table = &compiled.checked.program.types;
+    let plan = compiled.checked.cpu;
     let invocations = compiled.info.workgroup_size.iter().map(|n| *n as usize).product::<usize>();
-    let cooperative = compiled.info.cpu == CpuStrategy::Cooperative;
     let (invocation, workgroup) = (internal("__invocation"), internal("__workgroup"));
+    let life = syn::Lifetime::new("'__k", Span::call_site());
 
     let mut launch_params = Vec::new();
     let mut gpu_args = Vec::new();
     let mut scalars = Vec::new();
     let mut cpu_prep = Vec::new();
-    let mut body_args = Vec::new();
     let mut body_params = Vec::new();
-    // The outputs the owned-element path hands out in windows.
+    // `CpuArgs`: the non-output arguments, its fields.
+    let mut fields = Vec::new();
+    let mut field_names = Vec::new();
+    // The outputs, moved to the runtime as a tuple of shared views.
     let mut outputs = Vec::new();
-    let mut windows = Vec::new();
-    let mut window_args = Vec::new();
-    // `cpu_chunk`'s arguments: the outputs as the chunk's windows.
-    let mut chunk_args = Vec::new();
+    let mut output_types = Vec::new();
+    // Every body's arguments, in parameter order: a field of `self`, or an
+    // output bound from the tuple the runtime passes (shared views,
+    // windows, or the chunk loop's `&mut` windows).
+    let mut args = Vec::new();
     for (index, (_, p)) in f.params.iter().enumerate() {
         let span = p.span;
         let ident = super::cpu_body::user_ident(&p.name, span);
         let written = &p.written_ty;
         match p.kind {
             ParamKind::Buffer { elem } => {
-                let t = rust_type(elem, &compiled.checked.program.types);
+                let t = rust_type(elem, table);
                 launch_params.push(quote_spanned!(span=> #ident: &(impl #k::BufferArg<#t> + ?::core::marker::Sized)));
                 gpu_args.push(quote!(#k::gpu_arg(#k::BufferArg::buffer(#ident), &KERNEL, #index, gpu)?));
                 cpu_prep
                     .push(quote!(let #ident = #k::cpu_slice(#k::BufferArg::buffer(#ident), &KERNEL, #index, cpu)?;));
-                body_args.push(quote!(#ident));
-                window_args.push(quote!(#ident));
-                chunk_args.push(quote!(#ident));
+                fields.push(quote!(#ident: &#life [#t]));
+                field_names.push(ident.clone());
+                args.push(quote!(self.#ident));
                 body_params.push(quote!(#ident: #written));
             }
             ParamKind::BufferMut { elem } => {
-                let t = rust_type(elem, &compiled.checked.program.types);
+                let t = rust_type(elem, table);
                 launch_params
                     .push(quote_spanned!(span=> #ident: &mut (impl #k::BufferArg<#t> + ?::core::marker::Sized)));
                 gpu_args.push(quote!(#k::gpu_arg_mut(#k::BufferArg::buffer_mut(#ident), &KERNEL, #index, gpu)?));
                 cpu_prep.push(
                     quote!(let #ident = #k::cpu_shared(#k::BufferArg::buffer_mut(#ident), &KERNEL, #index, cpu)?;),
                 );
-                body_args.push(quote!(&#ident));
-                let window = internal(&format!("__window{}", outputs.len()));
-                outputs.push(quote!(#ident));
-                windows.push(quote!(#window));
-                window_args.push(quote!(&#window));
-                chunk_args.push(quote!(&mut #window));
+                output_types.push(quote!(#k::SharedSliceMut<#life, #t>));
+                outputs.push(ident.clone());
+                args.push(quote!(#ident));
                 body_params.push(quote!(#ident: &impl #k::OutputSlice<#t>));
             }
             ParamKind::Atomics { elem } => {
-                let t = rust_type(elem, &compiled.checked.program.types);
+                let t = rust_type(elem, table);
                 // The host reads and writes the buffer as plain integers.
                 launch_params
                     .push(quote_spanned!(span=> #ident: &mut (impl #k::BufferArg<#t> + ?::core::marker::Sized)));
@@ -70,18 +76,18 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 cpu_prep.push(
                     quote!(let #ident = #k::cpu_atomics(#k::BufferArg::buffer_mut(#ident), &KERNEL, #index, cpu)?;),
                 );
-                body_args.push(quote!(#ident));
-                window_args.push(quote!(#ident));
-                chunk_args.push(quote!(#ident));
+                fields.push(quote!(#ident: &#life [<#t as #k::AtomicElement>::Atomic]));
+                field_names.push(ident.clone());
+                args.push(quote!(self.#ident));
                 body_params.push(quote!(#ident: #written));
             }
             ParamKind::Scalar { ty, mutable } => {
-                let t = rust_type(ty, &compiled.checked.program.types);
+                let t = rust_type(ty, table);
                 launch_params.push(quote_spanned!(span=> #ident: #t));
                 scalars.push(quote!(#k::ScalarArg::from(#ident)));
-                body_args.push(quote!(#ident));
-                window_args.push(quote!(#ident));
-                chunk_args.push(quote!(#ident));
+                fields.push(quote!(#ident: #t));
+                field_names.push(ident.clone());
+                args.push(quote!(self.#ident));
                 let m = mutable.then(|| quote!(mut));
                 body_params.push(quote!(#m #ident: #written));
             }
@@ -89,81 +95,99 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
     }
 
     let checked = &compiled.checked;
-    // The chunk-slice loop, for the kernels that qualify (`chunk.rs`).
+    // The chunk-slice loop, when the plan has it (`chunk.rs`).
     let chunk = super::chunk::chunk_fn(compiled);
-    let (range, chunk_var) = (internal("__x"), internal("__chunk"));
-    // A cooperative kernel split at its barriers, when the splitter
-    // handles it (`phases.rs` says which it does not).
-    let phased = match compiled.info.cpu {
-        CpuStrategy::Cooperative => super::phases::phase_body(
+    // The phase split, when the plan has it (`phases.rs`).
+    let phased = match plan {
+        CpuPlan::Cooperative { phased: true } => Some(super::phases::phase_body(
             f,
             &checked.kernel_types,
-            &checked.program.types,
+            table,
             &compiled.layout,
             compiled.info.workgroup_size,
-        )
-        .ok(),
+            &checked.uniformity,
+        )),
         _ => None,
     };
-    let futures = quote! {
-        // Each workgroup's invocations run as futures on one thread,
-        // meeting at each barrier.
-        cpu.execute_cooperative(&KERNEL, grid, &workgroups, |#invocation, #workgroup| {
-            cpu_body(#invocation, #workgroup, #(#body_args),*)
-        })
-    };
-    let cpu_launch = match compiled.info.cpu {
-        CpuStrategy::Cooperative if phased.is_some() => quote! {
-            // Barriers or shared memory: each workgroup runs on one thread,
-            // phase by phase (a loop over its invocations between two
-            // barriers). A race-checked device runs the futures, whose
-            // schedule its detector follows.
-            if cpu.is_race_checked() {
-                let workgroups = cpu.workgroups(&KERNEL);
-                #futures
-            } else {
-                cpu.execute_phased(&KERNEL, grid, cpu_phase_state, |__group, #workgroup, __state| {
-                    cpu_phases(__group, #workgroup, __state, #(#body_args),*)
-                })
-            }
-        },
-        CpuStrategy::Cooperative => quote! {
-            // Barriers or shared memory, in a form the phase executor does
-            // not run (see the compiler's `expand/phases.rs`).
-            let workgroups = cpu.workgroups(&KERNEL);
-            #futures
-        },
-        CpuStrategy::OwnElement if chunk.is_some() => quote! {
-            if cpu.can_partition(&KERNEL, &grid) {
-                // Each invocation touches only its own elements: chunks get
-                // plain windows of the outputs, which the runtime makes, and
-                // a chunk that every buffer covers runs as one loop over
-                // plain slices (`cpu_chunk`); one that some buffer does not
-                // (the last, typically) runs the checked body per invocation.
-                cpu.execute_partitioned(&KERNEL, grid, (#(#outputs,)*), |#chunk_var, (#(mut #windows,)*)| {
-                    if !#chunk_var.x_range().is_some_and(|#range| cpu_chunk(#range, #(#chunk_args),*)) {
-                        #chunk_var.for_each(|#invocation| cpu_body(#invocation, #(#window_args),*))
+    let (outs, x) = (internal("__outputs"), internal("__x"));
+    let bind = quote!(let (#(#outputs,)*) = #outs;);
+    // The bodies the plan names, as the trait's methods.
+    let methods = match plan {
+        CpuPlan::Independent | CpuPlan::OwnElement { .. } => {
+            let owned = matches!(plan, CpuPlan::OwnElement { .. }).then(|| {
+                quote! {
+                    #[inline(always)]
+                    fn owned_invocation(
+                        &self,
+                        #invocation: &#k::Invocation,
+                        #outs: &<Self::Outputs as #k::Outputs>::Windows<'_>,
+                    ) {
+                        #bind
+                        cpu_body(#invocation, #(#args),*)
                     }
-                })
-            } else {
-                cpu.execute(&KERNEL, grid, |#invocation| cpu_body(#invocation, #(#body_args),*))
+                }
+            });
+            let chunk_loop = chunk.is_some().then(|| {
+                quote! {
+                    #[inline(always)]
+                    fn chunk_slices(
+                        &self,
+                        #x: ::core::ops::Range<usize>,
+                        #outs: &mut <Self::Outputs as #k::Outputs>::Windows<'_>,
+                    ) -> bool {
+                        #bind
+                        cpu_chunk(#x, #(#args),*)
+                    }
+                }
+            });
+            quote! {
+                #[inline(always)]
+                fn invocation(&self, #invocation: &#k::Invocation, #outs: &Self::Outputs) {
+                    #bind
+                    cpu_body(#invocation, #(#args),*)
+                }
+                #owned
+                #chunk_loop
             }
-        },
-        CpuStrategy::OwnElement => quote! {
-            if cpu.can_partition(&KERNEL, &grid) {
-                // Each invocation writes only its own element: chunks get
-                // plain windows of the outputs, which the runtime makes.
-                cpu.execute_partitioned(&KERNEL, grid, (#(#outputs,)*), |#chunk_var, (#(#windows,)*)| {
-                    #chunk_var.for_each(|#invocation| cpu_body(#invocation, #(#window_args),*))
-                })
-            } else {
-                cpu.execute(&KERNEL, grid, |#invocation| cpu_body(#invocation, #(#body_args),*))
+        }
+        CpuPlan::Cooperative { .. } => {
+            let phases = matches!(phased, Some(Ok(_))).then(|| {
+                let (group, state) = (internal("__group"), internal("__state"));
+                quote! {
+                    fn phase_state(&self) -> CpuPhaseState {
+                        cpu_phase_state()
+                    }
+                    fn phases(
+                        &self,
+                        #group: &#k::Invocation,
+                        #workgroup: &#k::Workgroup,
+                        #state: &mut CpuPhaseState,
+                        #outs: &Self::Outputs,
+                    ) {
+                        #bind
+                        cpu_phases(#group, #workgroup, #state, #(#args),*)
+                    }
+                }
+            });
+            quote! {
+                fn cooperative<'__w>(
+                    &'__w self,
+                    #invocation: #k::Invocation,
+                    #workgroup: &'__w #k::Workgroup,
+                    #outs: &'__w Self::Outputs,
+                ) -> impl ::core::future::Future<Output = ()> + '__w {
+                    #bind
+                    cpu_body(#invocation, #workgroup, #(#args),*)
+                }
+                #phases
             }
-        },
-        CpuStrategy::Independent => quote! {
-            cpu.execute(&KERNEL, grid, |#invocation| cpu_body(#invocation, #(#body_args),*))
-        },
+        }
     };
+    let phase_state = match phased {
+        Some(Ok(_)) => quote!(CpuPhaseState),
+        _ => quote!(()),
+    };
+    let cooperative = plan.is_cooperative();
     let body =
         super::cpu_body::cpu_body(f, &compiled.checked.kernel_types, &compiled.checked.program.types, &compiled.layout);
     let (body_doc, body_sig) = if cooperative {
@@ -184,39 +208,61 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
             quote!(pub fn cpu_body(#invocation: &#k::Invocation, #(#body_params),*)),
         )
     };
-    let phases = phased.map(|p| {
-        let state = &p.state;
-        let phase_body = &p.body;
-        let (group, state_var) = (internal("__group"), internal("__state"));
-        quote! {
-            /// The per-invocation storage of [`cpu_phases`]: one array per
-            /// local that lives across a barrier.
-            pub type CpuPhaseState = (#(::std::boxed::Box<[#state; KERNEL_INVOCATIONS]>,)*);
+    let phases = phased.map(|p| match p {
+        Ok(p) => {
+            let state = &p.state;
+            let phase_body = &p.body;
+            let (group, state_var) = (internal("__group"), internal("__state"));
+            quote! {
+                /// The per-invocation storage of [`cpu_phases`]: one array per
+                /// local that lives across a barrier.
+                pub type CpuPhaseState = (#(::std::boxed::Box<[#state; KERNEL_INVOCATIONS]>,)*);
 
-            /// Zeroed [`CpuPhaseState`], made once per executor task.
-            pub fn cpu_phase_state() -> CpuPhaseState {
-                (#(#k::per_invocation::<#state, KERNEL_INVOCATIONS>(),)*)
+                /// Zeroed [`CpuPhaseState`], made once per executor task.
+                pub fn cpu_phase_state() -> CpuPhaseState {
+                    (#(#k::per_invocation::<#state, KERNEL_INVOCATIONS>(),)*)
+                }
+
+                /// The number of invocations in a workgroup:
+                /// the length of each array of [`CpuPhaseState`].
+                const KERNEL_INVOCATIONS: usize = #invocations;
+
+                /// One workgroup of the kernel as the CPU phase executor runs
+                /// it: between two barriers, a loop over its invocations.
+                #[allow(unused_variables, unused_mut, unused_parens, unused_labels, unreachable_code, clippy::all)]
+                pub fn cpu_phases(
+                    #group: &#k::Invocation,
+                    #workgroup: &#k::Workgroup,
+                    #state_var: &mut CpuPhaseState,
+                    #(#body_params),*
+                ) #phase_body
             }
-
-            /// The number of invocations in a workgroup:
-            /// the length of each array of [`CpuPhaseState`].
-            const KERNEL_INVOCATIONS: usize = #invocations;
-
-            /// One workgroup of the kernel as the CPU phase executor runs
-            /// it: between two barriers, a loop over its invocations.
-            #[allow(unused_variables, unused_mut, unused_parens, unused_labels, unreachable_code, clippy::all)]
-            pub fn cpu_phases(
-                #group: &#k::Invocation,
-                #workgroup: &#k::Workgroup,
-                #state_var: &mut CpuPhaseState,
-                #(#body_params),*
-            ) #phase_body
+        }
+        // The plan and the split disagree: a compiler bug, reported where
+        // the kernel is rather than as a panic.
+        Err(why) => {
+            let message = format!("internal compiler error: the CPU plan splits this kernel into phases, but {why}");
+            quote!(::core::compile_error!(#message);)
         }
     });
+    let plan_doc = format!("The kernel's arguments on the CPU, but its `&mut [T]` outputs, which the runtime takes separately: the `CpuKernel` whose bodies the runtime runs as the plan `{plan:?}` says.");
     quote! {
         #phases
 
         #chunk
+
+        #[doc = #plan_doc]
+        pub struct CpuArgs<#life> {
+            #(#fields,)*
+            __onekernel_lifetime: ::core::marker::PhantomData<&#life ()>,
+        }
+
+        #[allow(unused_variables, clippy::all)]
+        impl<#life> #k::CpuKernel for CpuArgs<#life> {
+            type Outputs = (#(#output_types,)*);
+            type PhaseState = #phase_state;
+            #methods
+        }
 
         /// Launches the kernel on `device` over `grid` (a number of
         /// threads, or `Grid::blocks(..)`). On a GPU this queues the work
@@ -234,7 +280,8 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 }
                 #k::DeviceBackend::Cpu(cpu) => {
                     #(#cpu_prep)*
-                    #cpu_launch
+                    let args = CpuArgs { #(#field_names,)* __onekernel_lifetime: ::core::marker::PhantomData };
+                    cpu.launch(&KERNEL, grid, &args, (#(#outputs,)*))
                 }
             }
         }

@@ -3,12 +3,14 @@
 //!
 //! * [`kernel_info`]: the constants a user reads (`WGSL`, `SPIRV`, ...)
 //!   and the `KERNEL` static the runtime reads;
-//! * [`launch`]: the typed `launch` function;
+//! * [`launch`]: the typed `launch` function, and the one `impl
+//!   CpuKernel` that hands the runtime the CPU bodies the kernel's
+//!   `CpuPlan` names;
 //! * [`cpu_body`]: the kernel as Rust for the CPU executor, from the HIR;
 //! * [`chunk`]: the same body as one loop over a chunk of invocations on
 //!   plain slices, for kernels that touch only their own elements;
-//! * [`phases`]: a cooperative kernel split at its barriers, for the CPU
-//!   phase executor;
+//! * [`phases`]: a cooperative kernel split at its barriers (the split of
+//!   `split.rs`), for the CPU phase executor;
 //! * [`helper`]: `#[helper]` functions and the hidden macros that hand
 //!   them to kernels;
 //! * [`generic`]: a generic kernel (`fn axpy<T: Num>`), one module per

@@ -15,7 +15,7 @@ use super::CpuDevice;
 use crate::error::LaunchError;
 use crate::grid::{Dim3, Grid, Invocation};
 use crate::plan::{plan, LaunchLimits};
-use onekernel_abi::{CpuStrategy, KernelInfo};
+use onekernel_abi::{CpuPlan, KernelInfo};
 use rayon::prelude::*;
 use std::future::Future;
 use std::pin::Pin;
@@ -48,8 +48,8 @@ impl CpuDevice {
         Fut: Future<Output = ()> + 'w,
     {
         match kernel.cpu {
-            CpuStrategy::Cooperative => {}
-            CpuStrategy::Independent | CpuStrategy::OwnElement => {
+            CpuPlan::Cooperative { .. } => {}
+            CpuPlan::Independent | CpuPlan::OwnElement { .. } => {
                 return Err(LaunchError::InvalidKernel {
                     kernel: &kernel.name,
                     problem: "launched cooperatively, but KernelInfo::cpu does not say the kernel is cooperative"
@@ -124,8 +124,9 @@ impl CpuDevice {
 }
 
 /// Runs the invocations of one workgroup to completion. `futures` is
-/// scratch space (empty on entry and on return).
-fn run_workgroup<'w, F, Fut>(
+/// scratch space (empty on entry and on return). The serial executor
+/// (`serial.rs`) runs its futures with it too.
+pub(super) fn run_workgroup<'w, F, Fut>(
     kernel: &KernelInfo,
     block_id: Dim3,
     block_dim: Dim3,

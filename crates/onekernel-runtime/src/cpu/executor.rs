@@ -1,6 +1,6 @@
 //! Running a kernel body over a grid on the CPU.
 //!
-//! For kernels whose invocations are independent (`CpuStrategy::Independent`
+//! For kernels whose invocations are independent (`CpuPlan::Independent`
 //! and `OwnElement`: no barriers, no shared memory) the executor splits the
 //! linear range of workgroups into a few chunks per rayon thread and runs
 //! each chunk as a plain loop: no task per invocation, and no division per
@@ -15,7 +15,7 @@ use super::CpuDevice;
 use crate::error::LaunchError;
 use crate::grid::{Dim3, Grid, Invocation};
 use crate::plan::{plan, LaunchLimits};
-use onekernel_abi::{CpuStrategy, KernelInfo};
+use onekernel_abi::{CpuPlan, KernelInfo};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -66,8 +66,8 @@ impl CpuDevice {
             Grid::Threads(d) | Grid::Blocks(d) => d,
         };
         let own_element = match kernel.cpu {
-            CpuStrategy::OwnElement => true,
-            CpuStrategy::Independent | CpuStrategy::Cooperative => false,
+            CpuPlan::OwnElement { .. } => true,
+            CpuPlan::Independent | CpuPlan::Cooperative { .. } => false,
         };
         // A race-checked launch must see every access through the
         // recording shared view, so it never takes the windowed path.
@@ -79,7 +79,7 @@ impl CpuDevice {
     }
 
     /// Like [`CpuDevice::execute`] for a kernel whose invocations each
-    /// write only their own element (`CpuStrategy::OwnElement`): calls
+    /// write only their own element (`CpuPlan::OwnElement`): calls
     /// `chunk_body` once per chunk of invocations with that chunk's
     /// windows of the `outputs` (one [`OwnedChunk`](super::OwnedChunk) per
     /// output, covering the chunk's `global_id().x` range), read and
@@ -168,8 +168,8 @@ impl Chunk {
 /// hang or misbehave there, so it is refused.
 fn check_independent(kernel: &'static KernelInfo) -> Result<(), LaunchError> {
     match kernel.cpu {
-        CpuStrategy::Independent | CpuStrategy::OwnElement => Ok(()),
-        CpuStrategy::Cooperative => Err(LaunchError::InvalidKernel {
+        CpuPlan::Independent | CpuPlan::OwnElement { .. } => Ok(()),
+        CpuPlan::Cooperative { .. } => Err(LaunchError::InvalidKernel {
             kernel: &kernel.name,
             problem: "the kernel is cooperative (KernelInfo::cpu) but was launched with independent invocations".into(),
         }),

@@ -2,15 +2,18 @@
 
 mod cooperative;
 mod executor;
+mod kernel;
 mod owned;
 mod panic_capture;
 mod phased;
 pub(crate) mod racecheck;
+mod serial;
 mod shared;
 mod subgroup;
 mod workgroup;
 
 pub use executor::Chunk;
+pub use kernel::CpuKernel;
 pub use owned::{OutputSlice, Outputs, OwnedChunk, WindowToken};
 pub use phased::{agree, agreed, per_invocation};
 pub use racecheck::{DataRace, RaceAccess, RaceKind};
@@ -27,24 +30,38 @@ use std::time::{Duration, Instant};
 /// kernel has run.
 pub struct CpuDevice {
     id: u64,
-    /// Whether launches run race-checked (`Device::cpu_race_checked`):
-    /// one workgroup at a time on the calling thread, every shared-memory
-    /// and output access recorded (`racecheck.rs`).
-    race_check: bool,
+    /// How launches run: in parallel, race-checked or serially.
+    mode: CpuMode,
     /// The open `Device::time` scope: the device's `#id (name)` and each
     /// launch's wall time.
     timing: Mutex<Option<(String, Vec<Duration>)>>,
 }
 
+/// How a CPU device runs its launches (chosen when the device is made;
+/// [`CpuDevice::launch`] picks each launch's executor from it and the
+/// kernel's plan).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CpuMode {
+    /// On all cores through rayon (`Device::cpu`).
+    Parallel,
+    /// One workgroup at a time on the calling thread, every shared-memory
+    /// and output access recorded (`racecheck.rs`,
+    /// `Device::cpu_race_checked`).
+    RaceChecked,
+    /// One workgroup at a time on the calling thread, invocations in a
+    /// fixed order (`serial.rs`, `Device::cpu_serial`).
+    Serial,
+}
+
 impl CpuDevice {
-    pub(crate) fn new(id: u64, race_check: bool) -> CpuDevice {
-        CpuDevice { id, race_check, timing: Mutex::new(None) }
+    pub(crate) fn new(id: u64, mode: CpuMode) -> CpuDevice {
+        CpuDevice { id, mode, timing: Mutex::new(None) }
     }
 
     /// Whether launches on this executor are race-checked (see
     /// `Device::cpu_race_checked`).
     pub fn is_race_checked(&self) -> bool {
-        self.race_check
+        self.mode == CpuMode::RaceChecked
     }
 
     fn timing(&self) -> MutexGuard<'_, Option<(String, Vec<Duration>)>> {
@@ -92,8 +109,10 @@ impl CpuDevice {
 
     /// `CPU executor (rayon, N threads)`.
     pub fn name(&self) -> String {
-        if self.race_check {
-            return "CPU executor (race-checked, 1 thread)".to_owned();
+        match self.mode {
+            CpuMode::RaceChecked => return "CPU executor (race-checked, 1 thread)".to_owned(),
+            CpuMode::Serial => return "CPU executor (serial, 1 thread)".to_owned(),
+            CpuMode::Parallel => {}
         }
         let n = rayon::current_num_threads();
         format!("CPU executor (rayon, {n} thread{})", if n == 1 { "" } else { "s" })
@@ -107,10 +126,6 @@ impl CpuDevice {
 
 impl std::fmt::Debug for CpuDevice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CpuDevice")
-            .field("id", &self.id)
-            .field("name", &self.name())
-            .field("race_checked", &self.race_check)
-            .finish()
+        f.debug_struct("CpuDevice").field("id", &self.id).field("name", &self.name()).field("mode", &self.mode).finish()
     }
 }

@@ -89,7 +89,7 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// The `&mut [T]` outputs of an [`OwnElement`](onekernel_abi::CpuStrategy::OwnElement)
+/// The `&mut [T]` outputs of an [`OwnElement`](onekernel_abi::CpuPlan::OwnElement)
 /// launch, as a tuple of [`SharedSliceMut`] views (arity 0 to 12), moved
 /// into [`CpuDevice::execute_partitioned`](super::CpuDevice::execute_partitioned)
 /// so that nothing else can touch them while the launch runs.

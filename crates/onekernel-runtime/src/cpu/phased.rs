@@ -14,8 +14,8 @@
 //!
 //! Race-checked launches and the kernels the splitter does not handle
 //! (subgroup collectives, `workgroup_uniform_load`, ...) run on the
-//! futures executor (`cooperative.rs`) instead; the generated launch code
-//! chooses.
+//! futures executor (`cooperative.rs`) instead; `CpuDevice::launch`
+//! chooses (`kernel.rs`), from the compiler's `CpuPlan`.
 
 use super::cooperative::{workgroup_grid, WorkgroupGrid};
 use super::panic_capture::run_captured;
@@ -24,7 +24,7 @@ use super::CpuDevice;
 use crate::error::LaunchError;
 use crate::grid::{Dim3, Grid, Invocation};
 use bytemuck::Zeroable;
-use onekernel_abi::{CpuStrategy, KernelInfo};
+use onekernel_abi::KernelInfo;
 use rayon::prelude::*;
 use std::panic::Location;
 use std::sync::Mutex;
@@ -34,11 +34,9 @@ impl CpuDevice {
     /// state)` runs one whole workgroup, `group` being the builtins of its
     /// invocation `(0, 0, 0)`; `state()` makes the per-invocation storage a
     /// task reuses for its workgroups, as it does its `Workgroup` (shared
-    /// memory). Synchronous. Not for race-checked
-    /// devices (the generated code runs those on
-    /// [`CpuDevice::execute_cooperative`], whose every access the race
-    /// detector sees in a schedule it controls).
-    pub fn execute_phased<S, M, F>(
+    /// memory). Synchronous. [`CpuDevice::launch`] calls it for kernels
+    /// whose plan is `Cooperative { phased: true }` on a parallel device.
+    pub(crate) fn execute_phased<S, M, F>(
         &self,
         kernel: &'static KernelInfo,
         grid: Grid,
@@ -49,12 +47,6 @@ impl CpuDevice {
         M: Fn() -> S + Sync,
         F: Fn(&Invocation, &Workgroup, &mut S) + Sync,
     {
-        if kernel.cpu != CpuStrategy::Cooperative || self.is_race_checked() {
-            return Err(LaunchError::InvalidKernel {
-                kernel: &kernel.name,
-                problem: "launched in phases, but the kernel is not cooperative or the device is race-checked".into(),
-            });
-        }
         let Some(WorkgroupGrid { grid_dim, block_dim, total }) = workgroup_grid(kernel, grid)? else {
             return Ok(());
         };

@@ -225,7 +225,7 @@ fn device_basics() {
 
 /// `fn split(a: &[f32], lo: &mut [f32], hi: &mut [u32])`, each invocation
 /// writing only element `global_id().x` of both outputs.
-static SPLIT: KernelInfo = kernel_64("split", CpuStrategy::OwnElement, &SPLIT_PARAMS);
+static SPLIT: KernelInfo = kernel_64("split", CpuPlan::OwnElement { chunk_loop: false }, &SPLIT_PARAMS);
 static SPLIT_PARAMS: [ParamInfo; 3] = [
     ParamInfo { name: Cow::Borrowed("a"), kind: ParamKind::ReadOnlyBuffer, ty: DataType::F32, slot: 0 },
     ParamInfo { name: Cow::Borrowed("lo"), kind: ParamKind::ReadWriteBuffer, ty: DataType::F32, slot: 1 },
@@ -233,7 +233,7 @@ static SPLIT_PARAMS: [ParamInfo; 3] = [
 ];
 
 /// A kernel of workgroup 64 with buffer parameters only.
-const fn kernel_64(name: &'static str, cpu: CpuStrategy, params: &'static [ParamInfo]) -> KernelInfo {
+const fn kernel_64(name: &'static str, cpu: CpuPlan, params: &'static [ParamInfo]) -> KernelInfo {
     KernelInfo {
         name: Cow::Borrowed(name),
         entry_point: Cow::Borrowed("main"),
@@ -365,7 +365,7 @@ fn partitioned_launch_outside_its_window_is_a_panic_not_ub() {
 
 #[test]
 fn independent_launch_of_a_cooperative_kernel_is_refused() {
-    static COOP: KernelInfo = kernel_64("coop", CpuStrategy::Cooperative, &[]);
+    static COOP: KernelInfo = kernel_64("coop", CpuPlan::Cooperative { phased: false }, &[]);
     let dev = Device::cpu();
     let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
     let err = cpu.execute(&COOP, Grid::threads(1), |_| {}).unwrap_err();
@@ -377,7 +377,7 @@ fn independent_launch_of_a_cooperative_kernel_is_refused() {
 /// returning while others wait, fail the launch with the barriers' lines.
 #[test]
 fn divergent_barriers_are_an_error_naming_their_lines() {
-    static COOP: KernelInfo = kernel_64("coop", CpuStrategy::Cooperative, &[]);
+    static COOP: KernelInfo = kernel_64("coop", CpuPlan::Cooperative { phased: false }, &[]);
     let dev = Device::cpu();
     let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
     let pool = cpu.workgroups(&COOP);
@@ -514,7 +514,7 @@ fn time_measures_cpu_launches_on_the_wall_clock() {
 /// error naming the workgroup, instead of hanging.
 #[test]
 fn diverging_subgroup_collectives_are_errors() {
-    static COOP: KernelInfo = kernel_64("subgroups", CpuStrategy::Cooperative, &[]);
+    static COOP: KernelInfo = kernel_64("subgroups", CpuPlan::Cooperative { phased: false }, &[]);
     let dev = Device::cpu();
     let DeviceBackend::Cpu(cpu) = backend(&dev) else { unreachable!() };
     let pool = cpu.workgroups(&COOP);

@@ -454,7 +454,7 @@ const fn no_params(name: &'static str, wgsl: &'static str, workgroup_size: [u32;
         uniform_binding: 0,
         uniform_size: 32,
         max_workgroup_invocations: 1 << 16,
-        cpu: CpuStrategy::Independent,
+        cpu: CpuPlan::Independent,
         workgroup_memory_words: 0,
         features: onekernel_abi::Features::NONE,
         ..KernelInfo::EMPTY

@@ -218,7 +218,7 @@ static MIXED: KernelInfo = KernelInfo {
     uniform_binding: 3,
     uniform_size: 48,
     max_workgroup_invocations: 256,
-    cpu: CpuStrategy::Independent,
+    cpu: CpuPlan::Independent,
     workgroup_memory_words: 0,
     features: Features::NONE,
     ..KernelInfo::EMPTY
@@ -388,7 +388,7 @@ const SCALARS_ONLY: KernelInfo = KernelInfo {
     uniform_binding: 0,
     uniform_size: 16,
     max_workgroup_invocations: 256,
-    cpu: CpuStrategy::Independent,
+    cpu: CpuPlan::Independent,
     workgroup_memory_words: 0,
     features: Features::NONE,
     ..KernelInfo::EMPTY
@@ -553,7 +553,7 @@ static WIDE: KernelInfo = KernelInfo {
     uniform_binding: 3,
     uniform_size: 48,
     max_workgroup_invocations: 256,
-    cpu: CpuStrategy::OwnElement,
+    cpu: CpuPlan::OwnElement { chunk_loop: false },
     workgroup_memory_words: 0,
     features: Features::F16.union(Features::F64).union(Features::INT64),
     ..KernelInfo::EMPTY

@@ -131,7 +131,7 @@ const SCALE_ADD_FIELDS: KernelInfo = KernelInfo {
     uniform_binding: 2,
     uniform_size: 32,
     max_workgroup_invocations: 256,
-    cpu: CpuStrategy::Independent,
+    cpu: CpuPlan::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
     ..KernelInfo::EMPTY
@@ -206,7 +206,7 @@ pub static IDS: KernelInfo = KernelInfo {
     uniform_binding: 1,
     uniform_size: 32,
     max_workgroup_invocations: 256,
-    cpu: CpuStrategy::Independent,
+    cpu: CpuPlan::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
     ..KernelInfo::EMPTY
@@ -280,7 +280,7 @@ pub static COVERAGE: KernelInfo = KernelInfo {
     uniform_binding: 2,
     uniform_size: 32,
     max_workgroup_invocations: 256,
-    cpu: CpuStrategy::Independent,
+    cpu: CpuPlan::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
     ..KernelInfo::EMPTY
@@ -300,7 +300,7 @@ pub static BIG_WORKGROUP: KernelInfo = KernelInfo {
     uniform_binding: 0,
     uniform_size: 32,
     max_workgroup_invocations: 256,
-    cpu: CpuStrategy::Independent,
+    cpu: CpuPlan::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
     ..KernelInfo::EMPTY
@@ -370,7 +370,7 @@ pub static LENS: KernelInfo = KernelInfo {
     uniform_binding: 3,
     uniform_size: 16,
     max_workgroup_invocations: 256,
-    cpu: CpuStrategy::Independent,
+    cpu: CpuPlan::Independent,
     workgroup_memory_words: 0,
     features: onekernel_abi::Features::NONE,
     ..KernelInfo::EMPTY
