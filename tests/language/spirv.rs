@@ -1,21 +1,18 @@
-//! Every kernel's SPIR-V (both the plain and the folded module) passes
-//! `spirv-val`, and its WGSL re-parses and validates in naga.
+//! Every kernel's modules: their WGSL re-parses and validates in naga, and
+//! their SPIR-V (the plain module's) passes `spirv-val`.
 
 use crate::kernels;
 
 #[path = "../support/shader_checks.rs"]
 mod shader_checks;
-use shader_checks::{reparse, spirv_val};
+use shader_checks::every_module;
 
 macro_rules! check {
     ($($k:ident),* $(,)?) => {
         #[test]
         fn every_kernel_spirv_passes_spirv_val_and_wgsl_reparses() {
             $(
-                spirv_val(stringify!($k), kernels::$k::SPIRV);
-                reparse(stringify!($k), kernels::$k::WGSL);
-                spirv_val(concat!(stringify!($k), "_folded"), kernels::$k::SPIRV_FOLDED);
-                reparse(concat!(stringify!($k), "_folded"), kernels::$k::WGSL_FOLDED);
+                every_module(stringify!($k), &kernels::$k::KERNEL);
             )*
         }
     };
@@ -61,9 +58,7 @@ fn every_generic_instantiation_passes_spirv_val() {
     macro_rules! each {
         ($k:ident: $($t:ident),*) => {$(
             let name = concat!(stringify!($k), "::", stringify!($t));
-            spirv_val(name, kernels::$k::$t::SPIRV);
-            reparse(name, kernels::$k::$t::WGSL);
-            spirv_val(name, kernels::$k::$t::SPIRV_FOLDED);
+            every_module(name, &kernels::$k::$t::KERNEL);
         )*};
     }
     each!(generic_num: for_f32, for_i32, for_u32, for_f16, for_f64, for_i64, for_u64);

@@ -64,7 +64,7 @@ pub use error::{BufferError, DataRace, DeviceError, LaunchError, RaceAccess, Rac
 pub use f16vec::{F16Vec2, F16Vec4};
 pub use grid::{Dim3, Grid};
 pub use num::{Float, Int, Num};
-pub use onekernel_abi::{DataType, Features, KernelInfo, ScalarType, TileShape};
+pub use onekernel_abi::{DataType, Features, KernelInfo, Module, ModuleKey, ScalarType, TileShape};
 pub use timing::{Clock, Timing};
 
 /// The vector types buffers hold and kernels take (`Vec4`, `UVec2`,

@@ -75,8 +75,8 @@ pub use crate::plan::ScalarArg;
 /// `#[bytemuck(crate = "::onekernel::__private::bytemuck")]`).
 pub use bytemuck;
 pub use onekernel_abi::{
-    CheckKind, CheckSite, CpuStrategy, DataType, Features, KernelInfo, ParamInfo, ParamKind, ParamsBinding, ScalarType,
-    TileShape,
+    CheckKind, CheckSite, CpuStrategy, DataType, Features, KernelInfo, Module, ModuleKey, ParamInfo, ParamKind,
+    ParamsBinding, ScalarType, TileShape,
 };
 pub use std::borrow::Cow;
 
