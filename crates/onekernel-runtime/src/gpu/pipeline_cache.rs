@@ -8,9 +8,8 @@ use std::collections::HashMap;
 use std::num::NonZeroU64;
 use std::sync::{Arc, Mutex};
 
-/// (kernel address, what the pipeline is made from, compiled without
-/// wgpu's runtime checks).
-type Key = (usize, PipelineKey, bool);
+/// (kernel address, what the pipeline is made from).
+type Key = (usize, PipelineKey);
 
 /// Everything a kernel's pipeline is made from besides the kernel: the one
 /// home of a launch's choice of module and of how it specialises it.
@@ -27,12 +26,15 @@ pub(crate) struct PipelineKey {
     /// module of the table, as which buffers are empty is known only at
     /// launch.
     pub empty: Vec<u32>,
+    /// Compiled without wgpu's runtime checks: an unchecked module
+    /// launched through an `unchecked` handle (`PipelineCache` sets it).
+    pub trusted: bool,
 }
 
 impl PipelineKey {
     /// Module `module` as it was compiled.
     pub fn new(module: ModuleKey) -> PipelineKey {
-        PipelineKey { module, constants: Vec::new(), empty: Vec::new() }
+        PipelineKey { module, constants: Vec::new(), empty: Vec::new(), trusted: false }
     }
 
     /// Sets the `override` of id `id` to `value`.
@@ -54,10 +56,10 @@ pub(crate) struct CachedPipeline {
 /// Pipelines keyed by the address of the kernel's `static KernelInfo`, the
 /// [`PipelineKey`] (the module: folded launches run the folded one,
 /// checked launches a checked one with the report buffer bound after the
-/// uniform block; its constants; the bindings of empty buffers) and
-/// whether it was compiled without wgpu's runtime checks (launches through
-/// an `unchecked` handle): most kernels have one pipeline, at most two
-/// unless launched over empty buffers, checked or unchecked too.
+/// uniform block; its constants; the bindings of empty buffers; whether it
+/// was compiled without wgpu's runtime checks, for launches through an
+/// `unchecked` handle): most kernels have one pipeline, at most two unless
+/// launched over empty buffers, checked or unchecked too.
 ///
 /// The address identifies a kernel exactly: the macro emits one static per
 /// kernel and statics are never freed or moved.
@@ -84,11 +86,11 @@ impl PipelineCache {
         &self,
         gpu: &GpuDevice,
         kernel: &'static KernelInfo,
-        key: PipelineKey,
+        mut key: PipelineKey,
     ) -> Result<Arc<CachedPipeline>, LaunchError> {
         // A checked launch never runs a trusted module.
-        let trusted = gpu.unchecked && !key.module.checked;
-        let key = (kernel as *const KernelInfo as usize, key, trusted);
+        key.trusted = gpu.unchecked && !key.module.checked;
+        let key = (kernel as *const KernelInfo as usize, key);
         if let Some(p) = self.lock().get(&key) {
             return Ok(Arc::clone(p));
         }
@@ -180,7 +182,7 @@ fn compile(gpu: &GpuDevice, kernel: &'static KernelInfo, key: &PipelineKey) -> R
     let compiled = gpu.capture(|| {
         let desc =
             wgpu::ShaderModuleDescriptor { label: Some(&*kernel.name), source: wgpu::ShaderSource::Wgsl(source) };
-        let module = if gpu.unchecked && !checked {
+        let module = if key.trusted && gpu.unchecked {
             // SAFETY: an unchecked handle exists only through the unsafe
             // `Device::unchecked`, whose caller promised that every kernel
             // launched through it accesses only elements within its
