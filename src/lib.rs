@@ -100,8 +100,8 @@ pub use builtins::*;
 /// The function becomes a module of the same name holding `launch(&device,
 /// grid, args...)` (one argument per parameter, in order: `&Buffer<T>` for
 /// `&[T]`, `&mut Buffer<T>` for `&mut [T]`, a value for a scalar), the
-/// generated `WGSL` and `SPIRV` (and the `_FOLDED` variants for very long
-/// 1-D grids), `BINDINGS`, `EXPLAIN` (each Rust line beside its WGSL),
+/// generated `WGSL` and `SPIRV` (its plain module; the others, for very
+/// long 1-D grids and checked launches, are `KERNEL.module(key)`), `BINDINGS`, `EXPLAIN` (each Rust line beside its WGSL),
 /// `KERNEL` (the description the runtime launches from) and `cpu_body`,
 /// the original body as the CPU executor runs it.
 ///

@@ -137,10 +137,7 @@ mod shaders {
             #[test]
             fn $k() {
                 insta::assert_snapshot!(stringify!($k), kernels::$k::WGSL);
-                shader_checks::spirv_val(stringify!($k), kernels::$k::SPIRV);
-                shader_checks::reparse(stringify!($k), kernels::$k::WGSL);
-                shader_checks::spirv_val(concat!(stringify!($k), "_folded"), kernels::$k::SPIRV_FOLDED);
-                shader_checks::reparse(concat!(stringify!($k), "_folded"), kernels::$k::WGSL_FOLDED);
+                shader_checks::every_module(stringify!($k), &kernels::$k::KERNEL);
             }
         )*};
     }
@@ -629,7 +626,7 @@ mod phases {
 mod serial {
     use super::*;
 
-    fn plan(info: &onekernel::runtime::KernelInfo) -> String {
+    fn plan(info: &onekernel::abi::KernelInfo) -> String {
         format!("{:?}", info.cpu)
     }
 

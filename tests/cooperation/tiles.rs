@@ -362,7 +362,7 @@ mod shaders {
         super::super::shader_checks::reparse_with_tiles("tile_small_f16", tile_small_f16::WGSL);
         super::super::shader_checks::reparse_with_tiles("tile_from_vectors", tile_from_vectors::WGSL);
         // The checked variant: the last vector of each tile is checked.
-        let checked = &tile_from_vectors::KERNEL.wgsl_checked;
+        let checked = &tile_from_vectors::KERNEL.module(onekernel::abi::ModuleKey::CHECKED).expect("checked").wgsl;
         super::super::shader_checks::reparse_with_tiles("tile_from_vectors (checked)", checked);
     }
 }

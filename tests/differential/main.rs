@@ -164,9 +164,9 @@ fn check_arrays(k: &Kernel, x: &Inputs, checked: bool) -> (Verdict, Option<Array
         Ok(i) => i,
         Err(e) => return (Verdict::Rejected(e), None),
     };
-    let arrays = ArrayUse::of(&info.wgsl);
+    let arrays = ArrayUse::of(info.wgsl());
     if std::env::var_os("ONEKERNEL_FUZZ_DUMP").is_some() {
-        eprintln!("=== {arrays:?}\n{}\n{}", ast::print(k, "fuzz"), info.wgsl);
+        eprintln!("=== {arrays:?}\n{}\n{}", ast::print(k, "fuzz"), info.wgsl());
     }
     let mut verdict = match run_gpu(info, x, false) {
         Ok(got) => compare(&want, &got).map_or(Verdict::Agrees, Verdict::Differs),
@@ -518,7 +518,7 @@ fn check_struct_case(case: &structs::Case, seed: u64) -> Result<(), String> {
     let input = case.input(n, seed);
     let got = with_raw!(size / 4, run_raw, info, &input, n)?;
     let bytes = case.compare(&case.expected(&input), &got).map(|d| format!("the GPU's bytes differ: {d}"));
-    match (bytes, wgsl_offsets(case, &info.wgsl).err()) {
+    match (bytes, wgsl_offsets(case, info.wgsl()).err()) {
         (None, None) => Ok(()),
         (a, b) => Err(a.into_iter().chain(b).collect::<Vec<_>>().join("\n")),
     }

@@ -5,6 +5,7 @@
 //! wrong data. Correct kernels give the same results checked and unchecked.
 
 use onekernel::prelude::*;
+use onekernel::abi::{KernelInfo, ModuleKey};
 use onekernel::LaunchError;
 
 /// No guard: threads past the end index both buffers.
@@ -205,8 +206,9 @@ fn folded_grids_are_checked_too() {
 
 #[test]
 fn checked_wgsl_reads_as_the_plain_module_plus_checks() {
-    insta::assert_snapshot!("checked_unguarded_copy", unguarded_copy::WGSL_CHECKED);
-    insta::assert_snapshot!("checked_shared_overrun", shared_overrun::WGSL_CHECKED);
+    let checked = |k: &'static KernelInfo| &k.module(ModuleKey::CHECKED).expect("a checked module").wgsl;
+    insta::assert_snapshot!("checked_unguarded_copy", checked(&unguarded_copy::KERNEL));
+    insta::assert_snapshot!("checked_shared_overrun", checked(&shared_overrun::KERNEL));
 }
 
 /// Every checked launch has a loop budget: an endless loop in an ordinary
@@ -259,8 +261,9 @@ fn loop_budget_ends_an_endless_loop() {
     let options = onekernel_compiler::Options { loop_budget: Some(1000) };
     let kernel = onekernel_compiler::Kernel { attr: quote_attr(), item, module: Default::default() };
     let compiled = onekernel_compiler::compile_kernel(&kernel, &[], &options).unwrap().remove(0);
-    assert!(compiled.info.wgsl_checked.contains("loop_iterations"));
-    assert!(!compiled.info.wgsl.contains("loop_iterations"), "only the checked module counts");
+    let counts = |key| compiled.info.module(key).expect("built").wgsl.contains("loop_iterations");
+    assert!(counts(ModuleKey::CHECKED) && counts(ModuleKey::CHECKED_FOLDED));
+    assert!(!counts(ModuleKey::PLAIN) && !counts(ModuleKey::FOLDED), "only the checked modules count");
     let info: &'static onekernel::__private::KernelInfo = Box::leak(Box::new(compiled.info));
     let device = gpu();
     let flag = Buffer::from_slice(&device, &[0u32]).unwrap();

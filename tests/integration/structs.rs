@@ -160,9 +160,8 @@ fn struct_layout_is_the_gpu_layout() {
         onekernel::abi::DataType::Struct { name: "Particle".into(), size: 24, align: 4 }
     );
     insta::assert_snapshot!("step_wgsl", physics::step::WGSL);
-    shader_checks::spirv_val("step", physics::step::SPIRV);
-    shader_checks::spirv_val("block_heights", physics::block_heights::SPIRV);
-    shader_checks::reparse("step checked", physics::step::WGSL_CHECKED);
+    shader_checks::every_module("step", &physics::step::KERNEL);
+    shader_checks::every_module("block_heights", &physics::block_heights::KERNEL);
 }
 
 /// `f16` vectors as struct fields and helper parameters and results.

@@ -5,6 +5,10 @@
 use crate::cases::language_cases;
 use crate::kernels;
 
+fn folded(k: &'static onekernel::abi::KernelInfo) -> &'static str {
+    &k.module(onekernel::abi::ModuleKey::FOLDED).expect("every kernel has a folded module").wgsl
+}
+
 macro_rules! snapshot_tests {
     (
         plain { $($run:ident: $($k:ident $(($folded:ident))?),+;)* }
@@ -28,7 +32,7 @@ macro_rules! snapshot_tests {
                 #[test]
                 fn $k() {
                     let _ = stringify!($folded);
-                    insta::assert_snapshot!(concat!(stringify!($k), "_folded"), kernels::$k::WGSL_FOLDED);
+                    insta::assert_snapshot!(concat!(stringify!($k), "_folded"), folded(&kernels::$k::KERNEL));
                 }
             )?)+)*
         }

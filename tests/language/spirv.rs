@@ -1,13 +1,13 @@
-//! Every kernel's SPIR-V (both the plain and the folded module) passes
-//! `spirv-val`, and its WGSL re-parses and validates in naga: every row of
-//! `cases.rs`, every instantiation of the generic ones.
+//! Every kernel's modules (every row of `cases.rs`, every instantiation of
+//! the generic ones): their WGSL re-parses and validates in naga, and
+//! their SPIR-V (the plain module's) passes `spirv-val`.
 
 use crate::cases::language_cases;
 use crate::kernels;
 
 #[path = "../support/shader_checks.rs"]
 mod shader_checks;
-use shader_checks::{reparse, spirv_val};
+use shader_checks::every_module;
 
 macro_rules! spirv_tests {
     (
@@ -17,10 +17,7 @@ macro_rules! spirv_tests {
         #[test]
         fn every_kernel_spirv_passes_spirv_val_and_wgsl_reparses() {
             $($(
-                spirv_val(stringify!($k), kernels::$k::SPIRV);
-                reparse(stringify!($k), kernels::$k::WGSL);
-                spirv_val(concat!(stringify!($k), "_folded"), kernels::$k::SPIRV_FOLDED);
-                reparse(concat!(stringify!($k), "_folded"), kernels::$k::WGSL_FOLDED);
+                every_module(stringify!($k), &kernels::$k::KERNEL);
             )+)*
         }
 
@@ -28,10 +25,7 @@ macro_rules! spirv_tests {
         #[test]
         fn every_generic_instantiation_passes_spirv_val() {
             $($(
-                let name = concat!(stringify!($g), "::", stringify!($inst));
-                spirv_val(name, kernels::$g::$inst::SPIRV);
-                reparse(name, kernels::$g::$inst::WGSL);
-                spirv_val(name, kernels::$g::$inst::SPIRV_FOLDED);
+                every_module(concat!(stringify!($g), "::", stringify!($inst)), &kernels::$g::$inst::KERNEL);
             )+)*
         }
     };

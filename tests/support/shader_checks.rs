@@ -22,6 +22,20 @@ pub fn spirv_val(name: &str, words: &[u32]) {
     );
 }
 
+/// [`reparse`] on every module of the kernel's table, and [`spirv_val`] on
+/// every SPIR-V it holds: each module a program embeds.
+#[allow(dead_code)]
+pub fn every_module(name: &str, kernel: &onekernel::abi::KernelInfo) {
+    assert!(!kernel.modules.is_empty(), "`{name}` has no modules");
+    for m in kernel.modules.iter() {
+        let name = format!("{name}-{}", m.key).replace(' ', "-");
+        reparse(&name, &m.wgsl);
+        if let Some(words) = &m.spirv {
+            spirv_val(&name, words);
+        }
+    }
+}
+
 /// Parses and validates `wgsl` with naga, with the capabilities of the
 /// wide types (`f16`, `f64`, `i64`/`u64`), which a kernel may use when the
 /// device has them.

@@ -38,7 +38,7 @@
 //!
 //! Only *folded* launches read the launch description: a 1-D grid of more
 //! workgroups than the device allows per dimension runs the kernel's folded
-//! module ([`KernelInfo::wgsl_folded`]), dispatched exactly as full rows
+//! module ([`ModuleKey::FOLDED`]), dispatched exactly as full rows
 //! `(max, G / max, 1)` with `block_offset` 0, then, if `G % max != 0`, a
 //! tail `(G % max, 1, 1)` with `block_offset` `max * (G / max)`. Its prologue
 //! rebuilds the logical workgroup id as
@@ -55,6 +55,9 @@ use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::String;
 use core::fmt;
+
+mod module;
+pub use module::{Module, ModuleKey};
 
 /// Byte offsets in the uniform block's launch description (see the crate
 /// docs).
@@ -98,7 +101,7 @@ pub mod launch_block {
 }
 
 /// The report buffer of a checked launch: the kernel's checked module
-/// ([`KernelInfo::wgsl_checked`]) binds it at `@group(0) @binding(uniform_binding + 1)`
+/// ([`ModuleKey::CHECKED`]) binds it at `@group(0) @binding(uniform_binding + 1)`
 /// as `array<atomic<u32>, 4>`, zeroed before the launch. The first
 /// invocation to fail a check (its `atomicAdd` on [`report::COUNT`] returns
 /// 0) writes which check failed and the values it saw; every failure counts.
@@ -501,21 +504,10 @@ pub struct KernelInfo {
     pub name: Cow<'static, str>,
     /// The entry point's name in the WGSL and SPIR-V.
     pub entry_point: Cow<'static, str>,
-    /// The kernel as WGSL (validated, and re-parsed by naga's front end).
-    pub wgsl: Cow<'static, str>,
-    /// The kernel as SPIR-V words (validated by naga and `spirv-val`).
-    pub spirv: Cow<'static, [u32]>,
-    /// The variant for folded 1-D grids (see the crate docs).
-    pub wgsl_folded: Cow<'static, str>,
-    /// The SPIR-V of [`KernelInfo::wgsl_folded`].
-    pub spirv_folded: Cow<'static, [u32]>,
-    /// The checked variant of the plain module: every buffer, shared-memory
-    /// and array index and every integer division is checked, the first
-    /// failure recorded in a report buffer (see [`report`]).
-    pub wgsl_checked: Cow<'static, str>,
-    /// The checked variant of the folded module.
-    pub wgsl_checked_folded: Cow<'static, str>,
-    /// The checks of [`KernelInfo::wgsl_checked`], by site index.
+    /// The kernel's modules, one per variant it was built in (plain,
+    /// folded, checked, checked folded): see [`KernelInfo::module`].
+    pub modules: Cow<'static, [Module]>,
+    /// The checks of the checked modules, by site index.
     pub checks: Cow<'static, [CheckSite]>,
     /// The file the kernel is in (for messages about check sites).
     pub source_file: Cow<'static, str>,
@@ -818,12 +810,7 @@ impl KernelInfo {
     pub const EMPTY: KernelInfo = KernelInfo {
         name: Cow::Borrowed(""),
         entry_point: Cow::Borrowed("main"),
-        wgsl: Cow::Borrowed(""),
-        spirv: Cow::Borrowed(&[]),
-        wgsl_folded: Cow::Borrowed(""),
-        spirv_folded: Cow::Borrowed(&[]),
-        wgsl_checked: Cow::Borrowed(""),
-        wgsl_checked_folded: Cow::Borrowed(""),
+        modules: Cow::Borrowed(&[]),
         checks: Cow::Borrowed(&[]),
         source_file: Cow::Borrowed(""),
         explain: Cow::Borrowed(""),
@@ -838,6 +825,21 @@ impl KernelInfo {
         features: Features::NONE,
         tile_shapes: Cow::Borrowed(&[]),
     };
+
+    /// The module of variant `key`, if the kernel has it.
+    pub fn module(&self, key: ModuleKey) -> Option<&Module> {
+        self.modules.iter().find(|m| m.key == key)
+    }
+
+    /// The plain module's WGSL (`""` if it has none): what a learner reads.
+    pub fn wgsl(&self) -> &str {
+        self.module(ModuleKey::PLAIN).map_or("", |m| &m.wgsl)
+    }
+
+    /// The plain module's SPIR-V (empty if it has none).
+    pub fn spirv(&self) -> &[u32] {
+        self.module(ModuleKey::PLAIN).and_then(|m| m.spirv.as_deref()).unwrap_or(&[])
+    }
 
     /// The name of parameter `param`, or `"?"` for an index the kernel does
     /// not have (only a bug in generated code gets there, and then an error
@@ -941,12 +943,10 @@ mod tests {
     static K: KernelInfo = KernelInfo {
         name: Cow::Borrowed("k"),
         entry_point: Cow::Borrowed("k"),
-        wgsl: Cow::Borrowed(""),
-        spirv: Cow::Borrowed(&[]),
-        wgsl_folded: Cow::Borrowed(""),
-        spirv_folded: Cow::Borrowed(&[]),
-        wgsl_checked: Cow::Borrowed(""),
-        wgsl_checked_folded: Cow::Borrowed(""),
+        modules: Cow::Borrowed(&[
+            Module { key: ModuleKey::PLAIN, wgsl: Cow::Borrowed("plain"), spirv: Some(Cow::Borrowed(&[7])) },
+            Module { key: ModuleKey::CHECKED_FOLDED, wgsl: Cow::Borrowed("checked folded"), spirv: None },
+        ]),
         checks: Cow::Borrowed(&[CheckSite {
             kind: CheckKind::OutOfBounds,
             line: 3,
@@ -974,6 +974,18 @@ mod tests {
         features: Features::NONE,
         tile_shapes: Cow::Borrowed(&[]),
     };
+
+    /// Modules are found by key; the plain one has accessors of its own.
+    #[test]
+    fn modules_by_key() {
+        assert_eq!((K.wgsl(), K.spirv()), ("plain", &[7][..]));
+        assert_eq!(K.module(ModuleKey::CHECKED_FOLDED).map(|m| &*m.wgsl), Some("checked folded"));
+        assert_eq!(K.module(ModuleKey::FOLDED), None);
+        assert_eq!((KernelInfo::EMPTY.wgsl(), KernelInfo::EMPTY.spirv()), ("", &[][..]));
+        let names = [ModuleKey::PLAIN, ModuleKey::FOLDED, ModuleKey::CHECKED, ModuleKey::CHECKED_FOLDED]
+            .map(|k| alloc::format!("{k}"));
+        assert_eq!(names, ["plain", "folded", "checked", "checked folded"]);
+    }
 
     #[test]
     fn data_types_have_wgsl_layouts() {

@@ -16,6 +16,7 @@ mod files;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use onekernel_compiler::CompiledKernel;
+use onekernel_runtime::abi::{Module, ModuleKey};
 use onekernel_runtime::{inspect, KernelInfo};
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -55,7 +56,8 @@ pub struct ExplainArgs {
     #[arg(short, long, value_enum, default_value_t = Emit::Explain, value_name = "KIND")]
     pub emit: Emit,
     /// Show the module the runtime uses for 1-D grids of more than 65535
-    /// workgroups (folded into 2-D) instead of the plain one.
+    /// workgroups (folded into 2-D) instead of the plain one. No SPIR-V
+    /// (only the plain module has it).
     #[arg(long)]
     pub folded: bool,
     /// Show the checked module, which checked launches run
@@ -139,7 +141,10 @@ pub fn explain(args: &ExplainArgs) -> Output {
     if args.checked && args.emit != Emit::Wgsl {
         return Output::refuse("the checked module exists as WGSL only: add `--emit wgsl`".into());
     }
-    let module = Module { folded: args.folded, checked: args.checked };
+    if args.folded && matches!(args.emit, Emit::Spirv | Emit::SpirvAsm) {
+        return Output::refuse("only the plain module has SPIR-V (no program reads another): drop `--folded`".into());
+    }
+    let module = ModuleKey { folded: args.folded, checked: args.checked };
     let mut out = explain_source(&args.file, &source, args.kernel.as_deref(), args.emit, module);
     if let (Some(file), 0) = (&args.output, out.code) {
         let bytes = if args.emit == Emit::Spirv {
@@ -187,7 +192,7 @@ pub fn explain_source(
     source: &str,
     only: Option<&str>,
     emit: Emit,
-    module: Module,
+    module: ModuleKey,
 ) -> Explained {
     let mut out = Explained { output: Output::default(), binary: Vec::new() };
     let shown = path.display().to_string();
@@ -222,10 +227,10 @@ pub fn explain_source(
             let comment = if matches!(emit, Emit::SpirvAsm | Emit::Spirv) { ";" } else { "//" };
             let _ = writeln!(out.stdout, "{comment} ==== kernel `{}` ====", c.info.name);
         }
-        let info = module.info(c);
+        let info = showing(c, module);
         out.stdout.push_str(&render(&info, emit));
         if emit == Emit::Spirv {
-            out.binary.push(info.spirv.iter().flat_map(|w| w.to_le_bytes()).collect());
+            out.binary.push(info.spirv().iter().flat_map(|w| w.to_le_bytes()).collect());
         }
     }
     for d in &compiled.diagnostics {
@@ -247,35 +252,17 @@ fn plural(n: usize) -> String {
     format!("{n} previous error{}", if n == 1 { "" } else { "s" })
 }
 
-/// Which of a kernel's modules to show.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Module {
-    /// The folded module (1-D grids of more than 65535 workgroups).
-    pub folded: bool,
-    /// The checked module (WGSL only).
-    pub checked: bool,
-}
-
-impl Module {
-    /// The kernel's description with the chosen module in place of the
-    /// plain one.
-    fn info(self, c: &CompiledKernel) -> KernelInfo {
-        let note = |flag: &str| Cow::Owned(format!("(the explain view shows the plain module; run without {flag})\n"));
-        match (self.folded, self.checked) {
-            (false, false) => c.info.clone(),
-            (true, false) => KernelInfo {
-                wgsl: c.info.wgsl_folded.clone(),
-                spirv: c.info.spirv_folded.clone(),
-                explain: note("--folded"),
-                ..c.info.clone()
-            },
-            (folded, true) => KernelInfo {
-                wgsl: if folded { c.info.wgsl_checked_folded.clone() } else { c.info.wgsl_checked.clone() },
-                spirv: Cow::Borrowed(&[]),
-                explain: note("--checked"),
-                ..c.info.clone()
-            },
-        }
+/// The kernel's description with module `key` in place of the plain one,
+/// which every view shows.
+fn showing(c: &CompiledKernel, key: ModuleKey) -> KernelInfo {
+    if key == ModuleKey::PLAIN {
+        return c.info.clone();
+    }
+    let module = c.info.module(key).map(|m| Module { key: ModuleKey::PLAIN, ..m.clone() });
+    KernelInfo {
+        modules: Cow::Owned(module.into_iter().collect()),
+        explain: Cow::Owned(format!("(the explain view shows the plain module, not the {key} one)\n")),
+        ..c.info.clone()
     }
 }
 

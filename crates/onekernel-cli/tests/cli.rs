@@ -147,6 +147,10 @@ fn writes_files() {
     let text = std::fs::read_to_string(&wgsl).unwrap();
     assert!(text.contains("block_offset") && text.contains("num_workgroups"), "{text}");
     assert_ne!(text, ok(&["explain", "examples/vector_add.rs", "--emit", "wgsl"]));
+    // Only the plain module has SPIR-V: no program reads another's.
+    let (code, _, err) = cli(&["explain", "examples/vector_add.rs", "--emit", "spirv-asm", "--folded"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("only the plain module has SPIR-V"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

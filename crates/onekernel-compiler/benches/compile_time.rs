@@ -72,12 +72,7 @@ fn main() {
             check(hir::Program { kernel: f, helpers: vec![], types }).unwrap_or_else(|e| panic!("{}", e[0].message))
         });
         let layout = Layout::of(&checked.program.kernel, &checked.program.types).expect("layout");
-        let variants = [
-            lower::Variant::PLAIN,
-            lower::Variant::FOLDED,
-            lower::Variant::checked(false),
-            lower::Variant::checked(true),
-        ];
+        let variants = onekernel_compiler::MODULES.map(lower::Variant::of);
         let lower_all = || {
             variants.map(|v| {
                 lower::lower_program(

@@ -57,7 +57,7 @@ pub use driver::{compile_program, Kernel, Program};
 pub use layout::Layout;
 pub use nesting::{parse_source, parse_tokens, MAX_NESTING};
 
-use onekernel_abi::{CpuPlan, KernelInfo};
+use onekernel_abi::{CpuPlan, KernelInfo, Module, ModuleKey};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -82,24 +82,38 @@ pub struct Shaders {
     /// The entry point's name (naga renames Rust names that are WGSL
     /// keywords).
     pub entry_point: String,
-    /// The plain module's WGSL (validated, and re-parsed by naga).
-    pub wgsl: String,
-    /// Its SPIR-V.
-    pub spirv: Vec<u32>,
-    /// The folded module's WGSL (see [`lower::Variant::folded`]).
-    pub wgsl_folded: String,
-    /// Its SPIR-V.
-    pub spirv_folded: Vec<u32>,
-    /// The checked module's WGSL (see [`lower::Variant::checked`]).
-    pub wgsl_checked: String,
-    /// The checked folded module's WGSL.
-    pub wgsl_checked_folded: String,
+    /// One module per key of [`MODULES`], in that order: WGSL (validated,
+    /// and re-parsed by naga), and SPIR-V where [`writes_spirv`] says.
+    pub modules: Vec<Module>,
     /// The check sites of the checked modules.
     pub checks: Vec<onekernel_abi::CheckSite>,
     /// The plain naga module, for inspection.
     pub module: naga::Module,
     /// naga span id → the user's tokens.
     pub spans: Vec<proc_macro2::Span>,
+}
+
+impl Shaders {
+    /// The WGSL of module `key` (`""` if it was not built).
+    pub fn wgsl(&self, key: ModuleKey) -> &str {
+        self.modules.iter().find(|m| m.key == key).map_or("", |m| &m.wgsl)
+    }
+}
+
+/// The modules [`shaders`] builds for every kernel, the table
+/// `KernelInfo::modules` (and the runtime's choice among them,
+/// `gpu/launch.rs`): the plain module, the folded one for 1-D grids longer
+/// than one dispatch dimension, and both checked.
+pub const MODULES: [ModuleKey; 4] =
+    [ModuleKey::PLAIN, ModuleKey::FOLDED, ModuleKey::CHECKED, ModuleKey::CHECKED_FOLDED];
+
+/// Whether [`shaders`] writes SPIR-V for module `key`: only what someone
+/// reads. Programs read the plain module's (`name::SPIRV`,
+/// `inspect::spirv`, `onekernel explain --emit spirv`); the runtime
+/// compiles WGSL, so no other module's SPIR-V is written (nor embedded in
+/// every program).
+pub fn writes_spirv(key: ModuleKey) -> bool {
+    key == ModuleKey::PLAIN
 }
 
 /// Everything the compiler produced for one kernel.
@@ -249,19 +263,14 @@ fn compile_instance(
         &layout,
         attr.workgroup_size,
         &items,
-        &shaders.wgsl,
+        shaders.wgsl(ModuleKey::PLAIN),
     )
     .unwrap_or_else(|e| format!("(no explain view: internal compiler error: {e})\n"));
     let name = instance.name(&kernel.sig.ident);
     let info = KernelInfo {
         name: Cow::Owned(name),
         entry_point: Cow::Owned(shaders.entry_point),
-        wgsl: Cow::Owned(shaders.wgsl),
-        spirv: Cow::Owned(shaders.spirv),
-        wgsl_folded: Cow::Owned(shaders.wgsl_folded),
-        spirv_folded: Cow::Owned(shaders.spirv_folded),
-        wgsl_checked: Cow::Owned(shaders.wgsl_checked),
-        wgsl_checked_folded: Cow::Owned(shaders.wgsl_checked_folded),
+        modules: Cow::Owned(shaders.modules),
         checks: Cow::Owned(shaders.checks),
         source_file: Cow::Borrowed(""),
         explain: Cow::Owned(explain),
@@ -418,9 +427,8 @@ pub fn check(mut program: hir::Program) -> Result<Checked, Vec<Diagnostic>> {
     Ok(Checked { program, kernel_types, helper_types, uniformity, cpu })
 }
 
-/// Stage 6: the plain and folded modules, validated and written as WGSL
-/// and SPIR-V, and the checked modules as WGSL; every WGSL re-parsed as an
-/// oracle.
+/// Stage 6: the modules of [`MODULES`], validated and written as WGSL
+/// (and SPIR-V, [`writes_spirv`]); every WGSL re-parsed as an oracle.
 pub fn shaders(
     checked: &Checked,
     layout: &Layout,
@@ -428,25 +436,33 @@ pub fn shaders(
     options: &Options,
 ) -> Result<Shaders, Vec<Diagnostic>> {
     let span = checked.program.kernel.span;
-    let lower = |variant| {
-        lower::lower_program(
+    let mut modules = Vec::with_capacity(MODULES.len());
+    let mut plain = None;
+    let mut checks = Vec::new();
+    for key in MODULES {
+        let variant = lower::Variant { loop_budget: options.loop_budget, ..lower::Variant::of(key) };
+        let lowered = lower::lower_program(
             &checked.program,
             &checked.kernel_types,
             &checked.helper_types,
             layout,
             workgroup_size,
             variant,
-        )
-    };
-    let plain = lower(lower::Variant::PLAIN)?;
-    let folded = lower(lower::Variant::FOLDED)?;
-    let with_budget = |v: lower::Variant| lower::Variant { loop_budget: options.loop_budget, ..v };
-    let checked_plain = lower(with_budget(lower::Variant::checked(false)))?;
-    let checked_folded = lower(with_budget(lower::Variant::checked(true)))?;
-    let (wgsl, spirv) = emit::emit(&plain, span)?;
-    let (wgsl_folded, spirv_folded) = emit::emit(&folded, span)?;
-    let wgsl_checked = emit::emit_wgsl(&checked_plain, span)?;
-    let wgsl_checked_folded = emit::emit_wgsl(&checked_folded, span)?;
+        )?;
+        let (wgsl, spirv) = if writes_spirv(key) {
+            let (wgsl, spirv) = emit::emit(&lowered, span)?;
+            (wgsl, Some(Cow::Owned(spirv)))
+        } else {
+            (emit::emit_wgsl(&lowered, span)?, None)
+        };
+        modules.push(Module { key, wgsl: Cow::Owned(wgsl), spirv });
+        if key == ModuleKey::CHECKED {
+            checks = lowered.checks;
+        } else if key == ModuleKey::PLAIN {
+            plain = Some(lowered);
+        }
+    }
+    let plain = plain.expect("MODULES holds the plain module");
     let reparse = |w: &str| {
         emit::reparse_wgsl(w).map_err(|e| {
             // naga's WGSL parser stops at 200 levels of statements and
@@ -460,26 +476,10 @@ pub fn shaders(
             vec![Diagnostic::new(span, format!("internal compiler error: the generated WGSL does not re-parse: {e}"))]
         })
     };
-    let entry_point = reparse(&wgsl)?;
-    if [&wgsl_folded, &wgsl_checked, &wgsl_checked_folded]
-        .into_iter()
-        .map(|w| reparse(w))
-        .collect::<Result<Vec<_>, _>>()?
-        .iter()
-        .any(|e| *e != entry_point)
-    {
+    let entry_points = modules.iter().map(|m| reparse(&m.wgsl)).collect::<Result<Vec<_>, _>>()?;
+    let entry_point = entry_points[0].clone();
+    if entry_points.iter().any(|e| *e != entry_point) {
         return Err(vec![Diagnostic::new(span, "internal compiler error: a variant's entry point has another name")]);
     }
-    Ok(Shaders {
-        entry_point,
-        wgsl,
-        spirv,
-        wgsl_folded,
-        spirv_folded,
-        wgsl_checked,
-        wgsl_checked_folded,
-        checks: checked_plain.checks,
-        module: plain.module,
-        spans: plain.spans,
-    })
+    Ok(Shaders { entry_point, modules, checks, module: plain.module, spans: plain.spans })
 }

@@ -18,7 +18,7 @@ fn check(attr: &str, kernel: &str, helpers: &[&str]) -> String {
     let helpers: Vec<syn::ItemFn> = helpers.iter().map(|h| syn::parse_str(h).unwrap()).collect();
     let k = compile(attr.parse().unwrap(), &item, &helpers)
         .unwrap_or_else(|e| panic!("{:?}", e.iter().map(|d| d.to_string()).collect::<Vec<_>>()));
-    let real: Vec<String> = k.info.wgsl.lines().map(|l| l.trim_end().to_string()).filter(|l| !l.is_empty()).collect();
+    let real: Vec<String> = k.info.wgsl().lines().map(|l| l.trim_end().to_string()).filter(|l| !l.is_empty()).collect();
     // The helpers come first in the WGSL but each group keeps WGSL order.
     assert_eq!(shown_wgsl(&k.info.explain), real, "{}", k.info.explain);
     assert!(!k.info.explain.contains("explain_line"));

@@ -388,12 +388,14 @@ fn check(attr: TokenStream, item: &syn::ItemFn, helpers: &[syn::ItemFn], what: &
     };
     let Ok(k) = compiled else { return false };
     // Accepted: the WGSL must re-parse and validate, and the SPIR-V exist.
-    let module = naga::front::wgsl::parse_str(&k.info.wgsl)
+    let module = naga::front::wgsl::parse_str(k.info.wgsl())
         .unwrap_or_else(|e| panic!("accepted, but WGSL does not parse: {e}\n{}", what()));
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), onekernel_compiler::emit::CAPABILITIES)
         .validate(&module)
         .unwrap_or_else(|e| panic!("accepted, but WGSL does not validate: {e:?}\n{}", what()));
-    assert!(!k.info.spirv.is_empty() && !k.info.spirv_folded.is_empty(), "accepted without SPIR-V:\n{}", what());
+    assert!(!k.info.spirv().is_empty(), "accepted without SPIR-V:\n{}", what());
+    let keys: Vec<_> = k.info.modules.iter().map(|m| m.key).collect();
+    assert_eq!(keys, onekernel_compiler::MODULES, "accepted without every module:\n{}", what());
     true
 }
 

@@ -19,7 +19,7 @@ fn compiled(attr: &str, src: &str, helpers: &[&str]) -> CompiledKernel {
 }
 
 fn wgsl(attr: &str, src: &str) -> String {
-    compiled(attr, src, &[]).info.wgsl.to_string()
+    compiled(attr, src, &[]).info.wgsl().to_string()
 }
 
 #[test]
@@ -86,7 +86,7 @@ fn k(a: &[f32], out: &mut [f32]) {
 }
 
 fn wgsl_with(attr: &str, src: &str, helpers: &[&str]) -> String {
-    compiled(attr, src, helpers).info.wgsl.to_string()
+    compiled(attr, src, helpers).info.wgsl().to_string()
 }
 
 #[test]
@@ -227,7 +227,7 @@ fn overflowing_constant_shifts_and_negations_compile() {
     let compiled = compiled.unwrap_or_else(|e| panic!("{}", e.iter().map(|d| d.to_string()).collect::<String>()));
     // The value the CPU computes, as one literal.
     let want = (2147483647i32 << 19) ^ i32::MIN.wrapping_neg() ^ 6;
-    assert!(compiled.info.wgsl.contains(&format!("{want}i")), "{}", compiled.info.wgsl);
+    assert!(compiled.info.wgsl().contains(&format!("{want}i")), "{}", compiled.info.wgsl());
 }
 
 /// Found by the differential fuzzer (tests/differential): an expression
@@ -288,8 +288,8 @@ fn generic_kernels() {
         .unwrap_or_else(|e| panic!("{:?}", e.iter().map(|d| d.to_string()).collect::<Vec<_>>()));
     let names: Vec<_> = instances.iter().map(|c| c.info.name.to_string()).collect();
     assert_eq!(names, ["k::<f32>", "k::<f64>"]);
-    assert!(instances[0].info.wgsl.contains("array<f32>") && instances[0].info.wgsl.contains(" + 1f)"));
-    assert!(instances[1].info.wgsl.contains("array<f64>") && instances[1].info.wgsl.contains(" + 1.0lf)"));
+    assert!(instances[0].info.wgsl().contains("array<f32>") && instances[0].info.wgsl().contains(" + 1f)"));
+    assert!(instances[1].info.wgsl().contains("array<f64>") && instances[1].info.wgsl().contains(" + 1.0lf)"));
     // `compile` alone compiles the first type of the bound.
     assert_eq!(compile("workgroup_size = 64".parse().unwrap(), &item, &[]).unwrap().info.name, "k::<f32>");
 
@@ -335,6 +335,6 @@ fn f16_only_in_expressions_is_enabled() {
         "fn k(x: &[f32], out: &mut [f32]) { let i = global_id().x; if i < out.len() { let h = f16::from_f32(x[i]); out[i] = h.to_f32(); } }",
         &[],
     );
-    assert!(k.info.wgsl.starts_with("enable f16;"), "{}", k.info.wgsl);
+    assert!(k.info.wgsl().starts_with("enable f16;"), "{}", k.info.wgsl());
     assert!(k.info.features.contains(onekernel_abi::Features::F16));
 }

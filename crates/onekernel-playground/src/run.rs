@@ -5,7 +5,7 @@
 use crate::formula::{self, At, Random};
 use crate::Limits;
 use onekernel_runtime::__private::{backend, gpu_arg, gpu_arg_mut, DeviceBackend, GpuArg, LaunchChecks, ScalarArg};
-use onekernel_runtime::abi::{DataType, ParamKind, ScalarType};
+use onekernel_runtime::abi::{DataType, ModuleKey, ParamKind, ScalarType};
 use onekernel_runtime::half::f16;
 use onekernel_runtime::{Buffer, Device, Dim3, Grid, KernelInfo, LaunchError};
 use serde::Deserialize;
@@ -382,7 +382,8 @@ fn worker(rx: mpsc::Receiver<Job>, name: mpsc::Sender<Result<String, String>>, m
     let mut kept: HashMap<String, Vec<&'static KernelInfo>> = HashMap::new();
     for job in rx {
         let Launch { info, grid, mut args, loop_budget } = job.launch;
-        let key = format!("{}\u{0}{}", info.name, info.wgsl_checked);
+        let checked = info.module(ModuleKey::CHECKED).map_or("", |m| &*m.wgsl);
+        let key = format!("{}\u{0}{checked}", info.name);
         let list = kept.entry(key).or_default();
         let info: &'static KernelInfo = match list.iter().find(|k| ***k == info) {
             Some(&k) => k,

@@ -17,10 +17,7 @@ use std::time::{Duration, Instant};
 static VECTOR_ADD: KernelInfo = KernelInfo {
     name: Cow::Borrowed("vector_add"),
     entry_point: Cow::Borrowed("vector_add"),
-    wgsl: Cow::Borrowed(""),
-    spirv: Cow::Borrowed(&[]),
-    spirv_folded: Cow::Borrowed(&[]),
-    wgsl_folded: Cow::Borrowed(""),
+    modules: Cow::Borrowed(&[]),
     explain: Cow::Borrowed(""),
     workgroup_size: [256, 1, 1],
     params: Cow::Borrowed(&[

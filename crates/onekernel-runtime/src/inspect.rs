@@ -13,23 +13,24 @@ use onekernel_abi::KernelInfo;
 use std::fmt::Write;
 use wgpu::naga;
 
-/// The WGSL the GPU path compiles.
+/// The plain module's WGSL, which the GPU path compiles (the other
+/// modules are `k.module(key)`).
 pub fn wgsl(k: &KernelInfo) -> &str {
-    &k.wgsl
+    k.wgsl()
 }
 
-/// The SPIR-V words.
+/// The plain module's SPIR-V words.
 pub fn spirv(k: &KernelInfo) -> &[u32] {
-    &k.spirv
+    k.spirv()
 }
 
 /// The SPIR-V as text (rspirv's disassembler), or a line saying why not.
 pub fn spirv_disassembly(k: &KernelInfo) -> String {
     use rspirv::binary::Disassemble;
-    if k.spirv.is_empty() {
+    if k.spirv().is_empty() {
         return "; (no SPIR-V)\n".to_string();
     }
-    match rspirv::dr::load_words(&*k.spirv) {
+    match rspirv::dr::load_words(k.spirv()) {
         Ok(module) => module.disassemble() + "\n",
         Err(e) => format!("; (the SPIR-V does not load: {e})\n"),
     }
@@ -39,9 +40,9 @@ pub fn spirv_disassembly(k: &KernelInfo) -> String {
 /// the globals and each function and entry point (arguments, locals,
 /// expressions by handle, and the statement tree).
 pub fn naga_ir(k: &KernelInfo) -> String {
-    let module = match naga::front::wgsl::parse_str(&k.wgsl) {
+    let module = match naga::front::wgsl::parse_str(k.wgsl()) {
         Ok(m) => m,
-        Err(e) => return format!("(the WGSL does not parse: {})\n", e.emit_to_string(&k.wgsl)),
+        Err(e) => return format!("(the WGSL does not parse: {})\n", e.emit_to_string(k.wgsl())),
     };
     let mut s = String::from("types:\n");
     for (h, t) in module.types.iter() {

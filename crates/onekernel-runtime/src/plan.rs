@@ -447,10 +447,7 @@ mod tests {
         KernelInfo {
             name: Cow::Borrowed("k"),
             entry_point: Cow::Borrowed("main"),
-            wgsl: Cow::Borrowed(""),
-            spirv: Cow::Borrowed(&[]),
-            wgsl_folded: Cow::Borrowed(""),
-            spirv_folded: Cow::Borrowed(&[]),
+            modules: Cow::Borrowed(&[]),
             explain: Cow::Borrowed(""),
             workgroup_size: [256, 1, 1],
             params: Cow::Borrowed(params),

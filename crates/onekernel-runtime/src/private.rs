@@ -87,8 +87,8 @@ pub use bytemuck;
 pub use glam;
 pub use half;
 pub use onekernel_abi::{
-    Builtin, CheckKind, CheckSite, CpuPlan, DataType, Features, KernelInfo, ParamInfo, ParamKind, ParamsBinding,
-    ScalarType, TileShape,
+    Builtin, CheckKind, CheckSite, CpuPlan, DataType, Features, KernelInfo, Module, ModuleKey, ParamInfo, ParamKind,
+    ParamsBinding, ScalarType, TileShape,
 };
 pub use std::borrow::Cow;
 

@@ -58,13 +58,10 @@ pub fn expand_errors(item: &syn::ItemFn, errors: &[Diagnostic]) -> TokenStream {
             use super::*;
             pub const WGSL: &str = "";
             pub const SPIRV: &[u32] = &[];
-            pub const WGSL_FOLDED: &str = "";
-            pub const SPIRV_FOLDED: &[u32] = &[];
             pub const ENTRY_POINT: &str = #kernel_name;
             pub const WORKGROUP_SIZE: [u32; 3] = [1, 1, 1];
             pub const BINDINGS: &str = "";
             pub const EXPLAIN: &str = "";
-            pub const WGSL_CHECKED: &str = "";
             pub static KERNEL: #k::KernelInfo = #k::KernelInfo {
                 name: #k::Cow::Borrowed(#kernel_name),
                 entry_point: #k::Cow::Borrowed(ENTRY_POINT),

@@ -5,23 +5,23 @@
 //! wildcard, so a field or case added to the ABI is a compile error here
 //! until the macro writes it.
 
-use onekernel_abi::{CheckKind, CheckSite, CpuPlan, DataType, Features, KernelInfo, ParamInfo, ParamKind, ScalarType};
+use onekernel_abi::{
+    CheckKind, CheckSite, CpuPlan, DataType, Features, KernelInfo, Module, ModuleKey, ParamInfo, ParamKind,
+    ScalarType,
+};
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, ToTokens};
 
 /// The items of the kernel's module that describe it: the constants a user
-/// reads (`WGSL`, `SPIRV`, ...) and `KERNEL`, which points at them.
+/// reads (`WGSL`, `SPIRV`, ...) and `KERNEL`, which points at them. The
+/// plain module is `WGSL` and `SPIRV`; the table `KERNEL.modules` holds
+/// every module the compiler built, as it built it.
 pub fn kernel_items(info: &KernelInfo) -> TokenStream {
     let k = super::krate();
     let KernelInfo {
         name,
         entry_point,
-        wgsl,
-        spirv,
-        wgsl_folded,
-        spirv_folded,
-        wgsl_checked,
-        wgsl_checked_folded,
+        modules,
         checks,
         source_file: _,
         explain,
@@ -36,10 +36,9 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
         features,
         tile_shapes,
     } = info;
-    let (name, entry_point, wgsl, wgsl_folded, explain) =
-        (name.as_ref(), entry_point.as_ref(), wgsl.as_ref(), wgsl_folded.as_ref(), explain.as_ref());
-    let (spirv, spirv_folded) = (spirv.as_ref(), spirv_folded.as_ref());
-    let (wgsl_checked, wgsl_checked_folded) = (wgsl_checked.as_ref(), wgsl_checked_folded.as_ref());
+    let (name, entry_point, explain) = (name.as_ref(), entry_point.as_ref(), explain.as_ref());
+    let (wgsl, spirv) = (info.wgsl(), info.spirv());
+    let modules = modules.iter().map(|m| module(m, &k));
     let checks = checks.iter().map(|c| check_site(c, &k));
     let params = params.iter().map(|p| param_info(p, &k));
     let cpu = cpu_plan(*cpu, &k);
@@ -61,16 +60,6 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
         pub const WGSL: &str = #wgsl;
         /// The SPIR-V words (validated by naga; `spirv-val` in the tests).
         pub const SPIRV: &[u32] = &[#(#spirv),*];
-        /// The variant the runtime uses for a 1-D grid of more than 65535
-        /// workgroups, folded into 2-D dispatches: the same kernel with
-        /// its thread ids rebuilt from the folded ones.
-        pub const WGSL_FOLDED: &str = #wgsl_folded;
-        /// The SPIR-V of `WGSL_FOLDED`.
-        pub const SPIRV_FOLDED: &[u32] = &[#(#spirv_folded),*];
-        /// The variant of `WGSL` that checked launches run: every index
-        /// and integer divisor is checked, and the first failure reported
-        /// with its source line.
-        pub const WGSL_CHECKED: &str = #wgsl_checked;
         /// The entry point's name in `WGSL` and `SPIRV`.
         pub const ENTRY_POINT: &str = #entry_point;
         /// Threads per block (workgroup) along x, y and z.
@@ -83,12 +72,7 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
         pub static KERNEL: #k::KernelInfo = #k::KernelInfo {
             name: #k::Cow::Borrowed(#name),
             entry_point: #k::Cow::Borrowed(ENTRY_POINT),
-            wgsl: #k::Cow::Borrowed(WGSL),
-            spirv: #k::Cow::Borrowed(SPIRV),
-            wgsl_folded: #k::Cow::Borrowed(WGSL_FOLDED),
-            spirv_folded: #k::Cow::Borrowed(SPIRV_FOLDED),
-            wgsl_checked: #k::Cow::Borrowed(WGSL_CHECKED),
-            wgsl_checked_folded: #k::Cow::Borrowed(#wgsl_checked_folded),
+            modules: #k::Cow::Borrowed(&[#(#modules),*]),
             checks: #k::Cow::Borrowed(&[#(#checks),*]),
             // The user's file: these tokens expand where the kernel is.
             source_file: #k::Cow::Borrowed(::core::file!()),
@@ -105,6 +89,24 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
             tile_shapes: #k::Cow::Borrowed(&[#(#tile_shapes),*]),
         };
     }
+}
+
+/// One module of the table; the plain one points at `WGSL` and `SPIRV`.
+fn module(m: &Module, k: &TokenStream) -> TokenStream {
+    let Module { key, wgsl, spirv } = m;
+    let plain = *key == ModuleKey::PLAIN;
+    let ModuleKey { folded, checked } = *key;
+    let key = quote!(#k::ModuleKey { folded: #folded, checked: #checked });
+    let wgsl = if plain { quote!(WGSL) } else { wgsl.as_ref().to_token_stream() };
+    let spirv = match spirv {
+        Some(_) if plain => quote!(::core::option::Option::Some(#k::Cow::Borrowed(SPIRV))),
+        Some(words) => {
+            let words = words.iter();
+            quote!(::core::option::Option::Some(#k::Cow::Borrowed(&[#(#words),*])))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    quote!(#k::Module { key: #key, wgsl: #k::Cow::Borrowed(#wgsl), spirv: #spirv })
 }
 
 fn check_site(c: &CheckSite, k: &TokenStream) -> TokenStream {

@@ -1,4 +1,4 @@
-//! The checked variant's instrumentation (see `Variant::checked`).
+//! The checked modules' instrumentation (see `onekernel_abi::ModuleKey::checked`).
 //!
 //! Every index into a buffer, a shared array or a local array is compared
 //! with its length, and every integer divisor with zero. A failed check

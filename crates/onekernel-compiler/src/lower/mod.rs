@@ -5,7 +5,8 @@
 //! need. Its globals follow the kernel's [`Layout`] (bindings, the uniform
 //! block, shared arrays).
 //!
-//! Every kernel is lowered in several [`Variant`]s: the plain module, whose
+//! Every kernel is lowered in several [`Variant`]s (one per
+//! [`ModuleKey`] of `crate::MODULES`, and the explain build): the plain module, whose
 //! thread indexing is WGSL's own builtins; a "folded" module for 1-D grids
 //! longer than 65535 workgroups, which the runtime dispatches as full 2-D
 //! rows plus a remainder (see `FnLowerer::prologue`), so unfolded launches
@@ -38,21 +39,24 @@ use naga::{
     AddressSpace, ArraySize, GlobalVariable, Handle, MemoryDecorations, Module, ResourceBinding, Scalar, StorageAccess,
     StructMember, Type, TypeInner, VectorSize,
 };
-use onekernel_abi::launch_block;
+use onekernel_abi::{launch_block, ModuleKey};
 use std::collections::HashMap;
 
 pub(crate) use function::FnLowerer;
 
-/// Which module to build.
+/// Which module to build: a [`ModuleKey`] (what each of its flags means to
+/// the lowering is read here, in [`lower_program`]) and the lowering's own
+/// options.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Variant {
-    /// For 1-D grids longer than one dispatch axis: the logical ids are
-    /// rebuilt from the folded dispatch and the launch block.
-    pub folded: bool,
-    /// Every buffer, shared and array index and every integer divisor is
-    /// checked, failures recorded in the report buffer at
-    /// `@binding(uniform_binding + 1)` (see `lower/checks.rs`).
-    pub checked: bool,
+    /// The module of the kernel's table it is
+    /// (`onekernel_abi::KernelInfo::modules`): `folded`, the logical ids
+    /// rebuilt from the folded dispatch and the launch block
+    /// (`FnLowerer::prologue`); `checked`, every buffer, shared and array
+    /// index and every integer divisor checked, failures recorded in the
+    /// report buffer at `@binding(uniform_binding + 1)` (see
+    /// `lower/checks.rs`).
+    pub module: ModuleKey,
     /// Checked modules only: the default of the loop budget (every loop
     /// iteration counts, and loops break, reporting it, once a module-wide
     /// count per invocation passes the budget; see `lower/checks.rs`).
@@ -67,14 +71,12 @@ pub struct Variant {
 
 impl Variant {
     /// The module a learner reads and the runtime runs for ordinary grids.
-    pub const PLAIN: Variant = Variant { folded: false, checked: false, loop_budget: None, explain: false };
-    /// The plain module, folded (see [`Variant::folded`]).
-    pub const FOLDED: Variant = Variant { folded: true, ..Variant::PLAIN };
+    pub const PLAIN: Variant = Variant::of(ModuleKey::PLAIN);
     /// The explain build (see [`Variant::explain`]).
     pub const EXPLAIN: Variant = Variant { explain: true, ..Variant::PLAIN };
-    /// The checked module, folded or not.
-    pub const fn checked(folded: bool) -> Variant {
-        Variant { folded, checked: true, ..Variant::PLAIN }
+    /// The module `key`, with the default loop budget.
+    pub const fn of(module: ModuleKey) -> Variant {
+        Variant { module, loop_budget: None, explain: false }
     }
 }
 
@@ -311,7 +313,8 @@ pub fn lower_program(
         };
         mb.explain_line = Some(mb.module.global_variables.append(global, naga::Span::UNDEFINED));
     }
-    if variant.checked {
+    let ModuleKey { folded, checked } = variant.module;
+    if checked {
         mb.checks = Some(checks::Checks::declare(&mut mb, layout.uniform_binding + 1, variant.loop_budget));
     }
     // Helpers first: naga requires callees before callers.
@@ -321,7 +324,7 @@ pub fn lower_program(
     }
     let kernel = &program.kernel;
     let globals = declare_kernel_globals(&mut mb, kernel, layout);
-    let entry = FnLowerer::lower_kernel(&mut mb, kernel, kernel_types, &globals, workgroup_size, variant.folded)?;
+    let entry = FnLowerer::lower_kernel(&mut mb, kernel, kernel_types, &globals, workgroup_size, folded)?;
     mb.module.entry_points.push(entry);
     split_arrays::split_arrays(&mut mb.module);
     // naga's WGSL writer writes `enable f16;` only for a module whose type

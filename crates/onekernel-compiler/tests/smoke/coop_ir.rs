@@ -171,7 +171,7 @@ fn tile_product(a: &[f16], b: &[f16], c: &mut [f32], k: u32) {
     acc.store(&mut c, 0, 16);
 }"#;
     let k = super::compiled("workgroup_size = 32", src, &[]);
-    let wgsl = k.info.wgsl.to_string();
+    let wgsl = k.info.wgsl().to_string();
     println!("{wgsl}");
     for needle in
         ["enable wgpu_cooperative_matrix;", "coopLoadT<coop_mat16x16<f16,A>>", "coopLoad<coop_mat16x16<f16,B>>"]
@@ -200,7 +200,7 @@ fn tile_vectors(a: &[F16Vec4], c_in: &[F16Vec4], c: &mut [f16], k: u32) {
     mma(ta, tb, acc).store(&mut c, 0, 16);
 }"#;
     let k = super::compiled("workgroup_size = 32", src, &[]);
-    let wgsl = k.info.wgsl.to_string();
+    let wgsl = k.info.wgsl().to_string();
     for needle in [
         "var<storage> a: array<vec4<f16>>;",
         "coopLoadT<coop_mat16x16<f16,C>>((&c_in[0u]), 4u)",
@@ -208,12 +208,12 @@ fn tile_vectors(a: &[F16Vec4], c_in: &[F16Vec4], c: &mut [f16], k: u32) {
     ] {
         assert!(wgsl.contains(needle), "{needle} in {wgsl}");
     }
-    assert!(!k.info.spirv.is_empty());
+    assert!(!k.info.spirv().is_empty());
     // The checked module checks the vector that holds each tile's last
     // lane: A's row 15 ends at vector `2 + 15 * k + 3` (16 lanes are 4
     // `vec4`s), the accumulator's at `15 * 4 + 3`, B's column 15 (8
     // `vec2`s) at `15 * 8 + 7`.
-    let checked = k.info.wgsl_checked.to_string();
+    let checked = k.info.module(onekernel_abi::ModuleKey::CHECKED).expect("checked").wgsl.to_string();
     for needle in ["(2u + ((15u * k) + 3u))", "select(0u, 63u, c_in_in_bounds", "(127u < 128u)"] {
         assert!(checked.contains(needle), "{needle} in {checked}");
     }

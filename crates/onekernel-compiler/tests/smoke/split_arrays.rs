@@ -7,7 +7,7 @@
 /// and re-parsed by `compile`).
 fn wgsl(src: &str) -> (String, String) {
     let k = super::compiled("workgroup_size = 64", src, &[]);
-    (k.info.wgsl.to_string(), k.info.wgsl_checked.to_string())
+    (k.info.wgsl().to_string(), k.info.module(onekernel_abi::ModuleKey::CHECKED).expect("checked").wgsl.to_string())
 }
 
 #[test]

@@ -29,8 +29,8 @@ use std::sync::Mutex;
 pub(crate) struct BindKey {
     /// The kernel (its `KernelInfo`'s address, as the pipeline cache).
     pub kernel: usize,
-    /// Whether the pipeline is the folded-grid variant.
-    pub folded: bool,
+    /// The module of the pipeline it binds (`PipelineKey::module`).
+    pub module: onekernel_abi::ModuleKey,
     /// The dispatch part of the launch (0, or 1 for a folded grid's tail).
     pub part: usize,
     /// `(binding, buffer)` of every bound buffer.

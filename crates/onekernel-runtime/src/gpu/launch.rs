@@ -1,12 +1,12 @@
 //! Recording and submitting one kernel launch on a wgpu device.
 
 use super::bind_cache::{BindKey, Bound};
-use super::pipeline_cache::Variant;
+use super::pipeline_cache::PipelineKey;
 use super::GpuDevice;
 use crate::error::LaunchError;
 use crate::grid::Grid;
 use crate::plan::{plan, uniform_block, DispatchPart, LaunchPlan, ScalarArg};
-use onekernel_abi::{report, CheckKind, KernelInfo};
+use onekernel_abi::{report, CheckKind, KernelInfo, ModuleKey};
 
 /// A checked buffer argument of a GPU launch, made by
 /// [`crate::__private::gpu_arg`] / [`crate::__private::gpu_arg_mut`]. It borrows
@@ -348,8 +348,14 @@ impl GpuDevice {
         let empty_params: Vec<&onekernel_abi::ParamInfo> =
             buffers.iter().filter(|a| a.buffer.is_none()).map(|a| &kernel.params[a.param]).collect();
         let empty: Vec<u32> = empty_params.iter().map(|p| p.slot).collect();
-        let variant = Variant { folded: launch.is_some_and(|l| l.folded), checked: report.is_some(), loop_budget };
-        let cached = self.shared.pipelines.get_or_compile(self, kernel, variant, &empty)?;
+        // The one choice of module: a folded grid runs a folded one, a
+        // checked launch a checked one (with its loop budget, if set).
+        let module = ModuleKey { folded: launch.is_some_and(|l| l.folded), checked: report.is_some() };
+        let mut key = PipelineKey { empty: empty.clone(), ..PipelineKey::new(module) };
+        if let Some(budget) = loop_budget.filter(|_| module.checked) {
+            key = key.constant(report::LOOP_BUDGET_ID, f64::from(budget));
+        }
+        let cached = self.shared.pipelines.get_or_compile(self, kernel, key)?;
         // The common case is kept between launches (`bind_cache.rs`): every
         // buffer bound, no report buffer. Per part of such a launch: its
         // key, and the entry taken out of the cache if there is one.
@@ -359,7 +365,7 @@ impl GpuDevice {
                 reusable.then(|| {
                     let key = BindKey {
                         kernel: kernel as *const KernelInfo as usize,
-                        folded: variant.folded,
+                        module,
                         part,
                         buffers: buffers
                             .iter()

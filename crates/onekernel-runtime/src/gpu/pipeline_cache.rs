@@ -3,36 +3,46 @@
 
 use super::GpuDevice;
 use crate::error::LaunchError;
-use onekernel_abi::{report, KernelInfo};
+use onekernel_abi::{report, KernelInfo, ModuleKey};
 use std::collections::HashMap;
 use std::num::NonZeroU64;
 use std::sync::{Arc, Mutex};
 
-/// (kernel address, folded, checked, loop budget, bindings of empty
-/// buffers, unchecked).
-type Key = (usize, bool, bool, Option<u32>, Vec<u32>, bool);
+/// (kernel address, what the pipeline is made from).
+type Key = (usize, PipelineKey);
 
-/// Which of a kernel's modules a launch runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Variant {
-    /// A 1-D grid folded into 2-D dispatches.
-    pub folded: bool,
-    /// A checked launch (see `Device::checked`).
-    pub checked: bool,
-    /// The loop budget a checked pipeline is created with (the module's
-    /// `override` of id `report::LOOP_BUDGET_ID`); `None`: the module's
-    /// default.
-    pub loop_budget: Option<u32>,
+/// Everything a kernel's pipeline is made from besides the kernel: the one
+/// home of a launch's choice of module and of how it specialises it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct PipelineKey {
+    /// Which of the kernel's modules runs ([`KernelInfo::module`]).
+    pub module: ModuleKey,
+    /// Values of the module's `override` constants (wgpu's pipeline
+    /// constants), as (`@id`, `f64::to_bits` of the value), sorted by id;
+    /// an id not listed keeps the module's default.
+    pub constants: Vec<(u16, u64)>,
+    /// The bindings of empty buffers, whose `arrayLength` the module sees
+    /// as 0: a transform at pipeline creation (`empty_bindings.rs`), not a
+    /// module of the table, as which buffers are empty is known only at
+    /// launch.
+    pub empty: Vec<u32>,
+    /// Compiled without wgpu's runtime checks: an unchecked module
+    /// launched through an `unchecked` handle (`PipelineCache` sets it).
+    pub trusted: bool,
 }
 
-impl Variant {
-    fn describe(self) -> &'static str {
-        match (self.folded, self.checked) {
-            (false, false) => "plain",
-            (true, false) => "folded",
-            (false, true) => "checked",
-            (true, true) => "checked folded",
-        }
+impl PipelineKey {
+    /// Module `module` as it was compiled.
+    pub fn new(module: ModuleKey) -> PipelineKey {
+        PipelineKey { module, constants: Vec::new(), empty: Vec::new(), trusted: false }
+    }
+
+    /// Sets the `override` of id `id` to `value`.
+    pub fn constant(mut self, id: u16, value: f64) -> PipelineKey {
+        self.constants.retain(|&(i, _)| i != id);
+        let at = self.constants.partition_point(|&(i, _)| i < id);
+        self.constants.insert(at, (id, value.to_bits()));
+        self
     }
 }
 
@@ -43,15 +53,13 @@ pub(crate) struct CachedPipeline {
     pub layout: wgpu::BindGroupLayout,
 }
 
-/// Pipelines keyed by the address of the kernel's `static KernelInfo`,
-/// whether the launch is folded (folded launches use the kernel's
-/// `wgsl_folded` module), whether it is checked (the `wgsl_checked*`
-/// modules, with the report buffer bound after the uniform block), the
-/// bindings of empty buffers (whose lengths the variant sees as 0, see
-/// `empty_bindings.rs`) and whether it was compiled without wgpu's runtime
-/// checks (launches through an `unchecked` handle): most kernels have one
-/// pipeline, at most two unless launched over empty buffers, checked or
-/// unchecked too.
+/// Pipelines keyed by the address of the kernel's `static KernelInfo`, the
+/// [`PipelineKey`] (the module: folded launches run the folded one,
+/// checked launches a checked one with the report buffer bound after the
+/// uniform block; its constants; the bindings of empty buffers; whether it
+/// was compiled without wgpu's runtime checks, for launches through an
+/// `unchecked` handle): most kernels have one pipeline, at most two unless
+/// launched over empty buffers, checked or unchecked too.
 ///
 /// The address identifies a kernel exactly: the macro emits one static per
 /// kernel and statics are never freed or moved.
@@ -72,28 +80,24 @@ impl PipelineCache {
         self.map.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The pipeline for `kernel` (specialised for folded grids when
-    /// `folded`, checked when `checked`, and for the empty buffers at the
-    /// bindings `empty`), compiling it on first use.
+    /// The pipeline of `kernel` that `key` describes, compiling it on
+    /// first use.
     pub fn get_or_compile(
         &self,
         gpu: &GpuDevice,
         kernel: &'static KernelInfo,
-        variant: Variant,
-        empty: &[u32],
+        mut key: PipelineKey,
     ) -> Result<Arc<CachedPipeline>, LaunchError> {
         // A checked launch never runs a trusted module.
-        let trusted = gpu.unchecked && !variant.checked;
-        let budget = variant.loop_budget.filter(|_| variant.checked);
-        let key =
-            (kernel as *const KernelInfo as usize, variant.folded, variant.checked, budget, empty.to_vec(), trusted);
+        key.trusted = gpu.unchecked && !key.module.checked;
+        let key = (kernel as *const KernelInfo as usize, key);
         if let Some(p) = self.lock().get(&key) {
             return Ok(Arc::clone(p));
         }
         // Compile without holding the lock: a slow shader compile must not
         // block launches of other kernels. Two threads racing on the same
         // kernel both compile; the first insert wins.
-        let compiled = Arc::new(compile(gpu, kernel, variant, empty)?);
+        let compiled = Arc::new(compile(gpu, kernel, &key.1)?);
         Ok(Arc::clone(self.lock().entry(key).or_insert(compiled)))
     }
 }
@@ -103,29 +107,22 @@ impl PipelineCache {
 ///
 /// The layout is explicit rather than derived from the shader so that a
 /// parameter the compiler optimised out of the shader still has its binding.
-fn compile(
-    gpu: &GpuDevice,
-    kernel: &'static KernelInfo,
-    variant: Variant,
-    empty: &[u32],
-) -> Result<CachedPipeline, LaunchError> {
-    let wgsl: &str = match (variant.folded, variant.checked) {
-        (false, false) => &kernel.wgsl,
-        (true, false) => &kernel.wgsl_folded,
-        (false, true) => &kernel.wgsl_checked,
-        (true, true) => &kernel.wgsl_checked_folded,
+fn compile(gpu: &GpuDevice, kernel: &'static KernelInfo, key: &PipelineKey) -> Result<CachedPipeline, LaunchError> {
+    let checked = key.module.checked;
+    let wgsl: &str = match kernel.module(key.module) {
+        Some(m) if !m.wgsl.is_empty() => &m.wgsl,
+        _ => {
+            return Err(LaunchError::InvalidKernel {
+                kernel: &kernel.name,
+                problem: format!("it has no {} module", key.module),
+            })
+        }
     };
-    if wgsl.is_empty() {
-        return Err(LaunchError::InvalidKernel {
-            kernel: &kernel.name,
-            problem: format!("it has no {} module", variant.describe()),
-        });
-    }
-    let source: std::borrow::Cow<'_, str> = if empty.is_empty() {
+    let source: std::borrow::Cow<'_, str> = if key.empty.is_empty() {
         std::borrow::Cow::Borrowed(wgsl)
     } else {
         std::borrow::Cow::Owned(
-            super::empty_bindings::zero_lengths(wgsl, empty)
+            super::empty_bindings::zero_lengths(wgsl, &key.empty)
                 .map_err(|message| LaunchError::Compile { kernel: &kernel.name, message })?,
         )
     };
@@ -165,7 +162,7 @@ fn compile(
         },
         count: None,
     });
-    if variant.checked {
+    if checked {
         entries.push(wgpu::BindGroupLayoutEntry {
             binding: kernel.uniform_binding + 1,
             visibility: wgpu::ShaderStages::COMPUTE,
@@ -178,14 +175,14 @@ fn compile(
         });
     }
     let device = gpu.wgpu_device();
-    // The checked module's loop budget, when the launch sets one.
-    let id = report::LOOP_BUDGET_ID.to_string();
+    // The module's `override`s the launch sets (wgpu names them by id).
+    let ids: Vec<String> = key.constants.iter().map(|(id, _)| id.to_string()).collect();
     let constants: Vec<(&str, f64)> =
-        variant.loop_budget.filter(|_| variant.checked).map(|b| (id.as_str(), f64::from(b))).into_iter().collect();
+        ids.iter().zip(&key.constants).map(|(id, &(_, bits))| (id.as_str(), f64::from_bits(bits))).collect();
     let compiled = gpu.capture(|| {
         let desc =
             wgpu::ShaderModuleDescriptor { label: Some(&*kernel.name), source: wgpu::ShaderSource::Wgsl(source) };
-        let module = if gpu.unchecked && !variant.checked {
+        let module = if key.trusted && gpu.unchecked {
             // SAFETY: an unchecked handle exists only through the unsafe
             // `Device::unchecked`, whose caller promised that every kernel
             // launched through it accesses only elements within its

@@ -329,7 +329,9 @@ impl Tuner {
     pub fn new(device: &Device, name: &str, kernels: &[&KernelInfo]) -> Tuner {
         let mut parts: Vec<&[u8]> = Vec::new();
         for k in kernels {
-            parts.extend([k.name.as_bytes(), k.wgsl.as_bytes(), k.wgsl_folded.as_bytes()]);
+            // The unchecked modules (plain, folded): what a tuned launch runs.
+            parts.push(k.name.as_bytes());
+            parts.extend(k.modules.iter().filter(|m| !m.key.checked).map(|m| m.wgsl.as_bytes()));
         }
         let (adapter, driver) = device_identity(device);
         Tuner {

@@ -237,10 +237,7 @@ const fn kernel_64(name: &'static str, cpu: CpuPlan, params: &'static [ParamInfo
     KernelInfo {
         name: Cow::Borrowed(name),
         entry_point: Cow::Borrowed("main"),
-        wgsl: Cow::Borrowed(""),
-        spirv: Cow::Borrowed(&[]),
-        wgsl_folded: Cow::Borrowed(""),
-        spirv_folded: Cow::Borrowed(&[]),
+        modules: Cow::Borrowed(&[]),
         explain: Cow::Borrowed(""),
         workgroup_size: [64, 1, 1],
         max_workgroup_invocations: 256,

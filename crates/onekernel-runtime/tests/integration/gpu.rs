@@ -440,14 +440,11 @@ fn multi_dimensional_grid_over_the_limit_is_rejected() {
 }
 
 /// A kernel with no parameters, for the limit and shader checks.
-const fn no_params(name: &'static str, wgsl: &'static str, workgroup_size: [u32; 3]) -> KernelInfo {
+const fn no_params(name: &'static str, modules: &'static [Module], workgroup_size: [u32; 3]) -> KernelInfo {
     KernelInfo {
         name: Cow::Borrowed(name),
         entry_point: Cow::Borrowed("main"),
-        wgsl: Cow::Borrowed(wgsl),
-        spirv: Cow::Borrowed(&[]),
-        spirv_folded: Cow::Borrowed(&[]),
-        wgsl_folded: Cow::Borrowed(""),
+        modules: Cow::Borrowed(modules),
         explain: Cow::Borrowed(""),
         workgroup_size,
         params: Cow::Borrowed(&[]),
@@ -462,7 +459,7 @@ const fn no_params(name: &'static str, wgsl: &'static str, workgroup_size: [u32;
 }
 
 /// A workgroup larger than any device allows.
-static HUGE_WORKGROUP: KernelInfo = no_params("huge_workgroup", "", [1 << 16, 1, 1]);
+static HUGE_WORKGROUP: KernelInfo = no_params("huge_workgroup", &[], [1 << 16, 1, 1]);
 
 #[test]
 fn workgroup_over_the_limit_is_rejected() {
@@ -476,7 +473,8 @@ fn workgroup_over_the_limit_is_rejected() {
 }
 
 static BROKEN: KernelInfo =
-    no_params("broken", "@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }", [1, 1, 1]);
+    no_params("broken", &[Module { key: ModuleKey::PLAIN, wgsl: Cow::Borrowed(BROKEN_WGSL), spirv: None }], [1, 1, 1]);
+const BROKEN_WGSL: &str = "@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }";
 
 #[test]
 fn invalid_shader_is_an_error_not_a_panic() {

@@ -176,10 +176,10 @@ fn mixed(@builtin(global_invocation_id) gid: vec3<u32>) {
 static MIXED: KernelInfo = KernelInfo {
     name: Cow::Borrowed("mixed"),
     entry_point: Cow::Borrowed("mixed"),
-    wgsl: Cow::Borrowed(MIXED_WGSL),
-    spirv: Cow::Borrowed(&[]),
-    spirv_folded: Cow::Borrowed(&[]),
-    wgsl_folded: Cow::Borrowed(MIXED_WGSL),
+    modules: Cow::Borrowed(&[
+        Module { key: ModuleKey::PLAIN, wgsl: Cow::Borrowed(MIXED_WGSL), spirv: None },
+        Module { key: ModuleKey::FOLDED, wgsl: Cow::Borrowed(MIXED_WGSL), spirv: None },
+    ]),
     explain: Cow::Borrowed(""),
     workgroup_size: [64, 1, 1],
     params: Cow::Borrowed(&[
@@ -378,10 +378,10 @@ fn slots_must_follow_wgsl_uniform_alignment() {
 const SCALARS_ONLY: KernelInfo = KernelInfo {
     name: Cow::Borrowed("scalars_only"),
     entry_point: Cow::Borrowed("main"),
-    wgsl: Cow::Borrowed("@compute @workgroup_size(1) fn main() {}"),
-    spirv: Cow::Borrowed(&[]),
-    spirv_folded: Cow::Borrowed(&[]),
-    wgsl_folded: Cow::Borrowed("@compute @workgroup_size(1) fn main() {}"),
+    modules: Cow::Borrowed(&[
+        Module { key: ModuleKey::PLAIN, wgsl: Cow::Borrowed("@compute @workgroup_size(1) fn main() {}"), spirv: None },
+        Module { key: ModuleKey::FOLDED, wgsl: Cow::Borrowed("@compute @workgroup_size(1) fn main() {}"), spirv: None },
+    ]),
     explain: Cow::Borrowed(""),
     workgroup_size: [1, 1, 1],
     params: Cow::Borrowed(&[]),
@@ -420,7 +420,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 
 static HALVES: KernelInfo = KernelInfo {
     name: Cow::Borrowed("halves"),
-    wgsl: Cow::Borrowed(HALVES_WGSL),
+    modules: Cow::Borrowed(&[Module { key: ModuleKey::PLAIN, wgsl: Cow::Borrowed(HALVES_WGSL), spirv: None }]),
     params: Cow::Borrowed(&[
         ParamInfo {
             name: Cow::Borrowed("h"),
@@ -512,10 +512,10 @@ fn wide(@builtin(global_invocation_id) gid: vec3<u32>) {
 static WIDE: KernelInfo = KernelInfo {
     name: Cow::Borrowed("wide"),
     entry_point: Cow::Borrowed("wide"),
-    wgsl: Cow::Borrowed(WIDE_WGSL),
-    spirv: Cow::Borrowed(&[]),
-    spirv_folded: Cow::Borrowed(&[]),
-    wgsl_folded: Cow::Borrowed(WIDE_WGSL),
+    modules: Cow::Borrowed(&[
+        Module { key: ModuleKey::PLAIN, wgsl: Cow::Borrowed(WIDE_WGSL), spirv: None },
+        Module { key: ModuleKey::FOLDED, wgsl: Cow::Borrowed(WIDE_WGSL), spirv: None },
+    ]),
     explain: Cow::Borrowed(""),
     workgroup_size: [64, 1, 1],
     params: Cow::Borrowed(&[

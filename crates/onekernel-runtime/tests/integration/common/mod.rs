@@ -117,10 +117,10 @@ pub static SCALE_ADD: KernelInfo = SCALE_ADD_FIELDS;
 const SCALE_ADD_FIELDS: KernelInfo = KernelInfo {
     name: Cow::Borrowed("scale_add"),
     entry_point: Cow::Borrowed("scale_add"),
-    wgsl: Cow::Borrowed(scale_add_wgsl!("false")),
-    spirv: Cow::Borrowed(&[]),
-    spirv_folded: Cow::Borrowed(&[]),
-    wgsl_folded: Cow::Borrowed(scale_add_wgsl!("true")),
+    modules: Cow::Borrowed(&[
+        Module { key: ModuleKey::PLAIN, wgsl: Cow::Borrowed(scale_add_wgsl!("false")), spirv: None },
+        Module { key: ModuleKey::FOLDED, wgsl: Cow::Borrowed(scale_add_wgsl!("true")), spirv: None },
+    ]),
     explain: Cow::Borrowed(""),
     workgroup_size: [256, 1, 1],
     params: Cow::Borrowed(&[
@@ -141,8 +141,10 @@ const SCALE_ADD_FIELDS: KernelInfo = KernelInfo {
 /// as kernels with matrix tiles have it.
 pub static SCALE_ADD_STORAGE_PARAMS: KernelInfo = KernelInfo {
     name: Cow::Borrowed("scale_add_storage_params"),
-    wgsl: Cow::Borrowed(scale_add_wgsl!("false", "storage")),
-    wgsl_folded: Cow::Borrowed(scale_add_wgsl!("true", "storage")),
+    modules: Cow::Borrowed(&[
+        Module { key: ModuleKey::PLAIN, wgsl: Cow::Borrowed(scale_add_wgsl!("false", "storage")), spirv: None },
+        Module { key: ModuleKey::FOLDED, wgsl: Cow::Borrowed(scale_add_wgsl!("true", "storage")), spirv: None },
+    ]),
     params_binding: ParamsBinding::Storage,
     ..SCALE_ADD_FIELDS
 };
@@ -191,10 +193,10 @@ pub fn scale_add_with(
 pub static IDS: KernelInfo = KernelInfo {
     name: Cow::Borrowed("ids"),
     entry_point: Cow::Borrowed("ids"),
-    wgsl: Cow::Borrowed(ids_wgsl!("false")),
-    spirv: Cow::Borrowed(&[]),
-    spirv_folded: Cow::Borrowed(&[]),
-    wgsl_folded: Cow::Borrowed(ids_wgsl!("true")),
+    modules: Cow::Borrowed(&[
+        Module { key: ModuleKey::PLAIN, wgsl: Cow::Borrowed(ids_wgsl!("false")), spirv: None },
+        Module { key: ModuleKey::FOLDED, wgsl: Cow::Borrowed(ids_wgsl!("true")), spirv: None },
+    ]),
     explain: Cow::Borrowed(""),
     workgroup_size: [4, 2, 2],
     params: Cow::Borrowed(&[ParamInfo {
@@ -267,10 +269,10 @@ pub fn expected_ids(blocks: Dim3) -> Vec<u32> {
 pub static COVERAGE: KernelInfo = KernelInfo {
     name: Cow::Borrowed("coverage"),
     entry_point: Cow::Borrowed("coverage"),
-    wgsl: Cow::Borrowed(coverage_wgsl!("false")),
-    spirv: Cow::Borrowed(&[]),
-    spirv_folded: Cow::Borrowed(&[]),
-    wgsl_folded: Cow::Borrowed(coverage_wgsl!("true")),
+    modules: Cow::Borrowed(&[
+        Module { key: ModuleKey::PLAIN, wgsl: Cow::Borrowed(coverage_wgsl!("false")), spirv: None },
+        Module { key: ModuleKey::FOLDED, wgsl: Cow::Borrowed(coverage_wgsl!("true")), spirv: None },
+    ]),
     explain: Cow::Borrowed(""),
     workgroup_size: [1, 1, 1],
     params: Cow::Borrowed(&[
@@ -290,10 +292,7 @@ pub static COVERAGE: KernelInfo = KernelInfo {
 pub static BIG_WORKGROUP: KernelInfo = KernelInfo {
     name: Cow::Borrowed("big_workgroup"),
     entry_point: Cow::Borrowed("main"),
-    wgsl: Cow::Borrowed(""),
-    spirv: Cow::Borrowed(&[]),
-    spirv_folded: Cow::Borrowed(&[]),
-    wgsl_folded: Cow::Borrowed(""),
+    modules: Cow::Borrowed(&[]),
     explain: Cow::Borrowed(""),
     workgroup_size: [512, 1, 1],
     params: Cow::Borrowed(&[]),
@@ -356,10 +355,10 @@ fn lens(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 pub static LENS: KernelInfo = KernelInfo {
     name: Cow::Borrowed("lens"),
     entry_point: Cow::Borrowed("lens"),
-    wgsl: Cow::Borrowed(lens_wgsl!("false")),
-    spirv: Cow::Borrowed(&[]),
-    spirv_folded: Cow::Borrowed(&[]),
-    wgsl_folded: Cow::Borrowed(lens_wgsl!("true")),
+    modules: Cow::Borrowed(&[
+        Module { key: ModuleKey::PLAIN, wgsl: Cow::Borrowed(lens_wgsl!("false")), spirv: None },
+        Module { key: ModuleKey::FOLDED, wgsl: Cow::Borrowed(lens_wgsl!("true")), spirv: None },
+    ]),
     explain: Cow::Borrowed(""),
     workgroup_size: [1, 1, 1],
     params: Cow::Borrowed(&[
