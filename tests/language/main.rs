@@ -7,6 +7,7 @@
 //!
 //! GPU tests never skip: without an adapter they fail.
 
+mod consts;
 mod kernels;
 mod reference;
 mod snapshots;

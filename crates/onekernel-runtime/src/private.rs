@@ -69,14 +69,15 @@ pub use crate::gpu::{GpuArg, GpuDevice, LaunchChecks, PreparedDispatch, Prepared
 pub use crate::grid::{Dim3, Grid, Invocation};
 pub use crate::num::{Float, Int, Num};
 pub use crate::plan::ScalarArg;
+pub use crate::specialise::{const_value, const_value_int, specialise, ConstArg, ConstInt};
 /// The `bytemuck` whose `Pod` and `Zeroable` [`Element`] requires: the
 /// macro derives them for user structs through this path
 /// (`#[derive(::onekernel::__private::bytemuck::Pod, ..)]` with
 /// `#[bytemuck(crate = "::onekernel::__private::bytemuck")]`).
 pub use bytemuck;
 pub use onekernel_abi::{
-    CheckKind, CheckSite, CpuStrategy, DataType, Features, KernelInfo, ParamInfo, ParamKind, ParamsBinding, ScalarType,
-    TileShape,
+    CheckKind, CheckSite, ConstParam, ConstType, Consts, CpuStrategy, DataType, Features, KernelInfo, ParamInfo,
+    ParamKind, ParamsBinding, ScalarType, TileShape,
 };
 pub use std::borrow::Cow;
 

@@ -37,7 +37,9 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
         workgroup_memory_words,
         features,
         tile_shapes,
+        consts,
     } = info;
+    let consts = consts_info(consts, &k);
     let (name, entry_point, wgsl, wgsl_folded, explain) =
         (name.as_ref(), entry_point.as_ref(), wgsl.as_ref(), wgsl_folded.as_ref(), explain.as_ref());
     let (spirv, spirv_folded) = (spirv.as_ref(), spirv_folded.as_ref());
@@ -105,8 +107,27 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
             workgroup_memory_words: #workgroup_memory_words,
             features: #k::Features(#feature_bits),
             tile_shapes: #k::Cow::Borrowed(&[#(#tile_shapes),*]),
+            consts: #consts,
         };
     }
+}
+
+fn consts_info(consts: &onekernel_abi::Consts, k: &TokenStream) -> TokenStream {
+    let onekernel_abi::Consts { params, on_host, values } = consts;
+    let params = params.iter().map(|p| {
+        let onekernel_abi::ConstParam { name, id, ty, generic } = p;
+        let name = name.as_ref();
+        let ty = match ty {
+            onekernel_abi::ConstType::U32 => quote!(U32),
+            onekernel_abi::ConstType::I32 => quote!(I32),
+            onekernel_abi::ConstType::Usize => quote!(Usize),
+            onekernel_abi::ConstType::F32 => quote!(F32),
+            onekernel_abi::ConstType::Bool => quote!(Bool),
+        };
+        quote!(#k::ConstParam { name: #k::Cow::Borrowed(#name), id: #id, ty: #k::ConstType::#ty, generic: #generic })
+    });
+    let values = values.iter();
+    quote!(#k::Consts { params: #k::Cow::Borrowed(&[#(#params),*]), on_host: #on_host, values: #k::Cow::Borrowed(&[#(#values),*]) })
 }
 
 fn check_site(c: &CheckSite, k: &TokenStream) -> TokenStream {

@@ -16,6 +16,10 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
     let invocations = compiled.info.workgroup_size.iter().map(|n| *n as usize).product::<usize>();
     let cooperative = compiled.info.cpu == CpuStrategy::Cooperative;
     let (invocation, workgroup) = (internal("__invocation"), internal("__workgroup"));
+    // A kernel with overrides launches its specialisation for the values
+    // (the const parameters and the constants of its scope).
+    let (generics, turbofish, specialise) = const_generics(f);
+    let kref = if f.overrides.is_empty() { quote!(&KERNEL) } else { quote!(__kernel) };
 
     let mut launch_params = Vec::new();
     let mut gpu_args = Vec::new();
@@ -37,9 +41,9 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
             ParamKind::Buffer { elem } => {
                 let t = rust_type(elem, &compiled.checked.program.types);
                 launch_params.push(quote_spanned!(span=> #ident: &(impl #k::BufferArg<#t> + ?::core::marker::Sized)));
-                gpu_args.push(quote!(#k::gpu_arg(#k::BufferArg::buffer(#ident), &KERNEL, #index, gpu)?));
+                gpu_args.push(quote!(#k::gpu_arg(#k::BufferArg::buffer(#ident), #kref, #index, gpu)?));
                 cpu_prep
-                    .push(quote!(let #ident = #k::cpu_slice(#k::BufferArg::buffer(#ident), &KERNEL, #index, cpu)?;));
+                    .push(quote!(let #ident = #k::cpu_slice(#k::BufferArg::buffer(#ident), #kref, #index, cpu)?;));
                 body_args.push(quote!(#ident));
                 window_args.push(quote!(#ident));
                 chunk_args.push(quote!(#ident));
@@ -49,9 +53,9 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 let t = rust_type(elem, &compiled.checked.program.types);
                 launch_params
                     .push(quote_spanned!(span=> #ident: &mut (impl #k::BufferArg<#t> + ?::core::marker::Sized)));
-                gpu_args.push(quote!(#k::gpu_arg_mut(#k::BufferArg::buffer_mut(#ident), &KERNEL, #index, gpu)?));
+                gpu_args.push(quote!(#k::gpu_arg_mut(#k::BufferArg::buffer_mut(#ident), #kref, #index, gpu)?));
                 cpu_prep.push(
-                    quote!(let #ident = #k::cpu_shared(#k::BufferArg::buffer_mut(#ident), &KERNEL, #index, cpu)?;),
+                    quote!(let #ident = #k::cpu_shared(#k::BufferArg::buffer_mut(#ident), #kref, #index, cpu)?;),
                 );
                 body_args.push(quote!(&#ident));
                 let window = internal(&format!("__window{}", outputs.len()));
@@ -66,9 +70,9 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 // The host reads and writes the buffer as plain integers.
                 launch_params
                     .push(quote_spanned!(span=> #ident: &mut (impl #k::BufferArg<#t> + ?::core::marker::Sized)));
-                gpu_args.push(quote!(#k::gpu_arg_mut(#k::BufferArg::buffer_mut(#ident), &KERNEL, #index, gpu)?));
+                gpu_args.push(quote!(#k::gpu_arg_mut(#k::BufferArg::buffer_mut(#ident), #kref, #index, gpu)?));
                 cpu_prep.push(
-                    quote!(let #ident = #k::cpu_atomics(#k::BufferArg::buffer_mut(#ident), &KERNEL, #index, cpu)?;),
+                    quote!(let #ident = #k::cpu_atomics(#k::BufferArg::buffer_mut(#ident), #kref, #index, cpu)?;),
                 );
                 body_args.push(quote!(#ident));
                 window_args.push(quote!(#ident));
@@ -90,7 +94,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
 
     let checked = &compiled.checked;
     // The chunk-slice loop, for the kernels that qualify (`chunk.rs`).
-    let chunk = super::chunk::chunk_fn(compiled);
+    let chunk = super::chunk::chunk_fn(compiled, &generics);
     let (range, chunk_var) = (internal("__x"), internal("__chunk"));
     // A cooperative kernel split at its barriers, when the splitter
     // handles it (`phases.rs` says which it does not).
@@ -108,8 +112,8 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
     let futures = quote! {
         // Each workgroup's invocations run as futures on one thread,
         // meeting at each barrier.
-        cpu.execute_cooperative(&KERNEL, grid, &workgroups, |#invocation, #workgroup| {
-            cpu_body(#invocation, #workgroup, #(#body_args),*)
+        cpu.execute_cooperative(#kref, grid, &workgroups, |#invocation, #workgroup| {
+            cpu_body #turbofish (#invocation, #workgroup, #(#body_args),*)
         })
     };
     let cpu_launch = match compiled.info.cpu {
@@ -119,49 +123,49 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
             // barriers). A race-checked device runs the futures, whose
             // schedule its detector follows.
             if cpu.is_race_checked() {
-                let workgroups = cpu.workgroups(&KERNEL);
+                let workgroups = cpu.workgroups(#kref);
                 #futures
             } else {
-                cpu.execute_phased(&KERNEL, grid, cpu_phase_state, |__group, #workgroup, __state| {
-                    cpu_phases(__group, #workgroup, __state, #(#body_args),*)
+                cpu.execute_phased(#kref, grid, cpu_phase_state, |__group, #workgroup, __state| {
+                    cpu_phases #turbofish (__group, #workgroup, __state, #(#body_args),*)
                 })
             }
         },
         CpuStrategy::Cooperative => quote! {
             // Barriers or shared memory, in a form the phase executor does
             // not run (see the compiler's `expand/phases.rs`).
-            let workgroups = cpu.workgroups(&KERNEL);
+            let workgroups = cpu.workgroups(#kref);
             #futures
         },
         CpuStrategy::OwnElement if chunk.is_some() => quote! {
-            if cpu.can_partition(&KERNEL, &grid) {
+            if cpu.can_partition(#kref, &grid) {
                 // Each invocation touches only its own elements: chunks get
                 // plain windows of the outputs, which the runtime makes, and
                 // a chunk that every buffer covers runs as one loop over
                 // plain slices (`cpu_chunk`); one that some buffer does not
                 // (the last, typically) runs the checked body per invocation.
-                cpu.execute_partitioned(&KERNEL, grid, (#(#outputs,)*), |#chunk_var, (#(mut #windows,)*)| {
-                    if !#chunk_var.x_range().is_some_and(|#range| cpu_chunk(#range, #(#chunk_args),*)) {
-                        #chunk_var.for_each(|#invocation| cpu_body(#invocation, #(#window_args),*))
+                cpu.execute_partitioned(#kref, grid, (#(#outputs,)*), |#chunk_var, (#(mut #windows,)*)| {
+                    if !#chunk_var.x_range().is_some_and(|#range| cpu_chunk #turbofish (#range, #(#chunk_args),*)) {
+                        #chunk_var.for_each(|#invocation| cpu_body #turbofish (#invocation, #(#window_args),*))
                     }
                 })
             } else {
-                cpu.execute(&KERNEL, grid, |#invocation| cpu_body(#invocation, #(#body_args),*))
+                cpu.execute(#kref, grid, |#invocation| cpu_body #turbofish (#invocation, #(#body_args),*))
             }
         },
         CpuStrategy::OwnElement => quote! {
-            if cpu.can_partition(&KERNEL, &grid) {
+            if cpu.can_partition(#kref, &grid) {
                 // Each invocation writes only its own element: chunks get
                 // plain windows of the outputs, which the runtime makes.
-                cpu.execute_partitioned(&KERNEL, grid, (#(#outputs,)*), |#chunk_var, (#(#windows,)*)| {
-                    #chunk_var.for_each(|#invocation| cpu_body(#invocation, #(#window_args),*))
+                cpu.execute_partitioned(#kref, grid, (#(#outputs,)*), |#chunk_var, (#(#windows,)*)| {
+                    #chunk_var.for_each(|#invocation| cpu_body #turbofish (#invocation, #(#window_args),*))
                 })
             } else {
-                cpu.execute(&KERNEL, grid, |#invocation| cpu_body(#invocation, #(#body_args),*))
+                cpu.execute(#kref, grid, |#invocation| cpu_body #turbofish (#invocation, #(#body_args),*))
             }
         },
         CpuStrategy::Independent => quote! {
-            cpu.execute(&KERNEL, grid, |#invocation| cpu_body(#invocation, #(#body_args),*))
+            cpu.execute(#kref, grid, |#invocation| cpu_body #turbofish (#invocation, #(#body_args),*))
         },
     };
     let body =
@@ -172,7 +176,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 /// The kernel body as the CPU executor runs it: one future per
                 /// invocation, whose `.await`s are the barriers.
             },
-            quote!(pub async fn cpu_body(#invocation: #k::Invocation, #workgroup: &#k::Workgroup, #(#body_params),*)),
+            quote!(pub async fn cpu_body #generics (#invocation: #k::Invocation, #workgroup: &#k::Workgroup, #(#body_params),*)),
         )
     } else {
         (
@@ -181,7 +185,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 /// invocation, with that invocation's builtin values.
                 #[inline(always)]
             },
-            quote!(pub fn cpu_body(#invocation: &#k::Invocation, #(#body_params),*)),
+            quote!(pub fn cpu_body #generics (#invocation: &#k::Invocation, #(#body_params),*)),
         )
     };
     let phases = phased.map(|p| {
@@ -205,7 +209,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
             /// One workgroup of the kernel as the CPU phase executor runs
             /// it: between two barriers, a loop over its invocations.
             #[allow(unused_variables, unused_mut, unused_parens, unused_labels, unreachable_code, clippy::all)]
-            pub fn cpu_phases(
+            pub fn cpu_phases #generics (
                 #group: &#k::Invocation,
                 #workgroup: &#k::Workgroup,
                 #state_var: &mut CpuPhaseState,
@@ -221,16 +225,17 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
         /// Launches the kernel on `device` over `grid` (a number of
         /// threads, or `Grid::blocks(..)`). On a GPU this queues the work
         /// and returns at once; reading a buffer waits for it.
-        pub fn launch(
+        pub fn launch #generics (
             device: &#k::Device,
             grid: impl ::core::convert::Into<#k::Grid>,
             #(#launch_params),*
         ) -> ::core::result::Result<(), #k::LaunchError> {
             let grid = grid.into();
+            #specialise
             match #k::backend(device) {
                 #k::DeviceBackend::Gpu(gpu) => {
                     let args = [#(#gpu_args),*];
-                    gpu.dispatch_with(&KERNEL, grid, &args, &[#(#scalars),*], device.launch_checks())
+                    gpu.dispatch_with(#kref, grid, &args, &[#(#scalars),*], device.launch_checks())
                 }
                 #k::DeviceBackend::Cpu(cpu) => {
                     #(#cpu_prep)*
@@ -243,4 +248,41 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
         #[allow(unused_variables, unused_mut, unused_parens, unreachable_code, clippy::all)]
         #body_sig #body
     }
+}
+
+/// For a kernel with overrides (`hir::Function::overrides`): its const
+/// parameters as written on `launch` and the CPU functions
+/// (`<const N: u32>`), the turbofish that passes them on (`::<N>`), and
+/// the launch's first statement, which finds the specialisation for the
+/// values (each read as the type the kernel gave it, so that rustc checks
+/// a constant of the kernel's scope against it). All empty otherwise.
+pub fn const_generics(f: &Function) -> (TokenStream, TokenStream, TokenStream) {
+    if f.overrides.is_empty() {
+        return (TokenStream::new(), TokenStream::new(), TokenStream::new());
+    }
+    let k = super::krate();
+    let mut params = Vec::new();
+    let mut names = Vec::new();
+    let mut values = Vec::new();
+    for o in &f.overrides {
+        let ident = super::cpu_body::user_ident(&o.name, o.span);
+        let ty = proc_macro2::Ident::new(o.ty.map_or("u32", |t| t.rust_name()), o.span);
+        if o.generic {
+            params.push(quote_spanned!(o.span=> const #ident: #ty));
+            names.push(quote!(#ident));
+        }
+        values.push(if o.any_int {
+            // Any integer type: its value, range-checked at the launch.
+            quote_spanned!(o.span=> #k::const_value_int(#ident))
+        } else {
+            quote_spanned!(o.span=> #k::const_value::<#ty>(#ident))
+        });
+    }
+    let specialise = quote! {
+        let __kernel: &'static #k::KernelInfo = #k::specialise(&KERNEL, &[#(#values),*])?;
+    };
+    if params.is_empty() {
+        return (TokenStream::new(), TokenStream::new(), specialise);
+    }
+    (quote!(<#(#params),*>), quote!(::<#(#names),*>), specialise)
 }

@@ -372,7 +372,12 @@ impl<'a> Split<'a> {
     fn once(&self, e: ExprId) -> bool {
         let f = self.f;
         match &f.exprs[e].kind {
-            ExprKind::Lit(_) | ExprKind::Const(_) | ExprKind::ConstRef(_) | ExprKind::Len(_) | ExprKind::Param(_) => {
+            ExprKind::Lit(_)
+            | ExprKind::Const(_)
+            | ExprKind::ConstRef(_)
+            | ExprKind::Override(_)
+            | ExprKind::Len(_)
+            | ExprKind::Param(_) => {
                 true
             }
             ExprKind::Builtin { builtin, .. } => {
