@@ -158,3 +158,70 @@ fn wgsl_declares_overrides() {
     insta::assert_snapshot!("const_affine", const_affine::WGSL);
     insta::assert_snapshot!("scope_constants", scope_constants::WGSL);
 }
+
+#[path = "../support/shader_checks.rs"]
+mod shader_checks;
+
+/// naga's SPIR-V writer takes the overrides' values: a kernel with them
+/// has no SPIR-V of its own, and each specialisation (naga's
+/// `process_overrides`, then the writer) passes `spirv-val`.
+#[test]
+fn specialised_modules_pass_spirv_val() {
+    assert!(const_affine::SPIRV.is_empty(), "SPIR-V exists per specialisation only");
+    for wgsl in [const_affine::WGSL, const_affine::WGSL_FOLDED] {
+        shader_checks::reparse("const_affine", wgsl);
+        for (n, m) in [(0u32, 1i32), (17, -5), (u32::MAX, i32::MIN)] {
+            let values = [("1".to_string(), f64::from(n)), ("2".to_string(), f64::from(m))];
+            let words = onekernel_compiler::emit::specialised_spirv(wgsl, &values).unwrap();
+            shader_checks::spirv_val(&format!("const_affine::<{n}, {m}>"), &words);
+        }
+    }
+    let values = [("1".to_string(), 3.0), ("2".to_string(), 0.5), ("3".to_string(), 1.0)];
+    let words = onekernel_compiler::emit::specialised_spirv(scope_constants::WGSL, &values).unwrap();
+    shader_checks::spirv_val("scope_constants", &words);
+}
+
+/// A value the GPU type cannot hold is an error naming the constant, on
+/// both devices.
+#[test]
+fn a_value_out_of_range_is_an_error_naming_it() {
+    for d in [super::cpu(), gpu()] {
+        let a = buf(d, &[1.0f32; 4]);
+        let mut out = zeros::<f32>(d, 4);
+        big_constant::launch(d, 4, &a, &mut out).expect("fits");
+        let err = too_big_constant::launch(d, 4, &a, &mut out).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("TOO_BIG"), "{text}");
+    }
+}
+
+const BIG: u64 = 1 << 20;
+const TOO_BIG: u64 = 1 << 40;
+
+/// A constant whose type its uses leave open (`0..BIG`): `i32` on the GPU,
+/// whatever its Rust integer type, if its value fits.
+#[kernel(workgroup_size = 64)]
+pub fn big_constant(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        let mut n = 0;
+        for _ in 0..BIG {
+            n += 1;
+            break;
+        }
+        out[i] = a[i] + n as f32;
+    }
+}
+
+#[kernel(workgroup_size = 64)]
+pub fn too_big_constant(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        let mut n = 0;
+        for _ in 0..TOO_BIG {
+            n += 1;
+            break;
+        }
+        out[i] = a[i] + n as f32;
+    }
+}

@@ -560,11 +560,6 @@ pub struct Consts {
     /// Each override, in order: a const parameter (`fn k<const N: u32>`)
     /// or a constant of the kernel's Rust scope (`BLOCK`).
     pub params: Cow<'static, [ConstParam]>,
-    /// The module needs true constants where the overrides are used (an
-    /// array length, a workgroup size): the runtime writes each
-    /// specialisation's WGSL with the overrides as `const`s. Otherwise
-    /// the values are pipeline constants.
-    pub on_host: bool,
     /// Empty in a kernel as compiled; in a specialisation, the value of
     /// each of [`Consts::params`] as the bits of an `f64` (what pipeline
     /// constants hold).
@@ -573,7 +568,7 @@ pub struct Consts {
 
 impl Consts {
     /// No overrides.
-    pub const NONE: Consts = Consts { params: Cow::Borrowed(&[]), on_host: false, values: Cow::Borrowed(&[]) };
+    pub const NONE: Consts = Consts { params: Cow::Borrowed(&[]), values: Cow::Borrowed(&[]) };
 }
 
 /// One `override` of a kernel's WGSL.

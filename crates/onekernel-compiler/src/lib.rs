@@ -267,7 +267,7 @@ fn consts(kernel: &hir::Function) -> onekernel_abi::Consts {
             generic: o.generic,
         })
         .collect::<Vec<_>>();
-    onekernel_abi::Consts { params: Cow::Owned(params), on_host: false, values: Cow::Borrowed(&[]) }
+    onekernel_abi::Consts { params: Cow::Owned(params), values: Cow::Borrowed(&[]) }
 }
 
 /// The kernel's shared arrays fit in `max_bytes` (the WebGPU default

@@ -6,11 +6,8 @@
 //! specialisation the same way.
 //!
 //! A specialisation carries its values ([`Consts::values`]); the pipeline
-//! cache passes them as pipeline constants. A kernel whose WGSL needs true
-//! constants ([`Consts::on_host`]: array lengths, a workgroup size) gets
-//! its WGSL written with each `override` as a `const` of the value,
-//! re-parsed and validated by naga here, so that a value the module cannot
-//! take is an error naming the parameter, not a driver's failure.
+//! cache passes them as pipeline constants (WGSL `override`s), and the CPU
+//! executor runs the body rustc monomorphised for them.
 
 use crate::error::LaunchError;
 use onekernel_abi::{ConstType, Consts, KernelInfo};
@@ -143,7 +140,6 @@ fn make(kernel: &'static KernelInfo, values: &[f64]) -> Result<KernelInfo, Launc
     info.name = Cow::Owned(name);
     info.consts = Consts {
         params: kernel.consts.params.clone(),
-        on_host: kernel.consts.on_host,
         values: Cow::Owned(values.iter().map(|v| v.to_bits()).collect()),
     };
     Ok(info)

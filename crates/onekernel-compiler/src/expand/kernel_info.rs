@@ -113,7 +113,7 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
 }
 
 fn consts_info(consts: &onekernel_abi::Consts, k: &TokenStream) -> TokenStream {
-    let onekernel_abi::Consts { params, on_host, values } = consts;
+    let onekernel_abi::Consts { params, values } = consts;
     let params = params.iter().map(|p| {
         let onekernel_abi::ConstParam { name, id, ty, generic } = p;
         let name = name.as_ref();
@@ -127,7 +127,7 @@ fn consts_info(consts: &onekernel_abi::Consts, k: &TokenStream) -> TokenStream {
         quote!(#k::ConstParam { name: #k::Cow::Borrowed(#name), id: #id, ty: #k::ConstType::#ty, generic: #generic })
     });
     let values = values.iter();
-    quote!(#k::Consts { params: #k::Cow::Borrowed(&[#(#params),*]), on_host: #on_host, values: #k::Cow::Borrowed(&[#(#values),*]) })
+    quote!(#k::Consts { params: #k::Cow::Borrowed(&[#(#params),*]), values: #k::Cow::Borrowed(&[#(#values),*]) })
 }
 
 fn check_site(c: &CheckSite, k: &TokenStream) -> TokenStream {

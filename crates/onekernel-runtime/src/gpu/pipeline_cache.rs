@@ -185,11 +185,9 @@ fn compile(
     // A specialisation's values (its const parameters, the constants of
     // its scope), keyed by the overrides' ids; a specialisation is a
     // kernel of its own (`specialise.rs`), so the key above tells them
-    // apart. Written into the WGSL instead when it needs true constants.
+    // apart.
     let ids: Vec<String> = kernel.consts.params.iter().map(|p| p.id.to_string()).collect();
-    if !kernel.consts.on_host {
-        constants.extend(ids.iter().map(String::as_str).zip(kernel.consts.values.iter().map(|b| f64::from_bits(*b))));
-    }
+    constants.extend(ids.iter().map(String::as_str).zip(kernel.consts.values.iter().map(|b| f64::from_bits(*b))));
     let compiled = gpu.capture(|| {
         let desc =
             wgpu::ShaderModuleDescriptor { label: Some(&*kernel.name), source: wgpu::ShaderSource::Wgsl(source) };
