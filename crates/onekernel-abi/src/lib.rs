@@ -912,6 +912,7 @@ mod tests {
         workgroup_memory_words: 0,
         features: Features::NONE,
         tile_shapes: Cow::Borrowed(&[]),
+        consts: Consts::NONE,
     };
 
     #[test]

@@ -1,7 +1,7 @@
 use onekernel::prelude::*;
 
 // A const parameter is a WGSL `override`: a 32-bit `u32`, `i32` or
-// `usize`, without a default.
+// `usize`; rustc refuses a default.
 #[kernel(workgroup_size = 64)]
 fn wide<const N: u64>(out: &mut [u32]) {
     out[global_id().x] = 1;

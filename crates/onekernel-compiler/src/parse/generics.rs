@@ -124,10 +124,8 @@ pub struct ConstParam {
 /// The problem with a const parameter, if any.
 fn const_param_problem(c: &syn::ConstParam) -> Option<Diagnostic> {
     if let Some(d) = &c.default {
-        return Some(
-            Diagnostic::new(d.span(), "a kernel's const parameter cannot have a default")
-                .help("remove `= ..`; the launch gives every value: `name::launch::<128>(..)`"),
-        );
+        // rustc: "defaults for generic parameters are not allowed here".
+        return Some(Diagnostic::left_to_rustc(d.span()));
     }
     match const_param_type(&c.ty) {
         Some(_) => None,
