@@ -85,10 +85,14 @@ pub fn generic_strided<T: Num, const STRIDE: usize>(a: &[T], out: &mut [T]) {
     }
 }
 
-fn run_generic_strided<T: generic_strided::Instance + From<u8> + std::ops::Add<Output = T> + PartialEq + std::fmt::Debug, const STRIDE: usize>() {
+fn run_generic_strided<
+    T: generic_strided::Instance + From<u8> + std::ops::Add<Output = T> + PartialEq + std::fmt::Debug,
+    const STRIDE: usize,
+>() {
     for n in SIZES {
         let a: Vec<T> = (0..n * STRIDE).map(|i| T::from((i * 7 % 40) as u8)).collect();
-        let want: Vec<T> = (0..n).map(|i| a[i * STRIDE..(i + 1) * STRIDE].iter().fold(T::from(0), |s, x| s + *x)).collect();
+        let want: Vec<T> =
+            (0..n).map(|i| a[i * STRIDE..(i + 1) * STRIDE].iter().fold(T::from(0), |s, x| s + *x)).collect();
         let (c, g) = on_both(|d| {
             let mut out = zeros::<T>(d, n);
             generic_strided::launch::<_, STRIDE>(d, n, &buf(d, &a), &mut out).unwrap();
@@ -110,6 +114,7 @@ fn type_and_const_parameters_together() {
 const REPEAT: usize = 3;
 const OFFSET: f32 = 0.5;
 const NEGATE: bool = true;
+const STEP: u64 = 2;
 
 /// Constants of the kernel's Rust scope, in expressions and a loop bound:
 /// the launch supplies their values.
@@ -119,7 +124,7 @@ pub fn scope_constants(a: &[f32], out: &mut [f32]) {
     if i < a.len() {
         let mut x = a[i];
         for _ in 0..REPEAT {
-            x = x * 2.0 + OFFSET;
+            x = x * 2.0 + OFFSET + STEP as f32;
         }
         out[i] = if NEGATE { -x } else { x };
     }
@@ -134,7 +139,7 @@ fn constants_of_the_kernels_scope() {
             .map(|&v| {
                 let mut x = v;
                 for _ in 0..REPEAT {
-                    x = x * 2.0 + OFFSET;
+                    x = x * 2.0 + OFFSET + STEP as f32;
                 }
                 if NEGATE {
                     -x
@@ -176,7 +181,7 @@ fn specialised_modules_pass_spirv_val() {
             shader_checks::spirv_val(&format!("const_affine::<{n}, {m}>"), &words);
         }
     }
-    let values = [("1".to_string(), 3.0), ("2".to_string(), 0.5), ("3".to_string(), 1.0)];
+    let values = [("1".to_string(), 3.0), ("2".to_string(), 0.5), ("3".to_string(), 2.0), ("4".to_string(), 1.0)];
     let words = onekernel_compiler::emit::specialised_spirv(scope_constants::WGSL, &values).unwrap();
     shader_checks::spirv_val("scope_constants", &words);
 }

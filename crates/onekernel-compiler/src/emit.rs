@@ -57,8 +57,8 @@ pub fn specialised_spirv(wgsl: &str, values: &[(String, f64)]) -> Result<Vec<u32
     let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| e.emit_to_string(wgsl))?;
     let info = Validator::new(ValidationFlags::all(), CAPABILITIES).validate(&module).map_err(|e| format!("{e:?}"))?;
     let constants: naga::back::PipelineConstants = values.iter().cloned().collect();
-    let (module, info) =
-        naga::back::pipeline_constants::process_overrides(&module, &info, None, &constants).map_err(|e| e.to_string())?;
+    let (module, info) = naga::back::pipeline_constants::process_overrides(&module, &info, None, &constants)
+        .map_err(|e| e.to_string())?;
     write_spirv(&module, &info).map_err(|e| e.to_string())
 }
 

@@ -867,6 +867,18 @@ impl<'a> Infer<'a> {
         // A type error left to rustc (`h * 0.5` with `h: f16`) leaves its
         // literal untyped: rustc's message is the one to show.
         let type_error = !self.diags.is_empty();
+        // A constant of the kernel's scope only ever cast (`BLOCK as u32`)
+        // is an integer of any type, as an unsuffixed literal would be.
+        for (_, e) in f.exprs.iter() {
+            if let ExprKind::Cast(x, _) = e.kind {
+                if let ExprKind::Override(i) = f.exprs[x].kind {
+                    let root = self.find(self.override_var(i));
+                    if matches!(self.vars[root], Var::Unknown) {
+                        self.vars[root] = Var::Int;
+                    }
+                }
+            }
+        }
         let mut exprs = Vec::with_capacity(f.exprs.len());
         for id in f.exprs.handles() {
             let t = match self.resolve(id.index()) {

@@ -448,7 +448,8 @@ pub fn check(mut program: hir::Program) -> Result<Checked, Vec<Diagnostic>> {
 }
 
 /// The types WGSL `override`s may have that a kernel's constants have.
-const OVERRIDE_TYPES: [types::Ty; 5] = [types::Ty::U32, types::Ty::I32, types::Ty::Usize, types::Ty::F32, types::Ty::Bool];
+const OVERRIDE_TYPES: [types::Ty; 5] =
+    [types::Ty::U32, types::Ty::I32, types::Ty::Usize, types::Ty::F32, types::Ty::Bool];
 
 /// Gives each constant of the kernel's scope (`BLOCK`) the type its uses
 /// have; the generated launch asserts it against rustc's (see

@@ -324,8 +324,9 @@ fn const_parameters_are_overrides() {
     )
     .unwrap();
     assert!(generic_param(&item.sig).unwrap().is_some(), "the type parameter is still the generic one");
-    let c = compile("workgroup_size = 64".parse().unwrap(), &item, &[])
-        .unwrap_or_else(|e| panic!("{:?}", e.iter().map(|d| d.to_string()).collect::<Vec<_>>()));
+    let c = compile("workgroup_size = 64".parse().unwrap(), &item, &[]).unwrap_or_else(|e| {
+        panic!("{:?}", e.iter().map(|d| format!("{d} at {:?}", d.span.source_text())).collect::<Vec<_>>())
+    });
     let names: Vec<_> = c.info.consts.params.iter().map(|p| (p.name.to_string(), p.id, p.generic)).collect();
     assert_eq!(names, [("N".into(), 1, true), ("S".into(), 2, true), ("BLOCK".into(), 3, false)]);
     for decl in ["@id(1) override N: u32;", "@id(2) override S: i32;", "@id(3) override BLOCK: i32;"] {

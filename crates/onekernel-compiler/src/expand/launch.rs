@@ -42,8 +42,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 let t = rust_type(elem, &compiled.checked.program.types);
                 launch_params.push(quote_spanned!(span=> #ident: &(impl #k::BufferArg<#t> + ?::core::marker::Sized)));
                 gpu_args.push(quote!(#k::gpu_arg(#k::BufferArg::buffer(#ident), #kref, #index, gpu)?));
-                cpu_prep
-                    .push(quote!(let #ident = #k::cpu_slice(#k::BufferArg::buffer(#ident), #kref, #index, cpu)?;));
+                cpu_prep.push(quote!(let #ident = #k::cpu_slice(#k::BufferArg::buffer(#ident), #kref, #index, cpu)?;));
                 body_args.push(quote!(#ident));
                 window_args.push(quote!(#ident));
                 chunk_args.push(quote!(#ident));
@@ -54,9 +53,8 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 launch_params
                     .push(quote_spanned!(span=> #ident: &mut (impl #k::BufferArg<#t> + ?::core::marker::Sized)));
                 gpu_args.push(quote!(#k::gpu_arg_mut(#k::BufferArg::buffer_mut(#ident), #kref, #index, gpu)?));
-                cpu_prep.push(
-                    quote!(let #ident = #k::cpu_shared(#k::BufferArg::buffer_mut(#ident), #kref, #index, cpu)?;),
-                );
+                cpu_prep
+                    .push(quote!(let #ident = #k::cpu_shared(#k::BufferArg::buffer_mut(#ident), #kref, #index, cpu)?;));
                 body_args.push(quote!(&#ident));
                 let window = internal(&format!("__window{}", outputs.len()));
                 outputs.push(quote!(#ident));

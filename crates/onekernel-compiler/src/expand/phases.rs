@@ -377,9 +377,7 @@ impl<'a> Split<'a> {
             | ExprKind::ConstRef(_)
             | ExprKind::Override(_)
             | ExprKind::Len(_)
-            | ExprKind::Param(_) => {
-                true
-            }
+            | ExprKind::Param(_) => true,
             ExprKind::Builtin { builtin, .. } => {
                 matches!(builtin, Builtin::BlockId | Builtin::BlockDim | Builtin::GridDim)
             }

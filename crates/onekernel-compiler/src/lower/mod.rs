@@ -355,10 +355,10 @@ fn declare_overrides(mb: &mut ModuleBuilder, kernel: &hir::Function) {
         // The type check gave every override a type (`check`).
         let ty = mb.ty(o.ty.unwrap_or(Ty::U32));
         let id = OVERRIDE_ID_BASE + u16::try_from(i).unwrap_or(u16::MAX - OVERRIDE_ID_BASE);
-        let h = mb.module.overrides.append(
-            naga::Override { name: Some(o.name.clone()), id: Some(id), ty, init: None },
-            naga::Span::UNDEFINED,
-        );
+        let h = mb
+            .module
+            .overrides
+            .append(naga::Override { name: Some(o.name.clone()), id: Some(id), ty, init: None }, naga::Span::UNDEFINED);
         mb.overrides.push(h);
     }
 }

@@ -366,7 +366,13 @@ impl Parser<'_> {
     /// declared at its first use (its type is inferred from its uses).
     pub(super) fn scope_constant(&mut self, name: &str, span: Span) -> usize {
         let index = self.f.overrides.len();
-        self.f.overrides.push(crate::hir::OverrideDecl { name: name.to_string(), ty: None, span, generic: false, any_int: false });
+        self.f.overrides.push(crate::hir::OverrideDecl {
+            name: name.to_string(),
+            ty: None,
+            span,
+            generic: false,
+            any_int: false,
+        });
         self.scopes[0].insert(name.to_string(), Binding::Override(index));
         index
     }

@@ -34,10 +34,11 @@ pub fn generic_param(sig: &syn::Signature) -> Result<Option<GenericParam>, Vec<D
                     .help("remove the lifetime: a kernel's buffers are borrowed for the launch only"),
             ),
             syn::GenericParam::Const(c) => errors.extend(const_param_problem(c)),
-            syn::GenericParam::Type(t) if found.is_some() => errors.push(
-                Diagnostic::new(t.span(), "a kernel has at most one type parameter")
-                    .help("write one element type parameter, `fn name<T: Num>(..)`, and use it for every generic element"),
-            ),
+            syn::GenericParam::Type(t) if found.is_some() => {
+                errors.push(Diagnostic::new(t.span(), "a kernel has at most one type parameter").help(
+                    "write one element type parameter, `fn name<T: Num>(..)`, and use it for every generic element",
+                ))
+            }
             syn::GenericParam::Type(t) => {
                 if let Some(d) = &t.default {
                     errors.push(

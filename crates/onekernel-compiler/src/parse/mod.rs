@@ -99,7 +99,13 @@ pub fn parse_function_at(
         // Const parameters: `override`s, in order (their ids follow it).
         for c in const_params(&item.sig) {
             let index = p.f.overrides.len();
-            p.f.overrides.push(crate::hir::OverrideDecl { name: c.name.clone(), ty: Some(c.ty), span: c.span, generic: true, any_int: false });
+            p.f.overrides.push(crate::hir::OverrideDecl {
+                name: c.name.clone(),
+                ty: Some(c.ty),
+                span: c.span,
+                generic: true,
+                any_int: false,
+            });
             p.scopes[0].insert(c.name, Binding::Override(index));
         }
     }
