@@ -164,8 +164,7 @@ fn wgsl_declares_overrides() {
     insta::assert_snapshot!("scope_constants", scope_constants::WGSL);
 }
 
-#[path = "../support/shader_checks.rs"]
-mod shader_checks;
+use crate::spirv::shader_checks;
 
 /// naga's SPIR-V writer takes the overrides' values: a kernel with them
 /// has no SPIR-V of its own, and each specialisation (naga's

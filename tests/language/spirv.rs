@@ -4,7 +4,7 @@
 use crate::kernels;
 
 #[path = "../support/shader_checks.rs"]
-mod shader_checks;
+pub(crate) mod shader_checks;
 use shader_checks::{reparse, spirv_val};
 
 macro_rules! check {
