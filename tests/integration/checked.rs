@@ -4,8 +4,8 @@
 //! the index and the length, where an unchecked launch returns `Ok` with
 //! wrong data. Correct kernels give the same results checked and unchecked.
 
-use onekernel::prelude::*;
 use onekernel::abi::{KernelInfo, ModuleKey};
+use onekernel::prelude::*;
 use onekernel::LaunchError;
 
 /// No guard: threads past the end index both buffers.

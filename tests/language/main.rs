@@ -8,6 +8,7 @@
 //! GPU tests never skip: without an adapter they fail.
 
 mod cases;
+mod consts;
 mod kernels;
 mod reference;
 mod snapshots;

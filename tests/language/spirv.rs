@@ -6,7 +6,7 @@ use crate::cases::language_cases;
 use crate::kernels;
 
 #[path = "../support/shader_checks.rs"]
-mod shader_checks;
+pub(crate) mod shader_checks;
 use shader_checks::every_module;
 
 macro_rules! spirv_tests {

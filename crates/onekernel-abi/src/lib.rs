@@ -540,6 +540,88 @@ pub struct KernelInfo {
     /// [`Features::COOPERATIVE_MATRIX`]): a launch on a device that does
     /// not offer one is an error naming it.
     pub tile_shapes: Cow<'static, [TileShape]>,
+    /// The values the kernel's WGSL leaves to the launch (its `override`s):
+    /// const parameters and constants of its Rust scope, and, in a
+    /// specialisation the runtime made, their values.
+    pub consts: Consts,
+}
+
+/// A kernel's `override`s (see [`KernelInfo::consts`]).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Consts {
+    /// Each override, in order: a const parameter (`fn k<const N: u32>`)
+    /// or a constant of the kernel's Rust scope (`BLOCK`).
+    pub params: Cow<'static, [ConstParam]>,
+    /// Empty in a kernel as compiled; in a specialisation, the value of
+    /// each of [`Consts::params`] as the bits of an `f64` (what pipeline
+    /// constants hold).
+    pub values: Cow<'static, [u64]>,
+}
+
+impl Consts {
+    /// No overrides.
+    pub const NONE: Consts = Consts { params: Cow::Borrowed(&[]), values: Cow::Borrowed(&[]) };
+}
+
+/// One `override` of a kernel's WGSL.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ConstParam {
+    /// The Rust name (`N`, `BLOCK`).
+    pub name: Cow<'static, str>,
+    /// Its `@id` in the WGSL: the key of its pipeline constant.
+    pub id: u16,
+    /// Its Rust type.
+    pub ty: ConstType,
+    /// A const parameter of the kernel (else a constant of its scope).
+    pub generic: bool,
+}
+
+/// The Rust type of a kernel's `override`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ConstType {
+    /// `u32`
+    U32,
+    /// `i32`
+    I32,
+    /// `usize` (`u32` on the GPU)
+    Usize,
+    /// `f32`
+    F32,
+    /// `bool`
+    Bool,
+}
+
+impl ConstType {
+    /// The Rust spelling.
+    pub const fn rust_name(self) -> &'static str {
+        match self {
+            ConstType::U32 => "u32",
+            ConstType::I32 => "i32",
+            ConstType::Usize => "usize",
+            ConstType::F32 => "f32",
+            ConstType::Bool => "bool",
+        }
+    }
+
+    /// `value` as a WGSL literal of the override's type.
+    pub fn wgsl_literal(self, value: f64) -> String {
+        match self {
+            ConstType::U32 | ConstType::Usize => format!("{}u", value as u32),
+            ConstType::I32 => format!("{}i", value as i32),
+            ConstType::F32 => format!("bitcast<f32>({}u)", (value as f32).to_bits()),
+            ConstType::Bool => String::from(if value != 0.0 { "true" } else { "false" }),
+        }
+    }
+
+    /// `value` as Rust would print it.
+    pub fn display(self, value: f64) -> String {
+        match self {
+            ConstType::U32 | ConstType::Usize => format!("{}", value as u32),
+            ConstType::I32 => format!("{}", value as i32),
+            ConstType::F32 => format!("{:?}", value as f32),
+            ConstType::Bool => String::from(if value != 0.0 { "true" } else { "false" }),
+        }
+    }
 }
 
 /// How a kernel's block of launch parameters (the launch description and
@@ -824,6 +906,7 @@ impl KernelInfo {
         workgroup_memory_words: 0,
         features: Features::NONE,
         tile_shapes: Cow::Borrowed(&[]),
+        consts: Consts::NONE,
     };
 
     /// The module of variant `key`, if the kernel has it.
@@ -973,6 +1056,7 @@ mod tests {
         workgroup_memory_words: 0,
         features: Features::NONE,
         tile_shapes: Cow::Borrowed(&[]),
+        consts: Consts::NONE,
     };
 
     /// Modules are found by key; the plain one has accessors of its own.

@@ -16,7 +16,19 @@ pub fn emit(lowered: &Lowered, fallback: proc_macro2::Span) -> Result<(String, V
     let module = &lowered.module;
     let info = validate(module, &lowered.spans, fallback)?;
     let wgsl = write_wgsl(lowered, &info, fallback)?;
-    let options = spv::Options {
+    if !module.overrides.is_empty() {
+        // naga's SPIR-V writer takes values for the overrides (const
+        // parameters): a kernel with them has SPIR-V per specialisation
+        // only ([`specialised_spirv`]).
+        return Ok((wgsl, Vec::new()));
+    }
+    let words = write_spirv(module, &info)
+        .map_err(|e| vec![Diagnostic::new(fallback, format!("internal compiler error: SPIR-V output failed: {e}"))])?;
+    Ok((wgsl, words))
+}
+
+fn spv_options() -> spv::Options<'static> {
+    spv::Options {
         lang_version: (1, 3),
         // Out-of-bounds indices are clamped into the array, so the SPIR-V
         // is safe to run on its own (naga's SPIR-V writer cannot yet skip
@@ -28,12 +40,26 @@ pub fn emit(lowered: &Lowered, fallback: proc_macro2::Span) -> Result<(String, V
         },
         flags: spv::WriterFlags::empty(),
         ..spv::Options::default()
-    };
+    }
+}
+
+fn write_spirv(module: &naga::Module, info: &naga::valid::ModuleInfo) -> Result<Vec<u32>, spv::Error> {
     let entry = module.entry_points.first().map(|e| e.name.clone()).unwrap_or_default();
     let pipeline = spv::PipelineOptions { shader_stage: naga::ShaderStage::Compute, entry_point: entry };
-    let words = spv::write_vec(module, &info, &options, Some(&pipeline))
-        .map_err(|e| vec![Diagnostic::new(fallback, format!("internal compiler error: SPIR-V output failed: {e}"))])?;
-    Ok((wgsl, words))
+    spv::write_vec(module, info, &spv_options(), Some(&pipeline))
+}
+
+/// The SPIR-V of `wgsl` (a kernel's module with overrides: const
+/// parameters or constants of its scope) specialised for `values`, each
+/// keyed by the override's `@id` as text (`"1"`, ...): naga's
+/// `process_overrides`, validated again, then its SPIR-V writer.
+pub fn specialised_spirv(wgsl: &str, values: &[(String, f64)]) -> Result<Vec<u32>, String> {
+    let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| e.emit_to_string(wgsl))?;
+    let info = Validator::new(ValidationFlags::all(), CAPABILITIES).validate(&module).map_err(|e| format!("{e:?}"))?;
+    let constants: naga::back::PipelineConstants = values.iter().cloned().collect();
+    let (module, info) = naga::back::pipeline_constants::process_overrides(&module, &info, None, &constants)
+        .map_err(|e| e.to_string())?;
+    write_spirv(&module, &info).map_err(|e| e.to_string())
 }
 
 /// [`emit`] without the SPIR-V: for the checked modules, which the runtime

@@ -50,6 +50,12 @@ pub struct Function {
     pub shared: Arena<SharedDecl>,
     /// Constants the function can see: its own `const` items.
     pub consts: Arena<ConstDecl>,
+    /// Values known when the pipeline is created, not when the kernel is
+    /// compiled: the kernel's const parameters (`fn k<const N: u32>`), then
+    /// the constants of its Rust scope it names (`BLOCK`, see
+    /// [`OverrideDecl`]). Each is a WGSL `override` (`ExprKind::Override`
+    /// holds the index here).
+    pub overrides: Vec<OverrideDecl>,
     /// Number of synchronising call sites: barriers, subgroup collectives
     /// and `workgroup_uniform_load`s (each has an id, in source order).
     pub barriers: u32,
@@ -188,6 +194,29 @@ pub struct ConstDecl {
     pub value: ConstValue,
     /// The item as written: the CPU body declares it again.
     pub item: syn::ItemConst,
+}
+
+/// A value the kernel uses whose value the compiler does not see, which
+/// the launch supplies when the pipeline is created (a WGSL `override`):
+/// a const parameter `fn k<const N: u32>` (the launch's `launch::<128>`)
+/// or a constant of the kernel's Rust scope, `const BLOCK: usize = 256;`
+/// beside a plain `#[kernel]` (the generated launch reads `BLOCK`, and
+/// rustc checks its type).
+#[derive(Clone, Debug)]
+pub struct OverrideDecl {
+    /// The Rust name.
+    pub name: String,
+    /// Its type (`u32`, `i32` or `usize`); for a constant of the kernel's
+    /// scope, None until the type check infers it from its uses.
+    pub ty: Option<Ty>,
+    /// Where it is declared (a const parameter) or first used.
+    pub span: Span,
+    /// A const parameter (else a constant of the kernel's scope).
+    pub generic: bool,
+    /// A constant of the kernel's scope whose uses leave it an integer of
+    /// any type (`0..BLOCK`): `i32` on the GPU, and the launch converts
+    /// the constant's value, whatever its Rust integer type.
+    pub any_int: bool,
 }
 
 /// A constant's value, as the compiler evaluates it.
@@ -761,6 +790,9 @@ pub enum ExprKind {
     /// A `const` item of the kernel (or of its `#[onekernel::kernels]`
     /// module).
     ConstRef(ConstId),
+    /// A value set when the pipeline is created: index into
+    /// [`Function::overrides`].
+    Override(usize),
     /// A local variable.
     Local(LocalId),
     /// A scalar parameter.
@@ -1000,6 +1032,7 @@ impl Function {
             calls: Vec::new(),
             shared: crate::arena::Arena::default(),
             consts: crate::arena::Arena::default(),
+            overrides: Vec::new(),
             barriers: 0,
             buffer_args: Vec::new(),
         }

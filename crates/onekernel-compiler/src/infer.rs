@@ -32,6 +32,10 @@ pub struct Types {
     pub exprs: HandleMap<Expr, Ty>,
     /// Type of each local.
     pub locals: HandleMap<Local, Ty>,
+    /// For each override (`Function::overrides`): whether its uses leave
+    /// it an integer of any type (`0..BLOCK`), typed `i32` as rustc types
+    /// an unconstrained integer literal.
+    pub any_int_overrides: Vec<bool>,
 }
 
 /// A type variable: what is known of a type so far. Compound types are
@@ -61,9 +65,17 @@ struct Infer<'a> {
 /// Infers the types of `f`. `sigs` holds the helpers it may call; compound
 /// types it resolves are interned in `table`.
 pub fn infer(f: &Function, sigs: &HashMap<String, Signature>, table: &mut TypeTable) -> Result<Types, Vec<Diagnostic>> {
-    let n = f.exprs.len() + f.locals.len();
+    // One variable per expression, per local and per override (a
+    // constant of the kernel's scope has the type its uses give it).
+    let n = f.exprs.len() + f.locals.len() + f.overrides.len();
     let mut cx =
         Infer { f, sigs, table, vars: vec![Var::Unknown; n], diags: Diagnostics::default(), loops: Vec::new() };
+    for (i, o) in f.overrides.iter().enumerate() {
+        if let Some(t) = o.ty {
+            let (v, k) = (cx.override_var(i), cx.known(t));
+            cx.unify(v, k);
+        }
+    }
     for (i, l) in f.locals.iter() {
         if let Some(t) = l.annotated {
             let (v, k) = (cx.local(i), cx.known(t));
@@ -87,6 +99,11 @@ impl<'a> Infer<'a> {
     /// The type variable of a local.
     fn local(&self, id: LocalId) -> usize {
         self.f.exprs.len() + id.index()
+    }
+
+    /// The type variable of an override (`Function::overrides[i]`).
+    fn override_var(&self, i: usize) -> usize {
+        self.f.exprs.len() + self.f.locals.len() + i
     }
 
     fn fresh(&mut self, v: Var) -> usize {
@@ -265,6 +282,10 @@ impl<'a> Infer<'a> {
             ExprKind::Lit(Lit::Bool(_)) => self.set_known(id, Ty::Bool),
             ExprKind::Const(c) => self.set_known(id, c.ty),
             ExprKind::ConstRef(c) => self.set_known(id, f.consts[*c].ty),
+            ExprKind::Override(i) => {
+                let v = self.override_var(*i);
+                self.set(id, v)
+            }
             ExprKind::Local(l) => {
                 let lv = self.local(*l);
                 self.set(id, lv)
@@ -851,6 +872,18 @@ impl<'a> Infer<'a> {
         // A type error left to rustc (`h * 0.5` with `h: f16`) leaves its
         // literal untyped: rustc's message is the one to show.
         let type_error = !self.diags.is_empty();
+        // A constant of the kernel's scope only ever cast (`BLOCK as u32`)
+        // is an integer of any type, as an unsuffixed literal would be.
+        for (_, e) in f.exprs.iter() {
+            if let ExprKind::Cast(x, _) = e.kind {
+                if let ExprKind::Override(i) = f.exprs[x].kind {
+                    let root = self.find(self.override_var(i));
+                    if matches!(self.vars[root], Var::Unknown) {
+                        self.vars[root] = Var::Int;
+                    }
+                }
+            }
+        }
         let mut exprs = Vec::with_capacity(f.exprs.len());
         for id in f.exprs.handles() {
             let t = match self.resolve(id.index()) {
@@ -878,7 +911,13 @@ impl<'a> Infer<'a> {
             exprs.push(t);
         }
         let locals = f.locals.handles().map(|l| self.resolve(self.local(l)).unwrap_or(Ty::F32)).collect();
-        let types = Types { exprs: HandleMap::from_vec(exprs), locals: HandleMap::from_vec(locals) };
+        let any_int_overrides = (0..f.overrides.len())
+            .map(|i| {
+                let root = self.find(self.override_var(i));
+                matches!(self.vars[root], Var::Int)
+            })
+            .collect();
+        let types = Types { exprs: HandleMap::from_vec(exprs), locals: HandleMap::from_vec(locals), any_int_overrides };
         check(f, &types, &mut self.diags);
         self.diags.finish(types)
     }

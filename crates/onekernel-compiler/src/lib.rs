@@ -294,8 +294,32 @@ fn compile_instance(
             }
         },
         tile_shapes: Cow::Owned(tile_shapes(&checked)),
+        consts: consts(&checked.program.kernel),
     };
     Ok(CompiledKernel { info, checked, layout, module: shaders.module, instance: instance.clone() })
+}
+
+/// The kernel's overrides as the runtime sees them.
+fn consts(kernel: &hir::Function) -> onekernel_abi::Consts {
+    use onekernel_abi::ConstType;
+    let params = kernel
+        .overrides
+        .iter()
+        .enumerate()
+        .map(|(i, o)| onekernel_abi::ConstParam {
+            name: Cow::Owned(o.name.clone()),
+            id: lower::OVERRIDE_ID_BASE + i as u16,
+            ty: match o.ty {
+                Some(types::Ty::I32) => ConstType::I32,
+                Some(types::Ty::Usize) => ConstType::Usize,
+                Some(types::Ty::F32) => ConstType::F32,
+                Some(types::Ty::Bool) => ConstType::Bool,
+                _ => ConstType::U32,
+            },
+            generic: o.generic,
+        })
+        .collect::<Vec<_>>();
+    onekernel_abi::Consts { params: Cow::Owned(params), values: Cow::Borrowed(&[]) }
 }
 
 /// The kernel's shared arrays fit in `max_bytes` (the WebGPU default
@@ -422,9 +446,54 @@ pub fn check(mut program: hir::Program) -> Result<Checked, Vec<Diagnostic>> {
             return Err(errors);
         }
     };
+    type_scope_constants(&mut program.kernel, &kernel_types)?;
     let uniformity = uniformity::analyze(&program.kernel)?;
     let cpu = analysis::cpu_plan(&program, &kernel_types, &uniformity);
     Ok(Checked { program, kernel_types, helper_types, uniformity, cpu })
+}
+
+/// The types WGSL `override`s may have that a kernel's constants have.
+const OVERRIDE_TYPES: [types::Ty; 5] =
+    [types::Ty::U32, types::Ty::I32, types::Ty::Usize, types::Ty::F32, types::Ty::Bool];
+
+/// Gives each constant of the kernel's scope (`BLOCK`) the type its uses
+/// have; the generated launch asserts it against rustc's (see
+/// `expand/launch.rs`).
+fn type_scope_constants(kernel: &mut hir::Function, types: &infer::Types) -> Result<(), Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    for i in 0..kernel.overrides.len() {
+        if kernel.overrides[i].ty.is_some() {
+            continue;
+        }
+        let ty = kernel
+            .exprs
+            .iter()
+            .find(|(_, e)| matches!(e.kind, hir::ExprKind::Override(j) if j == i))
+            .map(|(id, _)| types.exprs[id]);
+        let o = &mut kernel.overrides[i];
+        o.any_int = types.any_int_overrides.get(i).copied().unwrap_or(false);
+        match ty {
+            Some(t) if OVERRIDE_TYPES.contains(&t) => o.ty = Some(t),
+            Some(types::Ty::Unit) | None => errors.push(
+                Diagnostic::new(o.span, format!("the kernel cannot tell the type of `{}` from its uses", o.name))
+                    .note(format!("`{}` is a constant of the kernel's Rust scope: the launch supplies its value", o.name))
+                    .help(format!("use it where its type is known, e.g. `let n: u32 = {};`", o.name)),
+            ),
+            Some(t) => errors.push(
+                Diagnostic::new(o.span, format!("a kernel cannot use a constant of its Rust scope of type `{t}`"))
+                    .note(format!(
+                        "`{}` is set when the pipeline is created (a WGSL `override`), which holds a `u32`, `i32`, `usize`, `f32` or `bool`",
+                        o.name
+                    ))
+                    .help(format!("define `{}` inside the kernel's body, or in a `#[onekernel::kernels]` module with the kernel", o.name)),
+            ),
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
 }
 
 /// Stage 6: the modules of [`MODULES`], validated and written as WGSL

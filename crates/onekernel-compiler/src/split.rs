@@ -378,6 +378,7 @@ impl<'a> Split<'a> {
             ExprKind::Lit(_)
             | ExprKind::Const(_)
             | ExprKind::ConstRef(_)
+            | ExprKind::Override(_)
             | ExprKind::Len(_)
             | ExprKind::Param(_)
             | ExprKind::Builtin { .. }

@@ -172,7 +172,12 @@ impl Uniformity<'_> {
     fn uniform(&self, e: ExprId) -> bool {
         let f = self.f;
         match &f.exprs[e].kind {
-            ExprKind::Error | ExprKind::Lit(_) | ExprKind::Const(_) | ExprKind::ConstRef(_) | ExprKind::Len(_) => true,
+            ExprKind::Error
+            | ExprKind::Lit(_)
+            | ExprKind::Const(_)
+            | ExprKind::ConstRef(_)
+            | ExprKind::Override(_)
+            | ExprKind::Len(_) => true,
             ExprKind::Param(p) => !self.varying_params.contains(p),
             ExprKind::Builtin { builtin, .. } => builtin.is_workgroup_uniform(),
             ExprKind::Index { .. } | ExprKind::SharedIndex { .. } | ExprKind::Atomic { .. } => false,

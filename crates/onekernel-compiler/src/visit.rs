@@ -55,6 +55,7 @@ pub fn operands(kind: &ExprKind) -> Vec<ExprId> {
         | ExprKind::Lit(_)
         | ExprKind::Const(_)
         | ExprKind::ConstRef(_)
+        | ExprKind::Override(_)
         | ExprKind::Local(_)
         | ExprKind::Param(_)
         | ExprKind::Builtin { .. }

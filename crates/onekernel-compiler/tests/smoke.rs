@@ -274,9 +274,10 @@ fn oversized_local_arrays_are_errors() {
 #[test]
 fn generic_kernels() {
     use onekernel_compiler::parse::generic_param;
-    let item: syn::ItemFn =
-        syn::parse_str("fn k<T>(a: &[T], out: &mut [T]) where T: onekernel::num::Float { out[0] = -a[0].sqrt() + T::ONE; }")
-            .unwrap();
+    let item: syn::ItemFn = syn::parse_str(
+        "fn k<T>(a: &[T], out: &mut [T]) where T: onekernel::num::Float { out[0] = -a[0].sqrt() + T::ONE; }",
+    )
+    .unwrap();
     let param = generic_param(&item.sig).unwrap().expect("generic");
     assert_eq!(param.name, "T");
     let kernel = onekernel_compiler::Kernel {
@@ -299,7 +300,8 @@ fn generic_kernels() {
         ("fn k<T: Num, U: Int, V>(a: &[T]) {}", 2),
         ("fn k<T: Num = f32>(a: &[T]) {}", 1),
         ("fn k<T: ?Sized + Num>(a: &[T]) {}", 1),
-        ("fn k<const N: usize>(a: &[f32]) {}", 1),
+        ("fn k<const N: u64>(a: &[f32]) {}", 1),
+        ("fn k<const N: u32 = 4, const B: bool>(a: &[f32]) {}", 2),
     ] {
         let item: syn::ItemFn = syn::parse_str(src).unwrap();
         let got = generic_param(&item.sig).expect_err(src);
@@ -307,6 +309,36 @@ fn generic_kernels() {
         // The whole compile reports them and does not panic.
         assert!(compile("workgroup_size = 64".parse().unwrap(), &item, &[]).is_err(), "{src}");
     }
+}
+
+/// Const parameters are `override`s of the one module, by id in order
+/// (after the checked modules' loop budget, id 0), with SPIR-V per
+/// specialisation only; constants of the kernel's scope follow them, typed
+/// from their uses.
+#[test]
+fn const_parameters_are_overrides() {
+    use onekernel_compiler::parse::generic_param;
+    let item: syn::ItemFn = syn::parse_str(
+        "fn k<T: Float, const N: u32, const S: i32>(a: &[T], out: &mut [T]) { let i = global_id().x; if i < a.len() { out[i] = a[i] + T::ONE; let _k = N as i32 + S * (BLOCK as i32); } }",
+    )
+    .unwrap();
+    assert!(generic_param(&item.sig).unwrap().is_some(), "the type parameter is still the generic one");
+    let c = compile("workgroup_size = 64".parse().unwrap(), &item, &[]).unwrap_or_else(|e| {
+        panic!("{:?}", e.iter().map(|d| format!("{d} at {:?}", d.span.source_text())).collect::<Vec<_>>())
+    });
+    let names: Vec<_> = c.info.consts.params.iter().map(|p| (p.name.to_string(), p.id, p.generic)).collect();
+    assert_eq!(names, [("N".into(), 1, true), ("S".into(), 2, true), ("BLOCK".into(), 3, false)]);
+    for decl in ["@id(1) override N: u32;", "@id(2) override S: i32;", "@id(3) override BLOCK: i32;"] {
+        assert!(c.info.wgsl().contains(decl), "{decl} in\n{}", c.info.wgsl());
+        let checked = &c.info.module(onekernel_abi::ModuleKey::CHECKED).expect("a checked module").wgsl;
+        assert!(checked.contains(decl), "{decl} in the checked module");
+    }
+    assert!(c.info.spirv().is_empty());
+    let values = [("1".to_string(), 4.0), ("2".to_string(), -1.0), ("3".to_string(), 256.0)];
+    let words = onekernel_compiler::emit::specialised_spirv(c.info.wgsl(), &values).unwrap();
+    assert_eq!(words[0], 0x0723_0203, "SPIR-V magic");
+    // A missing value is naga's error, not a panic.
+    assert!(onekernel_compiler::emit::specialised_spirv(c.info.wgsl(), &values[..2]).is_err());
 }
 
 /// A problem of one type of the bound says which instantiation it is in.

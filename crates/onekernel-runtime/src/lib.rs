@@ -53,6 +53,7 @@ mod grid;
 pub mod inspect;
 pub mod num;
 mod plan;
+mod specialise;
 pub mod tile;
 pub mod timing;
 pub mod tune;

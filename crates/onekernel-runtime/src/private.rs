@@ -12,6 +12,8 @@
 //! | [`KernelInfo`], [`ParamInfo`], [`ParamKind`], [`ScalarType`], [`DataType`], [`CpuPlan`], [`ParamsBinding`], [`Features`], [`CheckSite`], [`CheckKind`], [`Cow`] | `static KERNEL` | the compiled kernel, written as a `static` with `Cow::Borrowed` fields |
 //! | [`Device`], [`Grid`], [`BufferArg`], [`LaunchError`] | `launch`'s signature | the typed launch function users call; buffer parameters are `&impl BufferArg<T>` so that passing host data gets a note on how to upload it |
 //! | [`backend`], [`DeviceBackend`] | `launch` | picks the GPU or the CPU path |
+//! | [`Consts`], [`ConstParam`], [`ConstType`] | `static KERNEL` | the kernel's WGSL `override`s: const parameters and constants of its Rust scope |
+//! | [`specialise`], [`const_value`] ([`ConstArg`]), [`const_value_int`] ([`ConstInt`]) | `launch` of a kernel with overrides | its first statement: the kernel's specialisation for the values (`const_value::<u32>(N)`, `const_value::<usize>(BLOCK)`: rustc checks a constant of the scope against the type the kernel gave it; `const_value_int(BLOCK)` where the kernel's uses leave an integer's type open), which the rest of the launch uses in place of `&KERNEL` |
 //! | [`gpu_arg`], [`gpu_arg_mut`], [`GpuArg`] | `launch`, GPU path | checks a buffer against its parameter (device, kind, type, size) and borrows its wgpu buffer; `gpu_arg_mut` takes `&mut Buffer` so the borrow checker sees the write |
 //! | [`ScalarArg`] | `launch`, GPU path | a scalar argument with its type and bytes (`ScalarArg::from(v)` for any [`Element`], including the structs below), checked against the parameter's |
 //! | [`Element`], [`DataType`], [`bytemuck`] | user structs | a struct a kernel uses as a buffer element or scalar gets `#[derive(bytemuck::Pod, bytemuck::Zeroable)]` (through this path) and `impl Element { const TYPE: DataType = DataType::Struct { .. } }`; the runtime checks the impl against the type's size and alignment |
@@ -78,6 +80,7 @@ pub use crate::gpu::{GpuArg, GpuDevice, LaunchChecks, PreparedDispatch, Prepared
 pub use crate::grid::{BuiltinValue, Dim3, FromBuiltin, Grid, Invocation};
 pub use crate::num::{Float, Int, Num};
 pub use crate::plan::ScalarArg;
+pub use crate::specialise::{const_value, const_value_int, specialise, ConstArg, ConstInt};
 pub use crate::tile;
 /// The `bytemuck` whose `Pod` and `Zeroable` [`Element`] requires: the
 /// macro derives them for user structs through this path
@@ -87,8 +90,8 @@ pub use bytemuck;
 pub use glam;
 pub use half;
 pub use onekernel_abi::{
-    Builtin, CheckKind, CheckSite, CpuPlan, DataType, Features, KernelInfo, Module, ModuleKey, ParamInfo, ParamKind,
-    ParamsBinding, ScalarType, TileShape,
+    Builtin, CheckKind, CheckSite, ConstParam, ConstType, Consts, CpuPlan, DataType, Features, KernelInfo, Module,
+    ModuleKey, ParamInfo, ParamKind, ParamsBinding, ScalarType, TileShape,
 };
 pub use std::borrow::Cow;
 

@@ -1,6 +1,6 @@
 use onekernel::prelude::*;
 
-// One type parameter at most; const and lifetime parameters are not
+// One type parameter at most (const parameters aside); lifetime parameters are not
 // generics a kernel can have.
 #[kernel(workgroup_size = 64)]
 fn k<T: Num, U: Num>(a: &[T], out: &mut [U]) {
@@ -8,7 +8,7 @@ fn k<T: Num, U: Num>(a: &[T], out: &mut [U]) {
 }
 
 #[kernel(workgroup_size = 64)]
-fn k2<'a, T: Num, const N: usize>(a: &'a [T], out: &mut [T]) {
+fn k2<'a, T: Num>(a: &'a [T], out: &mut [T]) {
     let i = global_id().x;
     out[i] = a[i];
 }

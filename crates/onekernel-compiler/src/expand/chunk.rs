@@ -169,7 +169,8 @@ pub(super) fn positions() -> (Ident, Ident) {
 /// (`CpuPlan::OwnElement { chunk_loop: true }`, `analysis::chunk_slices`),
 /// or nothing. Its parameters are `cpu_body`'s, outputs as the chunk's
 /// windows (`&mut OwnedChunk<T>`), after the chunk's `global_id().x` range.
-pub fn chunk_fn(compiled: &CompiledKernel) -> Option<TokenStream> {
+/// `generics`: the kernel's const parameters (`<const N: u32>`), if any.
+pub fn chunk_fn(compiled: &CompiledKernel, generics: &TokenStream) -> Option<TokenStream> {
     let f: &Function = &compiled.checked.program.kernel;
     if compiled.checked.cpu != (onekernel_abi::CpuPlan::OwnElement { chunk_loop: true }) {
         return None;
@@ -259,7 +260,7 @@ pub fn chunk_fn(compiled: &CompiledKernel) -> Option<TokenStream> {
         /// one does not (the executor then runs [`cpu_body`] per invocation).
         #[inline(always)]
         #[allow(unused_variables, unused_mut, unused_parens, unused_labels, unreachable_code, clippy::all)]
-        pub fn cpu_chunk(#x: #x_ty, #(#params),*) -> bool {
+        pub fn cpu_chunk #generics (#x: #x_ty, #(#params),*) -> bool {
             if #uncovered {
                 return false;
             }
@@ -280,7 +281,7 @@ mod tests {
     fn chunk(src: &str) -> Option<String> {
         let item: syn::ItemFn = syn::parse_str(src).unwrap();
         let compiled = crate::compile("workgroup_size = 64".parse().unwrap(), &item, &[]).unwrap();
-        chunk_fn(&compiled).map(|t| t.to_string())
+        chunk_fn(&compiled, &TokenStream::new()).map(|t| t.to_string())
     }
 
     #[test]

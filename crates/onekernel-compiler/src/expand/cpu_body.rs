@@ -421,6 +421,19 @@ impl Gen<'_> {
                 (None, None) => user_ident(&self.f.locals[*l].name, span).into_token_stream(),
             },
             ExprKind::ConstRef(c) => user_ident(&self.f.consts[*c].name, span).into_token_stream(),
+            // A const parameter of the CPU body, or the constant of the
+            // kernel's scope (the body's module imports its parent's names).
+            ExprKind::Override(i) => {
+                let o = &self.f.overrides[*i];
+                let ident = user_ident(&o.name, span);
+                if o.any_int {
+                    // An integer of any type, `i32` as the GPU has it (the
+                    // launch checked that the value fits).
+                    quote_spanned!(span=> (#ident as i32))
+                } else {
+                    ident.into_token_stream()
+                }
+            }
             ExprKind::Param(p) => self.param(*p, span).into_token_stream(),
             // In the chunk loop (a 1-D grid), `global_id()` is `(i, 0, 0)`;
             // `chunk_slices` admits no other builtin.

@@ -46,6 +46,18 @@ pub fn expand_errors(item: &syn::ItemFn, errors: &[Diagnostic]) -> TokenStream {
     );
     // `launch` takes anything, so that no call of it adds a type error.
     let args = item.sig.inputs.iter().map(|_| quote!(_: impl ::core::marker::Sized));
+    // and the kernel's const parameters, so that `launch::<128>(..)` adds
+    // none either.
+    let consts: Vec<TokenStream> = item
+        .sig
+        .generics
+        .const_params()
+        .map(|c| {
+            let (ident, ty) = (&c.ident, &c.ty);
+            quote!(const #ident: #ty)
+        })
+        .collect();
+    let generics = if consts.is_empty() { TokenStream::new() } else { quote!(<#(#consts),*>) };
     quote! {
         #errs
         #[allow(dead_code, unused_variables, unused_mut, unreachable_code)]
@@ -67,7 +79,7 @@ pub fn expand_errors(item: &syn::ItemFn, errors: &[Diagnostic]) -> TokenStream {
                 entry_point: #k::Cow::Borrowed(ENTRY_POINT),
                 ..#k::KernelInfo::EMPTY
             };
-            pub fn launch(
+            pub fn launch #generics (
                 _device: &#k::Device,
                 _grid: impl ::core::convert::Into<#k::Grid>,
                 #(#args),*

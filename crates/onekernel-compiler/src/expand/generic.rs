@@ -97,6 +97,12 @@ pub fn expand_generic(item: &syn::ItemFn, param: &GenericParam, compiled: &[Comp
     let trait_params = launch_params(&quote!(Self));
     let fn_params = launch_params(&quote!(T));
     let args: Vec<_> = f.params.iter().map(|(_, p)| user_ident(&p.name, p.span)).collect();
+    // The const parameters (`<const N: u32>`), after the type parameter.
+    let (consts, turbofish, _) = super::launch::const_generics(f);
+    let const_list = {
+        let generics: Option<syn::Generics> = syn::parse2(consts.clone()).ok();
+        generics.map(|g| g.params.into_iter().collect::<Vec<_>>()).unwrap_or_default()
+    };
 
     let impls = instances.iter().map(|(ty, _)| {
         let m = instance_module(*ty);
@@ -106,12 +112,12 @@ pub fn expand_generic(item: &syn::ItemFn, param: &GenericParam, compiled: &[Comp
                 fn kernel_info() -> &'static #k::KernelInfo {
                     &#m::KERNEL
                 }
-                fn launch(
+                fn launch #consts (
                     device: &#k::Device,
                     grid: #k::Grid,
                     #(#trait_params),*
                 ) -> ::core::result::Result<(), #k::LaunchError> {
-                    #m::launch(device, grid, #(#args),*)
+                    #m::launch #turbofish (device, grid, #(#args),*)
                 }
             }
         }
@@ -146,7 +152,7 @@ pub fn expand_generic(item: &syn::ItemFn, param: &GenericParam, compiled: &[Comp
                 fn kernel_info() -> &'static #k::KernelInfo;
                 /// Launches the kernel compiled for this type (see the
                 /// module's `launch`).
-                fn launch(
+                fn launch #consts (
                     device: &#k::Device,
                     grid: #k::Grid,
                     #(#trait_params),*
@@ -163,12 +169,12 @@ pub fn expand_generic(item: &syn::ItemFn, param: &GenericParam, compiled: &[Comp
             /// Launches the kernel on `device` over `grid` (a number of
             /// threads, or `Grid::blocks(..)`), compiled for the element
             /// type `T` of its arguments.
-            pub fn launch<T: Instance>(
+            pub fn launch<T: Instance #(, #const_list)*>(
                 device: &#k::Device,
                 grid: impl ::core::convert::Into<#k::Grid>,
                 #(#fn_params),*
             ) -> ::core::result::Result<(), #k::LaunchError> {
-                T::launch(device, grid.into(), #(#args),*)
+                T::launch #turbofish (device, grid.into(), #(#args),*)
             }
 
             // rustc checks the generic body here, once, with the bound.

@@ -6,8 +6,7 @@
 //! until the macro writes it.
 
 use onekernel_abi::{
-    CheckKind, CheckSite, CpuPlan, DataType, Features, KernelInfo, Module, ModuleKey, ParamInfo, ParamKind,
-    ScalarType,
+    CheckKind, CheckSite, CpuPlan, DataType, Features, KernelInfo, Module, ModuleKey, ParamInfo, ParamKind, ScalarType,
 };
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
@@ -35,7 +34,9 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
         workgroup_memory_words,
         features,
         tile_shapes,
+        consts,
     } = info;
+    let consts = consts_info(consts, &k);
     let (name, entry_point, explain) = (name.as_ref(), entry_point.as_ref(), explain.as_ref());
     let (wgsl, spirv) = (info.wgsl(), info.spirv());
     let modules = modules.iter().map(|m| module(m, &k));
@@ -87,6 +88,7 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
             workgroup_memory_words: #workgroup_memory_words,
             features: #k::Features(#feature_bits),
             tile_shapes: #k::Cow::Borrowed(&[#(#tile_shapes),*]),
+            consts: #consts,
         };
     }
 }
@@ -107,6 +109,24 @@ fn module(m: &Module, k: &TokenStream) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     quote!(#k::Module { key: #key, wgsl: #k::Cow::Borrowed(#wgsl), spirv: #spirv })
+}
+
+fn consts_info(consts: &onekernel_abi::Consts, k: &TokenStream) -> TokenStream {
+    let onekernel_abi::Consts { params, values } = consts;
+    let params = params.iter().map(|p| {
+        let onekernel_abi::ConstParam { name, id, ty, generic } = p;
+        let name = name.as_ref();
+        let ty = match ty {
+            onekernel_abi::ConstType::U32 => quote!(U32),
+            onekernel_abi::ConstType::I32 => quote!(I32),
+            onekernel_abi::ConstType::Usize => quote!(Usize),
+            onekernel_abi::ConstType::F32 => quote!(F32),
+            onekernel_abi::ConstType::Bool => quote!(Bool),
+        };
+        quote!(#k::ConstParam { name: #k::Cow::Borrowed(#name), id: #id, ty: #k::ConstType::#ty, generic: #generic })
+    });
+    let values = values.iter();
+    quote!(#k::Consts { params: #k::Cow::Borrowed(&[#(#params),*]), values: #k::Cow::Borrowed(&[#(#values),*]) })
 }
 
 fn check_site(c: &CheckSite, k: &TokenStream) -> TokenStream {

@@ -22,6 +22,11 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
     let invocations = compiled.info.workgroup_size.iter().map(|n| *n as usize).product::<usize>();
     let (invocation, workgroup) = (internal("__invocation"), internal("__workgroup"));
     let life = syn::Lifetime::new("'__k", Span::call_site());
+    // A kernel with overrides launches its specialisation for the values
+    // (the const parameters and the constants of its scope).
+    let (generics, turbofish, specialise) = const_generics(f);
+    let (const_params, const_names) = const_param_parts(f);
+    let kref = if f.overrides.is_empty() { quote!(&KERNEL) } else { quote!(__kernel) };
 
     let mut launch_params = Vec::new();
     let mut gpu_args = Vec::new();
@@ -46,9 +51,8 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
             ParamKind::Buffer { elem } => {
                 let t = rust_type(elem, table);
                 launch_params.push(quote_spanned!(span=> #ident: &(impl #k::BufferArg<#t> + ?::core::marker::Sized)));
-                gpu_args.push(quote!(#k::gpu_arg(#k::BufferArg::buffer(#ident), &KERNEL, #index, gpu)?));
-                cpu_prep
-                    .push(quote!(let #ident = #k::cpu_slice(#k::BufferArg::buffer(#ident), &KERNEL, #index, cpu)?;));
+                gpu_args.push(quote!(#k::gpu_arg(#k::BufferArg::buffer(#ident), #kref, #index, gpu)?));
+                cpu_prep.push(quote!(let #ident = #k::cpu_slice(#k::BufferArg::buffer(#ident), #kref, #index, cpu)?;));
                 fields.push(quote!(#ident: &#life [#t]));
                 field_names.push(ident.clone());
                 args.push(quote!(self.#ident));
@@ -58,10 +62,9 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 let t = rust_type(elem, table);
                 launch_params
                     .push(quote_spanned!(span=> #ident: &mut (impl #k::BufferArg<#t> + ?::core::marker::Sized)));
-                gpu_args.push(quote!(#k::gpu_arg_mut(#k::BufferArg::buffer_mut(#ident), &KERNEL, #index, gpu)?));
-                cpu_prep.push(
-                    quote!(let #ident = #k::cpu_shared(#k::BufferArg::buffer_mut(#ident), &KERNEL, #index, cpu)?;),
-                );
+                gpu_args.push(quote!(#k::gpu_arg_mut(#k::BufferArg::buffer_mut(#ident), #kref, #index, gpu)?));
+                cpu_prep
+                    .push(quote!(let #ident = #k::cpu_shared(#k::BufferArg::buffer_mut(#ident), #kref, #index, cpu)?;));
                 output_types.push(quote!(#k::SharedSliceMut<#life, #t>));
                 outputs.push(ident.clone());
                 args.push(quote!(#ident));
@@ -72,9 +75,9 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 // The host reads and writes the buffer as plain integers.
                 launch_params
                     .push(quote_spanned!(span=> #ident: &mut (impl #k::BufferArg<#t> + ?::core::marker::Sized)));
-                gpu_args.push(quote!(#k::gpu_arg_mut(#k::BufferArg::buffer_mut(#ident), &KERNEL, #index, gpu)?));
+                gpu_args.push(quote!(#k::gpu_arg_mut(#k::BufferArg::buffer_mut(#ident), #kref, #index, gpu)?));
                 cpu_prep.push(
-                    quote!(let #ident = #k::cpu_atomics(#k::BufferArg::buffer_mut(#ident), &KERNEL, #index, cpu)?;),
+                    quote!(let #ident = #k::cpu_atomics(#k::BufferArg::buffer_mut(#ident), #kref, #index, cpu)?;),
                 );
                 fields.push(quote!(#ident: &#life [<#t as #k::AtomicElement>::Atomic]));
                 field_names.push(ident.clone());
@@ -96,7 +99,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
 
     let checked = &compiled.checked;
     // The chunk-slice loop, when the plan has it (`chunk.rs`).
-    let chunk = super::chunk::chunk_fn(compiled);
+    let chunk = super::chunk::chunk_fn(compiled, &generics);
     // The phase split, when the plan has it (`phases.rs`).
     let phased = match plan {
         CpuPlan::Cooperative { phased: true } => Some(super::phases::phase_body(
@@ -123,7 +126,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                         #outs: &<Self::Outputs as #k::Outputs>::Windows<'_>,
                     ) {
                         #bind
-                        cpu_body(#invocation, #(#args),*)
+                        cpu_body #turbofish (#invocation, #(#args),*)
                     }
                 }
             });
@@ -136,7 +139,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                         #outs: &mut <Self::Outputs as #k::Outputs>::Windows<'_>,
                     ) -> bool {
                         #bind
-                        cpu_chunk(#x, #(#args),*)
+                        cpu_chunk #turbofish (#x, #(#args),*)
                     }
                 }
             });
@@ -144,7 +147,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 #[inline(always)]
                 fn invocation(&self, #invocation: &#k::Invocation, #outs: &Self::Outputs) {
                     #bind
-                    cpu_body(#invocation, #(#args),*)
+                    cpu_body #turbofish (#invocation, #(#args),*)
                 }
                 #owned
                 #chunk_loop
@@ -165,7 +168,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                         #outs: &Self::Outputs,
                     ) {
                         #bind
-                        cpu_phases(#group, #workgroup, #state, #(#args),*)
+                        cpu_phases #turbofish (#group, #workgroup, #state, #(#args),*)
                     }
                 }
             });
@@ -177,7 +180,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                     #outs: &'__w Self::Outputs,
                 ) -> impl ::core::future::Future<Output = ()> + '__w {
                     #bind
-                    cpu_body(#invocation, #workgroup, #(#args),*)
+                    cpu_body #turbofish (#invocation, #workgroup, #(#args),*)
                 }
                 #phases
             }
@@ -196,7 +199,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 /// The kernel body as the CPU executor runs it: one future per
                 /// invocation, whose `.await`s are the barriers.
             },
-            quote!(pub async fn cpu_body(#invocation: #k::Invocation, #workgroup: &#k::Workgroup, #(#body_params),*)),
+            quote!(pub async fn cpu_body #generics (#invocation: #k::Invocation, #workgroup: &#k::Workgroup, #(#body_params),*)),
         )
     } else {
         (
@@ -205,7 +208,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 /// invocation, with that invocation's builtin values.
                 #[inline(always)]
             },
-            quote!(pub fn cpu_body(#invocation: &#k::Invocation, #(#body_params),*)),
+            quote!(pub fn cpu_body #generics (#invocation: &#k::Invocation, #(#body_params),*)),
         )
     };
     let phases = phased.map(|p| match p {
@@ -230,7 +233,7 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
                 /// One workgroup of the kernel as the CPU phase executor runs
                 /// it: between two barriers, a loop over its invocations.
                 #[allow(unused_variables, unused_mut, unused_parens, unused_labels, unreachable_code, clippy::all)]
-                pub fn cpu_phases(
+                pub fn cpu_phases #generics (
                     #group: &#k::Invocation,
                     #workgroup: &#k::Workgroup,
                     #state_var: &mut CpuPhaseState,
@@ -252,13 +255,13 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
         #chunk
 
         #[doc = #plan_doc]
-        pub struct CpuArgs<#life> {
+        pub struct CpuArgs<#life #(, #const_params)*> {
             #(#fields,)*
             __onekernel_lifetime: ::core::marker::PhantomData<&#life ()>,
         }
 
         #[allow(unused_variables, clippy::all)]
-        impl<#life> #k::CpuKernel for CpuArgs<#life> {
+        impl<#life #(, #const_params)*> #k::CpuKernel for CpuArgs<#life #(, #const_names)*> {
             type Outputs = (#(#output_types,)*);
             type PhaseState = #phase_state;
             #methods
@@ -267,21 +270,22 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
         /// Launches the kernel on `device` over `grid` (a number of
         /// threads, or `Grid::blocks(..)`). On a GPU this queues the work
         /// and returns at once; reading a buffer waits for it.
-        pub fn launch(
+        pub fn launch #generics (
             device: &#k::Device,
             grid: impl ::core::convert::Into<#k::Grid>,
             #(#launch_params),*
         ) -> ::core::result::Result<(), #k::LaunchError> {
             let grid = grid.into();
+            #specialise
             match #k::backend(device) {
                 #k::DeviceBackend::Gpu(gpu) => {
                     let args = [#(#gpu_args),*];
-                    gpu.dispatch_with(&KERNEL, grid, &args, &[#(#scalars),*], device.launch_checks())
+                    gpu.dispatch_with(#kref, grid, &args, &[#(#scalars),*], device.launch_checks())
                 }
                 #k::DeviceBackend::Cpu(cpu) => {
                     #(#cpu_prep)*
-                    let args = CpuArgs { #(#field_names,)* __onekernel_lifetime: ::core::marker::PhantomData };
-                    cpu.launch(&KERNEL, grid, &args, (#(#outputs,)*))
+                    let args = CpuArgs #turbofish { #(#field_names,)* __onekernel_lifetime: ::core::marker::PhantomData };
+                    cpu.launch(#kref, grid, &args, (#(#outputs,)*))
                 }
             }
         }
@@ -290,4 +294,50 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
         #[allow(unused_variables, unused_mut, unused_parens, unreachable_code, clippy::all)]
         #body_sig #body
     }
+}
+
+/// For a kernel with overrides (`hir::Function::overrides`): its const
+/// parameters as written on `launch` and the CPU functions
+/// (`<const N: u32>`), the turbofish that passes them on (`::<N>`), and
+/// the launch's first statement, which finds the specialisation for the
+/// values (each read as the type the kernel gave it, so that rustc checks
+/// a constant of the kernel's scope against it). All empty otherwise.
+pub fn const_generics(f: &Function) -> (TokenStream, TokenStream, TokenStream) {
+    if f.overrides.is_empty() {
+        return (TokenStream::new(), TokenStream::new(), TokenStream::new());
+    }
+    let k = super::krate();
+    let values = f.overrides.iter().map(|o| {
+        let ident = super::cpu_body::user_ident(&o.name, o.span);
+        let ty = proc_macro2::Ident::new(o.ty.map_or("u32", |t| t.rust_name()), o.span);
+        if o.any_int {
+            // Any integer type: its value, range-checked at the launch.
+            quote_spanned!(o.span=> #k::const_value_int(#ident))
+        } else {
+            quote_spanned!(o.span=> #k::const_value::<#ty>(#ident))
+        }
+    });
+    let specialise = quote! {
+        let __kernel: &'static #k::KernelInfo = #k::specialise(&KERNEL, &[#(#values),*])?;
+    };
+    let (params, names) = const_param_parts(f);
+    if params.is_empty() {
+        return (TokenStream::new(), TokenStream::new(), specialise);
+    }
+    (quote!(<#(#params),*>), quote!(::<#(#names),*>), specialise)
+}
+
+/// The kernel's const parameters as declared (`const N: u32`) and as
+/// passed on (`N`): what `CpuArgs` carries, so that its `CpuKernel` impl
+/// calls the bodies monomorphised for them.
+fn const_param_parts(f: &Function) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    f.overrides
+        .iter()
+        .filter(|o| o.generic)
+        .map(|o| {
+            let ident = super::cpu_body::user_ident(&o.name, o.span);
+            let ty = proc_macro2::Ident::new(o.ty.map_or("u32", |t| t.rust_name()), o.span);
+            (quote_spanned!(o.span=> const #ident: #ty), quote!(#ident))
+        })
+        .unzip()
 }

@@ -26,6 +26,10 @@ impl FnLowerer<'_> {
                 let c = &hir.consts[*c];
                 Some(self.const_bits(c.ty, c.bits, span))
             }
+            ExprKind::Override(i) => {
+                let o = self.mb.overrides[*i];
+                Some(self.add(Expression::Override(o), span))
+            }
             ExprKind::Local(l) => self.local_value(*l, span),
             ExprKind::Param(p) => match self.params[*p]? {
                 Slot::Value(h) => Some(h),

@@ -112,6 +112,8 @@ pub(crate) struct ModuleBuilder {
     pub explain_line: Option<Handle<GlobalVariable>>,
     /// Checked variants only: the report buffer and the sites.
     pub(crate) checks: Option<checks::Checks>,
+    /// The kernel's overrides (`hir::Function::overrides`), in order.
+    pub overrides: Vec<Handle<naga::Override>>,
 }
 
 impl ModuleBuilder {
@@ -126,6 +128,7 @@ impl ModuleBuilder {
             polyfills: HashMap::new(),
             explain_line: None,
             checks: None,
+            overrides: Vec::new(),
         }
     }
 
@@ -317,6 +320,7 @@ pub fn lower_program(
     if checked {
         mb.checks = Some(checks::Checks::declare(&mut mb, layout.uniform_binding + 1, variant.loop_budget));
     }
+    declare_overrides(&mut mb, &program.kernel);
     // Helpers first: naga requires callees before callers.
     for (helper, types) in program.helpers.iter().zip(helper_types) {
         let handle = FnLowerer::lower_helper(&mut mb, helper, types)?;
@@ -339,6 +343,27 @@ pub fn lower_program(
     let host_structs = mb.host_structs();
     let checks = mb.checks.map(|c| c.sites).unwrap_or_default();
     Ok(Lowered { module: mb.module, spans: mb.spans, checks, host_structs })
+}
+
+/// The first `@id` of the kernel's overrides (const parameters and
+/// constants of its scope, in `hir::Function::overrides` order): the
+/// checked modules' loop budget has id 0.
+pub const OVERRIDE_ID_BASE: u16 = 1;
+
+/// `override N: u32;` (with `@id(OVERRIDE_ID_BASE + i)`, so that the
+/// runtime names it by id whatever name the WGSL writer gives it) for each
+/// of the kernel's overrides, without a default: every launch sets them.
+fn declare_overrides(mb: &mut ModuleBuilder, kernel: &hir::Function) {
+    for (i, o) in kernel.overrides.iter().enumerate() {
+        // The type check gave every override a type (`check`).
+        let ty = mb.ty(o.ty.unwrap_or(Ty::U32));
+        let id = OVERRIDE_ID_BASE + u16::try_from(i).unwrap_or(u16::MAX - OVERRIDE_ID_BASE);
+        let h = mb
+            .module
+            .overrides
+            .append(naga::Override { name: Some(o.name.clone()), id: Some(id), ty, init: None }, naga::Span::UNDEFINED);
+        mb.overrides.push(h);
+    }
 }
 
 /// Name of the marker global of [`Variant::EXPLAIN`].

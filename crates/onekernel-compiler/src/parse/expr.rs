@@ -21,7 +21,7 @@ pub(super) fn builtin_of(path: &syn::Path) -> Option<BuiltinFn> {
 }
 
 /// True for a name written like a constant (`SCALE`, `TILE_SIZE`).
-fn looks_like_const(name: &str) -> bool {
+pub(super) fn looks_like_const(name: &str) -> bool {
     name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(|c| c.is_ascii_lowercase())
 }
 
@@ -274,6 +274,7 @@ impl Parser<'_> {
                 ),
                 Some(Binding::Rejected) => self.already_reported(span),
                 Some(Binding::Const(id)) => self.push(ExprKind::ConstRef(id), span),
+                Some(Binding::Override(i)) => self.push(ExprKind::Override(i), span),
                 Some(Binding::Shared(_)) => self.error(
                     span,
                     format!("the shared array `{name}` can only be indexed or measured here"),
@@ -281,6 +282,13 @@ impl Parser<'_> {
                 ),
                 None if builtin_of(&p.path).is_some() => {
                     self.error(span, format!("`{name}` is a function"), Some(&format!("call it: `{name}()`")))
+                }
+                // A constant of the kernel's Rust scope: the launch supplies
+                // its value (a helper's body is lowered on its own, so it
+                // still sees only its own).
+                None if looks_like_const(name) && self.role == FnRole::Kernel => {
+                    let i = self.scope_constant(name, span);
+                    self.push(ExprKind::Override(i), span)
                 }
                 None if looks_like_const(name) => self.outside_constant(name, span),
                 // rustc reports unknown names itself, with suggestions.
@@ -351,6 +359,22 @@ impl Parser<'_> {
                 "put the kernel and `const {name}` in one `#[onekernel::kernels] mod`, which shows its kernels its constants and structs; or define `{name}` inside the kernel's body"
             )),
         )
+    }
+
+    /// A constant of the kernel's Rust scope (`BLOCK`, defined beside the
+    /// kernel or imported): an override the launch sets to its value,
+    /// declared at its first use (its type is inferred from its uses).
+    pub(super) fn scope_constant(&mut self, name: &str, span: Span) -> usize {
+        let index = self.f.overrides.len();
+        self.f.overrides.push(crate::hir::OverrideDecl {
+            name: name.to_string(),
+            ty: None,
+            span,
+            generic: false,
+            any_int: false,
+        });
+        self.scopes[0].insert(name.to_string(), Binding::Override(index));
+        index
     }
 
     /// `Name { a: x, b }`: a value of a struct of the kernel's module.
@@ -813,7 +837,7 @@ impl Parser<'_> {
                     }
                     Some(Binding::Rejected) => None,
                     // rustc says a constant cannot be assigned to.
-                    Some(Binding::Const(_)) => {
+                    Some(Binding::Const(_) | Binding::Override(_)) => {
                         self.diags.left_to_rustc(span);
                         None
                     }

@@ -33,15 +33,12 @@ pub fn generic_param(sig: &syn::Signature) -> Result<Option<GenericParam>, Vec<D
                 Diagnostic::new(l.span(), "a kernel cannot have lifetime parameters")
                     .help("remove the lifetime: a kernel's buffers are borrowed for the launch only"),
             ),
-            syn::GenericParam::Const(c) => errors.push(
-                Diagnostic::new(c.span(), "a kernel cannot have const parameters").help(
-                    "the GPU code is compiled once per kernel: use a `const` of a `#[onekernel::kernels]` module, or pass the value as a `u32` parameter",
-                ),
-            ),
-            syn::GenericParam::Type(t) if found.is_some() => errors.push(
-                Diagnostic::new(t.span(), "a kernel has at most one type parameter")
-                    .help("write one element type parameter, `fn name<T: Num>(..)`, and use it for every generic element"),
-            ),
+            syn::GenericParam::Const(c) => errors.extend(const_param_problem(c)),
+            syn::GenericParam::Type(t) if found.is_some() => {
+                errors.push(Diagnostic::new(t.span(), "a kernel has at most one type parameter").help(
+                    "write one element type parameter, `fn name<T: Num>(..)`, and use it for every generic element",
+                ))
+            }
             syn::GenericParam::Type(t) => {
                 if let Some(d) = &t.default {
                     errors.push(
@@ -80,7 +77,8 @@ pub fn generic_param(sig: &syn::Signature) -> Result<Option<GenericParam>, Vec<D
         bounds.extend(&pt.bounds);
     }
     let Some(t) = found else {
-        return Err(errors);
+        // Const parameters only (or errors).
+        return if errors.is_empty() { Ok(None) } else { Err(errors) };
     };
     let mut bound = None;
     for b in bounds {
@@ -106,6 +104,65 @@ pub fn generic_param(sig: &syn::Signature) -> Result<Option<GenericParam>, Vec<D
         Some(bound) if errors.is_empty() => Ok(Some(GenericParam { name: t.ident.to_string(), bound, span: t.span() })),
         _ => Err(errors),
     }
+}
+
+/// The types a kernel's const parameter may have: those of a WGSL
+/// `override` that Rust allows as a const parameter (`usize` is `u32` on
+/// the GPU).
+pub const CONST_PARAM_TYPES: [(&str, Ty); 3] = [("u32", Ty::U32), ("i32", Ty::I32), ("usize", Ty::Usize)];
+
+/// A kernel's const parameter, `const N: u32`, as recognised.
+#[derive(Clone, Debug)]
+pub struct ConstParam {
+    /// Its name.
+    pub name: String,
+    /// Its type, one of [`CONST_PARAM_TYPES`].
+    pub ty: Ty,
+    /// The parameter as written.
+    pub span: proc_macro2::Span,
+}
+
+/// The problem with a const parameter, if any.
+fn const_param_problem(c: &syn::ConstParam) -> Option<Diagnostic> {
+    if let Some(d) = &c.default {
+        // rustc: "defaults for generic parameters are not allowed here".
+        return Some(Diagnostic::left_to_rustc(d.span()));
+    }
+    match const_param_type(&c.ty) {
+        Some(_) => None,
+        None => Some(
+            Diagnostic::new(
+                c.ty.span(),
+                format!("a kernel's const parameter cannot be of type `{}`", crate::diagnostic::code(&c.ty)),
+            )
+            .note("each const parameter becomes a WGSL `override`, a 32-bit value set when the pipeline is created")
+            .help(format!("write `const {}: u32`, `i32` or `usize`", c.ident)),
+        ),
+    }
+}
+
+fn const_param_type(ty: &syn::Type) -> Option<Ty> {
+    let syn::Type::Path(p) = strip_type(ty) else { return None };
+    let ident = p.path.get_ident()?.to_string();
+    if p.qself.is_some() {
+        return None;
+    }
+    CONST_PARAM_TYPES.iter().find(|(n, _)| *n == ident).map(|(_, t)| *t)
+}
+
+/// The kernel's const parameters, in order (those [`generic_param`]
+/// accepts; it reports the others).
+pub fn const_params(sig: &syn::Signature) -> Vec<ConstParam> {
+    sig.generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Const(c) if c.default.is_none() => {
+                Some(ConstParam { name: c.ident.to_string(), ty: const_param_type(&c.ty)?, span: c.ident.span() })
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// `Num`, `onekernel::num::Float`, ...: the bound, if it is one of ours.

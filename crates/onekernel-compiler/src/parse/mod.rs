@@ -20,7 +20,7 @@ mod items;
 mod tile;
 mod ty;
 
-pub use generics::{generic_param, replace_ident};
+pub use generics::{const_params, generic_param, replace_ident, ConstParam, CONST_PARAM_TYPES};
 pub use items::{define_structs, ModuleItems, ModuleScope};
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
@@ -95,6 +95,20 @@ pub fn parse_function_at(
         }
     }
     p.signature(&item.sig);
+    if role == FnRole::Kernel {
+        // Const parameters: `override`s, in order (their ids follow it).
+        for c in const_params(&item.sig) {
+            let index = p.f.overrides.len();
+            p.f.overrides.push(crate::hir::OverrideDecl {
+                name: c.name.clone(),
+                ty: Some(c.ty),
+                span: c.span,
+                generic: true,
+                any_int: false,
+            });
+            p.scopes[0].insert(c.name, Binding::Override(index));
+        }
+    }
     p.f.body = p.block(&item.block);
     p.diags.finish(p.f)
 }
@@ -108,6 +122,9 @@ enum Binding {
     Shared(SharedId),
     /// A constant.
     Const(ConstId),
+    /// A const parameter or a constant of the kernel's scope: index into
+    /// `Function::overrides`.
+    Override(usize),
     /// Something whose declaration was rejected (and reported): its uses
     /// are not reported again.
     Rejected,

@@ -52,12 +52,38 @@ impl Parser<'_> {
                 return Some(n);
             }
         }
+        if let Some(name) = self.launch_value(e) {
+            self.diags.push(
+                Diagnostic::new(e.span(), format!("an array's length must be fixed when the kernel is compiled, and `{name}` is set at the launch"))
+                    .note(format!("`{name}` is a const parameter or a constant outside the kernel: the GPU code gets its value when the pipeline is created"))
+                    .help(format!("size arrays and shared memory with a literal or a `const` of the kernel's body or of its `#[onekernel::kernels]` module; `{name}` may appear in expressions and loop bounds")),
+            );
+            return None;
+        }
         self.diags.push(
             Diagnostic::new(e.span(), "an array's length must be fixed when the kernel is compiled").help(
                 "write the length as an integer literal such as `16` or a constant (`const TILE: usize = 16;`); the GPU sizes arrays and shared memory before the kernel runs",
             ),
         );
         None
+    }
+
+    /// The name of a value the launch sets that `e` is: a const parameter,
+    /// or a constant of the kernel's Rust scope (a name it does not
+    /// define, written as a constant).
+    fn launch_value(&self, e: &syn::Expr) -> Option<String> {
+        let syn::Expr::Path(p) = super::strip(e) else { return None };
+        let name = p.path.get_ident()?.to_string();
+        match self.lookup(&name) {
+            Some(super::Binding::Override(_)) => Some(name),
+            None if self.role == super::FnRole::Kernel
+                && super::expr::looks_like_const(&name)
+                && self.module.consts.iter().all(|c| c.ident != name) =>
+            {
+                Some(name)
+            }
+            _ => None,
+        }
     }
 
     /// A scalar type such as `f32`; reports and returns None otherwise.

@@ -177,8 +177,14 @@ fn compile(gpu: &GpuDevice, kernel: &'static KernelInfo, key: &PipelineKey) -> R
     let device = gpu.wgpu_device();
     // The module's `override`s the launch sets (wgpu names them by id).
     let ids: Vec<String> = key.constants.iter().map(|(id, _)| id.to_string()).collect();
-    let constants: Vec<(&str, f64)> =
+    let mut constants: Vec<(&str, f64)> =
         ids.iter().zip(&key.constants).map(|(id, &(_, bits))| (id.as_str(), f64::from_bits(bits))).collect();
+    // A specialisation's values (its const parameters, the constants of
+    // its scope), keyed by the overrides' ids; a specialisation is a
+    // kernel of its own (`specialise.rs`), so the key above tells them
+    // apart.
+    let spec_ids: Vec<String> = kernel.consts.params.iter().map(|p| p.id.to_string()).collect();
+    constants.extend(spec_ids.iter().map(String::as_str).zip(kernel.consts.values.iter().map(|b| f64::from_bits(*b))));
     let compiled = gpu.capture(|| {
         let desc =
             wgpu::ShaderModuleDescriptor { label: Some(&*kernel.name), source: wgpu::ShaderSource::Wgsl(source) };

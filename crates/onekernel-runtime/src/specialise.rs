@@ -1,0 +1,146 @@
+//! Specialisations of kernels with `override`s (const parameters,
+//! `fn k<const N: u32>`, and constants of the kernel's Rust scope): one
+//! `&'static KernelInfo` per kernel and value tuple, made at its first
+//! launch and kept for the program's life, so that everything keyed by a
+//! kernel's address (the pipeline cache, the bind group cache) keys a
+//! specialisation the same way.
+//!
+//! A specialisation carries its values ([`Consts::values`]); the pipeline
+//! cache passes them as pipeline constants (WGSL `override`s), and the CPU
+//! executor runs the body rustc monomorphised for them.
+
+use crate::error::LaunchError;
+use onekernel_abi::{ConstType, Consts, KernelInfo};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+/// A value a launch gives an override: the types a kernel's overrides may
+/// have. Generated code names the type (`const_value::<usize>(BLOCK)`), so
+/// rustc checks a constant of the kernel's scope against the type the
+/// kernel's uses gave it.
+pub trait ConstArg: Copy {
+    /// The value as a pipeline constant holds it.
+    fn to_f64(self) -> f64;
+}
+
+macro_rules! const_arg {
+    ($($t:ty),*) => {$(
+        impl ConstArg for $t {
+            #[inline]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+        }
+    )*};
+}
+const_arg!(u32, i32, usize, f32);
+
+impl ConstArg for bool {
+    #[inline]
+    fn to_f64(self) -> f64 {
+        f64::from(u8::from(self))
+    }
+}
+
+/// An integer of any Rust type: the value of a constant of a kernel's
+/// scope whose uses in the kernel leave its type open (`0..BLOCK`).
+pub trait ConstInt: Copy {
+    /// The value as a pipeline constant holds it (large values inexactly:
+    /// the specialisation rejects any outside the GPU type's range).
+    fn to_f64(self) -> f64;
+}
+
+macro_rules! const_int {
+    ($($t:ty),*) => {$(
+        impl ConstInt for $t {
+            #[inline]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+        }
+    )*};
+}
+const_int!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+
+/// `v`, an integer of any type, as the value of an `i32` override.
+#[inline]
+pub fn const_value_int<T: ConstInt>(v: T) -> f64 {
+    v.to_f64()
+}
+
+/// `v` as the value of an override of type `T`.
+#[inline]
+pub fn const_value<T: ConstArg>(v: T) -> f64 {
+    v.to_f64()
+}
+
+type Key = (usize, Vec<u64>);
+
+fn cache() -> &'static Mutex<HashMap<Key, &'static KernelInfo>> {
+    static CACHE: OnceLock<Mutex<HashMap<Key, &'static KernelInfo>>> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// The specialisation of `kernel` for `values` (one per override, in
+/// order), made on first use.
+pub fn specialise(kernel: &'static KernelInfo, values: &[f64]) -> Result<&'static KernelInfo, LaunchError> {
+    let params = &kernel.consts.params;
+    if values.len() != params.len() {
+        return Err(LaunchError::InvalidKernel {
+            kernel: &kernel.name,
+            problem: format!("it has {} overrides but the launch gives {} values", params.len(), values.len()),
+        });
+    }
+    let bits: Vec<u64> = values.iter().map(|v| v.to_bits()).collect();
+    let key = (kernel as *const KernelInfo as usize, bits);
+    // A panic while holding the lock cannot leave the map half-updated.
+    if let Some(k) = cache().lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(k);
+    }
+    let made = make(kernel, values)?;
+    let mut map = cache().lock().unwrap_or_else(|p| p.into_inner());
+    // Two threads racing on one tuple both make it; the first insert wins
+    // (the other's copy is leaked, once).
+    Ok(*map.entry(key.clone()).or_insert_with(|| Box::leak(Box::new(made))))
+}
+
+/// `N = 128, BM = 64`: the values, for names and messages.
+pub fn describe(kernel: &KernelInfo, values: &[f64], generic_only: bool) -> String {
+    kernel
+        .consts
+        .params
+        .iter()
+        .zip(values)
+        .filter(|(p, _)| p.generic || !generic_only)
+        .map(|(p, v)| format!("{} = {}", p.name, p.ty.display(*v)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn make(kernel: &'static KernelInfo, values: &[f64]) -> Result<KernelInfo, LaunchError> {
+    for (p, v) in kernel.consts.params.iter().zip(values) {
+        let fits = match p.ty {
+            ConstType::U32 | ConstType::Usize => v.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(v),
+            ConstType::I32 => v.fract() == 0.0 && (f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(v),
+            ConstType::F32 => v.is_finite(),
+            ConstType::Bool => true,
+        };
+        if !fits {
+            return Err(LaunchError::InvalidArgument {
+                kernel: &kernel.name,
+                arg: &p.name,
+                problem: format!("`{}` = {v} does not fit the GPU's 32-bit `{}`", p.name, p.ty.rust_name()),
+            });
+        }
+    }
+    let generic = describe(kernel, values, true);
+    let name = if generic.is_empty() { kernel.name.to_string() } else { format!("{}::<{generic}>", kernel.name) };
+    let mut info = kernel.clone();
+    info.name = Cow::Owned(name);
+    info.consts = Consts {
+        params: kernel.consts.params.clone(),
+        values: Cow::Owned(values.iter().map(|v| v.to_bits()).collect()),
+    };
+    Ok(info)
+}
