@@ -212,74 +212,6 @@ pub fn vectors_in_memory(p: &[Vec3A], q: &[Vec2], out: &mut [Vec3A], totals: &mu
     }
 }
 
-/// 64-bit integers (`SHADER_INT64`): operators, methods, a `match`, and
-/// casts to and from the 32-bit types.
-#[kernel(workgroup_size = 64)]
-pub fn wide_ints(a: &[i64], b: &[u64], k: i32, out: &mut [i64], uout: &mut [u64]) {
-    let i = global_id().x;
-    if i < a.len() {
-        let x = a[i];
-        let y = b[i];
-        let o = i * 8;
-        out[o] = x.wrapping_mul(3).wrapping_add(k as i64);
-        out[o + 1] = if x != 0 { (y as i64) / x } else { i64::MAX };
-        out[o + 2] = if x != 0 { (y as i64) % x } else { i64::MIN };
-        out[o + 3] = (x << 7) ^ (x >> 3) | 0x1_0000_0000i64;
-        out[o + 4] = x.abs().min(1 << 40).max(-5) + x.signum() - x.wrapping_neg();
-        out[o + 5] = (x as i32) as i64 + (x as u32) as i64 + (k as u32) as i64;
-        out[o + 6] = x.rem_euclid(1000) - i64::from(k) + (x < 0) as i64 * 2 + (x >= -7) as i64;
-        out[o + 7] = match x {
-            0 => 1,
-            1..=100 => 2,
-            -3_000_000_000 => 3,
-            _ => 4,
-        };
-        uout[o] = y.wrapping_sub(x as u64);
-        uout[o + 1] = y >> 40u32 | y << 24;
-        uout[o + 2] = if y > 0 { y / 3 + y % 7 } else { u64::MAX };
-        uout[o + 3] = x.abs_diff(-x / 2);
-        uout[o + 4] = u64::from(k as u32) * 0x1_0000_0001 + (i as u64);
-        uout[o + 5] = y.max(1 << 63).min(u64::MAX - 1).clamp(3, u64::MAX - 2);
-        uout[o + 6] = (x as u64).wrapping_neg() ^ ((y as u32) as u64);
-        uout[o + 7] = ((y as i32) as u64).wrapping_add(y >> 1);
-    }
-}
-
-/// `f64` (`SHADER_F64`) and `half::f16` (`SHADER_F16`): arithmetic,
-/// literals, constants, conversions and the methods the GPU has.
-#[kernel(workgroup_size = 64)]
-pub fn wide_floats(a: &[f64], h: &[f16], s: f64, t: f16, out: &mut [f64], hout: &mut [f16], flags: &mut [u32]) {
-    let i = global_id().x;
-    if i < a.len() {
-        let x = a[i];
-        let hh = h[i];
-        let o = i * 10;
-        out[o] = x * s + 0.1;
-        out[o + 1] = x / 3.0 - x * 1e-300 + 2.5e10f64;
-        out[o + 2] = x.abs().sqrt() + std::f64::consts::PI;
-        out[o + 3] = x.floor() + x.ceil() * 2.0 + x.trunc() * 4.0;
-        out[o + 4] = x.round() + x.fract() * 8.0;
-        out[o + 5] = x.mul_add(s, 1.0).min(1e300).max(-1e300).clamp(-1e9, 1e9);
-        out[o + 6] = x.signum() + x.recip() + x.rem_euclid(2.5) + (-x).rem_euclid(0.5);
-        out[o + 7] = f64::from(hh) + hh.to_f64() * 2.0 + (x as f32) as f64 + f64::from(x as f32);
-        out[o + 8] = (x as i64) as f64 + (x as i32) as f64 * 2.0 + (x as u32) as f64 * 4.0 + (x as u64) as f64;
-        out[o + 9] = f64::from_bits(x.to_bits() ^ (1u64 << 63)) + f64::EPSILON + f64::from(i as u32);
-        let m = i * 4;
-        hout[m] = hh * hh + f16::ONE - hh / t;
-        hout[m + 1] = hh.max(f16::ZERO).min(f16::from_f32(2.5)).clamp(f16::NEG_ONE, f16::MAX);
-        hout[m + 2] = f16::from_f64(x) - f16::from_f32(hh.to_f32() * 0.5);
-        hout[m + 3] = -hh.signum() * t % f16::from_f32(0.75) + f16::PI;
-        flags[i] = hh.is_nan() as u32
-            + hh.is_infinite() as u32 * 2
-            + hh.is_finite() as u32 * 4
-            + x.is_nan() as u32 * 8
-            + x.is_infinite() as u32 * 16
-            + x.is_finite() as u32 * 32
-            + (hh < t) as u32 * 64
-            + (x >= s) as u32 * 128;
-    }
-}
-
 /// onekernel's `f16` vectors (WGSL `vec4<f16>`/`vec2<f16>`, `SHADER_F16`):
 /// lane-wise arithmetic with vectors and `f16` scalars, compound
 /// assignments, lanes by name and by index (read and written), `ZERO`,
@@ -1021,5 +953,73 @@ kernels_with_references! {
         uout[i * 2] = r + w.yx() / UVec2::splat(3);
         uout[i * 2 + 1] =
             uvec2(w.element_product() % 1000, (w == r) as u32 + (w != r) as u32 * 2) + w.max(r).min(UVec2::MAX);
+    }
+
+    /// 64-bit integers (`SHADER_INT64`): operators, methods, a `match`, and
+    /// casts to and from the 32-bit types.
+    #[kernel(workgroup_size = 64)]
+    pub fn wide_ints(a: &[i64], b: &[u64], k: i32, out: &mut [i64], uout: &mut [u64]) {
+        let i = global_id().x;
+        if i < a.len() {
+            let x = a[i];
+            let y = b[i];
+            let o = i * 8;
+            out[o] = x.wrapping_mul(3).wrapping_add(k as i64);
+            out[o + 1] = if x != 0 { (y as i64) / x } else { i64::MAX };
+            out[o + 2] = if x != 0 { (y as i64) % x } else { i64::MIN };
+            out[o + 3] = (x << 7) ^ (x >> 3) | 0x1_0000_0000i64;
+            out[o + 4] = x.abs().min(1 << 40).max(-5) + x.signum() - x.wrapping_neg();
+            out[o + 5] = (x as i32) as i64 + (x as u32) as i64 + (k as u32) as i64;
+            out[o + 6] = x.rem_euclid(1000) - i64::from(k) + (x < 0) as i64 * 2 + (x >= -7) as i64;
+            out[o + 7] = match x {
+                0 => 1,
+                1..=100 => 2,
+                -3_000_000_000 => 3,
+                _ => 4,
+            };
+            uout[o] = y.wrapping_sub(x as u64);
+            uout[o + 1] = y >> 40u32 | y << 24;
+            uout[o + 2] = if y > 0 { y / 3 + y % 7 } else { u64::MAX };
+            uout[o + 3] = x.abs_diff(-x / 2);
+            uout[o + 4] = u64::from(k as u32) * 0x1_0000_0001 + (i as u64);
+            uout[o + 5] = y.max(1 << 63).min(u64::MAX - 1).clamp(3, u64::MAX - 2);
+            uout[o + 6] = (x as u64).wrapping_neg() ^ ((y as u32) as u64);
+            uout[o + 7] = ((y as i32) as u64).wrapping_add(y >> 1);
+        }
+    }
+
+    /// `f64` (`SHADER_F64`) and `half::f16` (`SHADER_F16`): arithmetic,
+    /// literals, constants, conversions and the methods the GPU has.
+    #[kernel(workgroup_size = 64)]
+    pub fn wide_floats(a: &[f64], h: &[f16], s: f64, t: f16, out: &mut [f64], hout: &mut [f16], flags: &mut [u32]) {
+        let i = global_id().x;
+        if i < a.len() {
+            let x = a[i];
+            let hh = h[i];
+            let o = i * 10;
+            out[o] = x * s + 0.1;
+            out[o + 1] = x / 3.0 - x * 1e-300 + 2.5e10f64;
+            out[o + 2] = x.abs().sqrt() + std::f64::consts::PI;
+            out[o + 3] = x.floor() + x.ceil() * 2.0 + x.trunc() * 4.0;
+            out[o + 4] = x.round() + x.fract() * 8.0;
+            out[o + 5] = x.mul_add(s, 1.0).min(1e300).max(-1e300).clamp(-1e9, 1e9);
+            out[o + 6] = x.signum() + x.recip() + x.rem_euclid(2.5) + (-x).rem_euclid(0.5);
+            out[o + 7] = f64::from(hh) + hh.to_f64() * 2.0 + (x as f32) as f64 + f64::from(x as f32);
+            out[o + 8] = (x as i64) as f64 + (x as i32) as f64 * 2.0 + (x as u32) as f64 * 4.0 + (x as u64) as f64;
+            out[o + 9] = f64::from_bits(x.to_bits() ^ (1u64 << 63)) + f64::EPSILON + f64::from(i as u32);
+            let m = i * 4;
+            hout[m] = hh * hh + f16::ONE - hh / t;
+            hout[m + 1] = hh.max(f16::ZERO).min(f16::from_f32(2.5)).clamp(f16::NEG_ONE, f16::MAX);
+            hout[m + 2] = f16::from_f64(x) - f16::from_f32(hh.to_f32() * 0.5);
+            hout[m + 3] = -hh.signum() * t % f16::from_f32(0.75) + f16::PI;
+            flags[i] = hh.is_nan() as u32
+                + hh.is_infinite() as u32 * 2
+                + hh.is_finite() as u32 * 4
+                + x.is_nan() as u32 * 8
+                + x.is_infinite() as u32 * 16
+                + x.is_finite() as u32 * 32
+                + (hh < t) as u32 * 64
+                + (x >= s) as u32 * 128;
+        }
     }
 }
