@@ -15,8 +15,7 @@
 mod files;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use onekernel_compiler::CompiledKernel;
-use onekernel_runtime::abi::{ConstParam, Consts, Module, ModuleKey};
+use onekernel_runtime::abi::{ConstParam, Module, ModuleKey};
 use onekernel_runtime::{inspect, KernelInfo};
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -270,8 +269,8 @@ pub fn explain_source(
             let comment = if matches!(emit, Emit::SpirvAsm | Emit::Spirv) { ";" } else { "//" };
             let _ = writeln!(out.stdout, "{comment} ==== kernel `{}` ====", c.info.name);
         }
-        let info = match specialised(&showing(c, module), consts, emit, module) {
-            Ok(info) => info,
+        let info = match specialised(&c.info, consts, emit) {
+            Ok(info) => showing(&info, module),
             Err(message) => {
                 out.output = Output::refuse(message);
                 out.binary.clear();
@@ -304,29 +303,24 @@ fn plural(n: usize) -> String {
 
 /// The kernel's description with module `key` in place of the plain one,
 /// which every view shows.
-fn showing(c: &CompiledKernel, key: ModuleKey) -> KernelInfo {
+fn showing(info: &KernelInfo, key: ModuleKey) -> KernelInfo {
     if key == ModuleKey::PLAIN {
-        return c.info.clone();
+        return info.clone();
     }
-    let module = c.info.module(key).map(|m| Module { key: ModuleKey::PLAIN, ..m.clone() });
+    let module = info.module(key).map(|m| Module { key: ModuleKey::PLAIN, ..m.clone() });
     KernelInfo {
         modules: Cow::Owned(module.into_iter().collect()),
         explain: Cow::Owned(format!("(the explain view shows the plain module, not the {key} one)\n")),
-        ..c.info.clone()
+        ..info.clone()
     }
 }
 
-/// `info` (showing `module`) specialised for the `--const` values of its
+/// `info` specialised for the `--const` values of its
 /// parameters; unchanged for a kernel without them, or when none is given
 /// and the view shows WGSL (its `override` declarations). The SPIR-V of a
 /// kernel with parameters exists per specialisation only: without values
 /// for them, an error says which `--const` to add.
-fn specialised(
-    info: &KernelInfo,
-    consts: &[(String, String)],
-    emit: Emit,
-    module: ModuleKey,
-) -> Result<KernelInfo, String> {
+fn specialised(info: &KernelInfo, consts: &[(String, String)], emit: Emit) -> Result<KernelInfo, String> {
     let params = &info.consts.params;
     let given: Vec<(String, String)> =
         consts.iter().filter(|(n, _)| params.iter().any(|p| p.name == n.as_str())).cloned().collect();
@@ -347,39 +341,8 @@ fn specialised(
             e
         }
     })?;
-    let keyed = onekernel_compiler::specialise::keyed(params, &values);
-    let wgsl = onekernel_compiler::specialise::wgsl(info.wgsl(), &keyed)
-        .map_err(|e| format!("`{}` cannot be specialised for these values: {e}", info.name))?;
-    // Only the plain module has SPIR-V (`--folded` and `--checked` refuse
-    // SPIR-V views before this).
-    let spirv_words = if module == ModuleKey::PLAIN {
-        Some(
-            onekernel_compiler::emit::specialised_spirv(info.wgsl(), &keyed)
-                .map_err(|e| format!("`{}` cannot be specialised for these values: {e}", info.name))?,
-        )
-    } else {
-        None
-    };
-    let described: Vec<String> =
-        params.iter().zip(&values).map(|(p, v)| format!("{} = {}", p.name, p.ty.display(*v))).collect();
-    let plain = info.module(ModuleKey::PLAIN).cloned();
-    let modules: Vec<Module> = plain
-        .into_iter()
-        .map(|m| Module { wgsl: Cow::Owned(wgsl.clone()), spirv: spirv_words.clone().map(Cow::Owned), ..m })
-        .collect();
-    let declarations = onekernel_compiler::specialise::declarations(info.wgsl(), &keyed)
-        .map_err(|e| format!("`{}` cannot be specialised for these values: {e}", info.name))?;
-    let explain = format!(
-        "// Specialised: {} (each `override` is a `const` of its value).\n{}",
-        described.join(", "),
-        onekernel_compiler::specialise::substitute(&info.explain, &declarations)
-    );
-    Ok(KernelInfo {
-        modules: Cow::Owned(modules),
-        explain: Cow::Owned(explain),
-        consts: Consts { params: params.clone(), values: Cow::Owned(values.iter().map(|v| v.to_bits()).collect()) },
-        ..info.clone()
-    })
+    onekernel_compiler::specialise::kernel(info, &values)
+        .map_err(|e| format!("`{}` cannot be specialised for these values: {e}", info.name))
 }
 
 /// One kernel's output.

@@ -6,7 +6,8 @@
 
 use crate::emit::CAPABILITIES;
 use naga::valid::{ValidationFlags, Validator};
-use onekernel_abi::{ConstParam, ConstType};
+use onekernel_abi::{ConstParam, ConstType, Consts, KernelInfo, Module, ModuleKey};
+use std::borrow::Cow;
 
 /// `text` as a value of an override of type `ty`, as a pipeline constant
 /// holds it; Err says what it should be.
@@ -135,4 +136,38 @@ pub fn declarations(wgsl: &str, values: &[(String, f64)]) -> Result<Vec<(String,
         out.push((decl, format!("const {name}: {ty} = {literal}; // @id({id}) override, specialised")));
     }
     Ok(out)
+}
+
+/// `info` as the tools show its specialisation for `values` (one per
+/// override, in order): each module's WGSL with its overrides as
+/// constants ([`wgsl`]), the plain module's SPIR-V
+/// ([`crate::emit::specialised_spirv`]), the explain view likewise (under a
+/// line naming the values), and [`KernelInfo::consts`] holding the values.
+/// For showing only: the runtime launches the module with its overrides,
+/// given the values as pipeline constants.
+pub fn kernel(info: &KernelInfo, values: &[f64]) -> Result<KernelInfo, String> {
+    let params = &info.consts.params;
+    let keyed = keyed(params, values);
+    let mut modules = Vec::new();
+    for m in info.modules.iter() {
+        let spirv = if m.key == ModuleKey::PLAIN {
+            Some(Cow::Owned(crate::emit::specialised_spirv(&m.wgsl, &keyed)?))
+        } else {
+            m.spirv.clone()
+        };
+        modules.push(Module { key: m.key, wgsl: Cow::Owned(wgsl(&m.wgsl, &keyed)?), spirv });
+    }
+    let described: Vec<String> =
+        params.iter().zip(values).map(|(p, v)| format!("{} = {}", p.name, p.ty.display(*v))).collect();
+    let explain = format!(
+        "// Specialised: {} (each `override` is a `const` of its value).\n{}",
+        described.join(", "),
+        substitute(&info.explain, &declarations(info.wgsl(), &keyed)?)
+    );
+    Ok(KernelInfo {
+        modules: Cow::Owned(modules),
+        explain: Cow::Owned(explain),
+        consts: Consts { params: params.clone(), values: Cow::Owned(values.iter().map(|v| v.to_bits()).collect()) },
+        ..info.clone()
+    })
 }
