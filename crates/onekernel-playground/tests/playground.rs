@@ -783,6 +783,28 @@ fn the_page_in_a_browser() {
     );
     assert_eq!(marked, json!([true, "out[i] = a[i] * 3.0;"]));
     b.script("document.querySelector('#explain tr[data-line=\"5\"]').dispatchEvent(new MouseEvent('mouseleave')); return null");
+    // A kernel with const parameters: the field appears, its values
+    // specialise the WGSL, and the run uses them.
+    b.script(&format!("editor.setText({}); return null", json!(CONSTS)));
+    b.wait_for(
+        "the const field",
+        "return !document.getElementById('consts-form').hidden && document.getElementById('consts-names').textContent === 'N: u32, M: i32 ='",
+    );
+    b.type_into("#consts", "N=3, M=-2");
+    b.wait_for(
+        "the specialised WGSL",
+        "return document.getElementById('wgsl').textContent.includes('const N: u32 = 3u;') && document.getElementById('status').textContent.includes('specialised: N = 3, M = -2')",
+    );
+    b.click("button[data-tab=run]");
+    b.click("#run-button");
+    let value = b.wait_for(
+        "the specialised kernel's outputs",
+        "const td = document.querySelector('td[data-output=out][data-i=\"33\"]'); return td && td.textContent === '-63' && td.textContent",
+    );
+    assert_eq!(value, "-63", "33 * M + 0 + 1 + 2");
+    b.clear("#consts");
+    b.type_into("#consts", "N=3, M=z");
+    b.wait_for("the error", "return document.getElementById('consts').classList.contains('invalid') && document.getElementById('status').textContent.includes('`z` is not an `i32`')");
     // The screenshot of the docs: the matmul preset, run, on the Run tab.
     b.session("POST", "/url", json!({ "url": format!("{}?preset=matmul", s.url()) }));
     b.wait_for("matmul", "return document.getElementById('wgsl').textContent.includes('fn matmul(')");
