@@ -64,7 +64,7 @@ async function compileNow() {
   if (json.view) showView(json.view);
   state.lastOk = json.ok;
   document.body.dataset.compiled = String(seq); // for tests: a compile has finished
-  if (json.ok && json.view.consts_error) setStatus(json.view.consts_error, "error");
+  if (json.ok && json.view.consts_error && json.view.consts.length > 0) setStatus(json.view.consts_error, "error");
   else if (json.ok) setStatus(`compiled in ${ms} ms${json.view.specialised ? ", specialised: " + json.view.specialised : ""}`, "ok");
   else setStatus(`${json.errors.length} error${json.errors.length === 1 ? "" : "s"}`, "error");
 }
@@ -126,7 +126,10 @@ function showConsts(v) {
   form.hidden = v.consts.length === 0;
   $("consts-names").textContent = v.consts.map((c) => `${c.name}: ${c.ty}`).join(", ") + " =";
   const input = $("consts");
-  if (v.consts_error) {
+  // A kernel without const parameters (another one chosen from the menu):
+  // the hidden field's values were for the other kernel.
+  if (v.consts.length === 0) input.value = "";
+  if (v.consts_error && v.consts.length > 0) {
     input.classList.add("invalid");
     input.title = v.consts_error;
   } else {
