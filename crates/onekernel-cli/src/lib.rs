@@ -3,7 +3,7 @@
 //! what it produced, or the errors the way rustc shows them.
 //!
 //! ```text
-//! onekernel explain FILE.rs [--kernel NAME] [--emit KIND] [--folded] [--checked] [-o OUT]
+//! onekernel explain FILE.rs [--kernel NAME] [--emit KIND] [--const NAME=VALUE]... [--folded] [--checked] [-o OUT]
 //! ```
 //!
 //! Exit status: 0 on success; 1 when the file's kernels (or the file
@@ -15,8 +15,7 @@
 mod files;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use onekernel_compiler::CompiledKernel;
-use onekernel_runtime::abi::{Module, ModuleKey};
+use onekernel_runtime::abi::{ConstParam, Module, ModuleKey};
 use onekernel_runtime::{inspect, KernelInfo};
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -65,10 +64,28 @@ pub struct ExplainArgs {
     /// first failure reported with its source line. WGSL only.
     #[arg(long)]
     pub checked: bool,
+    /// A value for a const parameter (`fn k<const N: u32>`) or a constant
+    /// of the kernel's scope (`BLOCK`), repeatable: every view then shows
+    /// the module specialised for the values (each WGSL `override` a
+    /// `const`; the SPIR-V of that specialisation). A kernel with such
+    /// parameters has SPIR-V only with a value for each.
+    #[arg(long = "const", value_name = "NAME=VALUE", value_parser = assignment)]
+    pub consts: Vec<(String, String)>,
     /// Write the output to this file instead of standard output
     /// (`--emit spirv` writes a binary `.spv` file).
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
+}
+
+/// `NAME=VALUE`, split (the value is read as the parameter's type once the
+/// kernel is compiled).
+fn assignment(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() && !value.trim().is_empty() => {
+            Ok((name.trim().to_string(), value.trim().to_string()))
+        }
+        _ => Err(format!("`{text}` is not `NAME=VALUE` (for example `--const N=128`)")),
+    }
 }
 
 /// What to print for each kernel.
@@ -145,7 +162,7 @@ pub fn explain(args: &ExplainArgs) -> Output {
         return Output::refuse("only the plain module has SPIR-V (no program reads another): drop `--folded`".into());
     }
     let module = ModuleKey { folded: args.folded, checked: args.checked };
-    let mut out = explain_source(&args.file, &source, args.kernel.as_deref(), args.emit, module);
+    let mut out = explain_source(&args.file, &source, args.kernel.as_deref(), args.emit, module, &args.consts);
     if let (Some(file), 0) = (&args.output, out.code) {
         let bytes = if args.emit == Emit::Spirv {
             match std::mem::take(&mut out.binary).as_mut_slice() {
@@ -186,13 +203,15 @@ impl std::ops::DerefMut for Explained {
 }
 
 /// Compiles the kernels in `source` (read from `path`) and prints `emit`
-/// for each, or the diagnostics.
+/// for each (specialised for `consts`, `NAME`/`VALUE` pairs), or the
+/// diagnostics.
 pub fn explain_source(
     path: &std::path::Path,
     source: &str,
     only: Option<&str>,
     emit: Emit,
     module: ModuleKey,
+    consts: &[(String, String)],
 ) -> Explained {
     let mut out = Explained { output: Output::default(), binary: Vec::new() };
     let shown = path.display().to_string();
@@ -222,12 +241,42 @@ pub fn explain_source(
     let compiled = onekernel_compiler::compile_program(&program, &onekernel_compiler::Options::default());
     // A generic kernel shows each instantiation, as a kernel of its own.
     let several = program.kernels.len() > 1 || compiled.instances().any(|c| c.instance.ty.is_some());
+    if compiled.diagnostics.is_empty() {
+        // Each `--const` names a parameter of a kernel shown.
+        let shown_params: Vec<&ConstParam> = compiled.instances().flat_map(|c| c.info.consts.params.iter()).collect();
+        if let Some((name, _)) = consts.iter().find(|(n, _)| !shown_params.iter().any(|p| p.name == n.as_str())) {
+            let mut listed: Vec<String> = Vec::new();
+            for c in compiled.instances() {
+                let entry =
+                    format!("`{}`: {}", c.info.name, onekernel_compiler::specialise::list(&c.info.consts.params));
+                if !c.info.consts.params.is_empty() && !listed.contains(&entry) {
+                    listed.push(entry);
+                }
+            }
+            let has = if listed.is_empty() {
+                "no kernel shown has const parameters or constants of its scope".to_string()
+            } else {
+                format!("the kernels' are {}", listed.join("; "))
+            };
+            out.output = Output::refuse(format!(
+                "`--const {name}=..`: `{name}` is not a const parameter of a kernel shown; {has}"
+            ));
+            return out;
+        }
+    }
     for c in compiled.instances() {
         if several {
             let comment = if matches!(emit, Emit::SpirvAsm | Emit::Spirv) { ";" } else { "//" };
             let _ = writeln!(out.stdout, "{comment} ==== kernel `{}` ====", c.info.name);
         }
-        let info = showing(c, module);
+        let info = match specialised(&c.info, consts, emit) {
+            Ok(info) => showing(&info, module),
+            Err(message) => {
+                out.output = Output::refuse(message);
+                out.binary.clear();
+                return out;
+            }
+        };
         out.stdout.push_str(&render(&info, emit));
         if emit == Emit::Spirv {
             out.binary.push(info.spirv().iter().flat_map(|w| w.to_le_bytes()).collect());
@@ -254,16 +303,46 @@ fn plural(n: usize) -> String {
 
 /// The kernel's description with module `key` in place of the plain one,
 /// which every view shows.
-fn showing(c: &CompiledKernel, key: ModuleKey) -> KernelInfo {
+fn showing(info: &KernelInfo, key: ModuleKey) -> KernelInfo {
     if key == ModuleKey::PLAIN {
-        return c.info.clone();
+        return info.clone();
     }
-    let module = c.info.module(key).map(|m| Module { key: ModuleKey::PLAIN, ..m.clone() });
+    let module = info.module(key).map(|m| Module { key: ModuleKey::PLAIN, ..m.clone() });
     KernelInfo {
         modules: Cow::Owned(module.into_iter().collect()),
         explain: Cow::Owned(format!("(the explain view shows the plain module, not the {key} one)\n")),
-        ..c.info.clone()
+        ..info.clone()
     }
+}
+
+/// `info` specialised for the `--const` values of its
+/// parameters; unchanged for a kernel without them, or when none is given
+/// and the view shows WGSL (its `override` declarations). The SPIR-V of a
+/// kernel with parameters exists per specialisation only: without values
+/// for them, an error says which `--const` to add.
+fn specialised(info: &KernelInfo, consts: &[(String, String)], emit: Emit) -> Result<KernelInfo, String> {
+    let params = &info.consts.params;
+    let given: Vec<(String, String)> =
+        consts.iter().filter(|(n, _)| params.iter().any(|p| p.name == n.as_str())).cloned().collect();
+    let spirv = matches!(emit, Emit::Spirv | Emit::SpirvAsm);
+    if params.is_empty() || (given.is_empty() && !spirv) {
+        return Ok(info.clone());
+    }
+    let values = onekernel_compiler::specialise::values(&info.name, params, &given).map_err(|e| {
+        if given.is_empty() {
+            let example: Vec<String> = params.iter().map(|p| format!("--const {}=VALUE", p.name)).collect();
+            format!(
+                "`{}` has SPIR-V only per specialisation: give a value for each of its const parameters ({}): `{}`",
+                info.name,
+                onekernel_compiler::specialise::list(params),
+                example.join(" ")
+            )
+        } else {
+            e
+        }
+    })?;
+    onekernel_compiler::specialise::kernel(info, &values)
+        .map_err(|e| format!("`{}` cannot be specialised for these values: {e}", info.name))
 }
 
 /// One kernel's output.

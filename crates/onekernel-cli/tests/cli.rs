@@ -113,7 +113,7 @@ fn help_and_version() {
     for kind in ["explain", "wgsl", "spirv", "spirv-asm", "naga", "bindings"] {
         assert!(explain.contains(kind), "{kind}: {explain}");
     }
-    for flag in ["--kernel", "--emit", "--folded", "--checked", "--output"] {
+    for flag in ["--kernel", "--emit", "--folded", "--checked", "--const", "--output"] {
         assert!(explain.contains(flag), "{flag}: {explain}");
     }
     insta::assert_snapshot!("help_explain", explain);
@@ -228,4 +228,104 @@ fn deep_nesting_is_an_error_not_an_abort() {
         assert!(out.contains("@compute"), "{name}: {out}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--const NAME=VALUE`: every view shows the module specialised for the
+/// values (each `override` a `const`), and the SPIR-V of that
+/// specialisation; without values the WGSL keeps its `override`s and the
+/// SPIR-V views say which `--const` they need.
+#[test]
+fn const_parameters() {
+    let file = "tests/language/consts.rs";
+    let plain = ok(&["explain", file, "--kernel", "const_affine", "--emit", "wgsl"]);
+    assert!(plain.contains("@id(1) override N: u32;") && plain.contains("@id(2) override M: i32;"), "{plain}");
+    let args = ["explain", file, "--kernel", "const_affine", "--const", "N=3", "--const", "M=-2"];
+    let wgsl = ok(&[&args[..], &["--emit", "wgsl"]].concat());
+    insta::assert_snapshot!("consts_wgsl_specialised", wgsl);
+    assert!(wgsl.contains("const N: u32 = 3u;") && wgsl.contains("const M: i32 = -2i;"), "{wgsl}");
+    assert!(!wgsl.contains("override N"), "{wgsl}");
+    // Line for line the unspecialised module but for the declarations.
+    let differ = plain.lines().zip(wgsl.lines()).filter(|(a, b)| a != b).count();
+    assert_eq!((differ, plain.lines().count()), (2, wgsl.lines().count()), "{wgsl}");
+    let explain = ok(&args);
+    assert!(explain.starts_with("// Specialised: N = 3, M = -2"), "{explain}");
+    assert!(explain.contains("const N: u32 = 3u;") && !explain.contains("override N"), "{explain}");
+    let naga = ok(&[&args[..], &["--emit", "naga"]].concat());
+    assert!(!naga.is_empty(), "{naga}");
+    let asm = ok(&[&args[..], &["--emit", "spirv-asm"]].concat());
+    assert!(asm.contains("OpEntryPoint GLCompute") && !asm.contains("no SPIR-V"), "{asm}");
+    // Other values, other SPIR-V.
+    let other =
+        ok(&["explain", file, "--kernel", "const_affine", "--const", "N=4", "--const", "M=-2", "--emit", "spirv"]);
+    assert_ne!(other, ok(&[&args[..], &["--emit", "spirv"]].concat()));
+    // The specialised module passes spirv-val.
+    let dir = std::env::temp_dir().join(format!("onekernel-cli-consts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spv = dir.join("const_affine.spv");
+    ok(&[&args[..], &["--emit", "spirv", "-o", spv.to_str().unwrap()]].concat());
+    let val = Command::new("spirv-val").arg("--target-env").arg("vulkan1.1").arg(&spv).output().expect("spirv-val");
+    assert!(val.status.success(), "{}", String::from_utf8_lossy(&val.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+    // Constants of a plain kernel's scope, each of its type; the checked
+    // module keeps its own `loop_budget` override.
+    let scope = [
+        "explain",
+        file,
+        "--kernel",
+        "scope_constants",
+        "--emit",
+        "wgsl",
+        "--const",
+        "REPEAT=4",
+        "--const",
+        "OFFSET=0.25",
+        "--const",
+        "NEGATE=false",
+        "--const",
+        "STEP=2",
+    ];
+    let out = ok(&scope);
+    for decl in ["const REPEAT: i32 = 4i;", "const OFFSET: f32 = 0.25f;", "const NEGATE: bool = false;"] {
+        assert!(out.contains(decl), "{decl}: {out}");
+    }
+    let checked = ok(&[&scope[..], &["--checked"]].concat());
+    assert!(checked.contains("override loop_budget") && checked.contains("const STEP: i32 = 2i;"), "{checked}");
+    // Each instantiation of a generic kernel.
+    let generic = ok(&["explain", file, "--kernel", "generic_strided", "--const", "STRIDE=4", "--emit", "spirv-asm"]);
+    assert!(generic.matches("OpEntryPoint").count() > 1, "{generic}");
+}
+
+/// `--const` errors: exit status 2 and one message that names the
+/// parameters (never a panic).
+#[test]
+fn const_parameter_errors() {
+    let file = "tests/language/consts.rs";
+    let k = ["explain", file, "--kernel", "const_affine"];
+    let mut all = String::new();
+    for extra in [
+        &["--emit", "spirv"][..],
+        &["--emit", "spirv-asm"][..],
+        &["--const", "X=3"][..],
+        &["--const", "N=-3", "--const", "M=1"][..],
+        &["--const", "N=3", "--const", "M=1.5"][..],
+        &["--const", "N=99999999999", "--const", "M=1"][..],
+        &["--const", "N=3"][..],
+    ] {
+        let args = [&k[..], extra].concat();
+        let (code, stdout, stderr) = cli(&args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stdout.is_empty() && stderr.starts_with("error: "), "{args:?}: {stderr}");
+        assert!(stderr.contains("N: u32, M: i32") || stderr.contains("is not"), "{args:?}: {stderr}");
+        all.push_str(&format!("$ {}\n{stderr}\n", extra.join(" ")));
+    }
+    // Not `NAME=VALUE`: clap's usage error.
+    let (code, _, stderr) = cli(&[&k[..], &["--const", "N"]].concat());
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("is not `NAME=VALUE`"), "{stderr}");
+    // A kernel without parameters.
+    let (code, _, stderr) = cli(&["explain", "examples/vector_add.rs", "--const", "N=3"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("no kernel shown has const parameters"), "{stderr}");
+    all.push_str(&format!("$ vector_add --const N=3\n{stderr}"));
+    insta::assert_snapshot!("consts_errors", all);
 }

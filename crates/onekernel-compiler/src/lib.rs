@@ -46,6 +46,7 @@ pub mod layout;
 pub mod lower;
 pub mod nesting;
 pub mod parse;
+pub mod specialise;
 pub mod split;
 pub mod types;
 pub mod uniformity;

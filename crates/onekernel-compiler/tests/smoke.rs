@@ -341,6 +341,50 @@ fn const_parameters_are_overrides() {
     assert!(onekernel_compiler::emit::specialised_spirv(c.info.wgsl(), &values[..2]).is_err());
 }
 
+/// What the tools show of a specialisation (`specialise`): values parsed as
+/// the overrides' types, every override a `const` of its value (extreme
+/// values included), the module still valid, bad input an `Err`.
+#[test]
+fn specialisations_for_the_tools() {
+    use onekernel_abi::ConstType;
+    use onekernel_compiler::specialise;
+    let item: syn::ItemFn = syn::parse_str(
+        "fn k<const N: u32, const S: i32>(a: &[f32], out: &mut [f32]) { let i = global_id().x; if i < a.len() && FLAG { out[i] = a[i] * SCALE + (N as f32) - (S as f32); } }",
+    )
+    .unwrap();
+    let c = compile("workgroup_size = 64".parse().unwrap(), &item, &[]).unwrap_or_else(|e| panic!("{}", e[0]));
+    let params = &c.info.consts.params;
+    let pairs = |s: &[(&str, &str)]| s.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect::<Vec<_>>();
+    let given = pairs(&[("S", "-2147483648"), ("N", "4294967295"), ("SCALE", "1e-3"), ("FLAG", "true")]);
+    let values = specialise::values("k", params, &given).unwrap();
+    let shown = specialise::kernel(&c.info, &values).unwrap();
+    let wgsl = shown.wgsl();
+    for decl in [
+        "const N: u32 = 4294967295u;",
+        "const S: i32 = i32(-2147483648);",
+        "const SCALE: f32 = 0.001f;",
+        "const FLAG: bool = true;",
+    ] {
+        assert!(wgsl.contains(decl), "{decl} in\n{wgsl}");
+    }
+    assert!(!wgsl.contains("override N") && !shown.spirv().is_empty(), "{wgsl}");
+    let checked = &shown.module(onekernel_abi::ModuleKey::CHECKED).unwrap().wgsl;
+    assert!(checked.contains("override loop_budget") && checked.contains("const N: u32"), "{checked}");
+    assert_eq!(shown.consts.values.len(), 4);
+    // Bad input: each an error that says what is wrong.
+    for (given, want) in [
+        (pairs(&[("N", "1"), ("S", "1"), ("SCALE", "1"), ("FLAG", "yes")]), "is not a `bool`"),
+        (pairs(&[("N", "1"), ("S", "1"), ("SCALE", "inf"), ("FLAG", "true")]), "is not a finite `f32`"),
+        (pairs(&[("N", "1"), ("T", "1")]), "it has: N: u32, S: i32, FLAG: bool, SCALE: f32"),
+        (pairs(&[("N", "1")]), "missing: `S`, `FLAG`, `SCALE`"),
+    ] {
+        let e = specialise::values("k", params, &given).unwrap_err();
+        assert!(e.contains(want), "{e}");
+    }
+    assert_eq!(specialise::parse_value(ConstType::Usize, "1_024"), Ok(1024.0));
+    assert!(specialise::parse_value(ConstType::U32, "-1").is_err());
+}
+
 /// A problem of one type of the bound says which instantiation it is in.
 #[test]
 fn generic_kernel_error_of_one_type() {

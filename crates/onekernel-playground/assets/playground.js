@@ -47,7 +47,7 @@ async function compileNow() {
   const started = performance.now();
   let answer;
   try {
-    answer = await postJson("/api/compile", { source, kernel: $("kernel").value || null });
+    answer = await postJson("/api/compile", { source, kernel: $("kernel").value || null, consts: $("consts").value || null });
   } catch (e) {
     if (seq === state.compileSeq) setStatus("the server did not answer", "error");
     return;
@@ -64,7 +64,8 @@ async function compileNow() {
   if (json.view) showView(json.view);
   state.lastOk = json.ok;
   document.body.dataset.compiled = String(seq); // for tests: a compile has finished
-  if (json.ok) setStatus(`compiled in ${ms} ms`, "ok");
+  if (json.ok && json.view.consts_error && json.view.consts.length > 0) setStatus(json.view.consts_error, "error");
+  else if (json.ok) setStatus(`compiled in ${ms} ms${json.view.specialised ? ", specialised: " + json.view.specialised : ""}`, "ok");
   else setStatus(`${json.errors.length} error${json.errors.length === 1 ? "" : "s"}`, "error");
 }
 
@@ -115,6 +116,26 @@ function showView(v) {
   $("bindings").appendChild(markdownTable(v.bindings));
   showExplain(v.explain);
   updateInputs(v.params, v.workgroup_size);
+  showConsts(v);
+}
+
+/// The const parameters' field: shown for a kernel that has them, with
+/// their names and types, and what the values made (or why not).
+function showConsts(v) {
+  const form = $("consts-form");
+  form.hidden = v.consts.length === 0;
+  $("consts-names").textContent = v.consts.map((c) => `${c.name}: ${c.ty}`).join(", ") + " =";
+  const input = $("consts");
+  // A kernel without const parameters (another one chosen from the menu):
+  // the hidden field's values were for the other kernel.
+  if (v.consts.length === 0) input.value = "";
+  if (v.consts_error && v.consts.length > 0) {
+    input.classList.add("invalid");
+    input.title = v.consts_error;
+  } else {
+    input.classList.remove("invalid");
+    input.title = v.specialised ? `specialised: ${v.specialised}` : "no values: the WGSL keeps its overrides";
+  }
 }
 
 /// The binding table (Markdown) as an HTML table.
@@ -272,7 +293,7 @@ async function runNow() {
   readInputs();
   const inputs = {};
   for (const p of state.params) if (state.inputs[p.name] && p.supported) inputs[p.name] = state.inputs[p.name];
-  const body = { source: editor.getText(), kernel: $("kernel").value || null, grid: gridRequest(), inputs };
+  const body = { source: editor.getText(), kernel: $("kernel").value || null, consts: $("consts").value || null, grid: gridRequest(), inputs };
   const status = $("run-status");
   status.className = "";
   status.textContent = "running…";
@@ -420,6 +441,7 @@ function loadPreset(id) {
   if (!p) return;
   state.inputs = {};
   state.params = [];
+  $("consts").value = "";
   $("inputs").innerHTML = "";
   for (const [name, input] of Object.entries(p.run.inputs || {})) state.inputs[name] = input;
   const grid = p.run.grid || { threads: [1024] };
@@ -437,6 +459,7 @@ function loadPreset(id) {
 
 $("preset").onchange = () => loadPreset($("preset").value);
 $("kernel").onchange = () => { state.params = []; compileNow(); };
+$("consts").oninput = () => { clearTimeout(state.timer); state.timer = setTimeout(compileNow, 300); };
 
 async function start() {
   const [info, presets] = await Promise.all([fetch("/api/info").then((r) => r.json()), fetch("/api/presets").then((r) => r.json())]);

@@ -35,6 +35,18 @@ pub struct ExplainRow {
     pub wgsl: Vec<String>,
 }
 
+/// A const parameter (`fn k<const N: u32>`) or a constant of the kernel's
+/// scope (`BLOCK`): a WGSL `override` whose value the page asks for.
+#[derive(Clone, Debug, Serialize)]
+pub struct ConstView {
+    /// The Rust name.
+    pub name: String,
+    /// Its Rust type (`u32`, `i32`, `usize`, `f32`, `bool`).
+    pub ty: &'static str,
+    /// A const parameter of the kernel (else a constant of its scope).
+    pub generic: bool,
+}
+
 /// What the tabs show for one kernel.
 #[derive(Debug, Serialize)]
 pub struct View {
@@ -56,6 +68,14 @@ pub struct View {
     pub params: Vec<Param>,
     /// `#[kernel(workgroup_size = ..)]`.
     pub workgroup_size: [u32; 3],
+    /// Its const parameters and constants of its scope (empty: none).
+    pub consts: Vec<ConstView>,
+    /// With values for them (`N = 128, M = -2`): the tabs show the module
+    /// specialised for them, each `override` a `const`.
+    pub specialised: Option<String>,
+    /// Why the values given cannot be used (an unknown name, a value that
+    /// is not of the parameter's type, a missing one).
+    pub consts_error: Option<String>,
 }
 
 /// The answer to a compile request.
@@ -75,9 +95,16 @@ pub struct Outcome {
 
 /// Compiles every kernel of `text` (with `options`); `wanted` names the one
 /// whose outputs are returned (a generic kernel's name: its first
-/// instantiation; default: the first). Returns the outcome and the chosen
-/// kernel's description (for launches).
-pub fn compile(text: &str, wanted: Option<&str>, options: &Options) -> (Outcome, Option<KernelInfo>) {
+/// instantiation; default: the first); `consts` (`N=128, BLOCK=256`) gives
+/// values to its const parameters. Returns the outcome and the chosen
+/// kernel's description (for launches: with the values in
+/// `KernelInfo::consts`, when they are valid).
+pub fn compile(
+    text: &str,
+    wanted: Option<&str>,
+    options: &Options,
+    consts: Option<&str>,
+) -> (Outcome, Option<KernelInfo>) {
     let mut outcome = Outcome { ok: false, kernels: Vec::new(), view: None, errors: Vec::new() };
     let program = match source::read_program(text) {
         Ok(p) => p,
@@ -117,10 +144,59 @@ pub fn compile(text: &str, wanted: Option<&str>, options: &Options) -> (Outcome,
             exact.or_else(|| listed.iter().position(|(name, _)| is_named(name, w)))
         })
         .unwrap_or(0);
-    let info = listed.into_iter().nth(chosen).and_then(|(_, info)| info);
-    outcome.view = info.as_ref().map(view);
+    let mut info = listed.into_iter().nth(chosen).and_then(|(_, info)| info);
+    outcome.view = info.as_mut().map(|info| specialised_view(info, consts.unwrap_or("")));
     outcome.ok = outcome.errors.is_empty() && info.is_some();
     (outcome, info)
+}
+
+/// `N=128, BLOCK=256` (commas or spaces between): the `NAME`, `VALUE`
+/// pairs.
+pub fn const_pairs(text: &str) -> Result<Vec<(String, String)>, String> {
+    text.split(|c: char| c == ',' || c == ';' || c.is_whitespace())
+        .filter(|a| !a.is_empty())
+        .map(|a| match a.split_once('=') {
+            Some((n, v)) if !n.is_empty() && !v.is_empty() => Ok((n.to_string(), v.to_string())),
+            _ => Err(format!("`{a}` is not `NAME=VALUE` (for example `N=128, BLOCK=256`)")),
+        })
+        .collect()
+}
+
+/// The view of `info`, specialised for `consts` where they give its
+/// parameters values (then `info` carries them for the launch).
+fn specialised_view(info: &mut KernelInfo, consts: &str) -> View {
+    let params = info.consts.params.clone();
+    let values = match const_pairs(consts) {
+        Ok(pairs) if pairs.is_empty() => None,
+        Ok(pairs) => Some(onekernel_compiler::specialise::values(&info.name, &params, &pairs)),
+        Err(e) => Some(Err(e)),
+    };
+    let shown = match values {
+        None => Ok(None),
+        Some(Ok(values)) => onekernel_compiler::specialise::kernel(info, &values)
+            .map(Some)
+            .map_err(|e| format!("`{}` cannot be specialised for these values: {e}", info.name)),
+        Some(Err(e)) => Err(e),
+    };
+    match shown {
+        Ok(Some(specialised)) => {
+            let mut v = view(&specialised);
+            v.specialised = Some(
+                params
+                    .iter()
+                    .zip(specialised.consts.values.iter())
+                    .map(|(p, b)| format!("{} = {}", p.name, p.ty.display(f64::from_bits(*b))))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            );
+            // The launch runs the module with its overrides, their values
+            // as pipeline constants (as the runtime's specialisations do).
+            info.consts.values = specialised.consts.values.clone();
+            v
+        }
+        Ok(None) => view(info),
+        Err(e) => View { consts_error: Some(e), ..view(info) },
+    }
 }
 
 /// Whether a kernel called `name` (`axpy::<f32>`) is one that `wanted`
@@ -140,6 +216,14 @@ fn view(info: &KernelInfo) -> View {
         explain: explain_rows(inspect::explain(info)),
         params: params(info),
         workgroup_size: info.workgroup_size,
+        consts: info
+            .consts
+            .params
+            .iter()
+            .map(|p| ConstView { name: p.name.to_string(), ty: p.ty.rust_name(), generic: p.generic })
+            .collect(),
+        specialised: None,
+        consts_error: None,
     }
 }
 

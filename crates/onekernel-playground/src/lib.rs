@@ -16,8 +16,13 @@
 //! | `GET /` and `/assets/*` | the page |
 //! | `GET /api/info` | the device, the limits |
 //! | `GET /api/presets` | the menu: kernels and run inputs |
-//! | `POST /api/compile` `{source, kernel?}` | `{ok, kernels, view: {wgsl, spirv, naga, bindings, explain, params, ..}, errors}` |
-//! | `POST /api/run` `{source, kernel?, grid: {threads\|blocks}, inputs: {name: {len, shape, formula\|random\|value}}}` | `{ok, outputs, grid, time_us, ..}` or `{ok: false, error}` |
+//! | `POST /api/compile` `{source, kernel?, consts?}` | `{ok, kernels, view: {wgsl, spirv, naga, bindings, explain, params, consts, specialised, consts_error, ..}, errors}` |
+//! | `POST /api/run` `{source, kernel?, consts?, grid: {threads\|blocks}, inputs: {name: {len, shape, formula\|random\|value}}}` | `{ok, outputs, grid, time_us, ..}` or `{ok: false, error}` |
+//!
+//! `consts` (`"N=128, BLOCK=256"`) gives values to the kernel's const
+//! parameters and constants of its scope (its WGSL `override`s): the tabs
+//! show the module specialised for them, and a run uses them (a kernel
+//! with such parameters runs only with a value for each).
 //!
 //! A request that cannot be carried out (malformed JSON, a missing input,
 //! a source, buffer or grid over the limits) is a 4xx with `{"error":
@@ -202,6 +207,7 @@ fn check_source(p: &Playground, source: &str) -> Result<(), Response> {
 struct CompileRequest {
     source: String,
     kernel: Option<String>,
+    consts: Option<String>,
 }
 
 /// Runs `f` (a compile) on a thread of its own, at most one per core at
@@ -243,7 +249,8 @@ async fn compile_handler(State(p): State<Playground>, body: Result<Bytes, BytesR
         return e;
     }
     match blocking(&p, move || {
-        let (outcome, _) = compile::compile(&req.source, req.kernel.as_deref(), &Default::default());
+        let (outcome, _) =
+            compile::compile(&req.source, req.kernel.as_deref(), &Default::default(), req.consts.as_deref());
         serde_json::to_value(outcome).unwrap_or(Value::Null)
     })
     .await
@@ -265,10 +272,25 @@ async fn run_handler(State(p): State<Playground>, body: Result<Bytes, BytesRejec
     // Compile, learn the workgroup size, check the inputs; the loop budget
     // the grid allows is set at launch (`LaunchChecks`).
     let prepared = blocking(&p, move || -> Result<Result<run::Launch, Value>, run::BadRequest> {
-        let (outcome, info) = compile::compile(&spec.source, spec.kernel.as_deref(), &Default::default());
+        let (outcome, info) =
+            compile::compile(&spec.source, spec.kernel.as_deref(), &Default::default(), spec.consts.as_deref());
         let Some(info) = info.filter(|_| outcome.ok) else {
             return Ok(Err(json!({"ok": false, "error": {"kind": "compile", "message": "the kernel does not compile", "errors": outcome.errors}})));
         };
+        // A kernel with const parameters runs specialised for their values.
+        if let Some(e) = outcome.view.as_ref().and_then(|v| v.consts_error.clone()) {
+            return Ok(Err(json!({"ok": false, "error": {"kind": "consts", "message": e}})));
+        }
+        if info.consts.values.len() != info.consts.params.len() {
+            let wanted: Vec<String> = info.consts.params.iter().map(|p| format!("{}=..", p.name)).collect();
+            let message = format!(
+                "`{}` has const parameters ({}): give their values (`{}`)",
+                info.name,
+                onekernel_compiler::specialise::list(&info.consts.params),
+                wanted.join(", ")
+            );
+            return Ok(Err(json!({"ok": false, "error": {"kind": "consts", "message": message}})));
+        }
         if let Some(k) = &spec.kernel {
             if !compile::is_named(&info.name, k) {
                 return Err(run::BadRequest { status: 400, message: format!("no `#[kernel]` function named `{k}`") });

@@ -71,6 +71,8 @@ pub struct RunSpec {
     /// Each parameter's input, by name.
     #[serde(default)]
     pub inputs: HashMap<String, Input>,
+    /// Values of the kernel's const parameters (`N=128, BLOCK=256`).
+    pub consts: Option<String>,
 }
 
 /// A problem with the request (the answer is a 4xx).

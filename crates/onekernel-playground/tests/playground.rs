@@ -308,6 +308,101 @@ fn generic_kernel_every_instantiation() {
     assert_eq!(status, 400);
 }
 
+const CONSTS: &str = "use onekernel::prelude::*;
+
+const OFFSET: f32 = 0.5;
+
+#[kernel(workgroup_size = 64)]
+fn affine<const N: u32, const M: i32>(a: &[i32], out: &mut [i32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        let mut acc = a[i] * M;
+        for k in 0..N {
+            acc = acc + k as i32;
+        }
+        out[i] = acc;
+    }
+}
+
+#[kernel(workgroup_size = 64)]
+fn shift(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        out[i] = a[i] + OFFSET;
+    }
+}
+";
+
+/// Const parameters and constants of the kernel's scope: the view lists
+/// them; with values (`consts`) every tab shows the specialised module and
+/// a run uses them; without, the WGSL keeps its `override`s and a run
+/// says which values it needs; bad values are errors naming them.
+#[test]
+fn const_parameters_are_specialised_and_run() {
+    let s = Server::start();
+    let compile = |kernel: &str, consts: Option<&str>| {
+        let (status, r) = s.post_json("/api/compile", &json!({"source": CONSTS, "kernel": kernel, "consts": consts}));
+        assert_eq!((status, &r["ok"]), (200, &json!(true)), "{r}");
+        r["view"].clone()
+    };
+    let v = compile("affine", None);
+    assert_eq!(
+        v["consts"],
+        json!([{"name": "N", "ty": "u32", "generic": true}, {"name": "M", "ty": "i32", "generic": true}])
+    );
+    assert!(v["wgsl"].as_str().unwrap().contains("@id(1) override N: u32;"), "{}", v["wgsl"]);
+    assert!(v["spirv"].as_str().unwrap().contains("no SPIR-V"), "{}", v["spirv"]);
+    assert_eq!((&v["specialised"], &v["consts_error"]), (&Value::Null, &Value::Null));
+    let v = compile("affine", Some("N=3, M=-2"));
+    assert_eq!(v["specialised"], "N = 3, M = -2");
+    let wgsl = v["wgsl"].as_str().unwrap();
+    assert!(wgsl.contains("const N: u32 = 3u;") && wgsl.contains("const M: i32 = -2i;"), "{wgsl}");
+    assert!(!wgsl.contains("override N"), "{wgsl}");
+    assert!(v["spirv"].as_str().unwrap().contains("OpEntryPoint GLCompute"), "{}", v["spirv"]);
+    assert!(v["explain_text"].as_str().unwrap().contains("const N: u32 = 3u;"), "{}", v["explain_text"]);
+    // Bad values: the view stays unspecialised and says why.
+    for (consts, want) in [
+        ("N=3, X=1", "`X` is not a const parameter of `affine`; it has: N: u32, M: i32"),
+        ("N=-1, M=0", "`-1` is not a `u32`"),
+        ("N=3", "missing: `M`"),
+        ("N", "is not `NAME=VALUE`"),
+    ] {
+        let v = compile("affine", Some(consts));
+        let e = v["consts_error"].as_str().unwrap_or_else(|| panic!("{consts}: {v}"));
+        assert!(e.contains(want), "{consts}: {e}");
+        assert_eq!(v["specialised"], Value::Null);
+    }
+    // A constant of a plain kernel's scope.
+    let v = compile("shift", Some("OFFSET=0.25"));
+    assert_eq!(v["consts"], json!([{"name": "OFFSET", "ty": "f32", "generic": false}]));
+    assert!(v["wgsl"].as_str().unwrap().contains("const OFFSET: f32 = 0.25f;"), "{}", v["wgsl"]);
+    // Runs use the values; each tuple its own result.
+    let run = |kernel: &str, consts: Option<&str>| {
+        let inputs = json!({"a": {"len": 5, "formula": "i"}, "out": {"len": 5}});
+        let body =
+            json!({"source": CONSTS, "kernel": kernel, "consts": consts, "grid": {"threads": [5]}, "inputs": inputs});
+        let (status, r) = s.post_json("/api/run", &body);
+        assert_eq!(status, 200, "{r}");
+        r
+    };
+    let values = |r: &Value| -> Vec<f64> {
+        assert_eq!(r["ok"], true, "{r}");
+        r["outputs"][0]["values"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect()
+    };
+    // out[i] = i * M + N * (N - 1) / 2
+    assert_eq!(values(&run("affine", Some("N=3, M=-2"))), [3.0, 1.0, -1.0, -3.0, -5.0]);
+    assert_eq!(values(&run("affine", Some("N=4 M=10"))), [6.0, 16.0, 26.0, 36.0, 46.0]);
+    assert_eq!(values(&run("affine", Some("N=3, M=-2"))), [3.0, 1.0, -1.0, -3.0, -5.0]);
+    assert_eq!(values(&run("shift", Some("OFFSET=0.25"))), [0.25, 1.25, 2.25, 3.25, 4.25]);
+    // Without values, or with bad ones, a run is an error that says why.
+    let r = run("affine", None);
+    assert_eq!(r["error"]["kind"], "consts", "{r}");
+    assert!(r["error"]["message"].as_str().unwrap().contains("give their values (`N=.., M=..`)"), "{r}");
+    let r = run("affine", Some("N=3, M=x"));
+    assert_eq!(r["error"]["kind"], "consts", "{r}");
+    assert!(r["error"]["message"].as_str().unwrap().contains("`x` is not an `i32`"), "{r}");
+}
+
 /// A loop that never ends is stopped by the loop budget and reported; the
 /// server answers other requests meanwhile.
 #[test]
@@ -688,6 +783,28 @@ fn the_page_in_a_browser() {
     );
     assert_eq!(marked, json!([true, "out[i] = a[i] * 3.0;"]));
     b.script("document.querySelector('#explain tr[data-line=\"5\"]').dispatchEvent(new MouseEvent('mouseleave')); return null");
+    // A kernel with const parameters: the field appears, its values
+    // specialise the WGSL, and the run uses them.
+    b.script(&format!("editor.setText({}); return null", json!(CONSTS)));
+    b.wait_for(
+        "the const field",
+        "return !document.getElementById('consts-form').hidden && document.getElementById('consts-names').textContent === 'N: u32, M: i32 ='",
+    );
+    b.type_into("#consts", "N=3, M=-2");
+    b.wait_for(
+        "the specialised WGSL",
+        "return document.getElementById('wgsl').textContent.includes('const N: u32 = 3u;') && document.getElementById('status').textContent.includes('specialised: N = 3, M = -2')",
+    );
+    b.click("button[data-tab=run]");
+    b.click("#run-button");
+    let value = b.wait_for(
+        "the specialised kernel's outputs",
+        "const td = document.querySelector('td[data-output=out][data-i=\"33\"]'); return td && td.textContent === '-63' && td.textContent",
+    );
+    assert_eq!(value, "-63", "33 * M + 0 + 1 + 2");
+    b.clear("#consts");
+    b.type_into("#consts", "N=3, M=z");
+    b.wait_for("the error", "return document.getElementById('consts').classList.contains('invalid') && document.getElementById('status').textContent.includes('`z` is not an `i32`')");
     // The screenshot of the docs: the matmul preset, run, on the Run tab.
     b.session("POST", "/url", json!({ "url": format!("{}?preset=matmul", s.url()) }));
     b.wait_for("matmul", "return document.getElementById('wgsl').textContent.includes('fn matmul(')");
