@@ -264,7 +264,7 @@ fn loop_budget_ends_an_endless_loop() {
     let counts = |key| compiled.info.module(key).expect("built").wgsl.contains("loop_iterations");
     assert!(counts(ModuleKey::CHECKED) && counts(ModuleKey::CHECKED_FOLDED));
     assert!(!counts(ModuleKey::PLAIN) && !counts(ModuleKey::FOLDED), "only the checked modules count");
-    let info: &'static onekernel::__private::KernelInfo = Box::leak(Box::new(compiled.info));
+    let info: &'static onekernel::abi::KernelInfo = Box::leak(Box::new(compiled.info));
     let device = gpu();
     let flag = Buffer::from_slice(&device, &[0u32]).unwrap();
     let mut out = Buffer::<u32>::zeroed(&device, 64).unwrap();

@@ -15,8 +15,8 @@
 mod files;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use onekernel_runtime::abi::{ConstParam, Module, ModuleKey};
-use onekernel_runtime::{inspect, KernelInfo};
+use onekernel_runtime::abi::{ConstParam, KernelInfo, Module, ModuleKey};
+use onekernel_runtime::inspect;
 use std::borrow::Cow;
 use std::fmt::Write;
 use std::path::PathBuf;

@@ -6,8 +6,8 @@
 use crate::diag::{self, Error};
 use crate::source;
 use onekernel_compiler::{compile_program, Options};
-use onekernel_runtime::abi::{DataType, ParamKind};
-use onekernel_runtime::{inspect, KernelInfo};
+use onekernel_runtime::abi::{DataType, KernelInfo, ParamKind};
+use onekernel_runtime::inspect;
 use serde::Serialize;
 
 /// A parameter, as the run form shows it.

@@ -5,9 +5,9 @@
 use crate::formula::{self, At, Random};
 use crate::Limits;
 use onekernel_runtime::__private::{backend, gpu_arg, gpu_arg_mut, DeviceBackend, GpuArg, LaunchChecks, ScalarArg};
-use onekernel_runtime::abi::{DataType, ModuleKey, ParamKind, ScalarType};
+use onekernel_runtime::abi::{DataType, KernelInfo, ModuleKey, ParamKind, ScalarType};
 use onekernel_runtime::half::f16;
-use onekernel_runtime::{Buffer, Device, Dim3, Grid, KernelInfo, LaunchError};
+use onekernel_runtime::{Buffer, Device, Dim3, Grid, LaunchError};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;

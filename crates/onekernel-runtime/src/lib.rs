@@ -18,7 +18,7 @@
 //! - [`tune`]: autotuning, the fastest of several candidates (launch
 //!   shapes, kernel variants) per device and problem, remembered in a
 //!   cache file;
-//! - [`KernelInfo`] (and the rest of the compiler–runtime contract in
+//! - [`abi::KernelInfo`] (and the rest of the compiler–runtime contract in
 //!   [`abi`]) and, with the default `inspect` feature, the `inspect`
 //!   module: what a compiled kernel contains.
 //!
@@ -64,9 +64,6 @@ pub use device::Device;
 pub use error::{BufferError, DataRace, DeviceError, LaunchError, RaceAccess, RaceKind};
 pub use f16vec::{F16Vec2, F16Vec4};
 pub use grid::{Dim3, Grid};
-/// The ABI's [`abi::KernelInfo`], also here for the CLI and the
-/// playground (everything else of the contract is only in [`abi`]).
-pub use onekernel_abi::KernelInfo;
 
 /// The vector types buffers hold and kernels take (`Vec4`, `UVec2`,
 /// `Vec3A`, ...): this glam, so that user code and generated code name one
@@ -75,7 +72,7 @@ pub use glam;
 /// `f16` (`half::f16`): this half, for the same reason.
 pub use half;
 
-/// The contract between the compiler and this runtime: [`KernelInfo`] and
+/// The contract between the compiler and this runtime: [`abi::KernelInfo`] and
 /// the types it is made of (re-exported from `onekernel-abi`).
 pub use onekernel_abi as abi;
 
