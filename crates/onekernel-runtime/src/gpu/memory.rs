@@ -8,7 +8,7 @@ use std::future::Future;
 use std::ops::Range;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::task::{Context, Poll, Waker};
 
 /// The wgpu buffer behind a `Buffer<T>` on a GPU device. A buffer of length
@@ -89,7 +89,17 @@ impl Drop for Staging<'_> {
 #[derive(Default)]
 pub(crate) struct Completion {
     state: Mutex<CompletionState>,
+    /// Notified when the outcome is recorded, for [`Completion::wait_done`].
+    recorded: Condvar,
 }
+
+/// How long a reader waits, once the GPU is done, for a map callback that
+/// another thread's poll took: wgpu runs the callbacks on whichever thread
+/// polls, after its poll has collected them, so this thread's poll can
+/// return before that thread has run this read's callback (seen under
+/// concurrent tests sharing one device). Far above the microseconds it
+/// takes; a callback lost for good still ends in an error, not a hang.
+const CALLBACK_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The outcome once known, and the waker of the future waiting for it.
 type CompletionState = (Option<Result<(), String>>, Option<Waker>);
@@ -112,6 +122,7 @@ impl Completion {
             state.0 = Some(result);
             state.1.take()
         };
+        self.recorded.notify_all();
         if let Some(w) = waker {
             w.wake();
         }
@@ -123,6 +134,14 @@ impl Completion {
 
     fn is_done(&self) -> bool {
         self.lock().0.is_some()
+    }
+
+    /// Waits up to `timeout` for the outcome to be recorded; whether it is.
+    fn wait_done(&self, timeout: std::time::Duration) -> bool {
+        let state = self.lock();
+        let (state, _) =
+            self.recorded.wait_timeout_while(state, timeout, |s| s.0.is_none()).unwrap_or_else(|p| p.into_inner());
+        state.0.is_some()
     }
 }
 
@@ -175,7 +194,7 @@ impl Poller {
                         // defers it, one more full wait covers it.
                         Ok(()) if !done.is_done() => {
                             let again = device.poll(wgpu::PollType::wait_indefinitely()).map(drop);
-                            if !done.is_done() {
+                            if !done.wait_done(CALLBACK_GRACE) {
                                 done.complete(Err(match again {
                                     Err(e) => format!("waiting for the GPU failed: {e}"),
                                     Ok(()) => "the map callback never ran".into(),
@@ -432,6 +451,7 @@ impl GpuDevice {
             // The callback runs during a poll once the copy is done; one
             // more full wait covers any backend that defers it.
             self.wait(None)?;
+            done.wait_done(CALLBACK_GRACE);
             result = done.take();
         }
         let result = result.unwrap_or_else(|| Err("the map callback never ran".into()));

@@ -153,7 +153,9 @@ impl GpuDevice {
             let _ = tx.send(r);
         });
         self.synchronize()?;
-        match rx.try_recv() {
+        // The callback may run on another thread's poll, just after ours
+        // returned (see `memory::CALLBACK_GRACE`).
+        match rx.recv_timeout(std::time::Duration::from_secs(10)) {
             Ok(Ok(())) => {}
             Ok(Err(e)) => return Err(gpu_err(format!("reading the timestamps back: {e}"))),
             Err(_) => return Err(gpu_err("reading the timestamps back: the map callback never ran".into())),
