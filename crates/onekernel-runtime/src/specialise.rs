@@ -101,7 +101,7 @@ pub fn specialise(kernel: &'static KernelInfo, values: &[f64]) -> Result<&'stati
     let made = make(kernel, values)?;
     let mut map = cache().lock().unwrap_or_else(|p| p.into_inner());
     // Two threads racing on one tuple both make it; the first insert wins
-    // (the other's copy is leaked, once).
+    // and is leaked, the other's copy is dropped.
     Ok(*map.entry(key.clone()).or_insert_with(|| Box::leak(Box::new(made))))
 }
 
