@@ -55,14 +55,10 @@
 //! | [`timing`] | [`Device::time`]'s [`timing::Timing`] and [`timing::Clock`] |
 //! | [`tile`] | matrix tiles for tensor cores |
 //! | [`tune`] | autotuning |
+//! | `ops` | the kernel library: reduce, scan, sort, ... (`ops` feature) |
 //! | `inspect` | WGSL, SPIR-V, naga IR and the explain view of a kernel (`inspect` feature) |
 //! | [`glam`], [`half`], [`wgpu`] | the versions of these crates this one is built with |
 
-mod builtins;
-
-/// Every builtin function (`global_id()`, `shared()`, ...): one list, the
-/// items of `src/builtins.rs`.
-pub use builtins::*;
 /// Compiles a Rust function into a GPU kernel and a CPU body.
 ///
 /// ```
@@ -146,6 +142,9 @@ pub use builtins::*;
 /// where the CPU and the GPU differ: [Semantics](https://github.com/onekernel/onekernel/blob/main/docs/semantics.md);
 /// thread indexing: [Threads, blocks and grids](https://github.com/onekernel/onekernel/blob/main/docs/threads-blocks-grids.md).
 pub use onekernel_macro::kernel;
+/// Every builtin function (`global_id()`, `shared()`, ...): one list, the
+/// items of the runtime's `builtins` module.
+pub use onekernel_runtime::builtins::*;
 
 /// Marks a function that kernels may call.
 ///
@@ -238,7 +237,6 @@ pub use onekernel_runtime::{BufferError, DataRace, DeviceError, LaunchError, Rac
 
 /// Everything a kernel file needs: `use onekernel::prelude::*;`
 pub mod prelude {
-    pub use crate::builtins::*;
     pub use crate::glam::{
         ivec2, ivec3, ivec4, uvec2, uvec3, uvec4, vec2, vec3, vec3a, vec4, IVec2, IVec3, IVec4, UVec2, UVec3, UVec4,
         Vec2, Vec2Swizzles, Vec3, Vec3A, Vec3Swizzles, Vec4, Vec4Swizzles,
@@ -248,6 +246,7 @@ pub mod prelude {
     pub use crate::LaunchError;
     pub use crate::{helper, kernel, kernels, Buffer, Device, Dim3, F16Vec2, F16Vec4, Grid};
     pub use core::sync::atomic::{AtomicI32, AtomicU32, Ordering};
+    pub use onekernel_runtime::builtins::*;
 }
 
 /// What a compiled kernel is: [`abi::KernelInfo`] (a kernel's `KERNEL`)
@@ -277,6 +276,11 @@ pub use onekernel_runtime::tile;
 /// remembered in a cache file (see [`tune::Tuner`]).
 pub use onekernel_runtime::tune;
 
+/// The kernel library: reduce, scan, sort, histogram, matmul, row
+/// normalisations, transpose, random numbers (`ops` feature, on by default).
+#[cfg(feature = "ops")]
+pub use onekernel_ops as ops;
+
 /// Looking inside a compiled kernel: WGSL, SPIR-V (and its disassembly),
 /// naga IR, the binding table and the explain view (each Rust line beside
 /// the WGSL it produced). With the `inspect` feature (on by default).
@@ -301,38 +305,4 @@ pub use onekernel_runtime::wgpu;
 pub mod __private {
     pub use onekernel_macro::kernel_with_helpers;
     pub use onekernel_runtime::__private::*;
-
-    /// The value of a builtin in the CPU body: `item` is the user's path to
-    /// the documented builtin (`global_id`), named so that the user's
-    /// import resolves and an editor finds its docs; `value` is what it
-    /// stands for in this invocation.
-    #[inline(always)]
-    pub fn builtin<F, T>(item: F, value: T) -> T {
-        let _ = item;
-        value
-    }
-
-    /// [`builtin`] for a generic subgroup function of one value
-    /// (`subgroup_add`): the item's type parameter is the value's type.
-    #[inline(always)]
-    pub fn subgroup_operand<F: FnOnce(T) -> T, T>(item: F, value: T) -> T {
-        let _ = item;
-        value
-    }
-
-    /// [`builtin`] for `workgroup_uniform_load`: the item's type
-    /// parameter is the element's type.
-    #[inline(always)]
-    pub fn uniform_load_value<F: FnOnce(&T) -> T, T>(item: F, value: T) -> T {
-        let _ = item;
-        value
-    }
-
-    /// [`builtin`] for a subgroup function of a value and a lane, mask or
-    /// distance (`subgroup_shuffle_xor`).
-    #[inline(always)]
-    pub fn subgroup_operands<F: FnOnce(T, u32) -> T, T>(item: F, value: T, operand: u32) -> (T, u32) {
-        let _ = item;
-        (value, operand)
-    }
 }

@@ -43,6 +43,7 @@
 pub mod __private;
 mod arg;
 mod buffer;
+pub mod builtins;
 mod cpu;
 mod device;
 mod error;

@@ -174,3 +174,37 @@ pub fn cpu_atomics<'b, T: AtomicElement>(
 ) -> Result<&'b [T::Atomic], LaunchError> {
     buffer.cpu_atomics(kernel, param, cpu)
 }
+
+/// The value of a builtin in the CPU body: `item` is the user's path to
+/// the documented builtin (`global_id`), named so that the user's
+/// import resolves and an editor finds its docs; `value` is what it
+/// stands for in this invocation.
+#[inline(always)]
+pub fn builtin<F, T>(item: F, value: T) -> T {
+    let _ = item;
+    value
+}
+
+/// [`builtin`] for a generic subgroup function of one value
+/// (`subgroup_add`): the item's type parameter is the value's type.
+#[inline(always)]
+pub fn subgroup_operand<F: FnOnce(T) -> T, T>(item: F, value: T) -> T {
+    let _ = item;
+    value
+}
+
+/// [`builtin`] for `workgroup_uniform_load`: the item's type
+/// parameter is the element's type.
+#[inline(always)]
+pub fn uniform_load_value<F: FnOnce(&T) -> T, T>(item: F, value: T) -> T {
+    let _ = item;
+    value
+}
+
+/// [`builtin`] for a subgroup function of a value and a lane, mask or
+/// distance (`subgroup_shuffle_xor`).
+#[inline(always)]
+pub fn subgroup_operands<F: FnOnce(T, u32) -> T, T>(item: F, value: T, operand: u32) -> (T, u32) {
+    let _ = item;
+    (value, operand)
+}
