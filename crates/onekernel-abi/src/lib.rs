@@ -556,11 +556,62 @@ pub struct Consts {
     /// each of [`Consts::params`] as the bits of an `f64` (what pipeline
     /// constants hold).
     pub values: Cow<'static, [u64]>,
+    /// The arrays whose length is one of [`Consts::params`]
+    /// (`shared::<[f32; BM]>()`, `[0.0f32; TM]`): the runtime sizes them
+    /// per value tuple and checks each tuple (a zero length, too many
+    /// elements, more shared memory than the device has), naming the
+    /// parameters.
+    pub arrays: Cow<'static, [ArrayShape]>,
+    /// The axes of `workgroup_size` that one of [`Consts::params`] sets
+    /// (`workgroup_size = BM`): its index, per axis; the kernel's
+    /// `workgroup_size` holds 0 there until the runtime specialises it.
+    pub workgroup_size: [Option<u16>; 3],
+    /// The shared memory the kernel declares it may use
+    /// (`#[kernel(max_shared_bytes = ..)]`, else WebGPU's 16384): the CPU
+    /// executor's limit for a specialisation whose shared arrays a
+    /// parameter sizes (GPUs check their own).
+    pub max_shared_bytes: u32,
 }
 
 impl Consts {
     /// No overrides.
-    pub const NONE: Consts = Consts { params: Cow::Borrowed(&[]), values: Cow::Borrowed(&[]) };
+    pub const NONE: Consts = Consts {
+        params: Cow::Borrowed(&[]),
+        values: Cow::Borrowed(&[]),
+        arrays: Cow::Borrowed(&[]),
+        workgroup_size: [None; 3],
+        max_shared_bytes: 16384,
+    };
+
+    /// Whether a parameter sizes something the GPU fixes when it compiles
+    /// the module (an array's length, the workgroup size).
+    pub fn sizes_anything(&self) -> bool {
+        !self.arrays.is_empty() || self.workgroup_size.iter().any(Option::is_some)
+    }
+}
+
+/// One dimension of an array or an axis of the workgroup: a literal, or
+/// the value of the parameter of that index in [`Consts::params`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dim {
+    /// Fixed when the kernel was compiled.
+    Lit(u32),
+    /// The value of `Consts::params[i]`.
+    Param(u16),
+}
+
+/// An array (shared or local) at least one of whose lengths is a
+/// parameter ([`Consts::arrays`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ArrayShape {
+    /// The Rust name of the array (the local, or the shared array).
+    pub name: Cow<'static, str>,
+    /// Workgroup shared memory (else a local array of each invocation).
+    pub shared: bool,
+    /// Bytes of one element (the innermost scalar or vector).
+    pub elem_bytes: u32,
+    /// Its lengths, outermost first (`[[f32; TN]; TM]`: `TM`, `TN`).
+    pub dims: Cow<'static, [Dim]>,
 }
 
 /// One `override` of a kernel's WGSL.
@@ -613,6 +664,28 @@ impl ConstType {
         }
     }
 
+    /// The type's WGSL spelling (`usize` is `u32` on the GPU).
+    pub const fn wgsl_name(self) -> &'static str {
+        match self {
+            ConstType::U32 | ConstType::Usize => "u32",
+            ConstType::I32 => "i32",
+            ConstType::F32 => "f32",
+            ConstType::Bool => "bool",
+        }
+    }
+
+    /// `value` as the initialiser of a WGSL `const` of the type.
+    pub fn const_literal(self, value: f64) -> String {
+        match self {
+            ConstType::U32 | ConstType::Usize => format!("{}u", value as u32),
+            // `-2147483648i` is the negation of a literal out of range.
+            ConstType::I32 if value as i32 == i32::MIN => String::from("i32(-2147483648)"),
+            ConstType::I32 => format!("{}i", value as i32),
+            ConstType::F32 => format!("{:?}f", value as f32),
+            ConstType::Bool => String::from(if value != 0.0 { "true" } else { "false" }),
+        }
+    }
+
     /// `value` as Rust would print it.
     pub fn display(self, value: f64) -> String {
         match self {
@@ -622,6 +695,25 @@ impl ConstType {
             ConstType::Bool => String::from(if value != 0.0 { "true" } else { "false" }),
         }
     }
+}
+
+/// `wgsl` (one of a kernel's modules) with each override of `params`
+/// written as a `const` of its value in `values` (`@id(1) override TM:
+/// u32;` becomes `const TM: u32 = 8u;`): the module the runtime compiles
+/// for a specialisation, in which the parameters may size arrays and the
+/// workgroup (WGSL needs constants there). Err names a declaration the
+/// text lacks.
+pub fn wgsl_with_constants(wgsl: &str, params: &[ConstParam], values: &[f64]) -> Result<String, String> {
+    let mut text = String::from(wgsl);
+    for (p, v) in params.iter().zip(values) {
+        let ty = p.ty.wgsl_name();
+        let decl = format!("@id({}) override {}: {ty};", p.id, p.name);
+        if !text.contains(&decl) {
+            return Err(format!("the WGSL has no `{decl}`"));
+        }
+        text = text.replace(&decl, &format!("const {}: {ty} = {};", p.name, p.ty.const_literal(*v)));
+    }
+    Ok(text)
 }
 
 /// How a kernel's block of launch parameters (the launch description and

@@ -236,6 +236,7 @@ fn compile_instance(
     let generic = parse::generic_param(&kernel.sig).ok().flatten();
     let attr = KernelAttr::parse_for(attr, kernel.sig.fn_token.span, generic.as_ref().map(|g| g.bound));
     let mut types = types::TypeTable::default();
+    types.avoid_literals(int_literals(quote::ToTokens::to_token_stream(kernel)));
     let (scope, _) = parse::define_structs(module, &mut types);
     let parsed = parse::parse_function_at(kernel, parse::FnRole::Kernel, &mut types, &scope, instance.ty);
     // Report attribute and body problems together.
@@ -247,7 +248,7 @@ fn compile_instance(
             return Err(all);
         }
     };
-    shared_memory_fits(&parsed, attr.max_shared_bytes)?;
+    shared_memory_fits(&parsed, &types, attr.max_shared_bytes)?;
     let helper_fns = gather::order_helpers(&parsed, helpers, &mut types, &scope)?;
     let checked = check(hir::Program { kernel: parsed, helpers: helper_fns, types })?;
     whole_subgroups(&checked, attr.workgroup_size)?;
@@ -295,14 +296,36 @@ fn compile_instance(
             }
         },
         tile_shapes: Cow::Owned(tile_shapes(&checked)),
-        consts: consts(&checked.program.kernel),
+        consts: consts(&checked, attr.max_shared_bytes),
     };
     Ok(CompiledKernel { info, checked, layout, module: shaders.module, instance: instance.clone() })
 }
 
-/// The kernel's overrides as the runtime sees them.
-fn consts(kernel: &hir::Function) -> onekernel_abi::Consts {
-    use onekernel_abi::ConstType;
+/// The integers a token stream writes (`16`, `0x100u32`): no placeholder
+/// of a symbolic length may be one ([`types::Symbol`]).
+fn int_literals(tokens: proc_macro2::TokenStream) -> Vec<u32> {
+    let mut out = Vec::new();
+    for t in tokens {
+        match t {
+            proc_macro2::TokenTree::Group(g) => out.extend(int_literals(g.stream())),
+            proc_macro2::TokenTree::Literal(l) => {
+                if let Ok(syn::Lit::Int(i)) = syn::parse_str::<syn::Lit>(&l.to_string()) {
+                    if let Ok(v) = i.base10_parse::<u32>() {
+                        out.push(v);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The kernel's overrides as the runtime sees them: each parameter, and
+/// what they size (`onekernel_abi::Consts::arrays`).
+fn consts(checked: &Checked, max_shared_bytes: u32) -> onekernel_abi::Consts {
+    use onekernel_abi::{ArrayShape, ConstType, Dim};
+    let (kernel, table) = (&checked.program.kernel, &checked.program.types);
     let params = kernel
         .overrides
         .iter()
@@ -320,16 +343,66 @@ fn consts(kernel: &hir::Function) -> onekernel_abi::Consts {
             generic: o.generic,
         })
         .collect::<Vec<_>>();
-    onekernel_abi::Consts { params: Cow::Owned(params), values: Cow::Borrowed(&[]) }
+    let dim = |n: u32| match table.symbol(n) {
+        Some(s) => Dim::Param(s.over as u16),
+        None => Dim::Lit(n),
+    };
+    let elem_bytes = |t: types::Ty| match t {
+        types::Ty::F16 => 2,
+        types::Ty::F64 | types::Ty::I64 | types::Ty::U64 => 8,
+        t => t.as_vector().map_or(4, |v| u32::from(v.bytes())),
+    };
+    let mut arrays = Vec::new();
+    for (_, d) in kernel.shared.iter() {
+        if d.dims.iter().any(|&n| table.symbol(n).is_some()) {
+            arrays.push(ArrayShape {
+                name: Cow::Owned(d.name.clone()),
+                shared: true,
+                elem_bytes: elem_bytes(d.elem),
+                dims: Cow::Owned(d.dims.iter().map(|&n| dim(n)).collect()),
+            });
+        }
+    }
+    for (l, local) in kernel.locals.iter() {
+        let mut ty = checked.kernel_types.locals[l];
+        if !table.is_symbolic(ty) {
+            continue;
+        }
+        let mut dims = Vec::new();
+        while let Some((elem, n)) = table.as_array(ty) {
+            dims.push(dim(n));
+            ty = elem;
+        }
+        let shape = ArrayShape {
+            name: Cow::Owned(local.name.clone()),
+            shared: false,
+            elem_bytes: elem_bytes(ty),
+            dims: Cow::Owned(dims),
+        };
+        if !arrays.contains(&shape) {
+            arrays.push(shape);
+        }
+    }
+    onekernel_abi::Consts {
+        params: Cow::Owned(params),
+        values: Cow::Borrowed(&[]),
+        arrays: Cow::Owned(arrays),
+        workgroup_size: [None; 3],
+        max_shared_bytes,
+    }
 }
 
 /// The kernel's shared arrays fit in `max_bytes` (the WebGPU default
 /// unless `#[kernel(max_shared_bytes = ..)]` raises it; the launch then
 /// checks the device): else an error at the array that crosses the limit.
-fn shared_memory_fits(kernel: &hir::Function, max_bytes: u32) -> Result<(), Vec<Diagnostic>> {
+fn shared_memory_fits(kernel: &hir::Function, table: &types::TypeTable, max_bytes: u32) -> Result<(), Vec<Diagnostic>> {
     use syn::spanned::Spanned;
     let mut used: u64 = 0;
     for (_, decl) in kernel.shared.iter() {
+        if decl.dims.iter().any(|&n| table.symbol(n).is_some()) {
+            // Sized at the launch, which checks the device's limit.
+            continue;
+        }
         used += u64::from(decl.words()) * 4;
         if used <= u64::from(max_bytes) {
             continue;
@@ -533,8 +606,12 @@ pub fn shaders(
         }
     }
     let plain = plain.expect("MODULES holds the plain module");
+    let params = consts(checked, 0).params;
+    let symbols = checked.program.types.symbols();
     let reparse = |w: &str| {
-        emit::reparse_wgsl(w).map_err(|e| {
+        let w = emit::with_placeholders(w, &params, symbols)
+            .map_err(|e| vec![Diagnostic::new(span, format!("internal compiler error: {e}"))])?;
+        emit::reparse_wgsl(&w).map_err(|e| {
             // naga's WGSL parser stops at 200 levels of statements and
             // expressions inside each other (the GPU driver's may stop
             // sooner): the kernel is too deep for WGSL, not wrong.

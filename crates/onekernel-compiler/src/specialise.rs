@@ -167,7 +167,7 @@ pub fn kernel(info: &KernelInfo, values: &[f64]) -> Result<KernelInfo, String> {
     Ok(KernelInfo {
         modules: Cow::Owned(modules),
         explain: Cow::Owned(explain),
-        consts: Consts { params: params.clone(), values: Cow::Owned(values.iter().map(|v| v.to_bits()).collect()) },
+        consts: Consts { values: Cow::Owned(values.iter().map(|v| v.to_bits()).collect()), ..info.consts.clone() },
         ..info.clone()
     })
 }
