@@ -447,3 +447,97 @@ fn specialised_sized_modules_pass_spirv_val() {
         }
     }
 }
+
+/// `workgroup_size` set by a const parameter, which also sizes the shared
+/// array: each workgroup reverses its block.
+#[kernel(workgroup_size = BLOCK, max_workgroup_invocations = 1024)]
+pub fn block_sized<const BLOCK: usize>(a: &[u32], out: &mut [u32]) {
+    let tile = shared::<[u32; BLOCK]>();
+    let (i, l) = (global_id().x, thread_id().x);
+    tile[l] = if i < a.len() { a[i] } else { 0 };
+    workgroup_barrier();
+    if i < a.len() {
+        out[i] = tile[BLOCK - 1 - l] + block_dim().x as u32;
+    }
+}
+
+fn block_sized_ref(a: &[u32], b: usize) -> Vec<u32> {
+    (0..a.len()).map(|i| a.get(i / b * b + b - 1 - i % b).copied().unwrap_or(0) + b as u32).collect()
+}
+
+fn run_block_sized<const BLOCK: usize>() {
+    for n in SIZES {
+        let a: Vec<u32> = (0..n as u32).map(|i| i * 3 % 1001).collect();
+        let want = block_sized_ref(&a, BLOCK);
+        let (c, g) = on_both(|d| {
+            let mut out = zeros::<u32>(d, n);
+            block_sized::launch::<BLOCK>(d, n, &buf(d, &a), &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu BLOCK = {BLOCK}, n = {n}");
+        assert_eq!(g, want, "gpu BLOCK = {BLOCK}, n = {n}");
+    }
+}
+
+#[test]
+fn const_parameter_sets_the_workgroup_size() {
+    assert_eq!(block_sized::KERNEL.workgroup_size, [0, 1, 1], "set at the launch");
+    assert_eq!(block_sized::KERNEL.consts.workgroup_size, [Some(0), None, None]);
+    run_block_sized::<1>();
+    run_block_sized::<32>();
+    run_block_sized::<256>();
+    run_block_sized::<1024>();
+}
+
+const BX: u32 = 8;
+const BY: u32 = 4;
+
+/// A 2-D `workgroup_size` of constants of the kernel's scope.
+#[kernel(workgroup_size = (BX, BY))]
+pub fn scope_sized_workgroup(a: &[u32], out: &mut [u32]) {
+    let i = global_id().x;
+    if thread_id().y == 0 && i < a.len() {
+        out[i] = a[i] * block_dim().x as u32 + block_dim().y as u32 + thread_id().x as u32;
+    }
+}
+
+#[test]
+fn constants_of_the_scope_set_the_workgroup_size() {
+    for n in SIZES {
+        let a: Vec<u32> = (0..n as u32).map(|i| i % 97).collect();
+        let want: Vec<u32> = a.iter().enumerate().map(|(i, &x)| x * BX + BY + (i % BX as usize) as u32).collect();
+        let (c, g) = on_both(|d| {
+            let mut out = zeros::<u32>(d, n);
+            scope_sized_workgroup::launch(d, n, &buf(d, &a), &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu n = {n}");
+        assert_eq!(g, want, "gpu n = {n}");
+    }
+}
+
+#[test]
+fn a_workgroup_size_the_device_cannot_run_is_an_error_naming_it() {
+    for d in [super::cpu(), gpu()] {
+        let a = buf(d, &[1u32; 4]);
+        let mut out = zeros::<u32>(d, 4);
+        let text = block_sized::launch::<0>(d, 4, &a, &mut out).unwrap_err().to_string();
+        assert!(text.contains("block_sized::<BLOCK = 0>") && text.contains("`BLOCK` = 0"), "{text}");
+        let text = block_sized::launch::<4096>(d, 4, &a, &mut out).unwrap_err().to_string();
+        assert!(text.contains("block_sized::<BLOCK = 4096>") && text.contains("`BLOCK`"), "{text}");
+    }
+}
+
+#[test]
+fn wgsl_names_the_workgroup_size() {
+    insta::assert_snapshot!("block_sized", block_sized::WGSL);
+    insta::assert_snapshot!("scope_sized_workgroup", scope_sized_workgroup::WGSL);
+    for (kernel, values) in [(&block_sized::KERNEL, [64.0].as_slice()), (&scope_sized_workgroup::KERNEL, &[8.0, 4.0])] {
+        for (m, module) in kernel.modules.iter().enumerate() {
+            let text = onekernel::abi::wgsl_with_constants(&module.wgsl, &kernel.consts.params, values).unwrap();
+            shader_checks::reparse(&kernel.name, &text);
+            let words = onekernel_compiler::emit::specialised_spirv(&text, &[]).unwrap();
+            shader_checks::spirv_val(&format!("{}-{m}", kernel.name), &words);
+        }
+    }
+}

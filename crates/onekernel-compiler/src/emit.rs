@@ -102,6 +102,17 @@ pub fn name_symbols(text: &str, symbols: &[crate::types::Symbol]) -> Result<Stri
     let mut out = text.to_string();
     for s in symbols {
         out = out.replace(&format!(", {}>", s.placeholder), &format!(", {}>", s.name));
+        // `@workgroup_size(8191, 1, 1)`: the entry point's attribute.
+        if let Some(at) = out.find("@workgroup_size(") {
+            let start = at + "@workgroup_size(".len();
+            if let Some(len) = out[start..].find(')') {
+                let axes: Vec<String> = out[start..start + len]
+                    .split(", ")
+                    .map(|a| if a == s.placeholder.to_string() { s.name.clone() } else { a.to_string() })
+                    .collect();
+                out.replace_range(start..start + len, &axes.join(", "));
+            }
+        }
         let digits = s.placeholder.to_string();
         let bytes = out.as_bytes();
         let left = out.match_indices(&digits).any(|(at, _)| {

@@ -21,7 +21,7 @@ pub(super) fn builtin_of(path: &syn::Path) -> Option<BuiltinFn> {
 }
 
 /// True for a name written like a constant (`SCALE`, `TILE_SIZE`).
-pub(super) fn looks_like_const(name: &str) -> bool {
+pub(crate) fn looks_like_const(name: &str) -> bool {
     name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(|c| c.is_ascii_lowercase())
 }
 
