@@ -54,6 +54,7 @@ extern crate alloc;
 use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::String;
+use alloc::vec::Vec;
 use core::fmt;
 
 mod module;
@@ -976,7 +977,93 @@ impl SubgroupCollective {
     }
 }
 
+/// The most elements a local array may have (the compiler's limit for
+/// literal lengths, which [`KernelInfo::sizes_for`] applies to lengths a
+/// launch sets).
+pub const MAX_LOCAL_ELEMENTS: u64 = 1 << 20;
+
+/// Why a value tuple cannot size a kernel ([`KernelInfo::sizes_for`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SizeError {
+    /// The index in [`Consts::params`] of the first parameter involved.
+    pub param: u16,
+    /// What is wrong, naming the parameters.
+    pub problem: String,
+}
+
 impl KernelInfo {
+    /// The workgroup size and the words of shared memory of this kernel
+    /// for `values` (one per [`Consts::params`]): its own where no
+    /// parameter sets them. Err for an array of no elements, a local array
+    /// over [`MAX_LOCAL_ELEMENTS`], or a workgroup axis of zero; the
+    /// device's limits are the launch's to check.
+    pub fn sizes_for(&self, values: &[f64]) -> Result<([u32; 3], u32), SizeError> {
+        let params = &self.consts.params;
+        let name = |i: u16| params.get(usize::from(i)).map_or("?", |p| &*p.name);
+        let show = |i: u16, v: f64| params.get(usize::from(i)).map_or(String::new(), |p| p.ty.display(v));
+        let mut shared_words = u64::from(self.workgroup_memory_words);
+        for a in self.consts.arrays.iter() {
+            let mut elements: u64 = 1;
+            let mut involved = Vec::new();
+            for d in a.dims.iter() {
+                let n = match *d {
+                    Dim::Lit(n) => f64::from(n),
+                    Dim::Param(i) => {
+                        let v = values.get(usize::from(i)).copied().unwrap_or(0.0);
+                        if v < 1.0 {
+                            return Err(SizeError {
+                                param: i,
+                                problem: format!(
+                                    "`{}` = {} is a length of the {} array `{}`, and an array has at least one element",
+                                    name(i),
+                                    show(i, v),
+                                    if a.shared { "shared" } else { "local" },
+                                    a.name
+                                ),
+                            });
+                        }
+                        if !involved.contains(&i) {
+                            involved.push(i);
+                        }
+                        v
+                    }
+                };
+                elements = elements.saturating_mul(n as u64);
+            }
+            if a.shared {
+                shared_words =
+                    shared_words.saturating_add(elements.saturating_mul(u64::from(a.elem_bytes)).div_ceil(4));
+            } else if elements > MAX_LOCAL_ELEMENTS {
+                let names: Vec<String> = involved.iter().map(|&i| format!("`{}`", name(i))).collect();
+                return Err(SizeError {
+                    param: involved.first().copied().unwrap_or(0),
+                    problem: format!(
+                        "{} make the local array `{}` {elements} elements, and a kernel's local array holds at most {MAX_LOCAL_ELEMENTS}",
+                        names.join(", "),
+                        a.name
+                    ),
+                });
+            }
+        }
+        let mut size = self.workgroup_size;
+        for (axis, set) in self.consts.workgroup_size.iter().enumerate() {
+            let Some(i) = *set else { continue };
+            let v = values.get(usize::from(i)).copied().unwrap_or(0.0);
+            if v < 1.0 {
+                return Err(SizeError {
+                    param: i,
+                    problem: format!(
+                        "`{}` = {} is the workgroup size in {}, which is at least 1",
+                        name(i),
+                        show(i, v),
+                        ['x', 'y', 'z'][axis]
+                    ),
+                });
+            }
+            size[axis] = v as u32;
+        }
+        Ok((size, u32::try_from(shared_words).unwrap_or(u32::MAX)))
+    }
     /// A kernel with no code, no parameters and a workgroup of one: the
     /// base of hand-written descriptions (`KernelInfo { name, wgsl, ..
     /// KernelInfo::EMPTY }`), so that they keep compiling when the ABI

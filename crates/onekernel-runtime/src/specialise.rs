@@ -168,80 +168,24 @@ fn make(kernel: &'static KernelInfo, values: &[f64], name: &'static str) -> Resu
     Ok(info)
 }
 
-/// The most elements a local array may have (the compiler's limit for
-/// literal lengths).
-const MAX_LOCAL_ELEMENTS: u64 = 1 << 20;
-
 /// The shared memory and workgroup size of `kernel` for `values`, into
-/// `info`: Err names the parameter of an array of zero elements (or fewer),
-/// a local array over the limit, or a workgroup axis of zero. The device's
-/// limits are checked at each launch ([`crate::plan::check_workgroup`],
-/// which names the parameters through [`sized_by`]).
+/// `info` ([`KernelInfo::sizes_for`]): Err names the parameter. The
+/// device's limits are checked at each launch
+/// ([`crate::plan::check_workgroup`], which names the parameters through
+/// [`sized_by`]).
 fn sizes(
     kernel: &'static KernelInfo,
     name: &'static str,
     values: &[f64],
     info: &mut KernelInfo,
 ) -> Result<(), LaunchError> {
-    let params = &kernel.consts.params;
-    let param = |i: u16| params.get(usize::from(i));
-    let mut shared_words = u64::from(kernel.workgroup_memory_words);
-    for a in kernel.consts.arrays.iter() {
-        let mut elements: u64 = 1;
-        for d in a.dims.iter() {
-            let n = match *d {
-                Dim::Lit(n) => f64::from(n),
-                Dim::Param(i) => values.get(usize::from(i)).copied().unwrap_or(0.0),
-            };
-            if let (Dim::Param(i), true) = (d, n < 1.0) {
-                let Some(p) = param(*i) else { continue };
-                return Err(LaunchError::InvalidArgument {
-                    kernel: name,
-                    arg: &p.name,
-                    problem: format!(
-                        "`{}` = {} is a length of the {} array `{}`, and an array has at least one element",
-                        p.name,
-                        p.ty.display(n),
-                        if a.shared { "shared" } else { "local" },
-                        a.name
-                    ),
-                });
-            }
-            elements = elements.saturating_mul(n as u64);
-        }
-        if a.shared {
-            shared_words = shared_words.saturating_add(elements.saturating_mul(u64::from(a.elem_bytes)).div_ceil(4));
-        } else if elements > MAX_LOCAL_ELEMENTS {
-            let names =
-                names(kernel, a.dims.iter().filter_map(|d| if let Dim::Param(i) = d { Some(*i) } else { None }));
-            return Err(LaunchError::InvalidArgument {
-                kernel: name,
-                arg: names.0,
-                problem: format!(
-                    "{} make the local array `{}` {elements} elements, and a kernel's local array holds at most {MAX_LOCAL_ELEMENTS}",
-                    names.1, a.name
-                ),
-            });
-        }
-    }
-    info.workgroup_memory_words = u32::try_from(shared_words).unwrap_or(u32::MAX);
-    for (axis, set) in kernel.consts.workgroup_size.iter().enumerate() {
-        let Some(i) = *set else { continue };
-        let (Some(p), Some(&v)) = (param(i), values.get(usize::from(i))) else { continue };
-        if v < 1.0 {
-            return Err(LaunchError::InvalidArgument {
-                kernel: name,
-                arg: &p.name,
-                problem: format!(
-                    "`{}` = {} is the workgroup size in {}, which is at least 1",
-                    p.name,
-                    p.ty.display(v),
-                    ['x', 'y', 'z'][axis]
-                ),
-            });
-        }
-        info.workgroup_size[axis] = v as u32;
-    }
+    let (size, words) = kernel.sizes_for(values).map_err(|e| LaunchError::InvalidArgument {
+        kernel: name,
+        arg: kernel.consts.params.get(usize::from(e.param)).map_or("?", |p| &*p.name),
+        problem: e.problem,
+    })?;
+    info.workgroup_size = size;
+    info.workgroup_memory_words = words;
     Ok(())
 }
 
