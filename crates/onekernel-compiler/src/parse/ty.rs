@@ -60,11 +60,18 @@ impl Parser<'_> {
                 _ => self.scope_constant(&name, e.span()),
             };
             // Rust's array lengths are `usize`: a constant of the scope
-            // used as one is (rustc checks it, and a const parameter's
-            // declared type).
+            // used as one is (rustc checks it in the CPU body, once: the
+            // launch reads it as an integer of any type); a const parameter
+            // of another type is rustc's error alone (the fallback shows it
+            // at this length).
             let o = &mut self.f.overrides[index];
-            if o.ty.is_none() {
+            if o.generic && o.ty != Some(Ty::Usize) {
+                self.diags.push(Diagnostic::left_to_rustc(e.span()));
+                return None;
+            }
+            if !o.generic && o.ty.is_none() {
                 o.ty = Some(Ty::Usize);
+                o.any_int = true;
             }
             if let Some(p) = self.types.symbolic_len(index, &name) {
                 return Some(p);
