@@ -54,17 +54,21 @@ fn const_parameters_in_expressions_and_loop_bounds() {
     run_const_affine::<17, 5>();
     run_const_affine::<3, 5>();
     // Each value tuple is a pipeline of its own; the same tuple again
-    // compiles nothing more.
-    let before = pipelines();
-    run_const_affine::<3, -2>();
-    assert_eq!(pipelines(), before, "a tuple launched before compiles nothing");
-    run_const_affine::<4, -2>();
-    assert!(pipelines() > before, "a new tuple is a new pipeline");
+    // compiles nothing more. (On a device of its own: the other tests
+    // compile pipelines on `gpu()` meanwhile.)
+    let d = Device::gpu().expect("a GPU");
+    let (a, mut out) = (buf(&d, &[1i32; 8]), zeros::<i32>(&d, 8));
+    const_affine::launch::<3, -2>(&d, 8, &a, &mut out).unwrap();
+    let before = pipelines(&d);
+    const_affine::launch::<3, -2>(&d, 8, &a, &mut out).unwrap();
+    assert_eq!(pipelines(&d), before, "a tuple launched before compiles nothing");
+    const_affine::launch::<4, -2>(&d, 8, &a, &mut out).unwrap();
+    assert_eq!(pipelines(&d), before + 1, "a new tuple is a new pipeline");
 }
 
-/// Pipelines the GPU device has compiled so far.
-fn pipelines() -> usize {
-    match onekernel::__private::backend(gpu()) {
+/// Pipelines the GPU device `d` has compiled so far.
+fn pipelines(d: &Device) -> usize {
+    match onekernel::__private::backend(d) {
         onekernel::__private::DeviceBackend::Gpu(g) => g.compiled_kernels(),
         onekernel::__private::DeviceBackend::Cpu(_) => unreachable!("gpu() is a GPU"),
     }
@@ -228,5 +232,312 @@ pub fn too_big_constant(a: &[f32], out: &mut [f32]) {
             break;
         }
         out[i] = a[i] + n as f32;
+    }
+}
+
+/// A shared array whose length is a const parameter: each workgroup of
+/// 64 stages its first `N` elements and every invocation sums them.
+#[kernel(workgroup_size = 64)]
+pub fn shared_sized<const N: usize>(a: &[f32], out: &mut [f32]) {
+    let tile = shared::<[f32; N]>();
+    let (i, l) = (global_id().x, thread_id().x);
+    if l < N {
+        tile[l] = if i < a.len() { a[i] } else { 0.0 };
+    }
+    workgroup_barrier();
+    if i < a.len() {
+        let mut s = 0.0f32;
+        for k in 0..N {
+            s += tile[k];
+        }
+        out[i] = s + tile.len() as f32;
+    }
+}
+
+fn shared_sized_ref(a: &[f32], n: usize) -> Vec<f32> {
+    (0..a.len())
+        .map(|i| {
+            let start = i / 64 * 64;
+            let s = (start..start + n).map(|j| a.get(j).copied().unwrap_or(0.0)).fold(0.0f32, |s, x| s + x);
+            s + n as f32
+        })
+        .collect()
+}
+
+fn run_shared_sized<const N: usize>() {
+    for n in SIZES {
+        let a: Vec<f32> = (0..n).map(|i| (i % 13) as f32 * 0.5).collect();
+        let want = shared_sized_ref(&a, N);
+        let (c, g) = on_both(|d| {
+            let mut out = zeros::<f32>(d, n);
+            shared_sized::launch::<N>(d, n, &buf(d, &a), &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu N = {N}, n = {n}");
+        assert_eq!(g, want, "gpu N = {N}, n = {n}");
+    }
+}
+
+#[test]
+fn const_parameter_sizes_shared_memory() {
+    run_shared_sized::<1>();
+    run_shared_sized::<16>();
+    run_shared_sized::<64>();
+}
+
+const ROWS: usize = 4;
+const COLS: usize = 8;
+
+/// Constants of the kernel's scope as the lengths of a 2-D shared array,
+/// after a shared array of a literal length (whose offset on the CPU
+/// comes first) and before another.
+#[kernel(workgroup_size = 32)]
+pub fn shared_scope_sized(a: &[u32], out: &mut [u32]) {
+    let first = shared::<[u32; 4]>();
+    let grid = shared::<[[u32; COLS]; ROWS]>();
+    let last = shared::<[u32; 32]>();
+    let (i, l) = (global_id().x, thread_id().x);
+    let v = if i < a.len() { a[i] } else { 0 };
+    grid[l / COLS][l % COLS] = v;
+    last[l] = v * 2;
+    if l < 4 {
+        first[l] = l as u32 + 1;
+    }
+    workgroup_barrier();
+    if i < a.len() {
+        let r = (l + 1) % ROWS;
+        out[i] = grid[r][l % COLS] + last[31 - l] + first[l % 4];
+    }
+}
+
+fn shared_scope_sized_ref(a: &[u32]) -> Vec<u32> {
+    (0..a.len())
+        .map(|i| {
+            let (start, l) = (i / 32 * 32, i % 32);
+            let at = |j: usize| a.get(start + j).copied().unwrap_or(0);
+            let r = (l + 1) % ROWS;
+            at(r * COLS + l % COLS) + at(31 - l) * 2 + (l % 4) as u32 + 1
+        })
+        .collect()
+}
+
+#[test]
+fn constants_of_the_scope_size_shared_memory() {
+    for n in SIZES {
+        let a: Vec<u32> = (0..n as u32).map(|i| i * 7 % 1000).collect();
+        let want = shared_scope_sized_ref(&a);
+        let (c, g) = on_both(|d| {
+            let mut out = zeros::<u32>(d, n);
+            shared_scope_sized::launch(d, n, &buf(d, &a), &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu n = {n}");
+        assert_eq!(g, want, "gpu n = {n}");
+    }
+}
+
+/// Local arrays whose lengths are const parameters (a 2-D register tile
+/// and a row), read through `.len()`, in an `#[unroll]`ed loop over a
+/// parameter (which stays a loop: the bound is set at the launch).
+#[kernel(workgroup_size = 64)]
+pub fn local_sized<const TM: usize, const TN: usize>(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        let mut acc = [[0.0f32; TN]; TM];
+        let mut row: [f32; TM] = [0.0; TM];
+        #[unroll]
+        for r in 0..TM {
+            row[r] = a[i] + r as f32;
+            for c in 0..TN {
+                acc[r][c] = row[r] * c as f32;
+            }
+        }
+        let mut s = 0.0f32;
+        for r in 0..acc.len() {
+            for c in 0..acc[r].len() {
+                s += acc[r][c];
+            }
+        }
+        out[i] = s;
+    }
+}
+
+fn local_sized_ref(a: &[f32], tm: usize, tn: usize) -> Vec<f32> {
+    a.iter()
+        .map(|&x| {
+            let mut s = 0.0f32;
+            for r in 0..tm {
+                for c in 0..tn {
+                    s += (x + r as f32) * c as f32;
+                }
+            }
+            s
+        })
+        .collect()
+}
+
+fn run_local_sized<const TM: usize, const TN: usize>() {
+    for n in SIZES {
+        let a: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
+        let want = local_sized_ref(&a, TM, TN);
+        let (c, g) = on_both(|d| {
+            let mut out = zeros::<f32>(d, n);
+            local_sized::launch::<TM, TN>(d, n, &buf(d, &a), &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu TM = {TM}, TN = {TN}, n = {n}");
+        assert_eq!(g, want, "gpu TM = {TM}, TN = {TN}, n = {n}");
+    }
+}
+
+#[test]
+fn const_parameters_size_local_arrays() {
+    run_local_sized::<1, 1>();
+    run_local_sized::<4, 8>();
+    run_local_sized::<8, 3>();
+}
+
+/// A value tuple the device cannot run is an error naming the kernel and
+/// the parameter, on both devices: no wgpu validation panic.
+#[test]
+fn a_tuple_the_device_cannot_run_is_an_error_naming_the_parameter() {
+    for d in [super::cpu(), gpu()] {
+        let a = buf(d, &[1.0f32; 4]);
+        let mut out = zeros::<f32>(d, 4);
+        // Zero elements.
+        let text = shared_sized::launch::<0>(d, 4, &a, &mut out).unwrap_err().to_string();
+        assert!(text.contains("shared_sized::<N = 0>") && text.contains("`N` = 0"), "{text}");
+        let text = local_sized::launch::<0, 4>(d, 4, &a, &mut out).unwrap_err().to_string();
+        assert!(text.contains("`TM` = 0") && text.contains("`acc`"), "{text}");
+        // More shared memory than the device has (4 MiB).
+        let text = shared_sized::launch::<{ 1 << 20 }>(d, 4, &a, &mut out).unwrap_err().to_string();
+        assert!(text.contains("shared_sized::<N = 1048576>") && text.contains("shared memory from `N`"), "{text}");
+        // A local array over the limit.
+        let text = local_sized::launch::<2048, 1024>(d, 4, &a, &mut out).unwrap_err().to_string();
+        assert!(text.contains("`TM`, `TN`") && text.contains("local array `acc`"), "{text}");
+        // The kernel still runs with a good tuple.
+        shared_sized::launch::<4>(d, 4, &a, &mut out).unwrap();
+        assert_eq!(out.read().unwrap(), vec![8.0; 4]);
+    }
+}
+
+#[test]
+fn wgsl_names_the_lengths() {
+    insta::assert_snapshot!("shared_sized", shared_sized::WGSL);
+    insta::assert_snapshot!("shared_scope_sized", shared_scope_sized::WGSL);
+    insta::assert_snapshot!("local_sized", local_sized::WGSL);
+}
+
+/// Each module specialised as the runtime does (the overrides written as
+/// constants) validates, and its SPIR-V passes `spirv-val`.
+#[test]
+fn specialised_sized_modules_pass_spirv_val() {
+    let cases: [(&onekernel::abi::KernelInfo, &[f64]); 4] = [
+        (&shared_sized::KERNEL, &[16.0]),
+        (&shared_scope_sized::KERNEL, &[4.0, 8.0]),
+        (&local_sized::KERNEL, &[4.0, 8.0]),
+        (&local_sized::KERNEL, &[1.0, 1.0]),
+    ];
+    for (case, (kernel, values)) in cases.into_iter().enumerate() {
+        for (m, module) in kernel.modules.iter().enumerate() {
+            let text = onekernel::abi::wgsl_with_constants(&module.wgsl, &kernel.consts.params, values).unwrap();
+            shader_checks::reparse(&kernel.name, &text);
+            let words = onekernel_compiler::emit::specialised_spirv(&text, &[]).unwrap();
+            shader_checks::spirv_val(&format!("{}-{case}-{m}", kernel.name), &words);
+        }
+    }
+}
+
+/// `workgroup_size` set by a const parameter, which also sizes the shared
+/// array: each workgroup reverses its block.
+#[kernel(workgroup_size = BLOCK, max_workgroup_invocations = 1024)]
+pub fn block_sized<const BLOCK: usize>(a: &[u32], out: &mut [u32]) {
+    let tile = shared::<[u32; BLOCK]>();
+    let (i, l) = (global_id().x, thread_id().x);
+    tile[l] = if i < a.len() { a[i] } else { 0 };
+    workgroup_barrier();
+    if i < a.len() {
+        out[i] = tile[BLOCK - 1 - l] + block_dim().x as u32;
+    }
+}
+
+fn block_sized_ref(a: &[u32], b: usize) -> Vec<u32> {
+    (0..a.len()).map(|i| a.get(i / b * b + b - 1 - i % b).copied().unwrap_or(0) + b as u32).collect()
+}
+
+fn run_block_sized<const BLOCK: usize>() {
+    for n in SIZES {
+        let a: Vec<u32> = (0..n as u32).map(|i| i * 3 % 1001).collect();
+        let want = block_sized_ref(&a, BLOCK);
+        let (c, g) = on_both(|d| {
+            let mut out = zeros::<u32>(d, n);
+            block_sized::launch::<BLOCK>(d, n, &buf(d, &a), &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu BLOCK = {BLOCK}, n = {n}");
+        assert_eq!(g, want, "gpu BLOCK = {BLOCK}, n = {n}");
+    }
+}
+
+#[test]
+fn const_parameter_sets_the_workgroup_size() {
+    assert_eq!(block_sized::KERNEL.workgroup_size, [0, 1, 1], "set at the launch");
+    assert_eq!(block_sized::KERNEL.consts.workgroup_size, [Some(0), None, None]);
+    run_block_sized::<1>();
+    run_block_sized::<32>();
+    run_block_sized::<256>();
+    run_block_sized::<1024>();
+}
+
+const BX: u32 = 8;
+const BY: u32 = 4;
+
+/// A 2-D `workgroup_size` of constants of the kernel's scope.
+#[kernel(workgroup_size = (BX, BY))]
+pub fn scope_sized_workgroup(a: &[u32], out: &mut [u32]) {
+    let i = global_id().x;
+    if thread_id().y == 0 && i < a.len() {
+        out[i] = a[i] * block_dim().x as u32 + block_dim().y as u32 + thread_id().x as u32;
+    }
+}
+
+#[test]
+fn constants_of_the_scope_set_the_workgroup_size() {
+    for n in SIZES {
+        let a: Vec<u32> = (0..n as u32).map(|i| i % 97).collect();
+        let want: Vec<u32> = a.iter().enumerate().map(|(i, &x)| x * BX + BY + (i % BX as usize) as u32).collect();
+        let (c, g) = on_both(|d| {
+            let mut out = zeros::<u32>(d, n);
+            scope_sized_workgroup::launch(d, n, &buf(d, &a), &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu n = {n}");
+        assert_eq!(g, want, "gpu n = {n}");
+    }
+}
+
+#[test]
+fn a_workgroup_size_the_device_cannot_run_is_an_error_naming_it() {
+    for d in [super::cpu(), gpu()] {
+        let a = buf(d, &[1u32; 4]);
+        let mut out = zeros::<u32>(d, 4);
+        let text = block_sized::launch::<0>(d, 4, &a, &mut out).unwrap_err().to_string();
+        assert!(text.contains("block_sized::<BLOCK = 0>") && text.contains("`BLOCK` = 0"), "{text}");
+        let text = block_sized::launch::<4096>(d, 4, &a, &mut out).unwrap_err().to_string();
+        assert!(text.contains("block_sized::<BLOCK = 4096>") && text.contains("`BLOCK`"), "{text}");
+    }
+}
+
+#[test]
+fn wgsl_names_the_workgroup_size() {
+    insta::assert_snapshot!("block_sized", block_sized::WGSL);
+    insta::assert_snapshot!("scope_sized_workgroup", scope_sized_workgroup::WGSL);
+    for (kernel, values) in [(&block_sized::KERNEL, [64.0].as_slice()), (&scope_sized_workgroup::KERNEL, &[8.0, 4.0])] {
+        for (m, module) in kernel.modules.iter().enumerate() {
+            let text = onekernel::abi::wgsl_with_constants(&module.wgsl, &kernel.consts.params, values).unwrap();
+            shader_checks::reparse(&kernel.name, &text);
+            let words = onekernel_compiler::emit::specialised_spirv(&text, &[]).unwrap();
+            shader_checks::spirv_val(&format!("{}-{m}", kernel.name), &words);
+        }
     }
 }

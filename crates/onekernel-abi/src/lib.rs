@@ -54,6 +54,7 @@ extern crate alloc;
 use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::String;
+use alloc::vec::Vec;
 use core::fmt;
 
 mod module;
@@ -556,11 +557,62 @@ pub struct Consts {
     /// each of [`Consts::params`] as the bits of an `f64` (what pipeline
     /// constants hold).
     pub values: Cow<'static, [u64]>,
+    /// The arrays whose length is one of [`Consts::params`]
+    /// (`shared::<[f32; BM]>()`, `[0.0f32; TM]`): the runtime sizes them
+    /// per value tuple and checks each tuple (a zero length, too many
+    /// elements, more shared memory than the device has), naming the
+    /// parameters.
+    pub arrays: Cow<'static, [ArrayShape]>,
+    /// The axes of `workgroup_size` that one of [`Consts::params`] sets
+    /// (`workgroup_size = BM`): its index, per axis; the kernel's
+    /// `workgroup_size` holds 0 there until the runtime specialises it.
+    pub workgroup_size: [Option<u16>; 3],
+    /// The shared memory the kernel declares it may use
+    /// (`#[kernel(max_shared_bytes = ..)]`, else WebGPU's 16384): the CPU
+    /// executor's limit for a specialisation whose shared arrays a
+    /// parameter sizes (GPUs check their own).
+    pub max_shared_bytes: u32,
 }
 
 impl Consts {
     /// No overrides.
-    pub const NONE: Consts = Consts { params: Cow::Borrowed(&[]), values: Cow::Borrowed(&[]) };
+    pub const NONE: Consts = Consts {
+        params: Cow::Borrowed(&[]),
+        values: Cow::Borrowed(&[]),
+        arrays: Cow::Borrowed(&[]),
+        workgroup_size: [None; 3],
+        max_shared_bytes: 16384,
+    };
+
+    /// Whether a parameter sizes something the GPU fixes when it compiles
+    /// the module (an array's length, the workgroup size).
+    pub fn sizes_anything(&self) -> bool {
+        !self.arrays.is_empty() || self.workgroup_size.iter().any(Option::is_some)
+    }
+}
+
+/// One dimension of an array or an axis of the workgroup: a literal, or
+/// the value of the parameter of that index in [`Consts::params`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dim {
+    /// Fixed when the kernel was compiled.
+    Lit(u32),
+    /// The value of `Consts::params[i]`.
+    Param(u16),
+}
+
+/// An array (shared or local) at least one of whose lengths is a
+/// parameter ([`Consts::arrays`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ArrayShape {
+    /// The Rust name of the array (the local, or the shared array).
+    pub name: Cow<'static, str>,
+    /// Workgroup shared memory (else a local array of each invocation).
+    pub shared: bool,
+    /// Bytes of one element (the innermost scalar or vector).
+    pub elem_bytes: u32,
+    /// Its lengths, outermost first (`[[f32; TN]; TM]`: `TM`, `TN`).
+    pub dims: Cow<'static, [Dim]>,
 }
 
 /// One `override` of a kernel's WGSL.
@@ -613,6 +665,28 @@ impl ConstType {
         }
     }
 
+    /// The type's WGSL spelling (`usize` is `u32` on the GPU).
+    pub const fn wgsl_name(self) -> &'static str {
+        match self {
+            ConstType::U32 | ConstType::Usize => "u32",
+            ConstType::I32 => "i32",
+            ConstType::F32 => "f32",
+            ConstType::Bool => "bool",
+        }
+    }
+
+    /// `value` as the initialiser of a WGSL `const` of the type.
+    pub fn const_literal(self, value: f64) -> String {
+        match self {
+            ConstType::U32 | ConstType::Usize => format!("{}u", value as u32),
+            // `-2147483648i` is the negation of a literal out of range.
+            ConstType::I32 if value as i32 == i32::MIN => String::from("i32(-2147483648)"),
+            ConstType::I32 => format!("{}i", value as i32),
+            ConstType::F32 => format!("{:?}f", value as f32),
+            ConstType::Bool => String::from(if value != 0.0 { "true" } else { "false" }),
+        }
+    }
+
     /// `value` as Rust would print it.
     pub fn display(self, value: f64) -> String {
         match self {
@@ -622,6 +696,25 @@ impl ConstType {
             ConstType::Bool => String::from(if value != 0.0 { "true" } else { "false" }),
         }
     }
+}
+
+/// `wgsl` (one of a kernel's modules) with each override of `params`
+/// written as a `const` of its value in `values` (`@id(1) override TM:
+/// u32;` becomes `const TM: u32 = 8u;`): the module the runtime compiles
+/// for a specialisation, in which the parameters may size arrays and the
+/// workgroup (WGSL needs constants there). Err names a declaration the
+/// text lacks.
+pub fn wgsl_with_constants(wgsl: &str, params: &[ConstParam], values: &[f64]) -> Result<String, String> {
+    let mut text = String::from(wgsl);
+    for (p, v) in params.iter().zip(values) {
+        let ty = p.ty.wgsl_name();
+        let decl = format!("@id({}) override {}: {ty};", p.id, p.name);
+        if !text.contains(&decl) {
+            return Err(format!("the WGSL has no `{decl}`"));
+        }
+        text = text.replace(&decl, &format!("const {}: {ty} = {};", p.name, p.ty.const_literal(*v)));
+    }
+    Ok(text)
 }
 
 /// How a kernel's block of launch parameters (the launch description and
@@ -884,7 +977,93 @@ impl SubgroupCollective {
     }
 }
 
+/// The most elements a local array may have (the compiler's limit for
+/// literal lengths, which [`KernelInfo::sizes_for`] applies to lengths a
+/// launch sets).
+pub const MAX_LOCAL_ELEMENTS: u64 = 1 << 20;
+
+/// Why a value tuple cannot size a kernel ([`KernelInfo::sizes_for`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SizeError {
+    /// The index in [`Consts::params`] of the first parameter involved.
+    pub param: u16,
+    /// What is wrong, naming the parameters.
+    pub problem: String,
+}
+
 impl KernelInfo {
+    /// The workgroup size and the words of shared memory of this kernel
+    /// for `values` (one per [`Consts::params`]): its own where no
+    /// parameter sets them. Err for an array of no elements, a local array
+    /// over [`MAX_LOCAL_ELEMENTS`], or a workgroup axis of zero; the
+    /// device's limits are the launch's to check.
+    pub fn sizes_for(&self, values: &[f64]) -> Result<([u32; 3], u32), SizeError> {
+        let params = &self.consts.params;
+        let name = |i: u16| params.get(usize::from(i)).map_or("?", |p| &*p.name);
+        let show = |i: u16, v: f64| params.get(usize::from(i)).map_or(String::new(), |p| p.ty.display(v));
+        let mut shared_words = u64::from(self.workgroup_memory_words);
+        for a in self.consts.arrays.iter() {
+            let mut elements: u64 = 1;
+            let mut involved = Vec::new();
+            for d in a.dims.iter() {
+                let n = match *d {
+                    Dim::Lit(n) => f64::from(n),
+                    Dim::Param(i) => {
+                        let v = values.get(usize::from(i)).copied().unwrap_or(0.0);
+                        if v < 1.0 {
+                            return Err(SizeError {
+                                param: i,
+                                problem: format!(
+                                    "`{}` = {} is a length of the {} array `{}`, and an array has at least one element",
+                                    name(i),
+                                    show(i, v),
+                                    if a.shared { "shared" } else { "local" },
+                                    a.name
+                                ),
+                            });
+                        }
+                        if !involved.contains(&i) {
+                            involved.push(i);
+                        }
+                        v
+                    }
+                };
+                elements = elements.saturating_mul(n as u64);
+            }
+            if a.shared {
+                shared_words =
+                    shared_words.saturating_add(elements.saturating_mul(u64::from(a.elem_bytes)).div_ceil(4));
+            } else if elements > MAX_LOCAL_ELEMENTS {
+                let names: Vec<String> = involved.iter().map(|&i| format!("`{}`", name(i))).collect();
+                return Err(SizeError {
+                    param: involved.first().copied().unwrap_or(0),
+                    problem: format!(
+                        "{} make the local array `{}` {elements} elements, and a kernel's local array holds at most {MAX_LOCAL_ELEMENTS}",
+                        names.join(", "),
+                        a.name
+                    ),
+                });
+            }
+        }
+        let mut size = self.workgroup_size;
+        for (axis, set) in self.consts.workgroup_size.iter().enumerate() {
+            let Some(i) = *set else { continue };
+            let v = values.get(usize::from(i)).copied().unwrap_or(0.0);
+            if v < 1.0 {
+                return Err(SizeError {
+                    param: i,
+                    problem: format!(
+                        "`{}` = {} is the workgroup size in {}, which is at least 1",
+                        name(i),
+                        show(i, v),
+                        ['x', 'y', 'z'][axis]
+                    ),
+                });
+            }
+            size[axis] = v as u32;
+        }
+        Ok((size, u32::try_from(shared_words).unwrap_or(u32::MAX)))
+    }
     /// A kernel with no code, no parameters and a workgroup of one: the
     /// base of hand-written descriptions (`KernelInfo { name, wgsl, ..
     /// KernelInfo::EMPTY }`), so that they keep compiling when the ABI

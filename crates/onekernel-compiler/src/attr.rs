@@ -31,6 +31,10 @@ pub const DEFAULT_MAX_SHARED_BYTES: u32 = 16384;
 pub struct KernelAttr {
     /// Threads per workgroup (block) along x, y and z; unused axes are 1.
     pub workgroup_size: [u32; 3],
+    /// The axes a const parameter or a constant of the kernel's scope sets
+    /// (`workgroup_size = BM`, `(BX, 4)`): its name and where, and 0 in
+    /// `workgroup_size` there (the launch sets it).
+    pub workgroup_names: [Option<SizeName>; 3],
     /// The largest workgroup the kernel may use: 256 unless the user asks
     /// for more (and then the launch checks the device supports it).
     pub max_workgroup_invocations: u32,
@@ -42,6 +46,23 @@ pub struct KernelAttr {
     /// narrows its bound (each of the bound's types otherwise).
     pub types: Option<Vec<Ty>>,
 }
+
+/// An axis of `workgroup_size` written as a name (`BM`).
+#[derive(Clone, Debug)]
+pub struct SizeName {
+    /// The name.
+    pub name: String,
+    /// Where.
+    pub span: Span,
+}
+
+impl PartialEq for SizeName {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for SizeName {}
 
 impl KernelAttr {
     /// Parses and checks the tokens inside `#[kernel(...)]`. `attr_span`
@@ -67,6 +88,7 @@ impl KernelAttr {
             }
         };
         let mut size: Option<([u32; 3], Span)> = None;
+        let mut names: [Option<SizeName>; 3] = Default::default();
         let mut max: Option<(u32, Span)> = None;
         let mut shared: Option<u32> = None;
         let mut types: Option<Vec<Ty>> = None;
@@ -78,7 +100,7 @@ impl KernelAttr {
                         diags.error(arg.path.span(), "duplicate `workgroup_size` argument");
                         continue;
                     }
-                    if let Some(s) = parse_size(&arg.value, &mut diags) {
+                    if let Some(s) = parse_size(&arg.value, &mut names, &mut diags) {
                         size = Some((s, arg.value.span()));
                     }
                 }
@@ -125,7 +147,8 @@ impl KernelAttr {
         };
         let max_invocations = max.map(|(v, _)| v).unwrap_or(DEFAULT_MAX_WORKGROUP_INVOCATIONS);
         let product: u64 = workgroup_size.iter().map(|&v| v as u64).product();
-        if product > max_invocations as u64 {
+        // A size the launch sets is checked at the launch.
+        if product > max_invocations as u64 && names.iter().all(Option::is_none) {
             let d = Diagnostic::new(
                 size_span,
                 format!(
@@ -142,6 +165,7 @@ impl KernelAttr {
         }
         diags.finish(KernelAttr {
             workgroup_size,
+            workgroup_names: names,
             max_workgroup_invocations: max_invocations,
             max_shared_bytes: shared.unwrap_or(DEFAULT_MAX_SHARED_BYTES),
             types,
@@ -204,7 +228,7 @@ fn strip(e: &Expr) -> &Expr {
     }
 }
 
-fn parse_size(expr: &Expr, diags: &mut Diagnostics) -> Option<[u32; 3]> {
+fn parse_size(expr: &Expr, names: &mut [Option<SizeName>; 3], diags: &mut Diagnostics) -> Option<[u32; 3]> {
     let elems: Vec<&Expr> = match strip(expr) {
         Expr::Tuple(t) => t.elems.iter().collect(),
         Expr::Array(a) => a.elems.iter().collect(),
@@ -224,6 +248,16 @@ fn parse_size(expr: &Expr, diags: &mut Diagnostics) -> Option<[u32; 3]> {
     let mut size = [1u32; 3];
     let mut ok = true;
     for (axis, e) in elems.into_iter().enumerate() {
+        // A name: a const parameter or a constant of the kernel's scope,
+        // whose value the launch gives (the compiler resolves it with the
+        // body, `lib.rs`).
+        if let Expr::Path(p) = strip(e) {
+            if let (Some(ident), None) = (p.path.get_ident(), &p.qself) {
+                names[axis] = Some(SizeName { name: ident.to_string(), span: ident.span() });
+                size[axis] = 0;
+                continue;
+            }
+        }
         match parse_u32(e, diags) {
             Some(0) => {
                 diags.error(e.span(), "a workgroup size must be at least 1 in every dimension");
@@ -249,8 +283,9 @@ fn parse_u32(expr: &Expr, diags: &mut Diagnostics) -> Option<u32> {
         }
     }
     diags.push(
-        Diagnostic::new(expr.span(), "expected an integer literal")
-            .help("workgroup sizes are fixed when the kernel is compiled: write a number such as `256`"),
+        Diagnostic::new(expr.span(), "expected an integer literal").help(
+            "write a number such as `256`, or the name of a const parameter or constant (`workgroup_size = BLOCK`)",
+        ),
     );
     None
 }
@@ -276,7 +311,8 @@ mod tests {
         assert!(parse(quote!()).is_err());
         assert!(parse(quote!(workgroup_size = 0)).is_err());
         assert!(parse(quote!(workgroup_size = 512)).is_err());
-        assert!(parse(quote!(workgroup_size = N)).is_err());
+        assert_eq!(parse(quote!(workgroup_size = (N, 4))).unwrap().workgroup_size, [0, 4, 1]);
+        assert!(parse(quote!(workgroup_size = N + 1)).is_err());
         assert!(parse(quote!(workgroup_size = 64, workgroup_size = 64)).is_err());
         assert!(parse(quote!(workgroup_size = 64, colour = 1)).is_err());
         assert_eq!(

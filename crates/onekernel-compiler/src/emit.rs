@@ -90,7 +90,55 @@ fn write_wgsl(
         .map_err(|e| ice(format!("the generated WGSL does not re-parse: {}", e.emit_to_string(&text))))?;
     check_layouts(module, &parsed, &names, &lowered.host_structs)
         .map_err(|e| ice(format!("the WGSL's struct layout is not the host's: {e}")))?;
-    Ok(text)
+    name_symbols(&text, &lowered.symbols).map_err(ice)
+}
+
+/// `text` with each array length the launch sets, a placeholder in the IR
+/// ([`crate::types::Symbol`]), written as its override's name
+/// (`array<f32, 8191>` → `array<f32, TM>`). A placeholder anywhere else in
+/// the text would be a value computed from it: an internal error, never a
+/// wrong length.
+pub fn name_symbols(text: &str, symbols: &[crate::types::Symbol]) -> Result<String, String> {
+    let mut out = text.to_string();
+    for s in symbols {
+        out = out.replace(&format!(", {}>", s.placeholder), &format!(", {}>", s.name));
+        // `@workgroup_size(8191, 1, 1)`: the entry point's attribute.
+        if let Some(at) = out.find("@workgroup_size(") {
+            let start = at + "@workgroup_size(".len();
+            if let Some(len) = out[start..].find(')') {
+                let axes: Vec<String> = out[start..start + len]
+                    .split(", ")
+                    .map(|a| if a == s.placeholder.to_string() { s.name.clone() } else { a.to_string() })
+                    .collect();
+                out.replace_range(start..start + len, &axes.join(", "));
+            }
+        }
+        let digits = s.placeholder.to_string();
+        let bytes = out.as_bytes();
+        let left = out.match_indices(&digits).any(|(at, _)| {
+            let before = at.checked_sub(1).map(|i| bytes[i]);
+            let after = bytes.get(at + digits.len()).copied();
+            !before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
+                && !after.is_some_and(|b| b.is_ascii_digit())
+        });
+        if left {
+            return Err(format!("the WGSL still holds the stand-in length {digits} of `{}`", s.name));
+        }
+    }
+    Ok(out)
+}
+
+/// The text naga validates in place of `wgsl` when lengths are set at the
+/// launch (a local `array<f32, TM>` with `TM` an override is not WGSL):
+/// each of those overrides a `const` of its placeholder.
+pub fn with_placeholders(
+    wgsl: &str,
+    params: &[onekernel_abi::ConstParam],
+    symbols: &[crate::types::Symbol],
+) -> Result<String, String> {
+    let (params, values): (Vec<_>, Vec<f64>) =
+        symbols.iter().filter_map(|s| params.get(s.over).map(|p| (p.clone(), f64::from(s.placeholder)))).unzip();
+    onekernel_abi::wgsl_with_constants(wgsl, &params, &values)
 }
 
 /// The name the WGSL text gives each struct type of the module.

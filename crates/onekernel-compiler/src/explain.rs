@@ -44,6 +44,7 @@ pub fn explain(
     let wgsl = naga::back::wgsl::write_string(&lowered.module, &info, naga::back::wgsl::WriterFlags::empty())
         .map_err(|e| e.to_string())?;
     let (wgsl, _) = crate::emit::spell_struct_layouts(&lowered.module, &wgsl)?;
+    let wgsl = crate::emit::name_symbols(&wgsl, &lowered.symbols)?;
     // Each function's `fn` line, as (index in `items`, line): helpers may
     // be in other files, so lines are only compared within one item.
     let fn_lines: HashMap<String, Place> = std::iter::once(&program.kernel)

@@ -102,7 +102,12 @@ impl Layout {
                 .iter()
                 .map(|(_, d)| {
                     let at = words;
-                    words += d.words();
+                    // A length the launch sets: sized per specialisation
+                    // (`onekernel_abi::Consts::arrays`), and the CPU body
+                    // computes the offsets after it (`cpu_body.rs`).
+                    if !d.dims.iter().any(|&n| table.symbol(n).is_some()) {
+                        words += d.words();
+                    }
                     at
                 })
                 .collect(),

@@ -236,10 +236,11 @@ fn compile_instance(
     let generic = parse::generic_param(&kernel.sig).ok().flatten();
     let attr = KernelAttr::parse_for(attr, kernel.sig.fn_token.span, generic.as_ref().map(|g| g.bound));
     let mut types = types::TypeTable::default();
+    types.avoid_literals(int_literals(quote::ToTokens::to_token_stream(kernel)));
     let (scope, _) = parse::define_structs(module, &mut types);
     let parsed = parse::parse_function_at(kernel, parse::FnRole::Kernel, &mut types, &scope, instance.ty);
     // Report attribute and body problems together.
-    let (attr, parsed) = match (attr, parsed) {
+    let (attr, mut parsed) = match (attr, parsed) {
         (Ok(a), Ok(k)) => (a, k),
         (a, k) => {
             let mut all = a.err().unwrap_or_default();
@@ -247,12 +248,22 @@ fn compile_instance(
             return Err(all);
         }
     };
-    shared_memory_fits(&parsed, attr.max_shared_bytes)?;
+    let (lowered_size, size_params) = workgroup_size_params(&attr, &mut parsed, &mut types)?;
+    shared_memory_fits(&parsed, &types, attr.max_shared_bytes)?;
     let helper_fns = gather::order_helpers(&parsed, helpers, &mut types, &scope)?;
-    let checked = check(hir::Program { kernel: parsed, helpers: helper_fns, types })?;
-    whole_subgroups(&checked, attr.workgroup_size)?;
+    let mut checked = check(hir::Program { kernel: parsed, helpers: helper_fns, types })?;
+    if size_params.iter().any(Option::is_some) {
+        // The phase executor's per-invocation state is sized by the
+        // workgroup when the kernel is compiled: the futures executor runs
+        // a kernel whose workgroup size the launch sets.
+        if let onekernel_abi::CpuPlan::Cooperative { phased: true } = checked.cpu {
+            checked.cpu = onekernel_abi::CpuPlan::Cooperative { phased: false };
+        }
+    } else {
+        whole_subgroups(&checked, attr.workgroup_size)?;
+    }
     let layout = Layout::of(&checked.program.kernel, &checked.program.types)?;
-    let shaders = shaders(&checked, &layout, attr.workgroup_size, options)?;
+    let shaders = shaders(&checked, &layout, lowered_size, options)?;
     // The explain view is for people: if it fails, say so in it.
     let items: Vec<&syn::ItemFn> = std::iter::once(kernel)
         .chain(helpers.iter().filter(|h| checked.program.helpers.iter().any(|p| h.sig.ident == p.name)))
@@ -262,7 +273,7 @@ fn compile_instance(
         &checked.kernel_types,
         &checked.helper_types,
         &layout,
-        attr.workgroup_size,
+        lowered_size,
         &items,
         shaders.wgsl(ModuleKey::PLAIN),
     )
@@ -295,14 +306,78 @@ fn compile_instance(
             }
         },
         tile_shapes: Cow::Owned(tile_shapes(&checked)),
-        consts: consts(&checked.program.kernel),
+        consts: consts(&checked, attr.max_shared_bytes, size_params),
     };
     Ok(CompiledKernel { info, checked, layout, module: shaders.module, instance: instance.clone() })
 }
 
-/// The kernel's overrides as the runtime sees them.
-fn consts(kernel: &hir::Function) -> onekernel_abi::Consts {
-    use onekernel_abi::ConstType;
+/// The axes of `workgroup_size` a const parameter or a constant of the
+/// kernel's scope sets (`workgroup_size = BM`): each the override of that
+/// name (a constant of the scope the body does not use is declared here,
+/// an integer of any type), and the size the module is lowered with, the
+/// override's placeholder on those axes ([`types::Symbol`]), which the
+/// WGSL names (`@workgroup_size(BM, 1, 1)`).
+fn workgroup_size_params(
+    attr: &KernelAttr,
+    kernel: &mut hir::Function,
+    types: &mut types::TypeTable,
+) -> Result<([u32; 3], [Option<u16>; 3]), Vec<Diagnostic>> {
+    let mut size = attr.workgroup_size;
+    let mut params = [None; 3];
+    for (axis, named) in attr.workgroup_names.iter().enumerate() {
+        let Some(attr::SizeName { name, span }) = named else { continue };
+        let index = match kernel.overrides.iter().position(|o| o.name == *name) {
+            Some(i) => i,
+            None if parse::looks_like_const(name) => {
+                kernel.overrides.push(hir::OverrideDecl {
+                    name: name.clone(),
+                    ty: Some(types::Ty::I32),
+                    span: *span,
+                    generic: false,
+                    any_int: true,
+                });
+                kernel.overrides.len() - 1
+            }
+            None => {
+                return Err(vec![Diagnostic::new(*span, format!("`{name}` is not a const parameter or a constant"))
+                    .help("a workgroup size is a number, a const parameter of the kernel (`fn k<const BLOCK: u32>`) or a constant of its scope (`const BLOCK: u32 = 256;`)")])
+            }
+        };
+        let Some(p) = types.symbolic_len(index, name) else {
+            return Err(vec![Diagnostic::new(*span, "too many values set at the launch size this kernel")
+                .help("use at most 32 different const parameters or constants as lengths and sizes")]);
+        };
+        size[axis] = p;
+        params[axis] = Some(index as u16);
+    }
+    Ok((size, params))
+}
+
+/// The integers a token stream writes (`16`, `0x100u32`): no placeholder
+/// of a symbolic length may be one ([`types::Symbol`]).
+fn int_literals(tokens: proc_macro2::TokenStream) -> Vec<u32> {
+    let mut out = Vec::new();
+    for t in tokens {
+        match t {
+            proc_macro2::TokenTree::Group(g) => out.extend(int_literals(g.stream())),
+            proc_macro2::TokenTree::Literal(l) => {
+                if let Ok(syn::Lit::Int(i)) = syn::parse_str::<syn::Lit>(&l.to_string()) {
+                    if let Ok(v) = i.base10_parse::<u32>() {
+                        out.push(v);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The kernel's overrides as the runtime sees them: each parameter, and
+/// what they size (`onekernel_abi::Consts::arrays`).
+fn consts(checked: &Checked, max_shared_bytes: u32, workgroup_size: [Option<u16>; 3]) -> onekernel_abi::Consts {
+    use onekernel_abi::{ArrayShape, ConstType, Dim};
+    let (kernel, table) = (&checked.program.kernel, &checked.program.types);
     let params = kernel
         .overrides
         .iter()
@@ -320,16 +395,66 @@ fn consts(kernel: &hir::Function) -> onekernel_abi::Consts {
             generic: o.generic,
         })
         .collect::<Vec<_>>();
-    onekernel_abi::Consts { params: Cow::Owned(params), values: Cow::Borrowed(&[]) }
+    let dim = |n: u32| match table.symbol(n) {
+        Some(s) => Dim::Param(s.over as u16),
+        None => Dim::Lit(n),
+    };
+    let elem_bytes = |t: types::Ty| match t {
+        types::Ty::F16 => 2,
+        types::Ty::F64 | types::Ty::I64 | types::Ty::U64 => 8,
+        t => t.as_vector().map_or(4, |v| u32::from(v.bytes())),
+    };
+    let mut arrays = Vec::new();
+    for (_, d) in kernel.shared.iter() {
+        if d.dims.iter().any(|&n| table.symbol(n).is_some()) {
+            arrays.push(ArrayShape {
+                name: Cow::Owned(d.name.clone()),
+                shared: true,
+                elem_bytes: elem_bytes(d.elem),
+                dims: Cow::Owned(d.dims.iter().map(|&n| dim(n)).collect()),
+            });
+        }
+    }
+    for (l, local) in kernel.locals.iter() {
+        let mut ty = checked.kernel_types.locals[l];
+        if !table.is_symbolic(ty) {
+            continue;
+        }
+        let mut dims = Vec::new();
+        while let Some((elem, n)) = table.as_array(ty) {
+            dims.push(dim(n));
+            ty = elem;
+        }
+        let shape = ArrayShape {
+            name: Cow::Owned(local.name.clone()),
+            shared: false,
+            elem_bytes: elem_bytes(ty),
+            dims: Cow::Owned(dims),
+        };
+        if !arrays.contains(&shape) {
+            arrays.push(shape);
+        }
+    }
+    onekernel_abi::Consts {
+        params: Cow::Owned(params),
+        values: Cow::Borrowed(&[]),
+        arrays: Cow::Owned(arrays),
+        workgroup_size,
+        max_shared_bytes,
+    }
 }
 
 /// The kernel's shared arrays fit in `max_bytes` (the WebGPU default
 /// unless `#[kernel(max_shared_bytes = ..)]` raises it; the launch then
 /// checks the device): else an error at the array that crosses the limit.
-fn shared_memory_fits(kernel: &hir::Function, max_bytes: u32) -> Result<(), Vec<Diagnostic>> {
+fn shared_memory_fits(kernel: &hir::Function, table: &types::TypeTable, max_bytes: u32) -> Result<(), Vec<Diagnostic>> {
     use syn::spanned::Spanned;
     let mut used: u64 = 0;
     for (_, decl) in kernel.shared.iter() {
+        if decl.dims.iter().any(|&n| table.symbol(n).is_some()) {
+            // Sized at the launch, which checks the device's limit.
+            continue;
+        }
         used += u64::from(decl.words()) * 4;
         if used <= u64::from(max_bytes) {
             continue;
@@ -533,8 +658,12 @@ pub fn shaders(
         }
     }
     let plain = plain.expect("MODULES holds the plain module");
+    let params = consts(checked, 0, [None; 3]).params;
+    let symbols = checked.program.types.symbols();
     let reparse = |w: &str| {
-        emit::reparse_wgsl(w).map_err(|e| {
+        let w = emit::with_placeholders(w, &params, symbols)
+            .map_err(|e| vec![Diagnostic::new(span, format!("internal compiler error: {e}"))])?;
+        emit::reparse_wgsl(&w).map_err(|e| {
             // naga's WGSL parser stops at 200 levels of statements and
             // expressions inside each other (the GPU driver's may stop
             // sooner): the kernel is too deep for WGSL, not wrong.

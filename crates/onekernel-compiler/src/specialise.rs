@@ -82,8 +82,8 @@ pub fn keyed(params: &[ConstParam], values: &[f64]) -> Vec<(String, f64)> {
 /// no longer line for line the one the unspecialised view shows. With the
 /// declarations turned into constants, a learner sees the same module
 /// with each parameter's value at the top: what the pipeline computes.
-/// `process_overrides` still runs, so values naga refuses are refused
-/// here, and the text is parsed and validated again.
+/// The text is parsed and validated again, so values naga refuses (an
+/// array of zero elements) are refused here.
 pub fn wgsl(wgsl: &str, values: &[(String, f64)]) -> Result<String, String> {
     let text = substitute(wgsl, &declarations(wgsl, values)?);
     let again = naga::front::wgsl::parse_str(&text).map_err(|e| e.emit_to_string(&text))?;
@@ -99,41 +99,33 @@ pub fn substitute(text: &str, declarations: &[(String, String)]) -> String {
 
 /// For [`wgsl`]: each override's declaration in `wgsl`
 /// (`@id(1) override N: u32;`) and the constant that replaces it
-/// (`const N: u32 = 3u; // @id(1) override, specialised`), after naga's
-/// `process_overrides` accepted `values`. An override `values` leaves out
-/// stays one (the checked module's `loop_budget`, which the launch sets).
+/// (`const N: u32 = 3u; // @id(1) override, specialised`). An override
+/// `values` leaves out stays one (the checked module's `loop_budget`,
+/// which the launch sets). The text is read, not parsed: a module whose
+/// overrides size local arrays (`array<f32, TM>`) is WGSL only once they
+/// are constants; [`wgsl`] parses and validates the result.
 pub fn declarations(wgsl: &str, values: &[(String, f64)]) -> Result<Vec<(String, String)>, String> {
-    let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| e.emit_to_string(wgsl))?;
-    let info = Validator::new(ValidationFlags::all(), CAPABILITIES).validate(&module).map_err(|e| format!("{e:?}"))?;
-    let valued = |id: Option<u16>| id.and_then(|id| values.iter().find(|(k, _)| *k == id.to_string()));
-    if module.overrides.iter().all(|(_, o)| valued(o.id).is_some()) {
-        let constants: naga::back::PipelineConstants = values.iter().cloned().collect();
-        naga::back::pipeline_constants::process_overrides(&module, &info, None, &constants)
-            .map_err(|e| e.to_string())?;
-    }
     let mut out = Vec::new();
-    for (_, o) in module.overrides.iter() {
-        let (Some(id), Some(name)) = (o.id, o.name.as_deref()) else {
-            return Err("an override without an `@id` or a name".into());
+    for line in wgsl.lines() {
+        let Some(rest) = line.trim().strip_prefix("@id(") else { continue };
+        let Some((id, rest)) = rest.split_once(") override ") else { continue };
+        let Some((name, ty)) = rest.strip_suffix(';').and_then(|r| r.split_once(": ")) else {
+            return Err(format!("an override the tools cannot read: `{line}`"));
         };
-        let naga::TypeInner::Scalar(scalar) = module.types[o.ty].inner else {
-            return Err(format!("override `{name}` is not a scalar"));
-        };
-        let Some(&(_, v)) = valued(Some(id)) else { continue };
-        let (ty, literal) = match scalar.kind {
-            naga::ScalarKind::Uint => ("u32", format!("{}u", v as u32)),
+        let Some(&(_, v)) = values.iter().find(|(k, _)| k == id) else { continue };
+        let literal = match ty {
+            "u32" => format!("{}u", v as u32),
             // `-2147483648i` is the negation of a literal out of range.
-            naga::ScalarKind::Sint if v as i32 == i32::MIN => ("i32", "i32(-2147483648)".to_string()),
-            naga::ScalarKind::Sint => ("i32", format!("{}i", v as i32)),
-            naga::ScalarKind::Float => ("f32", format!("{:?}f", v as f32)),
-            naga::ScalarKind::Bool => ("bool", String::from(if v != 0.0 { "true" } else { "false" })),
+            "i32" if v as i32 == i32::MIN => "i32(-2147483648)".to_string(),
+            "i32" => format!("{}i", v as i32),
+            "f32" => format!("{:?}f", v as f32),
+            "bool" => String::from(if v != 0.0 { "true" } else { "false" }),
             _ => return Err(format!("override `{name}` has a type the tools cannot show")),
         };
-        let decl = format!("@id({id}) override {name}: {ty};");
-        if !wgsl.contains(&decl) {
-            return Err(format!("the WGSL has no `{decl}`"));
-        }
-        out.push((decl, format!("const {name}: {ty} = {literal}; // @id({id}) override, specialised")));
+        out.push((
+            line.trim().to_string(),
+            format!("const {name}: {ty} = {literal}; // @id({id}) override, specialised"),
+        ));
     }
     Ok(out)
 }
@@ -149,13 +141,15 @@ pub fn kernel(info: &KernelInfo, values: &[f64]) -> Result<KernelInfo, String> {
     let params = &info.consts.params;
     let keyed = keyed(params, values);
     let mut modules = Vec::new();
+    let (workgroup_size, words) = info.sizes_for(values).map_err(|e| e.problem)?;
     for m in info.modules.iter() {
+        let text = wgsl(&m.wgsl, &keyed)?;
         let spirv = if m.key == ModuleKey::PLAIN {
-            Some(Cow::Owned(crate::emit::specialised_spirv(&m.wgsl, &keyed)?))
+            Some(Cow::Owned(crate::emit::specialised_spirv(&text, &[])?))
         } else {
             m.spirv.clone()
         };
-        modules.push(Module { key: m.key, wgsl: Cow::Owned(wgsl(&m.wgsl, &keyed)?), spirv });
+        modules.push(Module { key: m.key, wgsl: Cow::Owned(text), spirv });
     }
     let described: Vec<String> =
         params.iter().zip(values).map(|(p, v)| format!("{} = {}", p.name, p.ty.display(*v))).collect();
@@ -166,8 +160,10 @@ pub fn kernel(info: &KernelInfo, values: &[f64]) -> Result<KernelInfo, String> {
     );
     Ok(KernelInfo {
         modules: Cow::Owned(modules),
+        workgroup_size,
+        workgroup_memory_words: words,
         explain: Cow::Owned(explain),
-        consts: Consts { params: params.clone(), values: Cow::Owned(values.iter().map(|v| v.to_bits()).collect()) },
+        consts: Consts { values: Cow::Owned(values.iter().map(|v| v.to_bits()).collect()), ..info.consts.clone() },
         ..info.clone()
     })
 }

@@ -90,6 +90,11 @@ pub(crate) fn split<'a>(
         if !zeroable(types.locals[*local], table) {
             return Err("a local kept across a barrier has a type with no zero value");
         }
+        if sized_by_const_param(types.locals[*local], table, f) {
+            // The per-invocation state is a type outside the generic
+            // bodies, where the parameter is not in scope.
+            return Err("a local kept across a barrier is an array sized by a const parameter");
+        }
         kept.push(*local);
     }
     Ok(PhaseSplit { split, tree, kept, recomputed })
@@ -100,6 +105,18 @@ pub(crate) fn split<'a>(
 /// executor must run it instead.
 pub fn splits(f: &Function, types: &Types, table: &TypeTable, uniformity: &UniformityInfo) -> Result<(), &'static str> {
     split(f, types, table, uniformity).map(|_| ())
+}
+
+/// Whether `ty` is an array whose length (at some level) is a const
+/// parameter of `f`.
+fn sized_by_const_param(ty: Ty, table: &TypeTable, f: &Function) -> bool {
+    match table.as_array(ty) {
+        Some((elem, len)) => {
+            table.symbol(len).is_some_and(|s| f.overrides.get(s.over).is_some_and(|o| o.generic))
+                || sized_by_const_param(elem, table, f)
+        }
+        None => false,
+    }
 }
 
 /// Whether `ty` has an all-zero value the runtime can make

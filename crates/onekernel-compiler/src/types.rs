@@ -283,9 +283,85 @@ pub enum Compound {
 #[derive(Clone, Debug, Default)]
 pub struct TypeTable {
     compounds: Vec<Compound>,
+    /// The lengths a launch sets (`[f32; TM]`, `shared::<[f32; BM]>()`),
+    /// each standing in the table, the naga IR and the WGSL writer's text
+    /// as a placeholder length ([`Symbol`]).
+    symbols: Vec<Symbol>,
+    /// Integers the kernel's source writes: never a placeholder.
+    avoid: Vec<u32>,
 }
 
+/// An array length that is one of the kernel's overrides (a const
+/// parameter or a constant of its scope): everything before the WGSL text
+/// sees an ordinary array of `placeholder` elements (a prime no literal of
+/// the kernel's source is), and the text then names the override
+/// (`array<f32, TM>`; `emit::name_symbols`), which the runtime turns into
+/// a `const` of the launch's value (`onekernel_abi::wgsl_with_constants`).
+/// The CPU body writes the Rust name, which rustc monomorphises.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Symbol {
+    /// The stand-in length.
+    pub placeholder: u32,
+    /// The index of the override in `hir::Function::overrides`.
+    pub over: usize,
+    /// Its Rust name.
+    pub name: String,
+}
+
+/// The stand-ins of [`Symbol`]: primes, small enough that two nested
+/// symbolic lengths of 16-byte elements fit naga's 32-bit type sizes.
+const PLACEHOLDERS: [u32; 32] = [
+    8191, 8179, 8171, 8167, 8161, 8147, 8123, 8117, 8111, 8101, 8093, 8089, 8087, 8081, 8069, 8059, 8053, 8039, 8017,
+    8011, 8009, 7993, 7963, 7951, 7949, 7937, 7933, 7927, 7919, 7907, 7901, 7883,
+];
+
 impl TypeTable {
+    /// The integers of the kernel's source (`avoid`): no placeholder is one.
+    pub fn avoid_literals(&mut self, avoid: Vec<u32>) {
+        self.avoid = avoid;
+    }
+
+    /// The placeholder length for override `over` (named `name`), made on
+    /// first use; None when there are no more.
+    pub fn symbolic_len(&mut self, over: usize, name: &str) -> Option<u32> {
+        if let Some(s) = self.symbols.iter().find(|s| s.over == over) {
+            return Some(s.placeholder);
+        }
+        let placeholder = PLACEHOLDERS
+            .into_iter()
+            .find(|p| !self.avoid.contains(p) && self.symbols.iter().all(|s| s.placeholder != *p))?;
+        self.symbols.push(Symbol { placeholder, over, name: name.to_string() });
+        Some(placeholder)
+    }
+
+    /// The symbol whose placeholder `len` is.
+    pub fn symbol(&self, len: u32) -> Option<&Symbol> {
+        self.symbols.iter().find(|s| s.placeholder == len)
+    }
+
+    /// Every symbolic length.
+    pub fn symbols(&self) -> &[Symbol] {
+        &self.symbols
+    }
+
+    /// `len` counted as elements: 1 for a symbolic length (the runtime
+    /// checks the launch's value).
+    pub fn len_elements(&self, len: u32) -> u64 {
+        if self.symbol(len).is_some() {
+            1
+        } else {
+            u64::from(len)
+        }
+    }
+
+    /// Whether `ty` is an array with a symbolic length at some level.
+    pub fn is_symbolic(&self, ty: Ty) -> bool {
+        match self.as_array(ty) {
+            Some((elem, len)) => self.symbol(len).is_some() || self.is_symbolic(elem),
+            None => false,
+        }
+    }
+
     /// The type `c`, interned.
     pub fn intern(&mut self, c: Compound) -> Ty {
         let id = match self.compounds.iter().position(|x| *x == c) {
@@ -303,7 +379,7 @@ impl TypeTable {
     pub fn array_elements(&self, ty: Ty) -> u64 {
         match ty {
             Ty::Compound(TypeId(id)) => match &self.compounds[id as usize] {
-                Compound::Array { elem, len } => u64::from(*len).saturating_mul(self.array_elements(*elem)),
+                Compound::Array { elem, len } => self.len_elements(*len).saturating_mul(self.array_elements(*elem)),
                 _ => 1,
             },
             _ => 1,
@@ -436,7 +512,10 @@ impl TypeTable {
     pub fn name(&self, ty: Ty) -> String {
         match ty {
             Ty::Compound(id) => match self.get(id) {
-                Compound::Array { elem, len } => format!("[{}; {len}]", self.name(*elem)),
+                Compound::Array { elem, len } => match self.symbol(*len) {
+                    Some(sym) => format!("[{}; {}]", self.name(*elem), sym.name),
+                    None => format!("[{}; {len}]", self.name(*elem)),
+                },
                 Compound::Tuple(elems) => {
                     let names: Vec<String> = elems.iter().map(|t| self.name(*t)).collect();
                     format!("({})", names.join(", "))

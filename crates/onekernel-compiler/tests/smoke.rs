@@ -385,6 +385,36 @@ fn specialisations_for_the_tools() {
     assert!(specialise::parse_value(ConstType::U32, "-1").is_err());
 }
 
+/// The tools show a kernel whose parameters size arrays and the workgroup
+/// (an override-sized local array is WGSL only once specialised): each
+/// length and size the value, the module valid, its SPIR-V written; a
+/// tuple that cannot run is an error naming the parameter.
+#[test]
+fn specialisations_of_sizes_for_the_tools() {
+    use onekernel_compiler::specialise;
+    let item: syn::ItemFn = syn::parse_str(
+        "fn k<const TM: usize, const B: u32>(a: &[f32], out: &mut [f32]) { let t = shared::<[f32; TM]>(); let mut acc = [[0.0f32; TM]; 4]; let i = global_id().x; t[thread_id().x % TM] = 1.0; workgroup_barrier(); if i < a.len() { acc[0][i % TM] = a[i] + t[0]; out[i] = acc[0][i % acc[0].len()] + SCALE; } }",
+    )
+    .unwrap();
+    let c = compile("workgroup_size = (B, 2)".parse().unwrap(), &item, &[]).unwrap_or_else(|e| panic!("{}", e[0]));
+    let wgsl = c.info.wgsl();
+    for text in ["var<workgroup> t: array<f32, TM>;", "var acc_0_: array<f32, TM>;", "@workgroup_size(B, 2, 1)"] {
+        assert!(wgsl.contains(text), "{text} in\n{wgsl}");
+    }
+    assert_eq!(c.info.workgroup_size, [0, 2, 1]);
+    assert_eq!(c.info.consts.workgroup_size, [Some(1), None, None]);
+    assert_eq!(c.info.consts.arrays.len(), 2, "{:?}", c.info.consts.arrays);
+    let given: Vec<(String, String)> =
+        [("TM", "8"), ("B", "32"), ("SCALE", "2")].iter().map(|(n, v)| (n.to_string(), v.to_string())).collect();
+    let values = specialise::values("k", &c.info.consts.params, &given).unwrap();
+    let shown = specialise::kernel(&c.info, &values).unwrap();
+    assert!(shown.wgsl().contains("const TM: u32 = 8u;") && !shown.spirv().is_empty(), "{}", shown.wgsl());
+    assert_eq!(shown.workgroup_size, [32, 2, 1]);
+    assert_eq!(shown.workgroup_memory_words, 8);
+    let zero = specialise::kernel(&c.info, &[0.0, 32.0, 2.0]).unwrap_err();
+    assert!(zero.contains("`TM` = 0"), "{zero}");
+}
+
 /// A problem of one type of the bound says which instantiation it is in.
 #[test]
 fn generic_kernel_error_of_one_type() {

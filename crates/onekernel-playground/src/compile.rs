@@ -189,9 +189,13 @@ fn specialised_view(info: &mut KernelInfo, consts: &str) -> View {
                     .collect::<Vec<_>>()
                     .join(", "),
             );
-            // The launch runs the module with its overrides, their values
-            // as pipeline constants (as the runtime's specialisations do).
+            // The launch runs the specialised modules (each override a
+            // `const`, as the runtime's specialisations are), with the
+            // sizes the values give.
             info.consts.values = specialised.consts.values.clone();
+            info.modules = specialised.modules.clone();
+            info.workgroup_size = specialised.workgroup_size;
+            info.workgroup_memory_words = specialised.workgroup_memory_words;
             v
         }
         Ok(None) => view(info),

@@ -49,7 +49,13 @@ impl LaunchLimits {
                 d.max_compute_workgroup_size_z,
             ],
             max_groups_per_dimension: d.max_compute_workgroups_per_dimension,
-            max_shared_bytes: d.max_compute_workgroup_storage_size.max(kernel.workgroup_memory_words.saturating_mul(4)),
+            // A specialisation whose parameters size shared arrays gets
+            // what the kernel declares (the compiler could not check them).
+            max_shared_bytes: if kernel.consts.arrays.iter().any(|a| a.shared) {
+                d.max_compute_workgroup_storage_size.max(kernel.consts.max_shared_bytes)
+            } else {
+                d.max_compute_workgroup_storage_size.max(kernel.workgroup_memory_words.saturating_mul(4))
+            },
         }
     }
 }
@@ -120,6 +126,16 @@ pub(crate) fn check_workgroup(kernel: &'static KernelInfo, limits: &LaunchLimits
         });
     }
     if invocations > u64::from(limits.max_invocations) {
+        if let Some((arg, names)) = crate::specialise::sized_by(kernel, false) {
+            return Err(LaunchError::InvalidArgument {
+                kernel: &kernel.name,
+                arg,
+                problem: format!(
+                    "a workgroup of {invocations} invocations from {names} exceeds the device's {}",
+                    limits.max_invocations
+                ),
+            });
+        }
         return Err(LaunchError::WorkgroupTooLarge {
             kernel: &kernel.name,
             invocations,
@@ -128,6 +144,16 @@ pub(crate) fn check_workgroup(kernel: &'static KernelInfo, limits: &LaunchLimits
     }
     let shared = u64::from(kernel.workgroup_memory_words) * 4;
     if shared > u64::from(limits.max_shared_bytes) {
+        if let Some((arg, names)) = crate::specialise::sized_by(kernel, true) {
+            return Err(LaunchError::InvalidArgument {
+                kernel: &kernel.name,
+                arg,
+                problem: format!(
+                    "{shared} bytes of shared memory from {names} exceed the device's {} bytes per workgroup",
+                    limits.max_shared_bytes
+                ),
+            });
+        }
         return Err(LaunchError::SharedMemoryTooLarge {
             kernel: &kernel.name,
             bytes: shared,
@@ -136,6 +162,16 @@ pub(crate) fn check_workgroup(kernel: &'static KernelInfo, limits: &LaunchLimits
     }
     for (i, axis) in ['x', 'y', 'z'].into_iter().enumerate() {
         if kernel.workgroup_size[i] > limits.max_size[i] {
+            if let Some(arg) = kernel.consts.workgroup_size[i].and_then(|p| kernel.consts.params.get(usize::from(p))) {
+                return Err(LaunchError::InvalidArgument {
+                    kernel: &kernel.name,
+                    arg: &arg.name,
+                    problem: format!(
+                        "`{}` = {} is the workgroup size in {axis}, over the device's {}",
+                        arg.name, kernel.workgroup_size[i], limits.max_size[i]
+                    ),
+                });
+            }
             return Err(LaunchError::WorkgroupAxisTooLarge {
                 kernel: &kernel.name,
                 axis,

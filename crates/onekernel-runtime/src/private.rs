@@ -12,7 +12,7 @@
 //! | [`KernelInfo`], [`ParamInfo`], [`ParamKind`], [`ScalarType`], [`DataType`], [`CpuPlan`], [`ParamsBinding`], [`Features`], [`CheckSite`], [`CheckKind`], [`Cow`] | `static KERNEL` | the compiled kernel, written as a `static` with `Cow::Borrowed` fields |
 //! | [`Device`], [`Grid`], [`BufferArg`], [`LaunchError`] | `launch`'s signature | the typed launch function users call; buffer parameters are `&impl BufferArg<T>` so that passing host data gets a note on how to upload it |
 //! | [`backend`], [`DeviceBackend`] | `launch` | picks the GPU or the CPU path |
-//! | [`Consts`], [`ConstParam`], [`ConstType`] | `static KERNEL` | the kernel's WGSL `override`s: const parameters and constants of its Rust scope |
+//! | [`Consts`], [`ConstParam`], [`ConstType`], [`ArrayShape`], [`Dim`] | `static KERNEL` | the kernel's WGSL `override`s: const parameters and constants of its Rust scope, and the arrays they size |
 //! | [`specialise`], [`const_value`] ([`ConstArg`]), [`const_value_int`] ([`ConstInt`]) | `launch` of a kernel with overrides | its first statement: the kernel's specialisation for the values (`const_value::<u32>(N)`, `const_value::<usize>(BLOCK)`: rustc checks a constant of the scope against the type the kernel gave it; `const_value_int(BLOCK)` where the kernel's uses leave an integer's type open), which the rest of the launch uses in place of `&KERNEL` |
 //! | [`gpu_arg`], [`gpu_arg_mut`], [`GpuArg`] | `launch`, GPU path | checks a buffer against its parameter (device, kind, type, size) and borrows its wgpu buffer; `gpu_arg_mut` takes `&mut Buffer` so the borrow checker sees the write |
 //! | [`ScalarArg`] | `launch`, GPU path | a scalar argument with its type and bytes (`ScalarArg::from(v)` for any [`Element`], including the structs below), checked against the parameter's |
@@ -90,8 +90,8 @@ pub use bytemuck;
 pub use glam;
 pub use half;
 pub use onekernel_abi::{
-    Builtin, CheckKind, CheckSite, ConstParam, ConstType, Consts, CpuPlan, DataType, Features, KernelInfo, Module,
-    ModuleKey, ParamInfo, ParamKind, ParamsBinding, ScalarType, TileShape,
+    ArrayShape, Builtin, CheckKind, CheckSite, ConstParam, ConstType, Consts, CpuPlan, DataType, Dim, Features,
+    KernelInfo, Module, ModuleKey, ParamInfo, ParamKind, ParamsBinding, ScalarType, TileShape,
 };
 pub use std::borrow::Cow;
 

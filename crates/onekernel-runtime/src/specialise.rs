@@ -10,7 +10,7 @@
 //! executor runs the body rustc monomorphised for them.
 
 use crate::error::LaunchError;
-use onekernel_abi::{ConstType, Consts, KernelInfo};
+use onekernel_abi::{ConstType, Consts, Dim, KernelInfo, Module};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -98,7 +98,7 @@ pub fn specialise(kernel: &'static KernelInfo, values: &[f64]) -> Result<&'stati
     if let Some(k) = cache().lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok(k);
     }
-    let made = make(kernel, values)?;
+    let made = make(kernel, values, name(kernel, values, &key))?;
     let mut map = cache().lock().unwrap_or_else(|p| p.into_inner());
     // Two threads racing on one tuple both make it; the first insert wins
     // and is leaked, the other's copy is dropped.
@@ -118,7 +118,24 @@ pub fn describe(kernel: &KernelInfo, values: &[f64], generic_only: bool) -> Stri
         .join(", ")
 }
 
-fn make(kernel: &'static KernelInfo, values: &[f64]) -> Result<KernelInfo, LaunchError> {
+/// The specialisation's name (`k::<N = 128>`), made once per kernel and
+/// tuple and kept for the program's life, so that an error about a tuple
+/// the device cannot run names it (and a tuple launched again in vain
+/// leaks nothing more).
+fn name(kernel: &'static KernelInfo, values: &[f64], key: &Key) -> &'static str {
+    static NAMES: OnceLock<Mutex<HashMap<Key, &'static str>>> = OnceLock::new();
+    let mut names = NAMES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+    names.entry(key.clone()).or_insert_with(|| {
+        let generic = describe(kernel, values, true);
+        if generic.is_empty() {
+            &kernel.name
+        } else {
+            Box::leak(format!("{}::<{generic}>", kernel.name).into_boxed_str())
+        }
+    })
+}
+
+fn make(kernel: &'static KernelInfo, values: &[f64], name: &'static str) -> Result<KernelInfo, LaunchError> {
     for (p, v) in kernel.consts.params.iter().zip(values) {
         let fits = match p.ty {
             ConstType::U32 | ConstType::Usize => v.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(v),
@@ -128,19 +145,82 @@ fn make(kernel: &'static KernelInfo, values: &[f64]) -> Result<KernelInfo, Launc
         };
         if !fits {
             return Err(LaunchError::InvalidArgument {
-                kernel: &kernel.name,
+                kernel: name,
                 arg: &p.name,
                 problem: format!("`{}` = {v} does not fit the GPU's 32-bit `{}`", p.name, p.ty.rust_name()),
             });
         }
     }
-    let generic = describe(kernel, values, true);
-    let name = if generic.is_empty() { kernel.name.to_string() } else { format!("{}::<{generic}>", kernel.name) };
     let mut info = kernel.clone();
-    info.name = Cow::Owned(name);
-    info.consts = Consts {
-        params: kernel.consts.params.clone(),
-        values: Cow::Owned(values.iter().map(|v| v.to_bits()).collect()),
-    };
+    info.name = Cow::Borrowed(name);
+    sizes(kernel, name, values, &mut info)?;
+    // Every module with the values written in as constants, so that they
+    // may size arrays and the workgroup (WGSL needs constants there); the
+    // pipeline is made from this text.
+    let mut modules = Vec::with_capacity(kernel.modules.len());
+    for m in kernel.modules.iter() {
+        let wgsl = onekernel_abi::wgsl_with_constants(&m.wgsl, &kernel.consts.params, values)
+            .map_err(|problem| LaunchError::InvalidKernel { kernel: name, problem })?;
+        modules.push(Module { key: m.key, wgsl: Cow::Owned(wgsl), spirv: None });
+    }
+    info.modules = Cow::Owned(modules);
+    info.consts = Consts { values: Cow::Owned(values.iter().map(|v| v.to_bits()).collect()), ..kernel.consts.clone() };
     Ok(info)
+}
+
+/// The shared memory and workgroup size of `kernel` for `values`, into
+/// `info` ([`KernelInfo::sizes_for`]): Err names the parameter. The
+/// device's limits are checked at each launch
+/// ([`crate::plan::check_workgroup`], which names the parameters through
+/// [`sized_by`]).
+fn sizes(
+    kernel: &'static KernelInfo,
+    name: &'static str,
+    values: &[f64],
+    info: &mut KernelInfo,
+) -> Result<(), LaunchError> {
+    let (size, words) = kernel.sizes_for(values).map_err(|e| LaunchError::InvalidArgument {
+        kernel: name,
+        arg: kernel.consts.params.get(usize::from(e.param)).map_or("?", |p| &*p.name),
+        problem: e.problem,
+    })?;
+    info.workgroup_size = size;
+    info.workgroup_memory_words = words;
+    Ok(())
+}
+
+/// The first of the parameters `indices` and all of them as text
+/// (`` `BM`, `BK` ``), each once.
+fn names(kernel: &'static KernelInfo, indices: impl Iterator<Item = u16>) -> (&'static str, String) {
+    let mut seen: Vec<&'static str> = Vec::new();
+    for i in indices {
+        if let Some(p) = kernel.consts.params.get(usize::from(i)) {
+            if !seen.contains(&&*p.name) {
+                seen.push(&p.name);
+            }
+        }
+    }
+    let list = seen.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+    (seen.first().copied().unwrap_or("?"), list)
+}
+
+/// What a specialisation's parameters size that a device limits: the
+/// parameters of its shared arrays' lengths (`shared` true) or of its
+/// workgroup size, as [`names`] gives them; None when none does.
+pub(crate) fn sized_by(kernel: &'static KernelInfo, shared: bool) -> Option<(&'static str, String)> {
+    let consts = &kernel.consts;
+    let indices: Vec<u16> = if shared {
+        consts
+            .arrays
+            .iter()
+            .filter(|a| a.shared)
+            .flat_map(|a| a.dims.iter().filter_map(|d| if let Dim::Param(i) = d { Some(*i) } else { None }))
+            .collect()
+    } else {
+        consts.workgroup_size.iter().flatten().copied().collect()
+    };
+    if indices.is_empty() {
+        return None;
+    }
+    Some(names(kernel, indices.into_iter()))
 }

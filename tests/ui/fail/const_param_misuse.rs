@@ -17,12 +17,11 @@ fn defaulted<const N: u32 = 4>(out: &mut [u32]) {
     out[global_id().x] = 1;
 }
 
-// Its value comes with the launch, too late to size an array.
+// An array's length is a `usize` in Rust: rustc refuses a `u32` there.
 #[kernel(workgroup_size = 64)]
-fn sized<const N: usize>(out: &mut [f32]) {
+fn sized<const N: u32>(out: &mut [f32]) {
     let tile = shared::<[f32; N]>();
-    let local = [0.0f32; N];
-    out[global_id().x] = local[0] + tile[0];
+    out[global_id().x] = tile[0];
 }
 
 fn main() {}

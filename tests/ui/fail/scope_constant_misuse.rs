@@ -2,7 +2,7 @@ use onekernel::prelude::*;
 
 const SCALE: f64 = 2.0;
 const UNUSED: u32 = 3;
-const BLOCK: usize = 64;
+const BLOCK: u32 = 64;
 
 // A constant of the kernel's Rust scope becomes a WGSL `override`: `u32`,
 // `i32`, `usize`, `f32` or `bool`, of a type its uses tell.
@@ -18,7 +18,7 @@ fn untyped(out: &mut [u32]) {
     out[global_id().x] = 1;
 }
 
-// Its value comes with the launch, too late to size shared memory.
+// An array's length is a `usize` in Rust: rustc refuses a `u32` there.
 #[kernel(workgroup_size = 64)]
 fn sized(out: &mut [f32]) {
     let tile = shared::<[f32; BLOCK]>();

@@ -45,6 +45,19 @@ pub fn user_ident(name: &str, span: Span) -> Ident {
     }
 }
 
+/// An array's length in Rust: the literal, or the name of the const
+/// parameter or constant the launch sets it by (`TM`), which rustc
+/// monomorphises.
+fn array_len(len: u32, table: &TypeTable) -> TokenStream {
+    match table.symbol(len) {
+        Some(s) => user_ident(&s.name, Span::call_site()).into_token_stream(),
+        None => {
+            let len = len as usize;
+            quote!(#len)
+        }
+    }
+}
+
 /// The Rust type of a kernel type (the runtime's types through
 /// [`super::krate`], like every path generated code names).
 pub fn rust_type(ty: Ty, table: &TypeTable) -> TokenStream {
@@ -62,7 +75,7 @@ pub fn rust_type(ty: Ty, table: &TypeTable) -> TokenStream {
         Ty::Compound(id) => match table.get(id) {
             Compound::Array { elem, len } => {
                 let elem = rust_type(*elem, table);
-                let len = *len as usize;
+                let len = array_len(*len, table);
                 quote!([#elem; #len])
             }
             Compound::Tuple(elems) => {
@@ -206,7 +219,16 @@ impl Gen<'_> {
                 let k = &self.k;
                 let name = user_ident(&d.name, d.span);
                 let (callee, ty) = (&d.callee, &d.written_ty);
-                let offset = self.layout.shared_offsets[*id] as usize;
+                // After an array whose length the launch sets, the offset is
+                // the sum of the sizes before it, as rustc computes them.
+                let before: Vec<_> = self.f.shared.iter().take_while(|(j, _)| j != id).map(|(_, d)| d).collect();
+                let offset = if before.iter().any(|d| d.dims.iter().any(|&n| self.table.symbol(n).is_some())) {
+                    let types = before.iter().map(|d| &d.written_ty);
+                    quote!(0usize #(+ <#types as #k::SharedArray>::WORDS)*)
+                } else {
+                    let offset = self.layout.shared_offsets[*id] as usize;
+                    quote!(#offset)
+                };
                 let workgroup = internal("__workgroup");
                 let label = &d.name;
                 quote_spanned!(d.span=> let #name = #k::builtin(#callee, #workgroup.shared::<#ty>(#offset, #label));)
@@ -533,7 +555,7 @@ impl Gen<'_> {
             }
             ExprKind::Repeat(x, len) => {
                 let x = self.expr(*x);
-                let len = *len as usize;
+                let len = array_len(*len, self.table);
                 quote_spanned!(span=> [#x; #len])
             }
             ExprKind::Vector { ctor, args, callee, .. } => {

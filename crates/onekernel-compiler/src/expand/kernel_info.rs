@@ -112,7 +112,7 @@ fn module(m: &Module, k: &TokenStream) -> TokenStream {
 }
 
 fn consts_info(consts: &onekernel_abi::Consts, k: &TokenStream) -> TokenStream {
-    let onekernel_abi::Consts { params, values } = consts;
+    let onekernel_abi::Consts { params, values, arrays, workgroup_size, max_shared_bytes } = consts;
     let params = params.iter().map(|p| {
         let onekernel_abi::ConstParam { name, id, ty, generic } = p;
         let name = name.as_ref();
@@ -126,7 +126,32 @@ fn consts_info(consts: &onekernel_abi::Consts, k: &TokenStream) -> TokenStream {
         quote!(#k::ConstParam { name: #k::Cow::Borrowed(#name), id: #id, ty: #k::ConstType::#ty, generic: #generic })
     });
     let values = values.iter();
-    quote!(#k::Consts { params: #k::Cow::Borrowed(&[#(#params),*]), values: #k::Cow::Borrowed(&[#(#values),*]) })
+    let dim = |d: &onekernel_abi::Dim| match d {
+        onekernel_abi::Dim::Lit(n) => quote!(#k::Dim::Lit(#n)),
+        onekernel_abi::Dim::Param(i) => quote!(#k::Dim::Param(#i)),
+    };
+    let arrays = arrays.iter().map(|a| {
+        let onekernel_abi::ArrayShape { name, shared, elem_bytes, dims } = a;
+        let name = name.as_ref();
+        let dims = dims.iter().map(dim);
+        quote!(#k::ArrayShape {
+            name: #k::Cow::Borrowed(#name),
+            shared: #shared,
+            elem_bytes: #elem_bytes,
+            dims: #k::Cow::Borrowed(&[#(#dims),*]),
+        })
+    });
+    let axes = workgroup_size.iter().map(|a| match a {
+        Some(i) => quote!(::core::option::Option::Some(#i)),
+        None => quote!(::core::option::Option::None),
+    });
+    quote!(#k::Consts {
+        params: #k::Cow::Borrowed(&[#(#params),*]),
+        values: #k::Cow::Borrowed(&[#(#values),*]),
+        arrays: #k::Cow::Borrowed(&[#(#arrays),*]),
+        workgroup_size: [#(#axes),*],
+        max_shared_bytes: #max_shared_bytes,
+    })
 }
 
 fn check_site(c: &CheckSite, k: &TokenStream) -> TokenStream {

@@ -213,12 +213,28 @@ impl FnLowerer<'_> {
             return index;
         }
         if let Expression::Literal(Literal::U32(i)) = self.func.expressions[index] {
-            if i < len {
+            if i < len && self.mb.table.symbol(len).is_none() {
                 return index;
             }
         }
-        let len = self.literal(Literal::U32(len), span);
+        let len = self.len_value(len, span);
         self.checked_index(index, len, what, span)
+    }
+
+    /// An array's length as a `u32` value: a literal, or for a length the
+    /// launch sets ([`crate::types::Symbol`]) its override, so that the
+    /// WGSL names it and no placeholder reaches the text.
+    pub(super) fn len_value(&mut self, len: u32, span: proc_macro2::Span) -> Handle<Expression> {
+        let Some(over) = self.mb.table.symbol(len).map(|s| s.over) else {
+            return self.literal(Literal::U32(len), span);
+        };
+        let o = self.mb.overrides[over];
+        let value = self.add(Expression::Override(o), span);
+        let ty = self.mb.module.overrides[o].ty;
+        match self.mb.module.types[ty].inner {
+            naga::TypeInner::Scalar(naga::Scalar { kind: naga::ScalarKind::Uint, .. }) => value,
+            _ => self.add(Expression::As { expr: value, kind: naga::ScalarKind::Uint, convert: Some(4) }, span),
+        }
     }
 
     /// In the checked variant, reports an integer divisor of zero (`what`

@@ -47,7 +47,12 @@ impl FnLowerer<'_> {
             ExprKind::Repeat(x, len) => {
                 let naga_ty = self.mb.ty(ty);
                 // `[0.0; 16]`: WGSL's zero value, not sixteen zeros.
-                let zero = match hir.exprs[*x].kind {
+                // Through nested repeats: `[[0.0; TN]; TM]`.
+                let mut inner = *x;
+                while let ExprKind::Repeat(v, _) = hir.exprs[inner].kind {
+                    inner = v;
+                }
+                let zero = match hir.exprs[inner].kind {
                     ExprKind::Lit(Lit::Int(0, _) | Lit::Bool(false)) => true,
                     ExprKind::Lit(Lit::Float(v, _)) => v.double == 0.0,
                     ExprKind::Vector { ctor: VecCtor::Const(bits), .. } => bits == [0; 4],
@@ -55,6 +60,14 @@ impl FnLowerer<'_> {
                 };
                 if zero {
                     return Some(self.add(Expression::ZeroValue(naga_ty), span));
+                }
+                if let Some(sym) = self.mb.table.symbol(*len) {
+                    let name = sym.name.clone();
+                    self.errors.push(
+                        Diagnostic::new(span, format!("an array of a value other than zero needs its length when the kernel is compiled, and `{name}` is set at the launch"))
+                            .help(format!("write `[0.0; {name}]` (or the type's zero) and set the elements in a loop: `for i in 0..{name} {{ a[i] = v; }}`")),
+                    );
+                    return None;
                 }
                 let x = self.expr(*x)?;
                 Some(self.add(Expression::Compose { ty: naga_ty, components: vec![x; *len as usize] }, span))
@@ -83,7 +96,7 @@ impl FnLowerer<'_> {
             }
             ExprKind::ArrayLen(base) => {
                 let (_, len) = self.mb.table.as_array(self.ty_of(*base))?;
-                Some(self.literal(Literal::U32(len), span))
+                Some(self.len_value(len, span))
             }
             ExprKind::Vector { ty: vt, ctor, args, .. } => {
                 let naga_ty = self.mb.ty(ty);

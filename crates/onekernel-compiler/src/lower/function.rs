@@ -441,7 +441,8 @@ impl<'a> FnLowerer<'a> {
             self.builtins.insert(b, h);
         }
         let block_dim = |l: &mut Self| {
-            let dims: Vec<_> = workgroup_size.iter().map(|&s| l.literal(Literal::U32(s), span)).collect();
+            // A size the launch sets is its override (`len_value`).
+            let dims: Vec<_> = workgroup_size.iter().map(|&s| l.len_value(s, span)).collect();
             l.add(Expression::Compose { ty: v3, components: dims }, span)
         };
 

@@ -91,6 +91,9 @@ pub struct Lowered {
     /// The layout the macro gives each of the user's structs in the
     /// module, which its WGSL must have (`emit::check_layouts`).
     pub host_structs: Vec<crate::emit::HostLayout>,
+    /// The array lengths the launch sets, as placeholders in the module
+    /// (`emit::name_symbols` names them in the WGSL).
+    pub symbols: Vec<crate::types::Symbol>,
 }
 
 /// Module-wide state shared by the functions being lowered.
@@ -342,7 +345,8 @@ pub fn lower_program(
     }
     let host_structs = mb.host_structs();
     let checks = mb.checks.map(|c| c.sites).unwrap_or_default();
-    Ok(Lowered { module: mb.module, spans: mb.spans, checks, host_structs })
+    let symbols = mb.table.symbols().to_vec();
+    Ok(Lowered { module: mb.module, spans: mb.spans, checks, host_structs, symbols })
 }
 
 /// The first `@id` of the kernel's overrides (const parameters and

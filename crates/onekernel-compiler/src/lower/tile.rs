@@ -115,7 +115,7 @@ impl FnLowerer<'_> {
             TileMem::Shared(s) => {
                 let base = self.add(Expression::GlobalVariable(self.shared[s]), span);
                 let n = self.hir.shared[s].dims[0];
-                let len = self.mb.checks.is_some().then(|| self.literal(Literal::U32(n), span));
+                let len = self.mb.checks.is_some().then(|| self.len_value(n, span));
                 (base, len, self.hir.shared[s].name.clone())
             }
         };

@@ -21,7 +21,7 @@ pub(super) fn builtin_of(path: &syn::Path) -> Option<BuiltinFn> {
 }
 
 /// True for a name written like a constant (`SCALE`, `TILE_SIZE`).
-pub(super) fn looks_like_const(name: &str) -> bool {
+pub(crate) fn looks_like_const(name: &str) -> bool {
     name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(|c| c.is_ascii_lowercase())
 }
 
@@ -164,10 +164,10 @@ impl Parser<'_> {
                 match self.array_len(&r.len) {
                     Some(len) => {
                         // Elements through nested repeats: `[[0.0; N]; M]`.
-                        let mut elements = u64::from(len);
+                        let mut elements = self.types.len_elements(len);
                         let mut inner = value;
                         while let ExprKind::Repeat(v, n) = self.f.exprs[inner].kind {
-                            elements = elements.saturating_mul(u64::from(n));
+                            elements = elements.saturating_mul(self.types.len_elements(n));
                             inner = v;
                         }
                         match self.check_array_size(elements, r.len.span()) {
@@ -698,6 +698,11 @@ impl Parser<'_> {
             if let syn::Expr::Path(p) = strip(&m.receiver) {
                 if let Some(Binding::Shared(id)) = p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
                     let n = self.f.shared[id].dims[0];
+                    if let (Some(sym), "len") = (self.types.symbol(n), name.as_str()) {
+                        let over = sym.over;
+                        return self.push(ExprKind::Override(over), span);
+                    }
+                    // A length the launch sets is at least 1 (the launch checks).
                     let v = if name == "len" { Lit::Int(u128::from(n), Some(Ty::Usize)) } else { Lit::Bool(n == 0) };
                     return self.push(ExprKind::Lit(v), span);
                 }
@@ -1190,6 +1195,13 @@ impl Parser<'_> {
         });
         let jump = crate::visit::jump_out_of_loop(&self.f, body, Function::label_name(label));
         match (asked, values) {
+            // A bound the launch sets (`0..TM`): the loop stays a loop, which
+            // the GPU's compiler sees with the launch's value as a constant.
+            (Some(_), None)
+                if [Some(start), Some(end), step].into_iter().flatten().any(|e| self.mentions_launch_value(e)) =>
+            {
+                None
+            }
             (Some(attr), None) => {
                 self.diags.push(
                     Diagnostic::new(attr.span(), "`#[unroll]` needs a loop whose bounds are known when the kernel is compiled")

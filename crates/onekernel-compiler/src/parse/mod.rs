@@ -20,6 +20,7 @@ mod items;
 mod tile;
 mod ty;
 
+pub(crate) use expr::looks_like_const;
 pub use generics::{const_params, generic_param, replace_ident, ConstParam, CONST_PARAM_TYPES};
 pub use items::{define_structs, ModuleItems, ModuleScope};
 

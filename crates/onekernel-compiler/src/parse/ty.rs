@@ -44,8 +44,10 @@ impl Parser<'_> {
         None
     }
 
-    /// The length of an array type or a repeat expression, fixed when the
-    /// kernel is compiled: an integer literal.
+    /// The length of an array type or a repeat expression: an integer
+    /// the compiler evaluates, or a value the launch sets (a const
+    /// parameter or a constant of the kernel's scope, `[f32; TM]`), which
+    /// stands as its placeholder ([`crate::types::Symbol`]).
     pub(super) fn array_len(&mut self, e: &syn::Expr) -> Option<u32> {
         if let Some(crate::hir::ConstValue::Int(n @ 1..)) = self.const_eval(e) {
             if let Ok(n) = u32::try_from(n) {
@@ -53,36 +55,82 @@ impl Parser<'_> {
             }
         }
         if let Some(name) = self.launch_value(e) {
+            let index = match self.lookup(&name) {
+                Some(super::Binding::Override(i)) => i,
+                _ => self.scope_constant(&name, e.span()),
+            };
+            // Rust's array lengths are `usize`: a constant of the scope
+            // used as one is (rustc checks it in the CPU body, once: the
+            // launch reads it as an integer of any type); a const parameter
+            // of another type is rustc's error alone (the fallback shows it
+            // at this length).
+            let o = &mut self.f.overrides[index];
+            if o.generic && o.ty != Some(Ty::Usize) {
+                self.diags.push(Diagnostic::left_to_rustc(e.span()));
+                return None;
+            }
+            if !o.generic && o.ty.is_none() {
+                o.ty = Some(Ty::Usize);
+                o.any_int = true;
+            }
+            if let Some(p) = self.types.symbolic_len(index, &name) {
+                return Some(p);
+            }
             self.diags.push(
-                Diagnostic::new(e.span(), format!("an array's length must be fixed when the kernel is compiled, and `{name}` is set at the launch"))
-                    .note(format!("`{name}` is a const parameter or a constant outside the kernel: the GPU code gets its value when the pipeline is created"))
-                    .help(format!("size arrays and shared memory with a literal or a `const` of the kernel's body or of its `#[onekernel::kernels]` module; `{name}` may appear in expressions and loop bounds")),
+                Diagnostic::new(
+                    e.span(),
+                    format!("too many different array lengths set at the launch: `{name}` is one more"),
+                )
+                .help("size arrays with at most 32 different const parameters or constants of the kernel's scope"),
+            );
+            return None;
+        }
+        if self.mentions_launch_value(e) {
+            self.diags.push(
+                Diagnostic::new(e.span(), "an array's length set at the launch is one name, not an expression of it")
+                    .help("write `[f32; TM]` with one const parameter or constant; for a 2-D tile, nest the arrays: `[[f32; TN]; TM]`"),
             );
             return None;
         }
         self.diags.push(
             Diagnostic::new(e.span(), "an array's length must be fixed when the kernel is compiled").help(
-                "write the length as an integer literal such as `16` or a constant (`const TILE: usize = 16;`); the GPU sizes arrays and shared memory before the kernel runs",
+                "write the length as an integer literal such as `16`, a constant (`const TILE: usize = 16;`) or a const parameter (`fn k<const TILE: usize>`)",
             ),
         );
         None
     }
 
+    /// Whether `e` names a value the launch sets ([`Parser::launch_value`])
+    /// anywhere in it.
+    pub(super) fn mentions_launch_value(&self, e: &syn::Expr) -> bool {
+        fn walk(p: &Parser<'_>, ts: proc_macro2::TokenStream) -> bool {
+            ts.into_iter().any(|t| match t {
+                proc_macro2::TokenTree::Ident(i) => p.is_launch_value(&i.to_string()),
+                proc_macro2::TokenTree::Group(g) => walk(p, g.stream()),
+                _ => false,
+            })
+        }
+        walk(self, quote::ToTokens::to_token_stream(e))
+    }
+
     /// The name of a value the launch sets that `e` is: a const parameter,
     /// or a constant of the kernel's Rust scope (a name it does not
     /// define, written as a constant).
-    fn launch_value(&self, e: &syn::Expr) -> Option<String> {
+    pub(super) fn launch_value(&self, e: &syn::Expr) -> Option<String> {
         let syn::Expr::Path(p) = super::strip(e) else { return None };
         let name = p.path.get_ident()?.to_string();
-        match self.lookup(&name) {
-            Some(super::Binding::Override(_)) => Some(name),
-            None if self.role == super::FnRole::Kernel
-                && super::expr::looks_like_const(&name)
-                && self.module.consts.iter().all(|c| c.ident != name) =>
-            {
-                Some(name)
+        self.is_launch_value(&name).then_some(name)
+    }
+
+    fn is_launch_value(&self, name: &str) -> bool {
+        match self.lookup(name) {
+            Some(super::Binding::Override(_)) => true,
+            None => {
+                self.role == super::FnRole::Kernel
+                    && super::expr::looks_like_const(name)
+                    && self.module.consts.iter().all(|c| c.ident != name)
             }
-            _ => None,
+            _ => false,
         }
     }
 

@@ -183,8 +183,17 @@ fn compile(gpu: &GpuDevice, kernel: &'static KernelInfo, key: &PipelineKey) -> R
     // its scope), keyed by the overrides' ids; a specialisation is a
     // kernel of its own (`specialise.rs`), so the key above tells them
     // apart.
-    let spec_ids: Vec<String> = kernel.consts.params.iter().map(|p| p.id.to_string()).collect();
-    constants.extend(spec_ids.iter().map(String::as_str).zip(kernel.consts.values.iter().map(|b| f64::from_bits(*b))));
+    // The runtime's specialisations have them written in as constants
+    // (`specialise.rs`); a tool's KernelInfo may leave them overrides.
+    let spec: Vec<(String, f64)> = kernel
+        .consts
+        .params
+        .iter()
+        .zip(kernel.consts.values.iter())
+        .filter(|(p, _)| wgsl.contains(&format!("@id({}) override ", p.id)))
+        .map(|(p, b)| (p.id.to_string(), f64::from_bits(*b)))
+        .collect();
+    constants.extend(spec.iter().map(|(id, v)| (id.as_str(), *v)));
     let compiled = gpu.capture(|| {
         let desc =
             wgpu::ShaderModuleDescriptor { label: Some(&*kernel.name), source: wgpu::ShaderSource::Wgsl(source) };
