@@ -34,6 +34,7 @@ pub mod analysis;
 pub mod arena;
 pub mod attr;
 pub mod builtins;
+pub mod debug;
 pub mod diagnostic;
 pub mod driver;
 pub mod emit;
@@ -252,6 +253,7 @@ fn compile_instance(
     let checked = check(hir::Program { kernel: parsed, helpers: helper_fns, types })?;
     whole_subgroups(&checked, attr.workgroup_size)?;
     let layout = Layout::of(&checked.program.kernel, &checked.program.types)?;
+    let debug_sites = debug::sites(&checked.program.kernel, &checked.kernel_types, &checked.program.types)?;
     let shaders = shaders(&checked, &layout, attr.workgroup_size, options)?;
     // The explain view is for people: if it fails, say so in it.
     let items: Vec<&syn::ItemFn> = std::iter::once(kernel)
@@ -273,6 +275,7 @@ fn compile_instance(
         entry_point: Cow::Owned(shaders.entry_point),
         modules: Cow::Owned(shaders.modules),
         checks: Cow::Owned(shaders.checks),
+        debug_sites: Cow::Owned(debug_sites),
         source_file: Cow::Borrowed(""),
         explain: Cow::Owned(explain),
         workgroup_size: attr.workgroup_size,

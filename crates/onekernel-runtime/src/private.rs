@@ -67,6 +67,7 @@
 //! generated does.
 
 pub use crate::arg::BufferArg;
+pub use crate::debug::{debug_print, PanicSite};
 pub use crate::buffer::{AtomicElement, Buffer, Element};
 pub use crate::cpu::{
     agree, agreed, per_invocation, Barrier, Chunk, CpuDevice, CpuKernel, OutputSlice, Outputs, OwnedChunk, Shared,
@@ -90,7 +91,7 @@ pub use bytemuck;
 pub use glam;
 pub use half;
 pub use onekernel_abi::{
-    Builtin, CheckKind, CheckSite, ConstParam, ConstType, Consts, CpuPlan, DataType, Features, KernelInfo, Module,
+    Builtin, CheckKind, CheckSite, ConstParam, DebugArg, DebugKind, DebugSite, PrintField, PrintType, ConstType, Consts, CpuPlan, DataType, Features, KernelInfo, Module,
     ModuleKey, ParamInfo, ParamKind, ParamsBinding, ScalarType, TileShape,
 };
 pub use std::borrow::Cow;
