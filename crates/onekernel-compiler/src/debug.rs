@@ -114,7 +114,7 @@ pub fn sites(f: &Function, types: &Types, table: &TypeTable) -> Result<Vec<Debug
             format: Cow::Owned(call.format.as_ref().map(|f| f.value()).unwrap_or_default()),
             has_message: call.format.is_some(),
             args: Cow::Owned(args),
-            condition: Cow::Owned(call.cond_tokens.to_string()),
+            condition: Cow::Owned(call.cond_text.clone()),
             enabled: true,
             debug_only: call.debug_only,
         });
@@ -123,5 +123,39 @@ pub fn sites(f: &Function, types: &Types, table: &TypeTable) -> Result<Vec<Debug
         Ok(sites)
     } else {
         Err(errors)
+    }
+}
+
+/// `assert!`'s condition as Rust's panic message writes it
+/// (`assertion failed: a[i] < 100`): the expression printed as rustc's
+/// pretty printer prints the common forms, the tokens as written
+/// otherwise.
+pub fn expr_text(e: &syn::Expr) -> String {
+    use quote::ToTokens;
+    let list = |xs: &mut dyn Iterator<Item = &syn::Expr>| xs.map(expr_text).collect::<Vec<_>>().join(", ");
+    match e {
+        syn::Expr::Binary(b) => {
+            format!("{} {} {}", expr_text(&b.left), b.op.to_token_stream(), expr_text(&b.right))
+        }
+        syn::Expr::Unary(u) => format!("{}{}", u.op.to_token_stream(), expr_text(&u.expr)),
+        syn::Expr::Index(i) => format!("{}[{}]", expr_text(&i.expr), expr_text(&i.index)),
+        syn::Expr::Paren(p) => format!("({})", expr_text(&p.expr)),
+        syn::Expr::Group(g) => expr_text(&g.expr),
+        syn::Expr::Field(f) => format!("{}.{}", expr_text(&f.base), f.member.to_token_stream()),
+        syn::Expr::Call(c) => format!("{}({})", expr_text(&c.func), list(&mut c.args.iter())),
+        syn::Expr::MethodCall(m) => {
+            let turbofish = m.turbofish.as_ref().map(|t| t.to_token_stream().to_string().replace(' ', ""));
+            format!(
+                "{}.{}{}({})",
+                expr_text(&m.receiver),
+                m.method,
+                turbofish.unwrap_or_default(),
+                list(&mut m.args.iter())
+            )
+        }
+        syn::Expr::Cast(c) => format!("{} as {}", expr_text(&c.expr), c.ty.to_token_stream().to_string().replace(' ', "")),
+        syn::Expr::Path(p) => p.to_token_stream().to_string().replace(' ', ""),
+        syn::Expr::Lit(l) => l.to_token_stream().to_string(),
+        other => other.to_token_stream().to_string(),
     }
 }

@@ -1028,8 +1028,9 @@ pub struct DebugCall {
     pub path: syn::Path,
     /// `assert!`'s condition.
     pub cond: Option<ExprId>,
-    /// `assert!`'s condition as written, for its message.
-    pub cond_tokens: proc_macro2::TokenStream,
+    /// `assert!`'s condition as Rust's message writes it
+    /// (`crate::debug::expr_text`).
+    pub cond_text: String,
     /// The format string, if the macro has one.
     pub format: Option<syn::LitStr>,
     /// The arguments: `left` and `right` of `assert_eq!`/`assert_ne!`, then

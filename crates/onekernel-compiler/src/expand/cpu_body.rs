@@ -781,10 +781,8 @@ impl Gen<'_> {
             DebugKind::Unimplemented => quote_spanned!(span=> { #enter ::core::unimplemented!(#message) }),
             DebugKind::Assert => {
                 let cond = call.cond.map(|c| self.expr(c));
-                let tokens = &call.cond_tokens;
-                let message = message.unwrap_or_else(
-                    || quote_spanned!(span=> "{}", ::core::concat!("assertion failed: ", ::core::stringify!(#tokens))),
-                );
+                let text = format!("assertion failed: {}", call.cond_text);
+                let message = message.unwrap_or_else(|| quote_spanned!(span=> "{}", #text));
                 quote_spanned!(span=> if !(#cond) { #enter ::core::panic!(#message) })
             }
             DebugKind::AssertEq | DebugKind::AssertNe => {

@@ -9,7 +9,6 @@ use crate::diagnostic::Diagnostic;
 use crate::hir::{DebugCall, ExprId, ExprKind};
 use onekernel_abi::debug::{parse_format, ArgRef, Piece};
 use onekernel_abi::DebugKind;
-use quote::ToTokens;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 
@@ -63,13 +62,13 @@ impl Parser<'_> {
         }
         let rest = items.split_off(leading);
         let mut cond = None;
-        let mut cond_tokens = proc_macro2::TokenStream::new();
+        let mut cond_text = String::new();
         let mut args = Vec::new();
         for (i, e) in items.iter().enumerate() {
             let id = self.expr(e);
             if kind == DebugKind::Assert && i == 0 {
                 cond = Some(id);
-                cond_tokens = e.to_token_stream();
+                cond_text = crate::debug::expr_text(e);
             } else {
                 args.push((None, id));
             }
@@ -129,7 +128,7 @@ impl Parser<'_> {
         }
         let site = self.f.debug_sites;
         self.f.debug_sites += 1;
-        let call = DebugCall { kind, site, debug_only, path: mac.path.clone(), cond, cond_tokens, format, args };
+        let call = DebugCall { kind, site, debug_only, path: mac.path.clone(), cond, cond_text, format, args };
         Some(self.push(ExprKind::Debug(Box::new(call)), span))
     }
 }
