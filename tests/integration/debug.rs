@@ -200,3 +200,147 @@ fn only_printing_kernels_bind_a_print_buffer() {
     assert!(print_values::WGSL.contains("debug_prints"));
     assert!(!print_values::KERNEL.debug_sites.is_empty());
 }
+
+#[onekernel::kernels]
+mod shapes {
+    use onekernel::prelude::*;
+
+    /// A struct a kernel prints with `{:?}`.
+    #[derive(Debug, PartialEq)]
+    pub struct Hit {
+        pub at: u32,
+        pub value: f32,
+    }
+
+    #[kernel(workgroup_size = 64)]
+    pub fn print_hits(hits: &[Hit], out: &mut [f32]) {
+        let i = global_id().x;
+        if i < hits.len() {
+            let h = hits[i];
+            println!("{h:?} {:#?} {:>5?}", h, h.value);
+            out[i] = h.value;
+        }
+    }
+}
+
+#[test]
+fn structs_print_with_their_derived_debug() {
+    lines();
+    let hits: Vec<shapes::Hit> = (0..10).map(|i| shapes::Hit { at: i, value: i as f32 / 4.0 }).collect();
+    for device in [Device::cpu(), gpu()] {
+        let h = Buffer::from_slice(&device, &hits).unwrap();
+        let mut out = Buffer::<f32>::zeroed(&device, hits.len()).unwrap();
+        shapes::print_hits::launch(&device, hits.len(), &h, &mut out).unwrap();
+        out.read().unwrap();
+    }
+    let all = take("print_hits");
+    let h = &hits[3];
+    let text = format!("{h:?} {:#?} {:>5?}", h, h.value);
+    let mut expected: Vec<String> = text.lines().map(|l| format!("[print_hits (3, 0, 0)] {l}")).collect();
+    expected.extend(expected.clone());
+    expected.sort();
+    let mine: Vec<String> = all.iter().filter(|l| l.contains("(3, 0, 0)")).cloned().collect();
+    assert_eq!(mine, expected);
+}
+
+#[kernel(workgroup_size = 64)]
+fn print_i64(a: &[i64], b: &[u64], out: &mut [u32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        println!("{} {:x} {:?}", a[i], b[i], a[i] as f64 * 0.5);
+        out[i] = 1;
+    }
+}
+
+#[kernel(workgroup_size = 64)]
+fn print_f16(a: &[f16], out: &mut [u32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        let v = F16Vec2::new(a[i], a[i] * a[i]);
+        println!("{} {:?} {:.2}", a[i], v, a[i]);
+        out[i] = 1;
+    }
+}
+
+/// The wide types, where the device has them (each needs a feature).
+#[test]
+fn wide_types_print_as_rust_prints_them() {
+    lines();
+    let a: Vec<i64> = vec![-5_000_000_000, 7, i64::MIN];
+    let b: Vec<u64> = vec![u64::MAX, 1 << 40, 3];
+    let h: Vec<f16> = [0.5f32, -2.25, 65504.0].iter().map(|x| f16::from_f32(*x)).collect();
+    let mut ran = Vec::new();
+    for device in [Device::cpu(), gpu()] {
+        let mut out = Buffer::<u32>::zeroed(&device, 3).unwrap();
+        let (ba, bb) = (Buffer::from_slice(&device, &a).unwrap(), Buffer::from_slice(&device, &b).unwrap());
+        match print_i64::launch(&device, 3, &ba, &bb, &mut out) {
+            Err(LaunchError::MissingFeature { .. }) => continue,
+            r => r.unwrap(),
+        }
+        out.read().unwrap();
+        ran.push("i64");
+        if let Ok(bh) = Buffer::from_slice(&device, &h) {
+            match print_f16::launch(&device, 3, &bh, &mut out) {
+                Err(LaunchError::MissingFeature { .. }) => continue,
+                r => r.unwrap(),
+            }
+            out.read().unwrap();
+            ran.push("f16");
+        }
+    }
+    let wide = take("print_i64");
+    for i in 0..3 {
+        let line = format!("[print_i64 ({i}, 0, 0)] {} {:x} {:?}", a[i], b[i], a[i] as f64 * 0.5);
+        assert_eq!(wide.iter().filter(|l| **l == line).count(), ran.iter().filter(|r| **r == "i64").count(), "{line}\n{wide:#?}");
+    }
+    let halves = take("print_f16");
+    for i in 0..3 {
+        let v = onekernel::F16Vec2::new(h[i], h[i] * h[i]);
+        let line = format!("[print_f16 ({i}, 0, 0)] {} {:?} {:.2}", h[i], v, h[i]);
+        assert_eq!(halves.iter().filter(|l| **l == line).count(), ran.iter().filter(|r| **r == "f16").count(), "{line}\n{halves:#?}");
+    }
+}
+
+#[kernel(workgroup_size = 64)]
+fn panic_between_barriers(a: &[u32], out: &mut [u32]) {
+    let tile = shared::<[u32; 64]>();
+    let t = thread_id().x;
+    let i = global_id().x;
+    tile[t] = a[i];
+    workgroup_barrier();
+    assert!(tile[t] != 13, "thirteen at {}", i);
+    workgroup_barrier();
+    out[i] = tile[63 - t];
+}
+
+/// A panic in a kernel with barriers: the other invocations of the
+/// workgroup go on past the barriers (see docs/semantics.md).
+#[test]
+fn a_panic_between_barriers_ends_the_launch_with_its_error() {
+    let data: Vec<u32> = (0..256).map(|i| if i == 77 { 13 } else { i + 100 }).collect();
+    for device in [Device::cpu(), gpu()] {
+        let f = |d: &Device, a: &Buffer<u32>, o: &mut Buffer<u32>| panic_between_barriers::launch(d, a.len(), a, o);
+        let e = launch_panic(&device, f, &data);
+        assert_eq!(panic_of(&e).1, "thirteen at 77", "{e}");
+        assert_eq!(panic_of(&e).2, [77, 0, 0]);
+    }
+}
+
+/// The WGSL of a printing kernel, and every module of it valid
+/// (`spirv-val`, naga's re-parse).
+#[test]
+fn printing_kernels_wgsl_and_spirv() {
+    insta::assert_snapshot!("print_loop_wgsl", print_loop::WGSL);
+    for (name, k) in [
+        ("print_values", &print_values::KERNEL),
+        ("check_eq", &check_eq::KERNEL),
+        ("check_plain", &check_plain::KERNEL),
+        ("print_loop", &print_loop::KERNEL),
+        ("print_i64", &print_i64::KERNEL),
+        ("print_f16", &print_f16::KERNEL),
+        ("print_hits", &shapes::print_hits::KERNEL),
+        ("panic_between_barriers", &panic_between_barriers::KERNEL),
+    ] {
+        crate::shader_checks::every_module(name, k);
+    }
+}

@@ -93,7 +93,8 @@ impl DebugKind {
 pub enum PrintType {
     /// `bool`: one word, 0 or 1.
     Bool,
-    /// A scalar: one word (`f16` in the low half), two for 64-bit types
+    /// A scalar: one word (an `f16` as the bits of the `f32` of the same
+    /// value, as WGSL cannot bit-cast one `f16`), two for 64-bit types
     /// (low word first).
     Scalar(ScalarType),
     /// A glam vector or `F16Vec*`: each lane as its scalar.

@@ -17,7 +17,7 @@ use crate::hir::{BinOp, DebugCall};
 use crate::types::{Lane, Ty};
 use naga::{
     AddressSpace, ArraySize, AtomicFunction, BinaryOperator, Block, Expression, Function, GlobalVariable, Handle,
-    Literal, MathFunction, MemoryDecorations, ResourceBinding, Scalar, ScalarKind, Statement, StorageAccess,
+    Literal, MemoryDecorations, ResourceBinding, ScalarKind, Statement, StorageAccess,
     StructMember, Type, TypeInner,
 };
 use onekernel_abi::debug::print_buffer;
@@ -318,19 +318,11 @@ impl FnLowerer<'_> {
             Ty::U32 | Ty::Usize => out.push(v),
             Ty::I32 | Ty::F32 => out.push(bitcast(self, v, None)),
             Ty::F16 => {
-                // `pack2x16float(vec2(f32(v), 0.0))`: exact, and needs no
-                // `f16` bit casts.
+                // As the `f32` of the same value (exact), whose bits the
+                // host turns back into the `f16`: WGSL has no bit cast of
+                // one `f16` to a word.
                 let wide = self.add(Expression::As { expr: v, kind: ScalarKind::Float, convert: Some(4) }, span);
-                let zero = self.literal(Literal::F32(0.0), span);
-                let vec2 = self.mb.module.types.insert(
-                    Type { name: None, inner: TypeInner::Vector { size: naga::VectorSize::Bi, scalar: Scalar::F32 } },
-                    naga::Span::UNDEFINED,
-                );
-                let pair = self.add(Expression::Compose { ty: vec2, components: vec![wide, zero] }, span);
-                out.push(self.add(
-                    Expression::Math { fun: MathFunction::Pack2x16float, arg: pair, arg1: None, arg2: None, arg3: None },
-                    span,
-                ));
+                out.push(bitcast(self, wide, None));
             }
             Ty::U64 | Ty::I64 | Ty::F64 => {
                 let bits = if ty == Ty::U64 { v } else { bitcast(self, v, None) };

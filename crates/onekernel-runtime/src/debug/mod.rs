@@ -182,7 +182,8 @@ enum Value {
 fn scalar(ty: ScalarType, words: &mut impl Iterator<Item = u32>) -> Value {
     let mut next = || words.next().unwrap_or(0);
     match ty {
-        ScalarType::F16 => Value::F16(half::f16::from_bits(next() as u16)),
+        // Sent as the `f32` of the same value (see `PrintType::words`).
+        ScalarType::F16 => Value::F16(half::f16::from_f32(f32::from_bits(next()))),
         ScalarType::F32 => Value::F32(f32::from_bits(next())),
         ScalarType::I32 => Value::I32(next() as i32),
         ScalarType::U32 => Value::U32(next()),
