@@ -102,7 +102,7 @@ impl Parser<'_> {
                 Err(e) if e.rustc_rejects => return Some(self.left_to_rustc(lit.span())),
                 Err(e) => {
                     self.diags.push(Diagnostic::new(lit.span(), e.message).help(
-                        "write widths and precisions as numbers (`{:8.3}`), and print values, not addresses",
+                        "write the width and the precision as numbers (`{:8.3}`): a kernel's format is fixed when it is compiled",
                     ));
                     return Some(self.already_reported(span));
                 }
