@@ -157,5 +157,10 @@ fn main() {
     println!("| kernel ({rows} rows of {}) | µs | GB/s | ratio |", rows::COLS);
     println!("|---|---|---|---|");
     println!("| softmax | {:.1} | {:.0} | 1.00 |", plain * 1e6, gbs(plain));
-    println!("| softmax with `assert!` per number | {:.1} | {:.0} | {:.3} |", checked * 1e6, gbs(checked), checked / plain);
+    println!(
+        "| softmax with `assert!` per number | {:.1} | {:.0} | {:.3} |",
+        checked * 1e6,
+        gbs(checked),
+        checked / plain
+    );
 }

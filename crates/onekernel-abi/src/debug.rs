@@ -443,10 +443,7 @@ fn count(chars: &[char], i: usize) -> Result<(Option<usize>, usize), FormatError
         j += 1;
     }
     if chars.get(j) == Some(&'$') {
-        return Err(err(
-            "a width or precision from an argument (`name$`, `1$`) cannot be printed by a kernel",
-            false,
-        ));
+        return Err(err("a width or precision from an argument (`name$`, `1$`) cannot be printed by a kernel", false));
     }
     let mut j = i;
     let mut n: Option<usize> = None;
@@ -477,13 +474,18 @@ mod tests {
         assert_eq!(spec.trait_, FormatTrait::Debug);
         let fill = parse_format("{:*^+9e}").expect("parses");
         let Piece::Arg { spec, .. } = &fill[0] else { panic!() };
-        assert_eq!((spec.fill, spec.align, spec.plus, spec.trait_), ('*', Some(Align::Center), true, FormatTrait::LowerExp));
+        assert_eq!(
+            (spec.fill, spec.align, spec.plus, spec.trait_),
+            ('*', Some(Align::Center), true, FormatTrait::LowerExp)
+        );
         assert_eq!(parse_format("x").expect("parses"), vec![Piece::Text("x".into())]);
     }
 
     #[test]
     fn refuses_what_a_kernel_cannot_print() {
-        for (s, rustc) in [("{:p}", true), ("{:w$}", false), ("{:.*}", false), ("{:1$}", false), ("{", true), ("}", true)] {
+        for (s, rustc) in
+            [("{:p}", true), ("{:w$}", false), ("{:.*}", false), ("{:1$}", false), ("{", true), ("}", true)]
+        {
             let e = parse_format(s).expect_err(s);
             assert_eq!(e.rustc_rejects, rustc, "{s}: {}", e.message);
         }

@@ -25,9 +25,7 @@ pub fn cpu_plan(program: &Program, types: &Types, uniformity: &UniformityInfo) -
     // the invocation, for the lines' prefix and the panic's report).
     let debugs = k.debug_sites > 0;
     if k.barriers > 0 || !k.shared.is_empty() {
-        CpuPlan::Cooperative {
-            phased: !debugs && crate::split::splits(k, types, &program.types, uniformity).is_ok(),
-        }
+        CpuPlan::Cooperative { phased: !debugs && crate::split::splits(k, types, &program.types, uniformity).is_ok() }
     } else if writes_own_element(k) {
         CpuPlan::OwnElement { chunk_loop: !debugs && chunk_slices(k) }
     } else {

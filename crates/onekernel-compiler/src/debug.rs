@@ -87,7 +87,9 @@ pub fn sites(f: &Function, types: &Types, table: &TypeTable) -> Result<Vec<Debug
                 for piece in pieces {
                     let Piece::Arg { arg, spec } = piece else { continue };
                     let index = match arg {
-                        ArgRef::Index(i) => call.args[leading..].iter().filter(|(n, _)| n.is_none()).nth(i).map(|_| i + leading),
+                        ArgRef::Index(i) => {
+                            call.args[leading..].iter().filter(|(n, _)| n.is_none()).nth(i).map(|_| i + leading)
+                        }
                         ArgRef::Name(n) => call.args.iter().position(|(name, _)| name.as_deref() == Some(&n)),
                     };
                     let Some(index) = index else { continue };
@@ -153,7 +155,9 @@ pub fn expr_text(e: &syn::Expr) -> String {
                 list(&mut m.args.iter())
             )
         }
-        syn::Expr::Cast(c) => format!("{} as {}", expr_text(&c.expr), c.ty.to_token_stream().to_string().replace(' ', "")),
+        syn::Expr::Cast(c) => {
+            format!("{} as {}", expr_text(&c.expr), c.ty.to_token_stream().to_string().replace(' ', ""))
+        }
         syn::Expr::Path(p) => p.to_token_stream().to_string().replace(' ', ""),
         syn::Expr::Lit(l) => l.to_token_stream().to_string(),
         other => other.to_token_stream().to_string(),

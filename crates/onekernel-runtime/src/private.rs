@@ -67,13 +67,13 @@
 //! generated does.
 
 pub use crate::arg::BufferArg;
-pub use crate::debug::{debug_print, PanicSite};
 pub use crate::buffer::{AtomicElement, Buffer, Element};
 pub use crate::cpu::{
     agree, agreed, per_invocation, Barrier, Chunk, CpuDevice, CpuKernel, OutputSlice, Outputs, OwnedChunk, Shared,
     SharedArray, SharedSliceMut, SubgroupBallot, SubgroupCall, SubgroupCollective, SubgroupValue, WindowToken,
     Workgroup, WorkgroupPool, CPU_SUBGROUP_SIZE,
 };
+pub use crate::debug::{debug_print, PanicSite};
 pub use crate::device::{backend, Device, DeviceBackend};
 pub use crate::error::LaunchError;
 pub use crate::f16vec::{F16Vec2, F16Vec4};
@@ -91,8 +91,9 @@ pub use bytemuck;
 pub use glam;
 pub use half;
 pub use onekernel_abi::{
-    Builtin, CheckKind, CheckSite, ConstParam, DebugArg, DebugKind, DebugSite, PrintField, PrintType, ConstType, Consts, CpuPlan, DataType, Features, KernelInfo, Module,
-    ModuleKey, ParamInfo, ParamKind, ParamsBinding, ScalarType, TileShape,
+    Builtin, CheckKind, CheckSite, ConstParam, ConstType, Consts, CpuPlan, DataType, DebugArg, DebugKind, DebugSite,
+    Features, KernelInfo, Module, ModuleKey, ParamInfo, ParamKind, ParamsBinding, PrintField, PrintType, ScalarType,
+    TileShape,
 };
 pub use std::borrow::Cow;
 

@@ -17,8 +17,7 @@ use crate::hir::{BinOp, DebugCall};
 use crate::types::{Lane, Ty};
 use naga::{
     AddressSpace, ArraySize, AtomicFunction, BinaryOperator, Block, Expression, Function, GlobalVariable, Handle,
-    Literal, MemoryDecorations, ResourceBinding, ScalarKind, Statement, StorageAccess,
-    StructMember, Type, TypeInner,
+    Literal, MemoryDecorations, ResourceBinding, ScalarKind, Statement, StorageAccess, StructMember, Type, TypeInner,
 };
 use onekernel_abi::debug::print_buffer;
 use onekernel_abi::DebugKind;
@@ -103,9 +102,18 @@ impl Builder {
         self.add(block, Expression::AccessIndex { base, index })
     }
 
-    fn atomic_add(&mut self, block: &mut Block, pointer: Handle<Expression>, value: Handle<Expression>, ty: Handle<Type>) -> Handle<Expression> {
+    fn atomic_add(
+        &mut self,
+        block: &mut Block,
+        pointer: Handle<Expression>,
+        value: Handle<Expression>,
+        ty: Handle<Type>,
+    ) -> Handle<Expression> {
         let result = self.add(block, Expression::AtomicResult { ty, comparison: false });
-        block.push(Statement::Atomic { pointer, fun: AtomicFunction::Add, value, result: Some(result) }, naga::Span::UNDEFINED);
+        block.push(
+            Statement::Atomic { pointer, fun: AtomicFunction::Add, value, result: Some(result) },
+            naga::Span::UNDEFINED,
+        );
         result
     }
 
@@ -126,7 +134,13 @@ impl Builder {
 /// }
 /// ```
 fn reserve_function(g: Handle<GlobalVariable>, u32_ty: Handle<Type>, panic_words: u32) -> Function {
-    let mut b = Builder { f: Function { name: Some("debug_reserve".into()), result: Some(naga::FunctionResult { ty: u32_ty, binding: None }), ..Function::default() } };
+    let mut b = Builder {
+        f: Function {
+            name: Some("debug_reserve".into()),
+            result: Some(naga::FunctionResult { ty: u32_ty, binding: None }),
+            ..Function::default()
+        },
+    };
     b.f.arguments.push(naga::FunctionArgument { name: Some("n".into()), ty: u32_ty, binding: None });
     let mut body = Block::new();
     let n = b.add(&mut body, Expression::FunctionArgument(0));
@@ -164,7 +178,13 @@ fn reserve_function(g: Handle<GlobalVariable>, u32_ty: Handle<Type>, panic_words
 /// }
 /// ```
 fn panic_function(g: Handle<GlobalVariable>, u32_ty: Handle<Type>) -> Function {
-    let mut b = Builder { f: Function { name: Some("debug_panic".into()), result: Some(naga::FunctionResult { ty: u32_ty, binding: None }), ..Function::default() } };
+    let mut b = Builder {
+        f: Function {
+            name: Some("debug_panic".into()),
+            result: Some(naga::FunctionResult { ty: u32_ty, binding: None }),
+            ..Function::default()
+        },
+    };
     let mut body = Block::new();
     let panics = b.member(&mut body, g, 2);
     let one = b.u32(&mut body, 1);
@@ -184,7 +204,10 @@ impl FnLowerer<'_> {
     /// A debug call site (see the module docs).
     pub(super) fn debug(&mut self, call: &DebugCall, span: proc_macro2::Span) -> Option<Handle<Expression>> {
         let Some(buffer) = self.mb.debug.as_ref().map(|d| (d.global, d.reserve, d.panic)) else {
-            self.errors.push(crate::diagnostic::Diagnostic::new(span, "internal compiler error: a debug site without a print buffer"));
+            self.errors.push(crate::diagnostic::Diagnostic::new(
+                span,
+                "internal compiler error: a debug site without a print buffer",
+            ));
             return None;
         };
         if call.debug_only {
@@ -306,9 +329,8 @@ impl FnLowerer<'_> {
     /// The `u32` words of a value of type `ty` (see
     /// `onekernel_abi::PrintType::words`).
     fn words_of(&mut self, v: Handle<Expression>, ty: Ty, out: &mut Vec<Handle<Expression>>, span: proc_macro2::Span) {
-        let bitcast = |l: &mut Self, v, width| {
-            l.add(Expression::As { expr: v, kind: ScalarKind::Uint, convert: width }, span)
-        };
+        let bitcast =
+            |l: &mut Self, v, width| l.add(Expression::As { expr: v, kind: ScalarKind::Uint, convert: width }, span);
         match ty {
             Ty::Bool => {
                 let one = self.literal(Literal::U32(1), span);
@@ -328,7 +350,8 @@ impl FnLowerer<'_> {
                 let bits = if ty == Ty::U64 { v } else { bitcast(self, v, None) };
                 let low = bitcast(self, bits, Some(4));
                 let shift = self.literal(Literal::U32(32), span);
-                let high = self.add(Expression::Binary { op: BinaryOperator::ShiftRight, left: bits, right: shift }, span);
+                let high =
+                    self.add(Expression::Binary { op: BinaryOperator::ShiftRight, left: bits, right: shift }, span);
                 let high = bitcast(self, high, Some(4));
                 out.push(low);
                 out.push(high);
@@ -366,7 +389,11 @@ impl FnLowerer<'_> {
 
 /// The words the panic slot needs: the largest record of a panicking site
 /// of the kernel `f`.
-pub(crate) fn panic_words(f: &crate::hir::Function, types: &crate::infer::Types, table: &crate::types::TypeTable) -> u32 {
+pub(crate) fn panic_words(
+    f: &crate::hir::Function,
+    types: &crate::infer::Types,
+    table: &crate::types::TypeTable,
+) -> u32 {
     crate::debug::calls(f)
         .iter()
         .filter(|c| c.kind.panics())
@@ -380,4 +407,3 @@ pub(crate) fn panic_words(f: &crate::hir::Function, types: &crate::infer::Types,
         .max()
         .unwrap_or(0)
 }
-

@@ -19,8 +19,8 @@
 //! [`Lowered::spans`]: a side table back to the user's tokens.
 
 mod checks;
-mod debug;
 mod const_reject;
+mod debug;
 mod expr;
 mod fold_wide;
 mod function;

@@ -81,10 +81,13 @@ fn gid(inv: &Invocation) -> [u32; 3] {
     [g.x as u32, g.y as u32, g.z as u32]
 }
 
+/// An unfinished line: (kernel, invocation, stderr, text).
+type Pending = (String, [u32; 3], bool, String);
+
 thread_local! {
     /// An unfinished line (`print!` without a newline) of this thread's
     /// last printing invocation: (kernel, invocation, stderr, text).
-    static PENDING: RefCell<Option<(String, [u32; 3], bool, String)>> = const { RefCell::new(None) };
+    static PENDING: RefCell<Option<Pending>> = const { RefCell::new(None) };
     /// The invocation whose `panic!`/failed `assert!` is running on this
     /// thread (see [`PanicSite`]).
     static PANIC_SITE: RefCell<Option<[u32; 3]>> = const { RefCell::new(None) };
@@ -94,7 +97,13 @@ thread_local! {
 /// prefixed per line. A `print!` without a newline waits in this thread
 /// until its line ends, another invocation of this thread prints, or the
 /// launch ends.
-pub fn debug_print(invocation: &Invocation, kernel: &KernelInfo, stderr: bool, newline: bool, args: fmt::Arguments<'_>) {
+pub fn debug_print(
+    invocation: &Invocation,
+    kernel: &KernelInfo,
+    stderr: bool,
+    newline: bool,
+    args: fmt::Arguments<'_>,
+) {
     let mut text = fmt::format(args);
     if newline {
         text.push('\n');
@@ -241,10 +250,9 @@ fn decode(ty: &PrintType, words: &mut impl Iterator<Item = u32>) -> Value {
                 (_, _, _) => Value::F16Vec4(F16Vec4::new(half(0), half(1), half(2), half(3))),
             }
         }
-        PrintType::Struct { name, fields } => Value::Struct(
-            name.to_string(),
-            fields.iter().map(|f| (f.name.to_string(), decode(&f.ty, words))).collect(),
-        ),
+        PrintType::Struct { name, fields } => {
+            Value::Struct(name.to_string(), fields.iter().map(|f| (f.name.to_string(), decode(&f.ty, words))).collect())
+        }
     }
 }
 
@@ -261,9 +269,15 @@ macro_rules! forward {
 
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        forward!(fmt::Display, self, f, [
-            Bool, F16, F32, F64, I32, U32, I64, U64, Vec2, Vec3, Vec3A, Vec4, IVec2, IVec3, IVec4, UVec2, UVec3, UVec4, Dim3
-        ])
+        forward!(
+            fmt::Display,
+            self,
+            f,
+            [
+                Bool, F16, F32, F64, I32, U32, I64, U64, Vec2, Vec3, Vec3A, Vec4, IVec2, IVec3, IVec4, UVec2, UVec3,
+                UVec4, Dim3
+            ]
+        )
     }
 }
 
@@ -276,10 +290,15 @@ impl fmt::Debug for Value {
             }
             return s.finish();
         }
-        forward!(fmt::Debug, self, f, [
-            Bool, F16, F32, F64, I32, U32, I64, U64, Vec2, Vec3, Vec3A, Vec4, IVec2, IVec3, IVec4, UVec2, UVec3, UVec4,
-            F16Vec2, F16Vec4, Dim3
-        ])
+        forward!(
+            fmt::Debug,
+            self,
+            f,
+            [
+                Bool, F16, F32, F64, I32, U32, I64, U64, Vec2, Vec3, Vec3A, Vec4, IVec2, IVec3, IVec4, UVec2, UVec3,
+                UVec4, F16Vec2, F16Vec4, Dim3
+            ]
+        )
     }
 }
 

@@ -197,7 +197,7 @@ impl GpuDevice {
         };
         let prints_buffer = prints.as_ref().and_then(|(m, _)| m.buffer.as_ref());
         let submitted = self
-            .bind(kernel, Some(&launch), buffers, scalars, report_buffer, prints_buffer, loop_budget)
+            .bind(kernel, Some(&launch), buffers, scalars, (report_buffer, prints_buffer), loop_budget)
             .and_then(|prepared| {
                 self.submit_pass(&kernel.name, |pass| prepared.record(pass))
                     .map_err(|message| LaunchError::Gpu { kernel: &kernel.name, message })?;
@@ -250,7 +250,7 @@ impl GpuDevice {
         scalars: &[ScalarArg],
     ) -> Result<PreparedDispatch, LaunchError> {
         let launch = self.check(kernel, grid, buffers)?;
-        self.bind(kernel, launch.as_ref(), buffers, scalars, None, None, None)
+        self.bind(kernel, launch.as_ref(), buffers, scalars, (None, None), None)
     }
 
     /// Forgets the cached bind groups of `buffer`, which is being dropped.
@@ -349,8 +349,7 @@ impl GpuDevice {
         launch: Option<&LaunchPlan>,
         buffers: &[GpuArg<'_>],
         scalars: &[ScalarArg],
-        report: Option<&wgpu::Buffer>,
-        prints: Option<&wgpu::Buffer>,
+        (report, prints): (Option<&wgpu::Buffer>, Option<&wgpu::Buffer>),
         loop_budget: Option<u32>,
     ) -> Result<PreparedDispatch, LaunchError> {
         let lengths: Vec<(usize, usize)> = buffers.iter().map(|a| (a.param, a.len)).collect();

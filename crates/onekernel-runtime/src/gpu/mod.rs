@@ -410,7 +410,12 @@ impl GpuDevice {
     }
 
     /// Queues a launch's print buffer for the next wait.
-    pub(crate) fn defer_prints(&self, kernel: &'static onekernel_abi::KernelInfo, memory: memory::GpuMemory, words: u32) {
+    pub(crate) fn defer_prints(
+        &self,
+        kernel: &'static onekernel_abi::KernelInfo,
+        memory: memory::GpuMemory,
+        words: u32,
+    ) {
         self.shared.prints.lock().unwrap_or_else(|p| p.into_inner()).push((kernel, memory, words));
     }
 
