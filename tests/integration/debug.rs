@@ -117,11 +117,7 @@ fn panic_of(e: &LaunchError) -> (u32, String, [usize; 3]) {
 
 /// The panic of a launch on `device`: on the CPU the launch's result, on
 /// the GPU the next read's.
-fn launch_panic(
-    device: &Device,
-    kernel: Launch,
-    data: &[u32],
-) -> LaunchError {
+fn launch_panic(device: &Device, kernel: Launch, data: &[u32]) -> LaunchError {
     let a = Buffer::from_slice(device, data).unwrap();
     let mut out = Buffer::<u32>::zeroed(device, data.len()).unwrap();
     match kernel(device, &a, &mut out) {

@@ -32,8 +32,8 @@ pub(crate) struct DebugBuffer {
     /// reserved words, or `NONE`.
     reserve: Handle<Function>,
     /// `fn debug_panic() -> u32`: 0 for the launch's first panic, else
-    /// `NONE`.
-    panic: Handle<Function>,
+    /// `NONE` (only in a kernel that may panic).
+    panic: Option<Handle<Function>>,
 }
 
 impl DebugBuffer {
@@ -73,7 +73,8 @@ impl DebugBuffer {
             naga::Span::UNDEFINED,
         );
         let reserve = mb.module.functions.append(reserve_function(global, u32_ty, panic_words), naga::Span::UNDEFINED);
-        let panic = mb.module.functions.append(panic_function(global, u32_ty), naga::Span::UNDEFINED);
+        let panic = (panic_words > 0)
+            .then(|| mb.module.functions.append(panic_function(global, u32_ty), naga::Span::UNDEFINED));
         DebugBuffer { global, reserve, panic }
     }
 }
@@ -230,7 +231,7 @@ impl FnLowerer<'_> {
     fn debug_site(
         &mut self,
         call: &DebugCall,
-        (global, reserve, panic): (Handle<GlobalVariable>, Handle<Function>, Handle<Function>),
+        (global, reserve, panic): (Handle<GlobalVariable>, Handle<Function>, Option<Handle<Function>>),
         span: proc_macro2::Span,
     ) -> Option<()> {
         match call.kind {
@@ -239,12 +240,15 @@ impl FnLowerer<'_> {
                 self.write_record(global, reserve, words, span);
             }
             DebugKind::Panic | DebugKind::Unreachable | DebugKind::Todo | DebugKind::Unimplemented => {
+                // A kernel with a panicking site has the panic function.
+                let panic = panic?;
                 let words = self.record(call, &call.args, span)?;
                 self.write_record(global, panic, words, span);
                 self.stmt(Statement::Return { value: None }, span);
                 self.dead = true;
             }
             DebugKind::Assert | DebugKind::AssertEq | DebugKind::AssertNe => {
+                let panic = panic?;
                 let failed = match call.cond {
                     Some(c) => {
                         let c = self.expr(c)?;

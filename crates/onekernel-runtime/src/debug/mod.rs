@@ -530,6 +530,30 @@ pub(crate) fn buffer_words(kernel: &KernelInfo, room: u32) -> u32 {
 mod tests {
     use super::*;
 
+    /// The GPU runs a kernel's `debug_assert!`s when the kernel's crate
+    /// has `debug_assertions` (its sites say so), and only then.
+    #[test]
+    fn the_debug_assertions_word_follows_the_sites() {
+        let site = |debug_only, enabled| DebugSite {
+            kind: DebugKind::Assert,
+            line: 1,
+            column: 1,
+            format: "".into(),
+            has_message: false,
+            args: (&[][..]).into(),
+            condition: "x".into(),
+            enabled,
+            debug_only,
+        };
+        let word = |sites: Vec<DebugSite>| {
+            let k = KernelInfo { debug_sites: sites.into(), ..KernelInfo::EMPTY };
+            header(&k)[print_buffer::DEBUG_ASSERTIONS as usize]
+        };
+        assert_eq!(word(vec![site(false, true)]), 0);
+        assert_eq!(word(vec![site(false, true), site(true, false)]), 0);
+        assert_eq!(word(vec![site(true, true)]), 1);
+    }
+
     fn check(format: &str, value: Value, expected: &str) {
         let pieces = parse_format(format).expect("parses");
         let Piece::Arg { spec, .. } = &pieces[0] else { panic!("{format}") };
