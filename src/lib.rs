@@ -262,6 +262,12 @@ pub use onekernel_runtime::abi;
 /// [`prelude`]).
 pub use onekernel_runtime::num;
 
+/// `println!`, `assert!` and `panic!` inside kernels: the printed lines
+/// ([`debug::PrintedLine`], `[kernel (x, y, z)] text`) and where they go
+/// ([`debug::set_print_handler`]; stdout by default). A kernel's panic is
+/// [`LaunchError::KernelPanic`].
+pub use onekernel_runtime::debug;
+
 /// [`Device::time`]'s result: [`timing::Timing`], measured on the
 /// [`timing::Clock`] it names.
 pub use onekernel_runtime::timing;

@@ -9,6 +9,7 @@
 
 mod checked;
 mod compiles;
+mod debug;
 mod doc_snippets;
 mod empty_buffers;
 mod f16_lengths;

@@ -59,6 +59,8 @@ use core::fmt;
 
 mod module;
 pub use module::{Module, ModuleKey};
+pub mod debug;
+pub use debug::{DebugArg, DebugKind, DebugSite, PrintField, PrintType};
 
 /// Byte offsets in the uniform block's launch description (see the crate
 /// docs).
@@ -510,6 +512,10 @@ pub struct KernelInfo {
     pub modules: Cow<'static, [Module]>,
     /// The checks of the checked modules, by site index.
     pub checks: Cow<'static, [CheckSite]>,
+    /// The `println!`, `assert!`, `panic!`, ... of the kernel, by site
+    /// index (see [`debug`]); a kernel with any binds a print buffer at
+    /// [`KernelInfo::print_binding`].
+    pub debug_sites: Cow<'static, [DebugSite]>,
     /// The file the kernel is in (for messages about check sites).
     pub source_file: Cow<'static, str>,
     /// Each Rust line of the kernel beside the WGSL it produced.
@@ -1073,6 +1079,7 @@ impl KernelInfo {
         entry_point: Cow::Borrowed("main"),
         modules: Cow::Borrowed(&[]),
         checks: Cow::Borrowed(&[]),
+        debug_sites: Cow::Borrowed(&[]),
         source_file: Cow::Borrowed(""),
         explain: Cow::Borrowed(""),
         workgroup_size: [1, 1, 1],
@@ -1135,6 +1142,19 @@ impl KernelInfo {
     /// start: after the launch description and the length words.
     pub fn scalars_start(&self) -> u32 {
         launch_block::scalars_start(&self.params)
+    }
+
+    /// The binding of the print buffer ([`debug::print_buffer`]) of a
+    /// kernel with [`KernelInfo::debug_sites`]: after the uniform block and
+    /// the checked modules' report buffer.
+    pub const fn print_binding(&self) -> u32 {
+        self.uniform_binding + 2
+    }
+
+    /// The words the print buffer reserves for the panic record: the
+    /// largest record of a site that panics (0 without any).
+    pub fn panic_record_words(&self) -> u32 {
+        self.debug_sites.iter().filter(|s| s.kind.panics()).map(DebugSite::record_words).max().unwrap_or(0)
     }
 
     /// The binding layout as a Markdown table for people: each parameter's
@@ -1215,6 +1235,7 @@ mod tests {
             column: 5,
             what: Cow::Borrowed("a"),
         }]),
+        debug_sites: Cow::Borrowed(&[]),
         source_file: Cow::Borrowed("src/lib.rs"),
         explain: Cow::Borrowed(""),
         workgroup_size: [64, 2, 1],

@@ -21,10 +21,13 @@ use std::collections::HashMap;
 /// * otherwise `Independent`.
 pub fn cpu_plan(program: &Program, types: &Types, uniformity: &UniformityInfo) -> CpuPlan {
     let k = &program.kernel;
+    // A kernel that prints or asserts runs per invocation (its body needs
+    // the invocation, for the lines' prefix and the panic's report).
+    let debugs = k.debug_sites > 0;
     if k.barriers > 0 || !k.shared.is_empty() {
-        CpuPlan::Cooperative { phased: crate::split::splits(k, types, &program.types, uniformity).is_ok() }
+        CpuPlan::Cooperative { phased: !debugs && crate::split::splits(k, types, &program.types, uniformity).is_ok() }
     } else if writes_own_element(k) {
-        CpuPlan::OwnElement { chunk_loop: chunk_slices(k) }
+        CpuPlan::OwnElement { chunk_loop: !debugs && chunk_slices(k) }
     } else {
         CpuPlan::Independent
     }

@@ -63,6 +63,8 @@ pub struct Function {
     /// error, left for the callee to explain (a helper that takes a buffer
     /// reports it at its definition; otherwise rustc's type check does).
     pub buffer_args: Vec<Span>,
+    /// Number of debug call sites (`ExprKind::Debug`), in source order.
+    pub debug_sites: u32,
 }
 
 /// One call of a helper function.
@@ -996,6 +998,9 @@ pub enum ExprKind {
     },
     /// `return value`
     Return(Option<ExprId>),
+    /// `println!`, `assert!`, `panic!`, ...: a debug call site
+    /// (`onekernel_abi::debug`).
+    Debug(Box<DebugCall>),
     /// `place = value` or `place op= value`.
     Assign {
         /// Where.
@@ -1005,6 +1010,33 @@ pub enum ExprKind {
         /// The value.
         value: ExprId,
     },
+}
+
+/// One `println!`, `assert!`, `panic!`, ... of a kernel (its index among
+/// the kernel's sites is `site`, which the GPU's records carry).
+#[derive(Clone, Debug)]
+pub struct DebugCall {
+    /// What it does.
+    pub kind: onekernel_abi::DebugKind,
+    /// Its index in `KernelInfo::debug_sites`.
+    pub site: u32,
+    /// `debug_assert*!`: compiled only with the user's crate's
+    /// `debug_assertions`.
+    pub debug_only: bool,
+    /// The macro's path as written (`println`, `std::assert_eq`), for the
+    /// CPU body.
+    pub path: syn::Path,
+    /// `assert!`'s condition.
+    pub cond: Option<ExprId>,
+    /// `assert!`'s condition as Rust's message writes it
+    /// (`crate::debug::expr_text`).
+    pub cond_text: String,
+    /// The format string, if the macro has one.
+    pub format: Option<syn::LitStr>,
+    /// The arguments: `left` and `right` of `assert_eq!`/`assert_ne!`, then
+    /// the message's positional ones, then its named ones (`name = value`,
+    /// and the variables the format string captures), each with its name.
+    pub args: Vec<(Option<String>, ExprId)>,
 }
 
 /// A kernel and the helpers it calls, ready to be typed and lowered.
@@ -1035,6 +1067,7 @@ impl Function {
             overrides: Vec::new(),
             barriers: 0,
             buffer_args: Vec::new(),
+            debug_sites: 0,
         }
     }
 

@@ -656,6 +656,23 @@ impl<'a> Infer<'a> {
                 let never = self.fresh(Var::Unknown);
                 self.set(id, never)
             }
+            ExprKind::Debug(call) => {
+                if let Some(c) = call.cond {
+                    let c = self.expr(c);
+                    let b = self.known(Ty::Bool);
+                    self.unify(c, b);
+                }
+                let args: Vec<usize> = call.args.iter().map(|(_, a)| self.expr(*a)).collect();
+                if call.kind.leading_args() == 2 {
+                    self.unify(args[0], args[1]);
+                }
+                if crate::visit::expr_diverges(f, id) {
+                    let never = self.fresh(Var::Unknown);
+                    self.set(id, never)
+                } else {
+                    self.set_known(id, Ty::Unit)
+                }
+            }
             ExprKind::Return(v) => {
                 let v = match v {
                     Some(v) => self.expr(*v),

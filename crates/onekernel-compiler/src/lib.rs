@@ -34,6 +34,7 @@ pub mod analysis;
 pub mod arena;
 pub mod attr;
 pub mod builtins;
+pub mod debug;
 pub mod diagnostic;
 pub mod driver;
 pub mod emit;
@@ -263,6 +264,7 @@ fn compile_instance(
         whole_subgroups(&checked, attr.workgroup_size)?;
     }
     let layout = Layout::of(&checked.program.kernel, &checked.program.types)?;
+    let debug_sites = debug::sites(&checked.program.kernel, &checked.kernel_types, &checked.program.types)?;
     let shaders = shaders(&checked, &layout, lowered_size, options)?;
     // The explain view is for people: if it fails, say so in it.
     let items: Vec<&syn::ItemFn> = std::iter::once(kernel)
@@ -284,6 +286,7 @@ fn compile_instance(
         entry_point: Cow::Owned(shaders.entry_point),
         modules: Cow::Owned(shaders.modules),
         checks: Cow::Owned(shaders.checks),
+        debug_sites: Cow::Owned(debug_sites),
         source_file: Cow::Borrowed(""),
         explain: Cow::Owned(explain),
         workgroup_size: attr.workgroup_size,

@@ -436,6 +436,7 @@ impl<'a> Split<'a> {
             | ExprKind::Break { .. }
             | ExprKind::Continue { .. }
             | ExprKind::Return(_)
+            | ExprKind::Debug(_)
             | ExprKind::Assign { .. } => false,
         }
     }

@@ -222,6 +222,7 @@ impl Uniformity<'_> {
             | ExprKind::Break { .. }
             | ExprKind::Continue { .. }
             | ExprKind::Return(_)
+            | ExprKind::Debug(_)
             | ExprKind::Barrier { .. } => true,
         }
     }

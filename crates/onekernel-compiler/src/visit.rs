@@ -94,6 +94,7 @@ pub fn operands(kind: &ExprKind) -> Vec<ExprId> {
             LoopKind::For { start, end, step, .. } => [Some(*start), Some(*end), *step].into_iter().flatten().collect(),
         },
         ExprKind::Break { value, .. } | ExprKind::Return(value) => value.iter().copied().collect(),
+        ExprKind::Debug(call) => call.cond.into_iter().chain(call.args.iter().map(|(_, a)| *a)).collect(),
         ExprKind::Assign { place, value, .. } => {
             let mut v = vec![*value];
             v.extend(place_indices(place));
@@ -138,6 +139,7 @@ pub fn block_diverges(f: &Function, b: &Block) -> bool {
 pub fn expr_diverges(f: &Function, e: ExprId) -> bool {
     match &f.exprs[e].kind {
         ExprKind::Return(_) | ExprKind::Break { .. } | ExprKind::Continue { .. } => true,
+        ExprKind::Debug(call) => call.kind.panics() && call.kind.leading_args() == 0 && call.cond.is_none(),
         ExprKind::Block(b) => block_diverges(f, b),
         ExprKind::If { cond, then, else_, .. } => {
             expr_diverges(f, *cond) || (block_diverges(f, then) && else_.is_some_and(|e| expr_diverges(f, e)))
@@ -235,6 +237,10 @@ pub fn indexes_array_with(f: &Function, body: &Block, var: LocalId) -> bool {
 /// The builtin values a function uses, in order of first use.
 pub fn used_builtins(f: &Function) -> Vec<Builtin> {
     let mut used = Vec::new();
+    // A debug record carries the invocation's global id.
+    if f.debug_sites > 0 {
+        used.push(Builtin::GlobalId);
+    }
     visit_block(f, &f.body, 0, &mut |_, k, _| {
         if let ExprKind::Builtin { builtin, .. } = k {
             if !used.contains(builtin) {

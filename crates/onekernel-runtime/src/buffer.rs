@@ -365,7 +365,10 @@ impl<T: Element> Buffer<T> {
     fn read_range_into(&self, range: Range<usize>, out: &mut [T]) -> Result<(), BufferError> {
         match self.parts()? {
             Parts::Gpu(g, m) => {
-                g.read(m, byte_range::<T>(&range), bytemuck::cast_slice_mut(out)).map_err(|e| g.explain(e))
+                g.read(m, byte_range::<T>(&range), bytemuck::cast_slice_mut(out)).map_err(|e| g.explain(e))?;
+                // The wait covered every launch queued before: their
+                // prints, and their panics as this read's error.
+                g.drain_prints().map_err(|e| BufferError::Launch(Box::new(e)))
             }
             Parts::Cpu(v) => {
                 out.copy_from_slice(&v[range]);

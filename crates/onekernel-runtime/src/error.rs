@@ -56,6 +56,10 @@ pub enum DeviceError {
         /// The device, as `#id (name)`.
         device: String,
     },
+    /// A launch queued before this wait failed in a way only the wait
+    /// sees (a kernel's `panic!` or failed `assert!` on the GPU:
+    /// [`LaunchError::KernelPanic`]).
+    Launch(Box<LaunchError>),
     /// A GPU-only operation was asked of the CPU executor.
     NotAGpu {
         /// The method, such as `"Device::run_compute_pass"`.
@@ -81,6 +85,7 @@ impl fmt::Display for DeviceError {
             DeviceError::TimingInProgress { device } => {
                 write!(f, "device {device} is already timing launches: Device::time calls cannot nest or overlap")
             }
+            DeviceError::Launch(e) => write!(f, "{e}"),
             DeviceError::NotAGpu { operation, device } => {
                 write!(f, "{operation} needs a GPU, but device {device} is the CPU executor")
             }
@@ -143,6 +148,10 @@ pub enum BufferError {
     },
     /// The device failed while waiting for the buffer.
     Device(DeviceError),
+    /// A launch queued before this wait failed in a way only the wait
+    /// sees (a kernel's `panic!` or failed `assert!` on the GPU:
+    /// [`LaunchError::KernelPanic`]).
+    Launch(Box<LaunchError>),
     /// The element type's [`crate::Element`] impl does not describe it (a
     /// hand-written impl whose `TYPE` has another size or alignment).
     InvalidElement {
@@ -176,6 +185,7 @@ impl fmt::Display for BufferError {
             ),
             BufferError::Gpu { operation, message } => write!(f, "{operation} failed on the GPU: {message}"),
             BufferError::Device(e) => write!(f, "{e}"),
+            BufferError::Launch(e) => write!(f, "{e}"),
         }
     }
 }
@@ -184,6 +194,7 @@ impl std::error::Error for BufferError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             BufferError::Device(e) => Some(e),
+            BufferError::Launch(e) => Some(&**e),
             BufferError::TooLarge { .. }
             | BufferError::LengthMismatch { .. }
             | BufferError::OutOfRange { .. }
@@ -287,6 +298,29 @@ pub enum LaunchError {
         kernel: &'static str,
         /// The element, the two accesses and their source lines.
         race: Box<DataRace>,
+    },
+    /// A `panic!`, `unreachable!`, `todo!`, `unimplemented!` or failed
+    /// `assert!`/`assert_eq!`/`assert_ne!` (or `debug_` form) in the
+    /// kernel, on any device: the first one of the launch (on the GPU, a
+    /// launch queued without waiting reports it at the next wait). The
+    /// panicking invocation ended there; the others ran on (the CPU
+    /// executor stops at the first).
+    KernelPanic {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The kernel's source file.
+        file: String,
+        /// The line of the macro (1-based).
+        line: u32,
+        /// Its column (1-based).
+        column: u32,
+        /// The panic's message, as Rust's panic writes it
+        /// (``assertion `left == right` failed``, the user's message, ...).
+        message: String,
+        /// The global id of the invocation that panicked.
+        invocation: Dim3,
+        /// How many invocations panicked (on the CPU, 1).
+        panics: u32,
     },
     /// The kernel body panicked on the CPU executor.
     CpuPanic {
@@ -412,6 +446,7 @@ impl LaunchError {
             | LaunchError::SharedMemoryTooLarge { kernel, .. }
             | LaunchError::WorkgroupAxisTooLarge { kernel, .. }
             | LaunchError::CpuPanic { kernel, .. }
+            | LaunchError::KernelPanic { kernel, .. }
             | LaunchError::DataRace { kernel, .. }
             | LaunchError::InvalidArgument { kernel, .. }
             | LaunchError::InvalidKernel { kernel, .. }
@@ -459,6 +494,14 @@ impl fmt::Display for LaunchError {
                 "kernel `{kernel}`: workgroup size {size} in {axis} exceeds the device limit of {max}"
             ),
             LaunchError::DataRace { kernel, race } => write!(f, "kernel `{kernel}`: data race: {race}"),
+            LaunchError::KernelPanic { kernel, file, line, column, message, invocation, panics } => {
+                let Dim3 { x, y, z } = invocation;
+                write!(f, "kernel `{kernel}` panicked at {file}:{line}:{column} in invocation ({x}, {y}, {z}):\n{message}")?;
+                match panics {
+                    0 | 1 => Ok(()),
+                    n => write!(f, "\n({} more invocations panicked)", n - 1),
+                }
+            }
             LaunchError::CpuPanic { kernel, location: Some(at), message } => {
                 write!(f, "kernel `{kernel}`: panicked on the CPU at {at}: {message}")
             }
@@ -517,6 +560,7 @@ impl std::error::Error for LaunchError {
             | LaunchError::SharedMemoryTooLarge { .. }
             | LaunchError::WorkgroupAxisTooLarge { .. }
             | LaunchError::CpuPanic { .. }
+            | LaunchError::KernelPanic { .. }
             | LaunchError::DataRace { .. }
             | LaunchError::InvalidArgument { .. }
             | LaunchError::InvalidKernel { .. }

@@ -45,6 +45,7 @@ mod arg;
 mod buffer;
 pub mod builtins;
 mod cpu;
+pub mod debug;
 mod device;
 mod error;
 mod f16vec;

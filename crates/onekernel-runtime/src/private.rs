@@ -73,6 +73,7 @@ pub use crate::cpu::{
     SharedArray, SharedSliceMut, SubgroupBallot, SubgroupCall, SubgroupCollective, SubgroupValue, WindowToken,
     Workgroup, WorkgroupPool, CPU_SUBGROUP_SIZE,
 };
+pub use crate::debug::{debug_print, PanicSite};
 pub use crate::device::{backend, Device, DeviceBackend};
 pub use crate::error::LaunchError;
 pub use crate::f16vec::{F16Vec2, F16Vec4};
@@ -90,8 +91,9 @@ pub use bytemuck;
 pub use glam;
 pub use half;
 pub use onekernel_abi::{
-    ArrayShape, Builtin, CheckKind, CheckSite, ConstParam, ConstType, Consts, CpuPlan, DataType, Dim, Features,
-    KernelInfo, Module, ModuleKey, ParamInfo, ParamKind, ParamsBinding, ScalarType, TileShape,
+    ArrayShape, Builtin, CheckKind, CheckSite, ConstParam, ConstType, Consts, CpuPlan, DataType, DebugArg, DebugKind,
+    DebugSite, Dim, Features, KernelInfo, Module, ModuleKey, ParamInfo, ParamKind, ParamsBinding, PrintField, PrintType,
+    ScalarType, TileShape,
 };
 pub use std::borrow::Cow;
 

@@ -758,6 +758,72 @@ impl Gen<'_> {
                 quote_spanned!(span=> return #value)
             }
             ExprKind::Assign { place, op, value } => self.assign(place, *op, *value, span),
+            ExprKind::Debug(call) => self.debug(call, span),
+        }
+    }
+
+    /// A `println!`, `assert!`, `panic!`, ...: Rust's own macro, so that the
+    /// CPU formats and panics exactly as Rust does. A print goes through
+    /// the runtime (`debug_print`), which prefixes each line with the
+    /// kernel and the invocation; a panic first enters a `PanicSite`, so
+    /// that the runtime reports it as `LaunchError::KernelPanic` of this
+    /// invocation. `debug_assert*!` runs when the user's crate has
+    /// `debug_assertions`.
+    fn debug(&self, call: &DebugCall, span: Span) -> TokenStream {
+        use onekernel_abi::DebugKind;
+        let k = &self.k;
+        let invocation = internal("__invocation");
+        let leading = call.kind.leading_args();
+        let lead: Vec<TokenStream> = call.args[..leading].iter().map(|(_, a)| self.expr(*a)).collect();
+        let message_args: Vec<TokenStream> = call.args[leading..]
+            .iter()
+            .map(|(name, a)| {
+                let v = self.expr(*a);
+                match name {
+                    Some(n) => {
+                        let n = user_ident(n, span);
+                        quote_spanned!(span=> #n = #v)
+                    }
+                    None => v,
+                }
+            })
+            .collect();
+        let message = call.format.as_ref().map(|f| quote_spanned!(span=> #f, #(#message_args),*));
+        let enter = quote_spanned!(span=> let _site = #k::PanicSite::enter(&#invocation););
+        let code = match call.kind {
+            DebugKind::Print { stderr, newline } => {
+                let message = message.unwrap_or_else(|| quote!(""));
+                return quote_spanned!(span=>
+                    #k::debug_print(&#invocation, &KERNEL, #stderr, #newline, ::core::format_args!(#message))
+                );
+            }
+            DebugKind::Panic => quote_spanned!(span=> { #enter ::core::panic!(#message) }),
+            DebugKind::Unreachable => quote_spanned!(span=> { #enter ::core::unreachable!(#message) }),
+            DebugKind::Todo => quote_spanned!(span=> { #enter ::core::todo!(#message) }),
+            DebugKind::Unimplemented => quote_spanned!(span=> { #enter ::core::unimplemented!(#message) }),
+            DebugKind::Assert => {
+                let cond = call.cond.map(|c| self.expr(c));
+                let text = format!("assertion failed: {}", call.cond_text);
+                let message = message.unwrap_or_else(|| quote_spanned!(span=> "{}", #text));
+                quote_spanned!(span=> if !(#cond) { #enter ::core::panic!(#message) })
+            }
+            DebugKind::AssertEq | DebugKind::AssertNe => {
+                let (l, r) = (&lead[0], &lead[1]);
+                let (left, right) = (internal("__left"), internal("__right"));
+                let message = message.map(|m| quote!(, #m));
+                let (failed, assert) = match call.kind {
+                    DebugKind::AssertEq => (quote!(!(*#left == *#right)), quote_spanned!(span=> ::core::assert_eq!)),
+                    _ => (quote!(*#left == *#right), quote_spanned!(span=> ::core::assert_ne!)),
+                };
+                quote_spanned!(span=> match (&(#l), &(#r)) {
+                    (#left, #right) => if #failed { #enter #assert(*#left, *#right #message) }
+                })
+            }
+        };
+        if call.debug_only {
+            quote_spanned!(span=> if ::core::cfg!(debug_assertions) { #code })
+        } else {
+            code
         }
     }
 

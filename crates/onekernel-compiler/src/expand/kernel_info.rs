@@ -22,6 +22,7 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
         entry_point,
         modules,
         checks,
+        debug_sites,
         source_file: _,
         explain,
         workgroup_size: [wx, wy, wz],
@@ -41,6 +42,7 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
     let (wgsl, spirv) = (info.wgsl(), info.spirv());
     let modules = modules.iter().map(|m| module(m, &k));
     let checks = checks.iter().map(|c| check_site(c, &k));
+    let debug_sites = debug_sites.iter().map(|s| debug_site(s, &k));
     let params = params.iter().map(|p| param_info(p, &k));
     let cpu = cpu_plan(*cpu, &k);
     let params_binding = match params_binding {
@@ -75,6 +77,7 @@ pub fn kernel_items(info: &KernelInfo) -> TokenStream {
             entry_point: #k::Cow::Borrowed(ENTRY_POINT),
             modules: #k::Cow::Borrowed(&[#(#modules),*]),
             checks: #k::Cow::Borrowed(&[#(#checks),*]),
+            debug_sites: #k::Cow::Borrowed(&[#(#debug_sites),*]),
             // The user's file: these tokens expand where the kernel is.
             source_file: #k::Cow::Borrowed(::core::file!()),
             explain: #k::Cow::Borrowed(EXPLAIN),
@@ -163,6 +166,74 @@ fn check_site(c: &CheckSite, k: &TokenStream) -> TokenStream {
     };
     let what = what.as_ref();
     quote!(#k::CheckSite { kind: #k::CheckKind::#kind, line: #line, column: #column, what: #k::Cow::Borrowed(#what) })
+}
+
+/// A debug site; a `debug_assert*!`'s `enabled` is the user's crate's
+/// `cfg!(debug_assertions)`.
+fn debug_site(s: &onekernel_abi::DebugSite, k: &TokenStream) -> TokenStream {
+    use onekernel_abi::{DebugArg, DebugKind, DebugSite};
+    let DebugSite { kind, line, column, format, has_message, args, condition, enabled: _, debug_only } = s;
+    let kind = match kind {
+        DebugKind::Print { stderr, newline } => quote!(Print { stderr: #stderr, newline: #newline }),
+        DebugKind::Panic => quote!(Panic),
+        DebugKind::Unreachable => quote!(Unreachable),
+        DebugKind::Todo => quote!(Todo),
+        DebugKind::Unimplemented => quote!(Unimplemented),
+        DebugKind::Assert => quote!(Assert),
+        DebugKind::AssertEq => quote!(AssertEq),
+        DebugKind::AssertNe => quote!(AssertNe),
+    };
+    let args = args.iter().map(|a| {
+        let DebugArg { name, ty } = a;
+        let name = match name {
+            Some(n) => {
+                let n = n.as_ref();
+                quote!(::core::option::Option::Some(#k::Cow::Borrowed(#n)))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let ty = print_type(ty, k);
+        quote!(#k::DebugArg { name: #name, ty: #ty })
+    });
+    let (format, condition) = (format.as_ref(), condition.as_ref());
+    let enabled = if *debug_only { quote!(::core::cfg!(debug_assertions)) } else { quote!(true) };
+    quote!(#k::DebugSite {
+        kind: #k::DebugKind::#kind,
+        line: #line,
+        column: #column,
+        format: #k::Cow::Borrowed(#format),
+        has_message: #has_message,
+        args: #k::Cow::Borrowed(&[#(#args),*]),
+        condition: #k::Cow::Borrowed(#condition),
+        enabled: #enabled,
+        debug_only: #debug_only,
+    })
+}
+
+fn print_type(t: &onekernel_abi::PrintType, k: &TokenStream) -> TokenStream {
+    use onekernel_abi::{PrintField, PrintType};
+    match t {
+        PrintType::Bool => quote!(#k::PrintType::Bool),
+        PrintType::Scalar(s) => {
+            let s = scalar_type(*s);
+            quote!(#k::PrintType::Scalar(#k::ScalarType::#s))
+        }
+        PrintType::Vector { elem, lanes, aligned } => {
+            let s = scalar_type(*elem);
+            quote!(#k::PrintType::Vector { elem: #k::ScalarType::#s, lanes: #lanes, aligned: #aligned })
+        }
+        PrintType::Dim3 => quote!(#k::PrintType::Dim3),
+        PrintType::Struct { name, fields } => {
+            let name = name.as_ref();
+            let fields = fields.iter().map(|f| {
+                let PrintField { name, ty } = f;
+                let name = name.as_ref();
+                let ty = print_type(ty, k);
+                quote!(#k::PrintField { name: #k::Cow::Borrowed(#name), ty: #ty })
+            });
+            quote!(#k::PrintType::Struct { name: #k::Cow::Borrowed(#name), fields: #k::Cow::Borrowed(&[#(#fields),*]) })
+        }
+    }
 }
 
 fn param_info(p: &ParamInfo, k: &TokenStream) -> TokenStream {

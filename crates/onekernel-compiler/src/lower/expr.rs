@@ -279,6 +279,7 @@ impl FnLowerer<'_> {
                 self.assign(place, *op, *value, span);
                 None
             }
+            ExprKind::Debug(call) => self.debug(call, span),
         }
     }
 

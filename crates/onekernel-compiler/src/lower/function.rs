@@ -71,6 +71,9 @@ pub(crate) struct FnLowerer<'a> {
     /// Whether this function is the user's code (not a polyfill's): only
     /// the user's lines get explain markers and checks.
     pub(super) user_code: bool,
+    /// `assert_eq!`'s `left` and `right`, already evaluated, while its
+    /// failure's record is lowered (`debug.rs`).
+    pub(super) debug_values: Vec<Handle<Expression>>,
 }
 
 impl<'a> FnLowerer<'a> {
@@ -92,6 +95,7 @@ impl<'a> FnLowerer<'a> {
             dead: false,
             errors: Vec::new(),
             last_line: None,
+            debug_values: Vec::new(),
             user_code: true,
         }
     }

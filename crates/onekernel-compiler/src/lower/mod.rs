@@ -20,6 +20,7 @@
 
 mod checks;
 mod const_reject;
+mod debug;
 mod expr;
 mod fold_wide;
 mod function;
@@ -115,6 +116,8 @@ pub(crate) struct ModuleBuilder {
     pub explain_line: Option<Handle<GlobalVariable>>,
     /// Checked variants only: the report buffer and the sites.
     pub(crate) checks: Option<checks::Checks>,
+    /// Kernels with `println!`, `assert!`, ...: the print buffer.
+    pub(crate) debug: Option<debug::DebugBuffer>,
     /// The kernel's overrides (`hir::Function::overrides`), in order.
     pub overrides: Vec<Handle<naga::Override>>,
 }
@@ -131,6 +134,7 @@ impl ModuleBuilder {
             polyfills: HashMap::new(),
             explain_line: None,
             checks: None,
+            debug: None,
             overrides: Vec::new(),
         }
     }
@@ -322,6 +326,10 @@ pub fn lower_program(
     let ModuleKey { folded, checked } = variant.module;
     if checked {
         mb.checks = Some(checks::Checks::declare(&mut mb, layout.uniform_binding + 1, variant.loop_budget));
+    }
+    if program.kernel.debug_sites > 0 {
+        let panic_words = debug::panic_words(&program.kernel, kernel_types, &program.types);
+        mb.debug = Some(debug::DebugBuffer::declare(&mut mb, layout.uniform_binding + 2, panic_words));
     }
     declare_overrides(&mut mb, &program.kernel);
     // Helpers first: naga requires callees before callers.

@@ -136,7 +136,10 @@ impl Parser<'_> {
                 }
                 self.push(ExprKind::Return(value), span)
             }
-            syn::Expr::Macro(m) => self.macro_error(&m.mac),
+            syn::Expr::Macro(m) => match self.debug_macro(&m.mac) {
+                Some(id) => id,
+                None => self.macro_error(&m.mac),
+            },
             syn::Expr::Closure(_) => self.error(
                 span,
                 "closures are not supported in a kernel",

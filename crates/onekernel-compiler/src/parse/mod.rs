@@ -14,6 +14,7 @@
 
 mod consts;
 mod coop;
+mod debug;
 mod expr;
 mod generics;
 mod items;
@@ -519,7 +520,10 @@ impl Parser<'_> {
                 },
                 syn::Stmt::Item(item) => self.item_in_body(item),
                 syn::Stmt::Macro(m) => {
-                    let id = self.macro_error(&m.mac);
+                    let id = match self.debug_macro(&m.mac) {
+                        Some(id) => id,
+                        None => self.macro_error(&m.mac),
+                    };
                     out.stmts.push(Stmt::Expr(id));
                 }
             }
@@ -626,11 +630,7 @@ impl Parser<'_> {
     fn macro_error(&mut self, mac: &syn::Macro) -> ExprId {
         let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
         let help = match name.as_str() {
-            "println" | "print" | "eprintln" | "eprint" | "dbg" => {
-                "a GPU cannot print; write the value into an output buffer and read it on the host"
-            }
-            "panic" | "unreachable" | "todo" | "unimplemented" | "assert" | "assert_eq" | "assert_ne"
-            | "debug_assert" => "a GPU cannot panic; write an error flag into an output buffer, or `return` early",
+            "dbg" => "print the value with `println!(\"{x:?}\")`",
             "vec" => "a kernel cannot allocate; take a `&mut [T]` buffer parameter",
             "format" | "write" | "writeln" => {
                 "a kernel has no strings; write the numbers into an output buffer and format them on the host"

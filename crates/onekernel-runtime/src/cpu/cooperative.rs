@@ -60,7 +60,7 @@ impl CpuDevice {
         let Some(WorkgroupGrid { grid_dim, block_dim, total }) = workgroup_grid(kernel, grid)? else {
             return Ok(());
         };
-        let to_error = |(location, message)| LaunchError::CpuPanic { kernel: &kernel.name, location, message };
+        let to_error = |c: super::panic_capture::Captured| c.into_error(kernel);
         if self.is_race_checked() {
             // One workgroup after the other on this thread, each invocation
             // announced to the race detector before it runs.

@@ -208,7 +208,7 @@ fn run_race_checked<F: Fn(&Invocation)>(
             body(inv)
         })
     })
-    .map_err(|(location, message)| LaunchError::CpuPanic { kernel: &kernel.name, location, message })?;
+    .map_err(|c| c.into_error(kernel))?;
     match racecheck::end() {
         Some(race) => Err(LaunchError::DataRace { kernel: &kernel.name, race: Box::new(race) }),
         None => Ok(()),
@@ -233,7 +233,7 @@ fn run_chunks(
     run: impl Fn(usize, usize) + Sync,
 ) -> Result<(), LaunchError> {
     let chunks = total_groups.div_ceil(groups_per_chunk);
-    let to_error = |(location, message)| LaunchError::CpuPanic { kernel: &kernel.name, location, message };
+    let to_error = |c: super::panic_capture::Captured| c.into_error(kernel);
     if chunks == 1 {
         // Small launch: stay on the calling thread, no rayon round trip.
         return run_captured(|| run(0, total_groups)).map_err(to_error);

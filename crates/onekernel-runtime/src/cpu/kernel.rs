@@ -134,6 +134,21 @@ impl CpuDevice {
         bodies: &K,
         outputs: K::Outputs,
     ) -> Result<(), LaunchError> {
+        let result = self.run(kernel, grid, bodies, outputs);
+        // A `print!` without a newline at the end of the launch.
+        if !kernel.debug_sites.is_empty() {
+            crate::debug::flush_pending();
+        }
+        result
+    }
+
+    fn run<K: CpuKernel>(
+        &self,
+        kernel: &'static KernelInfo,
+        grid: Grid,
+        bodies: &K,
+        outputs: K::Outputs,
+    ) -> Result<(), LaunchError> {
         match self.executor(kernel, &grid) {
             Executor::Independent => self.execute(kernel, grid, |inv| bodies.invocation(inv, &outputs)),
             Executor::Partitioned { chunk_loop } => {

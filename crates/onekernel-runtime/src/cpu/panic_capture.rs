@@ -15,8 +15,8 @@ use std::sync::Once;
 thread_local! {
     /// Whether this thread is running a kernel body right now.
     static CAPTURING: Cell<bool> = const { Cell::new(false) };
-    /// The last panic captured on this thread: (location, message).
-    static CAPTURED: RefCell<Option<(Option<String>, String)>> = const { RefCell::new(None) };
+    /// The last panic captured on this thread.
+    static CAPTURED: RefCell<Option<Captured>> = const { RefCell::new(None) };
 }
 
 static INSTALL_HOOK: Once = Once::new();
@@ -26,9 +26,10 @@ fn install_hook() {
         let previous = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
             if CAPTURING.with(Cell::get) {
-                let location = info.location().map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+                let location = info.location().map(|l| (l.file().to_string(), l.line(), l.column()));
                 let message = payload_message(info.payload());
-                CAPTURED.with(|c| *c.borrow_mut() = Some((location, message)));
+                let site = crate::debug::panic_site();
+                CAPTURED.with(|c| *c.borrow_mut() = Some(Captured { location, message, site }));
             } else {
                 previous(info);
             }
@@ -56,8 +57,44 @@ impl Drop for CapturingGuard {
     }
 }
 
-/// Runs `f`; a panic inside becomes `Err((location, message))`.
-pub(crate) fn run_captured<R>(f: impl FnOnce() -> R) -> Result<R, (Option<String>, String)> {
+/// A panic of a kernel body.
+#[derive(Debug)]
+pub(crate) struct Captured {
+    /// File, line and column, when the hook saw it.
+    location: Option<(String, u32, u32)>,
+    message: String,
+    /// The invocation, when the panic is one of the kernel's `panic!`s or
+    /// failed `assert!`s (see `crate::debug::PanicSite`).
+    site: Option<[u32; 3]>,
+}
+
+impl Captured {
+    /// The launch's error: `KernelPanic` for the kernel's own panics,
+    /// `CpuPanic` for any other.
+    pub(crate) fn into_error(self, kernel: &'static onekernel_abi::KernelInfo) -> crate::error::LaunchError {
+        use crate::error::LaunchError;
+        crate::debug::flush_pending();
+        match (self.site, self.location) {
+            (Some([x, y, z]), Some((file, line, column))) => LaunchError::KernelPanic {
+                kernel: &kernel.name,
+                file,
+                line,
+                column,
+                message: self.message,
+                invocation: crate::grid::Dim3::new(x as usize, y as usize, z as usize),
+                panics: 1,
+            },
+            (_, location) => LaunchError::CpuPanic {
+                kernel: &kernel.name,
+                location: location.map(|(f, l, c)| format!("{f}:{l}:{c}")),
+                message: self.message,
+            },
+        }
+    }
+}
+
+/// Runs `f`; a panic inside becomes `Err`.
+pub(crate) fn run_captured<R>(f: impl FnOnce() -> R) -> Result<R, Captured> {
     install_hook();
     let _guard = CapturingGuard(CAPTURING.with(|c| c.replace(true)));
     match panic::catch_unwind(AssertUnwindSafe(f)) {
@@ -65,6 +102,6 @@ pub(crate) fn run_captured<R>(f: impl FnOnce() -> R) -> Result<R, (Option<String
         Err(payload) => Err(CAPTURED
             .with(|c| c.borrow_mut().take())
             // Someone replaced our hook after we installed it: no location.
-            .unwrap_or_else(|| (None, payload_message(&*payload)))),
+            .unwrap_or_else(|| Captured { location: None, message: payload_message(&*payload), site: None })),
     }
 }

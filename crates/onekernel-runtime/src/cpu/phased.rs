@@ -50,7 +50,7 @@ impl CpuDevice {
         let Some(WorkgroupGrid { grid_dim, block_dim, total }) = workgroup_grid(kernel, grid)? else {
             return Ok(());
         };
-        let to_error = |(location, message)| LaunchError::CpuPanic { kernel: &kernel.name, location, message };
+        let to_error = |c: super::panic_capture::Captured| c.into_error(kernel);
         self.timed(|| {
             let first_panic = Mutex::new(None);
             // As the futures executor: several workgroups per task, a few

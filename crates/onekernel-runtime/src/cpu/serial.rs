@@ -32,7 +32,7 @@ impl CpuDevice {
         let Some(WorkgroupGrid { grid_dim, block_dim, total }) = workgroup_grid(kernel, grid)? else {
             return Ok(());
         };
-        let to_error = |(location, message)| LaunchError::CpuPanic { kernel: &kernel.name, location, message };
+        let to_error = |c: super::panic_capture::Captured| c.into_error(kernel);
         let block = |linear: usize| {
             Dim3::new(linear % grid_dim.x, (linear / grid_dim.x) % grid_dim.y, linear / (grid_dim.x * grid_dim.y))
         };

@@ -181,8 +181,24 @@ impl GpuDevice {
             false => None,
         };
         let report_buffer = report.as_ref().and_then(|r| r.buffer.as_ref());
-        let submitted =
-            self.bind(kernel, Some(&launch), buffers, scalars, report_buffer, loop_budget).and_then(|prepared| {
+        // A kernel with `println!`, `assert!`, ...: its print buffer, the
+        // header written before the launch (the queue runs in order).
+        let prints = match kernel.debug_sites.is_empty() {
+            true => None,
+            false => {
+                let words = crate::debug::buffer_words(kernel, onekernel_abi::debug::print_buffer::DEFAULT_WORDS);
+                let memory =
+                    self.zeroed(words as usize, u64::from(words) * 4).map_err(|e| self.buffer_failure(kernel, e))?;
+                let header = crate::debug::header(kernel);
+                let header: Vec<u8> = header.iter().flat_map(|w| w.to_le_bytes()).collect();
+                self.write(&memory, 0, &header).map_err(|e| self.buffer_failure(kernel, e))?;
+                Some((memory, words))
+            }
+        };
+        let prints_buffer = prints.as_ref().and_then(|(m, _)| m.buffer.as_ref());
+        let submitted = self
+            .bind(kernel, Some(&launch), buffers, scalars, (report_buffer, prints_buffer), loop_budget)
+            .and_then(|prepared| {
                 self.submit_pass(&kernel.name, |pass| prepared.record(pass))
                     .map_err(|message| LaunchError::Gpu { kernel: &kernel.name, message })?;
                 for part in prepared.parts {
@@ -194,6 +210,14 @@ impl GpuDevice {
             });
         // A device lost on the way makes wgpu's errors less clear than this.
         submitted.map_err(|e| self.explain_launch(e))?;
+        // A checked launch waits: its prints and panic now. Otherwise the
+        // next wait reads them.
+        if let Some((memory, words)) = prints {
+            match checked {
+                true => self.drain_one(kernel, &memory, words)?,
+                false => self.defer_prints(kernel, memory, words),
+            }
+        }
         match report {
             Some(report) => {
                 let mut words = [0u8; report::WORDS as usize * 4];
@@ -207,7 +231,7 @@ impl GpuDevice {
 
     /// A buffer operation of a launch failed: the device was lost, or wgpu
     /// refused.
-    fn buffer_failure(&self, kernel: &'static KernelInfo, e: crate::error::BufferError) -> LaunchError {
+    pub(crate) fn buffer_failure(&self, kernel: &'static KernelInfo, e: crate::error::BufferError) -> LaunchError {
         match e {
             crate::error::BufferError::Device(error) => LaunchError::DeviceLost { kernel: &kernel.name, error },
             other => LaunchError::Gpu { kernel: &kernel.name, message: other.to_string() },
@@ -226,7 +250,7 @@ impl GpuDevice {
         scalars: &[ScalarArg],
     ) -> Result<PreparedDispatch, LaunchError> {
         let launch = self.check(kernel, grid, buffers)?;
-        self.bind(kernel, launch.as_ref(), buffers, scalars, None, None)
+        self.bind(kernel, launch.as_ref(), buffers, scalars, (None, None), None)
     }
 
     /// Forgets the cached bind groups of `buffer`, which is being dropped.
@@ -325,7 +349,7 @@ impl GpuDevice {
         launch: Option<&LaunchPlan>,
         buffers: &[GpuArg<'_>],
         scalars: &[ScalarArg],
-        report: Option<&wgpu::Buffer>,
+        (report, prints): (Option<&wgpu::Buffer>, Option<&wgpu::Buffer>),
         loop_budget: Option<u32>,
     ) -> Result<PreparedDispatch, LaunchError> {
         let lengths: Vec<(usize, usize)> = buffers.iter().map(|a| (a.param, a.len)).collect();
@@ -359,7 +383,7 @@ impl GpuDevice {
         // The common case is kept between launches (`bind_cache.rs`): every
         // buffer bound, no report buffer. Per part of such a launch: its
         // key, and the entry taken out of the cache if there is one.
-        let reusable = report.is_none() && empty.is_empty();
+        let reusable = report.is_none() && prints.is_none() && empty.is_empty();
         let mut reused: Vec<Option<(BindKey, Option<Bound>)>> = (0..blocks.len())
             .map(|part| {
                 reusable.then(|| {
@@ -439,6 +463,12 @@ impl GpuDevice {
                             entries.push(wgpu::BindGroupEntry {
                                 binding: kernel.uniform_binding + 1,
                                 resource: report.as_entire_binding(),
+                            });
+                        }
+                        if let Some(prints) = prints {
+                            entries.push(wgpu::BindGroupEntry {
+                                binding: kernel.print_binding(),
+                                resource: prints.as_entire_binding(),
                             });
                         }
                         // The bind group keeps the uniform buffer alive.

@@ -90,6 +90,10 @@ struct GpuShared {
     /// Why the device was lost, once it is: every operation then fails at
     /// once with that reason instead of reaching wgpu.
     lost: Arc<Mutex<Option<String>>>,
+    /// The print buffers of launches not yet waited for (kernels with
+    /// `println!`, `assert!`, ...), in launch order: drained by the next
+    /// wait (`read`, `synchronize`).
+    prints: Mutex<Vec<(&'static onekernel_abi::KernelInfo, memory::GpuMemory, u32)>>,
 }
 
 impl GpuDevice {
@@ -172,6 +176,7 @@ impl GpuDevice {
             wall_clock_only: std::sync::atomic::AtomicBool::new(false),
             uncaptured,
             lost,
+            prints: Mutex::new(Vec::new()),
         };
         Ok(GpuDevice { shared: Arc::new(shared), unchecked: false })
     }
@@ -318,7 +323,8 @@ impl GpuDevice {
             | B::LengthMismatch { .. }
             | B::OutOfRange { .. }
             | B::WrongDevice { .. }
-            | B::InvalidElement { .. } => e,
+            | B::InvalidElement { .. }
+            | B::Launch(_) => e,
         }
     }
 
@@ -338,6 +344,7 @@ impl GpuDevice {
             | L::SharedMemoryTooLarge { .. }
             | L::WorkgroupAxisTooLarge { .. }
             | L::CpuPanic { .. }
+            | L::KernelPanic { .. }
             | L::DataRace { .. }
             | L::InvalidArgument { .. }
             | L::InvalidKernel { .. }
@@ -359,6 +366,7 @@ impl GpuDevice {
             | DeviceError::RequestDevice { .. }
             | DeviceError::Lost { .. }
             | DeviceError::TimingInProgress { .. }
+            | DeviceError::Launch(_)
             | DeviceError::NotAGpu { .. } => e,
         }
     }
@@ -369,7 +377,46 @@ impl GpuDevice {
         self.check_alive()?;
         self.wait(None).map_err(|e| self.explain_device(e))?;
         self.check_alive()?;
-        self.take_uncaptured().map_err(|e| self.explain_device(e))
+        self.take_uncaptured().map_err(|e| self.explain_device(e))?;
+        self.drain_prints().map_err(|e| DeviceError::Launch(Box::new(e)))
+    }
+
+    /// Reads back the print buffers of the launches queued so far, prints
+    /// their lines (`crate::debug`), and returns the first launch's panic.
+    pub(crate) fn drain_prints(&self) -> Result<(), crate::error::LaunchError> {
+        let pending = std::mem::take(&mut *self.shared.prints.lock().unwrap_or_else(|p| p.into_inner()));
+        let mut result = Ok(());
+        for (kernel, memory, words) in pending {
+            let r = self.drain_one(kernel, &memory, words);
+            if result.is_ok() {
+                result = r;
+            }
+        }
+        result
+    }
+
+    /// Reads one launch's print buffer and prints its lines.
+    pub(crate) fn drain_one(
+        &self,
+        kernel: &'static onekernel_abi::KernelInfo,
+        memory: &memory::GpuMemory,
+        words: u32,
+    ) -> Result<(), crate::error::LaunchError> {
+        let mut bytes = vec![0u8; words as usize * 4];
+        self.read(memory, 0..bytes.len() as u64, &mut bytes).map_err(|e| self.buffer_failure(kernel, e))?;
+        let words: Vec<u32> =
+            bytes.chunks_exact(4).map(|w| u32::from_le_bytes(w.try_into().expect("4 bytes"))).collect();
+        crate::debug::drain(kernel, &words)
+    }
+
+    /// Queues a launch's print buffer for the next wait.
+    pub(crate) fn defer_prints(
+        &self,
+        kernel: &'static onekernel_abi::KernelInfo,
+        memory: memory::GpuMemory,
+        words: u32,
+    ) {
+        self.shared.prints.lock().unwrap_or_else(|p| p.into_inner()).push((kernel, memory, words));
     }
 
     /// Blocks until `submission` (or everything submitted so far) is done.

@@ -174,6 +174,18 @@ fn compile(gpu: &GpuDevice, kernel: &'static KernelInfo, key: &PipelineKey) -> R
             count: None,
         });
     }
+    if !kernel.debug_sites.is_empty() {
+        entries.push(wgpu::BindGroupLayoutEntry {
+            binding: kernel.print_binding(),
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: false },
+                has_dynamic_offset: false,
+                min_binding_size: NonZeroU64::new(u64::from(onekernel_abi::debug::print_buffer::HEADER + 1) * 4),
+            },
+            count: None,
+        });
+    }
     let device = gpu.wgpu_device();
     // The module's `override`s the launch sets (wgpu names them by id).
     let ids: Vec<String> = key.constants.iter().map(|(id, _)| id.to_string()).collect();

@@ -1,0 +1,367 @@
+//! `println!`, `assert!` and `panic!` inside kernels, on the CPU executor
+//! and the GPU: the same lines (compared as sets), the same
+//! `LaunchError::KernelPanic` with Rust's panic message.
+
+use onekernel::debug::{set_print_handler, PrintedLine};
+use onekernel::glam::{UVec2, Vec2, Vec3A};
+use onekernel::prelude::*;
+use onekernel::{BufferError, DeviceError, LaunchError};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Every line kernels print in this test binary.
+fn lines() -> &'static Mutex<Vec<PrintedLine>> {
+    static LINES: OnceLock<&'static Mutex<Vec<PrintedLine>>> = OnceLock::new();
+    LINES.get_or_init(|| {
+        let lines: &'static Mutex<Vec<PrintedLine>> = Box::leak(Box::new(Mutex::new(Vec::new())));
+        set_print_handler(Some(Arc::new(move |l: &PrintedLine| lines.lock().unwrap().push(l.clone()))));
+        lines
+    })
+}
+
+/// Takes the lines `kernel` printed so far (as `[kernel (x, y, z)] text`),
+/// sorted.
+fn take(kernel: &str) -> Vec<String> {
+    let mut all = lines().lock().unwrap();
+    let (mine, rest): (Vec<PrintedLine>, Vec<PrintedLine>) = all.drain(..).partition(|l| l.kernel == kernel);
+    *all = rest;
+    let mut v: Vec<String> = mine.iter().map(|l| format!("{l}{}", if l.stderr { " (stderr)" } else { "" })).collect();
+    v.sort();
+    v
+}
+
+fn gpu() -> Device {
+    Device::gpu().expect("the test needs a GPU adapter (source .ci/env.sh for lavapipe)")
+}
+
+#[kernel(workgroup_size = 32)]
+fn print_values(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        let x = a[i];
+        let n = i as u32;
+        println!("x = {x:.3} n = {n:>4} hex {:#06x} e {:e} v {:?}", n, x, Vec2::new(x, 1.0));
+        print!("part {} ", n * 2);
+        println!("{} {:+} {:?} {named:*^7}", i, -(n as i32), global_id(), named = n + 1);
+        eprintln!(
+            "{:?} {:?} {} {:x?}",
+            x < 2.0,
+            Vec3A::new(x, 0.5, -0.0),
+            -(n as i64) * 3_000_000_000,
+            UVec2::new(n, 255)
+        );
+        out[i] = x;
+    }
+}
+
+#[test]
+fn prints_the_same_lines_on_both_devices() {
+    lines();
+    let data: Vec<f32> = (0..40).map(|i| i as f32 * 0.37 - 3.0).collect();
+    for device in [Device::cpu(), gpu()] {
+        let a = Buffer::from_slice(&device, &data).unwrap();
+        let mut out = Buffer::<f32>::zeroed(&device, data.len()).unwrap();
+        print_values::launch(&device, data.len(), &a, &mut out).unwrap();
+        assert_eq!(out.read().unwrap(), data);
+    }
+    let all = take("print_values");
+    assert_eq!(all.len(), 2 * 3 * data.len(), "{all:#?}");
+    // Each line twice: once from each device.
+    for pair in all.chunks(2) {
+        assert_eq!(pair[0], pair[1]);
+    }
+    let x = data[5];
+    let expected =
+        format!("[print_values (5, 0, 0)] x = {x:.3} n = {:>4} hex {:#06x} e {:e} v {:?}", 5, 5, x, Vec2::new(x, 1.0));
+    assert!(all.contains(&expected), "{expected}\n{all:#?}");
+    let expected = format!("[print_values (5, 0, 0)] part 10 5 -5 {:?} {:*^7}", onekernel::Dim3::new(5, 0, 0), 6);
+    assert!(all.contains(&expected), "{expected}\n{all:#?}");
+}
+
+#[kernel(workgroup_size = 64)]
+fn check_eq(a: &[u32], out: &mut [u32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        assert_eq!(a[i], i as u32, "element {} is wrong", i);
+        out[i] = a[i] + 1;
+    }
+}
+
+#[kernel(workgroup_size = 64)]
+fn check_plain(a: &[u32], out: &mut [u32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        assert!(a[i] < 100);
+        assert_ne!(a[i], 50);
+        if a[i] == 70 {
+            panic!("seventy at {}", i);
+        }
+        if a[i] == 80 {
+            unreachable!();
+        }
+        debug_assert!(a[i] != 90, "ninety");
+        out[i] = a[i];
+    }
+}
+
+/// A launch of a kernel over `u32` buffers.
+type Launch = fn(&Device, &Buffer<u32>, &mut Buffer<u32>) -> Result<(), LaunchError>;
+
+fn panic_of(e: &LaunchError) -> (u32, String, [usize; 3]) {
+    match e {
+        LaunchError::KernelPanic { line, message, invocation, .. } => {
+            (*line, message.clone(), [invocation.x, invocation.y, invocation.z])
+        }
+        other => panic!("not a kernel panic: {other}"),
+    }
+}
+
+/// The panic of a launch on `device`: on the CPU the launch's result, on
+/// the GPU the next read's.
+fn launch_panic(device: &Device, kernel: Launch, data: &[u32]) -> LaunchError {
+    let a = Buffer::from_slice(device, data).unwrap();
+    let mut out = Buffer::<u32>::zeroed(device, data.len()).unwrap();
+    match kernel(device, &a, &mut out) {
+        Err(e) => e,
+        Ok(()) => match out.read() {
+            Err(BufferError::Launch(e)) => *e,
+            other => panic!("expected a panic, got {other:?}"),
+        },
+    }
+}
+
+#[test]
+fn a_failed_assert_is_the_same_kernel_panic_on_both_devices() {
+    let eq = |d: &Device, a: &Buffer<u32>, o: &mut Buffer<u32>| check_eq::launch(d, a.len(), a, o);
+    let plain = |d: &Device, a: &Buffer<u32>, o: &mut Buffer<u32>| check_plain::launch(d, a.len(), a, o);
+    // One wrong element in a large grid.
+    let mut data: Vec<u32> = (0..5000).collect();
+    data[4321] = 7;
+    let cases: Vec<(&str, Vec<u32>, String)> = vec![
+        ("eq", data.clone(), "assertion `left == right` failed: element 4321 is wrong\n  left: 7\n right: 4321".into()),
+        ("plain", vec![1, 2, 300], "assertion failed: a[i] < 100".into()),
+        ("plain", vec![1, 50, 3], "assertion `left != right` failed\n  left: 50\n right: 50".into()),
+        ("plain", vec![1, 2, 70], "seventy at 2".into()),
+        ("plain", vec![80, 2, 3], "internal error: entered unreachable code".into()),
+        ("plain", vec![1, 90, 3], "ninety".into()),
+    ];
+    for (kernel, data, expected) in cases {
+        let mut results = Vec::new();
+        for device in [Device::cpu(), Device::cpu_serial(), gpu()] {
+            let f = if kernel == "eq" { eq } else { plain };
+            let e = launch_panic(&device, f, &data);
+            let (_, message, _) = panic_of(&e);
+            assert_eq!(message, expected, "on {device:?}: {e}");
+            assert!(e.to_string().contains("panicked at tests/integration/debug.rs:"), "{e}");
+            results.push(panic_of(&e));
+        }
+        assert!(results.windows(2).all(|w| w[0] == w[1]), "{results:?}");
+    }
+}
+
+#[kernel(workgroup_size = 64)]
+fn print_loop(out: &mut [u32], times: u32) {
+    let i = global_id().x;
+    if i < out.len() {
+        for k in 0..times {
+            println!("{k}");
+        }
+        out[i] = i as u32;
+    }
+}
+
+/// More lines than the print buffer holds: the rest are counted, and the
+/// kernel's results are whole.
+#[test]
+fn a_full_print_buffer_drops_lines_and_says_how_many() {
+    lines();
+    let device = gpu();
+    let mut out = Buffer::<u32>::zeroed(&device, 1024).unwrap();
+    print_loop::launch(&device, 1024, &mut out, 80).unwrap();
+    assert_eq!(out.read().unwrap(), (0..1024).collect::<Vec<u32>>());
+    let all = take("print_loop");
+    let room = onekernel::abi::debug::print_buffer::DEFAULT_WORDS as usize / 5;
+    let dropped = all.iter().find(|l| l.contains("dropped")).expect("a line says how many were dropped");
+    let printed = all.len() - 1;
+    assert_eq!(printed, room, "{dropped}");
+    assert!(dropped.contains(&format!("... {} printed lines dropped", 1024 * 80 - room)), "{dropped}");
+}
+
+/// A launch queued without a wait reports its panic at the next wait.
+#[test]
+fn a_queued_launch_panics_at_the_next_wait() {
+    let device = gpu();
+    let a = Buffer::from_slice(&device, &[0u32, 1, 9]).unwrap();
+    let mut out = Buffer::<u32>::zeroed(&device, 3).unwrap();
+    check_eq::launch(&device, 3, &a, &mut out).unwrap();
+    match device.synchronize() {
+        Err(DeviceError::Launch(e)) => assert_eq!(panic_of(&e).2, [2, 0, 0]),
+        other => panic!("{other:?}"),
+    }
+    // Reported once.
+    device.synchronize().unwrap();
+    // A checked launch waits, and reports it itself.
+    let e = check_eq::launch(&device.checked(), 3, &a, &mut out).unwrap_err();
+    assert_eq!(panic_of(&e).1, "assertion `left == right` failed: element 2 is wrong\n  left: 9\n right: 2");
+}
+
+/// A kernel without prints has no print buffer: its WGSL names none.
+#[test]
+fn only_printing_kernels_bind_a_print_buffer() {
+    assert!(print_values::WGSL.contains("debug_prints"));
+    assert!(!print_values::KERNEL.debug_sites.is_empty());
+}
+
+#[onekernel::kernels]
+mod shapes {
+    use onekernel::prelude::*;
+
+    /// A struct a kernel prints with `{:?}`.
+    #[derive(Debug, PartialEq)]
+    pub struct Hit {
+        pub at: u32,
+        pub value: f32,
+    }
+
+    #[kernel(workgroup_size = 64)]
+    pub fn print_hits(hits: &[Hit], out: &mut [f32]) {
+        let i = global_id().x;
+        if i < hits.len() {
+            let h = hits[i];
+            println!("{h:?} {:#?} {:>5?}", h, h.value);
+            out[i] = h.value;
+        }
+    }
+}
+
+#[test]
+fn structs_print_with_their_derived_debug() {
+    lines();
+    let hits: Vec<shapes::Hit> = (0..10).map(|i| shapes::Hit { at: i, value: i as f32 / 4.0 }).collect();
+    for device in [Device::cpu(), gpu()] {
+        let h = Buffer::from_slice(&device, &hits).unwrap();
+        let mut out = Buffer::<f32>::zeroed(&device, hits.len()).unwrap();
+        shapes::print_hits::launch(&device, hits.len(), &h, &mut out).unwrap();
+        out.read().unwrap();
+    }
+    let all = take("print_hits");
+    let h = &hits[3];
+    let text = format!("{h:?} {:#?} {:>5?}", h, h.value);
+    let mut expected: Vec<String> = text.lines().map(|l| format!("[print_hits (3, 0, 0)] {l}")).collect();
+    expected.extend(expected.clone());
+    expected.sort();
+    let mine: Vec<String> = all.iter().filter(|l| l.contains("(3, 0, 0)")).cloned().collect();
+    assert_eq!(mine, expected);
+}
+
+#[kernel(workgroup_size = 64)]
+fn print_i64(a: &[i64], b: &[u64], out: &mut [u32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        println!("{} {:x} {:?}", a[i], b[i], a[i] as f64 * 0.5);
+        out[i] = 1;
+    }
+}
+
+#[kernel(workgroup_size = 64)]
+fn print_f16(a: &[f16], out: &mut [u32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        let v = F16Vec2::new(a[i], a[i] * a[i]);
+        println!("{} {:?} {:.2}", a[i], v, a[i]);
+        out[i] = 1;
+    }
+}
+
+/// The wide types, where the device has them (each needs a feature).
+#[test]
+fn wide_types_print_as_rust_prints_them() {
+    lines();
+    let a: Vec<i64> = vec![-5_000_000_000, 7, i64::MIN];
+    let b: Vec<u64> = vec![u64::MAX, 1 << 40, 3];
+    let h: Vec<f16> = [0.5f32, -2.25, 65504.0].iter().map(|x| f16::from_f32(*x)).collect();
+    let mut ran = Vec::new();
+    for device in [Device::cpu(), gpu()] {
+        let mut out = Buffer::<u32>::zeroed(&device, 3).unwrap();
+        let (ba, bb) = (Buffer::from_slice(&device, &a).unwrap(), Buffer::from_slice(&device, &b).unwrap());
+        match print_i64::launch(&device, 3, &ba, &bb, &mut out) {
+            Err(LaunchError::MissingFeature { .. }) => continue,
+            r => r.unwrap(),
+        }
+        out.read().unwrap();
+        ran.push("i64");
+        if let Ok(bh) = Buffer::from_slice(&device, &h) {
+            match print_f16::launch(&device, 3, &bh, &mut out) {
+                Err(LaunchError::MissingFeature { .. }) => continue,
+                r => r.unwrap(),
+            }
+            out.read().unwrap();
+            ran.push("f16");
+        }
+    }
+    // The CPU executor has every type; the GPU those of its features.
+    assert!(ran.contains(&"i64") && ran.contains(&"f16"), "{ran:?}");
+    eprintln!("wide types printed on: {ran:?}");
+    let wide = take("print_i64");
+    for i in 0..3 {
+        let line = format!("[print_i64 ({i}, 0, 0)] {} {:x} {:?}", a[i], b[i], a[i] as f64 * 0.5);
+        assert_eq!(
+            wide.iter().filter(|l| **l == line).count(),
+            ran.iter().filter(|r| **r == "i64").count(),
+            "{line}\n{wide:#?}"
+        );
+    }
+    let halves = take("print_f16");
+    for (i, x) in h.iter().enumerate() {
+        let v = onekernel::F16Vec2::new(*x, *x * *x);
+        let line = format!("[print_f16 ({i}, 0, 0)] {} {:?} {:.2}", x, v, x);
+        assert_eq!(
+            halves.iter().filter(|l| **l == line).count(),
+            ran.iter().filter(|r| **r == "f16").count(),
+            "{line}\n{halves:#?}"
+        );
+    }
+}
+
+#[kernel(workgroup_size = 64)]
+fn panic_between_barriers(a: &[u32], out: &mut [u32]) {
+    let tile = shared::<[u32; 64]>();
+    let t = thread_id().x;
+    let i = global_id().x;
+    tile[t] = a[i];
+    workgroup_barrier();
+    assert!(tile[t] != 13, "thirteen at {}", i);
+    workgroup_barrier();
+    out[i] = tile[63 - t];
+}
+
+/// A panic in a kernel with barriers: the other invocations of the
+/// workgroup go on past the barriers (see docs/semantics.md).
+#[test]
+fn a_panic_between_barriers_ends_the_launch_with_its_error() {
+    let data: Vec<u32> = (0..256).map(|i| if i == 77 { 13 } else { i + 100 }).collect();
+    for device in [Device::cpu(), gpu()] {
+        let f = |d: &Device, a: &Buffer<u32>, o: &mut Buffer<u32>| panic_between_barriers::launch(d, a.len(), a, o);
+        let e = launch_panic(&device, f, &data);
+        assert_eq!(panic_of(&e).1, "thirteen at 77", "{e}");
+        assert_eq!(panic_of(&e).2, [77, 0, 0]);
+    }
+}
+
+/// The WGSL of a printing kernel, and every module of it valid
+/// (`spirv-val`, naga's re-parse).
+#[test]
+fn printing_kernels_wgsl_and_spirv() {
+    insta::assert_snapshot!("print_loop_wgsl", print_loop::WGSL);
+    for (name, k) in [
+        ("print_values", &print_values::KERNEL),
+        ("check_eq", &check_eq::KERNEL),
+        ("check_plain", &check_plain::KERNEL),
+        ("print_loop", &print_loop::KERNEL),
+        ("print_i64", &print_i64::KERNEL),
+        ("print_f16", &print_f16::KERNEL),
+        ("print_hits", &shapes::print_hits::KERNEL),
+        ("panic_between_barriers", &panic_between_barriers::KERNEL),
+    ] {
+        crate::shader_checks::every_module(name, k);
+    }
+}
