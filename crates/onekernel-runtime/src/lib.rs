@@ -61,9 +61,10 @@ pub mod tune;
 
 pub use arg::BufferArg;
 pub use buffer::{Buffer, Element};
-pub use device::Device;
+pub use device::{AvailableDevice, Device};
 pub use error::{BufferError, DataRace, DeviceError, LaunchError, RaceAccess, RaceKind};
 pub use f16vec::{F16Vec2, F16Vec4};
+pub use gpu::Recorded;
 pub use grid::{Dim3, Grid};
 
 /// The vector types buffers hold and kernels take (`Vec4`, `UVec2`,
