@@ -18,6 +18,12 @@
 //! - [`tune`]: autotuning, the fastest of several candidates (launch
 //!   shapes, kernel variants) per device and problem, remembered in a
 //!   cache file;
+//! - programs that already have wgpu: [`Device::from_wgpu`] adopts their
+//!   device, [`Buffer::from_wgpu`] their buffers, [`Device::record`] puts
+//!   launches into their command encoder; [`Device::available`] lists
+//!   every device, and [`Buffer::to_device`] moves data between them;
+//!   with the `ndarray` feature, `Buffer::from_array` and
+//!   `Buffer::read_array`;
 //! - [`abi::KernelInfo`] (and the rest of the compiler–runtime contract in
 //!   [`abi`]) and, with the default `inspect` feature, the `inspect`
 //!   module: what a compiled kernel contains.
@@ -42,6 +48,8 @@
 #[path = "private.rs"]
 pub mod __private;
 mod arg;
+#[cfg(feature = "ndarray")]
+mod array;
 mod buffer;
 pub mod builtins;
 mod cpu;
@@ -73,6 +81,12 @@ pub use grid::{Dim3, Grid};
 pub use glam;
 /// `f16` (`half::f16`): this half, for the same reason.
 pub use half;
+
+/// The `ndarray` the `ndarray` feature's methods take
+/// (`Buffer::from_array`, `Buffer::read_array`), so that user code names
+/// the same version.
+#[cfg(feature = "ndarray")]
+pub use ndarray;
 
 /// The contract between the compiler and this runtime: [`abi::KernelInfo`] and
 /// the types it is made of (re-exported from `onekernel-abi`).
