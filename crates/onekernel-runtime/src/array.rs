@@ -97,7 +97,7 @@ impl<T: Element> Buffer<T> {
     /// let device = Device::cpu();
     /// let buf = Buffer::from_slice(&device, &[1.0f32, 2.0, 3.0, 4.0])?;
     /// let mut m = ndarray::Array2::<f32>::zeros((2, 2));
-    /// buf.read_into_array(&mut m.t_mut())?; // a transposed view: written in its order
+    /// buf.read_into_array(&mut m.view_mut().reversed_axes())?; // a transposed view: written in its order
     /// assert_eq!(m, ndarray::array![[1.0, 3.0], [2.0, 4.0]]);
     /// # Ok::<(), onekernel_runtime::BufferError>(())
     /// ```

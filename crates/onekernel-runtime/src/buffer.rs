@@ -672,6 +672,18 @@ impl<T: Element> Buffer<T> {
     /// [`BufferError::Layout`] when the bytes are not a whole number of
     /// `T`s, and those of [`Buffer::from_slice`].
     pub fn from_pod_slice<U: bytemuck::Pod>(device: &Device, data: &[U]) -> Result<Self, BufferError> {
+        let bytes = std::mem::size_of_val(data);
+        if !bytes.is_multiple_of(size_of::<T>()) {
+            return Err(BufferError::Layout {
+                operation: "Buffer::from_pod_slice",
+                problem: format!(
+                    "{bytes} bytes of `{}` are not a whole number of `{}` ({} bytes)",
+                    std::any::type_name::<U>(),
+                    std::any::type_name::<T>(),
+                    size_of::<T>()
+                ),
+            });
+        }
         match bytemuck::try_cast_slice::<U, T>(data) {
             Ok(same) => Buffer::from_slice(device, same),
             Err(bytemuck::PodCastError::TargetAlignmentGreaterAndInputNotAligned) => {

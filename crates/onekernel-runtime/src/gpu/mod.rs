@@ -164,7 +164,9 @@ impl GpuDevice {
         queue: &wgpu::Queue,
     ) -> Result<GpuDevice, DeviceError> {
         let mut registry = registry::lock();
-        if let Some(shared) = registry.iter().filter_map(std::sync::Weak::upgrade).find(|s| s.device == *device) {
+        if let Some(shared) =
+            registry.iter().filter_map(std::sync::Weak::upgrade).find(|s| registry::same_device(&s.device, device))
+        {
             return Ok(GpuDevice { shared, unchecked: false });
         }
         let info = device.adapter_info();
@@ -512,6 +514,33 @@ mod registry {
     /// The list, locked (a poisoned list is intact: every change is one call).
     pub(super) fn lock() -> MutexGuard<'static, Vec<Weak<GpuShared>>> {
         DEVICES.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether `a` and `b` are handles of one wgpu device. wgpu compares
+    /// devices by their id in their `wgpu::Instance`, and two instances
+    /// number their devices alike (the first device of each is equal to
+    /// the other's), so equal handles are then told apart by where an
+    /// error raised on `a` goes: into an error scope of `b` (this thread's
+    /// innermost scope of the device) only if `b` is `a`. The error is a
+    /// buffer with no usage, which wgpu refuses before allocating
+    /// anything; an outer scope on `a` catches it otherwise, so neither
+    /// device's error handler sees it.
+    pub(super) fn same_device(a: &wgpu::Device, b: &wgpu::Device) -> bool {
+        if a != b {
+            return false;
+        }
+        let outer = a.push_error_scope(wgpu::ErrorFilter::Validation);
+        let inner = b.push_error_scope(wgpu::ErrorFilter::Validation);
+        let _refused = a.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("onekernel device identity probe"),
+            size: 4,
+            usage: wgpu::BufferUsages::empty(),
+            mapped_at_creation: false,
+        });
+        // On native wgpu these futures are ready at once.
+        let caught_by_b = pollster::block_on(inner.pop()).is_some();
+        let _ = pollster::block_on(outer.pop());
+        caught_by_b
     }
 }
 
