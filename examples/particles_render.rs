@@ -88,13 +88,14 @@ fn fs(in: Out) -> @location(0) vec4<f32> {
 }
 "#;
 
-/// The starting state: `n` particles on a ring, thrown outwards and up.
+/// The starting state: `n` particles in a fountain at the bottom centre,
+/// thrown up and sideways at speeds spread by the golden ratio.
 pub fn start(n: usize) -> (Vec<Vec4>, Vec<Vec4>) {
     (0..n)
         .map(|i| {
-            let a = i as f32 / n as f32 * std::f32::consts::TAU;
-            let pos = Vec4::new(0.3 * a.cos(), 0.2 + 0.3 * a.sin(), 0.0, 1.0);
-            let vel = Vec4::new(0.6 * a.cos(), 0.4 + 0.5 * a.sin(), 0.0, 0.0);
+            let (u, w) = ((i as f32 * 0.618_034).fract(), (i as f32 * 0.754_878).fract());
+            let pos = Vec4::new(0.05 * (u - 0.5), -0.85, 0.0, 1.0);
+            let vel = Vec4::new(1.6 * (u - 0.5) * (0.4 + w), 0.9 + 1.0 * w, 0.0, 0.0);
             (pos, vel)
         })
         .unzip()
@@ -291,7 +292,7 @@ pub fn pixel_of(p: Vec4) -> (f32, f32) {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let path = args.next().unwrap_or_else(|| "particles_render.png".into());
-    let frames: usize = args.next().map_or(Ok(45), |f| f.parse())?;
+    let frames: usize = args.next().map_or(Ok(40), |f| f.parse())?;
     let n = 96;
     let renderer = Renderer::new(n)?;
     let (pixels, positions) = run(&renderer, n, frames)?;
