@@ -239,6 +239,7 @@ impl Renderer {
 /// result. Returns the last frame (RGBA8) and the positions the kernel
 /// computed.
 pub fn run(renderer: &Renderer, n: usize, frames: usize) -> Result<(Vec<u8>, Vec<Vec4>), Box<dyn std::error::Error>> {
+    // ANCHOR: frame
     // Adopt the program's device and its vertex buffer: no copy of either.
     let gpu = Device::from_wgpu(&renderer.adapter, &renderer.device, &renderer.queue)?;
     let mut positions = Buffer::<Vec4>::from_wgpu(&gpu, &renderer.positions, n)?;
@@ -258,6 +259,7 @@ pub fn run(renderer: &Renderer, n: usize, frames: usize) -> Result<(Vec<u8>, Vec
         renderer.queue.submit([encoder.finish()]);
         recorded.check()?; // errors of checked launches (ONEKERNEL_CHECKED=1)
     }
+    // ANCHOR_END: frame
     let pixels = renderer.pixels()?;
     Ok((pixels, positions.read()?)) // COPY_SRC
 }

@@ -159,15 +159,11 @@ enum Storage<T> {
 /// # Ok::<(), onekernel_runtime::BufferError>(())
 /// ```
 ///
-/// Any contiguous slice uploads, for example an `ndarray` array in
-/// standard layout (`ndarray` is not a dependency; this is the whole
-/// interop):
-///
-/// ```text
-/// let m = ndarray::Array2::<f32>::zeros((64, 64));
-/// let buf = Buffer::from_slice(&device, m.as_slice().expect("standard layout"))?;
-/// let back = ndarray::Array2::from_shape_vec((64, 64), buf.read()?)?;
-/// ```
+/// Any contiguous slice uploads; with the `ndarray` feature, any
+/// `ndarray` array does (`Buffer::from_array`, `Buffer::read_array` with
+/// its shape). A `wgpu::Buffer` of your own becomes a `Buffer` with
+/// [`Buffer::from_wgpu`], and [`Buffer::to_device`] moves one to another
+/// device (docs/interop.md).
 ///
 /// Not `Clone`: a copy is a second allocation on the device, which should
 /// be explicit ([`Buffer::zeroed`] then [`Buffer::copy_from`]).
