@@ -553,10 +553,13 @@ impl<T: Element> Buffer<T> {
     /// any operation is: writes and launches are queued, reads wait for
     /// everything submitted before them.
     ///
-    /// ```no_run
+    /// ```
     /// # use onekernel_runtime::{Buffer, Device};
-    /// # fn demo(adapter: &wgpu::Adapter, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<(), Box<dyn std::error::Error>> {
-    /// let gpu = Device::from_wgpu(adapter, device, queue)?;
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    /// # let adapter = pollster::block_on(instance.request_adapter(&Default::default()))?;
+    /// # let (device, queue) = pollster::block_on(adapter.request_device(&Default::default()))?;
+    /// let gpu = Device::from_wgpu(&adapter, &device, &queue)?;
     /// let vertices = device.create_buffer(&wgpu::BufferDescriptor {
     ///     label: Some("positions"),
     ///     size: 1024 * 16,

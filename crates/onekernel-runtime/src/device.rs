@@ -133,10 +133,10 @@ impl Device {
     /// `ONEKERNEL_CHECKED=1` makes the handle checked, as for
     /// [`Device::gpu`].
     ///
-    /// ```no_run
+    /// ```
     /// # use onekernel_runtime::Device;
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let instance = wgpu::Instance::default();
+    /// let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     /// let adapter = pollster::block_on(instance.request_adapter(&Default::default()))?;
     /// let (device, queue) = pollster::block_on(adapter.request_device(&Default::default()))?;
     /// // ... your renderer keeps `device` and `queue` ...
@@ -610,19 +610,29 @@ impl Device {
     /// On another thread, or another device, launches are submitted as
     /// usual meanwhile.
     ///
-    /// ```no_run
-    /// # use onekernel_runtime::Device;
-    /// # fn frame(gpu: &Device, render: impl FnOnce(&mut wgpu::CommandEncoder)) -> Result<(), Box<dyn std::error::Error>> {
+    /// ```
+    /// use onekernel::prelude::*;
+    ///
+    /// #[kernel(workgroup_size = 64)]
+    /// fn double(x: &mut [f32]) {
+    ///     let i = global_id().x;
+    ///     if i < x.len() {
+    ///         x[i] = x[i] * 2.0;
+    ///     }
+    /// }
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let gpu = Device::gpu()?;
+    /// let mut x = Buffer::from_slice(&gpu, &[1.0f32, 2.0])?;
     /// let (device, queue) = gpu.wgpu().expect("a GPU");
     /// let mut encoder = device.create_command_encoder(&Default::default());
-    /// let (launched, recorded) = gpu.record(&mut encoder, || {
-    ///     // step::launch(gpu, n, &mut particles, dt) // recorded, not submitted
-    ///     Ok::<(), onekernel_runtime::LaunchError>(())
-    /// })?;
+    /// let (launched, recorded) = gpu.record(&mut encoder, || double::launch(&gpu, 2, &mut x))?;
     /// launched?;
-    /// render(&mut encoder); // your render pass, after the simulation
+    /// // ... your render pass, recorded after the launch ...
+    /// assert_eq!(x.read()?, [1.0, 2.0]); // recorded, not run yet
     /// queue.submit([encoder.finish()]);
     /// recorded.check()?; // checked launches' errors, if any
+    /// assert_eq!(x.read()?, [2.0, 4.0]);
     /// # Ok(()) }
     /// ```
     ///
