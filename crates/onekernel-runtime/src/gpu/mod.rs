@@ -146,6 +146,7 @@ impl GpuDevice {
         .map_err(|e| DeviceError::RequestDevice { adapter: adapter_info.name.clone(), reason: e.to_string() })?;
         let mut registry = registry::lock();
         let shared = Arc::new(GpuShared::new(id, adapter, device, queue, true));
+        registry.retain(|w| w.strong_count() > 0);
         registry.push(Arc::downgrade(&shared));
         Ok(GpuDevice { shared, unchecked: false })
     }
