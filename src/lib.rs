@@ -57,7 +57,7 @@
 //! | [`tune`] | autotuning |
 //! | `ops` | the kernel library: reduce, scan, sort, ... (`ops` feature) |
 //! | `inspect` | WGSL, SPIR-V, naga IR and the explain view of a kernel (`inspect` feature) |
-//! | [`glam`], [`half`], [`wgpu`] | the versions of these crates this one is built with |
+//! | [`glam`], [`half`], [`wgpu`] | the versions of these crates this one is built with (and `ndarray`, with the `ndarray` feature) |
 
 /// Compiles a Rust function into a GPU kernel and a CPU body.
 ///
@@ -234,6 +234,9 @@ pub use onekernel_macro::kernels;
 // (`LaunchError::DataRace` carries a `DataRace`).
 pub use onekernel_runtime::{Buffer, BufferArg, Device, Dim3, Element, F16Vec2, F16Vec4, Grid};
 pub use onekernel_runtime::{BufferError, DataRace, DeviceError, LaunchError, RaceAccess, RaceKind};
+// Living inside a wgpu program (docs/interop.md): the devices there are
+// (`Device::available`), and what `Device::record` recorded.
+pub use onekernel_runtime::{AvailableDevice, Recorded};
 
 /// Everything a kernel file needs: `use onekernel::prelude::*;`
 pub mod prelude {
@@ -300,6 +303,10 @@ pub use onekernel_runtime::glam;
 /// `f16`: the `half` crate, the version this crate is built with
 /// (`half::f16` is in the [`prelude`]).
 pub use onekernel_runtime::half;
+/// ndarray, the version `Buffer::from_array` and `Buffer::read_array`
+/// take (`ndarray` feature).
+#[cfg(feature = "ndarray")]
+pub use onekernel_runtime::ndarray;
 /// wgpu, the version this crate is built with, for code that uses
 /// [`Device::wgpu`] and [`Buffer::wgpu_buffer`] (a hand-written baseline
 /// in a benchmark, [`Device::run_compute_pass`]).

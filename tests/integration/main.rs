@@ -16,6 +16,7 @@ mod f16_lengths;
 // `onekernel::inspect` exists with the default feature `inspect`.
 #[cfg(feature = "inspect")]
 mod inspect;
+mod interop;
 #[path = "../support/shader_checks.rs"]
 mod shader_checks;
 mod smoke_macro;

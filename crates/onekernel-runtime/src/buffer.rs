@@ -159,15 +159,11 @@ enum Storage<T> {
 /// # Ok::<(), onekernel_runtime::BufferError>(())
 /// ```
 ///
-/// Any contiguous slice uploads, for example an `ndarray` array in
-/// standard layout (`ndarray` is not a dependency; this is the whole
-/// interop):
-///
-/// ```text
-/// let m = ndarray::Array2::<f32>::zeros((64, 64));
-/// let buf = Buffer::from_slice(&device, m.as_slice().expect("standard layout"))?;
-/// let back = ndarray::Array2::from_shape_vec((64, 64), buf.read()?)?;
-/// ```
+/// Any contiguous slice uploads; with the `ndarray` feature, any
+/// `ndarray` array does (`Buffer::from_array`, `Buffer::read_array` with
+/// its shape). A `wgpu::Buffer` of your own becomes a `Buffer` with
+/// [`Buffer::from_wgpu`], and [`Buffer::to_device`] moves one to another
+/// device (docs/interop.md).
 ///
 /// Not `Clone`: a copy is a second allocation on the device, which should
 /// be explicit ([`Buffer::zeroed`] then [`Buffer::copy_from`]).
@@ -286,6 +282,12 @@ impl<T: Element> Buffer<T> {
         if data.is_empty() {
             return Ok(());
         }
+        self.require("Buffer::write_range", wgpu::BufferUsages::COPY_DST)?;
+        let (start, end) = (byte_offset::<T>(range.start), byte_offset::<T>(range.end));
+        if !start.is_multiple_of(4) || !end.is_multiple_of(4) {
+            // The words at the ends are read back first (see `memory.rs`).
+            self.require("Buffer::write_range", wgpu::BufferUsages::COPY_SRC)?;
+        }
         match (&mut self.storage, self.device.backend()) {
             (Storage::Gpu(m), DeviceBackend::Gpu(g)) => {
                 g.write(m, byte_offset::<T>(range.start), bytemuck::cast_slice(data)).map_err(|e| g.explain(e))
@@ -363,6 +365,9 @@ impl<T: Element> Buffer<T> {
 
     /// Reads the checked `range` into `out` (of the same length).
     fn read_range_into(&self, range: Range<usize>, out: &mut [T]) -> Result<(), BufferError> {
+        if !range.is_empty() {
+            self.require("Buffer::read", wgpu::BufferUsages::COPY_SRC)?;
+        }
         match self.parts()? {
             Parts::Gpu(g, m) => {
                 g.read(m, byte_range::<T>(&range), bytemuck::cast_slice_mut(out)).map_err(|e| g.explain(e))?;
@@ -405,6 +410,9 @@ impl<T: Element> Buffer<T> {
     pub async fn read_range_async(&self, range: impl RangeBounds<usize>) -> Result<Vec<T>, BufferError> {
         let range = checked_range("Buffer::read_range_async", bounds(&range), self.len, None)?;
         let mut out = vec![T::zeroed(); range.len()];
+        if !range.is_empty() {
+            self.require("Buffer::read_async", wgpu::BufferUsages::COPY_SRC)?;
+        }
         match self.parts()? {
             Parts::Gpu(g, m) => g
                 .read_async(m, byte_range::<T>(&range), bytemuck::cast_slice_mut(&mut out))
@@ -474,6 +482,8 @@ impl<T: Element> Buffer<T> {
         if from.is_empty() {
             return Ok(());
         }
+        src.require(OP, wgpu::BufferUsages::COPY_SRC)?;
+        self.require(OP, wgpu::BufferUsages::COPY_DST)?;
         match (&mut self.storage, src.parts()?) {
             (Storage::Gpu(dst), Parts::Gpu(g, src)) => g
                 .copy(src, byte_offset::<T>(from.start), dst, byte_offset::<T>(to.start), byte_offset::<T>(from.len()))
@@ -499,6 +509,227 @@ impl<T: Element> Buffer<T> {
     /// The device that owns the buffer.
     pub fn device(&self) -> &Device {
         &self.device
+    }
+
+    /// `Err(BufferError::MissingUsage)` if the wgpu buffer lacks `usage`
+    /// (only a buffer adopted with [`Buffer::from_wgpu`] can: the runtime
+    /// creates its own with `STORAGE | COPY_SRC | COPY_DST`).
+    fn require(&self, operation: &'static str, usage: wgpu::BufferUsages) -> Result<(), BufferError> {
+        let Storage::Gpu(GpuMemory { buffer: Some(buffer) }) = &self.storage else { return Ok(()) };
+        if buffer.usage().contains(usage) {
+            return Ok(());
+        }
+        let usage = match usage {
+            wgpu::BufferUsages::STORAGE => "STORAGE",
+            wgpu::BufferUsages::COPY_SRC => "COPY_SRC",
+            wgpu::BufferUsages::COPY_DST => "COPY_DST",
+            _ => "(internal error: an unnamed usage)",
+        };
+        Err(BufferError::MissingUsage { operation, usage })
+    }
+
+    /// A buffer of `len` elements over `buffer`, a `wgpu::Buffer` your
+    /// program created on `device`'s wgpu device (a vertex buffer your
+    /// renderer draws from, say): kernels read and write its memory, no
+    /// copy is made. The `Buffer` holds a clone of the handle (wgpu
+    /// handles are reference-counted): your `wgpu::Buffer` stays yours and
+    /// valid, and dropping the `Buffer` frees nothing while you hold it.
+    ///
+    /// Checked here: `device` is a GPU, `T` is an [`Element`], and the
+    /// buffer holds `len` elements from offset 0, rounded up to a whole
+    /// 4-byte word (wgpu copies whole words; `size()` may be larger: the
+    /// `Buffer` uses the first `len` elements, and a kernel's `len()` is
+    /// `len`). Checked at each operation, which returns
+    /// [`BufferError::MissingUsage`] naming the flag (and a launch
+    /// [`LaunchError::InvalidArgument`] saying so) when the buffer was
+    /// created without it: `STORAGE` to be a kernel argument, `COPY_SRC` to
+    /// read it or copy from it, `COPY_DST` to write it or copy into it (a
+    /// write of 2-byte elements that starts or ends inside a word also
+    /// reads, so it needs `COPY_SRC` too). So a buffer made only for
+    /// kernels and your own passes (`VERTEX | STORAGE`) is fine until you
+    /// read it.
+    ///
+    /// The buffer must belong to `device`'s wgpu device (wgpu reports
+    /// another device's buffer at its first use, as a `BufferError::Gpu`
+    /// or `LaunchError::Gpu`) and not be mapped while the runtime uses
+    /// it. Its operations are ordered with your own work on the queue as
+    /// any operation is: writes and launches are queued, reads wait for
+    /// everything submitted before them.
+    ///
+    /// ```
+    /// # use onekernel_runtime::{Buffer, Device};
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    /// # let adapter = pollster::block_on(instance.request_adapter(&Default::default()))?;
+    /// # let (device, queue) = pollster::block_on(adapter.request_device(&Default::default()))?;
+    /// let gpu = Device::from_wgpu(&adapter, &device, &queue)?;
+    /// let vertices = device.create_buffer(&wgpu::BufferDescriptor {
+    ///     label: Some("positions"),
+    ///     size: 1024 * 16,
+    ///     usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+    ///     mapped_at_creation: false,
+    /// });
+    /// let mut positions = Buffer::<glam::Vec4>::from_wgpu(&gpu, &vertices, 1024)?;
+    /// positions.write(&vec![glam::Vec4::ZERO; 1024])?; // COPY_DST: fine
+    /// assert!(positions.read().is_err()); // no COPY_SRC
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// [`BufferError::Device`] ([`DeviceError::NotAGpu`](crate::DeviceError::NotAGpu))
+    /// on the CPU executor; [`BufferError::Layout`] when the buffer is too
+    /// small for `len` elements; [`BufferError::InvalidElement`] as
+    /// [`Buffer::from_slice`].
+    pub fn from_wgpu(device: &Device, buffer: &wgpu::Buffer, len: usize) -> Result<Self, BufferError> {
+        const OP: &str = "Buffer::from_wgpu";
+        check_element::<T>().map_err(invalid_element::<T>)?;
+        let DeviceBackend::Gpu(_) = device.backend() else {
+            return Err(BufferError::Device(crate::DeviceError::NotAGpu { operation: OP, device: device.describe() }));
+        };
+        let bytes = (len as u64).checked_mul(size_of::<T>() as u64).and_then(|b| b.checked_next_multiple_of(4));
+        match bytes {
+            Some(bytes) if bytes <= buffer.size() => {}
+            _ => {
+                return Err(BufferError::Layout {
+                    operation: OP,
+                    problem: format!(
+                        "{len} elements of `{}` ({} bytes each, in whole 4-byte words) do not fit in the wgpu buffer of {} bytes",
+                        std::any::type_name::<T>(),
+                        size_of::<T>(),
+                        buffer.size()
+                    ),
+                })
+            }
+        }
+        let memory = GpuMemory { buffer: (len > 0).then(|| buffer.clone()) };
+        Ok(Buffer { device: device.clone(), len, storage: Storage::Gpu(memory) })
+    }
+
+    /// The same memory as a buffer of `U`, without a copy on the GPU (the
+    /// same `wgpu::Buffer`): `f32`s as `u32` bits, `Vec4`s as 4 × as many
+    /// `f32`s, `u32` words as pairs of `f16`. The length is the buffer's
+    /// bytes over `U`'s size, which must divide them. On the CPU executor
+    /// the `Vec` is reused where `T` and `U` have the same alignment and
+    /// copied where they do not.
+    ///
+    /// ```
+    /// # use onekernel_runtime::{Buffer, Device};
+    /// let device = Device::cpu();
+    /// let v = Buffer::from_slice(&device, &[glam::Vec4::new(1.0, 2.0, 3.0, 4.0)])?;
+    /// let lanes = v.cast::<f32>().map_err(|(e, _)| e)?;
+    /// assert_eq!(lanes.read()?, [1.0, 2.0, 3.0, 4.0]);
+    /// let bits = lanes.cast::<u32>().map_err(|(e, _)| e)?;
+    /// assert_eq!(bits.read()?[0], 1.0f32.to_bits());
+    /// # Ok::<(), onekernel_runtime::BufferError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`BufferError::Layout`] when `U`'s size does not divide the
+    /// buffer's bytes, [`BufferError::InvalidElement`] as
+    /// [`Buffer::from_slice`]; either way with the buffer, unchanged.
+    #[allow(clippy::result_large_err)]
+    pub fn cast<U: Element>(mut self) -> Result<Buffer<U>, (BufferError, Buffer<T>)> {
+        if let Err(e) = check_element::<U>() {
+            return Err((invalid_element::<U>(e), self));
+        }
+        let bytes = byte_offset::<T>(self.len);
+        let unit = size_of::<U>() as u64;
+        if !bytes.is_multiple_of(unit) {
+            let problem = format!(
+                "{} elements of `{}` are {bytes} bytes, not a whole number of `{}` ({unit} bytes)",
+                self.len,
+                std::any::type_name::<T>(),
+                std::any::type_name::<U>()
+            );
+            return Err((BufferError::Layout { operation: "Buffer::cast", problem }, self));
+        }
+        // `self` is dropped with empty storage, so that its drop forgets nothing.
+        let storage = match std::mem::replace(&mut self.storage, Storage::Gpu(GpuMemory { buffer: None })) {
+            Storage::Gpu(m) => Storage::Gpu(m),
+            Storage::Cpu(v) => Storage::Cpu(match bytemuck::allocation::try_cast_vec::<T, U>(v) {
+                Ok(same) => same,
+                Err((_, v)) => bytemuck::allocation::pod_collect_to_vec(&v),
+            }),
+        };
+        Ok(Buffer { device: self.device.clone(), len: (bytes / unit) as usize, storage })
+    }
+
+    /// A buffer of `T` holding the bytes of `data`, a slice of any `Pod`
+    /// type `U` (`u16` bits as `f16`, `[f32; 4]` as `Vec4`, bytes as
+    /// `u32`): no host copy where `data` is aligned for `T` (bytemuck's
+    /// cast), one where it is not. The bytes must be a whole number of
+    /// `T`s.
+    ///
+    /// ```
+    /// # use onekernel_runtime::{Buffer, Device};
+    /// # use half::f16;
+    /// let device = Device::cpu();
+    /// let bits: Vec<u16> = [1.0f32, -2.5].iter().map(|&x| f16::from_f32(x).to_bits()).collect();
+    /// let h = Buffer::<f16>::from_pod_slice(&device, &bits)?;
+    /// assert_eq!(h.read()?, [f16::from_f32(1.0), f16::from_f32(-2.5)]);
+    /// # Ok::<(), onekernel_runtime::BufferError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`BufferError::Layout`] when the bytes are not a whole number of
+    /// `T`s, and those of [`Buffer::from_slice`].
+    pub fn from_pod_slice<U: bytemuck::Pod>(device: &Device, data: &[U]) -> Result<Self, BufferError> {
+        let bytes = std::mem::size_of_val(data);
+        if !bytes.is_multiple_of(size_of::<T>()) {
+            return Err(BufferError::Layout {
+                operation: "Buffer::from_pod_slice",
+                problem: format!(
+                    "{bytes} bytes of `{}` are not a whole number of `{}` ({} bytes)",
+                    std::any::type_name::<U>(),
+                    std::any::type_name::<T>(),
+                    size_of::<T>()
+                ),
+            });
+        }
+        match bytemuck::try_cast_slice::<U, T>(data) {
+            Ok(same) => Buffer::from_slice(device, same),
+            Err(bytemuck::PodCastError::TargetAlignmentGreaterAndInputNotAligned) => {
+                Buffer::from_slice(device, &bytemuck::allocation::pod_collect_to_vec::<U, T>(data))
+            }
+            Err(e) => Err(BufferError::Layout {
+                operation: "Buffer::from_pod_slice",
+                problem: format!(
+                    "{} bytes of `{}` are not a whole number of `{}` ({} bytes): {e:?}",
+                    std::mem::size_of_val(data),
+                    std::any::type_name::<U>(),
+                    std::any::type_name::<T>(),
+                    size_of::<T>()
+                ),
+            }),
+        }
+    }
+
+    /// A copy of this buffer on `device`: on the same device a copy in the
+    /// device's memory (queued like [`Buffer::copy_from`]); on another
+    /// device (two GPUs, a GPU and the CPU executor) a read-back to the
+    /// host and an upload, which waits for the work queued on this
+    /// buffer's device. Nothing faster exists across wgpu devices: they
+    /// share no memory.
+    ///
+    /// ```
+    /// # use onekernel_runtime::{Buffer, Device};
+    /// let (a, b) = (Device::cpu(), Device::cpu_serial());
+    /// let x = Buffer::from_slice(&a, &[1u32, 2, 3])?;
+    /// let y = x.to_device(&b)?;
+    /// assert_eq!((y.device().id(), y.read()?), (b.id(), vec![1, 2, 3]));
+    /// # Ok::<(), onekernel_runtime::BufferError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Those of [`Buffer::read`] on this device and [`Buffer::from_slice`]
+    /// on `device`.
+    pub fn to_device(&self, device: &Device) -> Result<Buffer<T>, BufferError> {
+        if device.id() == self.device.id() {
+            let mut copy = Buffer::zeroed(device, self.len)?;
+            copy.copy_from(self)?;
+            return Ok(copy);
+        }
+        Buffer::from_slice(device, &self.read()?)
     }
 
     /// The wgpu buffer, for hand-written baselines (`None` on the CPU or
@@ -558,6 +789,15 @@ impl<T: Element> Buffer<T> {
         access: Access,
     ) -> Result<GpuArg<'_>, LaunchError> {
         self.check_arg(kernel, param, gpu.id(), || gpu.describe(), access)?;
+        if let Err(e) = self.require("a launch", wgpu::BufferUsages::STORAGE) {
+            let problem = match e {
+                BufferError::MissingUsage { usage, .. } => {
+                    format!("its wgpu buffer was created without `wgpu::BufferUsages::{usage}`, which a kernel's buffer needs")
+                }
+                other => other.to_string(),
+            };
+            return Err(LaunchError::InvalidArgument { kernel: &kernel.name, arg: kernel.param_name(param), problem });
+        }
         let max_bytes = gpu.limits().max_storage_buffer_binding_size;
         // The binding is the whole allocation, rounded up to a word.
         if byte_offset::<T>(self.len).next_multiple_of(4) > max_bytes {
@@ -657,6 +897,37 @@ impl<T: Element> Buffer<T> {
             }
             Storage::Gpu(_) => Err(no_cpu_storage(kernel, param)),
         }
+    }
+}
+
+impl Buffer<half::f16> {
+    /// A buffer of `f16` holding `data` rounded to half precision (one
+    /// host conversion, vectorised by `half` where the CPU has F16C).
+    ///
+    /// ```
+    /// # use onekernel_runtime::{Buffer, Device};
+    /// let device = Device::cpu();
+    /// let h = Buffer::<half::f16>::from_f32s(&device, &[0.5, 1.0e6])?;
+    /// assert_eq!(h.read_f32s()?, [0.5, f32::INFINITY]); // 1e6 is past f16's range
+    /// # Ok::<(), onekernel_runtime::BufferError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Buffer::from_slice`].
+    pub fn from_f32s(device: &Device, data: &[f32]) -> Result<Self, BufferError> {
+        use half::slice::HalfFloatSliceExt;
+        let mut halves = vec![half::f16::ZERO; data.len()];
+        halves.convert_from_f32_slice(data);
+        Buffer::from_slice(device, &halves)
+    }
+
+    /// The contents widened to `f32` (exactly: every `f16` is an `f32`).
+    ///
+    /// # Errors
+    /// As [`Buffer::read`].
+    pub fn read_f32s(&self) -> Result<Vec<f32>, BufferError> {
+        use half::slice::HalfFloatSliceExt;
+        Ok(self.read()?.to_f32_vec())
     }
 }
 

@@ -93,6 +93,115 @@ impl Device {
         })
     }
 
+    /// Adopts a wgpu device your program created (a renderer's, a game
+    /// engine's): kernels run on it, next to your own work, on its queue.
+    /// `adapter`, `device` and `queue` are shared, not copied (the handle
+    /// keeps clones of them: wgpu handles are reference-counted).
+    ///
+    /// What the runtime needs is checked here, once: the device can run
+    /// compute shaders on storage buffers (a device created with
+    /// `wgpu::Limits::downlevel_webgl2_defaults()` cannot), and `adapter` is
+    /// the device's. Everything else is per kernel, at its launch, against
+    /// the features and limits the device was *created* with (not what the
+    /// adapter could give): a kernel needing a feature it lacks (`f16`,
+    /// `f64`, subgroups, ...) fails with
+    /// [`LaunchError::MissingFeature`](crate::LaunchError::MissingFeature), one
+    /// needing more storage buffers, workgroup memory or a larger workgroup
+    /// than its limits with
+    /// [`LaunchError::LimitExceeded`](crate::LaunchError::LimitExceeded) or
+    /// the existing limit errors (`WorkgroupTooLarge`,
+    /// `SharedMemoryTooLarge`, `BindingTooLarge`, ...), each naming the
+    /// limit, never a wgpu validation error. Without
+    /// `wgpu::Features::TIMESTAMP_QUERY`, [`Device::time`] uses the wall
+    /// clock. Request the features of [`Device::features`] you want kernels
+    /// to have (`wgpu::Features::SHADER_F16`, ...) when you create the
+    /// device.
+    ///
+    /// **The same device.** Two handles are the same device when they hold
+    /// the same `wgpu::Device` (clones of one; wgpu compares handles by
+    /// identity): adopting it again, or adopting the device of
+    /// [`Device::gpu`] through [`Device::wgpu`], returns a handle with the
+    /// same [`Device::id`], pipeline cache and buffers (a buffer of one is
+    /// an argument of a launch on the other). Two `wgpu::Device`s are two
+    /// devices even on one adapter: their buffers are not shared
+    /// ([`Buffer::to_device`](crate::Buffer::to_device) copies between them).
+    ///
+    /// The runtime installs no uncaptured-error handler and no device-lost
+    /// callback on an adopted device (they are your program's): its own
+    /// operations capture their errors in wgpu error scopes and return
+    /// them, and a lost device shows as the `Gpu` error wgpu gives.
+    /// `ONEKERNEL_CHECKED=1` makes the handle checked, as for
+    /// [`Device::gpu`].
+    ///
+    /// ```
+    /// # use onekernel_runtime::Device;
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    /// let adapter = pollster::block_on(instance.request_adapter(&Default::default()))?;
+    /// let (device, queue) = pollster::block_on(adapter.request_device(&Default::default()))?;
+    /// // ... your renderer keeps `device` and `queue` ...
+    /// let gpu = Device::from_wgpu(&adapter, &device, &queue)?;
+    /// assert_eq!(Device::from_wgpu(&adapter, &device, &queue)?.id(), gpu.id());
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// [`DeviceError::Unsuitable`] naming what is missing.
+    pub fn from_wgpu(
+        adapter: &wgpu::Adapter,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Device, DeviceError> {
+        let checked = std::env::var_os(CHECKED_ENV).is_some_and(|v| v != "0" && !v.is_empty());
+        let gpu = GpuDevice::adopt(next_device_id, adapter, device, queue)?;
+        Ok(Device { inner: Arc::new(Backend::Gpu(gpu)), checked, loop_budget: None })
+    }
+
+    /// Every device kernels can run on here: each adapter wgpu finds (on
+    /// the backends `WGPU_BACKEND` allows, all by default), then the CPU
+    /// executor, with their names, backends and kernel features;
+    /// [`AvailableDevice::open`] opens one. [`Device::gpu`] picks one of
+    /// the same adapters for you.
+    ///
+    /// ```
+    /// # use onekernel_runtime::Device;
+    /// for d in Device::available() {
+    ///     println!("{d}"); // e.g. `llvmpipe (LLVM 19.1.7, 256 bits) (Vulkan, Cpu): f16, f64, ...`
+    /// }
+    /// let cpu = Device::available().into_iter().find(|d| d.is_cpu()).expect("always listed");
+    /// assert!(cpu.open()?.is_cpu());
+    /// # Ok::<(), onekernel_runtime::DeviceError>(())
+    /// ```
+    pub fn available() -> Vec<AvailableDevice> {
+        let desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        let backends = desc.backends;
+        let instance = wgpu::Instance::new(desc);
+        let adapters = pollster::block_on(instance.enumerate_adapters(backends));
+        let mut list: Vec<AvailableDevice> = adapters
+            .into_iter()
+            .map(|adapter| {
+                let info = adapter.get_info();
+                AvailableDevice {
+                    name: info.name.clone(),
+                    backend: Some(info.backend),
+                    device_type: Some(info.device_type),
+                    features: crate::gpu::kernel_features(adapter.features()),
+                    timestamps: adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY),
+                    adapter: Some(adapter),
+                }
+            })
+            .collect();
+        list.push(AvailableDevice {
+            name: Device::cpu().name(),
+            backend: None,
+            device_type: None,
+            features: Features::ALL.iter().fold(Features::NONE, |all, (f, _)| all.union(*f)),
+            timestamps: false,
+            adapter: None,
+        });
+        list
+    }
+
     /// The CPU executor: kernels run on all cores through rayon.
     ///
     /// With `ONEKERNEL_RACECHECK=1` in the environment this is
@@ -469,6 +578,109 @@ impl Device {
         Ok((r, Timing { clock, per_launch, total, elapsed }))
     }
 
+    /// Runs `f` and records every launch it makes on this device (from this
+    /// thread; through any handle of the device) into your `encoder`
+    /// instead of submitting it: one compute pass per launch, in launch
+    /// order, after what the encoder already holds and before what you
+    /// record next. Nothing is submitted; your `queue.submit` runs the
+    /// launches with your own passes, in one submission, in the order you
+    /// recorded them (a frame's simulation, then the render pass that
+    /// draws its result).
+    ///
+    /// Each launch is checked, and its pipeline and bind group made, when
+    /// `f` launches it: its errors are its `Err`, as usual. What differs
+    /// from a submitted launch:
+    ///
+    /// - **Checked launches** (a [`checked`](Device::checked) handle)
+    ///   report their errors through [`Recorded::check`](crate::Recorded::check),
+    ///   which you call after submitting the encoder; the launch itself
+    ///   returns `Ok` (its check cannot be read before it ran). The encoder
+    ///   gets a copy of the report after the launch's pass.
+    /// - **Timing**: the launches are not timed by [`Device::time`] (the
+    ///   runtime does not submit them); time your submission with your own
+    ///   timestamp queries or the wall clock.
+    /// - **Buffer operations** in `f` are not recorded: a write is queued
+    ///   on the queue and lands before your next submission, so before the
+    ///   recorded launches; a read waits for what was submitted, not for
+    ///   the launches recorded so far. Write before, read after your
+    ///   submit.
+    /// - The encoder must be one of this device's (wgpu reports another
+    ///   device's at `finish` or submit).
+    ///
+    /// On another thread, or another device, launches are submitted as
+    /// usual meanwhile.
+    ///
+    /// ```
+    /// use onekernel::prelude::*;
+    ///
+    /// #[kernel(workgroup_size = 64)]
+    /// fn double(x: &mut [f32]) {
+    ///     let i = global_id().x;
+    ///     if i < x.len() {
+    ///         x[i] = x[i] * 2.0;
+    ///     }
+    /// }
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let gpu = Device::gpu()?;
+    /// let mut x = Buffer::from_slice(&gpu, &[1.0f32, 2.0])?;
+    /// let (device, queue) = gpu.wgpu().expect("a GPU");
+    /// let mut encoder = device.create_command_encoder(&Default::default());
+    /// let (launched, recorded) = gpu.record(&mut encoder, || double::launch(&gpu, 2, &mut x))?;
+    /// launched?;
+    /// // ... your render pass, recorded after the launch ...
+    /// assert_eq!(x.read()?, [1.0, 2.0]); // recorded, not run yet
+    /// queue.submit([encoder.finish()]);
+    /// recorded.check()?; // checked launches' errors, if any
+    /// assert_eq!(x.read()?, [2.0, 4.0]);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// [`DeviceError::NotAGpu`] on the CPU executor (which has no encoder:
+    /// launch as usual there); [`DeviceError::RecordingInProgress`] inside
+    /// another `record` of this device on this thread;
+    /// [`DeviceError::Lost`]; [`DeviceError::Gpu`] when a checked launch's
+    /// read-back buffer cannot be made.
+    pub fn record<R>(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        f: impl FnOnce() -> R,
+    ) -> Result<(R, crate::Recorded), DeviceError> {
+        match self.backend() {
+            DeviceBackend::Gpu(g) => g.record(self, encoder, f),
+            DeviceBackend::Cpu(_) => Err(DeviceError::NotAGpu { operation: "Device::record", device: self.describe() }),
+        }
+    }
+
+    /// [`Device::record`] into an open compute pass of yours: each launch
+    /// `f` makes on this device (from this thread) is recorded into `pass`
+    /// (its pipeline, bind group 0 and dispatches) after what the pass
+    /// already holds; your next `set_pipeline`/`set_bind_group` take over
+    /// again. Dispatches in one pass see each other's writes, in order,
+    /// as in separate passes.
+    ///
+    /// A checked launch cannot be recorded into a pass (its report is
+    /// copied out after its pass): it returns
+    /// [`LaunchError::Recording`](crate::LaunchError::Recording); record
+    /// it with [`Device::record`]. Timing and buffer operations are as
+    /// there.
+    ///
+    /// # Errors
+    /// As [`Device::record`].
+    pub fn record_pass<R>(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        f: impl FnOnce() -> R,
+    ) -> Result<(R, crate::Recorded), DeviceError> {
+        match self.backend() {
+            DeviceBackend::Gpu(g) => g.record_pass(self, pass, f),
+            DeviceBackend::Cpu(_) => {
+                Err(DeviceError::NotAGpu { operation: "Device::record_pass", device: self.describe() })
+            }
+        }
+    }
+
     /// Records and submits one compute pass of your own on the GPU, in
     /// order with launches: `record` sets pipelines and bind groups and
     /// dispatches, with raw wgpu (for example a hand-written WGSL baseline
@@ -508,6 +720,74 @@ impl Device {
                 Err(DeviceError::NotAGpu { operation: "Device::run_compute_pass", device: self.describe() })
             }
         }
+    }
+}
+
+/// A device [`Device::available`] lists: a wgpu adapter or the CPU
+/// executor, and what kernels would get on it. [`AvailableDevice::open`]
+/// opens it.
+#[derive(Clone, Debug)]
+pub struct AvailableDevice {
+    /// The adapter's name (`NVIDIA H200`, `llvmpipe (LLVM 19.1.7, 256 bits)`)
+    /// or the CPU executor's.
+    pub name: String,
+    /// The wgpu backend (`Vulkan`, `Metal`, ...); `None` for the CPU
+    /// executor.
+    pub backend: Option<wgpu::Backend>,
+    /// Discrete, integrated, virtual or CPU (a software GPU such as
+    /// lavapipe); `None` for the CPU executor.
+    pub device_type: Option<wgpu::DeviceType>,
+    /// The kernel features a device opened on it has.
+    pub features: Features,
+    /// Whether [`Device::time`] would use the GPU's timestamps there.
+    pub timestamps: bool,
+    adapter: Option<wgpu::Adapter>,
+}
+
+impl AvailableDevice {
+    /// Whether this is the CPU executor.
+    pub fn is_cpu(&self) -> bool {
+        self.adapter.is_none()
+    }
+
+    /// The wgpu adapter; `None` for the CPU executor.
+    pub fn adapter(&self) -> Option<&wgpu::Adapter> {
+        self.adapter.as_ref()
+    }
+
+    /// Opens a device on it: as [`Device::gpu`] does on the adapter it
+    /// picks (full limits, every kernel feature and timestamps where
+    /// offered), or [`Device::cpu`]. Each call opens a new device.
+    ///
+    /// # Errors
+    /// [`DeviceError::RequestDevice`] when the adapter refuses.
+    pub fn open(&self) -> Result<Device, DeviceError> {
+        match &self.adapter {
+            Some(adapter) => {
+                let checked = std::env::var_os(CHECKED_ENV).is_some_and(|v| v != "0" && !v.is_empty());
+                let gpu = GpuDevice::open(next_device_id(), adapter, Features::NONE)?;
+                Ok(Device { inner: Arc::new(Backend::Gpu(gpu)), checked, loop_budget: None })
+            }
+            None => Ok(Device::cpu()),
+        }
+    }
+}
+
+impl std::fmt::Display for AvailableDevice {
+    /// `name (backend, type): features`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.backend, self.device_type) {
+            (Some(b), Some(t)) => write!(f, "{} ({b:?}, {t:?})", self.name)?,
+            _ => f.write_str(&self.name)?,
+        }
+        let mut names: Vec<&str> = self.features.names().collect();
+        if self.timestamps {
+            names.push("TIMESTAMP_QUERY");
+        }
+        if names.is_empty() {
+            names.push("no optional features");
+        }
+        write!(f, ": {}", names.join(", "))
     }
 }
 

@@ -60,6 +60,21 @@ pub enum DeviceError {
     /// sees (a kernel's `panic!` or failed `assert!` on the GPU:
     /// [`LaunchError::KernelPanic`]).
     Launch(Box<LaunchError>),
+    /// [`crate::Device::record`] was called while launches on this device
+    /// are already being recorded on this thread (calls cannot nest).
+    RecordingInProgress {
+        /// The device, as `#id (name)`.
+        device: String,
+    },
+    /// A wgpu device given to [`crate::Device::from_wgpu`] cannot run
+    /// kernels (it was created without compute shaders or storage
+    /// buffers), or the adapter given is not the device's.
+    Unsuitable {
+        /// The adapter's name.
+        device: String,
+        /// What is missing.
+        reason: String,
+    },
     /// A GPU-only operation was asked of the CPU executor.
     NotAGpu {
         /// The method, such as `"Device::run_compute_pass"`.
@@ -86,6 +101,13 @@ impl fmt::Display for DeviceError {
                 write!(f, "device {device} is already timing launches: Device::time calls cannot nest or overlap")
             }
             DeviceError::Launch(e) => write!(f, "{e}"),
+            DeviceError::RecordingInProgress { device } => write!(
+                f,
+                "launches on device {device} are already being recorded on this thread: Device::record calls cannot nest"
+            ),
+            DeviceError::Unsuitable { device, reason } => {
+                write!(f, "the wgpu device on `{device}` cannot run kernels: {reason}")
+            }
             DeviceError::NotAGpu { operation, device } => {
                 write!(f, "{operation} needs a GPU, but device {device} is the CPU executor")
             }
@@ -152,6 +174,35 @@ pub enum BufferError {
     /// sees (a kernel's `panic!` or failed `assert!` on the GPU:
     /// [`LaunchError::KernelPanic`]).
     Launch(Box<LaunchError>),
+    /// A buffer adopted with [`crate::Buffer::from_wgpu`] was created
+    /// without a usage the operation needs: `STORAGE` for a kernel
+    /// argument, `COPY_SRC` to read it (or copy from it), `COPY_DST` to
+    /// write it (or copy into it).
+    MissingUsage {
+        /// The method, such as `"Buffer::read"`.
+        operation: &'static str,
+        /// The missing `wgpu::BufferUsages` flag, such as `"COPY_SRC"`.
+        usage: &'static str,
+    },
+    /// A `wgpu::Buffer` cannot be adopted as a buffer of this length
+    /// ([`crate::Buffer::from_wgpu`]), or a buffer cannot be viewed as
+    /// another element type ([`crate::Buffer::cast`]).
+    Layout {
+        /// The method, such as `"Buffer::from_wgpu"`.
+        operation: &'static str,
+        /// What does not fit.
+        problem: String,
+    },
+    /// The shape asked for holds another number of elements than the
+    /// buffer (`ndarray` read-backs).
+    ShapeMismatch {
+        /// The method, such as `"Buffer::read_array"`.
+        operation: &'static str,
+        /// The shape asked for.
+        shape: Vec<usize>,
+        /// The buffer's length.
+        len: usize,
+    },
     /// The element type's [`crate::Element`] impl does not describe it (a
     /// hand-written impl whose `TYPE` has another size or alignment).
     InvalidElement {
@@ -186,6 +237,16 @@ impl fmt::Display for BufferError {
             BufferError::Gpu { operation, message } => write!(f, "{operation} failed on the GPU: {message}"),
             BufferError::Device(e) => write!(f, "{e}"),
             BufferError::Launch(e) => write!(f, "{e}"),
+            BufferError::MissingUsage { operation, usage } => write!(
+                f,
+                "{operation}: the wgpu buffer was created without `wgpu::BufferUsages::{usage}`, which this needs"
+            ),
+            BufferError::Layout { operation, problem } => write!(f, "{operation}: {problem}"),
+            BufferError::ShapeMismatch { operation, shape, len } => write!(
+                f,
+                "{operation}: shape {shape:?} holds {} elements, but the buffer has {len}",
+                shape.iter().try_fold(1usize, |a, &b| a.checked_mul(b)).map_or("more than usize::MAX".into(), |n| n.to_string())
+            ),
         }
     }
 }
@@ -200,6 +261,9 @@ impl std::error::Error for BufferError {
             | BufferError::OutOfRange { .. }
             | BufferError::WrongDevice { .. }
             | BufferError::InvalidElement { .. }
+            | BufferError::MissingUsage { .. }
+            | BufferError::Layout { .. }
+            | BufferError::ShapeMismatch { .. }
             | BufferError::Gpu { .. } => None,
         }
     }
@@ -392,6 +456,31 @@ pub enum LaunchError {
         /// The device, as `#id (name)`.
         device: String,
     },
+    /// The kernel needs more of a resource than the device was created
+    /// with (a device adopted with [`crate::Device::from_wgpu`] may have
+    /// wgpu's default limits): `limit` is the `wgpu::Limits` field.
+    LimitExceeded {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The `wgpu::Limits` field, such as `"max_storage_buffers_per_shader_stage"`.
+        limit: &'static str,
+        /// What the launch needs.
+        needed: u64,
+        /// The device's limit.
+        max: u64,
+        /// The device, as `#id (name)`.
+        device: String,
+    },
+    /// A launch recorded with [`crate::Device::record`] or
+    /// [`crate::Device::record_pass`] could not be recorded there, or its
+    /// checks could not be read ([`crate::Recorded::check`] before the
+    /// encoder was submitted).
+    Recording {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// What went wrong.
+        problem: String,
+    },
     /// A checked launch ([`crate::Device::checked`]) indexed a buffer, a
     /// shared array or a local array out of bounds. The first failure is
     /// described; the access went to element 0 instead.
@@ -454,6 +543,8 @@ impl LaunchError {
             | LaunchError::DeviceLost { kernel, .. }
             | LaunchError::MissingFeature { kernel, .. }
             | LaunchError::UnsupportedTileShape { kernel, .. }
+            | LaunchError::LimitExceeded { kernel, .. }
+            | LaunchError::Recording { kernel, .. }
             | LaunchError::Gpu { kernel, .. }
             | LaunchError::OutOfBounds { kernel, .. }
             | LaunchError::DivisionByZero { kernel, .. }
@@ -532,6 +623,11 @@ impl fmt::Display for LaunchError {
                 f,
                 "kernel `{kernel}` multiplies tiles of {shape}, which the cooperative matrices of device {device} do not offer (it offers: {offered})"
             ),
+            LaunchError::LimitExceeded { kernel, limit, needed, max, device } => write!(
+                f,
+                "kernel `{kernel}` needs {limit} = {needed}, but device {device} was created with {max}"
+            ),
+            LaunchError::Recording { kernel, problem } => write!(f, "kernel `{kernel}`: {problem}"),
             LaunchError::OutOfBounds { kernel, location, what, index, len, failures } => {
                 write!(f, "kernel `{kernel}`: index out of bounds at {location}: the len of `{what}` is {len} but the index is {index}")?;
                 more_failures(f, *failures)
@@ -567,6 +663,8 @@ impl std::error::Error for LaunchError {
             | LaunchError::Compile { .. }
             | LaunchError::MissingFeature { .. }
             | LaunchError::UnsupportedTileShape { .. }
+            | LaunchError::LimitExceeded { .. }
+            | LaunchError::Recording { .. }
             | LaunchError::Gpu { .. }
             | LaunchError::OutOfBounds { .. }
             | LaunchError::DivisionByZero { .. }

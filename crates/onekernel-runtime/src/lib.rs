@@ -18,6 +18,12 @@
 //! - [`tune`]: autotuning, the fastest of several candidates (launch
 //!   shapes, kernel variants) per device and problem, remembered in a
 //!   cache file;
+//! - programs that already have wgpu: [`Device::from_wgpu`] adopts their
+//!   device, [`Buffer::from_wgpu`] their buffers, [`Device::record`] puts
+//!   launches into their command encoder; [`Device::available`] lists
+//!   every device, and [`Buffer::to_device`] moves data between them;
+//!   with the `ndarray` feature, `Buffer::from_array` and
+//!   `Buffer::read_array`;
 //! - [`abi::KernelInfo`] (and the rest of the compiler–runtime contract in
 //!   [`abi`]) and, with the default `inspect` feature, the `inspect`
 //!   module: what a compiled kernel contains.
@@ -42,6 +48,8 @@
 #[path = "private.rs"]
 pub mod __private;
 mod arg;
+#[cfg(feature = "ndarray")]
+mod array;
 mod buffer;
 pub mod builtins;
 mod cpu;
@@ -62,9 +70,10 @@ pub mod tune;
 
 pub use arg::BufferArg;
 pub use buffer::{Buffer, Element};
-pub use device::Device;
+pub use device::{AvailableDevice, Device};
 pub use error::{BufferError, DataRace, DeviceError, LaunchError, RaceAccess, RaceKind};
 pub use f16vec::{F16Vec2, F16Vec4};
+pub use gpu::Recorded;
 pub use grid::{Dim3, Grid};
 
 /// The vector types buffers hold and kernels take (`Vec4`, `UVec2`,
@@ -73,6 +82,12 @@ pub use grid::{Dim3, Grid};
 pub use glam;
 /// `f16` (`half::f16`): this half, for the same reason.
 pub use half;
+
+/// The `ndarray` the `ndarray` feature's methods take
+/// (`Buffer::from_array`, `Buffer::read_array`), so that user code names
+/// the same version.
+#[cfg(feature = "ndarray")]
+pub use ndarray;
 
 /// The contract between the compiler and this runtime: [`abi::KernelInfo`] and
 /// the types it is made of (re-exported from `onekernel-abi`).

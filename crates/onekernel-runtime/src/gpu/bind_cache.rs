@@ -33,8 +33,8 @@ pub(crate) struct BindKey {
     pub module: onekernel_abi::ModuleKey,
     /// The dispatch part of the launch (0, or 1 for a folded grid's tail).
     pub part: usize,
-    /// `(binding, buffer)` of every bound buffer.
-    pub buffers: Vec<(u32, wgpu::Buffer)>,
+    /// `(binding, buffer, bytes bound)` of every bound buffer.
+    pub buffers: Vec<(u32, wgpu::Buffer, u64)>,
 }
 
 /// A bind group with its uniform buffer and the block last written to it.
@@ -77,7 +77,7 @@ impl BindCache {
 
     /// Removes the entries that bind `buffer` (being dropped).
     pub fn forget(&self, buffer: &wgpu::Buffer) {
-        self.lock().retain(|key, _| key.buffers.iter().all(|(_, b)| b != buffer));
+        self.lock().retain(|key, _| key.buffers.iter().all(|(_, b, _)| b != buffer));
     }
 
     /// Entries held (for tests).

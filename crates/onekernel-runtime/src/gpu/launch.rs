@@ -164,9 +164,21 @@ impl GpuDevice {
                 problem,
             })?,
         };
-        let Some(launch) = self.check(kernel, grid, buffers)? else {
+        let Some(launch) = self.check(kernel, grid, buffers, checked)? else {
             return Ok(());
         };
+        // Inside `Device::record`/`record_pass` on this thread: keep the
+        // launch for the program's encoder or pass (`record.rs`).
+        let recording = super::record::target(self.id());
+        if checked && recording == Some(true) {
+            return Err(LaunchError::Recording {
+                kernel: &kernel.name,
+                problem: "a checked launch cannot be recorded into a compute pass (its report is copied out after \
+                          its pass): record it into the encoder with `Device::record`, or launch it through a \
+                          handle that is not checked"
+                    .into(),
+            });
+        }
         let lost = |error| LaunchError::DeviceLost { kernel: &kernel.name, error };
         // A non-blocking poll runs wgpu's device-lost callback if the device
         // is gone: a launch on cached bind groups (`bind_cache.rs`) makes no
@@ -181,6 +193,23 @@ impl GpuDevice {
             false => None,
         };
         let report_buffer = report.as_ref().and_then(|r| r.buffer.as_ref());
+        if recording.is_some() {
+            if !kernel.debug_sites.is_empty() {
+                return Err(LaunchError::Recording {
+                    kernel: &kernel.name,
+                    problem: "a kernel with `println!`/`assert!` cannot be recorded yet (its print buffer is read \
+                              at the device's next wait, before the program submits its encoder): launch it with \
+                              `launch`, or remove its prints"
+                        .into(),
+                });
+            }
+            let prepared = self
+                .bind(kernel, Some(&launch), buffers, scalars, (report_buffer, None), loop_budget, false)
+                .map_err(|e| self.explain_launch(e))?;
+            let report = report.and_then(|r| r.buffer);
+            super::record::keep(self.id(), super::record::RecordedLaunch { kernel, prepared, report });
+            return Ok(());
+        }
         // A kernel with `println!`, `assert!`, ...: its print buffer, the
         // header written before the launch (the queue runs in order).
         let prints = match kernel.debug_sites.is_empty() {
@@ -197,7 +226,7 @@ impl GpuDevice {
         };
         let prints_buffer = prints.as_ref().and_then(|(m, _)| m.buffer.as_ref());
         let submitted = self
-            .bind(kernel, Some(&launch), buffers, scalars, (report_buffer, prints_buffer), loop_budget)
+            .bind(kernel, Some(&launch), buffers, scalars, (report_buffer, prints_buffer), loop_budget, true)
             .and_then(|prepared| {
                 self.submit_pass(&kernel.name, |pass| prepared.record(pass))
                     .map_err(|message| LaunchError::Gpu { kernel: &kernel.name, message })?;
@@ -249,8 +278,8 @@ impl GpuDevice {
         buffers: &[GpuArg<'_>],
         scalars: &[ScalarArg],
     ) -> Result<PreparedDispatch, LaunchError> {
-        let launch = self.check(kernel, grid, buffers)?;
-        self.bind(kernel, launch.as_ref(), buffers, scalars, (None, None), None)
+        let launch = self.check(kernel, grid, buffers, false)?;
+        self.bind(kernel, launch.as_ref(), buffers, scalars, (None, None), None, true)
     }
 
     /// Forgets the cached bind groups of `buffer`, which is being dropped.
@@ -302,18 +331,56 @@ impl GpuDevice {
         Ok(())
     }
 
+    /// Checks the bindings of a launch of `kernel` (`checked`: with the
+    /// report buffer) against the device's binding limits, so that a device
+    /// created with smaller limits than the kernel needs (an adopted one)
+    /// gets an `Err` naming the limit instead of a wgpu validation error.
+    fn check_binding_limits(&self, kernel: &'static KernelInfo, checked: bool) -> Result<(), LaunchError> {
+        let limits = self.limits();
+        let params_in_storage = kernel.params_binding == onekernel_abi::ParamsBinding::Storage;
+        let storage = kernel.buffer_params().count() as u64 + u64::from(checked) + u64::from(params_in_storage);
+        let highest =
+            kernel.buffer_params().map(|(_, p)| p.slot).chain([kernel.uniform_binding + u32::from(checked)]).max();
+        let needs = [
+            ("max_storage_buffers_per_shader_stage", storage, limits.max_storage_buffers_per_shader_stage),
+            (
+                "max_uniform_buffers_per_shader_stage",
+                u64::from(!params_in_storage),
+                limits.max_uniform_buffers_per_shader_stage,
+            ),
+            (
+                "max_bindings_per_bind_group",
+                highest.map_or(0, |h| u64::from(h) + 1),
+                limits.max_bindings_per_bind_group,
+            ),
+            ("max_bind_groups", 1, limits.max_bind_groups),
+        ];
+        match needs.into_iter().find(|&(_, needed, max)| needed > u64::from(max)) {
+            Some((limit, needed, max)) => Err(LaunchError::LimitExceeded {
+                kernel: &kernel.name,
+                limit,
+                needed,
+                max: u64::from(max),
+                device: self.describe(),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Checks limits and arguments; `None` for an empty grid.
     fn check(
         &self,
         kernel: &'static KernelInfo,
         grid: Grid,
         buffers: &[GpuArg<'_>],
+        checked: bool,
     ) -> Result<Option<LaunchPlan>, LaunchError> {
         let missing = kernel.features.missing_from(self.kernel_features());
         if !missing.is_empty() {
             return Err(LaunchError::MissingFeature { kernel: &kernel.name, missing, device: self.describe() });
         }
         self.check_tile_shapes(kernel)?;
+        self.check_binding_limits(kernel, checked)?;
         let launch = plan(kernel, grid, self.launch_limits())?;
         let expected = kernel.buffer_params().count();
         if buffers.len() != expected {
@@ -342,7 +409,9 @@ impl GpuDevice {
 
     /// Fetches (or compiles) the pipeline and builds bind group 0 of each
     /// dispatch part (none for an empty grid, whose scalars and uniform
-    /// layout are still checked).
+    /// layout are still checked); `cache`: take and give back bind groups
+    /// of the bind cache (not for recorded launches, `record.rs`).
+    #[allow(clippy::too_many_arguments)]
     fn bind(
         &self,
         kernel: &'static KernelInfo,
@@ -351,6 +420,7 @@ impl GpuDevice {
         scalars: &[ScalarArg],
         (report, prints): (Option<&wgpu::Buffer>, Option<&wgpu::Buffer>),
         loop_budget: Option<u32>,
+        cache: bool,
     ) -> Result<PreparedDispatch, LaunchError> {
         let lengths: Vec<(usize, usize)> = buffers.iter().map(|a| (a.param, a.len)).collect();
         let blocks = match launch {
@@ -383,7 +453,7 @@ impl GpuDevice {
         // The common case is kept between launches (`bind_cache.rs`): every
         // buffer bound, no report buffer. Per part of such a launch: its
         // key, and the entry taken out of the cache if there is one.
-        let reusable = report.is_none() && prints.is_none() && empty.is_empty();
+        let reusable = cache && report.is_none() && prints.is_none() && empty.is_empty();
         let mut reused: Vec<Option<(BindKey, Option<Bound>)>> = (0..blocks.len())
             .map(|part| {
                 reusable.then(|| {
@@ -393,7 +463,9 @@ impl GpuDevice {
                         part,
                         buffers: buffers
                             .iter()
-                            .filter_map(|a| Some((kernel.params[a.param].slot, a.buffer?.clone())))
+                            .filter_map(|a| {
+                                Some((kernel.params[a.param].slot, a.buffer?.clone(), binding_size(kernel, a)))
+                            })
                             .collect(),
                     };
                     let bound = self.shared.binds.take(&key);
@@ -415,10 +487,18 @@ impl GpuDevice {
                     })
                     .collect();
                 let mut stand_ins = stand_ins.iter();
-                let bound: Vec<(u32, &wgpu::Buffer)> = buffers
+                // A buffer is bound as its `len` elements (in whole words),
+                // not its whole allocation: a `wgpu::Buffer` adopted with
+                // `Buffer::from_wgpu` may be longer than the `Buffer`, and
+                // the kernel's `len()` is the binding's.
+                let bound: Vec<(u32, &wgpu::Buffer, Option<std::num::NonZeroU64>)> = buffers
                     .iter()
                     .map(|a| {
-                        (kernel.params[a.param].slot, a.buffer.or_else(|| stand_ins.next()).expect("one per empty"))
+                        let slot = kernel.params[a.param].slot;
+                        match a.buffer {
+                            Some(b) => (slot, b, std::num::NonZeroU64::new(binding_size(kernel, a))),
+                            None => (slot, stand_ins.next().expect("one per empty"), None),
+                        }
                     })
                     .collect();
                 blocks
@@ -450,9 +530,13 @@ impl GpuDevice {
                         self.queue().write_buffer(&uniforms, 0, block);
                         let mut entries: Vec<wgpu::BindGroupEntry<'_>> = bound
                             .iter()
-                            .map(|&(binding, buffer)| wgpu::BindGroupEntry {
+                            .map(|&(binding, buffer, size)| wgpu::BindGroupEntry {
                                 binding,
-                                resource: buffer.as_entire_binding(),
+                                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                    buffer,
+                                    offset: 0,
+                                    size,
+                                }),
                             })
                             .collect();
                         entries.push(wgpu::BindGroupEntry {
@@ -494,8 +578,18 @@ impl GpuDevice {
     }
 }
 
+/// The bytes a buffer argument is bound as: its elements, rounded up to a
+/// whole word (how the runtime allocates; `f16` buffers of odd length).
+fn binding_size(kernel: &KernelInfo, arg: &GpuArg<'_>) -> u64 {
+    let stride = u64::from(kernel.params[arg.param].ty.stride());
+    (arg.len as u64).saturating_mul(stride).next_multiple_of(4)
+}
+
 /// The `Err` a checked launch's report stands for, if any check failed.
-fn check_report(kernel: &'static KernelInfo, words: [u32; report::WORDS as usize]) -> Result<(), LaunchError> {
+pub(super) fn check_report(
+    kernel: &'static KernelInfo,
+    words: [u32; report::WORDS as usize],
+) -> Result<(), LaunchError> {
     let [failures, site, index, len] = words;
     if failures == 0 {
         return Ok(());

@@ -6,10 +6,12 @@ mod empty_bindings;
 mod launch;
 mod memory;
 mod pipeline_cache;
+mod record;
 mod timing;
 
 pub use launch::{GpuArg, LaunchChecks, PreparedDispatch, PreparedPart};
 pub(crate) use memory::GpuMemory;
+pub use record::Recorded;
 
 use crate::error::DeviceError;
 use crate::plan::LaunchLimits;
@@ -72,6 +74,9 @@ struct GpuShared {
     cooperative_matrices: Vec<wgpu::CooperativeMatrixProperties>,
     device: wgpu::Device,
     queue: wgpu::Queue,
+    /// Whether the program created the wgpu device (`Device::from_wgpu`):
+    /// the runtime then installed no error handler or lost callback.
+    adopted: bool,
     /// Checked and unchecked pipelines (the key says which).
     pipelines: PipelineCache,
     /// Read-back buffers, reused across reads.
@@ -105,6 +110,13 @@ impl GpuDevice {
         let backends = desc.backends;
         let instance = wgpu::Instance::new(desc);
         let adapter = pollster::block_on(pick_adapter(&instance, backends))?;
+        GpuDevice::open(id, &adapter, without)
+    }
+
+    /// Creates a device on `adapter` with the adapter's full limits and
+    /// every feature of [`WANTED_FEATURES`] it has, less the kernel
+    /// features in `without`.
+    pub(crate) fn open(id: u64, adapter: &wgpu::Adapter, without: Features) -> Result<GpuDevice, DeviceError> {
         let adapter_info = adapter.get_info();
         let limits = adapter.limits();
         let mut wanted = WANTED_FEATURES;
@@ -131,54 +143,66 @@ impl GpuDevice {
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("onekernel-runtime"),
             required_features,
-            required_limits: limits.clone(),
+            required_limits: limits,
             experimental_features,
             ..Default::default()
         }))
         .map_err(|e| DeviceError::RequestDevice { adapter: adapter_info.name.clone(), reason: e.to_string() })?;
-        let features = kernel_features(device.features());
-        let cooperative_matrices = if features.contains(Features::COOPERATIVE_MATRIX) {
-            adapter.cooperative_matrix_properties()
-        } else {
-            Vec::new()
-        };
-        let uncaptured = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&uncaptured);
-        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-            if let Ok(mut v) = sink.lock() {
-                v.push(e.to_string());
-            }
-        }));
-        let lost = Arc::new(Mutex::new(None));
-        let lost_sink = Arc::clone(&lost);
-        device.set_device_lost_callback(move |reason, message| {
-            let mut lost = lost_sink.lock().unwrap_or_else(|p| p.into_inner());
-            let why = match reason {
-                wgpu::DeviceLostReason::Destroyed => "destroyed",
-                wgpu::DeviceLostReason::Unknown => "lost",
-            };
-            lost.get_or_insert(if message.is_empty() { why.to_string() } else { format!("{why}: {message}") });
-        });
-        let shared = GpuShared {
-            id,
-            launch_limits: LaunchLimits::from_wgpu(&limits),
-            adapter_info,
-            limits,
-            features,
-            cooperative_matrices,
-            device,
-            queue,
-            pipelines: PipelineCache::default(),
-            staging: memory::StagingPool::default(),
-            binds: bind_cache::BindCache::default(),
-            poller: memory::Poller::default(),
-            timing: timing::GpuTiming::default(),
-            wall_clock_only: std::sync::atomic::AtomicBool::new(false),
-            uncaptured,
-            lost,
-            prints: Mutex::new(Vec::new()),
-        };
-        Ok(GpuDevice { shared: Arc::new(shared), unchecked: false })
+        let mut registry = registry::lock();
+        let shared = Arc::new(GpuShared::new(id, adapter, device, queue, true));
+        registry.retain(|w| w.strong_count() > 0);
+        registry.push(Arc::downgrade(&shared));
+        Ok(GpuDevice { shared, unchecked: false })
+    }
+
+    /// The runtime's handle on a wgpu device the program created
+    /// (`Device::from_wgpu`): the one it already has if the same
+    /// `wgpu::Device` (a clone of it: wgpu compares handles by identity)
+    /// was adopted or opened before and is still in use, else a new one
+    /// with the id `id()` gives, after checking once that the device can
+    /// run kernels at all. Installs no error handler or device-lost
+    /// callback: those stay the program's.
+    pub(crate) fn adopt(
+        id: impl FnOnce() -> u64,
+        adapter: &wgpu::Adapter,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<GpuDevice, DeviceError> {
+        let mut registry = registry::lock();
+        if let Some(shared) =
+            registry.iter().filter_map(std::sync::Weak::upgrade).find(|s| registry::same_device(&s.device, device))
+        {
+            return Ok(GpuDevice { shared, unchecked: false });
+        }
+        let info = device.adapter_info();
+        let unsuitable = |reason: String| DeviceError::Unsuitable { device: info.name.clone(), reason };
+        if adapter.get_info() != info {
+            return Err(unsuitable(format!(
+                "the adapter given is `{}` ({:?}), but the device was created on `{}` ({:?})",
+                adapter.get_info().name,
+                adapter.get_info().backend,
+                info.name,
+                info.backend
+            )));
+        }
+        let limits = device.limits();
+        let needed = [
+            ("max_bind_groups", limits.max_bind_groups),
+            ("max_storage_buffers_per_shader_stage", limits.max_storage_buffers_per_shader_stage),
+            ("max_compute_workgroups_per_dimension", limits.max_compute_workgroups_per_dimension),
+            ("max_compute_invocations_per_workgroup", limits.max_compute_invocations_per_workgroup),
+            ("max_compute_workgroup_size_x", limits.max_compute_workgroup_size_x),
+        ];
+        if let Some((name, _)) = needed.iter().find(|(_, v)| *v == 0) {
+            return Err(unsuitable(format!(
+                "it was created with the limit `{name}` = 0: kernels need compute shaders and storage buffers \
+                 (request at least `wgpu::Limits::downlevel_defaults()`)"
+            )));
+        }
+        let shared = Arc::new(GpuShared::new(id(), adapter, device.clone(), queue.clone(), false));
+        registry.retain(|w| w.strong_count() > 0);
+        registry.push(Arc::downgrade(&shared));
+        Ok(GpuDevice { shared, unchecked: false })
     }
 
     /// A handle to the same device whose launches compile their pipelines
@@ -195,6 +219,11 @@ impl GpuDevice {
     /// Whether this handle launches kernels without wgpu's runtime checks.
     pub fn is_unchecked(&self) -> bool {
         self.unchecked
+    }
+
+    /// Whether the program created the wgpu device (`Device::from_wgpu`).
+    pub fn is_adopted(&self) -> bool {
+        self.shared.adopted
     }
 
     /// The kernel features the device has (the ABI's [`Features`]).
@@ -237,7 +266,8 @@ impl GpuDevice {
         &self.shared.adapter_info
     }
 
-    /// The device's limits (the adapter's best).
+    /// The device's limits (the adapter's best on a device the runtime
+    /// created; those it was created with on an adopted one).
     pub fn limits(&self) -> &wgpu::Limits {
         &self.shared.limits
     }
@@ -325,6 +355,9 @@ impl GpuDevice {
             | B::WrongDevice { .. }
             | B::InvalidElement { .. }
             | B::Launch(_) => e,
+            | B::MissingUsage { .. }
+            | B::Layout { .. }
+            | B::ShapeMismatch { .. } => e,
         }
     }
 
@@ -350,6 +383,8 @@ impl GpuDevice {
             | L::InvalidKernel { .. }
             | L::MissingFeature { .. }
             | L::UnsupportedTileShape { .. }
+            | L::LimitExceeded { .. }
+            | L::Recording { .. }
             | L::DeviceLost { .. }
             | L::OutOfBounds { .. }
             | L::DivisionByZero { .. }
@@ -367,6 +402,8 @@ impl GpuDevice {
             | DeviceError::Lost { .. }
             | DeviceError::TimingInProgress { .. }
             | DeviceError::Launch(_)
+            | DeviceError::RecordingInProgress { .. }
+            | DeviceError::Unsuitable { .. }
             | DeviceError::NotAGpu { .. } => e,
         }
     }
@@ -456,6 +493,102 @@ impl GpuDevice {
             v if v.is_empty() => Ok(r),
             v => Err(v.join("; ")),
         }
+    }
+}
+
+impl GpuShared {
+    /// The runtime's state around a wgpu device. `handlers`: install the
+    /// uncaptured-error handler and the device-lost callback (on devices
+    /// the runtime created; an adopted device keeps the program's).
+    fn new(id: u64, adapter: &wgpu::Adapter, device: wgpu::Device, queue: wgpu::Queue, handlers: bool) -> GpuShared {
+        let adapter_info = device.adapter_info();
+        let limits = device.limits();
+        let features = kernel_features(device.features());
+        let cooperative_matrices = if features.contains(Features::COOPERATIVE_MATRIX) {
+            adapter.cooperative_matrix_properties()
+        } else {
+            Vec::new()
+        };
+        let uncaptured = Arc::new(Mutex::new(Vec::new()));
+        let lost = Arc::new(Mutex::new(None));
+        if handlers {
+            let sink = Arc::clone(&uncaptured);
+            device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+                if let Ok(mut v) = sink.lock() {
+                    v.push(e.to_string());
+                }
+            }));
+            let lost_sink = Arc::clone(&lost);
+            device.set_device_lost_callback(move |reason, message| {
+                let mut lost = lost_sink.lock().unwrap_or_else(|p| p.into_inner());
+                let why = match reason {
+                    wgpu::DeviceLostReason::Destroyed => "destroyed",
+                    wgpu::DeviceLostReason::Unknown => "lost",
+                };
+                lost.get_or_insert(if message.is_empty() { why.to_string() } else { format!("{why}: {message}") });
+            });
+        }
+        GpuShared {
+            id,
+            launch_limits: LaunchLimits::from_wgpu(&limits),
+            adapter_info,
+            limits,
+            features,
+            cooperative_matrices,
+            device,
+            queue,
+            adopted: !handlers,
+            pipelines: PipelineCache::default(),
+            staging: memory::StagingPool::default(),
+            binds: bind_cache::BindCache::default(),
+            poller: memory::Poller::default(),
+            timing: timing::GpuTiming::default(),
+            wall_clock_only: std::sync::atomic::AtomicBool::new(false),
+            uncaptured,
+            lost,
+            prints: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+/// Every live wgpu device the runtime has a handle on, so that adopting a
+/// device again (`Device::from_wgpu`) gives the same handle, id and caches.
+mod registry {
+    use super::GpuShared;
+    use std::sync::{Mutex, MutexGuard, Weak};
+
+    static DEVICES: Mutex<Vec<Weak<GpuShared>>> = Mutex::new(Vec::new());
+
+    /// The list, locked (a poisoned list is intact: every change is one call).
+    pub(super) fn lock() -> MutexGuard<'static, Vec<Weak<GpuShared>>> {
+        DEVICES.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether `a` and `b` are handles of one wgpu device. wgpu compares
+    /// devices by their id in their `wgpu::Instance`, and two instances
+    /// number their devices alike (the first device of each is equal to
+    /// the other's), so equal handles are then told apart by where an
+    /// error raised on `a` goes: into an error scope of `b` (this thread's
+    /// innermost scope of the device) only if `b` is `a`. The error is a
+    /// buffer with no usage, which wgpu refuses before allocating
+    /// anything; an outer scope on `a` catches it otherwise, so neither
+    /// device's error handler sees it.
+    pub(super) fn same_device(a: &wgpu::Device, b: &wgpu::Device) -> bool {
+        if a != b {
+            return false;
+        }
+        let outer = a.push_error_scope(wgpu::ErrorFilter::Validation);
+        let inner = b.push_error_scope(wgpu::ErrorFilter::Validation);
+        let _refused = a.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("onekernel device identity probe"),
+            size: 4,
+            usage: wgpu::BufferUsages::empty(),
+            mapped_at_creation: false,
+        });
+        // On native wgpu these futures are ready at once.
+        let caught_by_b = pollster::block_on(inner.pop()).is_some();
+        let _ = pollster::block_on(outer.pop());
+        caught_by_b
     }
 }
 

@@ -1,0 +1,253 @@
+//! Recording launches into the program's own wgpu work
+//! ([`crate::Device::record`], [`crate::Device::record_pass`]).
+//!
+//! While a recording scope is open on a thread, every launch on that
+//! device from that thread is checked and bound as usual (pipelines and
+//! bind groups are made at once, so errors are the launch's `Err`), then
+//! kept here instead of submitted. When the closure returns, the scope
+//! records them, in launch order, into the program's encoder (one compute
+//! pass each, then the copy of a checked launch's report into a read-back
+//! buffer) or into its open compute pass. Nothing is submitted: the
+//! program's `queue.submit` runs them in its own order with its own
+//! passes.
+//!
+//! Recorded launches never use the bind cache: a cached uniform buffer is
+//! rewritten with `queue.write_buffer`, which runs at the next submit,
+//! before every command of it, so two recorded launches sharing one would
+//! both see the second's block. Each gets a fresh uniform buffer, written
+//! once, which the next submit (the program's at the latest) uploads
+//! before the encoder runs.
+
+use super::launch::{check_report, PreparedDispatch};
+use super::GpuDevice;
+use crate::error::{DeviceError, LaunchError};
+use onekernel_abi::{report, KernelInfo};
+use std::cell::RefCell;
+
+/// A launch kept for the program's encoder or pass.
+pub(crate) struct RecordedLaunch {
+    pub kernel: &'static KernelInfo,
+    pub prepared: PreparedDispatch,
+    /// A checked launch's report buffer.
+    pub report: Option<wgpu::Buffer>,
+}
+
+/// An open scope: the device it records and what it kept so far.
+struct Scope {
+    device: u64,
+    /// Into a compute pass (no copies possible there) or an encoder.
+    into_pass: bool,
+    launches: Vec<RecordedLaunch>,
+}
+
+thread_local! {
+    /// The scopes open on this thread (one per device at most).
+    static SCOPES: RefCell<Vec<Scope>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Whether launches on `device` from this thread are being recorded:
+/// `Some(true)` into a compute pass, `Some(false)` into an encoder.
+pub(crate) fn target(device: u64) -> Option<bool> {
+    SCOPES.with_borrow(|scopes| scopes.iter().find(|s| s.device == device).map(|s| s.into_pass))
+}
+
+/// Keeps a launch of the open scope of `device`.
+pub(crate) fn keep(device: u64, launch: RecordedLaunch) {
+    SCOPES.with_borrow_mut(|scopes| {
+        if let Some(s) = scopes.iter_mut().find(|s| s.device == device) {
+            s.launches.push(launch);
+        }
+    });
+}
+
+/// Opens a scope on `gpu` for this thread.
+fn open(gpu: &GpuDevice, into_pass: bool) -> Result<(), DeviceError> {
+    gpu.check_alive()?;
+    SCOPES.with_borrow_mut(|scopes| {
+        if scopes.iter().any(|s| s.device == gpu.id()) {
+            return Err(DeviceError::RecordingInProgress { device: gpu.describe() });
+        }
+        scopes.push(Scope { device: gpu.id(), into_pass, launches: Vec::new() });
+        Ok(())
+    })
+}
+
+/// Closes the scope of `device`: what it kept.
+fn close(device: u64) -> Vec<RecordedLaunch> {
+    SCOPES.with_borrow_mut(|scopes| match scopes.iter().position(|s| s.device == device) {
+        Some(i) => scopes.remove(i).launches,
+        None => Vec::new(),
+    })
+}
+
+/// Closes the scope even if the closure panics.
+struct CloseOnDrop(u64);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        close(self.0);
+    }
+}
+
+/// What [`Device::record`](crate::Device::record) and
+/// [`Device::record_pass`](crate::Device::record_pass) recorded: how many
+/// launches, and the checks of the checked ones, which
+/// [`Recorded::check`] reads once the program has submitted its work.
+#[must_use = "a checked launch reports its errors through `Recorded::check`, after the encoder is submitted"]
+#[derive(Debug)]
+pub struct Recorded {
+    gpu: crate::Device,
+    launches: usize,
+    /// Per checked launch: the kernel, and the read-back buffer the
+    /// encoder copies its report into (made holding a sentinel, so that a
+    /// check before the encoder ran says so instead of reading zeros).
+    reports: Vec<(&'static KernelInfo, wgpu::Buffer)>,
+}
+
+/// The byte a report's read-back buffer is filled with before the copy:
+/// a report of all `0xFFFF_FFFF` words names check site 2^32 - 1, which no
+/// kernel has, so it means the copy has not run.
+const SENTINEL: u8 = 0xFF;
+
+impl Recorded {
+    /// The number of launches recorded (an empty grid records none).
+    pub fn launches(&self) -> usize {
+        self.launches
+    }
+
+    /// The number of checked launches among them (launches through a
+    /// [`checked`](crate::Device::checked) handle), whose reports
+    /// [`Recorded::check`] reads.
+    pub fn checked_launches(&self) -> usize {
+        self.reports.len()
+    }
+
+    /// The checks of the recorded checked launches: the first failure as
+    /// the `Err` the launch would have returned on its own submission
+    /// ([`LaunchError::OutOfBounds`], [`LaunchError::DivisionByZero`],
+    /// [`LaunchError::LoopBudget`]). Call it after submitting the encoder:
+    /// it waits for the GPU (as a checked launch does), then reads the
+    /// reports. Without checked launches it returns `Ok` at once.
+    ///
+    /// # Errors
+    /// Those failures; [`LaunchError::Recording`] when a report was not
+    /// written because the encoder has not been submitted (submit it and
+    /// call this again); [`LaunchError::DeviceLost`] or
+    /// [`LaunchError::Gpu`] when reading fails.
+    pub fn check(&self) -> Result<(), LaunchError> {
+        let crate::device::DeviceBackend::Gpu(gpu) = self.gpu.backend() else { return Ok(()) };
+        for &(kernel, ref staging) in &self.reports {
+            let words = gpu.read_mapped_report(staging).map_err(|e| match e {
+                DeviceError::Lost { .. } => LaunchError::DeviceLost { kernel: &kernel.name, error: e },
+                other => LaunchError::Gpu { kernel: &kernel.name, message: other.to_string() },
+            })?;
+            if words.iter().all(|&w| w == u32::from_le_bytes([SENTINEL; 4])) {
+                return Err(LaunchError::Recording {
+                    kernel: &kernel.name,
+                    problem: "its checks were not written: the encoder it was recorded into has not run \
+                              (submit it with `queue.submit` before `Recorded::check`)"
+                        .into(),
+                });
+            }
+            check_report(kernel, words)?;
+        }
+        Ok(())
+    }
+}
+
+impl GpuDevice {
+    /// Runs `f` with launches on this device (from this thread) kept, then
+    /// records them into `encoder`.
+    pub(crate) fn record<R>(
+        &self,
+        device: &crate::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        f: impl FnOnce() -> R,
+    ) -> Result<(R, Recorded), DeviceError> {
+        open(self, false)?;
+        let guard = CloseOnDrop(self.id());
+        let r = f();
+        let launches = close(self.id());
+        drop(guard);
+        let n = launches.len();
+        let mut reports = Vec::new();
+        for launch in launches {
+            {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some(&launch.kernel.name),
+                    timestamp_writes: None,
+                });
+                launch.prepared.record(&mut pass);
+            }
+            if let Some(report) = launch.report {
+                let size = u64::from(report::WORDS) * 4;
+                let staging = self
+                    .capture(|| {
+                        let staging = self.wgpu_device().create_buffer(&wgpu::BufferDescriptor {
+                            label: Some("onekernel recorded report"),
+                            size,
+                            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                            mapped_at_creation: true,
+                        });
+                        let filled = staging
+                            .get_mapped_range_mut(..)
+                            .map(|mut view| view.copy_from_slice(&[SENTINEL; report::WORDS as usize * 4]));
+                        staging.unmap();
+                        filled.map(|()| staging).map_err(|e| e.to_string())
+                    })
+                    .and_then(|r| r)
+                    .map_err(|message| DeviceError::Gpu { message })?;
+                encoder.copy_buffer_to_buffer(&report, 0, &staging, 0, size);
+                reports.push((launch.kernel, staging));
+            }
+        }
+        Ok((r, Recorded { gpu: device.clone(), launches: n, reports }))
+    }
+
+    /// Runs `f` with launches on this device (from this thread) kept, then
+    /// records them into `pass`.
+    pub(crate) fn record_pass<R>(
+        &self,
+        device: &crate::Device,
+        pass: &mut wgpu::ComputePass<'_>,
+        f: impl FnOnce() -> R,
+    ) -> Result<(R, Recorded), DeviceError> {
+        open(self, true)?;
+        let guard = CloseOnDrop(self.id());
+        let r = f();
+        let launches = close(self.id());
+        drop(guard);
+        for launch in &launches {
+            launch.prepared.record(pass);
+        }
+        Ok((r, Recorded { gpu: device.clone(), launches: launches.len(), reports: Vec::new() }))
+    }
+
+    /// Maps a recorded report's read-back buffer (after all submitted
+    /// work) and returns its words.
+    fn read_mapped_report(&self, staging: &wgpu::Buffer) -> Result<[u32; report::WORDS as usize], DeviceError> {
+        self.check_alive()?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait(None).map_err(|e| self.explain_device(e))?;
+        // The callback may run on another thread's poll, just after ours
+        // returned (see `memory::CALLBACK_GRACE`).
+        let gpu_err = |message: String| DeviceError::Gpu { message };
+        match rx.recv_timeout(std::time::Duration::from_secs(10)) {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(gpu_err(format!("reading a recorded launch's checks: {e}"))),
+            Err(_) => return Err(gpu_err("reading a recorded launch's checks: the map callback never ran".into())),
+        }
+        let mut words = [0u32; report::WORDS as usize];
+        {
+            let view = staging.get_mapped_range(..).map_err(|e| gpu_err(e.to_string()))?;
+            for (w, b) in words.iter_mut().zip(view.chunks_exact(4)) {
+                *w = u32::from_le_bytes(b.try_into().expect("4 bytes"));
+            }
+        }
+        staging.unmap();
+        Ok(words)
+    }
+}
