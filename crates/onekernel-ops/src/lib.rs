@@ -37,4 +37,6 @@ pub(crate) mod prelude {
 }
 
 pub mod fill;
+pub mod reduce;
+pub mod scan;
 pub use fill::fill;
