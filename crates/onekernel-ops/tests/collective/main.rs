@@ -7,8 +7,10 @@
 use onekernel::prelude::*;
 use std::sync::OnceLock;
 
+mod histogram;
 mod reduce;
 mod scan;
+mod transpose;
 
 /// Lengths at the edges: empty, one, around a subgroup, around a
 /// workgroup, around the 1024-element step, primes, 2^k ± 1.
