@@ -16,7 +16,8 @@ fn reference(values: &[u32], bins: usize) -> Vec<u32> {
 #[test]
 fn against_plain_rust() {
     for &bins in &[1usize, 7, 256, 4096, 4097, 65_536] {
-        for &n in SIZES.iter().chain(LONG_SIZES) {
+        let long = if bins == 256 || bins == 65_536 { LONG_SIZES } else { &[] };
+        for &n in SIZES.iter().chain(long) {
             // Values a little past the bins (those are not counted), and a
             // skewed run of one value (contention on one atomic).
             let values: Vec<u32> = (0..n)

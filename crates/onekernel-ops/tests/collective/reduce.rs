@@ -131,13 +131,14 @@ fn past_the_grid_fold() {
         let b = Buffer::from_slice(d, &x).unwrap();
         assert_eq!(reduce::sum(d, &b).unwrap(), want, "{name}");
     }
-    // 70_001 rows of 1 column: a grid of 70_001 workgroups (folded).
-    let rows = 70_001;
+    // 65_537 rows of 1 column: a grid of 65_537 workgroups, past the
+    // 65_535 of one dispatch (folded); on the GPU only (the CPU executor
+    // takes the grid as it is).
+    let rows = 65_537;
     let x: Vec<i32> = (0..rows).map(|i| hash(i, 12) as i32).collect();
-    for (name, d) in devices_for(rows) {
-        let b = Buffer::from_slice(d, &x).unwrap();
-        assert_eq!(reduce::reduce_rows(d, &b, 1, ReduceOp::Max).unwrap().read().unwrap(), x, "{name}");
-    }
+    let d = gpu();
+    let b = Buffer::from_slice(d, &x).unwrap();
+    assert_eq!(reduce::reduce_rows(d, &b, 1, ReduceOp::Max).unwrap().read().unwrap(), x);
 }
 
 #[test]

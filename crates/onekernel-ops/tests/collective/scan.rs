@@ -45,10 +45,10 @@ const ALL: [ReduceOp; 4] = [ReduceOp::Sum, ReduceOp::Product, ReduceOp::Min, Red
 
 #[test]
 fn integers_exactly_and_u32_wraps() {
-    let sizes: Vec<usize> = SIZES.iter().chain(LONG_SIZES).copied().collect();
     // Large values: the u32 running sum wraps many times.
-    check(|i| hash(i, 21), &ALL, &sizes);
-    check(|i| hash(i, 22) as i32, &ALL, &sizes);
+    check(|i| hash(i, 21), &ALL, SIZES);
+    check(|i| hash(i, 21), &[ReduceOp::Sum], LONG_SIZES);
+    check(|i| hash(i, 22) as i32, &ALL, SIZES);
     check(|i| (hash(i, 23) as u64) << 40 | hash(i, 24) as u64, &[ReduceOp::Sum, ReduceOp::Max], SIZES);
     check(|i| -((hash(i, 25) % 1000) as i64), &[ReduceOp::Sum, ReduceOp::Min], SIZES);
 }
@@ -56,8 +56,8 @@ fn integers_exactly_and_u32_wraps() {
 #[test]
 fn floats_exactly_on_small_integers() {
     // Small integers: every prefix sum is exact, in any order.
-    let sizes: Vec<usize> = SIZES.iter().chain(LONG_SIZES).copied().collect();
-    check(|i| (hash(i, 26) % 9) as f32 - 4.0, &[ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max], &sizes);
+    check(|i| (hash(i, 26) % 9) as f32 - 4.0, &[ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max], SIZES);
+    check(|i| (hash(i, 26) % 9) as f32 - 4.0, &[ReduceOp::Sum], LONG_SIZES);
     check(|i| (hash(i, 27) % 9) as f64 - 4.0, &[ReduceOp::Sum, ReduceOp::Max], SIZES);
     // f16 accumulates in f32: prefix sums up to 2^24 exact, rounded once.
     check(|i| f16::from_f32((hash(i, 28) % 9) as f32 - 4.0), &[ReduceOp::Sum, ReduceOp::Min], SIZES);
