@@ -28,8 +28,12 @@
 //! coalesced on both sides; any other is what its strides make it).
 //!
 //! Both are generic over every `Num` type (`f32`, `f16`, `f64`, `i32`,
-//! `u32`, `i64`, `u64`) and run as kernels on every device, the CPU
-//! executor included.
+//! `u32`, `i64`, `u64`) and run as kernels on every device, but for the
+//! transpose on `Device::cpu()`, which runs a host implementation (64 × 64
+//! blocks over rayon): the tiled kernel on the phase executor is far
+//! slower than a plain blocked loop (`cargo bench -p onekernel-ops --bench
+//! ops -- --cpu`). The kernels run on `Device::cpu_serial()` and
+//! `Device::cpu_race_checked()`, where the tests compare them.
 
 use crate::prelude::*;
 use crate::reduce::buffer_error;
@@ -199,7 +203,31 @@ pub fn transpose_into<T: TransposeElement>(
         return Ok(());
     }
     let (r, c) = (u32_arg(OP, "rows", rows)?, u32_arg(OP, "cols", cols)?);
+    if crate::reduce::runs_on_host(device) {
+        let cpu = crate::reduce::cpu_of(device)?;
+        let info = transpose_tiles::kernel_info::<T>();
+        let input = onekernel::__private::cpu_slice(src, info, 0, cpu)?;
+        let output = onekernel::__private::cpu_shared(dst, info, 1, cpu)?;
+        host_transpose(input, &output, rows, cols);
+        return Ok(());
+    }
     transpose_tiles::launch::<T>(device, Grid::blocks([cols.div_ceil(32), rows.div_ceil(32)]), src, dst, r, c)
+}
+
+/// The host implementation on the parallel CPU executor: 64 × 64 blocks
+/// (both sides stay in cache), one rayon task per block row of `dst`.
+fn host_transpose<T: Element>(src: &[T], dst: &onekernel::__private::SharedSliceMut<'_, T>, rows: usize, cols: usize) {
+    use rayon::prelude::*;
+    const B: usize = 64;
+    (0..cols.div_ceil(B)).into_par_iter().for_each(|cb| {
+        for rb in 0..rows.div_ceil(B) {
+            for c in cb * B..((cb + 1) * B).min(cols) {
+                for r in rb * B..((rb + 1) * B).min(rows) {
+                    dst.store(c * rows + r, src[r * cols + c]);
+                }
+            }
+        }
+    });
 }
 
 /// [`transpose_into`] into a new buffer.
