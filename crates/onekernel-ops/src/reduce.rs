@@ -58,21 +58,30 @@
 //! `#[kernel]` is compiled where it is written, with the helpers in its
 //! scope. The four combines above are the const parameter `OP` of the
 //! kernels (`0` sum, `1` product, `2` min, `3` max), so each compiles to its
-//! own specialised pipeline. For another associative combine, copy
-//! [`reduce_segments`]' body (it is short) into your crate with your
-//! combine in place of `OP`'s: the structure (two passes, four
-//! accumulators, shared-memory tree) is what makes it fast and does not
-//! depend on the combine.
+//! own specialised pipeline. For another combine (associative and
+//! commutative), [`define_reduction!`](crate::define_reduction) writes the
+//! same two-pass kernel in the user's crate with the combine in it:
+//!
+//! ```
+//! use onekernel::prelude::*;
+//! onekernel::ops::define_reduction!(mod xor_all: u32, |a, b| a ^ b);
+//!
+//! let device = Device::cpu();
+//! let x = Buffer::from_slice(&device, &[0b1100u32, 0b1010])?;
+//! assert_eq!(xor_all::reduce(&device, &x, 0)?, 0b0110);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! # On the CPU executor
 //!
 //! On `Device::cpu()` the whole-buffer reduction runs a host
 //! implementation (rayon's `par_chunks` with the same combine) instead of
-//! the kernels: on two cores the kernels, run by the phase executor, are
-//! several times slower than `par_iter().sum()` (`cargo bench -p
-//! onekernel-ops --bench ops` measures both). The kernels still run on
-//! `Device::cpu_serial()` and `Device::cpu_race_checked()`, where the tests
-//! compare them with plain Rust.
+//! the kernels: the kernels, run by the phase executor, are slower than
+//! `par_iter().sum()` (`cargo bench -p onekernel-ops --bench ops -- --cpu`
+//! times the op, the kernels and the rayon idiom). The kernels still run
+//! on `Device::cpu_serial()` and `Device::cpu_race_checked()`, where the
+//! tests compare them with plain Rust. The per-row and per-column
+//! reductions run their kernels on every device.
 
 use crate::prelude::*;
 use onekernel_runtime::Element;
@@ -969,4 +978,151 @@ pub fn reduce_cols<T: ReduceElement>(
     let mut out = Buffer::zeroed(device, cols).map_err(|e| buffer_error("ops::reduce_cols", e))?;
     reduce_cols_into(device, x, cols, op, &mut out)?;
     Ok(out)
+}
+
+#[doc(hidden)]
+pub use onekernel_macro::kernel as __kernel;
+
+/// A reduction with your own combine: a module with its kernel (compiled
+/// in your crate, where the combine and its helpers are) and the two-pass
+/// host functions of the built-in reductions.
+///
+/// A library kernel cannot call a function you write (the kernel language
+/// has no function values, and a `#[kernel]` is compiled where it is
+/// written, with the helpers in its scope), so this macro writes the
+/// reduction's kernel in your crate with your combine in it: the same
+/// kernel as [`reduce_segments`] (four accumulators per thread, a
+/// shared-memory tree, two launches). The combine must be associative
+/// **and commutative** (the kernel regroups and reorders elements), and
+/// `identity` its identity. It is Rust in the kernel language: it may call
+/// your `#[helper]`s (in scope through the module's `use super::*`) and
+/// the builtins of `onekernel::prelude`.
+///
+/// ```
+/// use onekernel::prelude::*;
+///
+/// // The bitwise OR of all elements, and the largest absolute value.
+/// onekernel::ops::define_reduction!(pub mod any_bits: u32, |a, b| a | b);
+/// onekernel::ops::define_reduction!(pub mod max_abs: f32, |a, b| a.abs().max(b.abs()));
+///
+/// let device = Device::cpu();
+/// let x = Buffer::from_slice(&device, &[1u32, 4, 16, 4])?;
+/// assert_eq!(any_bits::reduce(&device, &x, 0)?, 21);
+/// let y = Buffer::from_slice(&device, &[1.5f32, -7.0, 3.0])?;
+/// assert_eq!(max_abs::reduce(&device, &y, 0.0)?, 7.0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// The module has `segments` (the kernel), `reduce_into(device, x,
+/// identity, out, partials)` (no allocation; `partials` needs
+/// [`plan`]`(device, x.len()).1` elements) and `reduce(device, x,
+/// identity)` (the value, read back). Unlike the built-in ops, it runs the
+/// kernels on every device, `Device::cpu()` included.
+#[macro_export]
+macro_rules! define_reduction {
+    ($vis:vis mod $name:ident : $t:tt, |$a:ident, $b:ident| $($combine:tt)*) => {
+        $vis mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            #[allow(unused_imports)]
+            use ::onekernel::prelude::*;
+
+            /// Reduces segment `block_id().x` of `x` (`seg_len` elements)
+            /// into `out[block_id().x]`.
+            #[$crate::reduce::__kernel(workgroup_size = 256)]
+            pub fn segments(x: &[$t], out: &mut [$t], seg_len: u32, identity: $t) {
+                let tree = shared::<[$t; 256]>();
+                let tid = thread_id().x;
+                let seg = block_id().x;
+                let len = x.len();
+                let seg_start = seg * seg_len as usize;
+                let seg_end = (seg_start + seg_len as usize).min(len);
+                let mut acc = [identity; 4];
+                let mut base = seg_start + tid;
+                while base < seg_end {
+                    #[unroll]
+                    for k in 0..4 {
+                        let j = base + k * 256;
+                        if j < seg_end {
+                            let $a = acc[k];
+                            let $b = x[j];
+                            acc[k] = { $($combine)* };
+                        }
+                    }
+                    base += 1024;
+                }
+                let mut total = acc[0];
+                #[unroll]
+                for k in 1..4 {
+                    let $a = total;
+                    let $b = acc[k];
+                    total = { $($combine)* };
+                }
+                tree[tid] = total;
+                workgroup_barrier();
+                let mut stride = 128;
+                while stride > 0 {
+                    if tid < stride {
+                        let $a = tree[tid];
+                        let $b = tree[tid + stride];
+                        tree[tid] = { $($combine)* };
+                    }
+                    workgroup_barrier();
+                    stride /= 2;
+                }
+                if tid == 0 && seg < out.len() {
+                    out[seg] = tree[0];
+                }
+            }
+
+            /// `x` reduced into `out[0]` in two launches, with `partials`
+            /// (at least `onekernel::ops::reduce::plan(device, x.len()).1`
+            /// elements) as scratch: no allocation.
+            ///
+            /// # Errors
+            /// `LaunchError::InvalidArgument` naming the reduction and
+            /// `partials` or `out` when too short; the launches' errors.
+            #[allow(dead_code)]
+            pub fn reduce_into(
+                device: &::onekernel::Device,
+                x: &::onekernel::Buffer<$t>,
+                identity: $t,
+                out: &mut ::onekernel::Buffer<$t>,
+                partials: &mut ::onekernel::Buffer<$t>,
+            ) -> ::core::result::Result<(), ::onekernel::LaunchError> {
+                let (seg, count) = $crate::reduce::plan(device, x.len());
+                for (arg, len, need) in [("partials", partials.len(), count), ("out", out.len(), 1)] {
+                    if len < need {
+                        return Err(::onekernel::LaunchError::InvalidArgument {
+                            kernel: concat!("ops::define_reduction!(", stringify!($name), ")"),
+                            arg,
+                            problem: format!("has {len} elements, needs at least {need}"),
+                        });
+                    }
+                }
+                segments::launch(device, ::onekernel::Grid::blocks(count), x, partials, seg as u32, identity)?;
+                segments::launch(device, ::onekernel::Grid::blocks(1), &*partials, out, count as u32, identity)
+            }
+
+            /// `x` reduced, read back to the host.
+            ///
+            /// # Errors
+            /// As `reduce_into`; a failed allocation or read as
+            /// `LaunchError::Gpu`.
+            #[allow(dead_code)]
+            pub fn reduce(
+                device: &::onekernel::Device,
+                x: &::onekernel::Buffer<$t>,
+                identity: $t,
+            ) -> ::core::result::Result<$t, ::onekernel::LaunchError> {
+                let what = concat!("ops::define_reduction!(", stringify!($name), ")");
+                let gpu = |e: ::onekernel::BufferError| ::onekernel::LaunchError::Gpu { kernel: what, message: e.to_string() };
+                let count = $crate::reduce::plan(device, x.len()).1;
+                let mut partials = ::onekernel::Buffer::zeroed(device, count).map_err(gpu)?;
+                let mut out = ::onekernel::Buffer::zeroed(device, 1).map_err(gpu)?;
+                reduce_into(device, x, identity, &mut out, &mut partials)?;
+                Ok(out.read().map_err(gpu)?[0])
+            }
+        }
+    };
 }

@@ -219,3 +219,26 @@ fn into_forms_reuse_scratch_and_name_their_arguments() {
     assert!(timing.launches() >= 2, "{timing}");
     assert_eq!(out.read().unwrap(), [4096.0]);
 }
+
+onekernel::ops::define_reduction!(mod xor_all: u32, |a, b| a ^ b);
+onekernel::ops::define_reduction!(mod max_abs: i32, |a, b| a.wrapping_abs().max(b.wrapping_abs()));
+
+#[test]
+fn a_user_combine() {
+    for &n in SIZES {
+        let x: Vec<u32> = (0..n).map(|i| hash(i, 15)).collect();
+        let y: Vec<i32> = x.iter().map(|&v| v as i32 >> 3).collect();
+        let want_x = x.iter().fold(0, |a, &b| a ^ b);
+        let want_y = y.iter().fold(0, |a: i32, &b| a.wrapping_abs().max(b.wrapping_abs()));
+        for (name, d) in devices() {
+            assert_eq!(xor_all::reduce(d, &Buffer::from_slice(d, &x).unwrap(), 0).unwrap(), want_x, "{name} n={n}");
+            assert_eq!(max_abs::reduce(d, &Buffer::from_slice(d, &y).unwrap(), 0).unwrap(), want_y, "{name} n={n}");
+        }
+    }
+    let d = gpu();
+    let x = Buffer::from_slice(d, &[1u32, 2]).unwrap();
+    let mut out = Buffer::<u32>::zeroed(d, 1).unwrap();
+    let mut partials = Buffer::<u32>::zeroed(d, 0).unwrap();
+    let err = xor_all::reduce_into(d, &x, 0, &mut out, &mut partials).unwrap_err();
+    assert!(err.to_string().contains("xor_all") && err.to_string().contains("partials"), "{err}");
+}
