@@ -22,11 +22,12 @@
 //! workgroups):
 //!
 //! 1. The buffer is cut into `G` segments of `per_block` elements (a
-//!    multiple of 1024); workgroup `b` reduces segment `b`: each of its 256
-//!    threads walks the segment 1024 elements at a time with four
-//!    independent accumulators (four loads in flight, each coalesced over
-//!    the workgroup), then the 256 partials meet in a shared-memory tree,
-//!    and thread 0 writes `partials[b]`.
+//!    multiple of 2048); workgroup `b` reduces segment `b`: each of its 256
+//!    threads walks the segment 2048 elements at a time with eight
+//!    independent accumulators (eight unguarded loads in flight, each
+//!    coalesced over the workgroup; the segment's last partial step is
+//!    guarded), then the 256 partials meet in a shared-memory tree, and
+//!    thread 0 writes `partials[b]`.
 //! 2. One workgroup reduces the `G` partials the same way into `out[0]`.
 //!
 //! `G` is about 2048 on a GPU (a few waves of workgroups on a large GPU),
@@ -113,8 +114,8 @@ impl ReduceOp {
 
 /// Threads per workgroup of every reduction kernel.
 pub const WORKGROUP: usize = 256;
-/// Elements a workgroup reads per step of its loop (4 per thread).
-const STEP: usize = 4 * WORKGROUP;
+/// Elements a workgroup reads per step of its loop (8 per thread).
+const STEP: usize = 8 * WORKGROUP;
 
 /// The kernel family of one element type: a whole-segment reduction
 /// (`reduce_segments`: pass 1 and 2 of the whole-buffer reduction, and the
@@ -137,7 +138,7 @@ macro_rules! reduce_family {
         ///
         /// Segment `b` is `x[b * seg_len .. min((b + 1) * seg_len, x.len())]`
         /// (`seg_len` any length; the whole-buffer reduction uses multiples
-        /// of 1024); launch with one workgroup of 256 threads per segment
+        /// of 2048); launch with one workgroup of 256 threads per segment
         /// (`Grid::blocks(segments)`); `out[b]` receives the reduction of
         /// segment `b` with `identity` for an empty one.
         #[kernel($($attr)*)]
@@ -148,26 +149,31 @@ macro_rules! reduce_family {
             let len = x.len();
             let seg_start = seg * seg_len as usize;
             let seg_end = (seg_start + seg_len as usize).min(len);
-            // Four accumulators: four independent loads in flight.
-            let mut acc = [identity; 4];
+            // Eight accumulators: eight independent loads in flight per
+            // thread, none of them guarded in the full steps.
+            let mut acc = [identity; 8];
             let mut base = seg_start + tid;
-            while base < seg_end {
+            while base + 7 * 256 < seg_end {
                 #[unroll]
-                for k in 0..4 {
-                    let j = base + k * 256;
-                    let mut $rhs = identity;
-                    if j < seg_end {
-                        let $lv = x[j];
-                        $rhs = { $($load)* };
-                    }
+                for k in 0..8 {
+                    let $lv = x[base + k * 256];
+                    let $rhs = { $($load)* };
                     let $lhs = acc[k];
                     acc[k] = { $($combine)* };
                 }
-                base += 1024;
+                base += 2048;
+            }
+            // The last partial step, guarded.
+            while base < seg_end {
+                let $lv = x[base];
+                let $rhs = { $($load)* };
+                let $lhs = acc[0];
+                acc[0] = { $($combine)* };
+                base += 256;
             }
             let mut total = acc[0];
             #[unroll]
-            for k in 1..4 {
+            for k in 1..8 {
                 let $lhs = total;
                 let $rhs = acc[k];
                 total = { $($combine)* };
@@ -1037,23 +1043,26 @@ macro_rules! define_reduction {
                 let len = x.len();
                 let seg_start = seg * seg_len as usize;
                 let seg_end = (seg_start + seg_len as usize).min(len);
-                let mut acc = [identity; 4];
+                let mut acc = [identity; 8];
                 let mut base = seg_start + tid;
-                while base < seg_end {
+                while base + 7 * 256 < seg_end {
                     #[unroll]
-                    for k in 0..4 {
-                        let j = base + k * 256;
-                        if j < seg_end {
-                            let $a = acc[k];
-                            let $b = x[j];
-                            acc[k] = { $($combine)* };
-                        }
+                    for k in 0..8 {
+                        let $a = acc[k];
+                        let $b = x[base + k * 256];
+                        acc[k] = { $($combine)* };
                     }
-                    base += 1024;
+                    base += 2048;
+                }
+                while base < seg_end {
+                    let $a = acc[0];
+                    let $b = x[base];
+                    acc[0] = { $($combine)* };
+                    base += 256;
                 }
                 let mut total = acc[0];
                 #[unroll]
-                for k in 1..4 {
+                for k in 1..8 {
                     let $a = total;
                     let $b = acc[k];
                     total = { $($combine)* };

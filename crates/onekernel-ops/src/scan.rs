@@ -20,7 +20,7 @@
 //! workgroups, so a single-pass scan that spins on another workgroup's flag
 //! can hang on some devices):
 //!
-//! 1. The buffer is cut into `G` segments (multiples of 1024 elements) and
+//! 1. The buffer is cut into `G` segments (multiples of 2048 elements) and
 //!    each is reduced to its total ([`crate::reduce::reduce_segments`], the
 //!    reduction's own kernel).
 //! 2. One workgroup scans the `G` totals (exclusive): each segment's
@@ -71,7 +71,7 @@ macro_rules! scan_family {
         $(#[$meta])*
         ///
         /// Segment `b` is `x[b * seg_len .. min((b + 1) * seg_len,
-        /// x.len())]` (`seg_len` a multiple of 1024); launch one workgroup
+        /// x.len())]` (`seg_len` any length; tiles of 1024); launch one workgroup
         /// per segment. The scan of segment `b` starts from `offsets[b]`
         /// (the identity where `offsets` is shorter); `inclusive` is 1 for
         /// an inclusive scan, 0 for an exclusive one.
