@@ -25,8 +25,8 @@
 //!    reduction's own kernel).
 //! 2. One workgroup scans the `G` totals (exclusive): each segment's
 //!    offset.
-//! 3. Workgroup `b` scans segment `b` ([`scan_segments`]), 1024 elements
-//!    at a time: each thread scans its 4 consecutive elements in registers,
+//! 3. Workgroup `b` scans segment `b` ([`scan_segments`]), 2048 elements
+//!    at a time: each thread scans its 8 consecutive elements in registers,
 //!    the 256 thread totals are scanned in shared memory (Hillis–Steele),
 //!    and the running carry (the offset, then each tile's total) is
 //!    combined in front.
@@ -71,7 +71,7 @@ macro_rules! scan_family {
         $(#[$meta])*
         ///
         /// Segment `b` is `x[b * seg_len .. min((b + 1) * seg_len,
-        /// x.len())]` (`seg_len` any length; tiles of 1024); launch one workgroup
+        /// x.len())]` (`seg_len` any length; tiles of 2048); launch one workgroup
         /// per segment. The scan of segment `b` starts from `offsets[b]`
         /// (the identity where `offsets` is shorter); `inclusive` is 1 for
         /// an inclusive scan, 0 for an exclusive one.
@@ -96,12 +96,12 @@ macro_rules! scan_family {
             }
             let mut base = seg_start;
             while base < seg_end {
-                // This thread's 4 consecutive elements, scanned in registers.
-                let first = base + tid * 4;
-                let mut vals = [identity; 4];
+                // This thread's 8 consecutive elements, scanned in registers.
+                let first = base + tid * 8;
+                let mut vals = [identity; 8];
                 let mut run = identity;
                 #[unroll]
-                for k in 0..4 {
+                for k in 0..8 {
                     let j = first + k;
                     let mut $rhs = identity;
                     if j < seg_end {
@@ -140,7 +140,7 @@ macro_rules! scan_family {
                 }
                 let mut prev = before;
                 #[unroll]
-                for k in 0..4 {
+                for k in 0..8 {
                     let j = first + k;
                     let $lhs = before;
                     let $rhs = vals[k];
@@ -161,7 +161,7 @@ macro_rules! scan_family {
                 }
                 // Every thread has read `sums` before the next tile writes it.
                 workgroup_barrier();
-                base += 1024;
+                base += 2048;
             }
         }
     };
