@@ -92,8 +92,10 @@ fn gpu_table(device: &Device, small: bool) {
                 time_gpu(device, 20, || reduce::reduce_rows_into(device, &b, cols, ReduceOp::Sum, &mut or).unwrap());
             row("reduce rows sum", &format!("{} x {cols}", n / cols), "f32", t, (n * 4) as f64, "");
             let mut oc = Buffer::<f32>::zeroed(device, cols).unwrap();
-            let t =
-                time_gpu(device, 20, || reduce::reduce_cols_into(device, &b, cols, ReduceOp::Sum, &mut oc).unwrap());
+            let mut sc = ReduceScratch::new();
+            let t = time_gpu(device, 20, || {
+                reduce::reduce_cols_into(device, &b, cols, ReduceOp::Sum, &mut oc, &mut sc).unwrap()
+            });
             row("reduce cols sum", &format!("{} x {cols}", n / cols), "f32", t, (n * 4) as f64, "");
         }
     }

@@ -196,24 +196,30 @@ macro_rules! reduce_family {
             }
         }
 
-        /// The reduction of each column of the row-major `rows × cols`
-        /// matrix `x` (`rows = x.len() / cols`): one thread per column
-        /// (launch `cols` threads), walking down its column four rows at a
-        /// time; neighbouring threads read neighbouring elements.
+        /// The reduction of each column of each chunk of `chunk_rows` rows
+        /// of the row-major `rows × cols` matrix `x` (`rows = x.len() /
+        /// cols`) into `out[chunk * cols + col]`: one thread per column and
+        /// chunk (`Grid::threads([cols, chunks])`), walking down its column
+        /// four rows at a time; neighbouring threads read neighbouring
+        /// elements.
         #[kernel($($attr)*)]
-        pub fn $columns<$($gen)*>(x: &[$in], out: &mut [$out], cols: u32, identity: $acc) {
+        pub fn $columns<$($gen)*>(x: &[$in], out: &mut [$out], cols: u32, chunk_rows: u32, identity: $acc) {
             let col = global_id().x;
+            let chunk = global_id().y;
             let cols = cols as usize;
-            if col < cols && col < out.len() {
+            let slot = chunk * cols + col;
+            if col < cols && slot < out.len() {
                 let rows = x.len() / cols;
+                let first = chunk * chunk_rows as usize;
+                let end = (first + chunk_rows as usize).min(rows);
                 let mut acc = [identity; 4];
-                let mut row = 0;
-                while row < rows {
+                let mut row = first;
+                while row < end {
                     #[unroll]
                     for k in 0..4 {
                         let r = row + k;
                         let mut $rhs = identity;
-                        if r < rows {
+                        if r < end {
                             let $lv = x[r * cols + col];
                             $rhs = { $($load)* };
                         }
@@ -230,7 +236,7 @@ macro_rules! reduce_family {
                     total = { $($combine)* };
                 }
                 let $sv = total;
-                out[col] = { $($store)* };
+                out[slot] = { $($store)* };
             }
         }
     };
@@ -413,7 +419,30 @@ pub trait ReduceElement: Element + Copy + PartialEq + std::fmt::Debug + sealed::
         cols: u32,
         rows: usize,
     ) -> Result<(), LaunchError>;
-    /// One thread per column.
+    /// One thread per column and chunk of `chunk_rows` rows, into
+    /// accumulators (`chunks × cols`).
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    fn launch_cols_partial(
+        device: &Device,
+        op: ReduceOp,
+        x: &Buffer<Self>,
+        out: &mut Buffer<Self::Acc>,
+        cols: u32,
+        chunk_rows: u32,
+        chunks: usize,
+    ) -> Result<(), LaunchError>;
+    /// The first `chunks` rows of accumulators reduced per column.
+    #[doc(hidden)]
+    fn launch_cols_finish(
+        device: &Device,
+        op: ReduceOp,
+        partials: &Buffer<Self::Acc>,
+        out: &mut Buffer<Self>,
+        cols: u32,
+        chunks: usize,
+    ) -> Result<(), LaunchError>;
+    /// One thread per column, all rows.
     #[doc(hidden)]
     fn launch_cols(
         device: &Device,
@@ -421,6 +450,7 @@ pub trait ReduceElement: Element + Copy + PartialEq + std::fmt::Debug + sealed::
         x: &Buffer<Self>,
         out: &mut Buffer<Self>,
         cols: u32,
+        rows: usize,
     ) -> Result<(), LaunchError>;
     /// The kernel whose parameter 0 (`x: &[Self]`) views a CPU buffer.
     #[doc(hidden)]
@@ -478,15 +508,42 @@ macro_rules! generic_element {
                 let id = Self::identity(op);
                 by_op!(op, |O| $segments::launch::<$t, O>(device, Grid::blocks(rows), x, out, cols, id))
             }
+            fn launch_cols_partial(
+                device: &Device,
+                op: ReduceOp,
+                x: &Buffer<$t>,
+                out: &mut Buffer<$t>,
+                cols: u32,
+                chunk_rows: u32,
+                chunks: usize,
+            ) -> Result<(), LaunchError> {
+                let id = Self::identity(op);
+                let g = Grid::threads([cols as usize, chunks]);
+                by_op!(op, |O| $columns::launch::<$t, O>(device, g, x, out, cols, chunk_rows, id))
+            }
+            fn launch_cols_finish(
+                device: &Device,
+                op: ReduceOp,
+                partials: &Buffer<$t>,
+                out: &mut Buffer<$t>,
+                cols: u32,
+                chunks: usize,
+            ) -> Result<(), LaunchError> {
+                let id = Self::identity(op);
+                let (g, rows) = (Grid::threads([cols as usize, 1]), chunks as u32);
+                by_op!(op, |O| $columns::launch::<$t, O>(device, g, partials, out, cols, rows, id))
+            }
             fn launch_cols(
                 device: &Device,
                 op: ReduceOp,
                 x: &Buffer<$t>,
                 out: &mut Buffer<$t>,
                 cols: u32,
+                rows: usize,
             ) -> Result<(), LaunchError> {
                 let id = Self::identity(op);
-                by_op!(op, |O| $columns::launch::<$t, O>(device, cols as usize, x, out, cols, id))
+                let (g, rows) = (Grid::threads([cols as usize, 1]), rows.max(1) as u32);
+                by_op!(op, |O| $columns::launch::<$t, O>(device, g, x, out, cols, rows, id))
             }
             fn input_kernel() -> &'static onekernel_runtime::abi::KernelInfo {
                 $segments::kernel_info::<$t>()
@@ -608,15 +665,42 @@ impl ReduceElement for f16 {
         let id = Self::identity(op);
         by_op!(op, |O| reduce_segments_f16::launch::<O>(device, Grid::blocks(rows), x, out, cols, id))
     }
+    fn launch_cols_partial(
+        device: &Device,
+        op: ReduceOp,
+        x: &Buffer<f16>,
+        out: &mut Buffer<f32>,
+        cols: u32,
+        chunk_rows: u32,
+        chunks: usize,
+    ) -> Result<(), LaunchError> {
+        let id = Self::identity(op);
+        let g = Grid::threads([cols as usize, chunks]);
+        by_op!(op, |O| reduce_columns_f16_f32::launch::<O>(device, g, x, out, cols, chunk_rows, id))
+    }
+    fn launch_cols_finish(
+        device: &Device,
+        op: ReduceOp,
+        partials: &Buffer<f32>,
+        out: &mut Buffer<f16>,
+        cols: u32,
+        chunks: usize,
+    ) -> Result<(), LaunchError> {
+        let id = Self::identity(op);
+        let (g, rows) = (Grid::threads([cols as usize, 1]), chunks as u32);
+        by_op!(op, |O| reduce_columns_f32_f16::launch::<O>(device, g, partials, out, cols, rows, id))
+    }
     fn launch_cols(
         device: &Device,
         op: ReduceOp,
         x: &Buffer<f16>,
         out: &mut Buffer<f16>,
         cols: u32,
+        rows: usize,
     ) -> Result<(), LaunchError> {
         let id = Self::identity(op);
-        by_op!(op, |O| reduce_columns_f16::launch::<O>(device, cols as usize, x, out, cols, id))
+        let (g, rows) = (Grid::threads([cols as usize, 1]), rows.max(1) as u32);
+        by_op!(op, |O| reduce_columns_f16::launch::<O>(device, g, x, out, cols, rows, id))
     }
     fn input_kernel() -> &'static onekernel_runtime::abi::KernelInfo {
         &reduce_segments_f16::KERNEL
@@ -937,17 +1021,29 @@ pub fn reduce_rows<T: ReduceElement>(
     Ok(out)
 }
 
+/// How the per-column reduction splits `rows` rows of `cols` columns on
+/// `device`: the number of row chunks (1: one pass, one thread per column;
+/// more: one thread per column and chunk, then a pass over the chunks'
+/// partials), enough threads to fill a large GPU.
+pub fn column_chunks(device: &Device, rows: usize, cols: usize) -> usize {
+    let target: usize = if device.is_gpu() { 1 << 16 } else { 1 << 12 };
+    target.div_ceil(cols.max(1)).min(rows / 32).clamp(1, 65_535)
+}
+
 /// The reduction of each column of the row-major matrix `x` of `cols`
 /// columns into `out` (one element per column; the identity for a matrix
-/// of no rows): one thread per column.
+/// of no rows), with `scratch` for the partials of a tall matrix: one
+/// thread per column and chunk of rows, then one per column over the
+/// chunks ([`column_chunks`]). No allocation once `scratch` fits.
 ///
 /// ```
 /// use onekernel::prelude::*;
-/// use onekernel::ops::reduce::{reduce_cols_into, ReduceOp};
+/// use onekernel::ops::reduce::{reduce_cols_into, ReduceOp, ReduceScratch};
 /// let device = Device::cpu();
 /// let x = Buffer::from_slice(&device, &[1i32, 2, 3, 4, 5, 6])?;
 /// let mut out = Buffer::<i32>::zeroed(&device, 2)?;
-/// reduce_cols_into(&device, &x, 2, ReduceOp::Max, &mut out)?;
+/// let mut scratch = ReduceScratch::new();
+/// reduce_cols_into(&device, &x, 2, ReduceOp::Max, &mut out, &mut scratch)?;
 /// assert_eq!(out.read()?, [5, 6]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -961,13 +1057,22 @@ pub fn reduce_cols_into<T: ReduceElement>(
     cols: usize,
     op: ReduceOp,
     out: &mut Buffer<T>,
+    scratch: &mut ReduceScratch<T>,
 ) -> Result<(), LaunchError> {
     const OP: &str = "ops::reduce_cols";
     check_same_device(OP, "x", device, x)?;
     check_same_device(OP, "out", device, out)?;
-    let (_, c) = shape_2d(OP, x, cols)?;
+    let (rows, c) = shape_2d(OP, x, cols)?;
     check_out_len(OP, out, cols, "column")?;
-    T::launch_cols(device, op, x, out, c)
+    let chunks = column_chunks(device, rows, cols);
+    if chunks <= 1 {
+        return T::launch_cols(device, op, x, out, c, rows);
+    }
+    let chunk_rows = rows.div_ceil(chunks);
+    let chunks = rows.div_ceil(chunk_rows);
+    let partials = scratch.partials(device, chunks * cols)?;
+    T::launch_cols_partial(device, op, x, partials, c, chunk_rows as u32, chunks)?;
+    T::launch_cols_finish(device, op, partials, out, c, chunks)
 }
 
 /// [`reduce_cols_into`] into a new buffer.
@@ -982,7 +1087,7 @@ pub fn reduce_cols<T: ReduceElement>(
 ) -> Result<Buffer<T>, LaunchError> {
     shape_2d("ops::reduce_cols", x, cols)?;
     let mut out = Buffer::zeroed(device, cols).map_err(|e| buffer_error("ops::reduce_cols", e))?;
-    reduce_cols_into(device, x, cols, op, &mut out)?;
+    reduce_cols_into(device, x, cols, op, &mut out, &mut ReduceScratch::new())?;
     Ok(out)
 }
 

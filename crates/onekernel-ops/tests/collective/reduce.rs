@@ -143,7 +143,7 @@ fn past_the_grid_fold() {
 
 #[test]
 fn rows_and_columns() {
-    for (rows, cols) in [(0, 3), (1, 1), (3, 1), (1, 257), (7, 31), (33, 1000), (257, 5), (2, 4097)] {
+    for (rows, cols) in [(0, 3), (1, 1), (3, 1), (1, 257), (7, 31), (33, 1000), (257, 5), (2, 4097), (1000, 3)] {
         let x: Vec<i32> = (0..rows * cols).map(|i| (hash(i, 13) % 201) as i32 - 100).collect();
         let xf: Vec<f32> = x.iter().map(|&v| v as f32).collect();
         let xh: Vec<f16> = x.iter().map(|&v| f16::from_f32(v as f32 / 8.0)).collect();
