@@ -30,9 +30,10 @@
 //! Both are generic over every `Num` type (`f32`, `f16`, `f64`, `i32`,
 //! `u32`, `i64`, `u64`) and run as kernels on every device, but for the
 //! transpose on `Device::cpu()`, which runs a host implementation (64 × 64
-//! blocks over rayon): the tiled kernel on the phase executor is far
-//! slower than a plain blocked loop (`cargo bench -p onekernel-ops --bench
-//! ops -- --cpu`). The kernels run on `Device::cpu_serial()` and
+//! blocks over rayon): the tiled kernel runs on the phase executor, one
+//! invocation at a time per workgroup, where a plain blocked loop is the
+//! fast way (`cargo bench -p onekernel-ops --bench ops -- --cpu` times
+//! the op against rayon). The kernels run on `Device::cpu_serial()` and
 //! `Device::cpu_race_checked()`, where the tests compare them.
 
 use crate::prelude::*;
