@@ -37,4 +37,8 @@ pub(crate) mod prelude {
 }
 
 pub mod fill;
+pub mod histogram;
+pub mod reduce;
+pub mod scan;
+pub mod transpose;
 pub use fill::fill;

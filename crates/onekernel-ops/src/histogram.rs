@@ -1,0 +1,201 @@
+//! Histograms of `u32` values: `counts[v]` is the number of elements equal
+//! to `v`, for `v < bins` (values `>= bins` are not counted, as
+//! `torch.histc` leaves out values outside its range).
+//!
+//! ```
+//! use onekernel::prelude::*;
+//! use onekernel::ops::histogram;
+//!
+//! let device = Device::cpu();
+//! let values = Buffer::from_slice(&device, &[0u32, 3, 3, 1, 9, 3])?;
+//! // 9 is past the 4 bins: not counted.
+//! assert_eq!(histogram::histogram(&device, &values, 4)?.read()?, [1, 1, 0, 3]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # How it runs
+//!
+//! Up to [`SHARED_BINS`] bins, each workgroup counts its segment of the
+//! values into a private histogram of shared-memory atomics
+//! ([`histogram_shared`]: contention stays inside the workgroup), then
+//! adds its non-zero bins to the global counts with one atomic each. Past
+//! that, every value is one atomic add on the global counts
+//! ([`histogram_global`]: many bins spread the values thinly, so atomics
+//! rarely collide). Counts wrap past `u32::MAX`.
+//!
+//! # On the CPU executor
+//!
+//! On `Device::cpu()` a host implementation runs (rayon: a private
+//! histogram per chunk, added up), as for [`crate::reduce`]; the kernels
+//! run on `Device::cpu_serial()` and `Device::cpu_race_checked()`.
+
+use crate::prelude::*;
+use crate::reduce::{buffer_error, runs_on_host};
+
+/// The most bins the shared-memory kernel holds (16 KiB of `AtomicU32`,
+/// WebGPU's guaranteed workgroup storage).
+pub const SHARED_BINS: usize = 4096;
+
+/// Counts `values` into `counts` (the first `bins` of them) through a
+/// private histogram per workgroup (`bins <= 4096`). Segment `b` of
+/// `seg_len` values per workgroup; `counts` must start at zero (or at the
+/// counts to add to).
+#[kernel(workgroup_size = 256)]
+pub fn histogram_shared(values: &[u32], counts: &[AtomicU32], bins: u32, seg_len: u32) {
+    // Zeroed when the workgroup starts (on every device).
+    let local = shared::<[AtomicU32; 4096]>();
+    let tid = thread_id().x;
+    let seg = block_id().x;
+    let len = values.len();
+    let seg_start = seg * seg_len as usize;
+    let seg_end = (seg_start + seg_len as usize).min(len);
+    let mut base = seg_start + tid;
+    while base < seg_end {
+        #[unroll]
+        for k in 0..4 {
+            let j = base + k * 256;
+            if j < seg_end {
+                let v = values[j];
+                if v < bins {
+                    local[v as usize].fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+        base += 1024;
+    }
+    workgroup_barrier();
+    let mut bin = tid;
+    while bin < bins as usize {
+        let c = local[bin].load(Ordering::Relaxed);
+        if c > 0 {
+            counts[bin].fetch_add(c, Ordering::Relaxed);
+        }
+        bin += 256;
+    }
+}
+
+/// Counts `values` into `counts` (`bins` of them) with one global atomic
+/// add per value: one thread per value.
+#[kernel(workgroup_size = 256)]
+pub fn histogram_global(values: &[u32], counts: &[AtomicU32], bins: u32) {
+    let i = global_id().x;
+    if i < values.len() {
+        let v = values[i];
+        if v < bins {
+            counts[v as usize].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Adds the histogram of `values` to `counts` (`counts.len()` bins, which
+/// must not be 0), without clearing it first: call it on several buffers
+/// to count them all, or [`histogram_into`] to start from zero. No
+/// allocation: the form for loops and `device.time(..)`.
+///
+/// # Errors
+/// `LaunchError::InvalidArgument` naming `ops::histogram` and `counts`
+/// when it is empty or longer than `u32::MAX`; `WrongDevice`; the launch's
+/// errors.
+pub fn histogram_add(device: &Device, values: &Buffer<u32>, counts: &mut Buffer<u32>) -> Result<(), LaunchError> {
+    const OP: &str = "ops::histogram";
+    for (arg, d) in [("values", values.device()), ("counts", counts.device())] {
+        if d.id() != device.id() {
+            return Err(LaunchError::WrongDevice {
+                kernel: OP,
+                arg,
+                buffer_device: d.name(),
+                launch_device: device.name(),
+            });
+        }
+    }
+    let bins = counts.len();
+    if bins == 0 || u32::try_from(bins).is_err() {
+        return Err(LaunchError::InvalidArgument {
+            kernel: OP,
+            arg: "counts",
+            problem: format!("has {bins} bins: needs from 1 to u32::MAX"),
+        });
+    }
+    let n = values.len();
+    if n == 0 {
+        return Ok(());
+    }
+    if runs_on_host(device) {
+        let cpu = crate::reduce::cpu_of(device)?;
+        let input = onekernel::__private::cpu_slice(values, &histogram_global::KERNEL, 0, cpu)?;
+        let local = host_histogram(input, bins);
+        let out = onekernel::__private::cpu_atomics(counts, &histogram_global::KERNEL, 1, cpu)?;
+        for (c, v) in out.iter().zip(local) {
+            c.fetch_add(v, Ordering::Relaxed);
+        }
+        return Ok(());
+    }
+    if bins <= SHARED_BINS {
+        let (seg, segments) = crate::reduce::plan(device, n);
+        histogram_shared::launch(device, Grid::blocks(segments), values, counts, bins as u32, seg as u32)
+    } else {
+        histogram_global::launch(device, n, values, counts, bins as u32)
+    }
+}
+
+/// The host implementation: a histogram per chunk, added up.
+fn host_histogram(values: &[u32], bins: usize) -> Vec<u32> {
+    use rayon::prelude::*;
+    values
+        .par_chunks(1 << 18)
+        .fold(
+            || vec![0u32; bins],
+            |mut h, chunk| {
+                for &v in chunk {
+                    if (v as usize) < bins {
+                        h[v as usize] = h[v as usize].wrapping_add(1);
+                    }
+                }
+                h
+            },
+        )
+        .reduce(
+            || vec![0u32; bins],
+            |mut a, b| {
+                for (x, y) in a.iter_mut().zip(b) {
+                    *x = x.wrapping_add(y);
+                }
+                a
+            },
+        )
+}
+
+/// The histogram of `values` into `counts` (`counts.len()` bins), cleared
+/// first. No allocation.
+///
+/// ```
+/// use onekernel::prelude::*;
+/// use onekernel::ops::histogram::histogram_into;
+///
+/// let device = Device::cpu();
+/// let values = Buffer::from_slice(&device, &[1u32, 1, 2])?;
+/// let mut counts = Buffer::<u32>::zeroed(&device, 3)?;
+/// for _ in 0..2 {
+///     histogram_into(&device, &values, &mut counts)?;
+/// }
+/// assert_eq!(counts.read()?, [0, 2, 1]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`histogram_add`].
+pub fn histogram_into(device: &Device, values: &Buffer<u32>, counts: &mut Buffer<u32>) -> Result<(), LaunchError> {
+    crate::fill::fill(device, counts, 0)?;
+    histogram_add(device, values, counts)
+}
+
+/// The histogram of `values` into `bins` bins, as a new buffer.
+///
+/// # Errors
+/// As [`histogram_add`]; `LaunchError::Gpu` naming `ops::histogram` when
+/// the allocation fails.
+pub fn histogram(device: &Device, values: &Buffer<u32>, bins: usize) -> Result<Buffer<u32>, LaunchError> {
+    let mut counts = Buffer::zeroed(device, bins).map_err(|e| buffer_error("ops::histogram", e))?;
+    histogram_add(device, values, &mut counts)?;
+    Ok(counts)
+}

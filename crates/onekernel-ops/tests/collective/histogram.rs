@@ -1,0 +1,59 @@
+//! Histograms into few (shared-memory) and many (global atomics) bins.
+
+use super::*;
+use onekernel::ops::histogram;
+
+fn reference(values: &[u32], bins: usize) -> Vec<u32> {
+    let mut h = vec![0u32; bins];
+    for &v in values {
+        if (v as usize) < bins {
+            h[v as usize] += 1;
+        }
+    }
+    h
+}
+
+#[test]
+fn against_plain_rust() {
+    for &bins in &[1usize, 7, 256, 4096, 4097, 65_536] {
+        let long = if bins == 256 || bins == 65_536 { LONG_SIZES } else { &[] };
+        for &n in SIZES.iter().chain(long) {
+            // Values a little past the bins (those are not counted), and a
+            // skewed run of one value (contention on one atomic).
+            let values: Vec<u32> = (0..n)
+                .map(|i| if i % 5 == 0 { 3 % bins as u32 } else { hash(i, 31) % (bins as u32 + bins as u32 / 8 + 1) })
+                .collect();
+            let want = reference(&values, bins);
+            for (name, d) in devices_for(n) {
+                let b = Buffer::from_slice(d, &values).unwrap();
+                let got = histogram::histogram(d, &b, bins).unwrap().read().unwrap();
+                assert!(got == want, "{name}: {n} values into {bins} bins");
+            }
+        }
+    }
+}
+
+#[test]
+fn into_clears_add_accumulates_and_errors_name_arguments() {
+    for (name, d) in devices() {
+        let values = Buffer::from_slice(d, &[2u32, 2, 0, 5]).unwrap();
+        let mut counts = Buffer::<u32>::zeroed(d, 4).unwrap();
+        for _ in 0..3 {
+            histogram::histogram_into(d, &values, &mut counts).unwrap();
+        }
+        assert_eq!(counts.read().unwrap(), [1, 0, 2, 0], "{name}");
+        histogram::histogram_add(d, &values, &mut counts).unwrap();
+        assert_eq!(counts.read().unwrap(), [2, 0, 4, 0], "{name}");
+        let mut none = Buffer::<u32>::zeroed(d, 0).unwrap();
+        let err = histogram::histogram_into(d, &values, &mut none).unwrap_err();
+        assert!(err.to_string().contains("ops::histogram") && err.to_string().contains("`counts`"), "{err}");
+    }
+}
+
+#[test]
+fn the_shared_kernel_has_no_races() {
+    let d = Device::cpu_race_checked();
+    let values: Vec<u32> = (0..5000).map(|i| hash(i, 32) % 300).collect();
+    let b = Buffer::from_slice(&d, &values).unwrap();
+    assert_eq!(histogram::histogram(&d, &b, 256).unwrap().read().unwrap(), reference(&values, 256));
+}

@@ -1,0 +1,244 @@
+//! Whole-buffer, per-row and per-column reductions.
+
+use super::*;
+use onekernel::ops::reduce::{self, ReduceElement, ReduceOp, ReduceScratch};
+
+const OPS: [ReduceOp; 4] = [ReduceOp::Sum, ReduceOp::Product, ReduceOp::Min, ReduceOp::Max];
+
+/// Plain Rust: left to right with the op's combine.
+fn reference<T: ReduceElement>(x: &[T], op: ReduceOp) -> T {
+    T::from_acc(x.iter().fold(T::identity(op), |a, &v| T::combine(op, a, v.to_acc())))
+}
+
+/// Integers: exact, whatever the order (sums and products wrap).
+fn check_ints<T: ReduceElement>(make: impl Fn(usize) -> T) {
+    for &n in SIZES.iter().chain(LONG_SIZES) {
+        let x: Vec<T> = (0..n).map(&make).collect();
+        for (name, d) in devices_for(n) {
+            let b = Buffer::from_slice(d, &x).unwrap();
+            for op in OPS {
+                let got = reduce::reduce_value(d, &b, op).unwrap();
+                assert_eq!(got, reference(&x, op), "{name}: {op:?} of {n} {}", std::any::type_name::<T>());
+            }
+        }
+    }
+}
+
+#[test]
+fn integers_exactly() {
+    check_ints(|i| hash(i, 1) as i32);
+    check_ints(|i| hash(i, 2));
+    // Small values: products of mostly ones and twos, sums that stay small.
+    check_ints(|i| (hash(i, 3) % 7 == 0) as u32 + 1);
+}
+
+#[test]
+fn wide_integers_exactly() {
+    check_ints(|i| (hash(i, 4) as i64) << 20 | hash(i, 5) as i64);
+    check_ints(|i| (hash(i, 6) as u64) << 32 | hash(i, 7) as u64);
+}
+
+/// Floats: sums of small integers are exact in any order below 2^24.
+fn check_floats<T: ReduceElement>(
+    make: impl Fn(usize) -> T,
+    ops: &[ReduceOp],
+    tolerance: f64,
+    to_f64: impl Fn(T) -> f64,
+) {
+    for &n in SIZES.iter().chain(LONG_SIZES) {
+        let x: Vec<T> = (0..n).map(&make).collect();
+        for (name, d) in devices_for(n) {
+            let b = Buffer::from_slice(d, &x).unwrap();
+            for &op in ops {
+                let got = to_f64(reduce::reduce_value(d, &b, op).unwrap());
+                let want = to_f64(reference(&x, op));
+                let ok = got == want
+                    || (got - want).abs() <= tolerance * want.abs().max(1.0)
+                    || (got.is_nan() && want.is_nan());
+                assert!(ok, "{name}: {op:?} of {n} {}: {got} != {want}", std::any::type_name::<T>());
+            }
+        }
+    }
+}
+
+#[test]
+fn floats() {
+    // Small integers and quarters: exact sums, whatever the order.
+    let no_product = [ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max];
+    check_floats(|i| (hash(i, 8) % 17) as f32 - 8.0, &no_product, 0.0, f64::from);
+    check_floats(|i| (hash(i, 9) % 1000) as f64 * 0.25 - 100.0, &no_product, 0.0, |v| v);
+    check_floats(|i| f16::from_f32((hash(i, 10) % 9) as f32 - 4.0), &no_product, 1e-3, |v| v.to_f64());
+    // Products of ±1 with a rare 2 or 1/2: exact (the exponent stays far
+    // from overflow), whatever the order.
+    let factor = |i: usize| match hash(i, 14) % 200 {
+        0 => 2.0,
+        1 => 0.5,
+        h => {
+            if h % 2 == 0 {
+                1.0
+            } else {
+                -1.0
+            }
+        }
+    };
+    check_floats(|i| factor(i) as f32, &[ReduceOp::Product], 0.0, f64::from);
+    check_floats(factor, &[ReduceOp::Product], 0.0, |v| v);
+    check_floats(|i| f16::from_f32(factor(i) as f32), &[ReduceOp::Product], 0.0, |v| v.to_f64());
+}
+
+#[test]
+fn nan_inf_and_signed_zero() {
+    for (name, d) in devices() {
+        let cases: [(&[f32], ReduceOp, f32); 8] = [
+            (&[1.0, f32::NAN, 3.0], ReduceOp::Min, f32::NAN),
+            (&[1.0, f32::NAN, 3.0], ReduceOp::Max, f32::NAN),
+            (&[f32::NAN, 1.0], ReduceOp::Sum, f32::NAN),
+            (&[f32::INFINITY, 1.0], ReduceOp::Sum, f32::INFINITY),
+            (&[f32::INFINITY, f32::NEG_INFINITY], ReduceOp::Sum, f32::NAN),
+            (&[-0.0, -0.0], ReduceOp::Sum, -0.0),
+            (&[], ReduceOp::Min, f32::INFINITY),
+            (&[], ReduceOp::Max, f32::NEG_INFINITY),
+        ];
+        for (x, op, want) in cases {
+            // Spread the special value over a long buffer too.
+            for copies in [1, 3000] {
+                let long: Vec<f32> = x.iter().copied().cycle().take(x.len() * copies).collect();
+                let b = Buffer::from_slice(d, &long).unwrap();
+                let got = reduce::reduce_value(d, &b, op).unwrap();
+                let want = if long.is_empty() || copies == 1 || op != ReduceOp::Sum || !want.is_finite() {
+                    want
+                } else {
+                    want * copies as f32
+                };
+                assert!(
+                    got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                    "{name}: {op:?} of {x:?} x{copies}: {got} != {want}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn past_the_grid_fold() {
+    // 2^24 + 3 elements: more than 65535 workgroups of 256 if launched one
+    // element per thread (the reduction does not, but its row form does
+    // with rows of 1 column, below); once on the GPU and the kernels' CPU.
+    let n = (1 << 24) + 3;
+    let x: Vec<u32> = (0..n).map(|i| hash(i, 11) & 0xff).collect();
+    let want: u32 = x.iter().fold(0u32, |a, &v| a.wrapping_add(v));
+    for (name, d) in [("gpu", gpu()), ("cpu host", cpu())] {
+        let b = Buffer::from_slice(d, &x).unwrap();
+        assert_eq!(reduce::sum(d, &b).unwrap(), want, "{name}");
+    }
+    // 65_537 rows of 1 column: a grid of 65_537 workgroups, past the
+    // 65_535 of one dispatch (folded); on the GPU only (the CPU executor
+    // takes the grid as it is).
+    let rows = 65_537;
+    let x: Vec<i32> = (0..rows).map(|i| hash(i, 12) as i32).collect();
+    let d = gpu();
+    let b = Buffer::from_slice(d, &x).unwrap();
+    assert_eq!(reduce::reduce_rows(d, &b, 1, ReduceOp::Max).unwrap().read().unwrap(), x);
+}
+
+#[test]
+fn rows_and_columns() {
+    for (rows, cols) in [(0, 3), (1, 1), (3, 1), (1, 257), (7, 31), (33, 1000), (257, 5), (2, 4097), (1000, 3)] {
+        let x: Vec<i32> = (0..rows * cols).map(|i| (hash(i, 13) % 201) as i32 - 100).collect();
+        let xf: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let xh: Vec<f16> = x.iter().map(|&v| f16::from_f32(v as f32 / 8.0)).collect();
+        for (name, d) in devices() {
+            let b = Buffer::from_slice(d, &x).unwrap();
+            let bf = Buffer::from_slice(d, &xf).unwrap();
+            let bh = Buffer::from_slice(d, &xh).unwrap();
+            for op in OPS {
+                let want_rows: Vec<i32> = x.chunks(cols).map(|r| reference(r, op)).collect();
+                let want_cols: Vec<i32> =
+                    (0..cols).map(|c| reference(&(0..rows).map(|r| x[r * cols + c]).collect::<Vec<_>>(), op)).collect();
+                let what = format!("{name}: {op:?} of {rows}x{cols}");
+                assert_eq!(reduce::reduce_rows(d, &b, cols, op).unwrap().read().unwrap(), want_rows, "{what} rows");
+                assert_eq!(reduce::reduce_cols(d, &b, cols, op).unwrap().read().unwrap(), want_cols, "{what} cols");
+                if op == ReduceOp::Product {
+                    continue; // float products of these values overflow differently by order
+                }
+                // Small integers (and eighths in f16): exact in any order.
+                let rows_of = |x: &[f32]| x.chunks(cols).map(|r| reference(r, op)).collect::<Vec<_>>();
+                let cols_of = |x: &[f32]| {
+                    (0..cols)
+                        .map(|c| reference(&(0..rows).map(|r| x[r * cols + c]).collect::<Vec<_>>(), op))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(
+                    reduce::reduce_rows(d, &bf, cols, op).unwrap().read().unwrap(),
+                    rows_of(&xf),
+                    "{what} f32 rows"
+                );
+                assert_eq!(
+                    reduce::reduce_cols(d, &bf, cols, op).unwrap().read().unwrap(),
+                    cols_of(&xf),
+                    "{what} f32 cols"
+                );
+                let h_rows: Vec<f16> = xh.chunks(cols).map(|r| reference(r, op)).collect();
+                let h_cols: Vec<f16> = (0..cols)
+                    .map(|c| reference(&(0..rows).map(|r| xh[r * cols + c]).collect::<Vec<_>>(), op))
+                    .collect();
+                assert_eq!(reduce::reduce_rows(d, &bh, cols, op).unwrap().read().unwrap(), h_rows, "{what} f16 rows");
+                assert_eq!(reduce::reduce_cols(d, &bh, cols, op).unwrap().read().unwrap(), h_cols, "{what} f16 cols");
+            }
+        }
+    }
+}
+
+#[test]
+fn into_forms_reuse_scratch_and_name_their_arguments() {
+    for (name, d) in devices() {
+        let x = Buffer::from_slice(d, &(0..5000u32).collect::<Vec<_>>()).unwrap();
+        let mut out = Buffer::<u32>::zeroed(d, 1).unwrap();
+        let mut scratch = ReduceScratch::for_len(d, 5000).unwrap();
+        // A longer input first, a shorter one after: the scratch is larger
+        // than the second needs and must not leak old partials into it.
+        reduce::reduce_into(d, &x, ReduceOp::Sum, &mut out, &mut scratch).unwrap();
+        let small = Buffer::from_slice(d, &[1u32, 2, 3]).unwrap();
+        reduce::reduce_into(d, &small, ReduceOp::Sum, &mut out, &mut scratch).unwrap();
+        assert_eq!(out.read().unwrap(), [6], "{name}");
+        let mut empty = Buffer::<u32>::zeroed(d, 0).unwrap();
+        let err = reduce::reduce_into(d, &x, ReduceOp::Sum, &mut empty, &mut scratch).unwrap_err();
+        assert!(err.to_string().contains("ops::reduce") && err.to_string().contains("out"), "{err}");
+        let err = reduce::reduce_rows(d, &x, 3, ReduceOp::Sum).unwrap_err();
+        assert!(err.to_string().contains("ops::reduce_rows") && err.to_string().contains("`x`"), "{err}");
+        let err = reduce::reduce_cols(d, &x, 0, ReduceOp::Sum).unwrap_err();
+        assert!(err.to_string().contains("ops::reduce_cols") && err.to_string().contains("cols"), "{err}");
+    }
+    // Inside `device.time(..)`.
+    let d = gpu();
+    let x = Buffer::from_slice(d, &[1.0f32; 4096]).unwrap();
+    let mut out = Buffer::<f32>::zeroed(d, 1).unwrap();
+    let mut scratch = ReduceScratch::for_len(d, 4096).unwrap();
+    let (r, timing) = d.time(|| reduce::reduce_into(d, &x, ReduceOp::Sum, &mut out, &mut scratch)).unwrap();
+    r.unwrap();
+    assert!(timing.launches() >= 2, "{timing}");
+    assert_eq!(out.read().unwrap(), [4096.0]);
+}
+
+onekernel::ops::define_reduction!(mod xor_all: u32, |a, b| a ^ b);
+onekernel::ops::define_reduction!(mod max_abs: i32, |a, b| a.wrapping_abs().max(b.wrapping_abs()));
+
+#[test]
+fn a_user_combine() {
+    for &n in SIZES {
+        let x: Vec<u32> = (0..n).map(|i| hash(i, 15)).collect();
+        let y: Vec<i32> = x.iter().map(|&v| v as i32 >> 3).collect();
+        let want_x = x.iter().fold(0, |a, &b| a ^ b);
+        let want_y = y.iter().fold(0, |a: i32, &b| a.wrapping_abs().max(b.wrapping_abs()));
+        for (name, d) in devices() {
+            assert_eq!(xor_all::reduce(d, &Buffer::from_slice(d, &x).unwrap(), 0).unwrap(), want_x, "{name} n={n}");
+            assert_eq!(max_abs::reduce(d, &Buffer::from_slice(d, &y).unwrap(), 0).unwrap(), want_y, "{name} n={n}");
+        }
+    }
+    let d = gpu();
+    let x = Buffer::from_slice(d, &[1u32, 2]).unwrap();
+    let mut out = Buffer::<u32>::zeroed(d, 1).unwrap();
+    let mut partials = Buffer::<u32>::zeroed(d, 0).unwrap();
+    let err = xor_all::reduce_into(d, &x, 0, &mut out, &mut partials).unwrap_err();
+    assert!(err.to_string().contains("xor_all") && err.to_string().contains("partials"), "{err}");
+}

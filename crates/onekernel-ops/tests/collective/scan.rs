@@ -1,0 +1,123 @@
+//! Inclusive and exclusive scans.
+
+use super::*;
+use onekernel::ops::reduce::{ReduceElement, ReduceOp};
+use onekernel::ops::scan::{self, ScanElement, ScanScratch};
+
+/// Plain Rust: a running fold.
+fn reference<T: ReduceElement>(x: &[T], op: ReduceOp, inclusive: bool) -> Vec<T> {
+    let mut acc = T::identity(op);
+    x.iter()
+        .map(|&v| {
+            let next = T::combine(op, acc, v.to_acc());
+            let r = if inclusive { next } else { acc };
+            acc = next;
+            T::from_acc(r)
+        })
+        .collect()
+}
+
+fn check<T: ScanElement>(make: impl Fn(usize) -> T, ops: &[ReduceOp], sizes: &[usize]) {
+    for &n in sizes {
+        let x: Vec<T> = (0..n).map(&make).collect();
+        for (name, d) in devices_for(n) {
+            let b = Buffer::from_slice(d, &x).unwrap();
+            for &op in ops {
+                for inclusive in [true, false] {
+                    let got = scan::scan(d, &b, op, inclusive).unwrap().read().unwrap();
+                    let want = reference(&x, op, inclusive);
+                    // Bitwise, so that -0.0 and NaN compare as written.
+                    let same = got.len() == want.len()
+                        && got.iter().zip(&want).all(|(a, b)| bytemuck::bytes_of(a) == bytemuck::bytes_of(b));
+                    assert!(
+                        same,
+                        "{name}: {op:?} inclusive={inclusive} of {n} {}: first difference at {:?}",
+                        std::any::type_name::<T>(),
+                        got.iter().zip(&want).position(|(a, b)| bytemuck::bytes_of(a) != bytemuck::bytes_of(b))
+                    );
+                }
+            }
+        }
+    }
+}
+
+const ALL: [ReduceOp; 4] = [ReduceOp::Sum, ReduceOp::Product, ReduceOp::Min, ReduceOp::Max];
+
+#[test]
+fn integers_exactly_and_u32_wraps() {
+    // Large values: the u32 running sum wraps many times.
+    check(|i| hash(i, 21), &ALL, SIZES);
+    check(|i| hash(i, 21), &[ReduceOp::Sum], LONG_SIZES);
+    check(|i| hash(i, 22) as i32, &ALL, SIZES);
+    check(|i| (hash(i, 23) as u64) << 40 | hash(i, 24) as u64, &[ReduceOp::Sum, ReduceOp::Max], SIZES);
+    check(|i| -((hash(i, 25) % 1000) as i64), &[ReduceOp::Sum, ReduceOp::Min], SIZES);
+}
+
+#[test]
+fn floats_exactly_on_small_integers() {
+    // Small integers: every prefix sum is exact, in any order.
+    check(|i| (hash(i, 26) % 9) as f32 - 4.0, &[ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max], SIZES);
+    check(|i| (hash(i, 26) % 9) as f32 - 4.0, &[ReduceOp::Sum], LONG_SIZES);
+    check(|i| (hash(i, 27) % 9) as f64 - 4.0, &[ReduceOp::Sum, ReduceOp::Max], SIZES);
+    // f16 accumulates in f32: prefix sums up to 2^24 exact, rounded once.
+    check(|i| f16::from_f32((hash(i, 28) % 9) as f32 - 4.0), &[ReduceOp::Sum, ReduceOp::Min], SIZES);
+}
+
+#[test]
+fn nan_inf_and_signed_zero() {
+    let x = [1.0f32, -0.0, f32::INFINITY, 2.0, f32::NAN, 3.0, f32::NEG_INFINITY, -5.0];
+    let x: Vec<f32> = x.iter().copied().cycle().take(3000).collect();
+    for (name, d) in devices() {
+        let b = Buffer::from_slice(d, &x).unwrap();
+        for op in ALL {
+            for inclusive in [true, false] {
+                let got = scan::scan(d, &b, op, inclusive).unwrap().read().unwrap();
+                let want = reference(&x, op, inclusive);
+                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                    assert!(
+                        g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+                        "{name}: {op:?} at {i}: {g} != {w}"
+                    );
+                }
+            }
+        }
+        // A sum of negative zeros stays -0.0 (the identity is -0.0).
+        let z = Buffer::from_slice(d, &[-0.0f32; 5]).unwrap();
+        let got = scan::exclusive_sum(d, &z).unwrap().read().unwrap();
+        assert!(got.iter().all(|v| v.to_bits() == (-0.0f32).to_bits()), "{name}: {got:?}");
+    }
+}
+
+#[test]
+fn past_the_grid_fold() {
+    // 2^24 + 3 elements that wrap: once on the GPU and the host path.
+    let n = (1 << 24) + 3;
+    let x: Vec<u32> = (0..n).map(|i| hash(i, 29)).collect();
+    let want = reference(&x, ReduceOp::Sum, true);
+    for (name, d) in [("gpu", gpu()), ("cpu host", cpu())] {
+        let b = Buffer::from_slice(d, &x).unwrap();
+        let got = scan::inclusive_sum(d, &b).unwrap().read().unwrap();
+        assert!(got == want, "{name}: first difference at {:?}", got.iter().zip(&want).position(|(a, b)| a != b));
+    }
+}
+
+#[test]
+fn into_form_reuses_scratch_and_names_its_arguments() {
+    for (name, d) in devices() {
+        let long: Vec<u32> = (0..70_000).map(|i| hash(i, 30) % 100).collect();
+        let big = Buffer::from_slice(d, &long).unwrap();
+        let mut out = Buffer::<u32>::zeroed(d, long.len()).unwrap();
+        let mut scratch = ScanScratch::for_len(d, long.len()).unwrap();
+        for _ in 0..2 {
+            scan::scan_into(d, &big, ReduceOp::Sum, true, &mut out, &mut scratch).unwrap();
+        }
+        assert_eq!(out.read().unwrap(), reference(&long, ReduceOp::Sum, true), "{name}");
+        // A shorter input with the larger scratch.
+        let small = Buffer::from_slice(d, &long[..5000]).unwrap();
+        let mut out_small = Buffer::<u32>::zeroed(d, 5000).unwrap();
+        scan::scan_into(d, &small, ReduceOp::Sum, false, &mut out_small, &mut scratch).unwrap();
+        assert_eq!(out_small.read().unwrap(), reference(&long[..5000], ReduceOp::Sum, false), "{name}");
+        let err = scan::scan_into(d, &small, ReduceOp::Sum, true, &mut out, &mut scratch).unwrap_err();
+        assert!(err.to_string().contains("ops::scan") && err.to_string().contains("`out`"), "{err}");
+    }
+}
