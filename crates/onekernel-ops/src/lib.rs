@@ -38,3 +38,7 @@ pub(crate) mod prelude {
 
 pub mod fill;
 pub use fill::fill;
+
+pub mod op_error;
+pub use op_error::OpError;
+pub mod sort;
