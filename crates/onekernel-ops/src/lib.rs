@@ -42,3 +42,4 @@ pub use fill::fill;
 pub mod op_error;
 pub use op_error::OpError;
 pub mod sort;
+pub mod norm;

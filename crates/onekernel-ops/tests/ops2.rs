@@ -3,5 +3,6 @@
 
 mod ops2 {
     pub mod common;
+    mod norm;
     mod sort;
 }
