@@ -43,3 +43,4 @@ pub mod op_error;
 pub use op_error::OpError;
 pub mod sort;
 pub mod norm;
+pub mod random;

@@ -4,5 +4,6 @@
 mod ops2 {
     pub mod common;
     mod norm;
+    mod random;
     mod sort;
 }
