@@ -44,3 +44,4 @@ pub use op_error::OpError;
 pub mod sort;
 pub mod norm;
 pub mod random;
+pub mod matmul;

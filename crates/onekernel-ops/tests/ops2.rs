@@ -3,6 +3,7 @@
 
 mod ops2 {
     pub mod common;
+    mod matmul;
     mod norm;
     mod random;
     mod sort;
