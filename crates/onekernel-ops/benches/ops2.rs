@@ -4,6 +4,7 @@
 //!
 //!     cargo bench -p onekernel-ops --bench ops2             # H200 sizes
 //!     cargo bench -p onekernel-ops --bench ops2 -- --quick  # small sizes (lavapipe)
+//!     cargo bench -p onekernel-ops --bench ops2 -- --cpu    # the CPU executor against rayon
 //!
 //! Times: `kernels` is the sum of the launches' GPU timestamps per call
 //! (the kernels alone); `wall` is the wall-clock time per call of a loop of
@@ -29,7 +30,10 @@ struct Row {
 /// Times `iters` calls of `f` (after one warm-up call): per call, the GPU
 /// kernel time and the wall time.
 fn time(device: &Device, iters: usize, mut f: impl FnMut() -> Result<(), LaunchError>) -> (f64, f64) {
-    f().expect("warm-up");
+    // A warm-up call, waited for (`time` waits for the device): pipelines
+    // made and compiled by the driver before the clock starts.
+    let (r, _) = device.time(&mut f).expect("timing");
+    r.expect("warm-up");
     let start = Instant::now();
     let (r, timing) = device.time(|| (0..iters).try_for_each(|_| f())).expect("timing");
     r.expect("launch");
@@ -79,7 +83,7 @@ fn sorts(device: &Device, sizes: &[usize], iters: usize, rows: &mut Vec<Row>) {
 }
 
 fn norms<T: RowElement>(device: &Device, total: usize, iters: usize, rows: &mut Vec<Row>) {
-    let tname = std::any::type_name::<T>();
+    let tname = if std::mem::size_of::<T>() == 2 { "f16" } else { "f32" };
     for cols in [128usize, 1000, 4096, 32768] {
         let r = (total / cols).max(1);
         let n = r * cols;
@@ -136,9 +140,11 @@ fn matmuls(device: &Device, shapes: &[(usize, usize, usize, usize)], iters: usiz
         let mut c = Buffer::<f32>::zeroed(device, batch * m * n).unwrap();
         let flops = 2.0 * (batch * m * k * n) as f64;
         let shape = if batch > 1 { format!("{batch}x{m}x{k}x{n}") } else { format!("{m}x{k}x{n}") };
-        for (what, la, lb) in [("NN", Layout::RowMajor, Layout::RowMajor), ("TN", Layout::Transposed, Layout::RowMajor)] {
-            let (kt, w) =
-                time(device, iters, || matmul::matmul_into(device, &ab, la, &bb, lb, &mut c, Shape::batched(batch, m, k, n)));
+        for (what, la, lb) in [("NN", Layout::RowMajor, Layout::RowMajor), ("TN", Layout::Transposed, Layout::RowMajor)]
+        {
+            let (kt, w) = time(device, iters, || {
+                matmul::matmul_into(device, &ab, la, &bb, lb, &mut c, Shape::batched(batch, m, k, n))
+            });
             rows.push(Row {
                 op: format!("matmul f32 {what}"),
                 shape: shape.clone(),
@@ -152,7 +158,9 @@ fn matmuls(device: &Device, shapes: &[(usize, usize, usize, usize)], iters: usiz
             let b16: Vec<f16> = b.iter().map(|&v| f16::from_f32(v)).collect();
             let ab = Buffer::from_slice(device, &a16).unwrap();
             let bb = Buffer::from_slice(device, &b16).unwrap();
-            let (kt, w) = time(device, iters, || matmul::matmul_f16_into(device, &ab, &bb, &mut c, Shape::batched(batch, m, k, n)));
+            let (kt, w) = time(device, iters, || {
+                matmul::matmul_f16_into(device, &ab, &bb, &mut c, Shape::batched(batch, m, k, n))
+            });
             rows.push(Row {
                 op: "matmul f16→f32 (tiles)".into(),
                 shape: shape.clone(),
@@ -164,8 +172,84 @@ fn matmuls(device: &Device, shapes: &[(usize, usize, usize, usize)], iters: usiz
     }
 }
 
+/// Wall time of the fastest of `runs` runs of `f`.
+fn best_of(runs: usize, mut f: impl FnMut()) -> f64 {
+    (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::MAX, f64::min)
+}
+
+/// The CPU executor's sort and softmax against the rayon idioms
+/// (`par_sort_unstable`, a softmax over `par_chunks_mut`), wall clock.
+fn cpu(n: usize) {
+    use rayon::prelude::*;
+    let device = Device::cpu();
+    println!("CPU executor ({} threads), {n} elements, best of 5\n", rayon::current_num_threads());
+    println!("| op | ours (ms) | rayon idiom (ms) | ours / rayon |");
+    println!("|---|---:|---:|---:|");
+    let keys: Vec<u32> = (0..n).map(hash).collect();
+    let kb = Buffer::from_slice(&device, &keys).unwrap();
+    let mut out = Buffer::<u32>::zeroed(&device, n).unwrap();
+    let mut scratch = SortScratch::keys_only(&device, n).unwrap();
+    let ours = best_of(5, || sort_into(&device, &kb, &mut out, Order::Ascending, &mut scratch).unwrap());
+    let theirs = best_of(5, || {
+        let mut v = keys.clone();
+        v.par_sort_unstable();
+        std::hint::black_box(v);
+    });
+    println!("| sort u32 keys | {:.2} | {:.2} | {:.2} |", ours * 1e3, theirs * 1e3, ours / theirs);
+    let fkeys: Vec<f32> = keys.iter().map(|&k| f32::from_bits(k & 0xbfff_ffff)).collect();
+    let fb = Buffer::from_slice(&device, &fkeys).unwrap();
+    let ib = Buffer::from_slice(&device, &(0..n as u32).collect::<Vec<_>>()).unwrap();
+    let (mut fo, mut io) = (Buffer::<f32>::zeroed(&device, n).unwrap(), Buffer::<u32>::zeroed(&device, n).unwrap());
+    let mut pairs = SortScratch::<u32>::new(&device, n).unwrap();
+    let ours =
+        best_of(5, || sort_pairs_into(&device, &fb, &ib, &mut fo, &mut io, Order::Ascending, &mut pairs).unwrap());
+    let theirs = best_of(5, || {
+        let mut v: Vec<(f32, u32)> = fkeys.iter().copied().zip(0..).collect();
+        v.par_sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        std::hint::black_box(v);
+    });
+    println!("| sort f32 keys + u32 index (stable) | {:.2} | {:.2} | {:.2} |", ours * 1e3, theirs * 1e3, ours / theirs);
+    let cols = 1000;
+    let x: Vec<f32> = (0..n / cols * cols).map(|i| (hash(i) >> 8) as f32 / 16_777_216.0).collect();
+    let xb = Buffer::from_slice(&device, &x).unwrap();
+    let mut y = Buffer::<f32>::zeroed(&device, x.len()).unwrap();
+    let ours = best_of(5, || row_op_into(&device, RowOp::Softmax, &xb, None, None, &mut y, cols, false).unwrap());
+    let theirs = best_of(5, || {
+        let mut out = vec![0.0f32; x.len()];
+        out.par_chunks_mut(cols).zip(x.par_chunks(cols)).for_each(|(o, r)| {
+            let m = r.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let s: f32 = r.iter().map(|v| (v - m).exp()).sum();
+            o.iter_mut().zip(r).for_each(|(o, v)| *o = (v - m).exp() / s);
+        });
+        std::hint::black_box(out);
+    });
+    println!("| softmax f32, rows of {cols} | {:.2} | {:.2} | {:.2} |", ours * 1e3, theirs * 1e3, ours / theirs);
+    let mut u = Buffer::<f32>::zeroed(&device, n).unwrap();
+    let ours = best_of(5, || uniform_into(&device, &mut u, 1, 0).unwrap());
+    let theirs = best_of(5, || {
+        let v: Vec<f32> = (0..n).into_par_iter().map(|i| (hash(i) >> 8) as f32 / 16_777_216.0).collect();
+        std::hint::black_box(v);
+    });
+    println!(
+        "| uniform f32 (rayon: a hash per element) | {:.2} | {:.2} | {:.2} |",
+        ours * 1e3,
+        theirs * 1e3,
+        ours / theirs
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--cpu") {
+        cpu(if args.iter().any(|a| a == "--quick") { 1 << 16 } else { 1 << 22 });
+        return;
+    }
     let quick = args.iter().any(|a| a == "--quick");
     let only: Option<&str> = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).map(|s| s.as_str());
     let wants = |key: &str| only.is_none_or(|o| o.split(',').any(|k| k == key));

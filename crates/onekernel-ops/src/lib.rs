@@ -41,7 +41,7 @@ pub use fill::fill;
 
 pub mod op_error;
 pub use op_error::OpError;
-pub mod sort;
+pub mod matmul;
 pub mod norm;
 pub mod random;
-pub mod matmul;
+pub mod sort;

@@ -497,7 +497,12 @@ pub fn softmax<T: RowElement>(device: &Device, x: &Buffer<T>, cols: usize) -> Re
 /// assert_eq!(y.read()?, [f16::from_f32(0.25); 8]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn softmax_into<T: RowElement>(device: &Device, x: &Buffer<T>, y: &mut Buffer<T>, cols: usize) -> Result<(), LaunchError> {
+pub fn softmax_into<T: RowElement>(
+    device: &Device,
+    x: &Buffer<T>,
+    y: &mut Buffer<T>,
+    cols: usize,
+) -> Result<(), LaunchError> {
     row_op_into(device, RowOp::Softmax, x, None, None, y, cols, false)
 }
 

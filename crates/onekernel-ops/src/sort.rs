@@ -465,10 +465,20 @@ pub trait SortKey: Element + sealed::Sealed {
     fn from_ordered(bits: u32, flip: u32) -> Self;
     /// Launches the kernel of `to_ordered` over `keys` into `out`.
     #[doc(hidden)]
-    fn launch_to_ordered(device: &Device, keys: &Buffer<Self>, out: &mut Buffer<u32>, flip: u32) -> Result<(), LaunchError>;
+    fn launch_to_ordered(
+        device: &Device,
+        keys: &Buffer<Self>,
+        out: &mut Buffer<u32>,
+        flip: u32,
+    ) -> Result<(), LaunchError>;
     /// Launches the kernel of `from_ordered` over `bits` into `out`.
     #[doc(hidden)]
-    fn launch_from_ordered(device: &Device, bits: &Buffer<u32>, out: &mut Buffer<Self>, flip: u32) -> Result<(), LaunchError>;
+    fn launch_from_ordered(
+        device: &Device,
+        bits: &Buffer<u32>,
+        out: &mut Buffer<Self>,
+        flip: u32,
+    ) -> Result<(), LaunchError>;
 }
 
 impl SortKey for u32 {
@@ -478,10 +488,20 @@ impl SortKey for u32 {
     fn from_ordered(bits: u32, flip: u32) -> Self {
         bits ^ flip
     }
-    fn launch_to_ordered(device: &Device, keys: &Buffer<u32>, out: &mut Buffer<u32>, flip: u32) -> Result<(), LaunchError> {
+    fn launch_to_ordered(
+        device: &Device,
+        keys: &Buffer<u32>,
+        out: &mut Buffer<u32>,
+        flip: u32,
+    ) -> Result<(), LaunchError> {
         u32_to_ordered_kernel::launch(device, Grid::threads(keys.len()), keys, out, flip)
     }
-    fn launch_from_ordered(device: &Device, bits: &Buffer<u32>, out: &mut Buffer<u32>, flip: u32) -> Result<(), LaunchError> {
+    fn launch_from_ordered(
+        device: &Device,
+        bits: &Buffer<u32>,
+        out: &mut Buffer<u32>,
+        flip: u32,
+    ) -> Result<(), LaunchError> {
         u32_from_ordered_kernel::launch(device, Grid::threads(out.len()), bits, out, flip)
     }
 }
@@ -493,10 +513,20 @@ impl SortKey for i32 {
     fn from_ordered(bits: u32, flip: u32) -> Self {
         i32_from_ordered(bits, flip)
     }
-    fn launch_to_ordered(device: &Device, keys: &Buffer<i32>, out: &mut Buffer<u32>, flip: u32) -> Result<(), LaunchError> {
+    fn launch_to_ordered(
+        device: &Device,
+        keys: &Buffer<i32>,
+        out: &mut Buffer<u32>,
+        flip: u32,
+    ) -> Result<(), LaunchError> {
         i32_to_ordered_kernel::launch(device, Grid::threads(keys.len()), keys, out, flip)
     }
-    fn launch_from_ordered(device: &Device, bits: &Buffer<u32>, out: &mut Buffer<i32>, flip: u32) -> Result<(), LaunchError> {
+    fn launch_from_ordered(
+        device: &Device,
+        bits: &Buffer<u32>,
+        out: &mut Buffer<i32>,
+        flip: u32,
+    ) -> Result<(), LaunchError> {
         i32_from_ordered_kernel::launch(device, Grid::threads(out.len()), bits, out, flip)
     }
 }
@@ -508,10 +538,20 @@ impl SortKey for f32 {
     fn from_ordered(bits: u32, flip: u32) -> Self {
         f32_from_ordered(bits, flip)
     }
-    fn launch_to_ordered(device: &Device, keys: &Buffer<f32>, out: &mut Buffer<u32>, flip: u32) -> Result<(), LaunchError> {
+    fn launch_to_ordered(
+        device: &Device,
+        keys: &Buffer<f32>,
+        out: &mut Buffer<u32>,
+        flip: u32,
+    ) -> Result<(), LaunchError> {
         f32_to_ordered_kernel::launch(device, Grid::threads(keys.len()), keys, out, flip)
     }
-    fn launch_from_ordered(device: &Device, bits: &Buffer<u32>, out: &mut Buffer<f32>, flip: u32) -> Result<(), LaunchError> {
+    fn launch_from_ordered(
+        device: &Device,
+        bits: &Buffer<u32>,
+        out: &mut Buffer<f32>,
+        flip: u32,
+    ) -> Result<(), LaunchError> {
         f32_from_ordered_kernel::launch(device, Grid::threads(out.len()), bits, out, flip)
     }
 }

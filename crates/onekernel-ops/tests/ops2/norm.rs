@@ -32,10 +32,7 @@ fn reference(op: RowOp, row: &[f64], g: Option<&[f64]>, b: Option<&[f64]>) -> Ve
     if matches!(op, RowOp::Softmax | RowOp::LogSoftmax) {
         return out;
     }
-    out.iter()
-        .enumerate()
-        .map(|(j, &r)| r * g.map_or(1.0, |g| g[j]) + b.map_or(0.0, |b| b[j]))
-        .collect()
+    out.iter().enumerate().map(|(j, &r)| r * g.map_or(1.0, |g| g[j]) + b.map_or(0.0, |b| b[j])).collect()
 }
 
 fn data(n: usize, seed: u32) -> Vec<f32> {
@@ -84,7 +81,21 @@ fn check<T: RowElement>(device: &Device, rows: usize, cols: usize, kernels: bool
 #[test]
 fn norms_on_the_gpu_at_every_width() {
     let gpu = gpu();
-    for (rows, cols) in [(1, 1), (3, 2), (5, 31), (2, 32), (9, 33), (3, 128), (4, 255), (2, 257), (3, 1000), (1, 1009), (2, 4096), (1, 4097), (2, 32768)] {
+    for (rows, cols) in [
+        (1, 1),
+        (3, 2),
+        (5, 31),
+        (2, 32),
+        (9, 33),
+        (3, 128),
+        (4, 255),
+        (2, 257),
+        (3, 1000),
+        (1, 1009),
+        (2, 4096),
+        (1, 4097),
+        (2, 32768),
+    ] {
         check::<f32>(&gpu, rows, cols, false, 2e-5);
         check::<f16>(&gpu, rows, cols, false, 4e-3);
     }
