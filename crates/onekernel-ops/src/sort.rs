@@ -173,21 +173,28 @@ pub mod kernels {
         let mut c1 = 0u32;
         let mut c2 = 0u32;
         let mut c3 = 0u32;
-        let mut i = start + t;
-        while i < end {
-            let d = (keys[i] >> shift) & 15;
-            let inc = 1u32 << ((d & 3) * 8);
-            let q = d >> 2;
-            if q == 0 {
-                c0 += inc;
-            } else if q == 1 {
-                c1 += inc;
-            } else if q == 2 {
-                c2 += inc;
-            } else {
-                c3 += inc;
+        // Eight keys a thread per tile, their loads in flight together.
+        let mut base = start;
+        while base < end {
+            #[unroll]
+            for j in 0..KPT {
+                let i = base + j * THREADS + t;
+                if i < end {
+                    let d = (keys[i] >> shift) & 15;
+                    let inc = 1u32 << ((d & 3) * 8);
+                    let q = d >> 2;
+                    if q == 0 {
+                        c0 += inc;
+                    } else if q == 1 {
+                        c1 += inc;
+                    } else if q == 2 {
+                        c2 += inc;
+                    } else {
+                        c3 += inc;
+                    }
+                }
             }
-            i += THREADS;
+            base += TILE;
         }
         #[unroll]
         for d in 0..16 {
@@ -221,14 +228,17 @@ pub mod kernels {
         let sg = subgroup_size() as usize;
         let len = len as usize;
         let mut carry = 0u32;
-        let rounds = (len + 1023) / 1024;
+        // 16 consecutive words a thread, 4096 a round.
+        let rounds = (len + 4095) / 4096;
         for r in 0..rounds {
-            let base = r * 1024 + t * 4;
-            let v0 = if base < len { hist[base] } else { 0 };
-            let v1 = if base + 1 < len { hist[base + 1] } else { 0 };
-            let v2 = if base + 2 < len { hist[base + 2] } else { 0 };
-            let v3 = if base + 3 < len { hist[base + 3] } else { 0 };
-            let total = v0 + v1 + v2 + v3;
+            let base = r * 4096 + t * 16;
+            let mut v = [0u32; 16];
+            let mut total = 0u32;
+            #[unroll]
+            for q in 0..16 {
+                v[q] = if base + q < len { hist[base + q] } else { 0 };
+                total += v[q];
+            }
             // Inclusive scan within the subgroup, then over the subgroups.
             let mut x = total;
             #[unroll]
@@ -244,27 +254,21 @@ pub mod kernels {
                 sums[t / sg] = x;
             }
             workgroup_barrier();
-            let mut excl = x - total;
+            let mut p = carry + x - total;
             let mut all = 0u32;
             for s in 0..THREADS / sg {
-                let v = sums[s];
+                let sv = sums[s];
                 if s < t / sg {
-                    excl += v;
+                    p += sv;
                 }
-                all += v;
+                all += sv;
             }
-            let p = carry + excl;
-            if base < len {
-                hist[base] = p;
-            }
-            if base + 1 < len {
-                hist[base + 1] = p + v0;
-            }
-            if base + 2 < len {
-                hist[base + 2] = p + v0 + v1;
-            }
-            if base + 3 < len {
-                hist[base + 3] = p + v0 + v1 + v2;
+            #[unroll]
+            for q in 0..16 {
+                if base + q < len {
+                    hist[base + q] = p;
+                }
+                p += v[q];
             }
             carry += all;
             // Every thread has read `sums` before the next round writes it.
