@@ -164,3 +164,23 @@ fn sort_errors_name_the_argument() {
     let e = sort_pairs_into(&gpu, &keys, &vals, &mut ko, &mut vo, Order::Ascending, &mut keys_only).unwrap_err();
     assert!(matches!(e, LaunchError::InvalidArgument { arg: "scratch", .. }), "{e}");
 }
+
+/// The key mapping past the 1-D grid fold (2^24 + 3 threads: more blocks
+/// than one grid axis holds), checked at both ends and around the fold.
+#[test]
+fn sort_key_mapping_past_the_grid_fold() {
+    use onekernel::ops::sort::kernels::f32_to_ordered_kernel;
+    let gpu = gpu();
+    let n = (1 << 24) + 3;
+    let keys: Vec<f32> = (0..n).map(|i| f32::from_bits(hash(i, 4))).collect();
+    let kb = Buffer::from_slice(&gpu, &keys).unwrap();
+    let mut out = Buffer::<u32>::zeroed(&gpu, n).unwrap();
+    f32_to_ordered_kernel::launch(&gpu, Grid::threads(n), &kb, &mut out, u32::MAX).unwrap();
+    let fold = 65535 * 256;
+    for range in [0..300, fold - 300..n] {
+        let got = out.read_range(range.clone()).unwrap();
+        for (i, g) in range.zip(got) {
+            assert_eq!(g, keys[i].to_ordered(u32::MAX), "key {i}");
+        }
+    }
+}
