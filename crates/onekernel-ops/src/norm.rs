@@ -11,6 +11,9 @@
 //! a narrow row does not leave most of a block idle. Each thread keeps up
 //! to 16 of its row's numbers in registers (`v`), read once; a row wider
 //! than `16 * tpr` (4096) reads the rest again from memory for each step.
+//! Rows wider than 4096 take the `_wide` kernels instead where the device
+//! allows blocks of 1024 threads: one block a row, 32 numbers a thread
+//! held (rows up to 32768 read once).
 //! The statistics are reduced with `subgroup_max` / `subgroup_add`, then
 //! across the row's subgroups through shared memory (one barrier).
 //!
@@ -56,9 +59,9 @@ impl RowOp {
 }
 
 macro_rules! row_kernel {
-    ($(#[$doc:meta])* $name:ident, $T:ty, |$w:ident| $widen:expr, |$n:ident| $narrow:expr) => {
+    ($(#[$doc:meta])* $name:ident, $T:ty, $wg:literal, $per:literal, |$w:ident| $widen:expr, |$n:ident| $narrow:expr) => {
         $(#[$doc])*
-        #[kernel(workgroup_size = 256)]
+        #[kernel(workgroup_size = $wg, max_workgroup_invocations = $wg)]
         pub fn $name(
             x: &[$T],
             gamma: &[$T],
@@ -71,27 +74,27 @@ macro_rules! row_kernel {
             affine: u32,
             eps: f32,
         ) {
-            let partial = shared::<[f32; 256]>();
+            let partial = shared::<[f32; $wg]>();
             let t = thread_id().x;
             let tpr = tpr as usize;
             let cols = cols as usize;
             let lt = t % tpr;
             let group = t / tpr;
-            let row = block_id().x * (256 / tpr) + group;
+            let row = block_id().x * ($wg / tpr) + group;
             let live = row < rows as usize;
             let base = row * cols;
             let sg = subgroup_size() as usize;
             let first_lane = subgroup_invocation_id() == 0;
             let per_row = tpr / sg;
             let first_sub = group * per_row;
-            let held = 16 * tpr;
+            let held = $per * tpr;
 
             // Step 1: the maximum (softmax), the sum (layer norm) or the
             // sum of squares (RMS norm).
-            let mut v = [0.0f32; 16];
+            let mut v = [0.0f32; $per];
             let mut a = if op < 2 { f32::NEG_INFINITY } else { 0.0f32 };
             #[unroll]
-            for k in 0..16 {
+            for k in 0..$per {
                 let j = k * tpr + lt;
                 if live && j < cols {
                     let $w = x[base + j];
@@ -139,7 +142,7 @@ macro_rules! row_kernel {
             let mut b = 0.0f32;
             if op != 3 {
                 #[unroll]
-                for k in 0..16 {
+                for k in 0..$per {
                     let j = k * tpr + lt;
                     if live && j < cols {
                         if op < 2 {
@@ -190,7 +193,7 @@ macro_rules! row_kernel {
                 1.0 / (mean + eps).sqrt()
             };
             #[unroll]
-            for k in 0..16 {
+            for k in 0..$per {
                 let j = k * tpr + lt;
                 if live && j < cols {
                     let mut r = if op == 0 {
@@ -246,13 +249,24 @@ macro_rules! row_kernel {
 }
 
 row_kernel!(
-    /// The row operations over `f32` rows (see the [module](self) docs).
-    /// Launch with `Grid::blocks([rows.div_ceil(256 / tpr)])`.
-    rows_f32, f32, |w| w, |n| n
+    /// The row operations over `f32` rows (see the [module](self) docs):
+    /// 256 threads, 16 numbers a thread held. Launch with
+    /// `Grid::blocks([rows.div_ceil(256 / tpr)])`.
+    rows_f32, f32, 256, 16, |w| w, |n| n
 );
 row_kernel!(
     /// The row operations over `f16` rows, in `f32` inside (`SHADER_F16`).
-    rows_f16, f16, |w| w.to_f32(), |n| f16::from_f32(n)
+    rows_f16, f16, 256, 16, |w| w.to_f32(), |n| f16::from_f32(n)
+);
+row_kernel!(
+    /// [`rows_f32`] for wide rows: one block of 1024 threads a row
+    /// (`tpr` = 1024), 32 numbers a thread held (rows up to 32768 read
+    /// once). Launch with `Grid::blocks([rows])`.
+    rows_f32_wide, f32, 1024, 32, |w| w, |n| n
+);
+row_kernel!(
+    /// [`rows_f16`] for wide rows (see [`rows_f32_wide`]).
+    rows_f16_wide, f16, 1024, 32, |w| w.to_f32(), |n| f16::from_f32(n)
 );
 
 mod sealed {
@@ -279,6 +293,7 @@ pub trait RowElement: Element + sealed::Sealed {
         y: &mut Buffer<Self>,
         dims: [u32; 5],
         eps: f32,
+        wide: bool,
     ) -> Result<(), LaunchError>;
 }
 
@@ -298,8 +313,13 @@ impl RowElement for f32 {
         y: &mut Buffer<f32>,
         [rows, cols, tpr, op, affine]: [u32; 5],
         eps: f32,
+        wide: bool,
     ) -> Result<(), LaunchError> {
-        rows_f32::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
+        if wide {
+            rows_f32_wide::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
+        } else {
+            rows_f32::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
+        }
     }
 }
 
@@ -319,8 +339,13 @@ impl RowElement for f16 {
         y: &mut Buffer<f16>,
         [rows, cols, tpr, op, affine]: [u32; 5],
         eps: f32,
+        wide: bool,
     ) -> Result<(), LaunchError> {
-        rows_f16::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
+        if wide {
+            rows_f16_wide::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
+        } else {
+            rows_f16::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
+        }
     }
 }
 
@@ -396,11 +421,19 @@ pub fn row_op_into<T: RowElement>(
     }
     let affine = u32::from(gamma.is_some()) | (u32::from(beta.is_some()) << 1);
     let (code, eps) = op.code();
-    let tpr = threads_per_row(device, cols);
-    let grid = Grid::blocks([rows.div_ceil(256 / tpr)]);
     // A missing `gamma`/`beta` binds `x` (read-only, unread).
     let (g, b) = (gamma.unwrap_or(x), beta.unwrap_or(x));
-    T::launch(device, grid, x, g, b, y, [rows as u32, cols as u32, tpr as u32, code, affine], eps)
+    let dims = |tpr: usize| [rows as u32, cols as u32, tpr as u32, code, affine];
+    if cols > 4096 {
+        // A block of 1024 a row, where the device has such blocks.
+        match T::launch(device, Grid::blocks([rows]), x, g, b, y, dims(1024), eps, true) {
+            Err(LaunchError::WorkgroupTooLarge { .. }) => {}
+            done => return done,
+        }
+    }
+    let tpr = threads_per_row(device, cols);
+    let grid = Grid::blocks([rows.div_ceil(256 / tpr)]);
+    T::launch(device, grid, x, g, b, y, dims(tpr), eps, false)
 }
 
 fn host<T: Element>(b: &Buffer<T>) -> Result<Vec<T>, LaunchError> {
