@@ -35,6 +35,7 @@
 use crate::prelude::*;
 use crate::OpError;
 use onekernel_runtime::Element;
+use std::any::{Any, TypeId};
 
 /// The kernels of the radix sort (see the [module](self) docs).
 #[kernels]
@@ -683,7 +684,7 @@ pub fn sort<K: SortKey>(device: &Device, keys: &mut Buffer<K>, order: Order) -> 
     let mut scratch = SortScratch::keys_only(device, n)?;
     let flip = order.flip();
     K::launch_to_ordered(device, keys, &mut scratch.keys_a, flip)?;
-    radix_passes::<u32>(device, n, &mut scratch, None)?;
+    radix_passes::<u32>(device, n, &mut scratch, None, None)?;
     K::launch_from_ordered(device, &scratch.keys_a, keys, flip)?;
     Ok(())
 }
@@ -720,16 +721,19 @@ pub fn sort_into<K: SortKey>(
     check_capacity(scratch, n)?;
     let flip = order.flip();
     if !device.is_gpu() && !scratch.kernels_on_cpu {
-        let mut bits: Vec<u32> = read(keys)?.into_iter().map(|k| k.to_ordered(flip)).collect();
-        bits.par_sort_unstable();
-        let sorted: Vec<K> = bits.into_iter().map(|b| K::from_ordered(b, flip)).collect();
-        return write(out, &sorted);
+        let mut v = read(keys)?;
+        cpu_sort_in_place(&mut v, flip);
+        return write(out, &v);
     }
     if n == 0 {
         return Ok(());
     }
+    if let (Some(input), 0) = (as_u32(keys), flip) {
+        let output = as_u32_mut(out).expect("K is u32");
+        return radix_passes::<u32>(device, n, scratch, Some((input, output)), None);
+    }
     K::launch_to_ordered(device, keys, &mut scratch.keys_a, flip)?;
-    radix_passes::<u32>(device, n, scratch, None)?;
+    radix_passes::<u32>(device, n, scratch, None, None)?;
     K::launch_from_ordered(device, &scratch.keys_a, out, flip)
 }
 
@@ -767,7 +771,7 @@ pub fn sort_pairs<K: SortKey, V: SortValue>(
     input.copy_from(values)?;
     let flip = order.flip();
     K::launch_to_ordered(device, keys, &mut scratch.keys_a, flip)?;
-    radix_passes(device, n, &mut scratch, Some((&input, values)))?;
+    radix_passes(device, n, &mut scratch, None, Some((&input, values)))?;
     K::launch_from_ordered(device, &scratch.keys_a, keys, flip)?;
     Ok(())
 }
@@ -820,9 +824,23 @@ pub fn sort_pairs_into<K: SortKey, V: SortValue>(
     if !scratch.with_values {
         return Err(arg_error("scratch", "was made for keys alone (`keys_only`), not for pairs".into()));
     }
+    if let (Some(input), 0) = (as_u32(keys), flip) {
+        let output = as_u32_mut(keys_out).expect("K is u32");
+        return radix_passes(device, n, scratch, Some((input, output)), Some((values, values_out)));
+    }
     K::launch_to_ordered(device, keys, &mut scratch.keys_a, flip)?;
-    radix_passes(device, n, scratch, Some((values, values_out)))?;
+    radix_passes(device, n, scratch, None, Some((values, values_out)))?;
     K::launch_from_ordered(device, &scratch.keys_a, keys_out, flip)
+}
+
+/// `keys` as `u32`s, if they are.
+fn as_u32<K: SortKey>(keys: &Buffer<K>) -> Option<&Buffer<u32>> {
+    (keys as &dyn Any).downcast_ref()
+}
+
+/// `keys` as `u32`s, if they are.
+fn as_u32_mut<K: SortKey>(keys: &mut Buffer<K>) -> Option<&mut Buffer<u32>> {
+    (keys as &mut dyn Any).downcast_mut()
 }
 
 fn read<T: Element>(b: &Buffer<T>) -> Result<Vec<T>, LaunchError> {
@@ -840,6 +858,19 @@ fn cpu_sorted_pairs<K: SortKey, V: SortValue>(keys: Vec<K>, values: Vec<V>, flip
     pairs.into_iter().map(|(b, v)| (K::from_ordered(b, flip), v)).unzip()
 }
 
+/// Sorts keys on the CPU: mapped to their ordered bits in place, sorted,
+/// mapped back (equal bits are equal keys: no stability needed).
+fn cpu_sort_in_place<K: SortKey>(v: &mut [K], flip: u32) {
+    let bits: &mut [u32] = bytemuck::cast_slice_mut(v);
+    if TypeId::of::<K>() == TypeId::of::<u32>() && flip == 0 {
+        bits.par_sort_unstable();
+        return;
+    }
+    bits.par_iter_mut().for_each(|b| *b = bytemuck::cast::<u32, K>(*b).to_ordered(flip));
+    bits.par_sort_unstable();
+    bits.par_iter_mut().for_each(|b| *b = bytemuck::cast(K::from_ordered(*b, flip)));
+}
+
 /// The CPU executor's in-place sorts.
 fn cpu_sort_keys<K: SortKey, V: SortValue>(
     keys: &mut Buffer<K>,
@@ -849,10 +880,9 @@ fn cpu_sort_keys<K: SortKey, V: SortValue>(
     let flip = order.flip();
     match values {
         None => {
-            let mut bits: Vec<u32> = read(keys)?.into_iter().map(|k| k.to_ordered(flip)).collect();
-            bits.par_sort_unstable();
-            let sorted: Vec<K> = bits.into_iter().map(|b| K::from_ordered(b, flip)).collect();
-            write(keys, &sorted)
+            let mut v = read(keys)?;
+            cpu_sort_in_place(&mut v, flip);
+            write(keys, &v)
         }
         Some(values) => {
             let (k, v) = cpu_sorted_pairs(read(keys)?, read(values)?, flip);
@@ -862,14 +892,19 @@ fn cpu_sort_keys<K: SortKey, V: SortValue>(
     }
 }
 
+use rayon::iter::{IntoParallelRefMutIterator, ParallelIterator};
 use rayon::slice::ParallelSliceMut;
 
 /// The eight digit passes over `scratch.keys_a` (ordered bits; the result
 /// ends there too), moving `values.0` into `values.1` if given.
+/// With `keys` (`u32` keys sorted ascending: their own ordered bits), the
+/// first pass reads `keys.0` and the last writes `keys.1` instead: no
+/// mapping launches.
 fn radix_passes<V: SortValue>(
     device: &Device,
     n: usize,
     scratch: &mut SortScratch<V>,
+    mut keys: Option<(&Buffer<u32>, &mut Buffer<u32>)>,
     values: Option<(&Buffer<V>, &mut Buffer<V>)>,
 ) -> Result<(), LaunchError> {
     let (per_block, blocks) = plan(n);
@@ -882,7 +917,13 @@ fn radix_passes<V: SortValue>(
     };
     for pass in 0..8u32 {
         let shift = pass * 4;
-        let (src, dst) = if pass % 2 == 0 { (&*keys_a, &mut *keys_b) } else { (&*keys_b, &mut *keys_a) };
+        // Keys: a → b → a ... → a, or input → b → a ... → b → output.
+        let (src, dst): (&Buffer<u32>, &mut Buffer<u32>) = match (pass, &mut keys) {
+            (0, Some((input, _))) => (*input, &mut *keys_b),
+            (7, Some((_, output))) => (&*keys_b, &mut **output),
+            (p, _) if p % 2 == 1 => (&*keys_b, &mut *keys_a),
+            _ => (&*keys_a, &mut *keys_b),
+        };
         radix_count::launch(device, grid, src, hist, n32, shift, pb, bl)?;
         radix_spine::launch(device, Grid::blocks([1]), hist, 16 * bl)?;
         // Values: input → a → b → a ... → out.
