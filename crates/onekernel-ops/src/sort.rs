@@ -852,10 +852,14 @@ fn write<T: Element>(b: &mut Buffer<T>, data: &[T]) -> Result<(), LaunchError> {
 }
 
 /// Pairs sorted by key, stably, on the CPU.
+///
+/// Each key's ordered bits above its index make a `u64` key with no two
+/// equal, so rayon's unstable sort of them gives the stable order.
 fn cpu_sorted_pairs<K: SortKey, V: SortValue>(keys: Vec<K>, values: Vec<V>, flip: u32) -> (Vec<K>, Vec<V>) {
-    let mut pairs: Vec<(u32, V)> = keys.into_iter().map(|k| k.to_ordered(flip)).zip(values).collect();
-    pairs.par_sort_by_key(|p| p.0);
-    pairs.into_iter().map(|(b, v)| (K::from_ordered(b, flip), v)).unzip()
+    let mut order: Vec<u64> =
+        keys.par_iter().enumerate().map(|(i, k)| u64::from(k.to_ordered(flip)) << 32 | i as u64).collect();
+    order.par_sort_unstable();
+    order.par_iter().map(|&o| (K::from_ordered((o >> 32) as u32, flip), values[o as u32 as usize])).unzip()
 }
 
 /// Sorts keys on the CPU: mapped to their ordered bits in place, sorted,
@@ -892,7 +896,7 @@ fn cpu_sort_keys<K: SortKey, V: SortValue>(
     }
 }
 
-use rayon::iter::{IntoParallelRefMutIterator, ParallelIterator};
+use rayon::iter::{IndexedParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator};
 use rayon::slice::ParallelSliceMut;
 
 /// The eight digit passes over `scratch.keys_a` (ordered bits; the result

@@ -1,7 +1,7 @@
 //! `ops::random` against Random123's known answers and a plain-Rust Philox.
 
-use super::common::{devices, LENGTHS};
-use onekernel::ops::random::{normal_into, philox4x32_10, random_u32_into, uniform_into};
+use super::common::{gpu, LENGTHS};
+use onekernel::ops::random::{fill_into, philox4x32_10, random_u32_with, Distribution};
 use onekernel::prelude::*;
 
 /// Philox 4×32-10 written from the paper with 64-bit products (not the
@@ -21,6 +21,12 @@ fn philox_reference(ctr: [u32; 4], key: [u32; 2]) -> [u32; 4] {
 fn stream(seed: u64, e: u64) -> u32 {
     let q = e / 4;
     philox_reference([q as u32, (q >> 32) as u32, 0, 0], [seed as u32, (seed >> 32) as u32])[(e % 4) as usize]
+}
+
+/// The devices and paths: the CPU executor's plain Rust, the kernels on
+/// the CPU executor, the GPU.
+fn runs() -> [(Device, bool); 3] {
+    [(Device::cpu(), false), (Device::cpu(), true), (gpu(), false)]
 }
 
 #[test]
@@ -50,14 +56,18 @@ fn philox_known_answers() {
 fn random_u32_and_uniform_are_bit_exact_everywhere() {
     // Offsets not multiples of 4, one past 2^32 blocks (the carry).
     for (seed, offset) in [(0u64, 0u64), (42, 3), (u64::MAX, 5), (7, (1u64 << 34) - 2)] {
-        for device in devices() {
+        for (device, kernels) in runs() {
             for &n in LENGTHS {
                 let want: Vec<u32> = (0..n as u64).map(|i| stream(seed, offset + i)).collect();
                 let mut out = Buffer::<u32>::zeroed(&device, n).unwrap();
-                random_u32_into(&device, &mut out, seed, offset).unwrap();
-                assert!(out.read().unwrap() == want, "u32 n={n} seed={seed} offset={offset} on {}", device.name());
+                random_u32_with(&device, &mut out, seed, offset, kernels).unwrap();
+                assert!(
+                    out.read().unwrap() == want,
+                    "u32 n={n} seed={seed} offset={offset} on {} (kernels {kernels})",
+                    device.name()
+                );
                 let mut u = Buffer::<f32>::zeroed(&device, n).unwrap();
-                uniform_into(&device, &mut u, seed, offset).unwrap();
+                fill_into(&device, &mut u, Distribution::Uniform, seed, offset, kernels).unwrap();
                 let want_u: Vec<f32> = want.iter().map(|&w| (w >> 8) as f32 / 16_777_216.0).collect();
                 assert!(u.read().unwrap() == want_u, "uniform n={n} on {}", device.name());
             }
@@ -80,9 +90,9 @@ fn normal_agrees_with_box_muller_and_across_devices() {
             (z * 2.0 + 1.0) as f32
         })
         .collect();
-    for device in devices() {
+    for (device, kernels) in runs() {
         let mut out = Buffer::<f32>::zeroed(&device, n).unwrap();
-        normal_into(&device, &mut out, 5, 0, 1.0, 2.0).unwrap();
+        fill_into(&device, &mut out, Distribution::Normal { mean: 1.0, std: 2.0 }, 5, 0, kernels).unwrap();
         let got = out.read().unwrap();
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
             assert!((g - w).abs() <= 1e-4 * w.abs().max(1.0), "normal[{i}] on {}: {g} vs {w}", device.name());
