@@ -188,15 +188,13 @@ fn host_fill<T: Send + Copy>(out: &mut [T], seed: u64, offset: u64, f: impl Fn([
     use rayon::prelude::*;
     let key = [seed as u32, (seed >> 32) as u32];
     out.par_chunks_mut(4096).enumerate().for_each(|(chunk, part)| {
-        let mut e = offset + chunk as u64 * 4096;
         let mut block = (u64::MAX, f([0; 4]));
-        for slot in part.iter_mut() {
+        for (e, slot) in (offset + chunk as u64 * 4096..).zip(part.iter_mut()) {
             let q = e / 4;
             if q != block.0 {
                 block = (q, f(philox_host([q as u32, (q >> 32) as u32, 0, 0], key)));
             }
             *slot = block.1[(e % 4) as usize];
-            e += 1;
         }
     });
 }
