@@ -42,3 +42,10 @@ pub mod reduce;
 pub mod scan;
 pub mod transpose;
 pub use fill::fill;
+
+pub mod op_error;
+pub use op_error::OpError;
+pub mod matmul;
+pub mod norm;
+pub mod random;
+pub mod sort;

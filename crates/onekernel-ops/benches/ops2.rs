@@ -1,0 +1,300 @@
+//! Benchmarks of `ops::sort`, `ops::norm`, `ops::random` and `ops::matmul`
+//! on the GPU: one markdown table. `peers/torch/ops2_baseline.py` prints
+//! PyTorch's numbers for the same rows.
+//!
+//!     cargo bench -p onekernel-ops --bench ops2             # H200 sizes
+//!     cargo bench -p onekernel-ops --bench ops2 -- --quick  # small sizes (lavapipe)
+//!     cargo bench -p onekernel-ops --bench ops2 -- --cpu    # the CPU executor against rayon
+//!
+//! Times: `kernels` is the sum of the launches' GPU timestamps per call
+//! (the kernels alone); `wall` is the wall-clock time per call of a loop of
+//! calls, including submitting each launch and the gaps between them (an
+//! op of several launches pays those; PyTorch's CUDA-event times include
+//! its gaps too). The rate column is from `kernels`.
+
+use onekernel::ops::matmul::{self, Layout, Shape};
+use onekernel::ops::norm::{row_op_into, RowElement, RowOp};
+use onekernel::ops::random::{normal_into, random_u32_into, uniform_into};
+use onekernel::ops::sort::{sort_into, sort_pairs_into, Order, SortScratch};
+use onekernel::prelude::*;
+use std::time::Instant;
+
+struct Row {
+    op: String,
+    shape: String,
+    kernels_ms: f64,
+    wall_ms: f64,
+    rate: String,
+}
+
+/// Times `iters` calls of `f` (after one warm-up call): per call, the GPU
+/// kernel time and the wall time.
+fn time(device: &Device, iters: usize, mut f: impl FnMut() -> Result<(), LaunchError>) -> (f64, f64) {
+    // A warm-up call, waited for (`time` waits for the device): pipelines
+    // made and compiled by the driver before the clock starts.
+    let (r, _) = device.time(&mut f).expect("timing");
+    r.expect("warm-up");
+    let start = Instant::now();
+    let (r, timing) = device.time(|| (0..iters).try_for_each(|_| f())).expect("timing");
+    r.expect("launch");
+    let wall = start.elapsed().as_secs_f64() / iters as f64;
+    (timing.total.as_secs_f64() / iters as f64, wall)
+}
+
+fn hash(i: usize) -> u32 {
+    let mut x = (i as u32).wrapping_mul(0x9E37_79B9) ^ 0x2545_F491;
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x7FEB_352D);
+    x ^= x >> 15;
+    x = x.wrapping_mul(0x846C_A68B);
+    x ^ (x >> 16)
+}
+
+fn sorts(device: &Device, sizes: &[usize], iters: usize, rows: &mut Vec<Row>) {
+    for &n in sizes {
+        let keys: Vec<f32> = (0..n).map(|i| f32::from_bits(hash(i) & 0xbfff_ffff) - 1.0).collect();
+        let kb = Buffer::from_slice(device, &keys).unwrap();
+        let ub = Buffer::from_slice(device, &keys.iter().map(|k| k.to_bits()).collect::<Vec<_>>()).unwrap();
+        let ib = Buffer::from_slice(device, &(0..n as u32).collect::<Vec<_>>()).unwrap();
+        let mut ko = Buffer::<f32>::zeroed(device, n).unwrap();
+        let mut uo = Buffer::<u32>::zeroed(device, n).unwrap();
+        let mut io = Buffer::<u32>::zeroed(device, n).unwrap();
+        let mut keys_only = SortScratch::keys_only(device, n).unwrap();
+        let mut pairs = SortScratch::<u32>::new(device, n).unwrap();
+        let mut row = |op: &str, (k, w): (f64, f64)| {
+            rows.push(Row {
+                op: op.into(),
+                shape: format!("2^{}", n.trailing_zeros()),
+                kernels_ms: k * 1e3,
+                wall_ms: w * 1e3,
+                rate: format!("{:.2} Gkeys/s", n as f64 / k * 1e-9),
+            })
+        };
+        row("sort u32 keys", time(device, iters, || sort_into(device, &ub, &mut uo, Order::Ascending, &mut keys_only)));
+        row("sort f32 keys", time(device, iters, || sort_into(device, &kb, &mut ko, Order::Ascending, &mut keys_only)));
+        row(
+            "sort f32 keys + u32 index",
+            time(device, iters, || sort_pairs_into(device, &kb, &ib, &mut ko, &mut io, Order::Ascending, &mut pairs)),
+        );
+        // The result is sorted.
+        let got = ko.read().unwrap();
+        assert!(got.windows(2).all(|w| w[0] <= w[1]), "sort {n}: not sorted");
+    }
+}
+
+fn norms<T: RowElement>(device: &Device, total: usize, iters: usize, rows: &mut Vec<Row>) {
+    let tname = if std::mem::size_of::<T>() == 2 { "f16" } else { "f32" };
+    for cols in [128usize, 1000, 4096, 32768] {
+        let r = (total / cols).max(1);
+        let n = r * cols;
+        let x: Vec<T> = (0..n).map(|i| T::narrow((hash(i) >> 8) as f32 / 16_777_216.0 * 8.0 - 4.0)).collect();
+        let xb = Buffer::from_slice(device, &x).unwrap();
+        let g = Buffer::from_slice(device, &vec![T::narrow(1.5); cols]).unwrap();
+        let b = Buffer::from_slice(device, &vec![T::narrow(0.25); cols]).unwrap();
+        let mut y = Buffer::<T>::zeroed(device, n).unwrap();
+        let bytes = 2.0 * (n * std::mem::size_of::<T>()) as f64;
+        let ops = [
+            ("softmax", RowOp::Softmax, None, None),
+            ("log_softmax", RowOp::LogSoftmax, None, None),
+            ("layer_norm", RowOp::LayerNorm { eps: 1e-5 }, Some(&g), Some(&b)),
+            ("rms_norm", RowOp::RmsNorm { eps: 1e-5 }, Some(&g), None),
+        ];
+        for (name, op, gb, bb) in ops {
+            let (k, w) = time(device, iters, || row_op_into(device, op, &xb, gb, bb, &mut y, cols, false));
+            rows.push(Row {
+                op: format!("{name} {tname}"),
+                shape: format!("{r}x{cols}"),
+                kernels_ms: k * 1e3,
+                wall_ms: w * 1e3,
+                rate: format!("{:.0} GB/s", bytes / k * 1e-9),
+            });
+        }
+    }
+}
+
+fn random(device: &Device, n: usize, iters: usize, rows: &mut Vec<Row>) {
+    let mut u = Buffer::<u32>::zeroed(device, n).unwrap();
+    let mut f = Buffer::<f32>::zeroed(device, n).unwrap();
+    let shape = format!("2^{}", n.trailing_zeros());
+    let bytes = (n * 4) as f64;
+    let mut row = |op: &str, (k, w): (f64, f64)| {
+        rows.push(Row {
+            op: op.into(),
+            shape: shape.clone(),
+            kernels_ms: k * 1e3,
+            wall_ms: w * 1e3,
+            rate: format!("{:.0} GB/s", bytes / k * 1e-9),
+        })
+    };
+    row("random u32", time(device, iters, || random_u32_into(device, &mut u, 1, 0)));
+    row("uniform f32", time(device, iters, || uniform_into(device, &mut f, 1, 0)));
+    row("normal f32", time(device, iters, || normal_into(device, &mut f, 1, 0, 0.0, 1.0)));
+}
+
+fn matmuls(device: &Device, shapes: &[(usize, usize, usize, usize)], iters: usize, rows: &mut Vec<Row>) {
+    for &(batch, m, k, n) in shapes {
+        let a: Vec<f32> = (0..batch * m * k).map(|i| (hash(i) % 17) as f32 / 8.0 - 1.0).collect();
+        let b: Vec<f32> = (0..batch * k * n).map(|i| (hash(i + 7) % 17) as f32 / 8.0 - 1.0).collect();
+        let ab = Buffer::from_slice(device, &a).unwrap();
+        let bb = Buffer::from_slice(device, &b).unwrap();
+        let mut c = Buffer::<f32>::zeroed(device, batch * m * n).unwrap();
+        let flops = 2.0 * (batch * m * k * n) as f64;
+        let shape = if batch > 1 { format!("{batch}x{m}x{k}x{n}") } else { format!("{m}x{k}x{n}") };
+        for (what, la, lb) in [("NN", Layout::RowMajor, Layout::RowMajor), ("TN", Layout::Transposed, Layout::RowMajor)]
+        {
+            let (kt, w) = time(device, iters, || {
+                matmul::matmul_into(device, &ab, la, &bb, lb, &mut c, Shape::batched(batch, m, k, n))
+            });
+            rows.push(Row {
+                op: format!("matmul f32 {what}"),
+                shape: shape.clone(),
+                kernels_ms: kt * 1e3,
+                wall_ms: w * 1e3,
+                rate: format!("{:.1} TFLOP/s", flops / kt * 1e-12),
+            });
+        }
+        if matmul::has_tiles(device) {
+            let a16: Vec<f16> = a.iter().map(|&v| f16::from_f32(v)).collect();
+            let b16: Vec<f16> = b.iter().map(|&v| f16::from_f32(v)).collect();
+            let ab = Buffer::from_slice(device, &a16).unwrap();
+            let bb = Buffer::from_slice(device, &b16).unwrap();
+            let (kt, w) = time(device, iters, || {
+                matmul::matmul_f16_into(device, &ab, &bb, &mut c, Shape::batched(batch, m, k, n))
+            });
+            rows.push(Row {
+                op: "matmul f16→f32 (tiles)".into(),
+                shape: shape.clone(),
+                kernels_ms: kt * 1e3,
+                wall_ms: w * 1e3,
+                rate: format!("{:.1} TFLOP/s", flops / kt * 1e-12),
+            });
+        }
+    }
+}
+
+/// Wall time of the fastest of `runs` runs of `f`.
+fn best_of(runs: usize, mut f: impl FnMut()) -> f64 {
+    (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::MAX, f64::min)
+}
+
+/// The CPU executor's sort and softmax against the rayon idioms
+/// (`par_sort_unstable`, a softmax over `par_chunks_mut`), wall clock.
+fn cpu(n: usize) {
+    use rayon::prelude::*;
+    let device = Device::cpu();
+    println!("CPU executor ({} threads), {n} elements, best of 5\n", rayon::current_num_threads());
+    println!("| op | ours (ms) | rayon idiom (ms) | ours / rayon |");
+    println!("|---|---:|---:|---:|");
+    let keys: Vec<u32> = (0..n).map(hash).collect();
+    let kb = Buffer::from_slice(&device, &keys).unwrap();
+    let mut out = Buffer::<u32>::zeroed(&device, n).unwrap();
+    let mut scratch = SortScratch::keys_only(&device, n).unwrap();
+    let ours = best_of(5, || sort_into(&device, &kb, &mut out, Order::Ascending, &mut scratch).unwrap());
+    let theirs = best_of(5, || {
+        let mut v = keys.clone();
+        v.par_sort_unstable();
+        std::hint::black_box(v);
+    });
+    println!("| sort u32 keys | {:.2} | {:.2} | {:.2} |", ours * 1e3, theirs * 1e3, ours / theirs);
+    let fkeys: Vec<f32> = keys.iter().map(|&k| f32::from_bits(k & 0xbfff_ffff)).collect();
+    let fb = Buffer::from_slice(&device, &fkeys).unwrap();
+    let ib = Buffer::from_slice(&device, &(0..n as u32).collect::<Vec<_>>()).unwrap();
+    let (mut fo, mut io) = (Buffer::<f32>::zeroed(&device, n).unwrap(), Buffer::<u32>::zeroed(&device, n).unwrap());
+    let mut pairs = SortScratch::<u32>::new(&device, n).unwrap();
+    let ours =
+        best_of(5, || sort_pairs_into(&device, &fb, &ib, &mut fo, &mut io, Order::Ascending, &mut pairs).unwrap());
+    let theirs = best_of(5, || {
+        let mut v: Vec<(f32, u32)> = fkeys.iter().copied().zip(0..).collect();
+        v.par_sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        std::hint::black_box(v);
+    });
+    println!("| sort f32 keys + u32 index (stable) | {:.2} | {:.2} | {:.2} |", ours * 1e3, theirs * 1e3, ours / theirs);
+    let cols = 1000;
+    let x: Vec<f32> = (0..n / cols * cols).map(|i| (hash(i) >> 8) as f32 / 16_777_216.0).collect();
+    let xb = Buffer::from_slice(&device, &x).unwrap();
+    let mut y = Buffer::<f32>::zeroed(&device, x.len()).unwrap();
+    let ours = best_of(5, || row_op_into(&device, RowOp::Softmax, &xb, None, None, &mut y, cols, false).unwrap());
+    let theirs = best_of(5, || {
+        let mut out = vec![0.0f32; x.len()];
+        out.par_chunks_mut(cols).zip(x.par_chunks(cols)).for_each(|(o, r)| {
+            let m = r.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let s: f32 = r.iter().map(|v| (v - m).exp()).sum();
+            o.iter_mut().zip(r).for_each(|(o, v)| *o = (v - m).exp() / s);
+        });
+        std::hint::black_box(out);
+    });
+    println!("| softmax f32, rows of {cols} | {:.2} | {:.2} | {:.2} |", ours * 1e3, theirs * 1e3, ours / theirs);
+    let mut u = Buffer::<f32>::zeroed(&device, n).unwrap();
+    let ours = best_of(5, || uniform_into(&device, &mut u, 1, 0).unwrap());
+    let theirs = best_of(5, || {
+        // Philox in plain Rust with 64-bit products, four numbers a block.
+        let mut v = vec![0.0f32; n];
+        v.par_chunks_mut(4).enumerate().for_each(|(q, out)| {
+            let (mut c, mut k) = ([q as u32, 0, 0, 0], [1u32, 0]);
+            for _ in 0..10 {
+                let p0 = 0xD251_1F53u64 * u64::from(c[0]);
+                let p1 = 0xCD9E_8D57u64 * u64::from(c[2]);
+                c = [(p1 >> 32) as u32 ^ c[1] ^ k[0], p1 as u32, (p0 >> 32) as u32 ^ c[3] ^ k[1], p0 as u32];
+                k = [k[0].wrapping_add(0x9E37_79B9), k[1].wrapping_add(0xBB67_AE85)];
+            }
+            for (o, w) in out.iter_mut().zip(c) {
+                *o = (w >> 8) as f32 / 16_777_216.0;
+            }
+        });
+        std::hint::black_box(v);
+    });
+    println!(
+        "| uniform f32 (rayon: Philox with u64 products) | {:.2} | {:.2} | {:.2} |",
+        ours * 1e3,
+        theirs * 1e3,
+        ours / theirs
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--cpu") {
+        cpu(if args.iter().any(|a| a == "--quick") { 1 << 16 } else { 1 << 22 });
+        return;
+    }
+    let quick = args.iter().any(|a| a == "--quick");
+    let only: Option<&str> = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).map(|s| s.as_str());
+    let wants = |key: &str| only.is_none_or(|o| o.split(',').any(|k| k == key));
+    let device = Device::gpu().expect("this benchmark needs a GPU");
+    let mut rows = Vec::new();
+    let iters = if quick { 2 } else { 20 };
+    if wants("sort") {
+        let sizes: &[usize] = if quick { &[1 << 16] } else { &[1 << 20, 1 << 24, 1 << 26] };
+        sorts(&device, sizes, iters, &mut rows);
+    }
+    if wants("norm") {
+        let total = if quick { 1 << 16 } else { 1 << 24 };
+        norms::<f32>(&device, total, iters, &mut rows);
+        if device.features().contains(onekernel::abi::Features::F16) {
+            norms::<f16>(&device, total, iters, &mut rows);
+        }
+    }
+    if wants("random") {
+        random(&device, if quick { 1 << 16 } else { 1 << 26 }, iters, &mut rows);
+    }
+    if wants("matmul") {
+        let shapes: &[(usize, usize, usize, usize)] = if quick {
+            &[(1, 128, 64, 128), (1, 100, 77, 130), (2, 64, 32, 64)]
+        } else {
+            &[(1, 4096, 4096, 4096), (1, 1000, 777, 1234), (8, 1024, 1024, 1024)]
+        };
+        matmuls(&device, shapes, iters.min(10), &mut rows);
+    }
+    println!("{}\n", device.name());
+    println!("| op | shape | kernels (ms) | wall (ms) | rate |");
+    println!("|---|---|---:|---:|---:|");
+    for r in rows {
+        println!("| {} | {} | {:.4} | {:.4} | {} |", r.op, r.shape, r.kernels_ms, r.wall_ms, r.rate);
+    }
+}

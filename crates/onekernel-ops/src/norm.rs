@@ -1,0 +1,676 @@
+//! Row normalisations: softmax, log-softmax, layer norm and RMS norm over
+//! the rows of a row-major `rows × cols` matrix of `f32` or `f16`
+//! ([`RowElement`]); every sum, `exp` and square root in `f32`, an `f16`
+//! result rounded once.
+//!
+//! # How it works
+//!
+//! One kernel per element type does all four ([`RowOp`] is a launch
+//! argument). A block of 256 threads takes `256 / tpr` rows, `tpr` threads
+//! (32 to 256, a power of two at least the subgroup size) per row, so that
+//! a narrow row does not leave most of a block idle. Each thread keeps up
+//! to 16 of its row's numbers in registers (`v`), read once; a row wider
+//! than `16 * tpr` (4096) reads the rest again from memory for each step.
+//! Rows wider than 4096 take the `_wide` kernels instead where the device
+//! allows blocks of 1024 threads: one block a row, 32 numbers a thread
+//! held (rows up to 32768 read once).
+//! The statistics are reduced with `subgroup_max` / `subgroup_add`, then
+//! across the row's subgroups through shared memory (one barrier).
+//!
+//! On the CPU executor the same arithmetic runs as plain Rust over rows
+//! with rayon (faster there than the cooperative kernel);
+//! [`row_op_into`]'s `kernels_on_cpu` runs the kernel instead (the tests
+//! do).
+
+use crate::prelude::*;
+use crate::OpError;
+use onekernel_runtime::Element;
+use rayon::prelude::*;
+
+/// One of the row operations.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RowOp {
+    /// `y = exp(x - max) / Σ exp(x - max)`.
+    Softmax,
+    /// `y = x - max - ln Σ exp(x - max)`.
+    LogSoftmax,
+    /// `y = (x - mean) / sqrt(var + eps) * gamma + beta` (the variance
+    /// divided by `cols`; `gamma` 1 and `beta` 0 where not given).
+    LayerNorm {
+        /// Added to the variance.
+        eps: f32,
+    },
+    /// `y = x / sqrt(mean(x²) + eps) * gamma`.
+    RmsNorm {
+        /// Added to the mean square.
+        eps: f32,
+    },
+}
+
+impl RowOp {
+    fn code(self) -> (u32, f32) {
+        match self {
+            RowOp::Softmax => (0, 0.0),
+            RowOp::LogSoftmax => (1, 0.0),
+            RowOp::LayerNorm { eps } => (2, eps),
+            RowOp::RmsNorm { eps } => (3, eps),
+        }
+    }
+}
+
+macro_rules! row_kernel {
+    ($(#[$doc:meta])* $name:ident, $T:ty, $wg:literal, $per:literal, |$w:ident| $widen:expr, |$n:ident| $narrow:expr) => {
+        $(#[$doc])*
+        #[kernel(workgroup_size = $wg, max_workgroup_invocations = $wg)]
+        pub fn $name(
+            x: &[$T],
+            gamma: &[$T],
+            beta: &[$T],
+            y: &mut [$T],
+            rows: u32,
+            cols: u32,
+            tpr: u32,
+            op: u32,
+            affine: u32,
+            eps: f32,
+        ) {
+            let partial = shared::<[f32; $wg]>();
+            let t = thread_id().x;
+            let tpr = tpr as usize;
+            let cols = cols as usize;
+            let lt = t % tpr;
+            let group = t / tpr;
+            let row = block_id().x * ($wg / tpr) + group;
+            let live = row < rows as usize;
+            let base = row * cols;
+            let sg = subgroup_size() as usize;
+            let first_lane = subgroup_invocation_id() == 0;
+            let per_row = tpr / sg;
+            let first_sub = group * per_row;
+            let held = $per * tpr;
+
+            // Step 1: the maximum (softmax), the sum (layer norm) or the
+            // sum of squares (RMS norm).
+            let mut v = [0.0f32; $per];
+            let mut a = if op < 2 { f32::NEG_INFINITY } else { 0.0f32 };
+            #[unroll]
+            for k in 0..$per {
+                let j = k * tpr + lt;
+                if live && j < cols {
+                    let $w = x[base + j];
+                    v[k] = $widen;
+                    a = if op < 2 {
+                        a.max(v[k])
+                    } else if op == 2 {
+                        a + v[k]
+                    } else {
+                        v[k].mul_add(v[k], a)
+                    };
+                }
+            }
+            if live {
+                let mut j = held + lt;
+                while j < cols {
+                    let $w = x[base + j];
+                    let e = $widen;
+                    a = if op < 2 {
+                        a.max(e)
+                    } else if op == 2 {
+                        a + e
+                    } else {
+                        e.mul_add(e, a)
+                    };
+                    j += tpr;
+                }
+            }
+            let smax = subgroup_max(a);
+            let ssum = subgroup_add(a);
+            if first_lane {
+                partial[t / sg] = if op < 2 { smax } else { ssum };
+            }
+            workgroup_barrier();
+            let mut s1 = if op < 2 { f32::NEG_INFINITY } else { 0.0f32 };
+            for s in 0..per_row {
+                let p = partial[first_sub + s];
+                s1 = if op < 2 { s1.max(p) } else { s1 + p };
+            }
+            let mean = s1 / cols as f32;
+            workgroup_barrier();
+
+            // Step 2: the sum of exp(x - max) (softmax) or of (x - mean)²
+            // (layer norm).
+            let mut b = 0.0f32;
+            if op != 3 {
+                #[unroll]
+                for k in 0..$per {
+                    let j = k * tpr + lt;
+                    if live && j < cols {
+                        if op < 2 {
+                            let e = (v[k] - s1).exp();
+                            if op == 0 {
+                                v[k] = e;
+                            }
+                            b += e;
+                        } else {
+                            let d = v[k] - mean;
+                            b = d.mul_add(d, b);
+                        }
+                    }
+                }
+                if live {
+                    let mut j = held + lt;
+                    while j < cols {
+                        let $w = x[base + j];
+                        let e = $widen;
+                        if op < 2 {
+                            b += (e - s1).exp();
+                        } else {
+                            let d = e - mean;
+                            b = d.mul_add(d, b);
+                        }
+                        j += tpr;
+                    }
+                }
+            }
+            let bsum = subgroup_add(b);
+            if first_lane {
+                partial[t / sg] = bsum;
+            }
+            workgroup_barrier();
+            let mut s2 = 0.0f32;
+            for s in 0..per_row {
+                s2 += partial[first_sub + s];
+            }
+
+            // Step 3: the results.
+            let scale = if op == 0 {
+                1.0 / s2
+            } else if op == 1 {
+                s1 + s2.ln()
+            } else if op == 2 {
+                1.0 / (s2 / cols as f32 + eps).sqrt()
+            } else {
+                1.0 / (mean + eps).sqrt()
+            };
+            #[unroll]
+            for k in 0..$per {
+                let j = k * tpr + lt;
+                if live && j < cols {
+                    let mut r = if op == 0 {
+                        v[k] * scale
+                    } else if op == 1 {
+                        v[k] - scale
+                    } else if op == 2 {
+                        (v[k] - mean) * scale
+                    } else {
+                        v[k] * scale
+                    };
+                    if affine & 1 != 0 {
+                        let $w = gamma[j];
+                        r *= $widen;
+                    }
+                    if affine & 2 != 0 {
+                        let $w = beta[j];
+                        r += $widen;
+                    }
+                    let $n = r;
+                    y[base + j] = $narrow;
+                }
+            }
+            if live {
+                let mut j = held + lt;
+                while j < cols {
+                    let $w = x[base + j];
+                    let e = $widen;
+                    let mut r = if op == 0 {
+                        (e - s1).exp() * scale
+                    } else if op == 1 {
+                        e - scale
+                    } else if op == 2 {
+                        (e - mean) * scale
+                    } else {
+                        e * scale
+                    };
+                    if affine & 1 != 0 {
+                        let $w = gamma[j];
+                        r *= $widen;
+                    }
+                    if affine & 2 != 0 {
+                        let $w = beta[j];
+                        r += $widen;
+                    }
+                    let $n = r;
+                    y[base + j] = $narrow;
+                    j += tpr;
+                }
+            }
+        }
+    };
+}
+
+row_kernel!(
+    /// The row operations over `f32` rows (see the [module](self) docs):
+    /// 256 threads, 16 numbers a thread held. Launch with
+    /// `Grid::blocks([rows.div_ceil(256 / tpr)])`.
+    rows_f32, f32, 256, 16, |w| w, |n| n
+);
+row_kernel!(
+    /// The row operations over `f16` rows, in `f32` inside (`SHADER_F16`).
+    rows_f16, f16, 256, 16, |w| w.to_f32(), |n| f16::from_f32(n)
+);
+row_kernel!(
+    /// [`rows_f32`] for wide rows: one block of 1024 threads a row
+    /// (`tpr` = 1024), 32 numbers a thread held (rows up to 32768 read
+    /// once). Launch with `Grid::blocks([rows])`.
+    rows_f32_wide, f32, 1024, 32, |w| w, |n| n
+);
+row_kernel!(
+    /// [`rows_f16`] for wide rows (see [`rows_f32_wide`]).
+    rows_f16_wide, f16, 1024, 32, |w| w.to_f32(), |n| f16::from_f32(n)
+);
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for super::f16 {}
+}
+
+/// An element type of the row operations: `f32`, `f16` (sealed).
+pub trait RowElement: Element + sealed::Sealed {
+    /// Widened to `f32`.
+    fn widen(self) -> f32;
+    /// Rounded from `f32`.
+    fn narrow(v: f32) -> Self;
+    /// Launches this type's kernel.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    fn launch(
+        device: &Device,
+        grid: Grid,
+        x: &Buffer<Self>,
+        gamma: &Buffer<Self>,
+        beta: &Buffer<Self>,
+        y: &mut Buffer<Self>,
+        dims: [u32; 5],
+        eps: f32,
+        wide: bool,
+    ) -> Result<(), LaunchError>;
+}
+
+impl RowElement for f32 {
+    fn widen(self) -> f32 {
+        self
+    }
+    fn narrow(v: f32) -> Self {
+        v
+    }
+    fn launch(
+        device: &Device,
+        grid: Grid,
+        x: &Buffer<f32>,
+        gamma: &Buffer<f32>,
+        beta: &Buffer<f32>,
+        y: &mut Buffer<f32>,
+        [rows, cols, tpr, op, affine]: [u32; 5],
+        eps: f32,
+        wide: bool,
+    ) -> Result<(), LaunchError> {
+        if wide {
+            rows_f32_wide::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
+        } else {
+            rows_f32::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
+        }
+    }
+}
+
+impl RowElement for f16 {
+    fn widen(self) -> f32 {
+        self.to_f32()
+    }
+    fn narrow(v: f32) -> Self {
+        f16::from_f32(v)
+    }
+    fn launch(
+        device: &Device,
+        grid: Grid,
+        x: &Buffer<f16>,
+        gamma: &Buffer<f16>,
+        beta: &Buffer<f16>,
+        y: &mut Buffer<f16>,
+        [rows, cols, tpr, op, affine]: [u32; 5],
+        eps: f32,
+        wide: bool,
+    ) -> Result<(), LaunchError> {
+        if wide {
+            rows_f16_wide::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
+        } else {
+            rows_f16::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
+        }
+    }
+}
+
+fn arg_error(arg: &'static str, problem: String) -> LaunchError {
+    LaunchError::InvalidArgument { kernel: "ops::norm", arg, problem }
+}
+
+/// Threads per row for rows of `cols` on `device`: enough for 16 numbers
+/// each, at least 32 and the largest subgroup, at most 256.
+fn threads_per_row(device: &Device, cols: usize) -> usize {
+    let min = device.subgroup_sizes().map_or(32, |(_, max)| max as usize).clamp(32, 256);
+    cols.div_ceil(16).next_power_of_two().clamp(min, 256)
+}
+
+/// `op` over each row of `x` (row-major, `cols` wide) into `y` (the same
+/// length); `gamma` and `beta` (`cols` long) scale and shift the norms'
+/// results. On the CPU executor, plain Rust over rows with rayon unless
+/// `kernels_on_cpu`. No allocation.
+///
+/// ```
+/// use onekernel::prelude::*;
+/// use onekernel::ops::norm::{row_op_into, RowOp};
+/// let device = Device::cpu();
+/// let x = Buffer::from_slice(&device, &[1.0f32, 2.0, 3.0, 5.0, 5.0, 5.0])?;
+/// let mut y = Buffer::<f32>::zeroed(&device, 6)?;
+/// row_op_into(&device, RowOp::LayerNorm { eps: 0.0 }, &x, None, None, &mut y, 3, false)?;
+/// let y = y.read()?;
+/// assert!((y[0] + 1.2247).abs() < 1e-3 && y[1].abs() < 1e-6);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// `LaunchError::InvalidArgument` naming `ops::norm` and the argument: `x`
+/// not whole rows, `y`, `gamma` or `beta` of another length; a launch's
+/// error.
+#[allow(clippy::too_many_arguments)]
+pub fn row_op_into<T: RowElement>(
+    device: &Device,
+    op: RowOp,
+    x: &Buffer<T>,
+    gamma: Option<&Buffer<T>>,
+    beta: Option<&Buffer<T>>,
+    y: &mut Buffer<T>,
+    cols: usize,
+    kernels_on_cpu: bool,
+) -> Result<(), LaunchError> {
+    let n = x.len();
+    if cols == 0 {
+        if n == 0 && y.is_empty() {
+            return Ok(());
+        }
+        return Err(arg_error("cols", "is 0 for a non-empty `x`".into()));
+    }
+    if n % cols != 0 {
+        return Err(arg_error("x", format!("has {n} elements, not whole rows of {cols}")));
+    }
+    if y.len() != n {
+        return Err(arg_error("y", format!("has {} elements where `x` has {n}", y.len())));
+    }
+    for (arg, b) in [("gamma", gamma), ("beta", beta)] {
+        if let Some(b) = b {
+            if b.len() != cols {
+                return Err(arg_error(arg, format!("has {} elements for rows of {cols}", b.len())));
+            }
+        }
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    let rows = n / cols;
+    if !device.is_gpu() && !kernels_on_cpu {
+        return cpu_rows(op, x, gamma, beta, y, cols);
+    }
+    let affine = u32::from(gamma.is_some()) | (u32::from(beta.is_some()) << 1);
+    let (code, eps) = op.code();
+    // A missing `gamma`/`beta` binds `x` (read-only, unread).
+    let (g, b) = (gamma.unwrap_or(x), beta.unwrap_or(x));
+    let dims = |tpr: usize| [rows as u32, cols as u32, tpr as u32, code, affine];
+    if cols > 4096 {
+        // A block of 1024 a row, where the device has such blocks.
+        match T::launch(device, Grid::blocks([rows]), x, g, b, y, dims(1024), eps, true) {
+            Err(LaunchError::WorkgroupTooLarge { .. }) => {}
+            done => return done,
+        }
+    }
+    let tpr = threads_per_row(device, cols);
+    let grid = Grid::blocks([rows.div_ceil(256 / tpr)]);
+    T::launch(device, grid, x, g, b, y, dims(tpr), eps, false)
+}
+
+fn host<T: Element>(b: &Buffer<T>) -> Result<Vec<T>, LaunchError> {
+    b.read().map_err(|e| LaunchError::Gpu { kernel: "ops::norm", message: e.to_string() })
+}
+
+/// The CPU executor's implementation: the kernel's arithmetic, row by row.
+fn cpu_rows<T: RowElement>(
+    op: RowOp,
+    x: &Buffer<T>,
+    gamma: Option<&Buffer<T>>,
+    beta: Option<&Buffer<T>>,
+    y: &mut Buffer<T>,
+    cols: usize,
+) -> Result<(), LaunchError> {
+    let x = host(x)?;
+    let g = gamma.map(host).transpose()?;
+    let b = beta.map(host).transpose()?;
+    let mut out = vec![T::narrow(0.0); x.len()];
+    out.par_chunks_mut(cols).zip(x.par_chunks(cols)).for_each(|(yr, xr)| {
+        let v: Vec<f32> = xr.iter().map(|e| e.widen()).collect();
+        let r = row_reference(op, &v);
+        for (j, (yo, mut r)) in yr.iter_mut().zip(r).enumerate() {
+            if matches!(op, RowOp::LayerNorm { .. } | RowOp::RmsNorm { .. }) {
+                if let Some(g) = &g {
+                    r *= g[j].widen();
+                }
+                if let Some(b) = &b {
+                    r += b[j].widen();
+                }
+            }
+            *yo = T::narrow(r);
+        }
+    });
+    y.write(&out).map_err(|e| LaunchError::Gpu { kernel: "ops::norm", message: e.to_string() })
+}
+
+/// One row's result in `f32`, before `gamma`/`beta`.
+fn row_reference(op: RowOp, v: &[f32]) -> Vec<f32> {
+    let n = v.len() as f32;
+    match op {
+        RowOp::Softmax | RowOp::LogSoftmax => {
+            let m = v.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let s: f32 = v.iter().map(|&e| (e - m).exp()).sum();
+            if op == RowOp::Softmax {
+                v.iter().map(|&e| (e - m).exp() / s).collect()
+            } else {
+                let l = m + s.ln();
+                v.iter().map(|&e| e - l).collect()
+            }
+        }
+        RowOp::LayerNorm { eps } => {
+            let mean = v.iter().sum::<f32>() / n;
+            let var = v.iter().map(|&e| (e - mean) * (e - mean)).sum::<f32>() / n;
+            let inv = 1.0 / (var + eps).sqrt();
+            v.iter().map(|&e| (e - mean) * inv).collect()
+        }
+        RowOp::RmsNorm { eps } => {
+            let ms = v.iter().map(|&e| e * e).sum::<f32>() / n;
+            let inv = 1.0 / (ms + eps).sqrt();
+            v.iter().map(|&e| e * inv).collect()
+        }
+    }
+}
+
+fn alloc_like<T: RowElement>(x: &Buffer<T>) -> Result<Buffer<T>, OpError> {
+    Ok(Buffer::zeroed(x.device(), x.len())?)
+}
+
+/// The softmax of each row of `x` (`cols` wide), in a new buffer.
+///
+/// ```
+/// use onekernel::prelude::*;
+/// let device = Device::cpu();
+/// let x = Buffer::from_slice(&device, &[0.0f32, 0.0, 1.0, 1.0])?;
+/// let y = onekernel::ops::norm::softmax(&device, &x, 2)?.read()?;
+/// assert_eq!(y, [0.5; 4]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn softmax<T: RowElement>(device: &Device, x: &Buffer<T>, cols: usize) -> Result<Buffer<T>, OpError> {
+    let mut y = alloc_like(x)?;
+    softmax_into(device, x, &mut y, cols)?;
+    Ok(y)
+}
+
+/// The softmax of each row of `x` into `y`.
+///
+/// ```
+/// use onekernel::prelude::*;
+/// let device = Device::cpu();
+/// let x = Buffer::from_slice(&device, &[f16::from_f32(3.0); 8])?;
+/// let mut y = Buffer::<f16>::zeroed(&device, 8)?;
+/// onekernel::ops::norm::softmax_into(&device, &x, &mut y, 4)?;
+/// assert_eq!(y.read()?, [f16::from_f32(0.25); 8]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn softmax_into<T: RowElement>(
+    device: &Device,
+    x: &Buffer<T>,
+    y: &mut Buffer<T>,
+    cols: usize,
+) -> Result<(), LaunchError> {
+    row_op_into(device, RowOp::Softmax, x, None, None, y, cols, false)
+}
+
+/// The log-softmax of each row of `x` (`cols` wide), in a new buffer.
+///
+/// ```
+/// use onekernel::prelude::*;
+/// let device = Device::cpu();
+/// let x = Buffer::from_slice(&device, &[5.0f32, 5.0])?;
+/// let y = onekernel::ops::norm::log_softmax(&device, &x, 2)?.read()?;
+/// assert!((y[0] + std::f32::consts::LN_2).abs() < 1e-6);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn log_softmax<T: RowElement>(device: &Device, x: &Buffer<T>, cols: usize) -> Result<Buffer<T>, OpError> {
+    let mut y = alloc_like(x)?;
+    log_softmax_into(device, x, &mut y, cols)?;
+    Ok(y)
+}
+
+/// The log-softmax of each row of `x` into `y`.
+///
+/// ```
+/// use onekernel::prelude::*;
+/// let device = Device::cpu();
+/// let x = Buffer::from_slice(&device, &[1.0f32, 1.0, 1.0, 1.0])?;
+/// let mut y = Buffer::<f32>::zeroed(&device, 4)?;
+/// onekernel::ops::norm::log_softmax_into(&device, &x, &mut y, 4)?;
+/// assert!((y.read()?[3] + 4f32.ln()).abs() < 1e-6);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn log_softmax_into<T: RowElement>(
+    device: &Device,
+    x: &Buffer<T>,
+    y: &mut Buffer<T>,
+    cols: usize,
+) -> Result<(), LaunchError> {
+    row_op_into(device, RowOp::LogSoftmax, x, None, None, y, cols, false)
+}
+
+/// The layer norm of each row of `x` (`cols` wide), scaled by `gamma` and
+/// shifted by `beta` where given, in a new buffer.
+///
+/// ```
+/// use onekernel::prelude::*;
+/// let device = Device::cpu();
+/// let x = Buffer::from_slice(&device, &[1.0f32, 3.0])?;
+/// let beta = Buffer::from_slice(&device, &[10.0f32, 10.0])?;
+/// let y = onekernel::ops::norm::layer_norm(&device, &x, None, Some(&beta), 2, 0.0)?.read()?;
+/// assert_eq!(y, [9.0, 11.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn layer_norm<T: RowElement>(
+    device: &Device,
+    x: &Buffer<T>,
+    gamma: Option<&Buffer<T>>,
+    beta: Option<&Buffer<T>>,
+    cols: usize,
+    eps: f32,
+) -> Result<Buffer<T>, OpError> {
+    let mut y = alloc_like(x)?;
+    layer_norm_into(device, x, gamma, beta, &mut y, cols, eps)?;
+    Ok(y)
+}
+
+/// The layer norm of each row of `x` into `y`.
+///
+/// ```
+/// use onekernel::prelude::*;
+/// let device = Device::cpu();
+/// let x = Buffer::from_slice(&device, &[2.0f32, 4.0])?;
+/// let gamma = Buffer::from_slice(&device, &[2.0f32, 2.0])?;
+/// let mut y = Buffer::<f32>::zeroed(&device, 2)?;
+/// onekernel::ops::norm::layer_norm_into(&device, &x, Some(&gamma), None, &mut y, 2, 0.0)?;
+/// assert_eq!(y.read()?, [-2.0, 2.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn layer_norm_into<T: RowElement>(
+    device: &Device,
+    x: &Buffer<T>,
+    gamma: Option<&Buffer<T>>,
+    beta: Option<&Buffer<T>>,
+    y: &mut Buffer<T>,
+    cols: usize,
+    eps: f32,
+) -> Result<(), LaunchError> {
+    row_op_into(device, RowOp::LayerNorm { eps }, x, gamma, beta, y, cols, false)
+}
+
+/// The RMS norm of each row of `x` (`cols` wide), scaled by `gamma` where
+/// given, in a new buffer.
+///
+/// ```
+/// use onekernel::prelude::*;
+/// let device = Device::cpu();
+/// let x = Buffer::from_slice(&device, &[3.0f32, -3.0])?;
+/// let y = onekernel::ops::norm::rms_norm(&device, &x, None, 2, 0.0)?.read()?;
+/// assert_eq!(y, [1.0, -1.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn rms_norm<T: RowElement>(
+    device: &Device,
+    x: &Buffer<T>,
+    gamma: Option<&Buffer<T>>,
+    cols: usize,
+    eps: f32,
+) -> Result<Buffer<T>, OpError> {
+    let mut y = alloc_like(x)?;
+    rms_norm_into(device, x, gamma, &mut y, cols, eps)?;
+    Ok(y)
+}
+
+/// The RMS norm of each row of `x` into `y`.
+///
+/// ```
+/// use onekernel::prelude::*;
+/// let device = Device::cpu();
+/// let x = Buffer::from_slice(&device, &[4.0f32; 4])?;
+/// let mut y = Buffer::<f32>::zeroed(&device, 4)?;
+/// onekernel::ops::norm::rms_norm_into(&device, &x, None, &mut y, 2, 0.0)?;
+/// assert_eq!(y.read()?, [1.0; 4]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn rms_norm_into<T: RowElement>(
+    device: &Device,
+    x: &Buffer<T>,
+    gamma: Option<&Buffer<T>>,
+    y: &mut Buffer<T>,
+    cols: usize,
+    eps: f32,
+) -> Result<(), LaunchError> {
+    row_op_into(device, RowOp::RmsNorm { eps }, x, gamma, None, y, cols, false)
+}
+
+/// One row's result in plain Rust (`f32`, before `gamma`/`beta`): what the
+/// CPU executor runs, for tests and benchmarks to compare with.
+pub fn reference_row(op: RowOp, row: &[f32]) -> Vec<f32> {
+    row_reference(op, row)
+}

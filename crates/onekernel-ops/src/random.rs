@@ -1,0 +1,388 @@
+//! Random numbers from a counter-based generator: Philox 4×32-10
+//! (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC 2011,
+//! the generator of Random123, cuRAND and PyTorch).
+//!
+//! Number `e` of the stream of `seed` is word `e % 4` of
+//! `philox4x32_10([q as u32, (q >> 32) as u32, 0, 0], [seed as u32, (seed >> 32) as u32])`
+//! with `q = e / 4`; a call with `offset` fills its output with numbers
+//! `offset ..` of the stream. So the numbers depend on the seed and the
+//! position only: the same on the CPU executor and on every GPU, whatever
+//! the grid (bit for bit for `u32` and uniform `f32`; normal `f32` goes
+//! through `ln`, `sqrt`, `cos` and `sin`, whose last bits differ between
+//! devices), and a stream can be drawn in pieces (`offset` advanced by the
+//! length drawn) with the same result as at once.
+//!
+//! - [`random_u32_into`]: the words themselves;
+//! - [`uniform_into`]: `(word >> 8) * 2^-24`, in `[0, 1)` (exact: 24 bits);
+//! - [`normal_into`]: Box–Muller on the pairs (word 0, 1) and (2, 3) of
+//!   each block: `sqrt(-2 ln u1) * (cos, sin)(2π u2)` with `u1 = ((w0 >> 8)
+//!   + 1) * 2^-24` in `(0, 1]`, scaled by `std` and shifted by `mean`.
+//!
+//! Each thread computes one block of four numbers (ten rounds of two
+//! 32×32→64-bit multiplies, done in 16-bit halves: no 64-bit integers
+//! needed) and writes the ones inside the output. On the CPU executor the
+//! same blocks are computed in plain Rust with rayon and native 64-bit
+//! products (four times faster there than the kernel with its 16-bit
+//! halves; the same numbers: the tests compare both); [`fill_into`]'s
+//! `kernels_on_cpu` runs the kernels there instead.
+
+use crate::prelude::*;
+use crate::OpError;
+
+/// The kernels of the generator (see the [module](self) docs).
+#[kernels]
+pub mod kernels {
+    use onekernel::prelude::*;
+
+    /// Philox's round multipliers and key increments (Weyl constants).
+    pub const M0: u32 = 0xD251_1F53;
+    /// The second multiplier.
+    pub const M1: u32 = 0xCD9E_8D57;
+    /// The first key increment.
+    pub const W0: u32 = 0x9E37_79B9;
+    /// The second key increment.
+    pub const W1: u32 = 0xBB67_AE85;
+
+    /// The high 32 bits of the 64-bit product `a * b`, from 16-bit halves.
+    #[helper]
+    pub fn mul_hi(a: u32, b: u32) -> u32 {
+        let (al, ah) = (a & 0xffff, a >> 16);
+        let (bl, bh) = (b & 0xffff, b >> 16);
+        let lolo = al * bl;
+        let lohi = al * bh;
+        let hilo = ah * bl;
+        let cross = (lolo >> 16) + (lohi & 0xffff) + (hilo & 0xffff);
+        ah * bh + (lohi >> 16) + (hilo >> 16) + (cross >> 16)
+    }
+
+    /// Philox 4×32 with 10 rounds: the block of counter `c` under key `k`.
+    #[helper]
+    pub fn philox4x32_10(c: UVec4, k0: u32, k1: u32) -> UVec4 {
+        let mut x = c;
+        let mut key0 = k0;
+        let mut key1 = k1;
+        for _ in 0..10 {
+            let hi0 = mul_hi(M0, x.x);
+            let lo0 = M0.wrapping_mul(x.x);
+            let hi1 = mul_hi(M1, x.z);
+            let lo1 = M1.wrapping_mul(x.z);
+            x = UVec4::new(hi1 ^ x.y ^ key0, lo1, hi0 ^ x.w ^ key1, lo0);
+            // The key for the next round (unused after the tenth).
+            key0 = key0.wrapping_add(W0);
+            key1 = key1.wrapping_add(W1);
+        }
+        x
+    }
+
+    /// The block of the stream's number `4 * (q_lo + g) ..` (with the
+    /// carry into the high word of the block index).
+    #[helper]
+    pub fn block(g: u32, q_lo: u32, q_hi: u32, k0: u32, k1: u32) -> UVec4 {
+        let lo = q_lo.wrapping_add(g);
+        let hi = q_hi + if lo < g { 1 } else { 0 };
+        philox4x32_10(UVec4::new(lo, hi, 0, 0), k0, k1)
+    }
+
+    /// A word as a uniform `f32` in `[0, 1)`.
+    #[helper]
+    pub fn to_unit(w: u32) -> f32 {
+        (w >> 8) as f32 * (1.0 / 16_777_216.0)
+    }
+
+    /// Thread `g` writes numbers `4 * (q + g) + j - skip` (those inside
+    /// `out`) of the stream, `q = offset / 4` as `(q_lo, q_hi)` and
+    /// `skip = offset % 4`. Launch with one thread per block of four.
+    #[kernel(workgroup_size = 256)]
+    pub fn philox_u32(out: &mut [u32], q_lo: u32, q_hi: u32, skip: u32, k0: u32, k1: u32) {
+        let g = global_id().x;
+        let w = block(g as u32, q_lo, q_hi, k0, k1);
+        let words = [w.x, w.y, w.z, w.w];
+        #[unroll]
+        for j in 0..4 {
+            let e = g * 4 + j;
+            if e >= skip as usize && e - (skip as usize) < out.len() {
+                out[e - skip as usize] = words[j];
+            }
+        }
+    }
+
+    /// As [`philox_u32`], each word as a uniform `f32` in `[0, 1)`.
+    #[kernel(workgroup_size = 256)]
+    pub fn philox_uniform(out: &mut [f32], q_lo: u32, q_hi: u32, skip: u32, k0: u32, k1: u32) {
+        let g = global_id().x;
+        let w = block(g as u32, q_lo, q_hi, k0, k1);
+        let words = [w.x, w.y, w.z, w.w];
+        #[unroll]
+        for j in 0..4 {
+            let e = g * 4 + j;
+            if e >= skip as usize && e - (skip as usize) < out.len() {
+                out[e - skip as usize] = to_unit(words[j]);
+            }
+        }
+    }
+
+    /// As [`philox_u32`], the words as normal `f32`s (Box–Muller on each
+    /// pair), times `std` plus `mean`.
+    #[kernel(workgroup_size = 256)]
+    pub fn philox_normal(out: &mut [f32], q_lo: u32, q_hi: u32, skip: u32, k0: u32, k1: u32, mean: f32, std: f32) {
+        let g = global_id().x;
+        let w = block(g as u32, q_lo, q_hi, k0, k1);
+        let r0 = (-2.0 * (((w.x >> 8) + 1) as f32 * (1.0 / 16_777_216.0)).ln()).sqrt();
+        let t0 = to_unit(w.y) * std::f32::consts::TAU;
+        let r1 = (-2.0 * (((w.z >> 8) + 1) as f32 * (1.0 / 16_777_216.0)).ln()).sqrt();
+        let t1 = to_unit(w.w) * std::f32::consts::TAU;
+        let z = [r0 * t0.cos(), r0 * t0.sin(), r1 * t1.cos(), r1 * t1.sin()];
+        #[unroll]
+        for j in 0..4 {
+            let e = g * 4 + j;
+            if e >= skip as usize && e - (skip as usize) < out.len() {
+                out[e - skip as usize] = z[j].mul_add(std, mean);
+            }
+        }
+    }
+}
+
+use kernels::*;
+
+/// Philox 4×32-10 on the host: the block of counter `ctr` under key `key`
+/// (the function the kernels run).
+///
+/// ```
+/// use onekernel::ops::random::philox4x32_10;
+/// // Random123's known answer for a zero counter and key.
+/// assert_eq!(philox4x32_10([0; 4], [0; 2]), [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]);
+/// ```
+pub fn philox4x32_10(ctr: [u32; 4], key: [u32; 2]) -> [u32; 4] {
+    kernels::philox4x32_10(UVec4::from_array(ctr), key[0], key[1]).to_array()
+}
+
+/// What [`fill_into`] draws.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Distribution {
+    /// Uniform in `[0, 1)` ([`uniform_into`]).
+    Uniform,
+    /// Normal numbers of this mean and standard deviation.
+    Normal {
+        /// The mean.
+        mean: f32,
+        /// The standard deviation.
+        std: f32,
+    },
+}
+
+/// Philox with native 64-bit products: what the CPU executor runs.
+fn philox_host(ctr: [u32; 4], key: [u32; 2]) -> [u32; 4] {
+    let (mut c, mut k) = (ctr, key);
+    for _ in 0..10 {
+        let p0 = u64::from(M0) * u64::from(c[0]);
+        let p1 = u64::from(M1) * u64::from(c[2]);
+        c = [(p1 >> 32) as u32 ^ c[1] ^ k[0], p1 as u32, (p0 >> 32) as u32 ^ c[3] ^ k[1], p0 as u32];
+        k = [k[0].wrapping_add(W0), k[1].wrapping_add(W1)];
+    }
+    c
+}
+
+/// Numbers `offset .. offset + out.len()` of the stream on the CPU, each
+/// block of four turned into outputs by `f`.
+fn host_fill<T: Send + Copy>(out: &mut [T], seed: u64, offset: u64, f: impl Fn([u32; 4]) -> [T; 4] + Sync) {
+    use rayon::prelude::*;
+    let key = [seed as u32, (seed >> 32) as u32];
+    out.par_chunks_mut(4096).enumerate().for_each(|(chunk, part)| {
+        let mut block = (u64::MAX, f([0; 4]));
+        for (e, slot) in (offset + chunk as u64 * 4096..).zip(part.iter_mut()) {
+            let q = e / 4;
+            if q != block.0 {
+                block = (q, f(philox_host([q as u32, (q >> 32) as u32, 0, 0], key)));
+            }
+            *slot = block.1[(e % 4) as usize];
+        }
+    });
+}
+
+/// Fills `out` with `f32`s of `distribution` from numbers `offset ..` of
+/// the stream of `seed`; on the CPU executor in plain Rust unless
+/// `kernels_on_cpu`.
+///
+/// ```
+/// use onekernel::prelude::*;
+/// use onekernel::ops::random::{fill_into, Distribution};
+/// let device = Device::cpu();
+/// let (mut a, mut b) = (Buffer::<f32>::zeroed(&device, 9)?, Buffer::<f32>::zeroed(&device, 9)?);
+/// fill_into(&device, &mut a, Distribution::Uniform, 5, 0, false)?;
+/// fill_into(&device, &mut b, Distribution::Uniform, 5, 0, true)?; // the kernel
+/// assert_eq!(a.read()?, b.read()?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn fill_into(
+    device: &Device,
+    out: &mut Buffer<f32>,
+    distribution: Distribution,
+    seed: u64,
+    offset: u64,
+    kernels_on_cpu: bool,
+) -> Result<(), LaunchError> {
+    check_range(out.len(), offset)?;
+    if out.is_empty() {
+        return Ok(());
+    }
+    if !device.is_gpu() && !kernels_on_cpu {
+        let mut v = vec![0.0f32; out.len()];
+        match distribution {
+            Distribution::Uniform => host_fill(&mut v, seed, offset, |w| w.map(to_unit)),
+            Distribution::Normal { mean, std } => host_fill(&mut v, seed, offset, |w| {
+                let (r0, t0) = polar(w[0], w[1]);
+                let (r1, t1) = polar(w[2], w[3]);
+                [r0 * t0.cos(), r0 * t0.sin(), r1 * t1.cos(), r1 * t1.sin()].map(|z| z.mul_add(std, mean))
+            }),
+        }
+        return out.write(&v).map_err(|e| LaunchError::Gpu { kernel: "ops::random", message: e.to_string() });
+    }
+    let (grid, [lo, hi, skip], [k0, k1]) = layout(out.len(), seed, offset);
+    match distribution {
+        Distribution::Uniform => philox_uniform::launch(device, grid, out, lo, hi, skip, k0, k1),
+        Distribution::Normal { mean, std } => philox_normal::launch(device, grid, out, lo, hi, skip, k0, k1, mean, std),
+    }
+}
+
+/// Box–Muller's radius and angle from two words, as the kernel computes
+/// them.
+fn polar(w0: u32, w1: u32) -> (f32, f32) {
+    let r = (-2.0 * (((w0 >> 8) + 1) as f32 * (1.0 / 16_777_216.0)).ln()).sqrt();
+    (r, to_unit(w1) * std::f32::consts::TAU)
+}
+
+/// [`random_u32_into`], with `kernels_on_cpu` to run the kernel on the
+/// CPU executor instead of plain Rust (for tests).
+pub fn random_u32_with(
+    device: &Device,
+    out: &mut Buffer<u32>,
+    seed: u64,
+    offset: u64,
+    kernels_on_cpu: bool,
+) -> Result<(), LaunchError> {
+    check_range(out.len(), offset)?;
+    if out.is_empty() {
+        return Ok(());
+    }
+    if !device.is_gpu() && !kernels_on_cpu {
+        let mut v = vec![0u32; out.len()];
+        host_fill(&mut v, seed, offset, |w| w);
+        return out.write(&v).map_err(|e| LaunchError::Gpu { kernel: "ops::random", message: e.to_string() });
+    }
+    let (grid, [lo, hi, skip], [k0, k1]) = layout(out.len(), seed, offset);
+    philox_u32::launch(device, grid, out, lo, hi, skip, k0, k1)
+}
+
+/// The launch arguments for `n` numbers from `offset`: the grid,
+/// `(q_lo, q_hi, skip)` and the key.
+fn layout(n: usize, seed: u64, offset: u64) -> (Grid, [u32; 3], [u32; 2]) {
+    let q = offset / 4;
+    let skip = (offset % 4) as u32;
+    let blocks = (n + skip as usize).div_ceil(4);
+    (Grid::threads(blocks), [q as u32, (q >> 32) as u32, skip], [seed as u32, (seed >> 32) as u32])
+}
+
+fn check_range(n: usize, offset: u64) -> Result<(), LaunchError> {
+    // The per-thread block index is 32 bits within one call.
+    if n as u64 / 4 >= u64::from(u32::MAX) || offset.checked_add(n as u64).is_none() {
+        return Err(LaunchError::InvalidArgument {
+            kernel: "ops::random",
+            arg: "out",
+            problem: format!("{n} numbers from offset {offset} run past the stream"),
+        });
+    }
+    Ok(())
+}
+
+/// Fills `out` with numbers `offset ..` of the `u32` stream of `seed`.
+///
+/// ```
+/// use onekernel::prelude::*;
+/// use onekernel::ops::random::random_u32_into;
+/// let device = Device::cpu();
+/// let mut all = Buffer::<u32>::zeroed(&device, 10)?;
+/// random_u32_into(&device, &mut all, 42, 0)?;
+/// // The same numbers drawn in two pieces.
+/// let mut tail = Buffer::<u32>::zeroed(&device, 7)?;
+/// random_u32_into(&device, &mut tail, 42, 3)?;
+/// assert_eq!(all.read()?[3..], tail.read()?[..]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn random_u32_into(device: &Device, out: &mut Buffer<u32>, seed: u64, offset: u64) -> Result<(), LaunchError> {
+    random_u32_with(device, out, seed, offset, false)
+}
+
+/// Fills `out` with uniform `f32`s in `[0, 1)`: numbers `offset ..` of the
+/// stream of `seed` (see the [module](self) docs).
+///
+/// ```
+/// use onekernel::prelude::*;
+/// let device = Device::cpu();
+/// let mut u = Buffer::<f32>::zeroed(&device, 1000)?;
+/// onekernel::ops::random::uniform_into(&device, &mut u, 7, 0)?;
+/// let u = u.read()?;
+/// assert!(u.iter().all(|&x| (0.0..1.0).contains(&x)));
+/// let mean = u.iter().sum::<f32>() / 1000.0;
+/// assert!((mean - 0.5).abs() < 0.05);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn uniform_into(device: &Device, out: &mut Buffer<f32>, seed: u64, offset: u64) -> Result<(), LaunchError> {
+    fill_into(device, out, Distribution::Uniform, seed, offset, false)
+}
+
+/// Fills `out` with normal `f32`s of mean `mean` and standard deviation
+/// `std`: numbers `offset ..` of the stream of `seed`.
+///
+/// ```
+/// use onekernel::prelude::*;
+/// let device = Device::cpu();
+/// let mut z = Buffer::<f32>::zeroed(&device, 4000)?;
+/// onekernel::ops::random::normal_into(&device, &mut z, 1, 0, 10.0, 2.0)?;
+/// let z = z.read()?;
+/// let mean = z.iter().sum::<f32>() / 4000.0;
+/// assert!((mean - 10.0).abs() < 0.2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn normal_into(
+    device: &Device,
+    out: &mut Buffer<f32>,
+    seed: u64,
+    offset: u64,
+    mean: f32,
+    std: f32,
+) -> Result<(), LaunchError> {
+    fill_into(device, out, Distribution::Normal { mean, std }, seed, offset, false)
+}
+
+/// `n` uniform `f32`s in `[0, 1)` from offset 0 of the stream of `seed`,
+/// in a new buffer.
+///
+/// ```
+/// use onekernel::prelude::*;
+/// let device = Device::cpu();
+/// let a = onekernel::ops::random::uniform(&device, 5, 3)?.read()?;
+/// let b = onekernel::ops::random::uniform(&device, 5, 3)?.read()?;
+/// assert_eq!(a, b);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn uniform(device: &Device, n: usize, seed: u64) -> Result<Buffer<f32>, OpError> {
+    let mut out = Buffer::zeroed(device, n)?;
+    uniform_into(device, &mut out, seed, 0)?;
+    Ok(out)
+}
+
+/// `n` standard normal `f32`s from offset 0 of the stream of `seed`, in a
+/// new buffer.
+///
+/// ```
+/// use onekernel::prelude::*;
+/// let device = Device::cpu();
+/// let z = onekernel::ops::random::normal(&device, 3, 9)?.read()?;
+/// assert!(z.iter().all(|v| v.is_finite()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn normal(device: &Device, n: usize, seed: u64) -> Result<Buffer<f32>, OpError> {
+    let mut out = Buffer::zeroed(device, n)?;
+    normal_into(device, &mut out, seed, 0, 0.0, 1.0)?;
+    Ok(out)
+}

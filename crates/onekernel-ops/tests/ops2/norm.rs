@@ -1,0 +1,133 @@
+//! `ops::norm` against plain Rust in `f64`.
+
+use super::common::{gpu, hash};
+use onekernel::ops::norm::{layer_norm, row_op_into, softmax, RowElement, RowOp};
+use onekernel::prelude::*;
+
+const EPS: f32 = 1e-5;
+
+/// Each op of `row`, in f64, with `gamma`/`beta` applied to the norms.
+fn reference(op: RowOp, row: &[f64], g: Option<&[f64]>, b: Option<&[f64]>) -> Vec<f64> {
+    let n = row.len() as f64;
+    let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let out: Vec<f64> = match op {
+        RowOp::Softmax => {
+            let s: f64 = row.iter().map(|&e| (e - max).exp()).sum();
+            row.iter().map(|&e| (e - max).exp() / s).collect()
+        }
+        RowOp::LogSoftmax => {
+            let s: f64 = row.iter().map(|&e| (e - max).exp()).sum();
+            row.iter().map(|&e| e - max - s.ln()).collect()
+        }
+        RowOp::LayerNorm { eps } => {
+            let mean = row.iter().sum::<f64>() / n;
+            let var = row.iter().map(|&e| (e - mean).powi(2)).sum::<f64>() / n;
+            row.iter().map(|&e| (e - mean) / (var + f64::from(eps)).sqrt()).collect()
+        }
+        RowOp::RmsNorm { eps } => {
+            let ms = row.iter().map(|&e| e * e).sum::<f64>() / n;
+            row.iter().map(|&e| e / (ms + f64::from(eps)).sqrt()).collect()
+        }
+    };
+    if matches!(op, RowOp::Softmax | RowOp::LogSoftmax) {
+        return out;
+    }
+    out.iter().enumerate().map(|(j, &r)| r * g.map_or(1.0, |g| g[j]) + b.map_or(0.0, |b| b[j])).collect()
+}
+
+fn data(n: usize, seed: u32) -> Vec<f32> {
+    (0..n).map(|i| (hash(i, seed) >> 8) as f32 / (1u32 << 24) as f32 * 8.0 - 4.0).collect()
+}
+
+/// Every op at `rows × cols` on `device`, `T` rounded inputs, within `tol`
+/// (relative to the row's largest result, at least 1).
+fn check<T: RowElement>(device: &Device, rows: usize, cols: usize, kernels: bool, tol: f64) {
+    let xs: Vec<T> = data(rows * cols, cols as u32).into_iter().map(T::narrow).collect();
+    let gs: Vec<T> = (0..cols).map(|j| T::narrow(1.0 + (j % 13) as f32 / 16.0)).collect();
+    let bs: Vec<T> = (0..cols).map(|j| T::narrow((j % 7) as f32 / 8.0 - 0.4)).collect();
+    let wide = |v: &[T]| v.iter().map(|e| f64::from(e.widen())).collect::<Vec<_>>();
+    let (x64, g64, b64) = (wide(&xs), wide(&gs), wide(&bs));
+    let x = Buffer::from_slice(device, &xs).unwrap();
+    let g = Buffer::from_slice(device, &gs).unwrap();
+    let b = Buffer::from_slice(device, &bs).unwrap();
+    let mut y = Buffer::<T>::zeroed(device, rows * cols).unwrap();
+    let cases = [
+        (RowOp::Softmax, None, None),
+        (RowOp::LogSoftmax, None, None),
+        (RowOp::LayerNorm { eps: EPS }, Some(&g), Some(&b)),
+        (RowOp::LayerNorm { eps: EPS }, None, None),
+        (RowOp::RmsNorm { eps: EPS }, Some(&g), None),
+    ];
+    for (op, gb, bb) in cases {
+        row_op_into(device, op, &x, gb, bb, &mut y, cols, kernels).unwrap();
+        let got = wide(&y.read().unwrap());
+        for r in 0..rows {
+            let row = &x64[r * cols..(r + 1) * cols];
+            let want = reference(op, row, gb.map(|_| &g64[..]), bb.map(|_| &b64[..]));
+            let scale = if op == RowOp::Softmax { cols as f64 } else { 1.0 };
+            for j in 0..cols {
+                let (gv, wv) = (got[r * cols + j] * scale, want[j] * scale);
+                assert!(
+                    (gv - wv).abs() <= tol * wv.abs().max(1.0),
+                    "{op:?} {} {rows}x{cols} on {} [{r}][{j}]: got {gv}, want {wv}",
+                    std::any::type_name::<T>(),
+                    device.name()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn norms_on_the_gpu_at_every_width() {
+    let gpu = gpu();
+    for (rows, cols) in [
+        (1, 1),
+        (3, 2),
+        (5, 31),
+        (2, 32),
+        (9, 33),
+        (3, 128),
+        (4, 255),
+        (2, 257),
+        (3, 1000),
+        (1, 1009),
+        (2, 4096),
+        (1, 4097),
+        (2, 32768),
+    ] {
+        check::<f32>(&gpu, rows, cols, false, 2e-5);
+        check::<f16>(&gpu, rows, cols, false, 4e-3);
+    }
+}
+
+#[test]
+fn norms_kernel_on_the_cpu_executor() {
+    let cpu = Device::cpu();
+    for (rows, cols) in [(1, 1), (9, 33), (2, 257), (1, 4097)] {
+        check::<f32>(&cpu, rows, cols, true, 2e-5);
+        check::<f16>(&cpu, rows, cols, true, 4e-3);
+    }
+}
+
+#[test]
+fn norms_cpu_implementation() {
+    let cpu = Device::cpu();
+    for (rows, cols) in [(1, 1), (3, 2), (9, 33), (3, 128), (2, 257), (3, 1000), (1, 4097)] {
+        check::<f32>(&cpu, rows, cols, false, 2e-5);
+        check::<f16>(&cpu, rows, cols, false, 4e-3);
+    }
+}
+
+#[test]
+fn norms_of_infinities_and_empty_rows() {
+    for device in [Device::cpu(), gpu()] {
+        let x = Buffer::from_slice(&device, &[f32::NEG_INFINITY, 0.0, 0.0, -0.0]).unwrap();
+        let y = softmax(&device, &x, 2).unwrap().read().unwrap();
+        assert_eq!(y, [0.0, 1.0, 0.5, 0.5], "on {}", device.name());
+        let empty = Buffer::<f32>::zeroed(&device, 0).unwrap();
+        assert!(layer_norm(&device, &empty, None, None, 4, EPS).unwrap().is_empty());
+        let e = softmax(&device, &x, 3).unwrap_err().to_string();
+        assert!(e.contains("ops::norm") && e.contains("x"), "{e}");
+    }
+}
