@@ -67,6 +67,15 @@ macro_rules! tile_attention {
             const KS: usize = D / L + 2;
             /// Tiles across a row of `Q`, `K`, `V` or `O`.
             const DT: usize = D / T;
+            /// A subgroup's scores in shared memory: two 16 × 16 tiles
+            /// stored column by column, the second 16 words after the
+            /// first (so that the two halves of a row are in different
+            /// banks).
+            const SG_S: usize = 2 * T * T + 16;
+            /// A subgroup's probabilities (`f16`), the same way.
+            const SG_P: usize = 2 * T * T + 32;
+            /// Vectors of `K` (of `V`) each of the 128 threads copies per step.
+            const NV: usize = BC * (D / L) / 128;
             /// How far (in powers of two) a row's maximum may grow past the
             /// reference before the output is rescaled.
             const SLACK: f32 = 8.0;
@@ -90,10 +99,11 @@ macro_rules! tile_attention {
                 // Rows 0..BC: K, rows BC..2 BC: V; Q's 64 rows before the walk.
                 let kv = shared::<[F16Vec4; 2 * BC * KS]>();
                 // Each subgroup's 16 × 32 scores (f32) and probabilities (f16).
-                let s_s = shared::<[f32; BR * BC]>();
-                let p_s = shared::<[f16; BR * BC]>();
-                // Whether each subgroup must rescale its output this step.
-                let flags = shared::<[u32; 4]>();
+                let s_s = shared::<[f32; 4 * SG_S]>();
+                let p_s = shared::<[f16; 4 * SG_P]>();
+                // Whether each subgroup must rescale its output this step,
+                // and whether any must.
+                let flags = shared::<[u32; 8]>();
                 let seq = seq as usize;
                 let dv = D / L;
                 let t = thread_id().x;
@@ -105,7 +115,11 @@ macro_rules! tile_attention {
                 let base = block_id().y * seq * dv;
                 let q0 = block_id().x * BR;
                 let qi = q0 + sg * T + rr;
-                let mine = sg * T * BC + rr * BC + half * T;
+                // Element (rr, c) of this thread's half-row: `mine_s + c * T`
+                // (`mine_p + c * T`); the tiles are stored column by column.
+                let (s_at, p_at) = (sg * SG_S, sg * SG_P);
+                let mine_s = s_at + half * (T * T + 16) + rr;
+                let mine_p = p_at + half * (T * T + 32) + rr;
 
                 // Q's 64 rows (zeros past the end), then each subgroup's 16 as tiles.
                 #[unroll]
@@ -125,20 +139,41 @@ macro_rules! tile_attention {
                 let mut m_ref = f32::NEG_INFINITY;
                 let mut l = 0.0f32;
                 let kend = if causal != 0 { seq.min(q0 + BR) } else { seq };
+                // The next step's K and V, loaded into registers while the
+                // tensor cores work on this one: thread t copies vectors t,
+                // t + 128, ... of the 32 rows (zeros past the end).
+                let mut next_k = [F16Vec4::ZERO; NV];
+                let mut next_v = [F16Vec4::ZERO; NV];
+                #[unroll]
+                for i in 0..NV {
+                    let r = (t + i * 128) / dv;
+                    if r < seq {
+                        next_k[i] = k[base + r * dv + (t + i * 128) % dv];
+                        next_v[i] = v[base + r * dv + (t + i * 128) % dv];
+                    }
+                }
                 let mut k0 = 0;
                 while k0 < kend {
                     // Every subgroup is done with the last step's K, V (or Q).
                     workgroup_barrier();
                     #[unroll]
-                    for i in 0..BC * (D / L) / 128 {
+                    for i in 0..NV {
                         let e = t + i * 128;
-                        let r = e / dv;
-                        let inside = k0 + r < seq;
-                        let at = base + (k0 + r) * dv + e % dv;
-                        kv[r * KS + e % dv] = if inside { k[at] } else { F16Vec4::ZERO };
-                        kv[(BC + r) * KS + e % dv] = if inside { v[at] } else { F16Vec4::ZERO };
+                        kv[e / dv * KS + e % dv] = next_k[i];
+                        kv[(BC + e / dv) * KS + e % dv] = next_v[i];
                     }
                     workgroup_barrier();
+                    let kn = k0 + BC;
+                    if kn < kend {
+                        #[unroll]
+                        for i in 0..NV {
+                            let e = t + i * 128;
+                            let inside = kn + e / dv < seq;
+                            let at = base + (kn + e / dv) * dv + e % dv;
+                            next_k[i] = if inside { k[at] } else { F16Vec4::ZERO };
+                            next_v[i] = if inside { v[at] } else { F16Vec4::ZERO };
+                        }
+                    }
 
                     // Scores: 16 rows × 32 keys, two tiles, summed over D.
                     let mut s0 = Accumulator::<f32, T, T>::zeros();
@@ -151,18 +186,20 @@ macro_rules! tile_attention {
                         s0 = mma(qa[f], k0t, s0);
                         s1 = mma(qa[f], k1t, s1);
                     }
-                    s0.store(&mut s_s, sg * T * BC, BC);
-                    s1.store(&mut s_s, sg * T * BC + T, BC);
+                    s0.store_col_major(&mut s_s, s_at, T);
+                    s1.store_col_major(&mut s_s, s_at + T * T + 16, T);
                     workgroup_barrier();
 
                     // The online softmax of this thread's 16 scores.
                     let mut x = [0.0f32; T];
                     let mut top = f32::NEG_INFINITY;
+                    // Column by column, the 32 threads of a subgroup read 32
+                    // different banks (rows rr, the second tile 16 words on).
                     #[unroll]
                     for c in 0..T {
                         let key = k0 + half * T + c;
                         let valid = key < seq && (causal == 0 || key <= qi);
-                        x[c] = if valid { s_s[mine + c] * scale_log2 } else { f32::NEG_INFINITY };
+                        x[c] = if valid { s_s[mine_s + c * T] * scale_log2 } else { f32::NEG_INFINITY };
                         top = top.max(x[c]);
                     }
                     top = top.max(subgroup_shuffle_xor(top, 1));
@@ -179,43 +216,45 @@ macro_rules! tile_attention {
                     #[unroll]
                     for c in 0..T {
                         let p = if x[c] > f32::NEG_INFINITY { f16::from_f32((x[c] - m_ref).exp2()) } else { f16::ZERO };
-                        p_s[mine + c] = p;
+                        p_s[mine_p + c * T] = p;
                         sum += p.to_f32();
                     }
                     sum += subgroup_shuffle_xor(sum, 1);
                     l = l * alpha + sum;
+                    // Whether any row of the block must rescale: each
+                    // subgroup's answer, then thread 0's sum, read by all.
                     let any = subgroup_max(rescale);
                     if lane == 0 {
                         flags[sg] = any;
                     }
                     workgroup_barrier();
-                    let rescale_any = workgroup_uniform_load(&flags[0])
-                        + workgroup_uniform_load(&flags[1])
-                        + workgroup_uniform_load(&flags[2])
-                        + workgroup_uniform_load(&flags[3]);
+                    if t == 0 {
+                        flags[4] = flags[0] + flags[1] + flags[2] + flags[3];
+                    }
+                    let rescale_any = workgroup_uniform_load(&flags[4]);
 
                     // Rare: a maximum grew past the slack. Scale the output
                     // tiles two at a time through the scores' shared memory.
                     if rescale_any != 0 {
                         #[unroll]
                         for j in 0..DT / 2 {
-                            acc[2 * j].store(&mut s_s, sg * T * BC, BC);
-                            acc[2 * j + 1].store(&mut s_s, sg * T * BC + T, BC);
+                            acc[2 * j].store_col_major(&mut s_s, s_at, T);
+                            acc[2 * j + 1].store_col_major(&mut s_s, s_at + T * T + 16, T);
                             workgroup_barrier();
                             #[unroll]
                             for c in 0..T {
-                                s_s[mine + c] *= alpha;
+                                s_s[mine_s + c * T] *= alpha;
                             }
                             workgroup_barrier();
-                            acc[2 * j] = Accumulator::<f32, T, T>::load(&s_s, sg * T * BC, BC);
-                            acc[2 * j + 1] = Accumulator::<f32, T, T>::load(&s_s, sg * T * BC + T, BC);
+                            acc[2 * j] = Accumulator::<f32, T, T>::load_col_major(&s_s, s_at, T);
+                            acc[2 * j + 1] = Accumulator::<f32, T, T>::load_col_major(&s_s, s_at + T * T + 16, T);
                             workgroup_barrier();
                         }
                     }
 
                     // O += P·V: P's 16 × 32 as two tiles, V's 32 × D as 2 × DT.
-                    let p0 = MatrixA::<T, T>::load(&p_s, sg * T * BC, BC);
-                    let p1 = MatrixA::<T, T>::load(&p_s, sg * T * BC + T, BC);
+                    let p0 = MatrixA::<T, T>::load_col_major(&p_s, p_at, T);
+                    let p1 = MatrixA::<T, T>::load_col_major(&p_s, p_at + T * T + 32, T);
                     #[unroll]
                     for j in 0..DT {
                         let v0 = MatrixB::<T, T>::load(&kv, BC * KS + j * T / L, KS);
@@ -231,14 +270,14 @@ macro_rules! tile_attention {
                 #[unroll]
                 for j in 0..DT / 2 {
                     workgroup_barrier();
-                    acc[2 * j].store(&mut s_s, sg * T * BC, BC);
-                    acc[2 * j + 1].store(&mut s_s, sg * T * BC + T, BC);
+                    acc[2 * j].store_col_major(&mut s_s, s_at, T);
+                    acc[2 * j + 1].store_col_major(&mut s_s, s_at + T * T + 16, T);
                     workgroup_barrier();
                     if qi < seq {
                         #[unroll]
                         for c in 0..T / L {
-                            let at = mine + c * L;
-                            let out = Vec4::new(s_s[at], s_s[at + 1], s_s[at + 2], s_s[at + 3]) * inv;
+                            let at = mine_s + c * L * T;
+                            let out = Vec4::new(s_s[at], s_s[at + T], s_s[at + 2 * T], s_s[at + 3 * T]) * inv;
                             o[base + qi * dv + j * 2 * T / L + half * T / L + c] = F16Vec4::from_vec4(out);
                         }
                     }
@@ -517,16 +556,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     if args.iter().any(|a| a == "--bench") {
-        let small = args.iter().any(|a| a == "--small");
-        return bench(small);
+        let flag = |name: &str| args.iter().any(|a| a == name);
+        return bench(flag("--small"), flag("--checked"));
     }
+    let gpu_only = args.iter().any(|a| a == "--gpu");
     for shape in [
         Shape { batch: 1, heads: 2, seq: 77, dim: 64, causal: false },
         Shape { batch: 1, heads: 1, seq: 100, dim: 128, causal: true },
     ] {
         let (q, k, v) = (data(shape.len(), 1, 1.0), data(shape.len(), 2, 1.0), data(shape.len(), 3, 1.0));
         let want = reference(&q, &k, &v, shape);
-        for device in common::devices(false) {
+        for device in common::devices(gpu_only).into_iter().filter(|d| !gpu_only || d.is_gpu()) {
             for path in [Path::Tiles, Path::Simple] {
                 match run(&device, path, shape, &q, &k, &v) {
                     Ok(got) => {
@@ -547,8 +587,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// was measured at (`peers/torch/attention_baseline.py`), as TFLOP/s and
 /// the ratio to PyTorch's figures of 2026-12-03 on the same H200. A few rows
 /// of every shape are checked against the `f64` reference. `--small` runs
-/// small shapes (for lavapipe).
-fn bench(small: bool) -> Result<(), Box<dyn std::error::Error>> {
+/// small shapes (for lavapipe); `--checked` launches through the default
+/// (bounds-checked) handle instead of an unchecked one.
+fn bench(small: bool, checked: bool) -> Result<(), Box<dyn std::error::Error>> {
     let device = Device::gpu()?;
     let path = Path::for_device(&device);
     println!("{} ({path:?} kernel)\n", device.name());
@@ -572,7 +613,7 @@ fn bench(small: bool) -> Result<(), Box<dyn std::error::Error>> {
     // SAFETY: every index of both kernels is inside its buffer for any
     // `seq` (rows past the end are guarded and staged as zeros), as the
     // CPU executor's checked runs of the tests show at uneven lengths.
-    let unchecked = unsafe { device.unchecked() };
+    let unchecked = if checked { device.clone() } else { unsafe { device.unchecked() } };
     println!("| shape | causal | ms | TFLOP/s | PyTorch TFLOP/s | ratio |");
     println!("| --- | --- | --- | --- | --- | --- |");
     for (shape, torch) in shapes {
@@ -585,6 +626,9 @@ fn bench(small: bool) -> Result<(), Box<dyn std::error::Error>> {
             unchecked.time(|| (0..10).try_for_each(|_| attention(&unchecked, path, shape, &qb, &kb, &vb, &mut ob)))?;
         launched?;
         let t = timing.median().expect("timed").as_secs_f64();
+        if std::env::var_os("ATTENTION_LAUNCHES").is_some() {
+            eprintln!("{shape:?}: {:?}", timing.per_launch);
+        }
         let tflops = shape.flops() / t * 1e-12;
         // Check rows at the start, the middle and the end of the last head.
         let got = halves(&ob.read()?);
