@@ -583,7 +583,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// The benchmark: kernel time (GPU timestamps, median of 10 launches
-/// after a warm-up) at the shapes PyTorch's `scaled_dot_product_attention`
+/// after 2 s of warm-up) at the shapes PyTorch's `scaled_dot_product_attention`
 /// was measured at (`peers/torch/attention_baseline.py`), as TFLOP/s and
 /// the ratio to PyTorch's figures of 2026-12-03 on the same H200. A few rows
 /// of every shape are checked against the `f64` reference. `--small` runs
@@ -621,7 +621,14 @@ fn bench(small: bool, checked: bool) -> Result<(), Box<dyn std::error::Error>> {
         let buffer = |x: &[f16]| Buffer::from_slice(&device, &vectors(x));
         let (qb, kb, vb) = (buffer(&q)?, buffer(&k)?, buffer(&v)?);
         let mut ob = Buffer::<F16Vec4>::zeroed(&device, shape.len() / 4)?;
-        attention(&unchecked, path, shape, &qb, &kb, &vb, &mut ob)?; // warm-up
+        // Warm-up: the GPU idles at a low clock and takes about a second
+        // of work to reach its full one (seen on the H200: the first
+        // launches 4× slower), so launch for 2 s before timing.
+        let warm = std::time::Instant::now();
+        while warm.elapsed().as_secs_f64() < 2.0 {
+            attention(&unchecked, path, shape, &qb, &kb, &vb, &mut ob)?;
+            unchecked.synchronize()?;
+        }
         let (launched, timing) =
             unchecked.time(|| (0..10).try_for_each(|_| attention(&unchecked, path, shape, &qb, &kb, &vb, &mut ob)))?;
         launched?;
