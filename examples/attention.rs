@@ -441,9 +441,10 @@ impl Path {
             return Path::Simple;
         }
         let shape_ok = !device.is_gpu()
-            || device.cooperative_matrix_properties().iter().any(|p| {
-                (p.m_size, p.n_size, p.k_size) == (16, 16, 16) && p.ab_type == S::F16 && p.cr_type == S::F32
-            });
+            || device
+                .cooperative_matrix_properties()
+                .iter()
+                .any(|p| (p.m_size, p.n_size, p.k_size) == (16, 16, 16) && p.ab_type == S::F16 && p.cr_type == S::F32);
         if shape_ok {
             Path::Tiles
         } else {
@@ -489,7 +490,8 @@ fn reference_rows(q: &[f16], k: &[f16], v: &[f16], shape: Shape, bh: usize, rows
     let mut out = Vec::with_capacity(rows.len() * dim);
     for i in rows {
         let keys = if causal { i + 1 } else { seq };
-        let s: Vec<f64> = (0..keys).map(|j| (0..dim).map(|c| head(q, i, c) * head(k, j, c)).sum::<f64>() * scale).collect();
+        let s: Vec<f64> =
+            (0..keys).map(|j| (0..dim).map(|c| head(q, i, c) * head(k, j, c)).sum::<f64>() * scale).collect();
         let max = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         let p: Vec<f64> = s.iter().map(|x| (x - max).exp()).collect();
         let sum: f64 = p.iter().sum();
@@ -540,7 +542,11 @@ fn check(what: &str, got: &[f16], want: &[f64]) {
     assert_eq!(got.len(), want.len(), "{what}: length");
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         let g = g.to_f64();
-        assert!((g - w).abs() <= 1e-2 * w.abs() + 1e-3, "{what}: o[{i}] = {g}, want {w}\n{}", common::wrong_result_hint());
+        assert!(
+            (g - w).abs() <= 1e-2 * w.abs() + 1e-3,
+            "{what}: o[{i}] = {g}, want {w}\n{}",
+            common::wrong_result_hint()
+        );
     }
 }
 
@@ -692,7 +698,11 @@ mod tests {
         for device in common::devices(true) {
             for (n, &shape) in shapes.iter().enumerate() {
                 let seed = 10 * n as u64;
-                let (q, k, v) = (data(shape.len(), seed + 1, 2.0), data(shape.len(), seed + 2, 2.0), data(shape.len(), seed + 3, 1.0));
+                let (q, k, v) = (
+                    data(shape.len(), seed + 1, 2.0),
+                    data(shape.len(), seed + 2, 2.0),
+                    data(shape.len(), seed + 3, 1.0),
+                );
                 let want = reference(&q, &k, &v, shape);
                 match run(&device, path, shape, &q, &k, &v) {
                     Ok(got) => check(&format!("{path:?} on {} at {shape:?}", device.name()), &got, &want),
