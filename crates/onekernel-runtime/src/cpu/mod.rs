@@ -34,8 +34,11 @@ pub struct CpuDevice {
     mode: CpuMode,
     /// The open `Device::time` scope: the device's `#id (name)` and each
     /// launch's kernel name and wall time.
-    timing: Mutex<Option<(String, Vec<(String, Duration)>)>>,
+    timing: Mutex<Option<(String, Launches)>>,
 }
+
+/// Each timed launch's kernel name and wall time, in order.
+type Launches = Vec<(String, Duration)>;
 
 /// How a CPU device runs its launches (chosen when the device is made;
 /// [`CpuDevice::launch`] picks each launch's executor from it and the
@@ -64,7 +67,7 @@ impl CpuDevice {
         self.mode == CpuMode::RaceChecked
     }
 
-    fn timing(&self) -> MutexGuard<'_, Option<(String, Vec<(String, Duration)>)>> {
+    fn timing(&self) -> MutexGuard<'_, Option<(String, Launches)>> {
         // Updates are single assignments or pushes: a poisoned scope is
         // still consistent.
         self.timing.lock().unwrap_or_else(|p| p.into_inner())
@@ -86,7 +89,7 @@ impl CpuDevice {
     }
 
     /// Closes the scope: each launch's kernel name and wall time, in order.
-    pub(crate) fn end_timing(&self) -> Vec<(String, Duration)> {
+    pub(crate) fn end_timing(&self) -> Launches {
         self.timing().take().map(|(_, v)| v).unwrap_or_default()
     }
 
