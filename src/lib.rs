@@ -52,7 +52,7 @@
 //! |---|---|
 //! | [`abi`] | what a compiled kernel is: [`abi::KernelInfo`] (a kernel's `KERNEL`) and the types of its fields, [`abi::Features`] (what [`Device::features`] returns) |
 //! | [`num`] | the bounds of a generic kernel: [`num::Num`], [`num::Float`], [`num::Int`] |
-//! | [`timing`] | [`Device::time`]'s [`timing::Timing`] and [`timing::Clock`] |
+//! | [`timing`] | [`Device::time`]'s [`timing::Timing`] and [`timing::Clock`]; [`Device::profile`]'s [`timing::Profile`] (time per kernel) |
 //! | [`tile`] | matrix tiles for tensor cores |
 //! | [`tune`] | autotuning |
 //! | `ops` | the kernel library: reduce, scan, sort, ... (`ops` feature) |
@@ -272,7 +272,8 @@ pub use onekernel_runtime::num;
 pub use onekernel_runtime::debug;
 
 /// [`Device::time`]'s result: [`timing::Timing`], measured on the
-/// [`timing::Clock`] it names.
+/// [`timing::Clock`] it names; [`Device::profile`]'s: [`timing::Profile`],
+/// the same times grouped by kernel.
 pub use onekernel_runtime::timing;
 
 /// Matrix tiles for tensor cores: [`tile::MatrixA`], [`tile::MatrixB`],

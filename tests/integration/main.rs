@@ -13,6 +13,7 @@ mod debug;
 mod doc_snippets;
 mod empty_buffers;
 mod f16_lengths;
+mod profile;
 // `onekernel::inspect` exists with the default feature `inspect`.
 #[cfg(feature = "inspect")]
 mod inspect;

@@ -6,7 +6,7 @@
 use crate::cpu::{CpuDevice, CpuMode};
 use crate::error::DeviceError;
 use crate::gpu::GpuDevice;
-use crate::timing::{Clock, Timing};
+use crate::timing::{Clock, Profile, Timing};
 use onekernel_abi::Features;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -561,6 +561,33 @@ impl Device {
     /// [`DeviceError::Poll`] or [`DeviceError::Gpu`] if the GPU fails while
     /// the timestamps are read back.
     pub fn time<R>(&self, f: impl FnOnce() -> R) -> Result<(R, Timing), DeviceError> {
+        let (r, profile) = self.profile(f)?;
+        Ok((r, profile.timing()))
+    }
+
+    /// Runs `f` and times every launch it makes on this device, as
+    /// [`Device::time`] does, grouped by kernel name: a [`Profile`] (count,
+    /// total, mean and share of each kernel), whose `Display` is a table.
+    ///
+    /// ```
+    /// use onekernel_runtime::Device;
+    ///
+    /// let device = Device::cpu();
+    /// // Launches go inside the closure, e.g. `matmul::launch(&device, ..)`.
+    /// let ((), profile) = device.profile(|| ())?;
+    /// assert_eq!(profile.launches.len(), 0);
+    /// println!("{profile}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// The clock is the GPU's timestamps where the device has
+    /// `TIMESTAMP_QUERY` (lavapipe has it too), else the wall clock around
+    /// each launch (with a wait for each: see [`Clock::Wall`]), and always
+    /// the wall clock on the CPU executor.
+    ///
+    /// # Errors
+    /// As [`Device::time`].
+    pub fn profile<R>(&self, f: impl FnOnce() -> R) -> Result<(R, Profile), DeviceError> {
         match self.backend() {
             DeviceBackend::Gpu(g) => g.begin_timing(self)?,
             DeviceBackend::Cpu(c) => c.begin_timing(self)?,
@@ -569,13 +596,11 @@ impl Device {
         let start = Instant::now();
         let r = f();
         guard.armed = false;
-        let (clock, per_launch) = match self.backend() {
+        let (clock, launches) = match self.backend() {
             DeviceBackend::Gpu(g) => g.end_timing()?,
             DeviceBackend::Cpu(c) => (Clock::Wall, c.end_timing()),
         };
-        let elapsed = start.elapsed();
-        let total = per_launch.iter().sum();
-        Ok((r, Timing { clock, per_launch, total, elapsed }))
+        Ok((r, Profile::new(clock, launches, start.elapsed())))
     }
 
     /// Runs `f` and records every launch it makes on this device (from this

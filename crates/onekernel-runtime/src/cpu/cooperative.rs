@@ -64,7 +64,7 @@ impl CpuDevice {
         if self.is_race_checked() {
             // One workgroup after the other on this thread, each invocation
             // announced to the race detector before it runs.
-            return self.timed(|| {
+            return self.timed(&kernel.name, || {
                 let _recording = racecheck::Recording::start(grid_dim, block_dim);
                 let wg = pool.current();
                 let mut futures = Vec::with_capacity(block_dim.x * block_dim.y * block_dim.z);
@@ -88,7 +88,7 @@ impl CpuDevice {
                 }
             });
         }
-        self.timed(|| {
+        self.timed(&kernel.name, || {
             let first_panic = Mutex::new(None);
             // Several workgroups per task, a few tasks per thread: a workgroup
             // of a cooperative kernel is a substantial unit of work.

@@ -50,9 +50,9 @@ impl CpuDevice {
         let [wx, wy, wz] = kernel.workgroup_size.map(|n| n as usize);
         let shape = Shape { grid_dim: launch.groups_dim(), block_dim: Dim3::new(wx, wy, wz) };
         if self.is_race_checked() {
-            return self.timed(|| run_race_checked(kernel, shape, &body));
+            return self.timed(&kernel.name, || run_race_checked(kernel, shape, &body));
         }
-        self.timed(|| run_independent(kernel, shape, &body))
+        self.timed(&kernel.name, || run_independent(kernel, shape, &body))
     }
 }
 
@@ -110,7 +110,7 @@ impl CpuDevice {
         let shape = Shape { grid_dim: launch.groups_dim(), block_dim: Dim3::new(wx, wy, wz) };
         let total_groups = shape.grid_dim.x * shape.grid_dim.y * shape.grid_dim.z;
         let groups_per_chunk = if partition { groups_per_chunk(shape) } else { total_groups.max(1) };
-        self.timed(|| {
+        self.timed(&kernel.name, || {
             run_chunks(kernel, total_groups, groups_per_chunk, |start, end| {
                 // On a 1-D grid, the invocations of workgroups start..end have
                 // exactly these global x ids; chunks cover disjoint workgroup

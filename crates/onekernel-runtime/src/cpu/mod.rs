@@ -33,9 +33,12 @@ pub struct CpuDevice {
     /// How launches run: in parallel, race-checked or serially.
     mode: CpuMode,
     /// The open `Device::time` scope: the device's `#id (name)` and each
-    /// launch's wall time.
-    timing: Mutex<Option<(String, Vec<Duration>)>>,
+    /// launch's kernel name and wall time.
+    timing: Mutex<Option<(String, Launches)>>,
 }
+
+/// Each timed launch's kernel name and wall time, in order.
+type Launches = Vec<(String, Duration)>;
 
 /// How a CPU device runs its launches (chosen when the device is made;
 /// [`CpuDevice::launch`] picks each launch's executor from it and the
@@ -64,7 +67,7 @@ impl CpuDevice {
         self.mode == CpuMode::RaceChecked
     }
 
-    fn timing(&self) -> MutexGuard<'_, Option<(String, Vec<Duration>)>> {
+    fn timing(&self) -> MutexGuard<'_, Option<(String, Launches)>> {
         // Updates are single assignments or pushes: a poisoned scope is
         // still consistent.
         self.timing.lock().unwrap_or_else(|p| p.into_inner())
@@ -85,19 +88,23 @@ impl CpuDevice {
         self.timing().take();
     }
 
-    /// Closes the scope: each launch's wall time, in order.
-    pub(crate) fn end_timing(&self) -> Vec<Duration> {
+    /// Closes the scope: each launch's kernel name and wall time, in order.
+    pub(crate) fn end_timing(&self) -> Launches {
         self.timing().take().map(|(_, v)| v).unwrap_or_default()
     }
 
-    /// Runs one launch that does work; inside a timing scope, records its
-    /// wall time if it succeeds.
-    pub(crate) fn timed<R>(&self, launch: impl FnOnce() -> Result<R, LaunchError>) -> Result<R, LaunchError> {
+    /// Runs one launch of the kernel `name` that does work; inside a
+    /// timing scope, records its wall time if it succeeds.
+    pub(crate) fn timed<R>(
+        &self,
+        name: &str,
+        launch: impl FnOnce() -> Result<R, LaunchError>,
+    ) -> Result<R, LaunchError> {
         let start = Instant::now();
         let r = launch()?;
         let elapsed = start.elapsed();
         if let Some((_, launches)) = self.timing().as_mut() {
-            launches.push(elapsed);
+            launches.push((name.to_owned(), elapsed));
         }
         Ok(r)
     }

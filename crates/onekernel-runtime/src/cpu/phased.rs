@@ -51,7 +51,7 @@ impl CpuDevice {
             return Ok(());
         };
         let to_error = |c: super::panic_capture::Captured| c.into_error(kernel);
-        self.timed(|| {
+        self.timed(&kernel.name, || {
             let first_panic = Mutex::new(None);
             // As the futures executor: several workgroups per task, a few
             // tasks per thread, each task's workgroups one after the other.

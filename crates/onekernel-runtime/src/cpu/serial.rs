@@ -44,7 +44,7 @@ impl CpuDevice {
             grid_dim,
         };
         let invocations = block_dim.x * block_dim.y * block_dim.z;
-        self.timed(|| match kernel.cpu {
+        self.timed(&kernel.name, || match kernel.cpu {
             CpuPlan::Independent | CpuPlan::OwnElement { .. } => run_captured(|| {
                 for linear in 0..total {
                     let g = group(block(linear));

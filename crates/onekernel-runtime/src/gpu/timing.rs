@@ -30,11 +30,11 @@ struct Scope {
     clock: Clock,
     /// Timestamps: the query sets, each holding `QUERIES_PER_SET / 2` passes.
     sets: Vec<Arc<wgpu::QuerySet>>,
-    /// Timestamps: whether pass `i` was submitted (a pass whose recording
-    /// failed has no timestamps).
-    submitted: Vec<bool>,
-    /// Wall clock: each pass's time.
-    wall: Vec<Duration>,
+    /// Timestamps: each pass's label (the kernel's name) and whether it
+    /// was submitted (a pass whose recording failed has no timestamps).
+    submitted: Vec<(String, bool)>,
+    /// Wall clock: each pass's label and time.
+    wall: Vec<(String, Duration)>,
 }
 
 /// How one pass is timed.
@@ -81,8 +81,8 @@ impl GpuDevice {
     }
 
     /// Closes the scope: waits for the device, then reads the timestamps
-    /// back. Returns the clock and each pass's time, in order.
-    pub(crate) fn end_timing(&self) -> Result<(Clock, Vec<Duration>), DeviceError> {
+    /// back. Returns the clock and each pass's label and time, in order.
+    pub(crate) fn end_timing(&self) -> Result<(Clock, Vec<(String, Duration)>), DeviceError> {
         let Some(scope) = self.shared.timing.lock().take() else {
             return Err(DeviceError::Gpu { message: "internal error: no timing scope is open".into() });
         };
@@ -97,12 +97,12 @@ impl GpuDevice {
                 let period = f64::from(self.queue().get_timestamp_period());
                 let durations = scope
                     .submitted
-                    .iter()
+                    .into_iter()
                     .enumerate()
-                    .filter(|(_, &submitted)| submitted)
-                    .map(|(i, _)| {
+                    .filter(|(_, (_, submitted))| *submitted)
+                    .map(|(i, (label, _))| {
                         let ns = ticks[2 * i + 1].saturating_sub(ticks[2 * i]) as f64 * period;
-                        Duration::from_nanos(ns.round() as u64)
+                        (label, Duration::from_nanos(ns.round() as u64))
                     })
                     .collect();
                 Ok((Clock::GpuTimestamps, durations))
@@ -168,8 +168,8 @@ impl GpuDevice {
         Ok(ticks)
     }
 
-    /// How the next pass is timed (allocating its queries).
-    fn next_pass(&self) -> Result<TimedPass, String> {
+    /// How the next pass, `label`, is timed (allocating its queries).
+    fn next_pass(&self, label: &str) -> Result<TimedPass, String> {
         let mut guard = self.shared.timing.lock();
         let Some(scope) = guard.as_mut() else { return Ok(TimedPass::Untimed) };
         match scope.clock {
@@ -187,7 +187,7 @@ impl GpuDevice {
                     })?;
                     scope.sets.push(Arc::new(set));
                 }
-                scope.submitted.push(false);
+                scope.submitted.push((label.to_owned(), false));
                 Ok(TimedPass::Timestamps { set: Arc::clone(&scope.sets[index / per_set]), index })
             }
         }
@@ -200,7 +200,7 @@ impl GpuDevice {
         label: &str,
         record: impl FnOnce(&mut wgpu::ComputePass<'_>),
     ) -> Result<(), String> {
-        let timed = self.next_pass()?;
+        let timed = self.next_pass(label)?;
         let per_set = (QUERIES_PER_SET / 2) as usize;
         let start = Instant::now();
         let submission = self.capture(|| {
@@ -228,7 +228,7 @@ impl GpuDevice {
             TimedPass::Untimed => {}
             TimedPass::Timestamps { index, .. } => {
                 if let Some(scope) = self.shared.timing.lock().as_mut() {
-                    if let Some(s) = scope.submitted.get_mut(index) {
+                    if let Some((_, s)) = scope.submitted.get_mut(index) {
                         *s = true;
                     }
                 }
@@ -237,7 +237,7 @@ impl GpuDevice {
                 self.wait(Some(submission)).map_err(|e| e.to_string())?;
                 let elapsed = start.elapsed();
                 if let Some(scope) = self.shared.timing.lock().as_mut() {
-                    scope.wall.push(elapsed);
+                    scope.wall.push((label.to_owned(), elapsed));
                 }
             }
         }

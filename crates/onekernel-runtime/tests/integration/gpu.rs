@@ -594,6 +594,14 @@ fn time_without_timestamps_waits_for_each_launch() {
     assert_eq!(timing.launches(), 3);
     assert!(timing.total <= timing.elapsed, "{timing:?}");
     assert_eq!(out.read().unwrap(), [3.0; 256]);
+    // The profile falls back the same way, each launch under its name.
+    let (result, profile) = dev.profile(|| (0..2).try_for_each(|_| scale_add(&dev, 256, &a, &mut out, 1.0))).unwrap();
+    result.unwrap();
+    assert_eq!(profile.clock, Clock::Wall);
+    assert_eq!(profile.kernels.len(), 1);
+    assert_eq!((profile.kernels[0].name.as_str(), profile.kernels[0].launches), ("scale_add", 2));
+    assert!(profile.total <= profile.elapsed && profile.total > std::time::Duration::ZERO, "{profile:?}");
+    assert!(profile.to_string().contains("wall clock"), "{profile}");
 }
 
 #[test]
