@@ -314,6 +314,9 @@ fn compile_instance(
     Ok(CompiledKernel { info, checked, layout, module: shaders.module, instance: instance.clone() })
 }
 
+/// Per axis of the workgroup, the index of the override that sets it.
+type SizeParams = [Option<u16>; 3];
+
 /// The axes of `workgroup_size` a const parameter or a constant of the
 /// kernel's scope sets (`workgroup_size = BM`): each the override of that
 /// name (a constant of the scope the body does not use is declared here,
@@ -324,7 +327,7 @@ fn workgroup_size_params(
     attr: &KernelAttr,
     kernel: &mut hir::Function,
     types: &mut types::TypeTable,
-) -> Result<([u32; 3], [Option<u16>; 3]), Vec<Diagnostic>> {
+) -> Result<([u32; 3], SizeParams), Vec<Diagnostic>> {
     let mut size = attr.workgroup_size;
     let mut params = [None; 3];
     for (axis, named) in attr.workgroup_names.iter().enumerate() {
@@ -405,7 +408,7 @@ fn consts(checked: &Checked, max_shared_bytes: u32, workgroup_size: [Option<u16>
     let elem_bytes = |t: types::Ty| match t {
         types::Ty::F16 => 2,
         types::Ty::F64 | types::Ty::I64 | types::Ty::U64 => 8,
-        t => t.as_vector().map_or(4, |v| u32::from(v.bytes())),
+        t => t.as_vector().map_or(4, |v| v.bytes()),
     };
     let mut arrays = Vec::new();
     for (_, d) in kernel.shared.iter() {

@@ -5,9 +5,13 @@
 //! kernel's address (the pipeline cache, the bind group cache) keys a
 //! specialisation the same way.
 //!
-//! A specialisation carries its values ([`Consts::values`]); the pipeline
-//! cache passes them as pipeline constants (WGSL `override`s), and the CPU
-//! executor runs the body rustc monomorphised for them.
+//! A specialisation carries its values ([`Consts::values`]) and has them
+//! written into its modules, each `override` a `const` of its value
+//! ([`onekernel_abi::wgsl_with_constants`]: WGSL needs constants where a
+//! parameter sizes a local array), and its workgroup size and shared
+//! memory for them ([`KernelInfo::sizes_for`]); a tuple that cannot run is
+//! an error naming the specialisation and the parameter. The CPU executor
+//! runs the body rustc monomorphised for the values.
 
 use crate::error::LaunchError;
 use onekernel_abi::{ConstType, Consts, Dim, KernelInfo, Module};

@@ -310,7 +310,10 @@ pub fn const_generics(f: &Function) -> (TokenStream, TokenStream, TokenStream) {
     let values = f.overrides.iter().map(|o| {
         let ident = super::cpu_body::user_ident(&o.name, o.span);
         let ty = proc_macro2::Ident::new(o.ty.map_or("u32", |t| t.rust_name()), o.span);
-        if o.any_int {
+        // A constant of the scope typed `usize` (an array's length) is
+        // checked by rustc where the CPU body uses it (`[f32; BLOCK]`):
+        // read here as any integer, so that a wrong type is one error.
+        if o.any_int || (!o.generic && o.ty == Some(crate::types::Ty::Usize)) {
             // Any integer type: its value, range-checked at the launch.
             quote_spanned!(o.span=> #k::const_value_int(#ident))
         } else {

@@ -71,7 +71,6 @@ impl Parser<'_> {
             }
             if !o.generic && o.ty.is_none() {
                 o.ty = Some(Ty::Usize);
-                o.any_int = true;
             }
             if let Some(p) = self.types.symbolic_len(index, &name) {
                 return Some(p);
