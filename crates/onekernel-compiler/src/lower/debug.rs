@@ -29,8 +29,8 @@ const NONE: u32 = u32::MAX;
 pub(crate) struct DebugBuffer {
     global: Handle<GlobalVariable>,
     /// `fn debug_reserve(n: u32) -> u32`: the index in `words` of `n`
-    /// reserved words, or `NONE`.
-    reserve: Handle<Function>,
+    /// reserved words, or `NONE` (only in a kernel that prints).
+    reserve: Option<Handle<Function>>,
     /// `fn debug_panic() -> u32`: 0 for the launch's first panic, else
     /// `NONE` (only in a kernel that may panic).
     panic: Option<Handle<Function>>,
@@ -39,7 +39,7 @@ pub(crate) struct DebugBuffer {
 impl DebugBuffer {
     /// Declares the buffer at `@binding(binding)` and its functions;
     /// `panic_words` is the room before the print records.
-    pub fn declare(mb: &mut ModuleBuilder, binding: u32, panic_words: u32) -> DebugBuffer {
+    pub fn declare(mb: &mut ModuleBuilder, binding: u32, panic_words: u32, prints: bool) -> DebugBuffer {
         let u32_ty = mb.ty(Ty::U32);
         let atomic = mb.atomic(Ty::U32);
         let words = mb.module.types.insert(
@@ -72,7 +72,8 @@ impl DebugBuffer {
             },
             naga::Span::UNDEFINED,
         );
-        let reserve = mb.module.functions.append(reserve_function(global, u32_ty, panic_words), naga::Span::UNDEFINED);
+        let reserve = prints
+            .then(|| mb.module.functions.append(reserve_function(global, u32_ty, panic_words), naga::Span::UNDEFINED));
         let panic = (panic_words > 0)
             .then(|| mb.module.functions.append(panic_function(global, u32_ty), naga::Span::UNDEFINED));
         DebugBuffer { global, reserve, panic }
@@ -231,11 +232,13 @@ impl FnLowerer<'_> {
     fn debug_site(
         &mut self,
         call: &DebugCall,
-        (global, reserve, panic): (Handle<GlobalVariable>, Handle<Function>, Option<Handle<Function>>),
+        (global, reserve, panic): (Handle<GlobalVariable>, Option<Handle<Function>>, Option<Handle<Function>>),
         span: proc_macro2::Span,
     ) -> Option<()> {
         match call.kind {
             DebugKind::Print { .. } => {
+                // A kernel with a print has the reserve function.
+                let reserve = reserve?;
                 let words = self.record(call, &call.args, span)?;
                 self.write_record(global, reserve, words, span);
             }
@@ -313,7 +316,7 @@ impl FnLowerer<'_> {
         span: proc_macro2::Span,
     ) {
         let len = self.literal(Literal::U32(words.len() as u32), span);
-        let args = if self.mb.debug.as_ref().is_some_and(|d| d.reserve == function) { vec![len] } else { vec![] };
+        let args = if self.mb.debug.as_ref().is_some_and(|d| d.reserve == Some(function)) { vec![len] } else { vec![] };
         let Some(at) = self.call(function, args, true, span) else { return };
         let none = self.literal(Literal::U32(NONE), span);
         let got = self.add(Expression::Binary { op: BinaryOperator::NotEqual, left: at, right: none }, span);

@@ -329,7 +329,8 @@ pub fn lower_program(
     }
     if program.kernel.debug_sites > 0 {
         let panic_words = debug::panic_words(&program.kernel, kernel_types, &program.types);
-        mb.debug = Some(debug::DebugBuffer::declare(&mut mb, layout.uniform_binding + 2, panic_words));
+        let prints = crate::debug::calls(&program.kernel).iter().any(|c| !c.kind.panics());
+        mb.debug = Some(debug::DebugBuffer::declare(&mut mb, layout.uniform_binding + 2, panic_words, prints));
     }
     declare_overrides(&mut mb, &program.kernel);
     // Helpers first: naga requires callees before callers.

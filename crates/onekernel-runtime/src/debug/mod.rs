@@ -3,9 +3,9 @@
 //! On the GPU a kernel with such call sites writes records of raw bits
 //! into its print buffer ([`onekernel_abi::debug::print_buffer`]); the
 //! runtime reads the buffer back when the launch's work is waited for,
-//! decodes each record with its site's argument types ([`decode`]) and
+//! decodes each record with its site's argument types (`decode`) and
 //! formats it from the site's format string with Rust's own formatting
-//! ([`format_site`]), so a value prints as `format!` prints it. On the CPU
+//! (`format_site`), so a value prints as `format!` prints it. On the CPU
 //! the kernel's body formats with Rust's macros itself and calls
 //! [`debug_print`].
 //!
