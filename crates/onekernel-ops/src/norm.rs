@@ -361,7 +361,7 @@ fn threads_per_row(device: &Device, cols: usize) -> usize {
 }
 
 /// `op` over each row of `x` (row-major, `cols` wide) into `y` (the same
-/// length); `gamma` and `beta` (`cols` long) scale and shift the norms'
+/// length); `gamma` and `beta` (`cols` long) scale and shift the
 /// results. On the CPU executor, plain Rust over rows with rayon unless
 /// `kernels_on_cpu`. No allocation.
 ///
@@ -449,54 +449,44 @@ fn cpu_rows<T: RowElement>(
     y: &mut Buffer<T>,
     cols: usize,
 ) -> Result<(), LaunchError> {
-    let x = host(x)?;
+    // Read, then transformed in place: one allocation, none per row.
+    let mut v = host(x)?;
     let g = gamma.map(host).transpose()?;
     let b = beta.map(host).transpose()?;
-    let mut out = vec![T::narrow(0.0); x.len()];
-    out.par_chunks_mut(cols).zip(x.par_chunks(cols)).for_each(|(yr, xr)| {
-        let v: Vec<f32> = xr.iter().map(|e| e.widen()).collect();
-        let r = row_reference(op, &v);
-        for (j, (yo, mut r)) in yr.iter_mut().zip(r).enumerate() {
-            if matches!(op, RowOp::LayerNorm { .. } | RowOp::RmsNorm { .. }) {
-                if let Some(g) = &g {
-                    r *= g[j].widen();
-                }
-                if let Some(b) = &b {
-                    r += b[j].widen();
-                }
+    let n = cols as f32;
+    v.par_chunks_mut(cols).for_each(|row| {
+        let (s1, s2) = match op {
+            RowOp::Softmax | RowOp::LogSoftmax => {
+                let m = row.iter().fold(f32::NEG_INFINITY, |m, e| m.max(e.widen()));
+                (m, row.iter().map(|e| (e.widen() - m).exp()).sum::<f32>())
             }
-            *yo = T::narrow(r);
+            RowOp::LayerNorm { eps } => {
+                let mean = row.iter().map(|e| e.widen()).sum::<f32>() / n;
+                let var = row.iter().map(|e| (e.widen() - mean) * (e.widen() - mean)).sum::<f32>() / n;
+                (mean, 1.0 / (var + eps).sqrt())
+            }
+            RowOp::RmsNorm { eps } => {
+                (0.0, 1.0 / (row.iter().map(|e| e.widen() * e.widen()).sum::<f32>() / n + eps).sqrt())
+            }
+        };
+        let log_sum = s1 + s2.ln();
+        for (j, e) in row.iter_mut().enumerate() {
+            let x = e.widen();
+            let mut r = match op {
+                RowOp::Softmax => (x - s1).exp() / s2,
+                RowOp::LogSoftmax => x - log_sum,
+                RowOp::LayerNorm { .. } | RowOp::RmsNorm { .. } => (x - s1) * s2,
+            };
+            if let Some(g) = &g {
+                r *= g[j].widen();
+            }
+            if let Some(b) = &b {
+                r += b[j].widen();
+            }
+            *e = T::narrow(r);
         }
     });
-    y.write(&out).map_err(|e| LaunchError::Gpu { kernel: "ops::norm", message: e.to_string() })
-}
-
-/// One row's result in `f32`, before `gamma`/`beta`.
-fn row_reference(op: RowOp, v: &[f32]) -> Vec<f32> {
-    let n = v.len() as f32;
-    match op {
-        RowOp::Softmax | RowOp::LogSoftmax => {
-            let m = v.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            let s: f32 = v.iter().map(|&e| (e - m).exp()).sum();
-            if op == RowOp::Softmax {
-                v.iter().map(|&e| (e - m).exp() / s).collect()
-            } else {
-                let l = m + s.ln();
-                v.iter().map(|&e| e - l).collect()
-            }
-        }
-        RowOp::LayerNorm { eps } => {
-            let mean = v.iter().sum::<f32>() / n;
-            let var = v.iter().map(|&e| (e - mean) * (e - mean)).sum::<f32>() / n;
-            let inv = 1.0 / (var + eps).sqrt();
-            v.iter().map(|&e| (e - mean) * inv).collect()
-        }
-        RowOp::RmsNorm { eps } => {
-            let ms = v.iter().map(|&e| e * e).sum::<f32>() / n;
-            let inv = 1.0 / (ms + eps).sqrt();
-            v.iter().map(|&e| e * inv).collect()
-        }
-    }
+    y.write(&v).map_err(|e| LaunchError::Gpu { kernel: "ops::norm", message: e.to_string() })
 }
 
 fn alloc_like<T: RowElement>(x: &Buffer<T>) -> Result<Buffer<T>, OpError> {
@@ -667,10 +657,4 @@ pub fn rms_norm_into<T: RowElement>(
     eps: f32,
 ) -> Result<(), LaunchError> {
     row_op_into(device, RowOp::RmsNorm { eps }, x, gamma, None, y, cols, false)
-}
-
-/// One row's result in plain Rust (`f32`, before `gamma`/`beta`): what the
-/// CPU executor runs, for tests and benchmarks to compare with.
-pub fn reference_row(op: RowOp, row: &[f32]) -> Vec<f32> {
-    row_reference(op, row)
 }

@@ -853,13 +853,20 @@ fn write<T: Element>(b: &mut Buffer<T>, data: &[T]) -> Result<(), LaunchError> {
 
 /// Pairs sorted by key, stably, on the CPU.
 ///
-/// Each key's ordered bits above its index make a `u64` key with no two
-/// equal, so rayon's unstable sort of them gives the stable order.
+/// Each pair becomes one `u128`: the key's ordered bits, its index (so no
+/// two are equal, and rayon's unstable sort gives the stable order), the
+/// value's bits (carried along: no gather afterwards).
 fn cpu_sorted_pairs<K: SortKey, V: SortValue>(keys: Vec<K>, values: Vec<V>, flip: u32) -> (Vec<K>, Vec<V>) {
-    let mut order: Vec<u64> =
-        keys.par_iter().enumerate().map(|(i, k)| u64::from(k.to_ordered(flip)) << 32 | i as u64).collect();
+    let mut order: Vec<u128> = keys
+        .par_iter()
+        .zip(values.par_iter())
+        .enumerate()
+        .map(|(i, (k, v))| {
+            u128::from(k.to_ordered(flip)) << 64 | (i as u128) << 32 | u128::from(bytemuck::cast::<V, u32>(*v))
+        })
+        .collect();
     order.par_sort_unstable();
-    order.par_iter().map(|&o| (K::from_ordered((o >> 32) as u32, flip), values[o as u32 as usize])).unzip()
+    order.par_iter().map(|&o| (K::from_ordered((o >> 64) as u32, flip), bytemuck::cast::<u32, V>(o as u32))).unzip()
 }
 
 /// Sorts keys on the CPU: mapped to their ordered bits in place, sorted,
