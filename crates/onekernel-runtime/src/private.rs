@@ -92,8 +92,8 @@ pub use glam;
 pub use half;
 pub use onekernel_abi::{
     ArrayShape, Builtin, CheckKind, CheckSite, ConstParam, ConstType, Consts, CpuPlan, DataType, DebugArg, DebugKind,
-    DebugSite, Dim, Features, KernelInfo, Module, ModuleKey, ParamInfo, ParamKind, ParamsBinding, PrintField, PrintType,
-    ScalarType, TileShape,
+    DebugSite, Dim, Features, KernelInfo, Module, ModuleKey, ParamInfo, ParamKind, ParamsBinding, PrintField,
+    PrintType, ScalarType, TileShape,
 };
 pub use std::borrow::Cow;
 

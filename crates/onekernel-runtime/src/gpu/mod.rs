@@ -355,9 +355,7 @@ impl GpuDevice {
             | B::WrongDevice { .. }
             | B::InvalidElement { .. }
             | B::Launch(_) => e,
-            | B::MissingUsage { .. }
-            | B::Layout { .. }
-            | B::ShapeMismatch { .. } => e,
+            B::MissingUsage { .. } | B::Layout { .. } | B::ShapeMismatch { .. } => e,
         }
     }
 
