@@ -74,7 +74,7 @@ def main():
     for n in [(1 << 20) >> shift, (1 << 24) >> shift, (1 << 28) >> shift]:
         x = (torch.arange(n, device=dev) % 7).float()
         out = torch.empty((), device=dev)
-        row("reduce sum", label(n), "f32", time_it(lambda: torch.sum(x, out=out), 20), n * 4, "`torch.sum`")
+        row("reduce sum", label(n), "f32", time_it(lambda: torch.sum(x, 0, out=out), 20), n * 4, "`torch.sum`")
         if n == (1 << 24) >> shift:
             row("reduce max", label(n), "f32", time_it(lambda: torch.max(x), 20), n * 4, "`torch.max`")
             h = x.half()
