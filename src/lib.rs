@@ -237,6 +237,9 @@ pub use onekernel_runtime::{BufferError, DataRace, DeviceError, LaunchError, Rac
 // Living inside a wgpu program (docs/interop.md): the devices there are
 // (`Device::available`), and what `Device::record` recorded.
 pub use onekernel_runtime::{AvailableDevice, Recorded};
+// What a device is (`Device::kind`), and 2-D views of a buffer (rows,
+// columns, blocks) as the ops take them.
+pub use onekernel_runtime::{DeviceKind, Layout2d, View2d, View2dMut};
 
 /// Everything a kernel file needs: `use onekernel::prelude::*;`
 pub mod prelude {

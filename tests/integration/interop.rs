@@ -434,6 +434,44 @@ fn ndarray_layouts_upload_in_standard_order_and_read_back_in_shape() {
     }
 }
 
+/// Views of a buffer (rows, columns, blocks) read back into an `Array2` of
+/// their shape, written from arrays of any layout, with bounds and shapes
+/// checked; on the CPU executor and the GPU.
+#[test]
+fn views_read_and_write_arrays_in_their_shape() {
+    use ndarray::{s, Array2};
+    use onekernel::Layout2d;
+    for device in devices() {
+        let m = Array2::from_shape_fn((5, 7), |(r, c)| (r * 10 + c) as i32);
+        let mut buf = Buffer::from_array(&device, &m).unwrap();
+        let v = buf.view_2d(5, 7).unwrap();
+        let block = v.slice_rows(1..4).unwrap().slice_cols(2..6).unwrap();
+        assert_eq!(block.shape(), (3, 4));
+        assert_eq!(block.read_array((3, 4)).unwrap(), m.slice(s![1..4, 2..6]));
+        assert_eq!(v.col(6).unwrap().read_array((5, 1)).unwrap(), m.slice(s![.., 6..7]));
+        assert_eq!(v.row(4).unwrap().read().unwrap(), m.row(4).to_vec());
+        // The shape asked for is the view's, or an error naming the method.
+        let err = block.read_array((4, 3)).unwrap_err();
+        assert!(matches!(err, BufferError::Layout { operation: "View2d::read_array", .. }), "{err}");
+        // Bounds: past the last row or column, overlapping rows.
+        assert!(matches!(v.slice_cols(3..8), Err(BufferError::Layout { operation: "View2d::slice_cols", .. })));
+        assert!(matches!(buf.view_2d(6, 7), Err(BufferError::Layout { operation: "Buffer::view_2d", .. })));
+        let overlap = Layout2d { offset: 0, rows: 2, cols: 7, row_stride: 3 };
+        assert!(matches!(buf.view_strided(overlap), Err(BufferError::Layout { .. })));
+        let tail = Layout2d { offset: 30, rows: 1, cols: 6, row_stride: 6 };
+        assert!(matches!(buf.view_strided(tail), Err(BufferError::Layout { .. })));
+        // A transposed array written into a block; the rest untouched.
+        let patch = Array2::from_shape_fn((4, 3), |(r, c)| -((r * 3 + c) as i32)).reversed_axes();
+        buf.view_2d_mut(5, 7).unwrap().slice_rows(1..4).unwrap().slice_cols(2..6).unwrap().write_array(&patch).unwrap();
+        let mut want = m.clone();
+        want.slice_mut(s![1..4, 2..6]).assign(&patch);
+        assert_eq!(buf.read_array((5, 7)).unwrap(), want);
+        let wrong = Array2::<i32>::zeros((4, 3));
+        let mut block = buf.view_2d_mut(5, 7).unwrap().slice_rows(1..4).unwrap().slice_cols(2..6).unwrap();
+        assert!(matches!(block.write_array(&wrong), Err(BufferError::Layout { .. })));
+    }
+}
+
 #[test]
 fn casts_reinterpret_without_copies_where_the_layout_allows() {
     for device in devices() {

@@ -56,3 +56,44 @@ fn scales_in_place_on_cpu_and_gpu() {
         assert_eq!(x.read().unwrap(), expected, "{device:?}");
     }
 }
+
+/// A kernel written by `macro_rules!` whose local is named by a
+/// metavariable (`$acc`) and assigned in the macro's own tokens with a
+/// fragment of the caller's (`{ $($step)* }`): the CPU body must name the
+/// local with the token's own hygiene, not with the joined span of the
+/// whole assignment (which nightly rustc resolves with the macro's
+/// context: "cannot find value `acc`").
+macro_rules! running_kernel {
+    ($name:ident, |$acc:ident, $v:ident| $($step:tt)*) => {
+        #[kernel(workgroup_size = 64)]
+        fn $name(x: &[u32], out: &mut [u32]) {
+            let i = global_id().x;
+            if i < out.len() {
+                let mut $acc = 0u32;
+                let mut j = 0;
+                while j <= i {
+                    let $v = x[j];
+                    $acc = { $($step)* };
+                    j += 1;
+                }
+                let mut arr = [$acc; 2];
+                arr[1] = { let $v = 1u32; $($step)* };
+                out[i] = arr[1];
+            }
+        }
+    };
+}
+
+running_kernel!(running_sum_plus_one, |acc, v| acc.wrapping_add(v));
+
+#[test]
+fn macro_rules_local_assigned_across_fragments() {
+    let x = [3u32, 1, 4, 1, 5];
+    let want: Vec<u32> = (0..x.len()).map(|i| x[..=i].iter().sum::<u32>() + 1).collect();
+    for device in [Some(Device::cpu()), Device::gpu().ok()].into_iter().flatten() {
+        let xb = Buffer::from_slice(&device, &x).unwrap();
+        let mut out = Buffer::zeroed(&device, x.len()).unwrap();
+        running_sum_plus_one::launch(&device, x.len(), &xb, &mut out).unwrap();
+        assert_eq!(out.read().unwrap(), want, "{}", device.name());
+    }
+}

@@ -1009,6 +1009,11 @@ pub enum ExprKind {
         op: Option<BinOp>,
         /// The value.
         value: ExprId,
+        /// The span of the place's root name as written (`acc` of `acc[k]
+        /// = ..`): the CPU body names the local with it, so that rustc
+        /// resolves it with the hygiene of that token (a `macro_rules!`
+        /// metavariable), not with the joined span of the whole assignment.
+        name_span: Span,
     },
 }
 

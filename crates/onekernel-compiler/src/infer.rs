@@ -683,7 +683,7 @@ impl<'a> Infer<'a> {
                 let never = self.fresh(Var::Unknown);
                 self.set(id, never)
             }
-            ExprKind::Assign { place, op, value } => {
+            ExprKind::Assign { place, op, value, .. } => {
                 let v = self.expr(*value);
                 let p = match place {
                     Place::Local(l) => self.local(*l),

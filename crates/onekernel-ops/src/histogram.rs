@@ -30,7 +30,8 @@
 //! run on `Device::cpu_serial()` and `Device::cpu_race_checked()`.
 
 use crate::prelude::*;
-use crate::reduce::{buffer_error, runs_on_host};
+use crate::reduce::{host_data, host_data_mut, runs_on_host};
+use crate::OpError;
 
 /// The most bins the shared-memory kernel holds (16 KiB of `AtomicU32`,
 /// WebGPU's guaranteed workgroup storage).
@@ -93,10 +94,10 @@ pub fn histogram_global(values: &[u32], counts: &[AtomicU32], bins: u32) {
 /// allocation: the form for loops and `device.time(..)`.
 ///
 /// # Errors
-/// `LaunchError::InvalidArgument` naming `ops::histogram` and `counts`
-/// when it is empty or longer than `u32::MAX`; `WrongDevice`; the launch's
-/// errors.
-pub fn histogram_add(device: &Device, values: &Buffer<u32>, counts: &mut Buffer<u32>) -> Result<(), LaunchError> {
+/// `LaunchError::InvalidArgument` (in `OpError::Launch`) naming
+/// `ops::histogram` and `counts` when it is empty or longer than
+/// `u32::MAX`; `WrongDevice`; the launch's errors.
+pub fn histogram_add(device: &Device, values: &Buffer<u32>, counts: &mut Buffer<u32>) -> Result<(), OpError> {
     const OP: &str = "ops::histogram";
     for (arg, d) in [("values", values.device()), ("counts", counts.device())] {
         if d.id() != device.id() {
@@ -105,7 +106,8 @@ pub fn histogram_add(device: &Device, values: &Buffer<u32>, counts: &mut Buffer<
                 arg,
                 buffer_device: d.name(),
                 launch_device: device.name(),
-            });
+            }
+            .into());
         }
     }
     let bins = counts.len();
@@ -114,27 +116,25 @@ pub fn histogram_add(device: &Device, values: &Buffer<u32>, counts: &mut Buffer<
             kernel: OP,
             arg: "counts",
             problem: format!("has {bins} bins: needs from 1 to u32::MAX"),
-        });
+        }
+        .into());
     }
     let n = values.len();
     if n == 0 {
         return Ok(());
     }
     if runs_on_host(device) {
-        let cpu = crate::reduce::cpu_of(device)?;
-        let input = onekernel::__private::cpu_slice(values, &histogram_global::KERNEL, 0, cpu)?;
-        let local = host_histogram(input, bins);
-        let out = onekernel::__private::cpu_atomics(counts, &histogram_global::KERNEL, 1, cpu)?;
-        for (c, v) in out.iter().zip(local) {
-            c.fetch_add(v, Ordering::Relaxed);
+        let local = host_histogram(host_data(OP, values)?, bins);
+        for (c, v) in host_data_mut(OP, counts)?.iter_mut().zip(local) {
+            *c = c.wrapping_add(v);
         }
         return Ok(());
     }
     if bins <= SHARED_BINS {
         let (seg, segments) = crate::reduce::plan(device, n);
-        histogram_shared::launch(device, Grid::blocks(segments), values, counts, bins as u32, seg as u32)
+        Ok(histogram_shared::launch(device, Grid::blocks(segments), values, counts, bins as u32, seg as u32)?)
     } else {
-        histogram_global::launch(device, n, values, counts, bins as u32)
+        Ok(histogram_global::launch(device, n, values, counts, bins as u32)?)
     }
 }
 
@@ -184,7 +184,7 @@ fn host_histogram(values: &[u32], bins: usize) -> Vec<u32> {
 ///
 /// # Errors
 /// As [`histogram_add`].
-pub fn histogram_into(device: &Device, values: &Buffer<u32>, counts: &mut Buffer<u32>) -> Result<(), LaunchError> {
+pub fn histogram_into(device: &Device, values: &Buffer<u32>, counts: &mut Buffer<u32>) -> Result<(), OpError> {
     crate::fill::fill(device, counts, 0)?;
     histogram_add(device, values, counts)
 }
@@ -192,10 +192,9 @@ pub fn histogram_into(device: &Device, values: &Buffer<u32>, counts: &mut Buffer
 /// The histogram of `values` into `bins` bins, as a new buffer.
 ///
 /// # Errors
-/// As [`histogram_add`]; `LaunchError::Gpu` naming `ops::histogram` when
-/// the allocation fails.
-pub fn histogram(device: &Device, values: &Buffer<u32>, bins: usize) -> Result<Buffer<u32>, LaunchError> {
-    let mut counts = Buffer::zeroed(device, bins).map_err(|e| buffer_error("ops::histogram", e))?;
+/// As [`histogram_add`]; `OpError::Buffer` when the allocation fails.
+pub fn histogram(device: &Device, values: &Buffer<u32>, bins: usize) -> Result<Buffer<u32>, OpError> {
+    let mut counts = Buffer::zeroed(device, bins)?;
     histogram_add(device, values, &mut counts)?;
     Ok(counts)
 }

@@ -87,7 +87,8 @@
 //! reductions run their kernels on every device.
 
 use crate::prelude::*;
-use onekernel_runtime::Element;
+use crate::OpError;
+use onekernel_runtime::{Element, Layout2d, View2d};
 
 /// Which combine a reduction (or a scan, [`crate::scan`]) applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -119,12 +120,16 @@ pub const WORKGROUP: usize = 256;
 /// Elements a workgroup reads per step of its loop (8 per thread).
 const STEP: usize = 8 * WORKGROUP;
 
-/// The kernel family of one element type: a whole-segment reduction
-/// (`reduce_segments`: pass 1 and 2 of the whole-buffer reduction, and the
-/// per-row reduction) and a per-column one. `$in`/`$acc`/`$out` are the
-/// element types read, accumulated and written; `load`/`store` convert;
-/// `combine` is the combine of `lhs` and `rhs` for the const parameter `OP`.
-macro_rules! reduce_family {
+/// The reduction kernels of one element family, written once: a
+/// whole-segment reduction (`$segments`: pass 1 and 2 of the whole-buffer
+/// reduction, and the per-row reduction) and a per-column one
+/// (`$columns`). `$in`/`$acc`/`$out` are the element types read,
+/// accumulated and written; `load`/`store` convert; `combine` is the
+/// combine of `lhs` and `rhs`. [`define_reduction!`](crate::define_reduction)
+/// writes a user's combine through it too.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __reduce_kernels {
     (
         $(#[$meta:meta])*
         segments: $segments:ident,
@@ -138,19 +143,27 @@ macro_rules! reduce_family {
     ) => {
         $(#[$meta])*
         ///
-        /// Segment `b` is `x[b * seg_len .. min((b + 1) * seg_len, x.len())]`
-        /// (`seg_len` any length; the whole-buffer reduction uses multiples
-        /// of 2048); launch with one workgroup of 256 threads per segment
+        /// Segment `b` is `x[start .. min(start + seg_len, x.len())]` with
+        /// `start = x_offset + b * seg_stride` (the whole-buffer reduction:
+        /// `x_offset` 0 and `seg_stride == seg_len`; the rows of a view:
+        /// the view's offset and row stride, `seg_len` its columns);
+        /// launch one workgroup of 256 threads per segment
         /// (`Grid::blocks(segments)`); `out[b]` receives the reduction of
-        /// segment `b` with `identity` for an empty one.
-        #[kernel($($attr)*)]
-        pub fn $segments<$($gen)*>(x: &[$in], out: &mut [$out], seg_len: u32, identity: $acc) {
+        /// segment `b`, `identity` for an empty one.
+        #[$crate::reduce::__kernel($($attr)*)]
+        pub fn $segments<$($gen)*>(
+            x: &[$in],
+            out: &mut [$out],
+            x_offset: u32,
+            seg_stride: u32,
+            seg_len: u32,
+            identity: $acc,
+        ) {
             let tree = shared::<[$acc; 256]>();
             let tid = thread_id().x;
             let seg = block_id().x;
-            let len = x.len();
-            let seg_start = seg * seg_len as usize;
-            let seg_end = (seg_start + seg_len as usize).min(len);
+            let seg_start = x_offset as usize + seg * seg_stride as usize;
+            let seg_end = (seg_start + seg_len as usize).min(x.len());
             // Eight accumulators: eight independent loads in flight per
             // thread, none of them guarded in the full steps.
             let mut acc = [identity; 8];
@@ -199,21 +212,31 @@ macro_rules! reduce_family {
         }
 
         /// The reduction of each column of each chunk of `chunk_rows` rows
-        /// of the row-major `rows × cols` matrix `x` (`rows = x.len() /
-        /// cols`) into `out[chunk * cols + col]`: one thread per column and
-        /// chunk (`Grid::threads([cols, chunks])`), walking down its column
-        /// four rows at a time; neighbouring threads read neighbouring
-        /// elements.
-        #[kernel($($attr)*)]
-        pub fn $columns<$($gen)*>(x: &[$in], out: &mut [$out], cols: u32, chunk_rows: u32, identity: $acc) {
+        /// of the `rows × cols` matrix whose element `(r, c)` is
+        /// `x[x_offset + r * row_stride + c]` into `out[chunk * cols +
+        /// col]`: one thread per column and chunk (`Grid::threads([cols,
+        /// chunks])`), walking down its column four rows at a time;
+        /// neighbouring threads read neighbouring elements.
+        #[$crate::reduce::__kernel($($attr)*)]
+        pub fn $columns<$($gen)*>(
+            x: &[$in],
+            out: &mut [$out],
+            x_offset: u32,
+            row_stride: u32,
+            cols: u32,
+            rows: u32,
+            chunk_rows: u32,
+            identity: $acc,
+        ) {
             let col = global_id().x;
             let chunk = global_id().y;
             let cols = cols as usize;
             let slot = chunk * cols + col;
             if col < cols && slot < out.len() {
-                let rows = x.len() / cols;
                 let first = chunk * chunk_rows as usize;
-                let end = (first + chunk_rows as usize).min(rows);
+                let end = (first + chunk_rows as usize).min(rows as usize);
+                let at = x_offset as usize + col;
+                let stride = row_stride as usize;
                 let mut acc = [identity; 4];
                 let mut row = first;
                 while row < end {
@@ -222,7 +245,7 @@ macro_rules! reduce_family {
                         let r = row + k;
                         let mut $rhs = identity;
                         if r < end {
-                            let $lv = x[r * cols + col];
+                            let $lv = x[at + r * stride];
                             $rhs = { $($load)* };
                         }
                         let $lhs = acc[k];
@@ -244,7 +267,42 @@ macro_rules! reduce_family {
     };
 }
 
-reduce_family! {
+/// The float combine of `OP` (0 sum, 1 product, 2 min, 3 max;
+/// NaN-propagating) handed to [`__reduce_kernels!`] for `$family`: the
+/// `f32`/`f64` family and the `f16` ones (accumulated in `f32`) share it.
+macro_rules! float_kernels {
+    ($(#[$meta:meta])* segments: $segments:ident, columns: $columns:ident, attr: ($($attr:tt)*),
+     generics: [$($gen:tt)*], types: $in:tt => $acc:tt => $out:tt,
+     load: |$lv:ident| {$($load:tt)*}, store: |$sv:ident| {$($store:tt)*}) => {
+        $crate::__reduce_kernels! {
+            $(#[$meta])*
+            segments: $segments,
+            columns: $columns,
+            attr: ($($attr)*),
+            generics: [$($gen)*],
+            types: $in => $acc => $out,
+            load: |$lv| { $($load)* },
+            store: |$sv| { $($store)* },
+            combine: |lhs, rhs| {
+                if OP == 0 {
+                    lhs + rhs
+                } else if OP == 1 {
+                    lhs * rhs
+                } else if OP == 2 {
+                    if lhs < rhs { lhs } else if rhs <= lhs { rhs } else { lhs + rhs }
+                } else if lhs > rhs {
+                    lhs
+                } else if rhs >= lhs {
+                    rhs
+                } else {
+                    lhs + rhs
+                }
+            }
+        }
+    };
+}
+
+float_kernels! {
     /// The reduction of each segment of `x` (floats: `f32`, `f64`): the
     /// kernel of the whole-buffer and per-row reductions. `OP`: 0 sum, 1
     /// product, 2 min, 3 max (NaN-propagating).
@@ -254,27 +312,13 @@ reduce_family! {
     generics: [T: Float, const OP: u32],
     types: T => T => T,
     load: |v| { v },
-    store: |v| { v },
-    combine: |lhs, rhs| {
-        if OP == 0 {
-            lhs + rhs
-        } else if OP == 1 {
-            lhs * rhs
-        } else if OP == 2 {
-            if lhs < rhs { lhs } else if rhs <= lhs { rhs } else { lhs + rhs }
-        } else if lhs > rhs {
-            lhs
-        } else if rhs >= lhs {
-            rhs
-        } else {
-            lhs + rhs
-        }
-    }
+    store: |v| { v }
 }
 
-reduce_family! {
-    /// The reduction of each segment of `x` (integers: `i32`, `u32`; sums
-    /// and products wrap). `OP`: 0 sum, 1 product, 2 min, 3 max.
+crate::__reduce_kernels! {
+    /// The reduction of each segment of `x` (integers: `i32`, `u32`,
+    /// `i64`, `u64`; sums and products wrap). `OP`: 0 sum, 1 product, 2
+    /// min, 3 max.
     segments: reduce_segments_int,
     columns: reduce_columns_int,
     attr: (workgroup_size = 256, types = [i32, u32, i64, u64]),
@@ -297,55 +341,24 @@ reduce_family! {
     }
 }
 
-/// The `f32` combine of the `f16` families, as the float family's.
-macro_rules! f16_family {
-    ($(#[$meta:meta])* $segments:ident, $columns:ident, $in:tt => $out:tt, load: |$lv:ident| {$($load:tt)*}, store: |$sv:ident| {$($store:tt)*}) => {
-        reduce_family! {
-            $(#[$meta])*
-            segments: $segments,
-            columns: $columns,
-            attr: (workgroup_size = 256),
-            generics: [const OP: u32],
-            types: $in => f32 => $out,
-            load: |$lv| { $($load)* },
-            store: |$sv| { $($store)* },
-            combine: |lhs, rhs| {
-                if OP == 0 {
-                    lhs + rhs
-                } else if OP == 1 {
-                    lhs * rhs
-                } else if OP == 2 {
-                    if lhs < rhs { lhs } else if rhs <= lhs { rhs } else { lhs + rhs }
-                } else if lhs > rhs {
-                    lhs
-                } else if rhs >= lhs {
-                    rhs
-                } else {
-                    lhs + rhs
-                }
-            }
-        }
-    };
-}
-
-f16_family! {
+float_kernels! {
     /// `f16` rows and columns reduced in `f32`, written as `f16`.
-    reduce_segments_f16, reduce_columns_f16, f16 => f16,
-    load: |v| { v.to_f32() },
-    store: |v| { f16::from_f32(v) }
+    segments: reduce_segments_f16, columns: reduce_columns_f16, attr: (workgroup_size = 256),
+    generics: [const OP: u32], types: f16 => f32 => f16,
+    load: |v| { v.to_f32() }, store: |v| { f16::from_f32(v) }
 }
-f16_family! {
+float_kernels! {
     /// Pass 1 of an `f16` whole-buffer reduction: `f16` in, `f32` partials.
-    reduce_segments_f16_f32, reduce_columns_f16_f32, f16 => f32,
-    load: |v| { v.to_f32() },
-    store: |v| { v }
+    segments: reduce_segments_f16_f32, columns: reduce_columns_f16_f32, attr: (workgroup_size = 256),
+    generics: [const OP: u32], types: f16 => f32 => f32,
+    load: |v| { v.to_f32() }, store: |v| { v }
 }
-f16_family! {
+float_kernels! {
     /// Pass 2 of an `f16` whole-buffer reduction: `f32` partials in, the
     /// `f16` result out.
-    reduce_segments_f32_f16, reduce_columns_f32_f16, f32 => f16,
-    load: |v| { v },
-    store: |v| { f16::from_f32(v) }
+    segments: reduce_segments_f32_f16, columns: reduce_columns_f32_f16, attr: (workgroup_size = 256),
+    generics: [const OP: u32], types: f32 => f32 => f16,
+    load: |v| { v }, store: |v| { f16::from_f32(v) }
 }
 
 mod sealed {
@@ -377,9 +390,41 @@ macro_rules! by_op {
 }
 pub(crate) use by_op;
 
-/// The element types the reductions take: `f32`, `f64`, `i32`, `u32` and
-/// `f16` (accumulated in `f32`). Sealed; each impl dispatches to its
-/// kernels' `Instance`.
+/// Where a kernel's input is in its buffer: `rows × cols` elements, row
+/// `r` starting at `offset + r * row_stride` (a whole buffer: one row, or
+/// the rows of a matrix; a [`View2d`]'s layout), as the kernels' `u32`s.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct Window {
+    pub offset: u32,
+    pub row_stride: u32,
+    pub cols: u32,
+    pub rows: u32,
+}
+
+impl Window {
+    /// The window of a view, checked to fit the kernels' `u32` indices.
+    pub(crate) fn of(op: &'static str, arg: &'static str, layout: Layout2d) -> Result<Window, LaunchError> {
+        let big = |what: &str, v: usize| LaunchError::InvalidArgument {
+            kernel: op,
+            arg,
+            problem: format!("its {what} {v} is more than a kernel can index (2^32 - 1)"),
+        };
+        let u = |what: &str, v: usize| u32::try_from(v).map_err(|_| big(what, v));
+        // The last element's index must fit too.
+        u("end", layout.span().end)?;
+        Ok(Window {
+            offset: u("offset", layout.offset)?,
+            row_stride: u("row stride", layout.row_stride)?,
+            cols: u("column count", layout.cols)?,
+            rows: u("row count", layout.rows)?,
+        })
+    }
+}
+
+/// The element types the reductions take: `f32`, `f64`, `i32`, `u32`,
+/// `i64`, `u64` and `f16` (accumulated in `f32`). Sealed; each impl
+/// dispatches to its kernels' `Instance`.
 pub trait ReduceElement: Element + Copy + PartialEq + std::fmt::Debug + sealed::Sealed {
     /// The type partial results are kept in: `f32` for `f16`, the type
     /// itself otherwise.
@@ -392,17 +437,21 @@ pub trait ReduceElement: Element + Copy + PartialEq + std::fmt::Debug + sealed::
     fn to_acc(self) -> Self::Acc;
     /// An accumulator rounded to the element type.
     fn from_acc(acc: Self::Acc) -> Self;
-    /// Pass 1 (segments of `x` into accumulators).
+    /// Pass 1: segment `b` (`seg_len` elements from `x_offset + b *
+    /// seg_stride`) of `x` into accumulator `out[b]`, for `segments`.
     #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
     fn launch_partials(
         device: &Device,
         op: ReduceOp,
         x: &Buffer<Self>,
         out: &mut Buffer<Self::Acc>,
+        x_offset: u32,
+        seg_stride: u32,
         seg_len: u32,
         segments: usize,
     ) -> Result<(), LaunchError>;
-    /// Pass 2 (one segment of accumulators into the result).
+    /// Pass 2 (the first `count` accumulators into the result).
     #[doc(hidden)]
     fn launch_finish(
         device: &Device,
@@ -411,30 +460,28 @@ pub trait ReduceElement: Element + Copy + PartialEq + std::fmt::Debug + sealed::
         count: usize,
         out: &mut Buffer<Self>,
     ) -> Result<(), LaunchError>;
-    /// One workgroup per row.
+    /// One workgroup per row of `x`'s window.
     #[doc(hidden)]
     fn launch_rows(
         device: &Device,
         op: ReduceOp,
         x: &Buffer<Self>,
+        w: Window,
         out: &mut Buffer<Self>,
-        cols: u32,
-        rows: usize,
     ) -> Result<(), LaunchError>;
-    /// One thread per column and chunk of `chunk_rows` rows, into
-    /// accumulators (`chunks × cols`).
+    /// One thread per column and chunk of `chunk_rows` rows of `x`'s
+    /// window, into accumulators (`chunks × cols`).
     #[doc(hidden)]
-    #[allow(clippy::too_many_arguments)]
     fn launch_cols_partial(
         device: &Device,
         op: ReduceOp,
         x: &Buffer<Self>,
+        w: Window,
         out: &mut Buffer<Self::Acc>,
-        cols: u32,
         chunk_rows: u32,
         chunks: usize,
     ) -> Result<(), LaunchError>;
-    /// The first `chunks` rows of accumulators reduced per column.
+    /// The first `chunks` rows of `cols` accumulators reduced per column.
     #[doc(hidden)]
     fn launch_cols_finish(
         device: &Device,
@@ -444,21 +491,97 @@ pub trait ReduceElement: Element + Copy + PartialEq + std::fmt::Debug + sealed::
         cols: u32,
         chunks: usize,
     ) -> Result<(), LaunchError>;
-    /// One thread per column, all rows.
+    /// One thread per column of `x`'s window, all rows.
     #[doc(hidden)]
     fn launch_cols(
         device: &Device,
         op: ReduceOp,
         x: &Buffer<Self>,
+        w: Window,
         out: &mut Buffer<Self>,
-        cols: u32,
-        rows: usize,
     ) -> Result<(), LaunchError>;
-    /// The kernel whose parameter 0 (`x: &[Self]`) views a CPU buffer.
-    #[doc(hidden)]
-    fn input_kernel() -> &'static onekernel_runtime::abi::KernelInfo;
 }
 
+/// The `ReduceElement` launches of one type: `$t` read by the kernels
+/// `$segments`/`$columns` (turbofish `$tp`), accumulated and finished by
+/// `$fin_segments`/`$fin_columns` (turbofish `$ftp`), rows and columns
+/// reduced in one pass by `$one_segments`/`$one_columns`.
+macro_rules! element_launches {
+    (
+        $t:ty,
+        partial: $segments:ident / $columns:ident [$($tp:tt)*],
+        finish: $fin_segments:ident / $fin_columns:ident [$($ftp:tt)*],
+        single: $one_segments:ident / $one_columns:ident [$($otp:tt)*]
+    ) => {
+        fn launch_partials(
+            device: &Device,
+            op: ReduceOp,
+            x: &Buffer<$t>,
+            out: &mut Buffer<Self::Acc>,
+            x_offset: u32,
+            seg_stride: u32,
+            seg_len: u32,
+            segments: usize,
+        ) -> Result<(), LaunchError> {
+            let id = Self::identity(op);
+            let g = Grid::blocks(segments);
+            by_op!(op, |O| $segments::launch::<$($tp)* O>(device, g, x, out, x_offset, seg_stride, seg_len, id))
+        }
+        fn launch_finish(
+            device: &Device,
+            op: ReduceOp,
+            partials: &Buffer<Self::Acc>,
+            count: usize,
+            out: &mut Buffer<$t>,
+        ) -> Result<(), LaunchError> {
+            let id = Self::identity(op);
+            let len = seg_len_u32(count)?;
+            by_op!(op, |O| $fin_segments::launch::<$($ftp)* O>(device, Grid::blocks(1), partials, out, 0, len, len, id))
+        }
+        fn launch_rows(device: &Device, op: ReduceOp, x: &Buffer<$t>, w: Window, out: &mut Buffer<$t>) -> Result<(), LaunchError> {
+            let id = Self::identity(op);
+            let g = Grid::blocks(w.rows as usize);
+            by_op!(op, |O| $one_segments::launch::<$($otp)* O>(device, g, x, out, w.offset, w.row_stride, w.cols, id))
+        }
+        fn launch_cols_partial(
+            device: &Device,
+            op: ReduceOp,
+            x: &Buffer<$t>,
+            w: Window,
+            out: &mut Buffer<Self::Acc>,
+            chunk_rows: u32,
+            chunks: usize,
+        ) -> Result<(), LaunchError> {
+            let id = Self::identity(op);
+            let g = Grid::threads([w.cols as usize, chunks]);
+            by_op!(op, |O| $columns::launch::<$($tp)* O>(
+                device, g, x, out, w.offset, w.row_stride, w.cols, w.rows, chunk_rows, id
+            ))
+        }
+        fn launch_cols_finish(
+            device: &Device,
+            op: ReduceOp,
+            partials: &Buffer<Self::Acc>,
+            out: &mut Buffer<$t>,
+            cols: u32,
+            chunks: usize,
+        ) -> Result<(), LaunchError> {
+            let id = Self::identity(op);
+            let (g, rows) = (Grid::threads([cols as usize, 1]), chunks as u32);
+            by_op!(op, |O| $fin_columns::launch::<$($ftp)* O>(device, g, partials, out, 0, cols, cols, rows, rows, id))
+        }
+        fn launch_cols(device: &Device, op: ReduceOp, x: &Buffer<$t>, w: Window, out: &mut Buffer<$t>) -> Result<(), LaunchError> {
+            let id = Self::identity(op);
+            let g = Grid::threads([w.cols as usize, 1]);
+            let rows = w.rows.max(1);
+            by_op!(op, |O| $one_columns::launch::<$($otp)* O>(
+                device, g, x, out, w.offset, w.row_stride, w.cols, w.rows, rows, id
+            ))
+        }
+    };
+}
+
+/// A type that accumulates in itself (every type but `f16`).
 macro_rules! generic_element {
     ($t:ty, $segments:ident, $columns:ident, identity: |$op:ident| $identity:expr, combine: $combine:expr) => {
         impl sealed::Sealed for $t {}
@@ -477,79 +600,12 @@ macro_rules! generic_element {
             fn from_acc(acc: $t) -> $t {
                 acc
             }
-            fn launch_partials(
-                device: &Device,
-                op: ReduceOp,
-                x: &Buffer<$t>,
-                out: &mut Buffer<$t>,
-                seg_len: u32,
-                segments: usize,
-            ) -> Result<(), LaunchError> {
-                let id = Self::identity(op);
-                by_op!(op, |O| $segments::launch::<$t, O>(device, Grid::blocks(segments), x, out, seg_len, id))
-            }
-            fn launch_finish(
-                device: &Device,
-                op: ReduceOp,
-                partials: &Buffer<$t>,
-                count: usize,
-                out: &mut Buffer<$t>,
-            ) -> Result<(), LaunchError> {
-                let id = Self::identity(op);
-                let len = seg_len_u32(count)?;
-                by_op!(op, |O| $segments::launch::<$t, O>(device, Grid::blocks(1), partials, out, len, id))
-            }
-            fn launch_rows(
-                device: &Device,
-                op: ReduceOp,
-                x: &Buffer<$t>,
-                out: &mut Buffer<$t>,
-                cols: u32,
-                rows: usize,
-            ) -> Result<(), LaunchError> {
-                let id = Self::identity(op);
-                by_op!(op, |O| $segments::launch::<$t, O>(device, Grid::blocks(rows), x, out, cols, id))
-            }
-            fn launch_cols_partial(
-                device: &Device,
-                op: ReduceOp,
-                x: &Buffer<$t>,
-                out: &mut Buffer<$t>,
-                cols: u32,
-                chunk_rows: u32,
-                chunks: usize,
-            ) -> Result<(), LaunchError> {
-                let id = Self::identity(op);
-                let g = Grid::threads([cols as usize, chunks]);
-                by_op!(op, |O| $columns::launch::<$t, O>(device, g, x, out, cols, chunk_rows, id))
-            }
-            fn launch_cols_finish(
-                device: &Device,
-                op: ReduceOp,
-                partials: &Buffer<$t>,
-                out: &mut Buffer<$t>,
-                cols: u32,
-                chunks: usize,
-            ) -> Result<(), LaunchError> {
-                let id = Self::identity(op);
-                let (g, rows) = (Grid::threads([cols as usize, 1]), chunks as u32);
-                by_op!(op, |O| $columns::launch::<$t, O>(device, g, partials, out, cols, rows, id))
-            }
-            fn launch_cols(
-                device: &Device,
-                op: ReduceOp,
-                x: &Buffer<$t>,
-                out: &mut Buffer<$t>,
-                cols: u32,
-                rows: usize,
-            ) -> Result<(), LaunchError> {
-                let id = Self::identity(op);
-                let (g, rows) = (Grid::threads([cols as usize, 1]), rows.max(1) as u32);
-                by_op!(op, |O| $columns::launch::<$t, O>(device, g, x, out, cols, rows, id))
-            }
-            fn input_kernel() -> &'static onekernel_runtime::abi::KernelInfo {
-                $segments::kernel_info::<$t>()
-            }
+            element_launches!(
+                $t,
+                partial: $segments / $columns [$t,],
+                finish: $segments / $columns [$t,],
+                single: $segments / $columns [$t,]
+            );
         }
     };
 }
@@ -634,79 +690,12 @@ impl ReduceElement for f16 {
     fn from_acc(acc: f32) -> f16 {
         f16::from_f32(acc)
     }
-    fn launch_partials(
-        device: &Device,
-        op: ReduceOp,
-        x: &Buffer<f16>,
-        out: &mut Buffer<f32>,
-        seg_len: u32,
-        segments: usize,
-    ) -> Result<(), LaunchError> {
-        let id = Self::identity(op);
-        by_op!(op, |O| reduce_segments_f16_f32::launch::<O>(device, Grid::blocks(segments), x, out, seg_len, id))
-    }
-    fn launch_finish(
-        device: &Device,
-        op: ReduceOp,
-        partials: &Buffer<f32>,
-        count: usize,
-        out: &mut Buffer<f16>,
-    ) -> Result<(), LaunchError> {
-        let id = Self::identity(op);
-        let len = seg_len_u32(count)?;
-        by_op!(op, |O| reduce_segments_f32_f16::launch::<O>(device, Grid::blocks(1), partials, out, len, id))
-    }
-    fn launch_rows(
-        device: &Device,
-        op: ReduceOp,
-        x: &Buffer<f16>,
-        out: &mut Buffer<f16>,
-        cols: u32,
-        rows: usize,
-    ) -> Result<(), LaunchError> {
-        let id = Self::identity(op);
-        by_op!(op, |O| reduce_segments_f16::launch::<O>(device, Grid::blocks(rows), x, out, cols, id))
-    }
-    fn launch_cols_partial(
-        device: &Device,
-        op: ReduceOp,
-        x: &Buffer<f16>,
-        out: &mut Buffer<f32>,
-        cols: u32,
-        chunk_rows: u32,
-        chunks: usize,
-    ) -> Result<(), LaunchError> {
-        let id = Self::identity(op);
-        let g = Grid::threads([cols as usize, chunks]);
-        by_op!(op, |O| reduce_columns_f16_f32::launch::<O>(device, g, x, out, cols, chunk_rows, id))
-    }
-    fn launch_cols_finish(
-        device: &Device,
-        op: ReduceOp,
-        partials: &Buffer<f32>,
-        out: &mut Buffer<f16>,
-        cols: u32,
-        chunks: usize,
-    ) -> Result<(), LaunchError> {
-        let id = Self::identity(op);
-        let (g, rows) = (Grid::threads([cols as usize, 1]), chunks as u32);
-        by_op!(op, |O| reduce_columns_f32_f16::launch::<O>(device, g, partials, out, cols, rows, id))
-    }
-    fn launch_cols(
-        device: &Device,
-        op: ReduceOp,
-        x: &Buffer<f16>,
-        out: &mut Buffer<f16>,
-        cols: u32,
-        rows: usize,
-    ) -> Result<(), LaunchError> {
-        let id = Self::identity(op);
-        let (g, rows) = (Grid::threads([cols as usize, 1]), rows.max(1) as u32);
-        by_op!(op, |O| reduce_columns_f16::launch::<O>(device, g, x, out, cols, rows, id))
-    }
-    fn input_kernel() -> &'static onekernel_runtime::abi::KernelInfo {
-        &reduce_segments_f16::KERNEL
-    }
+    element_launches!(
+        f16,
+        partial: reduce_segments_f16_f32 / reduce_columns_f16_f32 [],
+        finish: reduce_segments_f32_f16 / reduce_columns_f32_f16 [],
+        single: reduce_segments_f16 / reduce_columns_f16 []
+    );
 }
 
 /// A length as the kernels' `u32` (buffers bind at most 2^32 − 1 bytes, so
@@ -719,7 +708,9 @@ fn seg_len_u32(len: usize) -> Result<u32, LaunchError> {
     })
 }
 
-/// A buffer error (allocation, read) as the op's `LaunchError`.
+/// A buffer error (allocation, read) as a `LaunchError` naming the op (for
+/// the ops that still return `LaunchError`; the ops of this module return
+/// [`OpError`], whose `Buffer` variant keeps the error as it is).
 pub(crate) fn buffer_error(op: &'static str, e: onekernel_runtime::BufferError) -> LaunchError {
     LaunchError::Gpu { kernel: op, message: e.to_string() }
 }
@@ -729,8 +720,21 @@ pub(crate) fn buffer_error(op: &'static str, e: onekernel_runtime::BufferError) 
 pub fn plan(device: &Device, n: usize) -> (usize, usize) {
     // Enough workgroups to fill a large GPU a few times over; on the CPU
     // executor, a few per core.
-    let target = if device.is_gpu() { 2048 } else { 4 * std::thread::available_parallelism().map_or(1, |p| p.get()) };
-    let seg = n.div_ceil(target).next_multiple_of(STEP).max(STEP);
+    plan_for(n, if device.is_gpu() { GPU_SEGMENTS } else { cpu_segments() })
+}
+
+/// The GPU's segment count target of the whole-buffer reduction.
+const GPU_SEGMENTS: usize = 2048;
+
+fn cpu_segments() -> usize {
+    4 * std::thread::available_parallelism().map_or(1, |p| p.get())
+}
+
+/// [`plan`] for about `target` segments (segments of whole 2048-element
+/// steps).
+#[doc(hidden)]
+pub fn plan_for(n: usize, target: usize) -> (usize, usize) {
+    let seg = n.div_ceil(target.max(1)).next_multiple_of(STEP).max(STEP);
     (seg, n.div_ceil(seg).max(1))
 }
 
@@ -757,32 +761,34 @@ impl<T: ReduceElement> ReduceScratch<T> {
     /// now.
     ///
     /// # Errors
-    /// `LaunchError::Gpu` naming `ops::reduce` when the allocation fails.
-    pub fn for_len(device: &Device, n: usize) -> Result<Self, LaunchError> {
+    /// `OpError::Buffer` when the allocation fails.
+    pub fn for_len(device: &Device, n: usize) -> Result<Self, OpError> {
         let mut s = Self::default();
         s.partials(device, plan(device, n).1)?;
         Ok(s)
     }
 
-    fn partials(&mut self, device: &Device, len: usize) -> Result<&mut Buffer<T::Acc>, LaunchError> {
-        let fits = self.partials.as_ref().is_some_and(|p| p.len() >= len && p.device().id() == device.id());
+    fn partials(&mut self, device: &Device, len: usize) -> Result<&mut Buffer<T::Acc>, OpError> {
+        let fits = self.partials.as_ref().is_some_and(|b| b.len() >= len && b.device().id() == device.id());
         if !fits {
-            self.partials = Some(Buffer::zeroed(device, len).map_err(|e| buffer_error("ops::reduce", e))?);
+            self.partials = None;
         }
-        // Just set when it did not fit.
-        self.partials.as_mut().ok_or_else(|| LaunchError::Gpu { kernel: "ops::reduce", message: "no scratch".into() })
+        match &mut self.partials {
+            Some(b) => Ok(b),
+            slot => Ok(slot.insert(Buffer::zeroed(device, len)?)),
+        }
     }
 }
 
 /// Whether `device` runs an op's host implementation instead of its
-/// kernels: the parallel CPU executor (`Device::cpu()`), where the kernels
-/// are slower than rayon; never on a GPU, a serial or a race-checked CPU
-/// device (where the kernels run, as the tests do).
+/// kernels: the parallel CPU executor (`DeviceKind::CpuParallel`), where
+/// the kernels are slower than rayon; never on a GPU, a serial or a
+/// race-checked CPU device (where the kernels run, as the tests do).
 pub fn runs_on_host(device: &Device) -> bool {
-    device.is_cpu() && !device.is_race_checked() && !device.name().contains("(serial")
+    device.kind() == onekernel_runtime::DeviceKind::CpuParallel
 }
 
-fn check_same_device<T: Element>(
+pub(crate) fn check_same_device<T: Element>(
     op: &'static str,
     arg: &'static str,
     device: &Device,
@@ -797,6 +803,18 @@ fn check_same_device<T: Element>(
         });
     }
     Ok(())
+}
+
+/// A CPU executor's buffer as a slice, for the host implementations (a GPU
+/// buffer here is an internal error: the callers check the device first).
+pub(crate) fn host_data<'b, T: Element>(op: &'static str, b: &'b Buffer<T>) -> Result<&'b [T], LaunchError> {
+    b.host_slice().ok_or_else(|| LaunchError::Gpu { kernel: op, message: "internal error: a GPU buffer on the host path".into() })
+}
+
+/// [`host_data`], mutably.
+pub(crate) fn host_data_mut<'b, T: Element>(op: &'static str, b: &'b mut Buffer<T>) -> Result<&'b mut [T], LaunchError> {
+    b.host_slice_mut()
+        .ok_or_else(|| LaunchError::Gpu { kernel: op, message: "internal error: a GPU buffer on the host path".into() })
 }
 
 /// The host implementation on the CPU executor: the combine chosen once
@@ -859,14 +877,28 @@ fn host_fold<T: ReduceElement>(x: &[T], op: ReduceOp, f: impl Fn(T::Acc, T::Acc)
 /// `LaunchError::InvalidArgument` naming `ops::reduce` and `out` when `out`
 /// is empty; `WrongDevice` when a buffer is on another device; the
 /// launches' errors (`MissingFeature` for `f64`/`f16` on a device without
-/// them).
+/// them); `OpError::Buffer` when the scratch cannot be allocated.
 pub fn reduce_into<T: ReduceElement>(
     device: &Device,
     x: &Buffer<T>,
     op: ReduceOp,
     out: &mut Buffer<T>,
     scratch: &mut ReduceScratch<T>,
-) -> Result<(), LaunchError> {
+) -> Result<(), OpError> {
+    reduce_into_segments(device, x, op, out, scratch, None)
+}
+
+/// [`reduce_into`] with about `target` segments in pass 1 (the benchmark
+/// compares targets); `None`: [`plan`]'s.
+#[doc(hidden)]
+pub fn reduce_into_segments<T: ReduceElement>(
+    device: &Device,
+    x: &Buffer<T>,
+    op: ReduceOp,
+    out: &mut Buffer<T>,
+    scratch: &mut ReduceScratch<T>,
+    target: Option<usize>,
+) -> Result<(), OpError> {
     const OP: &str = "ops::reduce";
     check_same_device(OP, "x", device, x)?;
     check_same_device(OP, "out", device, out)?;
@@ -875,21 +907,27 @@ pub fn reduce_into<T: ReduceElement>(
             kernel: OP,
             arg: "out",
             problem: "needs at least 1 element".into(),
-        });
+        }
+        .into());
     }
     let n = x.len();
     if runs_on_host(device) {
-        let input = onekernel::__private::cpu_slice(x, T::input_kernel(), 0, cpu_of(device)?)?;
-        let r = host_reduce(input, op);
-        return out.write_range(0, &[r]).map_err(|e| buffer_error(OP, e));
+        let r = host_reduce(host_data(OP, x)?, op);
+        host_data_mut(OP, out)?[0] = r;
+        return Ok(());
     }
-    let (seg, segments) = plan(device, n);
+    let (seg, segments) = match target {
+        Some(t) => plan_for(n, t),
+        None => plan(device, n),
+    };
     let seg = seg_len_u32(seg)?;
     let partials = scratch.partials(device, segments)?;
-    T::launch_partials(device, op, x, partials, seg, segments)?;
-    T::launch_finish(device, op, partials, segments, out)
+    T::launch_partials(device, op, x, partials, 0, seg, seg, segments)?;
+    Ok(T::launch_finish(device, op, partials, segments, out)?)
 }
 
+/// The CPU executor behind `device` (for the host paths of the ops that
+/// read a buffer through a kernel parameter's checks).
 pub(crate) fn cpu_of(device: &Device) -> Result<&onekernel::__private::CpuDevice, LaunchError> {
     match onekernel::__private::backend(device) {
         onekernel::__private::DeviceBackend::Cpu(c) => Ok(c),
@@ -903,10 +941,9 @@ pub(crate) fn cpu_of(device: &Device) -> Result<&onekernel::__private::CpuDevice
 /// (no read back: the result stays on the device for the next launch).
 ///
 /// # Errors
-/// As [`reduce_into`]; `LaunchError::Gpu` naming `ops::reduce` when the
-/// allocation fails.
-pub fn reduce<T: ReduceElement>(device: &Device, x: &Buffer<T>, op: ReduceOp) -> Result<Buffer<T>, LaunchError> {
-    let mut out = Buffer::zeroed(device, 1).map_err(|e| buffer_error("ops::reduce", e))?;
+/// As [`reduce_into`]; `OpError::Buffer` when the allocation fails.
+pub fn reduce<T: ReduceElement>(device: &Device, x: &Buffer<T>, op: ReduceOp) -> Result<Buffer<T>, OpError> {
+    let mut out = Buffer::zeroed(device, 1)?;
     reduce_into(device, x, op, &mut out, &mut ReduceScratch::new())?;
     Ok(out)
 }
@@ -914,11 +951,10 @@ pub fn reduce<T: ReduceElement>(device: &Device, x: &Buffer<T>, op: ReduceOp) ->
 /// `x`'s elements reduced with `op`, read back to the host.
 ///
 /// # Errors
-/// As [`reduce`], and the read's error as `LaunchError::Gpu`.
-pub fn reduce_value<T: ReduceElement>(device: &Device, x: &Buffer<T>, op: ReduceOp) -> Result<T, LaunchError> {
+/// As [`reduce`], and the read's error as `OpError::Buffer`.
+pub fn reduce_value<T: ReduceElement>(device: &Device, x: &Buffer<T>, op: ReduceOp) -> Result<T, OpError> {
     let out = reduce(device, x, op)?;
-    let v = out.read().map_err(|e| buffer_error("ops::reduce", e))?;
-    Ok(v[0])
+    Ok(out.read()?[0])
 }
 
 /// The sum of `x`'s elements, read back to the host (wrapping for
@@ -934,7 +970,7 @@ pub fn reduce_value<T: ReduceElement>(device: &Device, x: &Buffer<T>, op: Reduce
 ///
 /// # Errors
 /// As [`reduce_value`].
-pub fn sum<T: ReduceElement>(device: &Device, x: &Buffer<T>) -> Result<T, LaunchError> {
+pub fn sum<T: ReduceElement>(device: &Device, x: &Buffer<T>) -> Result<T, OpError> {
     reduce_value(device, x, ReduceOp::Sum)
 }
 
@@ -942,7 +978,7 @@ pub fn sum<T: ReduceElement>(device: &Device, x: &Buffer<T>) -> Result<T, Launch
 ///
 /// # Errors
 /// As [`reduce_value`].
-pub fn product<T: ReduceElement>(device: &Device, x: &Buffer<T>) -> Result<T, LaunchError> {
+pub fn product<T: ReduceElement>(device: &Device, x: &Buffer<T>) -> Result<T, OpError> {
     reduce_value(device, x, ReduceOp::Product)
 }
 
@@ -951,7 +987,7 @@ pub fn product<T: ReduceElement>(device: &Device, x: &Buffer<T>) -> Result<T, La
 ///
 /// # Errors
 /// As [`reduce_value`].
-pub fn min<T: ReduceElement>(device: &Device, x: &Buffer<T>) -> Result<T, LaunchError> {
+pub fn min<T: ReduceElement>(device: &Device, x: &Buffer<T>) -> Result<T, OpError> {
     reduce_value(device, x, ReduceOp::Min)
 }
 
@@ -960,13 +996,13 @@ pub fn min<T: ReduceElement>(device: &Device, x: &Buffer<T>) -> Result<T, Launch
 ///
 /// # Errors
 /// As [`reduce_value`].
-pub fn max<T: ReduceElement>(device: &Device, x: &Buffer<T>) -> Result<T, LaunchError> {
+pub fn max<T: ReduceElement>(device: &Device, x: &Buffer<T>) -> Result<T, OpError> {
     reduce_value(device, x, ReduceOp::Max)
 }
 
-/// Checks the shape of a 2-D reduction: `x.len() == rows * cols` with
-/// `cols > 0` (or `x` empty) and `out.len() == want`; returns `(rows, cols)`.
-fn shape_2d<T: Element>(op: &'static str, x: &Buffer<T>, cols: usize) -> Result<(usize, u32), LaunchError> {
+/// `x` as a view of `cols` columns: `cols > 0` (or `x` empty) and whole
+/// rows.
+fn matrix<'b, T: Element>(op: &'static str, x: &'b Buffer<T>, cols: usize) -> Result<View2d<'b, T>, LaunchError> {
     if cols == 0 {
         return Err(LaunchError::InvalidArgument { kernel: op, arg: "cols", problem: "must be at least 1".into() });
     }
@@ -977,12 +1013,8 @@ fn shape_2d<T: Element>(op: &'static str, x: &Buffer<T>, cols: usize) -> Result<
             problem: format!("{} elements are not whole rows of {cols} columns", x.len()),
         });
     }
-    let c = u32::try_from(cols).map_err(|_| LaunchError::InvalidArgument {
-        kernel: op,
-        arg: "cols",
-        problem: format!("{cols} is more than a kernel can index"),
-    })?;
-    Ok((x.len() / cols, c))
+    x.view_2d(x.len() / cols, cols)
+        .map_err(|e| LaunchError::InvalidArgument { kernel: op, arg: "x", problem: e.to_string() })
 }
 
 fn check_out_len<T: Element>(op: &'static str, out: &Buffer<T>, want: usize, what: &str) -> Result<(), LaunchError> {
@@ -1021,31 +1053,77 @@ pub fn reduce_rows_into<T: ReduceElement>(
     cols: usize,
     op: ReduceOp,
     out: &mut Buffer<T>,
-) -> Result<(), LaunchError> {
-    const OP: &str = "ops::reduce_rows";
-    check_same_device(OP, "x", device, x)?;
-    check_same_device(OP, "out", device, out)?;
-    let (rows, c) = shape_2d(OP, x, cols)?;
-    check_out_len(OP, out, rows, "row")?;
+) -> Result<(), OpError> {
+    let view = matrix("ops::reduce_rows", x, cols)?;
+    rows_into("ops::reduce_rows", device, view, op, out)
+}
+
+/// The reduction of each row of the view `x` (rows, columns or a block of
+/// a matrix, [`View2d`]) into `out` (one element per row of the view): one
+/// workgroup per row, reading only the view's elements.
+///
+/// ```
+/// use onekernel::prelude::*;
+/// use onekernel::ops::reduce::{reduce_rows_view_into, ReduceOp};
+/// let device = Device::cpu();
+/// // A 3 × 4 matrix; the sums of columns 1..3 of rows 1 and 2.
+/// let m = Buffer::from_slice(&device, &[0i32, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23])?;
+/// let block = m.view_2d(3, 4)?.slice_rows(1..)?.slice_cols(1..3)?;
+/// let mut out = Buffer::<i32>::zeroed(&device, 2)?;
+/// reduce_rows_view_into(&device, block, ReduceOp::Sum, &mut out)?;
+/// assert_eq!(out.read()?, [23, 43]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// `LaunchError::InvalidArgument` naming `ops::reduce_rows_view` and `out`
+/// when it is not one element per row; `WrongDevice`; the launch's errors.
+pub fn reduce_rows_view_into<T: ReduceElement>(
+    device: &Device,
+    x: View2d<'_, T>,
+    op: ReduceOp,
+    out: &mut Buffer<T>,
+) -> Result<(), OpError> {
+    rows_into("ops::reduce_rows_view", device, x, op, out)
+}
+
+/// [`reduce_rows_view_into`] into a new buffer.
+///
+/// # Errors
+/// As [`reduce_rows_view_into`]; `OpError::Buffer` when the allocation
+/// fails.
+pub fn reduce_rows_view<T: ReduceElement>(device: &Device, x: View2d<'_, T>, op: ReduceOp) -> Result<Buffer<T>, OpError> {
+    let mut out = Buffer::zeroed(device, x.shape().0)?;
+    reduce_rows_view_into(device, x, op, &mut out)?;
+    Ok(out)
+}
+
+fn rows_into<T: ReduceElement>(
+    op_name: &'static str,
+    device: &Device,
+    x: View2d<'_, T>,
+    op: ReduceOp,
+    out: &mut Buffer<T>,
+) -> Result<(), OpError> {
+    check_same_device(op_name, "x", device, x.buffer())?;
+    check_same_device(op_name, "out", device, out)?;
+    let (rows, _) = x.shape();
+    check_out_len(op_name, out, rows, "row")?;
     if rows == 0 {
         return Ok(());
     }
-    T::launch_rows(device, op, x, out, c, rows)
+    let w = Window::of(op_name, "x", x.layout())?;
+    Ok(T::launch_rows(device, op, x.buffer(), w, out)?)
 }
 
 /// [`reduce_rows_into`] into a new buffer.
 ///
 /// # Errors
 /// As [`reduce_rows_into`].
-pub fn reduce_rows<T: ReduceElement>(
-    device: &Device,
-    x: &Buffer<T>,
-    cols: usize,
-    op: ReduceOp,
-) -> Result<Buffer<T>, LaunchError> {
-    let (rows, _) = shape_2d("ops::reduce_rows", x, cols)?;
-    let mut out = Buffer::zeroed(device, rows).map_err(|e| buffer_error("ops::reduce_rows", e))?;
-    reduce_rows_into(device, x, cols, op, &mut out)?;
+pub fn reduce_rows<T: ReduceElement>(device: &Device, x: &Buffer<T>, cols: usize, op: ReduceOp) -> Result<Buffer<T>, OpError> {
+    let view = matrix("ops::reduce_rows", x, cols)?;
+    let mut out = Buffer::zeroed(device, view.shape().0)?;
+    rows_into("ops::reduce_rows", device, view, op, &mut out)?;
     Ok(out)
 }
 
@@ -1086,36 +1164,86 @@ pub fn reduce_cols_into<T: ReduceElement>(
     op: ReduceOp,
     out: &mut Buffer<T>,
     scratch: &mut ReduceScratch<T>,
-) -> Result<(), LaunchError> {
-    const OP: &str = "ops::reduce_cols";
-    check_same_device(OP, "x", device, x)?;
-    check_same_device(OP, "out", device, out)?;
-    let (rows, c) = shape_2d(OP, x, cols)?;
-    check_out_len(OP, out, cols, "column")?;
+) -> Result<(), OpError> {
+    let view = matrix("ops::reduce_cols", x, cols)?;
+    cols_into("ops::reduce_cols", device, view, op, out, scratch)
+}
+
+/// The reduction of each column of the view `x` into `out` (one element
+/// per column of the view), as [`reduce_cols_into`] does for a whole
+/// matrix.
+///
+/// ```
+/// use onekernel::prelude::*;
+/// use onekernel::ops::reduce::{reduce_cols_view_into, ReduceOp, ReduceScratch};
+/// let device = Device::cpu();
+/// let m = Buffer::from_slice(&device, &[0i32, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23])?;
+/// // The maxima of columns 2 and 3 over rows 0 and 1.
+/// let block = m.view_2d(3, 4)?.slice_rows(..2)?.slice_cols(2..)?;
+/// let mut out = Buffer::<i32>::zeroed(&device, 2)?;
+/// reduce_cols_view_into(&device, block, ReduceOp::Max, &mut out, &mut ReduceScratch::new())?;
+/// assert_eq!(out.read()?, [12, 13]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`reduce_rows_view_into`], naming `ops::reduce_cols_view`.
+pub fn reduce_cols_view_into<T: ReduceElement>(
+    device: &Device,
+    x: View2d<'_, T>,
+    op: ReduceOp,
+    out: &mut Buffer<T>,
+    scratch: &mut ReduceScratch<T>,
+) -> Result<(), OpError> {
+    cols_into("ops::reduce_cols_view", device, x, op, out, scratch)
+}
+
+/// [`reduce_cols_view_into`] into a new buffer.
+///
+/// # Errors
+/// As [`reduce_cols_view_into`]; `OpError::Buffer` when an allocation
+/// fails.
+pub fn reduce_cols_view<T: ReduceElement>(device: &Device, x: View2d<'_, T>, op: ReduceOp) -> Result<Buffer<T>, OpError> {
+    let mut out = Buffer::zeroed(device, x.shape().1)?;
+    reduce_cols_view_into(device, x, op, &mut out, &mut ReduceScratch::new())?;
+    Ok(out)
+}
+
+fn cols_into<T: ReduceElement>(
+    op_name: &'static str,
+    device: &Device,
+    x: View2d<'_, T>,
+    op: ReduceOp,
+    out: &mut Buffer<T>,
+    scratch: &mut ReduceScratch<T>,
+) -> Result<(), OpError> {
+    check_same_device(op_name, "x", device, x.buffer())?;
+    check_same_device(op_name, "out", device, out)?;
+    let (rows, cols) = x.shape();
+    check_out_len(op_name, out, cols, "column")?;
+    if cols == 0 {
+        return Ok(());
+    }
+    let w = Window::of(op_name, "x", x.layout())?;
     let chunks = column_chunks(device, rows, cols);
     if chunks <= 1 {
-        return T::launch_cols(device, op, x, out, c, rows);
+        return Ok(T::launch_cols(device, op, x.buffer(), w, out)?);
     }
     let chunk_rows = rows.div_ceil(chunks);
     let chunks = rows.div_ceil(chunk_rows);
     let partials = scratch.partials(device, chunks * cols)?;
-    T::launch_cols_partial(device, op, x, partials, c, chunk_rows as u32, chunks)?;
-    T::launch_cols_finish(device, op, partials, out, c, chunks)
+    T::launch_cols_partial(device, op, x.buffer(), w, partials, chunk_rows as u32, chunks)?;
+    Ok(T::launch_cols_finish(device, op, partials, out, w.cols, chunks)?)
 }
 
 /// [`reduce_cols_into`] into a new buffer.
 ///
 /// # Errors
 /// As [`reduce_cols_into`].
-pub fn reduce_cols<T: ReduceElement>(
-    device: &Device,
-    x: &Buffer<T>,
-    cols: usize,
-    op: ReduceOp,
-) -> Result<Buffer<T>, LaunchError> {
-    shape_2d("ops::reduce_cols", x, cols)?;
-    let mut out = Buffer::zeroed(device, cols).map_err(|e| buffer_error("ops::reduce_cols", e))?;
-    reduce_cols_into(device, x, cols, op, &mut out, &mut ReduceScratch::new())?;
+pub fn reduce_cols<T: ReduceElement>(device: &Device, x: &Buffer<T>, cols: usize, op: ReduceOp) -> Result<Buffer<T>, OpError> {
+    let view = matrix("ops::reduce_cols", x, cols)?;
+    let mut out = Buffer::zeroed(device, cols)?;
+    cols_into("ops::reduce_cols", device, view, op, &mut out, &mut ReduceScratch::new())?;
     Ok(out)
 }
 
@@ -1166,55 +1294,18 @@ macro_rules! define_reduction {
             #[allow(unused_imports)]
             use ::onekernel::prelude::*;
 
-            /// Reduces segment `block_id().x` of `x` (`seg_len` elements)
-            /// into `out[block_id().x]`.
-            #[$crate::reduce::__kernel(workgroup_size = 256)]
-            pub fn segments(x: &[$t], out: &mut [$t], seg_len: u32, identity: $t) {
-                let tree = shared::<[$t; 256]>();
-                let tid = thread_id().x;
-                let seg = block_id().x;
-                let len = x.len();
-                let seg_start = seg * seg_len as usize;
-                let seg_end = (seg_start + seg_len as usize).min(len);
-                let mut acc = [identity; 8];
-                let mut base = seg_start + tid;
-                while base + 7 * 256 < seg_end {
-                    #[unroll]
-                    for k in 0..8 {
-                        let $a = acc[k];
-                        let $b = x[base + k * 256];
-                        acc[k] = { $($combine)* };
-                    }
-                    base += 2048;
-                }
-                while base < seg_end {
-                    let $a = acc[0];
-                    let $b = x[base];
-                    acc[0] = { $($combine)* };
-                    base += 256;
-                }
-                let mut total = acc[0];
-                #[unroll]
-                for k in 1..8 {
-                    let $a = total;
-                    let $b = acc[k];
-                    total = { $($combine)* };
-                }
-                tree[tid] = total;
-                workgroup_barrier();
-                let mut stride = 128;
-                while stride > 0 {
-                    if tid < stride {
-                        let $a = tree[tid];
-                        let $b = tree[tid + stride];
-                        tree[tid] = { $($combine)* };
-                    }
-                    workgroup_barrier();
-                    stride /= 2;
-                }
-                if tid == 0 && seg < out.len() {
-                    out[seg] = tree[0];
-                }
+            $crate::__reduce_kernels! {
+                /// Reduces segment `block_id().x` of `x` into
+                /// `out[block_id().x]`: the built-in reductions' kernel
+                /// with this combine.
+                segments: segments,
+                columns: columns,
+                attr: (workgroup_size = 256),
+                generics: [],
+                types: $t => $t => $t,
+                load: |v| { v },
+                store: |v| { v },
+                combine: |$a, $b| { $($combine)* }
             }
 
             /// `x` reduced into `out[0]` in two launches, with `partials`
@@ -1222,8 +1313,9 @@ macro_rules! define_reduction {
             /// elements) as scratch: no allocation.
             ///
             /// # Errors
-            /// `LaunchError::InvalidArgument` naming the reduction and
-            /// `partials` or `out` when too short; the launches' errors.
+            /// `LaunchError::InvalidArgument` (in `OpError::Launch`) naming
+            /// the reduction and `partials` or `out` when too short; the
+            /// launches' errors.
             #[allow(dead_code)]
             pub fn reduce_into(
                 device: &::onekernel::Device,
@@ -1231,7 +1323,7 @@ macro_rules! define_reduction {
                 identity: $t,
                 out: &mut ::onekernel::Buffer<$t>,
                 partials: &mut ::onekernel::Buffer<$t>,
-            ) -> ::core::result::Result<(), ::onekernel::LaunchError> {
+            ) -> ::core::result::Result<(), $crate::OpError> {
                 let (seg, count) = $crate::reduce::plan(device, x.len());
                 for (arg, len, need) in [("partials", partials.len(), count), ("out", out.len(), 1)] {
                     if len < need {
@@ -1239,31 +1331,32 @@ macro_rules! define_reduction {
                             kernel: concat!("ops::define_reduction!(", stringify!($name), ")"),
                             arg,
                             problem: format!("has {len} elements, needs at least {need}"),
-                        });
+                        }
+                        .into());
                     }
                 }
-                segments::launch(device, ::onekernel::Grid::blocks(count), x, partials, seg as u32, identity)?;
-                segments::launch(device, ::onekernel::Grid::blocks(1), &*partials, out, count as u32, identity)
+                let (seg, len) = (seg as u32, count as u32);
+                segments::launch(device, ::onekernel::Grid::blocks(count), x, partials, 0, seg, seg, identity)?;
+                segments::launch(device, ::onekernel::Grid::blocks(1), &*partials, out, 0, len, len, identity)?;
+                Ok(())
             }
 
             /// `x` reduced, read back to the host.
             ///
             /// # Errors
             /// As `reduce_into`; a failed allocation or read as
-            /// `LaunchError::Gpu`.
+            /// `OpError::Buffer`.
             #[allow(dead_code)]
             pub fn reduce(
                 device: &::onekernel::Device,
                 x: &::onekernel::Buffer<$t>,
                 identity: $t,
-            ) -> ::core::result::Result<$t, ::onekernel::LaunchError> {
-                let what = concat!("ops::define_reduction!(", stringify!($name), ")");
-                let gpu = |e: ::onekernel::BufferError| ::onekernel::LaunchError::Gpu { kernel: what, message: e.to_string() };
+            ) -> ::core::result::Result<$t, $crate::OpError> {
                 let count = $crate::reduce::plan(device, x.len()).1;
-                let mut partials = ::onekernel::Buffer::zeroed(device, count).map_err(gpu)?;
-                let mut out = ::onekernel::Buffer::zeroed(device, 1).map_err(gpu)?;
+                let mut partials = ::onekernel::Buffer::zeroed(device, count)?;
+                let mut out = ::onekernel::Buffer::zeroed(device, 1)?;
                 reduce_into(device, x, identity, &mut out, &mut partials)?;
-                Ok(out.read().map_err(gpu)?[0])
+                Ok(out.read()?[0])
             }
         }
     };

@@ -58,11 +58,19 @@
 //! buffer, so the result is copied once more.
 
 use crate::prelude::*;
-use crate::reduce::{buffer_error, plan, runs_on_host, ReduceElement, ReduceOp};
+use crate::reduce::{check_same_device, host_data, host_data_mut, ReduceElement, ReduceOp};
+use crate::OpError;
+use onekernel_runtime::{View2d, View2dMut};
 
-/// The kernel of step 3 (and, on the totals, of step 2) for one element
-/// family; see the module's documentation.
-macro_rules! scan_family {
+/// Elements a workgroup scans per tile: 7 per thread (an odd count, so that
+/// the threads' reads of their 7 consecutive elements in shared memory hit
+/// 32 different banks).
+pub const TILE: usize = 7 * 256;
+
+/// The scan kernel of one element family, written once; see the module's
+/// documentation. `$in`/`$acc`: the element and accumulator types;
+/// `load`/`store` convert; `combine` combines `lhs` and `rhs`.
+macro_rules! scan_kernel {
     (
         $(#[$meta:meta])*
         name: $name:ident,
@@ -75,129 +83,186 @@ macro_rules! scan_family {
     ) => {
         $(#[$meta])*
         ///
-        /// Segment `b` is `x[b * seg_len .. min((b + 1) * seg_len,
-        /// x.len())]` (`seg_len` any length; tiles of 2048); launch one workgroup
-        /// per segment. The scan of segment `b` starts from `offsets[b]`
-        /// (the identity where `offsets` is shorter); `inclusive` is 1 for
-        /// an inclusive scan, 0 for an exclusive one.
+        /// Scans `n` elements of `x` from `x_offset` into `out` from
+        /// `out_offset`, in segments of `seg_len` (a multiple of [`TILE`]),
+        /// one workgroup of 256 threads per segment. Workgroup `b` starts
+        /// from the combine of `totals[0..b]` (the segment totals of the
+        /// reduction pass; none when `totals` is shorter); `inclusive` is 1
+        /// for an inclusive scan, 0 for an exclusive one.
         #[kernel($($attr)*)]
         pub fn $name<$($gen)*>(
             x: &[$in],
             out: &mut [$in],
-            offsets: &[$acc],
+            totals: &[$acc],
+            x_offset: u32,
+            out_offset: u32,
+            n: u32,
             seg_len: u32,
             identity: $acc,
             inclusive: u32,
         ) {
-            let sums = shared::<[$acc; 256]>();
+            let tile = shared::<[$acc; 1792]>();
             let tid = thread_id().x;
             let seg = block_id().x;
-            let len = x.len();
-            let seg_start = seg * seg_len as usize;
-            let seg_end = (seg_start + seg_len as usize).min(len);
-            let mut carry = identity;
-            if seg < offsets.len() {
-                carry = offsets[seg];
+            // The carry into this segment: the totals of the segments
+            // before it, reduced by the workgroup.
+            let mut part = identity;
+            let mut t = tid;
+            while t < seg && t < totals.len() {
+                let $lhs = part;
+                let $rhs = totals[t];
+                part = { $($combine)* };
+                t += 256;
             }
+            tile[tid] = part;
+            workgroup_barrier();
+            let mut stride = 128;
+            while stride > 0 {
+                if tid < stride {
+                    let $lhs = tile[tid];
+                    let $rhs = tile[tid + stride];
+                    tile[tid] = { $($combine)* };
+                }
+                workgroup_barrier();
+                stride /= 2;
+            }
+            let mut carry = tile[0];
+            workgroup_barrier();
+            let seg_start = seg * seg_len as usize;
+            let seg_end = (seg_start + seg_len as usize).min(n as usize);
+            let xo = x_offset as usize;
+            let oo = out_offset as usize;
             let mut base = seg_start;
             while base < seg_end {
-                // This thread's 8 consecutive elements, scanned in registers.
-                let first = base + tid * 8;
-                let mut vals = [identity; 8];
-                let mut run = identity;
+                // Coalesced loads: element `base + k * 256 + tid`.
                 #[unroll]
-                for k in 0..8 {
-                    let j = first + k;
+                for k in 0..7 {
+                    let j = base + k * 256 + tid;
                     let mut $rhs = identity;
                     if j < seg_end {
-                        let $lv = x[j];
+                        let $lv = x[xo + j];
                         $rhs = { $($load)* };
                     }
+                    tile[k * 256 + tid] = $rhs;
+                }
+                workgroup_barrier();
+                // This thread's 7 consecutive elements, scanned in registers.
+                let mut vals = [identity; 7];
+                let mut run = identity;
+                #[unroll]
+                for k in 0..7 {
                     let $lhs = run;
+                    let $rhs = tile[tid * 7 + k];
                     run = { $($combine)* };
                     vals[k] = run;
                 }
-                // The 256 thread totals, scanned in shared memory.
-                sums[tid] = run;
                 workgroup_barrier();
+                // The 256 thread totals, scanned (Hillis–Steele) between
+                // two halves of `tile[0..512]`, one barrier a step.
+                tile[tid] = run;
+                workgroup_barrier();
+                let mut src = 0;
                 let mut offset = 1;
                 while offset < 256 {
-                    let later = sums[tid];
-                    let mut earlier = identity;
+                    let mut v = tile[src + tid];
                     if tid >= offset {
-                        earlier = sums[tid - offset];
+                        let $lhs = tile[src + tid - offset];
+                        let $rhs = v;
+                        v = { $($combine)* };
                     }
+                    let dst = 256 - src;
+                    tile[dst + tid] = v;
                     workgroup_barrier();
-                    if tid >= offset {
-                        let $lhs = earlier;
-                        let $rhs = later;
-                        sums[tid] = { $($combine)* };
-                    }
-                    workgroup_barrier();
+                    src = dst;
                     offset *= 2;
                 }
                 // Everything before this thread's first element.
                 let mut before = carry;
                 if tid > 0 {
                     let $lhs = carry;
-                    let $rhs = sums[tid - 1];
+                    let $rhs = tile[src + tid - 1];
                     before = { $($combine)* };
                 }
+                let tile_total = tile[src + 255];
+                workgroup_barrier();
                 let mut prev = before;
                 #[unroll]
-                for k in 0..8 {
-                    let j = first + k;
+                for k in 0..7 {
                     let $lhs = before;
                     let $rhs = vals[k];
                     let incl = { $($combine)* };
-                    if j < seg_end {
-                        let mut $sv = prev;
-                        if inclusive != 0 {
-                            $sv = incl;
-                        }
-                        out[j] = { $($store)* };
+                    if inclusive != 0 {
+                        tile[tid * 7 + k] = incl;
+                    } else {
+                        tile[tid * 7 + k] = prev;
                     }
                     prev = incl;
                 }
+                workgroup_barrier();
+                // Coalesced stores.
+                #[unroll]
+                for k in 0..7 {
+                    let j = base + k * 256 + tid;
+                    if j < seg_end {
+                        let $sv = tile[k * 256 + tid];
+                        out[oo + j] = { $($store)* };
+                    }
+                }
                 {
                     let $lhs = carry;
-                    let $rhs = sums[255];
+                    let $rhs = tile_total;
                     carry = { $($combine)* };
                 }
-                // Every thread has read `sums` before the next tile writes it.
+                // Every thread has read `tile` before the next tile writes it.
                 workgroup_barrier();
-                base += 2048;
+                base += 1792;
             }
         }
     };
 }
 
-scan_family! {
+/// The float combine (as the reductions'), for the float and `f16` scans.
+macro_rules! float_scan {
+    ($(#[$meta:meta])* name: $name:ident, attr: ($($attr:tt)*), generics: [$($gen:tt)*],
+     types: $in:tt => $acc:tt, load: |$lv:ident| {$($load:tt)*}, store: |$sv:ident| {$($store:tt)*}) => {
+        scan_kernel! {
+            $(#[$meta])*
+            name: $name,
+            attr: ($($attr)*),
+            generics: [$($gen)*],
+            types: $in => $acc,
+            load: |$lv| { $($load)* },
+            store: |$sv| { $($store)* },
+            combine: |lhs, rhs| {
+                if OP == 0 {
+                    lhs + rhs
+                } else if OP == 1 {
+                    lhs * rhs
+                } else if OP == 2 {
+                    if lhs < rhs { lhs } else if rhs <= lhs { rhs } else { lhs + rhs }
+                } else if lhs > rhs {
+                    lhs
+                } else if rhs >= lhs {
+                    rhs
+                } else {
+                    lhs + rhs
+                }
+            }
+        }
+    };
+}
+
+float_scan! {
     /// Scans of float segments (`f32`, `f64`); `OP` as the reductions'.
     name: scan_segments,
     attr: (workgroup_size = 256, types = [f32, f64]),
     generics: [T: Float, const OP: u32],
     types: T => T,
     load: |v| { v },
-    store: |v| { v },
-    combine: |lhs, rhs| {
-        if OP == 0 {
-            lhs + rhs
-        } else if OP == 1 {
-            lhs * rhs
-        } else if OP == 2 {
-            if lhs < rhs { lhs } else if rhs <= lhs { rhs } else { lhs + rhs }
-        } else if lhs > rhs {
-            lhs
-        } else if rhs >= lhs {
-            rhs
-        } else {
-            lhs + rhs
-        }
-    }
+    store: |v| { v }
 }
 
-scan_family! {
+scan_kernel! {
     /// Scans of integer segments (`i32`, `u32`, `i64`, `u64`; sums and
     /// products wrap).
     name: scan_segments_int,
@@ -221,29 +286,14 @@ scan_family! {
     }
 }
 
-scan_family! {
+float_scan! {
     /// Scans of `f16` segments, accumulated in `f32`.
     name: scan_segments_f16,
     attr: (workgroup_size = 256),
     generics: [const OP: u32],
     types: f16 => f32,
     load: |v| { v.to_f32() },
-    store: |v| { f16::from_f32(v) },
-    combine: |lhs, rhs| {
-        if OP == 0 {
-            lhs + rhs
-        } else if OP == 1 {
-            lhs * rhs
-        } else if OP == 2 {
-            if lhs < rhs { lhs } else if rhs <= lhs { rhs } else { lhs + rhs }
-        } else if lhs > rhs {
-            lhs
-        } else if rhs >= lhs {
-            rhs
-        } else {
-            lhs + rhs
-        }
-    }
+    store: |v| { f16::from_f32(v) }
 }
 
 mod sealed {
@@ -254,7 +304,7 @@ mod sealed {
 /// `f64`, `i32`, `u32`, `i64`, `u64`, `f16`). Sealed; each impl dispatches
 /// to its kernel's `Instance`.
 pub trait ScanElement: ReduceElement + sealed::Sealed {
-    /// Step 3 on `x` (segments of `seg_len`, from `offsets`).
+    /// The scan pass (see [`scan_segments`]'s parameters).
     #[doc(hidden)]
     #[allow(clippy::too_many_arguments)]
     fn launch_scan(
@@ -262,34 +312,17 @@ pub trait ScanElement: ReduceElement + sealed::Sealed {
         op: ReduceOp,
         x: &Buffer<Self>,
         out: &mut Buffer<Self>,
-        offsets: &Buffer<Self::Acc>,
+        totals: &Buffer<Self::Acc>,
+        offsets: (u32, u32),
+        n: u32,
         seg_len: u32,
         segments: usize,
         inclusive: bool,
     ) -> Result<(), LaunchError>;
-    /// Step 2: the exclusive scan of the totals, in one segment.
-    #[doc(hidden)]
-    fn launch_totals(
-        device: &Device,
-        op: ReduceOp,
-        totals: &Buffer<Self::Acc>,
-        offsets: &mut Buffer<Self::Acc>,
-        none: &Buffer<Self::Acc>,
-        count: usize,
-    ) -> Result<(), LaunchError>;
-    /// A view of the CPU buffer `out` as the output of step 3.
-    #[doc(hidden)]
-    fn output_kernel() -> &'static onekernel_runtime::abi::KernelInfo;
 }
 
 macro_rules! scan_element {
-    (@info $kernel:ident []) => {
-        &$kernel::KERNEL
-    };
-    (@info $kernel:ident [$t:ty,]) => {
-        $kernel::kernel_info::<$t>()
-    };
-    ($t:ty, $kernel:ident [$($tp:tt)*], $totals_kernel:ident [$($ttp:tt)*]) => {
+    ($t:ty, $kernel:ident [$($tp:tt)*]) => {
         impl sealed::Sealed for $t {}
         impl ScanElement for $t {
             fn launch_scan(
@@ -297,7 +330,9 @@ macro_rules! scan_element {
                 op: ReduceOp,
                 x: &Buffer<$t>,
                 out: &mut Buffer<$t>,
-                offsets: &Buffer<Self::Acc>,
+                totals: &Buffer<Self::Acc>,
+                (x_offset, out_offset): (u32, u32),
+                n: u32,
                 seg_len: u32,
                 segments: usize,
                 inclusive: bool,
@@ -305,71 +340,46 @@ macro_rules! scan_element {
                 let id = <$t as ReduceElement>::identity(op);
                 let inc = inclusive as u32;
                 let g = Grid::blocks(segments);
-                crate::reduce::by_op!(op, |O| $kernel::launch::<$($tp)* O>(device, g, x, out, offsets, seg_len, id, inc))
-            }
-            fn launch_totals(
-                device: &Device,
-                op: ReduceOp,
-                totals: &Buffer<Self::Acc>,
-                offsets: &mut Buffer<Self::Acc>,
-                none: &Buffer<Self::Acc>,
-                count: usize,
-            ) -> Result<(), LaunchError> {
-                let id = <$t as ReduceElement>::identity(op);
-                let len = count.max(1) as u32;
-                crate::reduce::by_op!(op, |O| $totals_kernel::launch::<$($ttp)* O>(
-                    device,
-                    Grid::blocks(1),
-                    totals,
-                    offsets,
-                    none,
-                    len,
-                    id,
-                    0
+                crate::reduce::by_op!(op, |O| $kernel::launch::<$($tp)* O>(
+                    device, g, x, out, totals, x_offset, out_offset, n, seg_len, id, inc
                 ))
-            }
-            fn output_kernel() -> &'static onekernel_runtime::abi::KernelInfo {
-                scan_element!(@info $kernel [$($tp)*])
             }
         }
     };
 }
 
-scan_element!(f32, scan_segments[f32,], scan_segments[f32,]);
-scan_element!(f64, scan_segments[f64,], scan_segments[f64,]);
-scan_element!(i32, scan_segments_int[i32,], scan_segments_int[i32,]);
-scan_element!(u32, scan_segments_int[u32,], scan_segments_int[u32,]);
-scan_element!(i64, scan_segments_int[i64,], scan_segments_int[i64,]);
-scan_element!(u64, scan_segments_int[u64,], scan_segments_int[u64,]);
-scan_element!(f16, scan_segments_f16[], scan_segments[f32,]);
+scan_element!(f32, scan_segments[f32,]);
+scan_element!(f64, scan_segments[f64,]);
+scan_element!(i32, scan_segments_int[i32,]);
+scan_element!(u32, scan_segments_int[u32,]);
+scan_element!(i64, scan_segments_int[i64,]);
+scan_element!(u64, scan_segments_int[u64,]);
+scan_element!(f16, scan_segments_f16[]);
 
-/// Scratch space of a scan: the segment totals and offsets. Reused by
-/// [`scan_into`] across calls (grown when a larger input needs more).
+/// How a scan splits `n` elements on `device`: `(segment length, segments)`,
+/// segments of whole tiles ([`TILE`]), about 2048 of them on a GPU.
+pub fn plan(device: &Device, n: usize) -> (usize, usize) {
+    let target = if device.is_gpu() { 2048 } else { 4 * std::thread::available_parallelism().map_or(1, |p| p.get()) };
+    plan_for(n, target)
+}
+
+/// [`plan`] for about `target` segments.
+#[doc(hidden)]
+pub fn plan_for(n: usize, target: usize) -> (usize, usize) {
+    let seg = n.div_ceil(target.max(1)).next_multiple_of(TILE).max(TILE);
+    (seg, n.div_ceil(seg).max(1))
+}
+
+/// Scratch space of a scan: the segment totals. Reused by [`scan_into`]
+/// across calls (grown when a larger input needs more).
 pub struct ScanScratch<T: ScanElement> {
     totals: Option<Buffer<T::Acc>>,
-    offsets: Option<Buffer<T::Acc>>,
-    none: Option<Buffer<T::Acc>>,
-    /// The host implementation's output, copied into `out` in one write.
-    host: Vec<T>,
 }
 
 impl<T: ScanElement> Default for ScanScratch<T> {
     fn default() -> Self {
-        ScanScratch { totals: None, offsets: None, none: None, host: Vec::new() }
+        ScanScratch { totals: None }
     }
-}
-
-/// `slot` holding a buffer of at least `len` elements on `device`.
-fn ensure<E: onekernel_runtime::Element>(
-    slot: &mut Option<Buffer<E>>,
-    device: &Device,
-    len: usize,
-) -> Result<(), LaunchError> {
-    let fits = slot.as_ref().is_some_and(|b| b.len() >= len && b.device().id() == device.id());
-    if !fits {
-        *slot = Some(Buffer::zeroed(device, len).map_err(|e| buffer_error("ops::scan", e))?);
-    }
-    Ok(())
 }
 
 impl<T: ScanElement> ScanScratch<T> {
@@ -381,17 +391,22 @@ impl<T: ScanElement> ScanScratch<T> {
     /// Scratch for scans of up to `n` elements on `device`, allocated now.
     ///
     /// # Errors
-    /// `LaunchError::Gpu` naming `ops::scan` when an allocation fails.
-    pub fn for_len(device: &Device, n: usize) -> Result<Self, LaunchError> {
+    /// `OpError::Buffer` when the allocation fails.
+    pub fn for_len(device: &Device, n: usize) -> Result<Self, OpError> {
         let mut s = Self::default();
-        s.ensure(device, plan(device, n).1)?;
+        s.totals(device, plan(device, n).1)?;
         Ok(s)
     }
 
-    fn ensure(&mut self, device: &Device, segments: usize) -> Result<(), LaunchError> {
-        ensure(&mut self.totals, device, segments)?;
-        ensure(&mut self.offsets, device, segments)?;
-        ensure(&mut self.none, device, 0)
+    fn totals(&mut self, device: &Device, len: usize) -> Result<&mut Buffer<T::Acc>, OpError> {
+        let fits = self.totals.as_ref().is_some_and(|b| b.len() >= len && b.device().id() == device.id());
+        if !fits {
+            self.totals = None;
+        }
+        match &mut self.totals {
+            Some(b) => Ok(b),
+            slot => Ok(slot.insert(Buffer::zeroed(device, len)?)),
+        }
     }
 }
 
@@ -419,7 +434,8 @@ impl<T: ScanElement> ScanScratch<T> {
 /// # Errors
 /// `LaunchError::InvalidArgument` naming `ops::scan` and `out` when the
 /// lengths differ; `WrongDevice` for a buffer of another device; the
-/// launches' errors.
+/// launches' errors; `OpError::Buffer` when the scratch cannot be
+/// allocated.
 pub fn scan_into<T: ScanElement>(
     device: &Device,
     x: &Buffer<T>,
@@ -427,63 +443,149 @@ pub fn scan_into<T: ScanElement>(
     inclusive: bool,
     out: &mut Buffer<T>,
     scratch: &mut ScanScratch<T>,
-) -> Result<(), LaunchError> {
-    const OP: &str = "ops::scan";
-    for (arg, id, name) in [("x", x.device().id(), x.device().name()), ("out", out.device().id(), out.device().name())]
-    {
-        if id != device.id() {
-            return Err(LaunchError::WrongDevice {
-                kernel: OP,
-                arg,
-                buffer_device: name,
-                launch_device: device.name(),
-            });
-        }
-    }
+) -> Result<(), OpError> {
     let n = x.len();
+    let bad = |e: onekernel_runtime::BufferError| LaunchError::InvalidArgument {
+        kernel: "ops::scan",
+        arg: "x",
+        problem: e.to_string(),
+    };
+    let xv = x.view_2d(1, n).map_err(bad)?;
     if out.len() != n {
+        check_same_device("ops::scan", "x", device, x)?;
+        check_same_device("ops::scan", "out", device, out)?;
         return Err(LaunchError::InvalidArgument {
-            kernel: OP,
+            kernel: "ops::scan",
             arg: "out",
             problem: format!("has {} elements, needs {n} (one per element of `x`)", out.len()),
-        });
+        }
+        .into());
+    }
+    let mut ov = out.view_2d_mut(1, n).map_err(bad)?;
+    scan_impl("ops::scan", device, xv, op, inclusive, &mut ov, scratch, None)
+}
+
+/// The scan of a contiguous view of a buffer (a range of rows of a matrix,
+/// or one row: [`View2d`] with rows as long as its stride) into a
+/// contiguous view of as many elements of `out`: no copy of either range.
+///
+/// ```
+/// use onekernel::prelude::*;
+/// use onekernel::ops::{reduce::ReduceOp, scan::{scan_view_into, ScanScratch}};
+///
+/// let device = Device::cpu();
+/// // A 3 × 2 matrix: the inclusive sum of rows 1 and 2 into rows 0 and 1 of `out`.
+/// let m = Buffer::from_slice(&device, &[9u32, 9, 1, 2, 3, 4])?;
+/// let mut out = Buffer::<u32>::zeroed(&device, 6)?;
+/// let mut rows = out.view_2d_mut(3, 2)?.slice_rows(..2)?;
+/// scan_view_into(&device, m.view_2d(3, 2)?.slice_rows(1..)?, ReduceOp::Sum, true, &mut rows, &mut ScanScratch::new())?;
+/// assert_eq!(out.read()?, [1, 3, 6, 10, 0, 0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// `LaunchError::InvalidArgument` naming `ops::scan_view` and `x` or `out`
+/// when a view is not contiguous or `out` holds another number of
+/// elements; as [`scan_into`] otherwise.
+pub fn scan_view_into<T: ScanElement>(
+    device: &Device,
+    x: View2d<'_, T>,
+    op: ReduceOp,
+    inclusive: bool,
+    out: &mut View2dMut<'_, T>,
+    scratch: &mut ScanScratch<T>,
+) -> Result<(), OpError> {
+    scan_impl("ops::scan_view", device, x, op, inclusive, out, scratch, None)
+}
+
+/// [`scan_into`] with about `target` segments (the benchmark compares
+/// targets).
+#[doc(hidden)]
+pub fn scan_into_segments<T: ScanElement>(
+    device: &Device,
+    x: &Buffer<T>,
+    op: ReduceOp,
+    inclusive: bool,
+    out: &mut Buffer<T>,
+    scratch: &mut ScanScratch<T>,
+    target: usize,
+) -> Result<(), OpError> {
+    let n = x.len();
+    let bad = |e: onekernel_runtime::BufferError| LaunchError::InvalidArgument { kernel: "ops::scan", arg: "x", problem: e.to_string() };
+    let xv = x.view_2d(1, n).map_err(bad)?;
+    let mut ov = out.view_2d_mut(1, n).map_err(bad)?;
+    scan_impl("ops::scan", device, xv, op, inclusive, &mut ov, scratch, Some(target))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn scan_impl<T: ScanElement>(
+    op_name: &'static str,
+    device: &Device,
+    x: View2d<'_, T>,
+    op: ReduceOp,
+    inclusive: bool,
+    out: &mut View2dMut<'_, T>,
+    scratch: &mut ScanScratch<T>,
+    target: Option<usize>,
+) -> Result<(), OpError> {
+    let (xl, ol) = (x.layout(), out.layout());
+    let (out_buf, _) = out.parts();
+    check_same_device(op_name, "x", device, x.buffer())?;
+    check_same_device(op_name, "out", device, out_buf)?;
+    for (arg, l) in [("x", xl), ("out", ol)] {
+        if !l.is_contiguous() {
+            return Err(LaunchError::InvalidArgument {
+                kernel: op_name,
+                arg,
+                problem: format!(
+                    "a view of {} rows of {} columns with row stride {} is not contiguous: a scan takes whole rows (or one row)",
+                    l.rows, l.cols, l.row_stride
+                ),
+            }
+            .into());
+        }
+    }
+    let n = xl.len();
+    if ol.len() != n {
+        return Err(LaunchError::InvalidArgument {
+            kernel: op_name,
+            arg: "out",
+            problem: format!("has {} elements, needs {n} (one per element of `x`)", ol.len()),
+        }
+        .into());
     }
     if n == 0 {
         return Ok(());
     }
-    if runs_on_host(device) {
-        let cpu = crate::reduce::cpu_of(device)?;
-        let input = onekernel::__private::cpu_slice(x, T::input_kernel(), 0, cpu)?;
-        let host = &mut scratch.host;
-        host.resize(n, <T as bytemuck::Zeroable>::zeroed());
+    if crate::reduce::runs_on_host(device) {
+        let input = &host_data(op_name, x.buffer())?[xl.offset..xl.offset + n];
+        let output = &mut host_data_mut(op_name, out_buf)?[ol.offset..ol.offset + n];
         match op {
-            ReduceOp::Sum => host_scan(input, host, op, inclusive, |a, b| T::combine(ReduceOp::Sum, a, b)),
-            ReduceOp::Product => host_scan(input, host, op, inclusive, |a, b| T::combine(ReduceOp::Product, a, b)),
-            ReduceOp::Min => host_scan(input, host, op, inclusive, |a, b| T::combine(ReduceOp::Min, a, b)),
-            ReduceOp::Max => host_scan(input, host, op, inclusive, |a, b| T::combine(ReduceOp::Max, a, b)),
+            ReduceOp::Sum => host_scan(input, output, op, inclusive, |a, b| T::combine(ReduceOp::Sum, a, b)),
+            ReduceOp::Product => host_scan(input, output, op, inclusive, |a, b| T::combine(ReduceOp::Product, a, b)),
+            ReduceOp::Min => host_scan(input, output, op, inclusive, |a, b| T::combine(ReduceOp::Min, a, b)),
+            ReduceOp::Max => host_scan(input, output, op, inclusive, |a, b| T::combine(ReduceOp::Max, a, b)),
         }
-        return out.write(host).map_err(|e| buffer_error(OP, e));
+        return Ok(());
     }
-    let (seg, segments) = plan(device, n);
-    let seg = seg as u32; // at most n, which the launches check against the binding size
-    scratch.ensure(device, segments)?;
-    let (Some(totals), Some(offsets), Some(none)) = (&mut scratch.totals, &mut scratch.offsets, &scratch.none) else {
-        return Err(LaunchError::Gpu { kernel: OP, message: "internal error: no scratch".into() });
+    let wx = crate::reduce::Window::of(op_name, "x", xl)?;
+    let wo = crate::reduce::Window::of(op_name, "out", ol)?;
+    let (seg, segments) = match target {
+        Some(t) => plan_for(n, t),
+        None => plan(device, n),
     };
+    let (seg, n32) = (seg as u32, n as u32); // at most the end of the view, checked by `Window::of`
+    let totals = scratch.totals(device, segments)?;
     if segments > 1 {
-        T::launch_partials(device, op, x, totals, seg, segments)?;
-        T::launch_totals(device, op, totals, offsets, none, segments)?;
-        T::launch_scan(device, op, x, out, offsets, seg, segments, inclusive)
-    } else {
-        T::launch_scan(device, op, x, out, none, seg, segments, inclusive)
+        T::launch_partials(device, op, x.buffer(), totals, wx.offset, seg, seg, segments)?;
     }
+    // One segment: no totals (the kernel reads `totals[0..0]`).
+    Ok(T::launch_scan(device, op, x.buffer(), out_buf, totals, (wx.offset, wo.offset), n32, seg, segments, inclusive)?)
 }
 
-/// The host implementation on the parallel CPU executor: the same three
-/// steps over chunks of 64 Ki elements, into `out` (the scratch's host
-/// vector, written to the buffer in one copy: the runtime gives the
-/// library no `&mut [T]` view of a CPU buffer, and a store per element
-/// through its shared view is slower still); the combine `f` chosen once.
+/// The host implementation on the parallel CPU executor: the same steps
+/// over chunks of 64 Ki elements, straight into the output buffer's
+/// memory ([`Buffer::host_slice_mut`]); the combine `f` chosen once.
 fn host_scan<T: ScanElement>(
     x: &[T],
     out: &mut [T],
@@ -513,15 +615,9 @@ fn host_scan<T: ScanElement>(
 /// [`scan_into`] into a new buffer.
 ///
 /// # Errors
-/// As [`scan_into`]; `LaunchError::Gpu` naming `ops::scan` when an
-/// allocation fails.
-pub fn scan<T: ScanElement>(
-    device: &Device,
-    x: &Buffer<T>,
-    op: ReduceOp,
-    inclusive: bool,
-) -> Result<Buffer<T>, LaunchError> {
-    let mut out = Buffer::zeroed(device, x.len()).map_err(|e| buffer_error("ops::scan", e))?;
+/// As [`scan_into`]; `OpError::Buffer` when an allocation fails.
+pub fn scan<T: ScanElement>(device: &Device, x: &Buffer<T>, op: ReduceOp, inclusive: bool) -> Result<Buffer<T>, OpError> {
+    let mut out = Buffer::zeroed(device, x.len())?;
     scan_into(device, x, op, inclusive, &mut out, &mut ScanScratch::new())?;
     Ok(out)
 }
@@ -531,7 +627,7 @@ pub fn scan<T: ScanElement>(
 ///
 /// # Errors
 /// As [`scan`].
-pub fn inclusive_sum<T: ScanElement>(device: &Device, x: &Buffer<T>) -> Result<Buffer<T>, LaunchError> {
+pub fn inclusive_sum<T: ScanElement>(device: &Device, x: &Buffer<T>) -> Result<Buffer<T>, OpError> {
     scan(device, x, ReduceOp::Sum, true)
 }
 
@@ -540,6 +636,6 @@ pub fn inclusive_sum<T: ScanElement>(device: &Device, x: &Buffer<T>) -> Result<B
 ///
 /// # Errors
 /// As [`scan`].
-pub fn exclusive_sum<T: ScanElement>(device: &Device, x: &Buffer<T>) -> Result<Buffer<T>, LaunchError> {
+pub fn exclusive_sum<T: ScanElement>(device: &Device, x: &Buffer<T>) -> Result<Buffer<T>, OpError> {
     scan(device, x, ReduceOp::Sum, false)
 }

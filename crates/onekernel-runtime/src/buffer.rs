@@ -511,6 +511,38 @@ impl<T: Element> Buffer<T> {
         &self.device
     }
 
+    /// The elements of a CPU executor's buffer, borrowed (no copy); `None`
+    /// for a GPU buffer. For host code running next to the CPU executor's
+    /// kernels (the kernel library's host paths on `Device::cpu()`): CPU
+    /// launches are synchronous, so nothing else touches the data while
+    /// the borrow lives.
+    ///
+    /// ```
+    /// # use onekernel_runtime::{Buffer, Device};
+    /// let device = Device::cpu();
+    /// let mut b = Buffer::from_slice(&device, &[1u32, 2, 3])?;
+    /// if let Some(data) = b.host_slice_mut() {
+    ///     data.iter_mut().for_each(|v| *v *= 10);
+    /// }
+    /// assert_eq!(b.host_slice(), Some(&[10, 20, 30][..]));
+    /// # Ok::<(), onekernel_runtime::BufferError>(())
+    /// ```
+    pub fn host_slice(&self) -> Option<&[T]> {
+        match &self.storage {
+            Storage::Cpu(v) => Some(v),
+            Storage::Gpu(_) => None,
+        }
+    }
+
+    /// [`Buffer::host_slice`], mutably: the CPU executor's buffer written
+    /// in place (no copy); `None` for a GPU buffer.
+    pub fn host_slice_mut(&mut self) -> Option<&mut [T]> {
+        match &mut self.storage {
+            Storage::Cpu(v) => Some(v),
+            Storage::Gpu(_) => None,
+        }
+    }
+
     /// `Err(BufferError::MissingUsage)` if the wgpu buffer lacks `usage`
     /// (only a buffer adopted with [`Buffer::from_wgpu`] can: the runtime
     /// creates its own with `STORAGE | COPY_SRC | COPY_DST`).

@@ -44,6 +44,22 @@ enum Backend {
     Cpu(CpuDevice),
 }
 
+/// What a [`Device`] runs kernels on ([`Device::kind`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DeviceKind {
+    /// A wgpu device (its own, [`Device::gpu`], or adopted,
+    /// [`Device::from_wgpu`]).
+    Gpu,
+    /// The CPU executor on all cores ([`Device::cpu`]).
+    CpuParallel,
+    /// The CPU executor, one workgroup at a time in a fixed order
+    /// ([`Device::cpu_serial`]).
+    CpuSerial,
+    /// The CPU executor with its race detector ([`Device::cpu_race_checked`]).
+    CpuRaceChecked,
+}
+
 /// Borrowed view of the concrete device behind a [`Device`], for generated
 /// code that launches a kernel (see [`backend`]).
 #[derive(Clone, Copy, Debug)]
@@ -374,6 +390,27 @@ impl Device {
         match self.backend() {
             DeviceBackend::Gpu(g) => g.id(),
             DeviceBackend::Cpu(c) => c.id(),
+        }
+    }
+
+    /// What the device runs kernels on: a GPU, or the CPU executor in
+    /// parallel, serially or race-checked. A library picks its path from
+    /// it (the kernel library runs host code on
+    /// [`DeviceKind::CpuParallel`], its kernels elsewhere).
+    ///
+    /// ```
+    /// # use onekernel_runtime::{Device, DeviceKind};
+    /// assert_eq!(Device::cpu_serial().kind(), DeviceKind::CpuSerial);
+    /// assert_eq!(Device::cpu_race_checked().kind(), DeviceKind::CpuRaceChecked);
+    /// ```
+    pub fn kind(&self) -> DeviceKind {
+        match self.backend() {
+            DeviceBackend::Gpu(_) => DeviceKind::Gpu,
+            DeviceBackend::Cpu(c) => match c.mode() {
+                crate::cpu::CpuMode::Parallel => DeviceKind::CpuParallel,
+                crate::cpu::CpuMode::Serial => DeviceKind::CpuSerial,
+                crate::cpu::CpuMode::RaceChecked => DeviceKind::CpuRaceChecked,
+            },
         }
     }
 

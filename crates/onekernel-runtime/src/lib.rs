@@ -67,10 +67,12 @@ mod specialise;
 pub mod tile;
 pub mod timing;
 pub mod tune;
+mod view;
 
 pub use arg::BufferArg;
 pub use buffer::{Buffer, Element};
-pub use device::{AvailableDevice, Device};
+pub use view::{Layout2d, View2d, View2dMut};
+pub use device::{AvailableDevice, Device, DeviceKind};
 pub use error::{BufferError, DataRace, DeviceError, LaunchError, RaceAccess, RaceKind};
 pub use f16vec::{F16Vec2, F16Vec4};
 pub use gpu::Recorded;

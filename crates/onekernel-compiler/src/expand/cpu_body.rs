@@ -757,7 +757,7 @@ impl Gen<'_> {
                 let value = value.map(|v| self.expr(v));
                 quote_spanned!(span=> return #value)
             }
-            ExprKind::Assign { place, op, value } => self.assign(place, *op, *value, span),
+            ExprKind::Assign { place, op, value, name_span } => self.assign(place, *op, *value, span, *name_span),
             ExprKind::Debug(call) => self.debug(call, span),
         }
     }
@@ -829,7 +829,7 @@ impl Gen<'_> {
 
     /// `place = value` / `place op= value`. Rust evaluates the value before
     /// the place; buffer and shared elements keep that order explicitly.
-    fn assign(&self, place: &Place, op: Option<BinOp>, value: ExprId, span: Span) -> TokenStream {
+    fn assign(&self, place: &Place, op: Option<BinOp>, value: ExprId, span: Span, name_span: Span) -> TokenStream {
         let v = self.expr(value);
         let (value_var, index_var) = (internal("__value"), internal("__index"));
         let combine = |old: TokenStream| match op {
@@ -844,9 +844,9 @@ impl Gen<'_> {
                 let name = match place {
                     Place::Local(l) => match self.stored(*l, span) {
                         Some(place) => place,
-                        None => user_ident(&self.f.locals[*l].name, span).into_token_stream(),
+                        None => user_ident(&self.f.locals[*l].name, name_span).into_token_stream(),
                     },
-                    Place::Param(p) => self.param(*p, span).into_token_stream(),
+                    Place::Param(p) => self.param(*p, name_span).into_token_stream(),
                     _ => unreachable!("matched above"),
                 };
                 match op {
@@ -860,7 +860,7 @@ impl Gen<'_> {
             Place::Project { local, steps } => {
                 let name = match self.stored(*local, span) {
                     Some(place) => place,
-                    None => user_ident(&self.f.locals[*local].name, span).into_token_stream(),
+                    None => user_ident(&self.f.locals[*local].name, name_span).into_token_stream(),
                 };
                 let steps = steps.iter().map(|s| match s {
                     Step::Index(i) => {

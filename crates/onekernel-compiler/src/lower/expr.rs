@@ -275,7 +275,7 @@ impl FnLowerer<'_> {
                 self.dead = true;
                 None
             }
-            ExprKind::Assign { place, op, value } => {
+            ExprKind::Assign { place, op, value, .. } => {
                 self.assign(place, *op, *value, span);
                 None
             }

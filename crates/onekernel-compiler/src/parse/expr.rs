@@ -61,8 +61,9 @@ impl Parser<'_> {
             syn::Expr::Assign(a) => {
                 let place = self.place(&a.left);
                 let value = self.expr(&a.right);
+                let name_span = root_name_span(&a.left);
                 match place {
-                    Some(place) => self.push(ExprKind::Assign { place, op: None, value }, span),
+                    Some(place) => self.push(ExprKind::Assign { place, op: None, value, name_span }, span),
                     None => self.already_reported(span),
                 }
             }
@@ -779,8 +780,9 @@ impl Parser<'_> {
         if let Some(op) = compound {
             let place = self.place(&b.left);
             let value = self.expr(&b.right);
+            let name_span = root_name_span(&b.left);
             return match place {
-                Some(place) => self.push(ExprKind::Assign { place, op: Some(op), value }, span),
+                Some(place) => self.push(ExprKind::Assign { place, op: Some(op), value, name_span }, span),
                 None => self.already_reported(span),
             };
         }
@@ -1287,5 +1289,18 @@ mod tests {
         assert!(
             looks_like_const("TILE_SIZE") && looks_like_const("N") && !looks_like_const("n") && !looks_like_const("_")
         );
+    }
+}
+
+/// The span of the name at the root of an assignment's place (`acc` of
+/// `acc[k].0`), the token itself: rustc resolves a name by its token's
+/// hygiene, and the span of a whole expression joins tokens of other
+/// origins (a `macro_rules!` metavariable next to the macro's own tokens).
+fn root_name_span(e: &syn::Expr) -> Span {
+    match strip(e) {
+        syn::Expr::Index(ix) => root_name_span(&ix.expr),
+        syn::Expr::Field(f) => root_name_span(&f.base),
+        syn::Expr::Path(p) => p.path.get_ident().map_or_else(|| e.span(), |i| i.span()),
+        other => other.span(),
     }
 }

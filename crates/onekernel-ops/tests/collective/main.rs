@@ -5,6 +5,7 @@
 //! GPU (lavapipe in CI).
 
 use onekernel::prelude::*;
+pub use onekernel::Layout2d;
 use std::sync::OnceLock;
 
 mod histogram;

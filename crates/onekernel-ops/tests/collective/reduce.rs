@@ -242,3 +242,46 @@ fn a_user_combine() {
     let err = xor_all::reduce_into(d, &x, 0, &mut out, &mut partials).unwrap_err();
     assert!(err.to_string().contains("xor_all") && err.to_string().contains("partials"), "{err}");
 }
+
+/// Rows and columns of a block of a matrix (a `View2d` with an offset and a
+/// row stride): only the view's elements are read, on every device, and a
+/// view past the buffer is an `Err` naming it.
+#[test]
+fn rows_and_columns_of_a_view() {
+    // (matrix rows, cols, view rows, view cols): a short block (one pass
+    // per column) and a tall one (row chunks, then their partials).
+    for (mr, mc, vr, vc) in [(37, 45, 3..30, 5..40), (300, 20, 7..290, 3..17)] {
+        let m: Vec<i32> = (0..mr * mc).map(|i| (hash(i, 40) % 1000) as i32 - 500).collect();
+        let at = |r: usize, c: usize| m[r * mc + c];
+        for (name, d) in devices() {
+            let b = Buffer::from_slice(d, &m).unwrap();
+            let view = b.view_2d(mr, mc).unwrap().slice_rows(vr.clone()).unwrap().slice_cols(vc.clone()).unwrap();
+            for op in [ReduceOp::Sum, ReduceOp::Max] {
+                let f = |a: i32, v: i32| if op == ReduceOp::Sum { a.wrapping_add(v) } else { a.max(v) };
+                let id = i32::identity(op);
+                let rows: Vec<i32> = vr.clone().map(|r| vc.clone().fold(id, |a, c| f(a, at(r, c)))).collect();
+                let cols: Vec<i32> = vc.clone().map(|c| vr.clone().fold(id, |a, r| f(a, at(r, c)))).collect();
+                let got = reduce::reduce_rows_view(d, view, op).unwrap().read().unwrap();
+                assert_eq!(got, rows, "{name}: {op:?} rows of a {mr}x{mc} view");
+                let got = reduce::reduce_cols_view(d, view, op).unwrap().read().unwrap();
+                assert_eq!(got, cols, "{name}: {op:?} columns of a {mr}x{mc} view");
+            }
+            // One column and one row as views.
+            let col = b.view_2d(mr, mc).unwrap().col(4).unwrap();
+            let want: i32 = (0..mr).fold(0, |a, r| a.wrapping_add(at(r, 4)));
+            assert_eq!(reduce::reduce_rows_view(d, col, ReduceOp::Sum).unwrap().read().unwrap().iter().fold(0i32, |a, &v| a.wrapping_add(v)), want, "{name}");
+            assert_eq!(reduce::reduce_cols_view(d, col, ReduceOp::Sum).unwrap().read().unwrap(), [want], "{name}");
+            // The wrong number of outputs names `out`.
+            let mut short = Buffer::<i32>::zeroed(d, 1).unwrap();
+            let err = reduce::reduce_rows_view_into(d, view, ReduceOp::Sum, &mut short).unwrap_err();
+            assert!(err.to_string().contains("ops::reduce_rows_view") && err.to_string().contains("`out`"), "{err}");
+            // Views out of bounds.
+            let err = b.view_2d(mr + 1, mc).unwrap_err();
+            assert!(err.to_string().contains("Buffer::view_2d"), "{err}");
+            let err = b.view_2d(mr, mc).unwrap().slice_rows(vr.start..mr + 1).unwrap_err();
+            assert!(err.to_string().contains("View2d::slice_rows"), "{err}");
+            let strided = Layout2d { offset: 1, rows: mr, cols: mc, row_stride: mc };
+            assert!(b.view_strided(strided).unwrap_err().to_string().contains("Buffer::view_strided"));
+        }
+    }
+}

@@ -121,3 +121,36 @@ fn into_form_reuses_scratch_and_names_its_arguments() {
         assert!(err.to_string().contains("ops::scan") && err.to_string().contains("`out`"), "{err}");
     }
 }
+
+/// The scan of a range of rows (a contiguous view) into a range of rows of
+/// another buffer; the rest of `out` is untouched; a view that is not
+/// contiguous is an `Err` naming it.
+#[test]
+fn a_range_of_rows_into_a_range_of_rows() {
+    let (rows, cols) = (50, 41);
+    let m: Vec<u32> = (0..rows * cols).map(|i| hash(i, 50)).collect();
+    for (name, d) in devices() {
+        let b = Buffer::from_slice(d, &m).unwrap();
+        let mut out = Buffer::<u32>::zeroed(d, rows * cols).unwrap();
+        let mut scratch = ScanScratch::new();
+        let x = b.view_2d(rows, cols).unwrap().slice_rows(5..45).unwrap();
+        {
+            let mut o = out.view_2d_mut(rows, cols).unwrap().slice_rows(2..42).unwrap();
+            scan::scan_view_into(d, x, ReduceOp::Sum, false, &mut o, &mut scratch).unwrap();
+        }
+        let got = out.read().unwrap();
+        let want = reference(&m[5 * cols..45 * cols], ReduceOp::Sum, false);
+        assert_eq!(&got[2 * cols..42 * cols], &want[..], "{name}");
+        assert!(got[..2 * cols].iter().chain(&got[42 * cols..]).all(|&v| v == 0), "{name}: wrote outside the view");
+        // One row.
+        let row = b.view_2d(rows, cols).unwrap().row(7).unwrap();
+        let mut o = out.view_2d_mut(rows, cols).unwrap().slice_rows(0..1).unwrap();
+        scan::scan_view_into(d, row, ReduceOp::Max, true, &mut o, &mut scratch).unwrap();
+        assert_eq!(out.read_range(..cols).unwrap(), reference(&m[7 * cols..8 * cols], ReduceOp::Max, true), "{name}");
+        // Columns are not contiguous.
+        let block = b.view_2d(rows, cols).unwrap().slice_cols(1..3).unwrap();
+        let mut o = out.view_2d_mut(rows, cols).unwrap().slice_cols(1..3).unwrap();
+        let err = scan::scan_view_into(d, block, ReduceOp::Sum, true, &mut o, &mut scratch).unwrap_err();
+        assert!(err.to_string().contains("ops::scan_view") && err.to_string().contains("`x`"), "{err}");
+    }
+}

@@ -61,6 +61,11 @@ impl CpuDevice {
         CpuDevice { id, mode, timing: Mutex::new(None) }
     }
 
+    /// How launches run on this executor (`Device::kind`).
+    pub(crate) fn mode(&self) -> CpuMode {
+        self.mode
+    }
+
     /// Whether launches on this executor are race-checked (see
     /// `Device::cpu_race_checked`).
     pub fn is_race_checked(&self) -> bool {
