@@ -6,6 +6,7 @@
 //!     cargo bench -p onekernel-ops --bench ops -- --gpu     # the GPU table only
 //!     cargo bench -p onekernel-ops --bench ops -- --cpu     # the CPU table only
 //!     cargo bench -p onekernel-ops --bench ops -- --small   # small sizes (lavapipe)
+//!     cargo bench -p onekernel-ops --bench ops -- --gpu --variants  # and other segment counts of reduce and scan
 //!
 //! `peers/torch/ops_baseline.py` prints PyTorch's numbers for the same
 //! rows (`sum`, `cumsum`, `bincount`, `transpose(..).contiguous()`, `copy_`).
@@ -54,7 +55,7 @@ fn row(op: &str, shape: &str, dtype: &str, seconds: f64, bytes: f64, note: &str)
     println!("| {op} | {shape} | {dtype} | {:.4} | {:.1} | {note} |", seconds * 1e3, bytes / seconds * 1e-9);
 }
 
-fn gpu_table(device: &Device, small: bool) {
+fn gpu_table(device: &Device, small: bool, variants: bool) {
     println!("\n## onekernel::ops on {}\n", device.name());
     println!("GPU kernel time (timestamps), median of 5 batches. GB/s: bytes read + written once.\n");
     println!("| op | shape | dtype | time (ms) | GB/s | note |");
@@ -72,6 +73,15 @@ fn gpu_table(device: &Device, small: bool) {
         let got = out.read().unwrap()[0] as f64;
         assert!((got - want).abs() <= want * 1e-5, "sum {got} != {want}");
         row("reduce sum", &label(n), "f32", t, (n * 4) as f64, "");
+        if variants {
+            for target in [512usize, 1024, 4096] {
+                let t = time_gpu(device, 20, || {
+                    reduce::reduce_into_segments(device, &b, ReduceOp::Sum, &mut out, &mut s, Some(target)).unwrap()
+                });
+                let segs = reduce::plan_for(n, target).1;
+                row("reduce sum", &label(n), "f32", t, (n * 4) as f64, &format!("{segs} segments (variant)"));
+            }
+        }
         if n == 1 << (24 - shift) {
             let t = time_gpu(device, 20, || reduce::reduce_into(device, &b, ReduceOp::Max, &mut out, &mut s).unwrap());
             row("reduce max", &label(n), "f32", t, (n * 4) as f64, "");
@@ -109,7 +119,19 @@ fn gpu_table(device: &Device, small: bool) {
         let t = time_gpu(device, 10, || scan::scan_into(device, &b, ReduceOp::Sum, true, &mut out, &mut s).unwrap());
         let last = out.read_range(n - 1..).unwrap()[0];
         assert_eq!(last, x.iter().fold(0i32, |a, &v| a.wrapping_add(v)), "scan");
-        row("scan inclusive sum", &label(n), "i32", t, (n * 8) as f64, "");
+        let segs = scan::plan(device, n).1;
+        row("scan inclusive sum", &label(n), "i32", t, (n * 8) as f64, &format!("{segs} segments"));
+        if variants {
+            for target in [256usize, 512, 1024, 4096] {
+                let t = time_gpu(device, 10, || {
+                    scan::scan_into_segments(device, &b, ReduceOp::Sum, true, &mut out, &mut s, target).unwrap()
+                });
+                let segs = scan::plan_for(n, target).1;
+                row("scan inclusive sum", &label(n), "i32", t, (n * 8) as f64, &format!("{segs} segments (variant)"));
+            }
+            let last = out.read_range(n - 1..).unwrap()[0];
+            assert_eq!(last, x.iter().fold(0i32, |a, &v| a.wrapping_add(v)), "scan variant");
+        }
     }
 
     // histogram: 10M u32 into 256 and 65,536 bins.
@@ -170,9 +192,19 @@ fn cpu_table(small: bool) {
     let (seg, segments) = reduce::plan(&device, n);
     let mut partials = Buffer::<f32>::zeroed(&device, segments).unwrap();
     let kernels = best_of(5, || {
-        reduce::reduce_segments::launch::<f32, 0>(&device, Grid::blocks(segments), &b, &mut partials, seg as u32, -0.0)
-            .unwrap();
-        reduce::reduce_segments::launch::<f32, 0>(&device, Grid::blocks(1), &partials, &mut out, segments as u32, -0.0)
+        let (seg, count) = (seg as u32, segments as u32);
+        reduce::reduce_segments::launch::<f32, 0>(
+            &device,
+            Grid::blocks(segments),
+            &b,
+            &mut partials,
+            0,
+            seg,
+            seg,
+            -0.0,
+        )
+        .unwrap();
+        reduce::reduce_segments::launch::<f32, 0>(&device, Grid::blocks(1), &partials, &mut out, 0, count, count, -0.0)
             .unwrap();
     });
     println!(
@@ -287,7 +319,7 @@ fn main() {
     let small = has("--small");
     if !has("--cpu") {
         match Device::gpu() {
-            Ok(gpu) => gpu_table(&gpu, small || gpu.name().contains("llvmpipe")),
+            Ok(gpu) => gpu_table(&gpu, small || gpu.name().contains("llvmpipe"), has("--variants")),
             Err(e) => println!("no GPU: {e}"),
         }
     }

@@ -15,6 +15,15 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! The per-row and per-column reductions also take a [`View2d`] of a
+//! buffer (rows, columns or a block of a matrix with an offset and a row
+//! stride: [`reduce_rows_view_into`], [`reduce_cols_view_into`]); the
+//! kernels read only the view's elements.
+//!
+//! Every op returns [`OpError`]: `OpError::Launch` for a launch or an
+//! argument (`LaunchError::InvalidArgument` names the op and the argument),
+//! `OpError::Buffer` for an allocation or a read.
+//!
 //! # How the whole-buffer reduction runs
 //!
 //! Two launches of one kernel, [`reduce_segments`], and no workgroup ever
@@ -75,8 +84,9 @@
 //!
 //! # On the CPU executor
 //!
-//! On `Device::cpu()` the whole-buffer reduction runs a host
-//! implementation (rayon's `par_chunks` with the same combine) instead of
+//! On `Device::cpu()` (`DeviceKind::CpuParallel`) the whole-buffer
+//! reduction runs a host implementation (rayon's `par_chunks` with the
+//! same combine, over the buffer's own memory) instead of
 //! the kernels, so that the op keeps within 2× of `par_iter().sum()`: the
 //! kernels run by the phase executor, one invocation at a time per
 //! workgroup, which a vectorised rayon loop outruns (`cargo bench -p
@@ -808,11 +818,15 @@ pub(crate) fn check_same_device<T: Element>(
 /// A CPU executor's buffer as a slice, for the host implementations (a GPU
 /// buffer here is an internal error: the callers check the device first).
 pub(crate) fn host_data<'b, T: Element>(op: &'static str, b: &'b Buffer<T>) -> Result<&'b [T], LaunchError> {
-    b.host_slice().ok_or_else(|| LaunchError::Gpu { kernel: op, message: "internal error: a GPU buffer on the host path".into() })
+    b.host_slice()
+        .ok_or_else(|| LaunchError::Gpu { kernel: op, message: "internal error: a GPU buffer on the host path".into() })
 }
 
 /// [`host_data`], mutably.
-pub(crate) fn host_data_mut<'b, T: Element>(op: &'static str, b: &'b mut Buffer<T>) -> Result<&'b mut [T], LaunchError> {
+pub(crate) fn host_data_mut<'b, T: Element>(
+    op: &'static str,
+    b: &'b mut Buffer<T>,
+) -> Result<&'b mut [T], LaunchError> {
     b.host_slice_mut()
         .ok_or_else(|| LaunchError::Gpu { kernel: op, message: "internal error: a GPU buffer on the host path".into() })
 }
@@ -1013,8 +1027,11 @@ fn matrix<'b, T: Element>(op: &'static str, x: &'b Buffer<T>, cols: usize) -> Re
             problem: format!("{} elements are not whole rows of {cols} columns", x.len()),
         });
     }
-    x.view_2d(x.len() / cols, cols)
-        .map_err(|e| LaunchError::InvalidArgument { kernel: op, arg: "x", problem: e.to_string() })
+    x.view_2d(x.len() / cols, cols).map_err(|e| LaunchError::InvalidArgument {
+        kernel: op,
+        arg: "x",
+        problem: e.to_string(),
+    })
 }
 
 fn check_out_len<T: Element>(op: &'static str, out: &Buffer<T>, want: usize, what: &str) -> Result<(), LaunchError> {
@@ -1092,7 +1109,11 @@ pub fn reduce_rows_view_into<T: ReduceElement>(
 /// # Errors
 /// As [`reduce_rows_view_into`]; `OpError::Buffer` when the allocation
 /// fails.
-pub fn reduce_rows_view<T: ReduceElement>(device: &Device, x: View2d<'_, T>, op: ReduceOp) -> Result<Buffer<T>, OpError> {
+pub fn reduce_rows_view<T: ReduceElement>(
+    device: &Device,
+    x: View2d<'_, T>,
+    op: ReduceOp,
+) -> Result<Buffer<T>, OpError> {
     let mut out = Buffer::zeroed(device, x.shape().0)?;
     reduce_rows_view_into(device, x, op, &mut out)?;
     Ok(out)
@@ -1120,7 +1141,12 @@ fn rows_into<T: ReduceElement>(
 ///
 /// # Errors
 /// As [`reduce_rows_into`].
-pub fn reduce_rows<T: ReduceElement>(device: &Device, x: &Buffer<T>, cols: usize, op: ReduceOp) -> Result<Buffer<T>, OpError> {
+pub fn reduce_rows<T: ReduceElement>(
+    device: &Device,
+    x: &Buffer<T>,
+    cols: usize,
+    op: ReduceOp,
+) -> Result<Buffer<T>, OpError> {
     let view = matrix("ops::reduce_rows", x, cols)?;
     let mut out = Buffer::zeroed(device, view.shape().0)?;
     rows_into("ops::reduce_rows", device, view, op, &mut out)?;
@@ -1203,7 +1229,11 @@ pub fn reduce_cols_view_into<T: ReduceElement>(
 /// # Errors
 /// As [`reduce_cols_view_into`]; `OpError::Buffer` when an allocation
 /// fails.
-pub fn reduce_cols_view<T: ReduceElement>(device: &Device, x: View2d<'_, T>, op: ReduceOp) -> Result<Buffer<T>, OpError> {
+pub fn reduce_cols_view<T: ReduceElement>(
+    device: &Device,
+    x: View2d<'_, T>,
+    op: ReduceOp,
+) -> Result<Buffer<T>, OpError> {
     let mut out = Buffer::zeroed(device, x.shape().1)?;
     reduce_cols_view_into(device, x, op, &mut out, &mut ReduceScratch::new())?;
     Ok(out)
@@ -1240,7 +1270,12 @@ fn cols_into<T: ReduceElement>(
 ///
 /// # Errors
 /// As [`reduce_cols_into`].
-pub fn reduce_cols<T: ReduceElement>(device: &Device, x: &Buffer<T>, cols: usize, op: ReduceOp) -> Result<Buffer<T>, OpError> {
+pub fn reduce_cols<T: ReduceElement>(
+    device: &Device,
+    x: &Buffer<T>,
+    cols: usize,
+    op: ReduceOp,
+) -> Result<Buffer<T>, OpError> {
     let view = matrix("ops::reduce_cols", x, cols)?;
     let mut out = Buffer::zeroed(device, cols)?;
     cols_into("ops::reduce_cols", device, view, op, &mut out, &mut ReduceScratch::new())?;
@@ -1258,7 +1293,7 @@ pub use onekernel_macro::kernel as __kernel;
 /// has no function values, and a `#[kernel]` is compiled where it is
 /// written, with the helpers in its scope), so this macro writes the
 /// reduction's kernel in your crate with your combine in it: the same
-/// kernel as [`reduce_segments`] (four accumulators per thread, a
+/// kernel as [`reduce_segments`] (eight accumulators per thread, a
 /// shared-memory tree, two launches). The combine must be associative
 /// **and commutative** (the kernel regroups and reorders elements), and
 /// `identity` its identity. It is Rust in the kernel language: it may call

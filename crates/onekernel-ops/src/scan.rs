@@ -15,23 +15,33 @@
 //!
 //! # How it runs: reduce, then scan
 //!
-//! Three launches, and no workgroup waits for another (no decoupled
+//! Two launches, and no workgroup waits for another (no decoupled
 //! look-back: WebGPU gives no forward-progress guarantee between
 //! workgroups, so a single-pass scan that spins on another workgroup's flag
 //! can hang on some devices):
 //!
-//! 1. The buffer is cut into `G` segments (multiples of 2048 elements) and
-//!    each is reduced to its total ([`crate::reduce::reduce_segments`], the
-//!    reduction's own kernel).
-//! 2. One workgroup scans the `G` totals (exclusive): each segment's
-//!    offset.
-//! 3. Workgroup `b` scans segment `b` ([`scan_segments`]), 2048 elements
-//!    at a time: each thread scans its 8 consecutive elements in registers,
-//!    the 256 thread totals are scanned in shared memory (Hillis–Steele),
-//!    and the running carry (the offset, then each tile's total) is
-//!    combined in front.
+//! 1. The input is cut into `G` segments of whole tiles ([`TILE`] = 1792
+//!    elements; [`plan`]) and each is reduced to its total
+//!    ([`crate::reduce::reduce_segments`], the reduction's own kernel).
+//!    Skipped when there is one segment.
+//! 2. Workgroup `b` of [`scan_segments`] first reduces the totals of the
+//!    segments before its own (at most `G` = about 2048 values: a few
+//!    loads a thread and a shared-memory tree), then scans its segment a
+//!    tile at a time: the tile is loaded coalesced (element `k * 256 +
+//!    thread`) into shared memory, each thread scans its 7 consecutive
+//!    elements in registers (7 is odd, so the 32 threads of a subgroup read
+//!    32 different banks), the 256 thread totals are scanned
+//!    (Hillis–Steele between two halves of the tile, one barrier a step),
+//!    the results go back through shared memory and are stored coalesced,
+//!    and the tile's total is carried into the next.
 //!
 //! The input is read twice and the output written once.
+//!
+//! # Views
+//!
+//! [`scan_view_into`] scans a contiguous [`View2d`] (a range of rows of a
+//! matrix, or one row) into a contiguous view of another buffer (the
+//! kernels take the offsets: nothing is copied).
 //!
 //! # Semantics
 //!
@@ -48,14 +58,11 @@
 //!
 //! # On the CPU executor
 //!
-//! On `Device::cpu()` the scan runs a host implementation (the same three
-//! steps over rayon's chunks, into a host vector the scratch keeps, then
-//! one copy into `out`), as the reductions do; the kernels run on
-//! `Device::cpu_serial()` and `Device::cpu_race_checked()`. It is not
-//! within 2× of the same steps written with rayon over plain slices (about
-//! 5× on 2 cores at 2^24, `cargo bench -p onekernel-ops --bench ops --
-//! --cpu`): the runtime gives the library no `&mut [T]` view of a CPU
-//! buffer, so the result is copied once more.
+//! On `Device::cpu()` the scan runs a host implementation (the same steps
+//! over rayon's chunks, read from and written into the buffers' own memory
+//! through [`Buffer::host_slice`]/[`Buffer::host_slice_mut`]), as the
+//! reductions do; the kernels run on `Device::cpu_serial()` and
+//! `Device::cpu_race_checked()`.
 
 use crate::prelude::*;
 use crate::reduce::{check_same_device, host_data, host_data_mut, ReduceElement, ReduceOp};
@@ -511,7 +518,11 @@ pub fn scan_into_segments<T: ScanElement>(
     target: usize,
 ) -> Result<(), OpError> {
     let n = x.len();
-    let bad = |e: onekernel_runtime::BufferError| LaunchError::InvalidArgument { kernel: "ops::scan", arg: "x", problem: e.to_string() };
+    let bad = |e: onekernel_runtime::BufferError| LaunchError::InvalidArgument {
+        kernel: "ops::scan",
+        arg: "x",
+        problem: e.to_string(),
+    };
     let xv = x.view_2d(1, n).map_err(bad)?;
     let mut ov = out.view_2d_mut(1, n).map_err(bad)?;
     scan_impl("ops::scan", device, xv, op, inclusive, &mut ov, scratch, Some(target))
@@ -616,7 +627,12 @@ fn host_scan<T: ScanElement>(
 ///
 /// # Errors
 /// As [`scan_into`]; `OpError::Buffer` when an allocation fails.
-pub fn scan<T: ScanElement>(device: &Device, x: &Buffer<T>, op: ReduceOp, inclusive: bool) -> Result<Buffer<T>, OpError> {
+pub fn scan<T: ScanElement>(
+    device: &Device,
+    x: &Buffer<T>,
+    op: ReduceOp,
+    inclusive: bool,
+) -> Result<Buffer<T>, OpError> {
     let mut out = Buffer::zeroed(device, x.len())?;
     scan_into(device, x, op, inclusive, &mut out, &mut ScanScratch::new())?;
     Ok(out)

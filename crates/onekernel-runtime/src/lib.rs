@@ -71,12 +71,12 @@ mod view;
 
 pub use arg::BufferArg;
 pub use buffer::{Buffer, Element};
-pub use view::{Layout2d, View2d, View2dMut};
 pub use device::{AvailableDevice, Device, DeviceKind};
 pub use error::{BufferError, DataRace, DeviceError, LaunchError, RaceAccess, RaceKind};
 pub use f16vec::{F16Vec2, F16Vec4};
 pub use gpu::Recorded;
 pub use grid::{Dim3, Grid};
+pub use view::{Layout2d, View2d, View2dMut};
 
 /// The vector types buffers hold and kernels take (`Vec4`, `UVec2`,
 /// `Vec3A`, ...): this glam, so that user code and generated code name one

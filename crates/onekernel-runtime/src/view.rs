@@ -79,7 +79,12 @@ impl Layout2d {
     }
 }
 
-fn resolve(operation: &'static str, what: &str, range: &impl RangeBounds<usize>, len: usize) -> Result<Range<usize>, BufferError> {
+fn resolve(
+    operation: &'static str,
+    what: &str,
+    range: &impl RangeBounds<usize>,
+    len: usize,
+) -> Result<Range<usize>, BufferError> {
     let start = match range.start_bound() {
         Bound::Included(&s) => Some(s),
         Bound::Excluded(&s) => s.checked_add(1),
@@ -344,7 +349,11 @@ impl<'a, T: Element> View2dMut<'a, T> {
     pub fn write(&mut self, data: &[T]) -> Result<(), BufferError> {
         let l = self.layout;
         if data.len() != l.len() {
-            return Err(BufferError::LengthMismatch { operation: "View2dMut::write", expected: l.len(), got: data.len() });
+            return Err(BufferError::LengthMismatch {
+                operation: "View2dMut::write",
+                expected: l.len(),
+                got: data.len(),
+            });
         }
         if l.is_empty() {
             return Ok(());

@@ -269,7 +269,16 @@ fn rows_and_columns_of_a_view() {
             // One column and one row as views.
             let col = b.view_2d(mr, mc).unwrap().col(4).unwrap();
             let want: i32 = (0..mr).fold(0, |a, r| a.wrapping_add(at(r, 4)));
-            assert_eq!(reduce::reduce_rows_view(d, col, ReduceOp::Sum).unwrap().read().unwrap().iter().fold(0i32, |a, &v| a.wrapping_add(v)), want, "{name}");
+            assert_eq!(
+                reduce::reduce_rows_view(d, col, ReduceOp::Sum)
+                    .unwrap()
+                    .read()
+                    .unwrap()
+                    .iter()
+                    .fold(0i32, |a, &v| a.wrapping_add(v)),
+                want,
+                "{name}"
+            );
             assert_eq!(reduce::reduce_cols_view(d, col, ReduceOp::Sum).unwrap().read().unwrap(), [want], "{name}");
             // The wrong number of outputs names `out`.
             let mut short = Buffer::<i32>::zeroed(d, 1).unwrap();
