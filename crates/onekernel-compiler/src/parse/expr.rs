@@ -1276,6 +1276,19 @@ fn buffer_element_root(e: &syn::Expr) -> Option<&syn::Expr> {
     }
 }
 
+/// The span of the name at the root of an assignment's place (`acc` of
+/// `acc[k].0`), the token itself: rustc resolves a name by its token's
+/// hygiene, and the span of a whole expression joins tokens of other
+/// origins (a `macro_rules!` metavariable next to the macro's own tokens).
+fn root_name_span(e: &syn::Expr) -> Span {
+    match strip(e) {
+        syn::Expr::Index(ix) => root_name_span(&ix.expr),
+        syn::Expr::Field(f) => root_name_span(&f.base),
+        syn::Expr::Path(p) => p.path.get_ident().map_or_else(|| e.span(), |i| i.span()),
+        other => other.span(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1289,18 +1302,5 @@ mod tests {
         assert!(
             looks_like_const("TILE_SIZE") && looks_like_const("N") && !looks_like_const("n") && !looks_like_const("_")
         );
-    }
-}
-
-/// The span of the name at the root of an assignment's place (`acc` of
-/// `acc[k].0`), the token itself: rustc resolves a name by its token's
-/// hygiene, and the span of a whole expression joins tokens of other
-/// origins (a `macro_rules!` metavariable next to the macro's own tokens).
-fn root_name_span(e: &syn::Expr) -> Span {
-    match strip(e) {
-        syn::Expr::Index(ix) => root_name_span(&ix.expr),
-        syn::Expr::Field(f) => root_name_span(&f.base),
-        syn::Expr::Path(p) => p.path.get_ident().map_or_else(|| e.span(), |i| i.span()),
-        other => other.span(),
     }
 }
