@@ -5,15 +5,19 @@
 //!
 //! # How it works
 //!
-//! One kernel per element type does all four ([`RowOp`] is a launch
+//! Three kernels per element type do all four ([`RowOp`] is a launch
 //! argument). A block of 256 threads takes `256 / tpr` rows, `tpr` threads
 //! (32 to 256, a power of two at least the subgroup size) per row, so that
-//! a narrow row does not leave most of a block idle. Each thread keeps up
-//! to 16 of its row's numbers in registers (`v`), read once; a row wider
-//! than `16 * tpr` (4096) reads the rest again from memory for each step.
-//! Rows wider than 4096 take the `_wide` kernels instead where the device
-//! allows blocks of 1024 threads: one block a row, 32 numbers a thread
-//! held (rows up to 32768 read once).
+//! a narrow row does not leave most of a block idle. Each thread holds 4
+//! (`rows_*_narrow`, rows up to 128) or 16 (`rows_f32`, `rows_f16`) of its
+//! row's numbers in registers (`v`, an `#[unroll]`ed array the compiler
+//! splits into scalars), all loaded before any arithmetic and none under
+//! a branch (a column past the row's end reads the row's last number and
+//! is masked out of the sums), so that every load of a thread is in
+//! flight at once; a row wider than `16 * tpr` (4096) reads the rest again
+//! from memory for each step. Rows wider than 4096 take the `_wide`
+//! kernels instead where the device allows blocks of 1024 threads: one
+//! block a row, 32 numbers a thread held (rows up to 32768 read once).
 //! The statistics are reduced with `subgroup_max` / `subgroup_add`, then
 //! across the row's subgroups through shared memory (one barrier).
 //!
@@ -82,46 +86,62 @@ macro_rules! row_kernel {
             let group = t / tpr;
             let row = block_id().x * ($wg / tpr) + group;
             let live = row < rows as usize;
-            let base = row * cols;
+            // A thread past the last row reads the last row (and writes
+            // nothing): every load below is in bounds without a branch.
+            let base = row.min(rows as usize - 1) * cols;
+            let last = cols - 1;
             let sg = subgroup_size() as usize;
             let first_lane = subgroup_invocation_id() == 0;
             let per_row = tpr / sg;
             let first_sub = group * per_row;
             let held = $per * tpr;
 
-            // Step 1: the maximum (softmax), the sum (layer norm) or the
-            // sum of squares (RMS norm).
+            // All of the thread's loads first, none under a branch (a
+            // column past the row's end reads its last number, masked
+            // below), so that they are all in flight at once.
             let mut v = [0.0f32; $per];
-            let mut a = if op < 2 { f32::NEG_INFINITY } else { 0.0f32 };
             #[unroll]
             for k in 0..$per {
-                let j = k * tpr + lt;
-                if live && j < cols {
-                    let $w = x[base + j];
-                    v[k] = $widen;
-                    a = if op < 2 {
-                        a.max(v[k])
-                    } else if op == 2 {
-                        a + v[k]
-                    } else {
-                        v[k].mul_add(v[k], a)
-                    };
+                let $w = x[base + (k * tpr + lt).min(last)];
+                v[k] = $widen;
+            }
+
+            // Step 1: the maximum (softmax), the sum (layer norm) or the
+            // sum of squares (RMS norm).
+            let mut a = 0.0f32;
+            if op < 2 {
+                a = f32::NEG_INFINITY;
+                #[unroll]
+                for k in 0..$per {
+                    a = a.max(v[k]);
+                }
+            } else if op == 2 {
+                #[unroll]
+                for k in 0..$per {
+                    if k * tpr + lt < cols {
+                        a += v[k];
+                    }
+                }
+            } else {
+                #[unroll]
+                for k in 0..$per {
+                    if k * tpr + lt < cols {
+                        a = v[k].mul_add(v[k], a);
+                    }
                 }
             }
-            if live {
-                let mut j = held + lt;
-                while j < cols {
-                    let $w = x[base + j];
-                    let e = $widen;
-                    a = if op < 2 {
-                        a.max(e)
-                    } else if op == 2 {
-                        a + e
-                    } else {
-                        e.mul_add(e, a)
-                    };
-                    j += tpr;
-                }
+            let mut j = held + lt;
+            while j < cols {
+                let $w = x[base + j];
+                let e = $widen;
+                a = if op < 2 {
+                    a.max(e)
+                } else if op == 2 {
+                    a + e
+                } else {
+                    e.mul_add(e, a)
+                };
+                j += tpr;
             }
             let smax = subgroup_max(a);
             let ssum = subgroup_add(a);
@@ -140,36 +160,39 @@ macro_rules! row_kernel {
             // Step 2: the sum of exp(x - max) (softmax) or of (x - mean)²
             // (layer norm).
             let mut b = 0.0f32;
-            if op != 3 {
+            if op < 2 {
                 #[unroll]
                 for k in 0..$per {
-                    let j = k * tpr + lt;
-                    if live && j < cols {
-                        if op < 2 {
-                            let e = (v[k] - s1).exp();
-                            if op == 0 {
-                                v[k] = e;
-                            }
-                            b += e;
-                        } else {
-                            let d = v[k] - mean;
-                            b = d.mul_add(d, b);
-                        }
+                    let e = (v[k] - s1).exp();
+                    if op == 0 {
+                        v[k] = e;
+                    }
+                    if k * tpr + lt < cols {
+                        b += e;
                     }
                 }
-                if live {
-                    let mut j = held + lt;
-                    while j < cols {
-                        let $w = x[base + j];
-                        let e = $widen;
-                        if op < 2 {
-                            b += (e - s1).exp();
-                        } else {
-                            let d = e - mean;
-                            b = d.mul_add(d, b);
-                        }
-                        j += tpr;
+            } else if op == 2 {
+                #[unroll]
+                for k in 0..$per {
+                    let d = v[k] - mean;
+                    v[k] = d;
+                    if k * tpr + lt < cols {
+                        b = d.mul_add(d, b);
                     }
+                }
+            }
+            if op != 3 {
+                let mut j = held + lt;
+                while j < cols {
+                    let $w = x[base + j];
+                    let e = $widen;
+                    if op < 2 {
+                        b += (e - s1).exp();
+                    } else {
+                        let d = e - mean;
+                        b = d.mul_add(d, b);
+                    }
+                    j += tpr;
                 }
             }
             let bsum = subgroup_add(b);
@@ -182,7 +205,8 @@ macro_rules! row_kernel {
                 s2 += partial[first_sub + s];
             }
 
-            // Step 3: the results.
+            // Step 3: the results. `v` now holds exp(x - max) (softmax),
+            // x (log-softmax, RMS norm) or x - mean (layer norm).
             let scale = if op == 0 {
                 1.0 / s2
             } else if op == 1 {
@@ -192,19 +216,22 @@ macro_rules! row_kernel {
             } else {
                 1.0 / (mean + eps).sqrt()
             };
+            if op == 1 {
+                #[unroll]
+                for k in 0..$per {
+                    v[k] -= scale;
+                }
+            } else {
+                #[unroll]
+                for k in 0..$per {
+                    v[k] *= scale;
+                }
+            }
             #[unroll]
             for k in 0..$per {
                 let j = k * tpr + lt;
                 if live && j < cols {
-                    let mut r = if op == 0 {
-                        v[k] * scale
-                    } else if op == 1 {
-                        v[k] - scale
-                    } else if op == 2 {
-                        (v[k] - mean) * scale
-                    } else {
-                        v[k] * scale
-                    };
+                    let mut r = v[k];
                     if affine & 1 != 0 {
                         let $w = gamma[j];
                         r *= $widen;
@@ -249,9 +276,19 @@ macro_rules! row_kernel {
 }
 
 row_kernel!(
+    /// The row operations over narrow `f32` rows (see the [module](self)
+    /// docs): 256 threads, 4 numbers a thread held (rows up to `4 * tpr`
+    /// read once). Launch with `Grid::blocks([rows.div_ceil(256 / tpr)])`.
+    rows_f32_narrow, f32, 256, 4, |w| w, |n| n
+);
+row_kernel!(
+    /// [`rows_f32_narrow`] over `f16` rows, in `f32` inside (`SHADER_F16`).
+    rows_f16_narrow, f16, 256, 4, |w| w.to_f32(), |n| f16::from_f32(n)
+);
+row_kernel!(
     /// The row operations over `f32` rows (see the [module](self) docs):
-    /// 256 threads, 16 numbers a thread held. Launch with
-    /// `Grid::blocks([rows.div_ceil(256 / tpr)])`.
+    /// 256 threads, 16 numbers a thread held (rows up to `16 * tpr` read
+    /// once). Launch with `Grid::blocks([rows.div_ceil(256 / tpr)])`.
     rows_f32, f32, 256, 16, |w| w, |n| n
 );
 row_kernel!(
@@ -293,7 +330,7 @@ pub trait RowElement: Element + sealed::Sealed {
         y: &mut Buffer<Self>,
         dims: [u32; 5],
         eps: f32,
-        wide: bool,
+        kernel: Kernel,
     ) -> Result<(), LaunchError>;
 }
 
@@ -313,12 +350,12 @@ impl RowElement for f32 {
         y: &mut Buffer<f32>,
         [rows, cols, tpr, op, affine]: [u32; 5],
         eps: f32,
-        wide: bool,
+        kernel: Kernel,
     ) -> Result<(), LaunchError> {
-        if wide {
-            rows_f32_wide::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
-        } else {
-            rows_f32::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
+        match kernel {
+            Kernel::Narrow => rows_f32_narrow::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps),
+            Kernel::Rows => rows_f32::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps),
+            Kernel::Wide => rows_f32_wide::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps),
         }
     }
 }
@@ -339,12 +376,12 @@ impl RowElement for f16 {
         y: &mut Buffer<f16>,
         [rows, cols, tpr, op, affine]: [u32; 5],
         eps: f32,
-        wide: bool,
+        kernel: Kernel,
     ) -> Result<(), LaunchError> {
-        if wide {
-            rows_f16_wide::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
-        } else {
-            rows_f16::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
+        match kernel {
+            Kernel::Narrow => rows_f16_narrow::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps),
+            Kernel::Rows => rows_f16::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps),
+            Kernel::Wide => rows_f16_wide::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps),
         }
     }
 }
@@ -353,11 +390,23 @@ fn arg_error(arg: &'static str, problem: String) -> LaunchError {
     LaunchError::InvalidArgument { kernel: "ops::norm", arg, problem }
 }
 
-/// Threads per row for rows of `cols` on `device`: enough for 16 numbers
-/// each, at least 32 and the largest subgroup, at most 256.
-fn threads_per_row(device: &Device, cols: usize) -> usize {
+/// Which of a type's three row kernels a launch takes.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kernel {
+    /// 4 numbers a thread (`rows_*_narrow`).
+    Narrow,
+    /// 16 numbers a thread (`rows_f32`, `rows_f16`).
+    Rows,
+    /// A block of 1024 a row, 32 numbers a thread (`rows_*_wide`).
+    Wide,
+}
+
+/// Threads per row for rows of `cols` held `per` numbers a thread on
+/// `device`: at least 32 and the largest subgroup, at most 256.
+fn threads_per_row(device: &Device, cols: usize, per: usize) -> usize {
     let min = device.subgroup_sizes().map_or(32, |(_, max)| max as usize).clamp(32, 256);
-    cols.div_ceil(16).next_power_of_two().clamp(min, 256)
+    cols.div_ceil(per).next_power_of_two().clamp(min, 256)
 }
 
 /// `op` over each row of `x` (row-major, `cols` wide) into `y` (the same
@@ -426,14 +475,18 @@ pub fn row_op_into<T: RowElement>(
     let dims = |tpr: usize| [rows as u32, cols as u32, tpr as u32, code, affine];
     if cols > 4096 {
         // A block of 1024 a row, where the device has such blocks.
-        match T::launch(device, Grid::blocks([rows]), x, g, b, y, dims(1024), eps, true) {
+        match T::launch(device, Grid::blocks([rows]), x, g, b, y, dims(1024), eps, Kernel::Wide) {
             Err(LaunchError::WorkgroupTooLarge { .. }) => {}
             done => return done,
         }
     }
-    let tpr = threads_per_row(device, cols);
+    // Rows that 4 numbers a thread cover with at most 32 threads (or the
+    // largest subgroup) take the narrow kernel: more rows a block.
+    let narrow = cols <= 4 * threads_per_row(device, 1, 4);
+    let (kernel, per) = if narrow { (Kernel::Narrow, 4) } else { (Kernel::Rows, 16) };
+    let tpr = threads_per_row(device, cols, per);
     let grid = Grid::blocks([rows.div_ceil(256 / tpr)]);
-    T::launch(device, grid, x, g, b, y, dims(tpr), eps, false)
+    T::launch(device, grid, x, g, b, y, dims(tpr), eps, kernel)
 }
 
 fn host<T: Element>(b: &Buffer<T>) -> Result<Vec<T>, LaunchError> {
