@@ -614,7 +614,9 @@ impl RowElement for f32 {
     ) -> Result<(), LaunchError> {
         let (g, b) = (gamma, beta);
         match kernel {
-            Kernel::Narrow => rows_vec4_narrow::launch(device, grid, x, g, b, y, rows, cols, tpr, op, affine, eps, solo),
+            Kernel::Narrow => {
+                rows_vec4_narrow::launch(device, grid, x, g, b, y, rows, cols, tpr, op, affine, eps, solo)
+            }
             Kernel::Rows => rows_vec4::launch(device, grid, x, g, b, y, rows, cols, tpr, op, affine, eps, solo),
             Kernel::Wide => rows_vec4_wide::launch(device, grid, x, g, b, y, rows, cols, tpr, op, affine, eps, solo),
         }
@@ -637,7 +639,9 @@ impl RowElement for f32 {
         kernel: Kernel,
     ) -> Result<(), LaunchError> {
         match kernel {
-            Kernel::Narrow => rows_f32_narrow::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps),
+            Kernel::Narrow => {
+                rows_f32_narrow::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
+            }
             Kernel::Rows => rows_f32::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps),
             Kernel::Wide => rows_f32_wide::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps),
         }
@@ -659,7 +663,9 @@ impl RowElement for f16 {
     ) -> Result<(), LaunchError> {
         let (g, b) = (gamma, beta);
         match kernel {
-            Kernel::Narrow => rows_f16vec4_narrow::launch(device, grid, x, g, b, y, rows, cols, tpr, op, affine, eps, solo),
+            Kernel::Narrow => {
+                rows_f16vec4_narrow::launch(device, grid, x, g, b, y, rows, cols, tpr, op, affine, eps, solo)
+            }
             Kernel::Rows => rows_f16vec4::launch(device, grid, x, g, b, y, rows, cols, tpr, op, affine, eps, solo),
             Kernel::Wide => rows_f16vec4_wide::launch(device, grid, x, g, b, y, rows, cols, tpr, op, affine, eps, solo),
         }
@@ -682,7 +688,9 @@ impl RowElement for f16 {
         kernel: Kernel,
     ) -> Result<(), LaunchError> {
         match kernel {
-            Kernel::Narrow => rows_f16_narrow::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps),
+            Kernel::Narrow => {
+                rows_f16_narrow::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
+            }
             Kernel::Rows => rows_f16::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps),
             Kernel::Wide => rows_f16_wide::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps),
         }
