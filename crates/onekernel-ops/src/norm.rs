@@ -26,9 +26,10 @@
 //! instead (`rows_vec4*` for `f32`, `rows_f16vec4*` for `f16`): the same
 //! steps over the buffers seen as `Vec4` / `F16Vec4` (one 16- or 8-byte
 //! load for four numbers), 2, 4 or (a block of 1024 a row) 8 vectors a
-//! thread, `tpr` from the subgroup size up; a row that one subgroup covers (`solo`) is reduced with the
-//! subgroup operations alone, without shared memory or a barrier. The
-//! H200 numbers are in `docs/performance.md`.
+//! thread, `tpr` from the subgroup size up; a row that one subgroup
+//! covers (`solo`) is reduced with the subgroup operations alone, without
+//! shared memory or a barrier. The H200 numbers are in
+//! `docs/performance.md`.
 //!
 //! On the CPU executor the same arithmetic runs as plain Rust over rows
 //! with rayon (faster there than the cooperative kernel);
