@@ -1,5 +1,5 @@
 //! Benchmarks of `ops::sort`, `ops::norm`, `ops::random` and `ops::matmul`
-//! on the GPU: one markdown table. `peers/torch/ops2_baseline.py` prints
+//! (and `ops::transpose`, `--only transpose`) on the GPU: one markdown table. `peers/torch/ops2_baseline.py` prints
 //! PyTorch's numbers for the same rows.
 //!
 //!     cargo bench -p onekernel-ops --bench ops2             # H200 sizes
@@ -16,6 +16,7 @@ use onekernel::ops::matmul::{self, Layout, Shape};
 use onekernel::ops::norm::{row_op_into, RowElement, RowOp};
 use onekernel::ops::random::{normal_into, random_u32_into, uniform_into};
 use onekernel::ops::sort::{sort_into, sort_pairs_into, Order, SortScratch};
+use onekernel::ops::transpose::{copy_2d, transpose_into, Layout2d, TransposeElement};
 use onekernel::prelude::*;
 use std::time::Instant;
 
@@ -101,12 +102,28 @@ fn norms<T: RowElement>(device: &Device, total: usize, iters: usize, rows: &mut 
         ];
         for (name, op, gb, bb) in ops {
             let (k, w) = time(device, iters, || row_op_into(device, op, &xb, gb, bb, &mut y, cols, false));
+            // The first rows against the CPU executor's plain Rust.
+            let m = r.min(8) * cols;
+            let cpu = Device::cpu();
+            let xc = Buffer::from_slice(&cpu, &x[..m]).unwrap();
+            let gc = Buffer::from_slice(&cpu, &vec![T::narrow(1.5); cols]).unwrap();
+            let bc = Buffer::from_slice(&cpu, &vec![T::narrow(0.25); cols]).unwrap();
+            let mut yc = Buffer::<T>::zeroed(&cpu, m).unwrap();
+            let (gc, bc) = (gb.map(|_| &gc), bb.map(|_| &bc));
+            row_op_into(&cpu, op, &xc, gc, bc, &mut yc, cols, false).unwrap();
+            let tol = if std::mem::size_of::<T>() == 2 { 1e-2 } else { 1e-3 };
+            let floor = if matches!(op, RowOp::Softmax) { 1.0 / cols as f32 } else { 1.0 };
+            let got = y.read_range(..m).unwrap();
+            let ok = got.iter().zip(yc.read().unwrap()).all(|(g, w)| {
+                let (g, w) = (g.widen(), w.widen());
+                (g - w).abs() <= tol * w.abs().max(floor)
+            });
             rows.push(Row {
                 op: format!("{name} {tname}"),
                 shape: format!("{r}x{cols}"),
                 kernels_ms: k * 1e3,
                 wall_ms: w * 1e3,
-                rate: format!("{:.0} GB/s", bytes / k * 1e-9),
+                rate: format!("{:.0} GB/s{}", bytes / k * 1e-9, if ok { "" } else { " WRONG" }),
             });
         }
     }
@@ -129,6 +146,43 @@ fn random(device: &Device, n: usize, iters: usize, rows: &mut Vec<Row>) {
     row("random u32", time(device, iters, || random_u32_into(device, &mut u, 1, 0)));
     row("uniform f32", time(device, iters, || uniform_into(device, &mut f, 1, 0)));
     row("normal f32", time(device, iters, || normal_into(device, &mut f, 1, 0, 0.0, 1.0)));
+}
+
+/// The tiled transpose against the strided copy of the same matrix (both
+/// read and write each element once), plain and unchecked launches.
+fn transposes(device: &Device, shapes: &[(usize, usize)], iters: usize, rows: &mut Vec<Row>) {
+    fn one<T: TransposeElement>(device: &Device, tname: &str, r: usize, c: usize, iters: usize, rows: &mut Vec<Row>) {
+        let n = r * c;
+        let a = Buffer::from_pod_slice::<u8>(device, &vec![1u8; n * std::mem::size_of::<T>()]).unwrap();
+        let mut out = Buffer::<T>::zeroed(device, n).unwrap();
+        let bytes = 2.0 * (n * std::mem::size_of::<T>()) as f64;
+        // SAFETY: the ops index inside their buffers (the tests check
+        // them on a checked device); this times the kernels without the
+        // bounds checks.
+        let unchecked = unsafe { device.unchecked() };
+        let mut push = |op: String, (k, w): (f64, f64)| {
+            rows.push(Row {
+                op,
+                shape: format!("{r}x{c}"),
+                kernels_ms: k * 1e3,
+                wall_ms: w * 1e3,
+                rate: format!("{:.0} GB/s", bytes / k * 1e-9),
+            })
+        };
+        let rm = Layout2d::row_major(c);
+        push(format!("copy_2d {tname}"), time(device, iters, || copy_2d(device, &a, rm, &mut out, rm, r, c)));
+        push(format!("transpose {tname}"), time(device, iters, || transpose_into(device, &a, r, c, &mut out)));
+        push(
+            format!("transpose {tname} unchecked"),
+            time(&unchecked, iters, || transpose_into(&unchecked, &a, r, c, &mut out)),
+        );
+    }
+    for &(r, c) in shapes {
+        one::<f32>(device, "f32", r, c, iters, rows);
+        if device.features().contains(onekernel::abi::Features::F16) {
+            one::<f16>(device, "f16", r, c, iters, rows);
+        }
+    }
 }
 
 fn matmuls(device: &Device, shapes: &[(usize, usize, usize, usize)], iters: usize, rows: &mut Vec<Row>) {
@@ -282,6 +336,10 @@ fn main() {
     }
     if wants("random") {
         random(&device, if quick { 1 << 16 } else { 1 << 26 }, iters, &mut rows);
+    }
+    if wants("transpose") {
+        let shapes: &[(usize, usize)] = if quick { &[(1000, 777), (256, 256)] } else { &[(1000, 777), (8192, 8192)] };
+        transposes(&device, shapes, iters, &mut rows);
     }
     if wants("matmul") {
         let shapes: &[(usize, usize, usize, usize)] = if quick {

@@ -33,7 +33,7 @@ pub(crate) mod prelude {
     pub use onekernel_runtime::glam::{UVec2, UVec4, Vec2, Vec4};
     pub use onekernel_runtime::half::f16;
     pub use onekernel_runtime::num::{Float, Int, Num};
-    pub use onekernel_runtime::{Buffer, Device, Dim3, Grid, LaunchError};
+    pub use onekernel_runtime::{Buffer, Device, Dim3, F16Vec4, Grid, LaunchError};
 }
 
 pub mod fill;

@@ -5,17 +5,31 @@
 //!
 //! # How it works
 //!
-//! One kernel per element type does all four ([`RowOp`] is a launch
+//! Three kernels per element type do all four ([`RowOp`] is a launch
 //! argument). A block of 256 threads takes `256 / tpr` rows, `tpr` threads
 //! (32 to 256, a power of two at least the subgroup size) per row, so that
-//! a narrow row does not leave most of a block idle. Each thread keeps up
-//! to 16 of its row's numbers in registers (`v`), read once; a row wider
-//! than `16 * tpr` (4096) reads the rest again from memory for each step.
-//! Rows wider than 4096 take the `_wide` kernels instead where the device
-//! allows blocks of 1024 threads: one block a row, 32 numbers a thread
-//! held (rows up to 32768 read once).
+//! a narrow row does not leave most of a block idle. Each thread holds 4
+//! (`rows_*_narrow`, rows up to 128) or 16 (`rows_f32`, `rows_f16`) of its
+//! row's numbers in registers (`v`, an `#[unroll]`ed array the compiler
+//! splits into scalars), all loaded before any arithmetic and none under
+//! a branch (a column past the row's end reads the row's last number and
+//! is masked out of the sums), so that every load of a thread is in
+//! flight at once; a row wider than `16 * tpr` (4096) reads the rest again
+//! from memory for each step. Rows wider than 4096 take the `_wide`
+//! kernels instead where the device allows blocks of 1024 threads: one
+//! block a row, 32 numbers a thread held (rows up to 32768 read once).
+//!
 //! The statistics are reduced with `subgroup_max` / `subgroup_add`, then
 //! across the row's subgroups through shared memory (one barrier).
+//!
+//! On a GPU, rows whose width is a multiple of 4 take the vector kernels
+//! instead (`rows_vec4*` for `f32`, `rows_f16vec4*` for `f16`): the same
+//! steps over the buffers seen as `Vec4` / `F16Vec4` (one 16- or 8-byte
+//! load for four numbers), 2, 4 or (a block of 1024 a row) 8 vectors a
+//! thread, `tpr` from the subgroup size up; a row that one subgroup
+//! covers (`solo`) is reduced with the subgroup operations alone, without
+//! shared memory or a barrier. The H200 numbers are in
+//! `docs/performance.md`.
 //!
 //! On the CPU executor the same arithmetic runs as plain Rust over rows
 //! with rayon (faster there than the cooperative kernel);
@@ -82,46 +96,62 @@ macro_rules! row_kernel {
             let group = t / tpr;
             let row = block_id().x * ($wg / tpr) + group;
             let live = row < rows as usize;
-            let base = row * cols;
+            // A thread past the last row reads the last row (and writes
+            // nothing): every load below is in bounds without a branch.
+            let base = row.min(rows as usize - 1) * cols;
+            let last = cols - 1;
             let sg = subgroup_size() as usize;
             let first_lane = subgroup_invocation_id() == 0;
             let per_row = tpr / sg;
             let first_sub = group * per_row;
             let held = $per * tpr;
 
-            // Step 1: the maximum (softmax), the sum (layer norm) or the
-            // sum of squares (RMS norm).
+            // All of the thread's loads first, none under a branch (a
+            // column past the row's end reads its last number, masked
+            // below), so that they are all in flight at once.
             let mut v = [0.0f32; $per];
-            let mut a = if op < 2 { f32::NEG_INFINITY } else { 0.0f32 };
             #[unroll]
             for k in 0..$per {
-                let j = k * tpr + lt;
-                if live && j < cols {
-                    let $w = x[base + j];
-                    v[k] = $widen;
-                    a = if op < 2 {
-                        a.max(v[k])
-                    } else if op == 2 {
-                        a + v[k]
-                    } else {
-                        v[k].mul_add(v[k], a)
-                    };
+                let $w = x[base + (k * tpr + lt).min(last)];
+                v[k] = $widen;
+            }
+
+            // Step 1: the maximum (softmax), the sum (layer norm) or the
+            // sum of squares (RMS norm).
+            let mut a = 0.0f32;
+            if op < 2 {
+                a = f32::NEG_INFINITY;
+                #[unroll]
+                for k in 0..$per {
+                    a = a.max(v[k]);
+                }
+            } else if op == 2 {
+                #[unroll]
+                for k in 0..$per {
+                    if k * tpr + lt < cols {
+                        a += v[k];
+                    }
+                }
+            } else {
+                #[unroll]
+                for k in 0..$per {
+                    if k * tpr + lt < cols {
+                        a = v[k].mul_add(v[k], a);
+                    }
                 }
             }
-            if live {
-                let mut j = held + lt;
-                while j < cols {
-                    let $w = x[base + j];
-                    let e = $widen;
-                    a = if op < 2 {
-                        a.max(e)
-                    } else if op == 2 {
-                        a + e
-                    } else {
-                        e.mul_add(e, a)
-                    };
-                    j += tpr;
-                }
+            let mut j = held + lt;
+            while j < cols {
+                let $w = x[base + j];
+                let e = $widen;
+                a = if op < 2 {
+                    a.max(e)
+                } else if op == 2 {
+                    a + e
+                } else {
+                    e.mul_add(e, a)
+                };
+                j += tpr;
             }
             let smax = subgroup_max(a);
             let ssum = subgroup_add(a);
@@ -140,36 +170,39 @@ macro_rules! row_kernel {
             // Step 2: the sum of exp(x - max) (softmax) or of (x - mean)²
             // (layer norm).
             let mut b = 0.0f32;
-            if op != 3 {
+            if op < 2 {
                 #[unroll]
                 for k in 0..$per {
-                    let j = k * tpr + lt;
-                    if live && j < cols {
-                        if op < 2 {
-                            let e = (v[k] - s1).exp();
-                            if op == 0 {
-                                v[k] = e;
-                            }
-                            b += e;
-                        } else {
-                            let d = v[k] - mean;
-                            b = d.mul_add(d, b);
-                        }
+                    let e = (v[k] - s1).exp();
+                    if op == 0 {
+                        v[k] = e;
+                    }
+                    if k * tpr + lt < cols {
+                        b += e;
                     }
                 }
-                if live {
-                    let mut j = held + lt;
-                    while j < cols {
-                        let $w = x[base + j];
-                        let e = $widen;
-                        if op < 2 {
-                            b += (e - s1).exp();
-                        } else {
-                            let d = e - mean;
-                            b = d.mul_add(d, b);
-                        }
-                        j += tpr;
+            } else if op == 2 {
+                #[unroll]
+                for k in 0..$per {
+                    let d = v[k] - mean;
+                    v[k] = d;
+                    if k * tpr + lt < cols {
+                        b = d.mul_add(d, b);
                     }
+                }
+            }
+            if op != 3 {
+                let mut j = held + lt;
+                while j < cols {
+                    let $w = x[base + j];
+                    let e = $widen;
+                    if op < 2 {
+                        b += (e - s1).exp();
+                    } else {
+                        let d = e - mean;
+                        b = d.mul_add(d, b);
+                    }
+                    j += tpr;
                 }
             }
             let bsum = subgroup_add(b);
@@ -182,7 +215,8 @@ macro_rules! row_kernel {
                 s2 += partial[first_sub + s];
             }
 
-            // Step 3: the results.
+            // Step 3: the results. `v` now holds exp(x - max) (softmax),
+            // x (log-softmax, RMS norm) or x - mean (layer norm).
             let scale = if op == 0 {
                 1.0 / s2
             } else if op == 1 {
@@ -192,19 +226,22 @@ macro_rules! row_kernel {
             } else {
                 1.0 / (mean + eps).sqrt()
             };
+            if op == 1 {
+                #[unroll]
+                for k in 0..$per {
+                    v[k] -= scale;
+                }
+            } else {
+                #[unroll]
+                for k in 0..$per {
+                    v[k] *= scale;
+                }
+            }
             #[unroll]
             for k in 0..$per {
                 let j = k * tpr + lt;
                 if live && j < cols {
-                    let mut r = if op == 0 {
-                        v[k] * scale
-                    } else if op == 1 {
-                        v[k] - scale
-                    } else if op == 2 {
-                        (v[k] - mean) * scale
-                    } else {
-                        v[k] * scale
-                    };
+                    let mut r = v[k];
                     if affine & 1 != 0 {
                         let $w = gamma[j];
                         r *= $widen;
@@ -249,9 +286,19 @@ macro_rules! row_kernel {
 }
 
 row_kernel!(
+    /// The row operations over narrow `f32` rows (see the [module](self)
+    /// docs): 256 threads, 4 numbers a thread held (rows up to `4 * tpr`
+    /// read once). Launch with `Grid::blocks([rows.div_ceil(256 / tpr)])`.
+    rows_f32_narrow, f32, 256, 4, |w| w, |n| n
+);
+row_kernel!(
+    /// [`rows_f32_narrow`] over `f16` rows, in `f32` inside (`SHADER_F16`).
+    rows_f16_narrow, f16, 256, 4, |w| w.to_f32(), |n| f16::from_f32(n)
+);
+row_kernel!(
     /// The row operations over `f32` rows (see the [module](self) docs):
-    /// 256 threads, 16 numbers a thread held. Launch with
-    /// `Grid::blocks([rows.div_ceil(256 / tpr)])`.
+    /// 256 threads, 16 numbers a thread held (rows up to `16 * tpr` read
+    /// once). Launch with `Grid::blocks([rows.div_ceil(256 / tpr)])`.
     rows_f32, f32, 256, 16, |w| w, |n| n
 );
 row_kernel!(
@@ -269,6 +316,253 @@ row_kernel!(
     rows_f16_wide, f16, 1024, 32, |w| w.to_f32(), |n| f16::from_f32(n)
 );
 
+macro_rules! row_kernel4 {
+    ($(#[$doc:meta])* $name:ident, $V:ty, $wg:literal, $per:literal, |$w:ident| $widen:expr, |$n:ident| $narrow:expr) => {
+        $(#[$doc])*
+        #[kernel(workgroup_size = $wg, max_workgroup_invocations = $wg)]
+        pub fn $name(
+            x: &[$V],
+            gamma: &[$V],
+            beta: &[$V],
+            y: &mut [$V],
+            rows: u32,
+            cols: u32,
+            tpr: u32,
+            op: u32,
+            affine: u32,
+            eps: f32,
+            solo: u32,
+        ) {
+            let partial = shared::<[f32; $wg]>();
+            let t = thread_id().x;
+            let tpr = tpr as usize;
+            // Vectors a row (`cols` is a multiple of 4).
+            let vecs = cols as usize / 4;
+            let lt = t % tpr;
+            let group = t / tpr;
+            let row = block_id().x * ($wg / tpr) + group;
+            let live = row < rows as usize;
+            let base = row.min(rows as usize - 1) * vecs;
+            let last = vecs - 1;
+            let sg = subgroup_size() as usize;
+            let first_lane = subgroup_invocation_id() == 0;
+            let per_row = tpr / sg;
+            let first_sub = group * per_row;
+            let held = $per * tpr;
+
+            // All loads first, unbranched (clamped, masked below).
+            let mut v = [Vec4::ZERO; $per];
+            #[unroll]
+            for k in 0..$per {
+                let $w = x[base + (k * tpr + lt).min(last)];
+                v[k] = $widen;
+            }
+
+            // Step 1: the maximum, the sum or the sum of squares.
+            let mut a = 0.0f32;
+            if op < 2 {
+                a = f32::NEG_INFINITY;
+                #[unroll]
+                for k in 0..$per {
+                    a = a.max(v[k].x.max(v[k].y).max(v[k].z.max(v[k].w)));
+                }
+            } else if op == 2 {
+                #[unroll]
+                for k in 0..$per {
+                    if k * tpr + lt < vecs {
+                        a += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+                    }
+                }
+            } else {
+                #[unroll]
+                for k in 0..$per {
+                    if k * tpr + lt < vecs {
+                        a += v[k].dot(v[k]);
+                    }
+                }
+            }
+            let mut j = held + lt;
+            while j < vecs {
+                let $w = x[base + j];
+                let e = $widen;
+                a = if op < 2 {
+                    a.max(e.x.max(e.y).max(e.z.max(e.w)))
+                } else if op == 2 {
+                    a + (e.x + e.y) + (e.z + e.w)
+                } else {
+                    a + e.dot(e)
+                };
+                j += tpr;
+            }
+            let mut s1 = if op < 2 { subgroup_max(a) } else { subgroup_add(a) };
+            if solo == 0 {
+                // Over the row's subgroups, through shared memory.
+                if first_lane {
+                    partial[t / sg] = s1;
+                }
+                workgroup_barrier();
+                s1 = if op < 2 { f32::NEG_INFINITY } else { 0.0f32 };
+                for s in 0..per_row {
+                    let p = partial[first_sub + s];
+                    s1 = if op < 2 { s1.max(p) } else { s1 + p };
+                }
+                workgroup_barrier();
+            }
+            let mean = s1 / cols as f32;
+
+            // Step 2: the sum of exp(x - max) or of (x - mean)².
+            let mut b = 0.0f32;
+            if op < 2 {
+                #[unroll]
+                for k in 0..$per {
+                    let e = Vec4::new(
+                        (v[k].x - s1).exp(),
+                        (v[k].y - s1).exp(),
+                        (v[k].z - s1).exp(),
+                        (v[k].w - s1).exp(),
+                    );
+                    if op == 0 {
+                        v[k] = e;
+                    }
+                    if k * tpr + lt < vecs {
+                        b += (e.x + e.y) + (e.z + e.w);
+                    }
+                }
+            } else if op == 2 {
+                #[unroll]
+                for k in 0..$per {
+                    let d = v[k] - Vec4::splat(mean);
+                    v[k] = d;
+                    if k * tpr + lt < vecs {
+                        b += d.dot(d);
+                    }
+                }
+            }
+            if op != 3 {
+                let mut j = held + lt;
+                while j < vecs {
+                    let $w = x[base + j];
+                    let e = $widen;
+                    if op < 2 {
+                        b += ((e.x - s1).exp() + (e.y - s1).exp()) + ((e.z - s1).exp() + (e.w - s1).exp());
+                    } else {
+                        let d = e - Vec4::splat(mean);
+                        b += d.dot(d);
+                    }
+                    j += tpr;
+                }
+            }
+            let mut s2 = subgroup_add(b);
+            if solo == 0 {
+                if first_lane {
+                    partial[t / sg] = s2;
+                }
+                workgroup_barrier();
+                s2 = 0.0f32;
+                for s in 0..per_row {
+                    s2 += partial[first_sub + s];
+                }
+            }
+
+            // Step 3: the results (`v` holds exp(x - max), x, or x - mean).
+            let scale = if op == 0 {
+                1.0 / s2
+            } else if op == 1 {
+                s1 + s2.ln()
+            } else if op == 2 {
+                1.0 / (s2 / cols as f32 + eps).sqrt()
+            } else {
+                1.0 / (mean + eps).sqrt()
+            };
+            if op == 1 {
+                #[unroll]
+                for k in 0..$per {
+                    v[k] -= Vec4::splat(scale);
+                }
+            } else {
+                #[unroll]
+                for k in 0..$per {
+                    v[k] *= scale;
+                }
+            }
+            #[unroll]
+            for k in 0..$per {
+                let j = k * tpr + lt;
+                if live && j < vecs {
+                    let mut r = v[k];
+                    if affine & 1 != 0 {
+                        let $w = gamma[j];
+                        r *= $widen;
+                    }
+                    if affine & 2 != 0 {
+                        let $w = beta[j];
+                        r += $widen;
+                    }
+                    let $n = r;
+                    y[base + j] = $narrow;
+                }
+            }
+            if live {
+                let mut j = held + lt;
+                while j < vecs {
+                    let $w = x[base + j];
+                    let e = $widen;
+                    let mut r = if op == 0 {
+                        Vec4::new((e.x - s1).exp(), (e.y - s1).exp(), (e.z - s1).exp(), (e.w - s1).exp()) * scale
+                    } else if op == 1 {
+                        e - Vec4::splat(scale)
+                    } else if op == 2 {
+                        (e - Vec4::splat(mean)) * scale
+                    } else {
+                        e * scale
+                    };
+                    if affine & 1 != 0 {
+                        let $w = gamma[j];
+                        r *= $widen;
+                    }
+                    if affine & 2 != 0 {
+                        let $w = beta[j];
+                        r += $widen;
+                    }
+                    let $n = r;
+                    y[base + j] = $narrow;
+                    j += tpr;
+                }
+            }
+        }
+    };
+}
+
+row_kernel4!(
+    /// The row operations over `f32` rows whose width is a multiple of 4,
+    /// read and written as `Vec4`s (the buffers seen as `Vec4`s): 256
+    /// threads, 2 vectors a thread held (rows up to `8 * tpr`). `solo` 1
+    /// when `tpr` is the subgroup size (no shared memory, no barrier).
+    rows_vec4_narrow, Vec4, 256, 2, |w| w, |n| n
+);
+row_kernel4!(
+    /// [`rows_vec4_narrow`] over `f16` rows as `F16Vec4`s.
+    rows_f16vec4_narrow, F16Vec4, 256, 2, |w| w.to_vec4(), |n| F16Vec4::from_vec4(n)
+);
+row_kernel4!(
+    /// [`rows_vec4_narrow`] with 4 vectors a thread held (rows up to
+    /// `16 * tpr`).
+    rows_vec4, Vec4, 256, 4, |w| w, |n| n
+);
+row_kernel4!(
+    /// [`rows_vec4`] over `f16` rows as `F16Vec4`s.
+    rows_f16vec4, F16Vec4, 256, 4, |w| w.to_vec4(), |n| F16Vec4::from_vec4(n)
+);
+row_kernel4!(
+    /// [`rows_vec4`] for wide rows: a block of 1024 a row, 8 vectors a
+    /// thread held (rows up to 32768).
+    rows_vec4_wide, Vec4, 1024, 8, |w| w, |n| n
+);
+row_kernel4!(
+    /// [`rows_vec4_wide`] over `f16` rows as `F16Vec4`s.
+    rows_f16vec4_wide, F16Vec4, 1024, 8, |w| w.to_vec4(), |n| F16Vec4::from_vec4(n)
+);
+
 mod sealed {
     pub trait Sealed {}
     impl Sealed for f32 {}
@@ -277,6 +571,24 @@ mod sealed {
 
 /// An element type of the row operations: `f32`, `f16` (sealed).
 pub trait RowElement: Element + sealed::Sealed {
+    /// Four of them (`Vec4`, `F16Vec4`): rows whose width is a multiple
+    /// of 4 are read and written as these on a GPU.
+    #[doc(hidden)]
+    type Vector: Element;
+    /// Launches this type's vector kernel.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    fn launch_vec(
+        device: &Device,
+        grid: Grid,
+        x: &Buffer<Self::Vector>,
+        gamma: &Buffer<Self::Vector>,
+        beta: &Buffer<Self::Vector>,
+        y: &mut Buffer<Self::Vector>,
+        dims: [u32; 6],
+        eps: f32,
+        kernel: Kernel,
+    ) -> Result<(), LaunchError>;
     /// Widened to `f32`.
     fn widen(self) -> f32;
     /// Rounded from `f32`.
@@ -293,11 +605,32 @@ pub trait RowElement: Element + sealed::Sealed {
         y: &mut Buffer<Self>,
         dims: [u32; 5],
         eps: f32,
-        wide: bool,
+        kernel: Kernel,
     ) -> Result<(), LaunchError>;
 }
 
 impl RowElement for f32 {
+    type Vector = Vec4;
+    fn launch_vec(
+        device: &Device,
+        grid: Grid,
+        x: &Buffer<Vec4>,
+        gamma: &Buffer<Vec4>,
+        beta: &Buffer<Vec4>,
+        y: &mut Buffer<Vec4>,
+        [rows, cols, tpr, op, affine, solo]: [u32; 6],
+        eps: f32,
+        kernel: Kernel,
+    ) -> Result<(), LaunchError> {
+        let (g, b) = (gamma, beta);
+        match kernel {
+            Kernel::Narrow => {
+                rows_vec4_narrow::launch(device, grid, x, g, b, y, rows, cols, tpr, op, affine, eps, solo)
+            }
+            Kernel::Rows => rows_vec4::launch(device, grid, x, g, b, y, rows, cols, tpr, op, affine, eps, solo),
+            Kernel::Wide => rows_vec4_wide::launch(device, grid, x, g, b, y, rows, cols, tpr, op, affine, eps, solo),
+        }
+    }
     fn widen(self) -> f32 {
         self
     }
@@ -313,17 +646,40 @@ impl RowElement for f32 {
         y: &mut Buffer<f32>,
         [rows, cols, tpr, op, affine]: [u32; 5],
         eps: f32,
-        wide: bool,
+        kernel: Kernel,
     ) -> Result<(), LaunchError> {
-        if wide {
-            rows_f32_wide::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
-        } else {
-            rows_f32::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
+        match kernel {
+            Kernel::Narrow => {
+                rows_f32_narrow::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
+            }
+            Kernel::Rows => rows_f32::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps),
+            Kernel::Wide => rows_f32_wide::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps),
         }
     }
 }
 
 impl RowElement for f16 {
+    type Vector = F16Vec4;
+    fn launch_vec(
+        device: &Device,
+        grid: Grid,
+        x: &Buffer<F16Vec4>,
+        gamma: &Buffer<F16Vec4>,
+        beta: &Buffer<F16Vec4>,
+        y: &mut Buffer<F16Vec4>,
+        [rows, cols, tpr, op, affine, solo]: [u32; 6],
+        eps: f32,
+        kernel: Kernel,
+    ) -> Result<(), LaunchError> {
+        let (g, b) = (gamma, beta);
+        match kernel {
+            Kernel::Narrow => {
+                rows_f16vec4_narrow::launch(device, grid, x, g, b, y, rows, cols, tpr, op, affine, eps, solo)
+            }
+            Kernel::Rows => rows_f16vec4::launch(device, grid, x, g, b, y, rows, cols, tpr, op, affine, eps, solo),
+            Kernel::Wide => rows_f16vec4_wide::launch(device, grid, x, g, b, y, rows, cols, tpr, op, affine, eps, solo),
+        }
+    }
     fn widen(self) -> f32 {
         self.to_f32()
     }
@@ -339,12 +695,14 @@ impl RowElement for f16 {
         y: &mut Buffer<f16>,
         [rows, cols, tpr, op, affine]: [u32; 5],
         eps: f32,
-        wide: bool,
+        kernel: Kernel,
     ) -> Result<(), LaunchError> {
-        if wide {
-            rows_f16_wide::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
-        } else {
-            rows_f16::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
+        match kernel {
+            Kernel::Narrow => {
+                rows_f16_narrow::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps)
+            }
+            Kernel::Rows => rows_f16::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps),
+            Kernel::Wide => rows_f16_wide::launch(device, grid, x, gamma, beta, y, rows, cols, tpr, op, affine, eps),
         }
     }
 }
@@ -353,11 +711,23 @@ fn arg_error(arg: &'static str, problem: String) -> LaunchError {
     LaunchError::InvalidArgument { kernel: "ops::norm", arg, problem }
 }
 
-/// Threads per row for rows of `cols` on `device`: enough for 16 numbers
-/// each, at least 32 and the largest subgroup, at most 256.
-fn threads_per_row(device: &Device, cols: usize) -> usize {
+/// Which of a type's three row kernels a launch takes.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kernel {
+    /// 4 numbers a thread (`rows_*_narrow`).
+    Narrow,
+    /// 16 numbers a thread (`rows_f32`, `rows_f16`).
+    Rows,
+    /// A block of 1024 a row, 32 numbers a thread (`rows_*_wide`).
+    Wide,
+}
+
+/// Threads per row for rows of `cols` held `per` numbers a thread on
+/// `device`: at least 32 and the largest subgroup, at most 256.
+fn threads_per_row(device: &Device, cols: usize, per: usize) -> usize {
     let min = device.subgroup_sizes().map_or(32, |(_, max)| max as usize).clamp(32, 256);
-    cols.div_ceil(16).next_power_of_two().clamp(min, 256)
+    cols.div_ceil(per).next_power_of_two().clamp(min, 256)
 }
 
 /// `op` over each row of `x` (row-major, `cols` wide) into `y` (the same
@@ -424,16 +794,70 @@ pub fn row_op_into<T: RowElement>(
     // A missing `gamma`/`beta` binds `x` (read-only, unread).
     let (g, b) = (gamma.unwrap_or(x), beta.unwrap_or(x));
     let dims = |tpr: usize| [rows as u32, cols as u32, tpr as u32, code, affine];
+    if device.is_gpu() && cols % 4 == 0 {
+        if let (Some(xv), Some(mut yv)) = (vectors(device, x), vectors(device, y)) {
+            let (gv, bv) = (vectors(device, g), vectors(device, b));
+            if let (Some(gv), Some(bv)) = (gv, bv) {
+                return vector_rows::<T>(device, &xv, &gv, &bv, &mut yv, rows, cols, code, affine, eps);
+            }
+        }
+    }
     if cols > 4096 {
         // A block of 1024 a row, where the device has such blocks.
-        match T::launch(device, Grid::blocks([rows]), x, g, b, y, dims(1024), eps, true) {
+        match T::launch(device, Grid::blocks([rows]), x, g, b, y, dims(1024), eps, Kernel::Wide) {
             Err(LaunchError::WorkgroupTooLarge { .. }) => {}
             done => return done,
         }
     }
-    let tpr = threads_per_row(device, cols);
+    // Rows that 4 numbers a thread cover with at most 32 threads (or the
+    // largest subgroup) take the narrow kernel: more rows a block.
+    let narrow = cols <= 4 * threads_per_row(device, 1, 4);
+    let (kernel, per) = if narrow { (Kernel::Narrow, 4) } else { (Kernel::Rows, 16) };
+    let tpr = threads_per_row(device, cols, per);
     let grid = Grid::blocks([rows.div_ceil(256 / tpr)]);
-    T::launch(device, grid, x, g, b, y, dims(tpr), eps, false)
+    T::launch(device, grid, x, g, b, y, dims(tpr), eps, kernel)
+}
+
+/// `b`'s memory seen as `T::Vector`s (`None` on the CPU executor).
+fn vectors<T: RowElement>(device: &Device, b: &Buffer<T>) -> Option<Buffer<T::Vector>> {
+    let len = b.len() * std::mem::size_of::<T>() / std::mem::size_of::<T::Vector>();
+    Buffer::from_wgpu(device, b.wgpu_buffer()?, len).ok()
+}
+
+/// The vector kernels over rows of `cols` (a multiple of 4): 2 vectors a
+/// thread for rows up to 2 vectors a subgroup lane, 4 for rows up to 4096,
+/// a block of 1024 for wider rows where the device has such blocks.
+#[allow(clippy::too_many_arguments)]
+fn vector_rows<T: RowElement>(
+    device: &Device,
+    x: &Buffer<T::Vector>,
+    g: &Buffer<T::Vector>,
+    b: &Buffer<T::Vector>,
+    y: &mut Buffer<T::Vector>,
+    rows: usize,
+    cols: usize,
+    code: u32,
+    affine: u32,
+    eps: f32,
+) -> Result<(), LaunchError> {
+    let (sg_min, sg_max) = device.subgroup_sizes().map_or((32, 32), |(a, b)| (a as usize, b as usize));
+    let sg = sg_max.clamp(1, 256);
+    let vecs = cols / 4;
+    // `solo`: one subgroup a row (its reduction is the row's).
+    let dims = |tpr: usize| {
+        let solo = u32::from(sg_min == sg_max && tpr == sg);
+        [rows as u32, cols as u32, tpr as u32, code, affine, solo]
+    };
+    if vecs > 1024 {
+        match T::launch_vec(device, Grid::blocks([rows]), x, g, b, y, dims(1024), eps, Kernel::Wide) {
+            Err(LaunchError::WorkgroupTooLarge { .. }) => {}
+            done => return done,
+        }
+    }
+    let (kernel, per) = if vecs <= 2 * sg { (Kernel::Narrow, 2) } else { (Kernel::Rows, 4) };
+    let tpr = vecs.div_ceil(per).next_power_of_two().clamp(sg, 256);
+    let grid = Grid::blocks([rows.div_ceil(256 / tpr)]);
+    T::launch_vec(device, grid, x, g, b, y, dims(tpr), eps, kernel)
 }
 
 fn host<T: Element>(b: &Buffer<T>) -> Result<Vec<T>, LaunchError> {

@@ -19,11 +19,14 @@
 //!   + 1) * 2^-24` in `(0, 1]`, scaled by `std` and shifted by `mean`.
 //!
 //! Each thread computes one block of four numbers (ten rounds of two
-//! 32×32→64-bit multiplies, done in 16-bit halves: no 64-bit integers
-//! needed) and writes the ones inside the output. On the CPU executor the
-//! same blocks are computed in plain Rust with rayon and native 64-bit
-//! products (four times faster there than the kernel with its 16-bit
-//! halves; the same numbers: the tests compare both); [`fill_into`]'s
+//! 32×32→64-bit multiplies: one native 64-bit product each where the
+//! device has `SHADER_INT64` (the `*_64` kernels, chosen from the device's
+//! features), else from 16-bit halves, the same numbers); a block of 256
+//! threads stages its 1024 numbers in shared memory and writes them
+//! coalesced (neighbouring threads, neighbouring words). On the CPU
+//! executor the same blocks are computed in plain Rust with rayon and
+//! native 64-bit products (the same numbers: the tests compare both);
+//! [`fill_into`]'s
 //! `kernels_on_cpu` runs the kernels there instead.
 
 use crate::prelude::*;
@@ -55,7 +58,15 @@ pub mod kernels {
         ah * bh + (lohi >> 16) + (hilo >> 16) + (cross >> 16)
     }
 
-    /// Philox 4×32 with 10 rounds: the block of counter `c` under key `k`.
+    /// The high 32 bits of `a * b` from a native 64-bit product (one
+    /// instruction where the device has 64-bit integers, `SHADER_INT64`).
+    #[helper]
+    pub fn mul_hi_64(a: u32, b: u32) -> u32 {
+        ((u64::from(a) * u64::from(b)) >> 32) as u32
+    }
+
+    /// Philox 4×32 with 10 rounds: the block of counter `c` under key `k`
+    /// (products from 16-bit halves: any device).
     #[helper]
     pub fn philox4x32_10(c: UVec4, k0: u32, k1: u32) -> UVec4 {
         let mut x = c;
@@ -74,13 +85,32 @@ pub mod kernels {
         x
     }
 
-    /// The block of the stream's number `4 * (q_lo + g) ..` (with the
-    /// carry into the high word of the block index).
+    /// [`philox4x32_10`] with native 64-bit products (`SHADER_INT64`): the
+    /// same numbers.
     #[helper]
-    pub fn block(g: u32, q_lo: u32, q_hi: u32, k0: u32, k1: u32) -> UVec4 {
+    pub fn philox4x32_10_64(c: UVec4, k0: u32, k1: u32) -> UVec4 {
+        let mut x = c;
+        let mut key0 = k0;
+        let mut key1 = k1;
+        for _ in 0..10 {
+            let hi0 = mul_hi_64(M0, x.x);
+            let lo0 = M0.wrapping_mul(x.x);
+            let hi1 = mul_hi_64(M1, x.z);
+            let lo1 = M1.wrapping_mul(x.z);
+            x = UVec4::new(hi1 ^ x.y ^ key0, lo1, hi0 ^ x.w ^ key1, lo0);
+            key0 = key0.wrapping_add(W0);
+            key1 = key1.wrapping_add(W1);
+        }
+        x
+    }
+
+    /// The counter of the stream's block `q_lo + g` (with the carry into
+    /// the high word of the block index).
+    #[helper]
+    pub fn counter(g: u32, q_lo: u32, q_hi: u32) -> UVec4 {
         let lo = q_lo.wrapping_add(g);
         let hi = q_hi + if lo < g { 1 } else { 0 };
-        philox4x32_10(UVec4::new(lo, hi, 0, 0), k0, k1)
+        UVec4::new(lo, hi, 0, 0)
     }
 
     /// A word as a uniform `f32` in `[0, 1)`.
@@ -89,54 +119,142 @@ pub mod kernels {
         (w >> 8) as f32 * (1.0 / 16_777_216.0)
     }
 
-    /// Thread `g` writes numbers `4 * (q + g) + j - skip` (those inside
-    /// `out`) of the stream, `q = offset / 4` as `(q_lo, q_hi)` and
-    /// `skip = offset % 4`. Launch with one thread per block of four.
+    /// A block's four words as uniform `f32`s (`normal` 0) or as normal
+    /// ones (Box–Muller on each pair), times `std` plus `mean`.
+    #[helper]
+    pub fn to_f32s(w: UVec4, normal: u32, mean: f32, std: f32) -> Vec4 {
+        if normal == 0 {
+            Vec4::new(to_unit(w.x), to_unit(w.y), to_unit(w.z), to_unit(w.w))
+        } else {
+            let r0 = (-2.0 * (((w.x >> 8) + 1) as f32 * (1.0 / 16_777_216.0)).ln()).sqrt();
+            let t0 = to_unit(w.y) * std::f32::consts::TAU;
+            let r1 = (-2.0 * (((w.z >> 8) + 1) as f32 * (1.0 / 16_777_216.0)).ln()).sqrt();
+            let t1 = to_unit(w.w) * std::f32::consts::TAU;
+            Vec4::new(
+                (r0 * t0.cos()).mul_add(std, mean),
+                (r0 * t0.sin()).mul_add(std, mean),
+                (r1 * t1.cos()).mul_add(std, mean),
+                (r1 * t1.sin()).mul_add(std, mean),
+            )
+        }
+    }
+
+    /// Thread `g` computes the block `q + g` of the stream (`q = offset /
+    /// 4` as `(q_lo, q_hi)`); the block's 1024 words go through shared
+    /// memory so that the writes are coalesced: thread `t` writes words
+    /// `t`, `t + 256`, ... of the block's run, those inside `out` (shifted
+    /// by `skip = offset % 4`). Launch with one thread per block of four,
+    /// rounded up to whole blocks of 256.
     #[kernel(workgroup_size = 256)]
     pub fn philox_u32(out: &mut [u32], q_lo: u32, q_hi: u32, skip: u32, k0: u32, k1: u32) {
+        let staged = shared::<[u32; 1024]>();
         let g = global_id().x;
-        let w = block(g as u32, q_lo, q_hi, k0, k1);
-        let words = [w.x, w.y, w.z, w.w];
+        let t = thread_id().x;
+        let w = philox4x32_10(counter(g as u32, q_lo, q_hi), k0, k1);
+        staged[t * 4] = w.x;
+        staged[t * 4 + 1] = w.y;
+        staged[t * 4 + 2] = w.z;
+        staged[t * 4 + 3] = w.w;
+        workgroup_barrier();
+        let base = (g - t) * 4;
+        let skip = skip as usize;
         #[unroll]
-        for j in 0..4 {
-            let e = g * 4 + j;
-            if e >= skip as usize && e - (skip as usize) < out.len() {
-                out[e - skip as usize] = words[j];
+        for k in 0..4 {
+            let e = base + k * 256 + t;
+            if e >= skip && e - skip < out.len() {
+                out[e - skip] = staged[k * 256 + t];
             }
         }
     }
 
-    /// As [`philox_u32`], each word as a uniform `f32` in `[0, 1)`.
+    /// [`philox_u32`] with 64-bit products (`SHADER_INT64`).
     #[kernel(workgroup_size = 256)]
-    pub fn philox_uniform(out: &mut [f32], q_lo: u32, q_hi: u32, skip: u32, k0: u32, k1: u32) {
+    pub fn philox_u32_64(out: &mut [u32], q_lo: u32, q_hi: u32, skip: u32, k0: u32, k1: u32) {
+        let staged = shared::<[u32; 1024]>();
         let g = global_id().x;
-        let w = block(g as u32, q_lo, q_hi, k0, k1);
-        let words = [w.x, w.y, w.z, w.w];
+        let t = thread_id().x;
+        let w = philox4x32_10_64(counter(g as u32, q_lo, q_hi), k0, k1);
+        staged[t * 4] = w.x;
+        staged[t * 4 + 1] = w.y;
+        staged[t * 4 + 2] = w.z;
+        staged[t * 4 + 3] = w.w;
+        workgroup_barrier();
+        let base = (g - t) * 4;
+        let skip = skip as usize;
         #[unroll]
-        for j in 0..4 {
-            let e = g * 4 + j;
-            if e >= skip as usize && e - (skip as usize) < out.len() {
-                out[e - skip as usize] = to_unit(words[j]);
+        for k in 0..4 {
+            let e = base + k * 256 + t;
+            if e >= skip && e - skip < out.len() {
+                out[e - skip] = staged[k * 256 + t];
             }
         }
     }
 
-    /// As [`philox_u32`], the words as normal `f32`s (Box–Muller on each
-    /// pair), times `std` plus `mean`.
+    /// As [`philox_u32`], the words as `f32`s: uniform in `[0, 1)`
+    /// (`normal` 0) or normal, times `std` plus `mean` (see [`to_f32s`]).
     #[kernel(workgroup_size = 256)]
-    pub fn philox_normal(out: &mut [f32], q_lo: u32, q_hi: u32, skip: u32, k0: u32, k1: u32, mean: f32, std: f32) {
+    #[allow(clippy::too_many_arguments)]
+    pub fn philox_f32(
+        out: &mut [f32],
+        q_lo: u32,
+        q_hi: u32,
+        skip: u32,
+        k0: u32,
+        k1: u32,
+        normal: u32,
+        mean: f32,
+        std: f32,
+    ) {
+        let staged = shared::<[f32; 1024]>();
         let g = global_id().x;
-        let w = block(g as u32, q_lo, q_hi, k0, k1);
-        let r0 = (-2.0 * (((w.x >> 8) + 1) as f32 * (1.0 / 16_777_216.0)).ln()).sqrt();
-        let t0 = to_unit(w.y) * std::f32::consts::TAU;
-        let r1 = (-2.0 * (((w.z >> 8) + 1) as f32 * (1.0 / 16_777_216.0)).ln()).sqrt();
-        let t1 = to_unit(w.w) * std::f32::consts::TAU;
-        let z = [r0 * t0.cos(), r0 * t0.sin(), r1 * t1.cos(), r1 * t1.sin()];
+        let t = thread_id().x;
+        let z = to_f32s(philox4x32_10(counter(g as u32, q_lo, q_hi), k0, k1), normal, mean, std);
+        staged[t * 4] = z.x;
+        staged[t * 4 + 1] = z.y;
+        staged[t * 4 + 2] = z.z;
+        staged[t * 4 + 3] = z.w;
+        workgroup_barrier();
+        let base = (g - t) * 4;
+        let skip = skip as usize;
         #[unroll]
-        for j in 0..4 {
-            let e = g * 4 + j;
-            if e >= skip as usize && e - (skip as usize) < out.len() {
-                out[e - skip as usize] = z[j].mul_add(std, mean);
+        for k in 0..4 {
+            let e = base + k * 256 + t;
+            if e >= skip && e - skip < out.len() {
+                out[e - skip] = staged[k * 256 + t];
+            }
+        }
+    }
+
+    /// [`philox_f32`] with 64-bit products (`SHADER_INT64`).
+    #[kernel(workgroup_size = 256)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn philox_f32_64(
+        out: &mut [f32],
+        q_lo: u32,
+        q_hi: u32,
+        skip: u32,
+        k0: u32,
+        k1: u32,
+        normal: u32,
+        mean: f32,
+        std: f32,
+    ) {
+        let staged = shared::<[f32; 1024]>();
+        let g = global_id().x;
+        let t = thread_id().x;
+        let z = to_f32s(philox4x32_10_64(counter(g as u32, q_lo, q_hi), k0, k1), normal, mean, std);
+        staged[t * 4] = z.x;
+        staged[t * 4 + 1] = z.y;
+        staged[t * 4 + 2] = z.z;
+        staged[t * 4 + 3] = z.w;
+        workgroup_barrier();
+        let base = (g - t) * 4;
+        let skip = skip as usize;
+        #[unroll]
+        for k in 0..4 {
+            let e = base + k * 256 + t;
+            if e >= skip && e - skip < out.len() {
+                out[e - skip] = staged[k * 256 + t];
             }
         }
     }
@@ -238,10 +356,21 @@ pub fn fill_into(
         return out.write(&v).map_err(|e| LaunchError::Gpu { kernel: "ops::random", message: e.to_string() });
     }
     let (grid, [lo, hi, skip], [k0, k1]) = layout(out.len(), seed, offset);
-    match distribution {
-        Distribution::Uniform => philox_uniform::launch(device, grid, out, lo, hi, skip, k0, k1),
-        Distribution::Normal { mean, std } => philox_normal::launch(device, grid, out, lo, hi, skip, k0, k1, mean, std),
+    let (normal, mean, std) = match distribution {
+        Distribution::Uniform => (0, 0.0, 1.0),
+        Distribution::Normal { mean, std } => (1, mean, std),
+    };
+    if has_int64(device) {
+        philox_f32_64::launch(device, grid, out, lo, hi, skip, k0, k1, normal, mean, std)
+    } else {
+        philox_f32::launch(device, grid, out, lo, hi, skip, k0, k1, normal, mean, std)
     }
+}
+
+/// Whether `device` has 64-bit integers (`SHADER_INT64`): then the
+/// kernels multiply with them (`*_64`), else from 16-bit halves.
+pub fn has_int64(device: &Device) -> bool {
+    device.features().contains(onekernel_runtime::abi::Features::INT64)
 }
 
 /// Box–Muller's radius and angle from two words, as the kernel computes
@@ -270,7 +399,11 @@ pub fn random_u32_with(
         return out.write(&v).map_err(|e| LaunchError::Gpu { kernel: "ops::random", message: e.to_string() });
     }
     let (grid, [lo, hi, skip], [k0, k1]) = layout(out.len(), seed, offset);
-    philox_u32::launch(device, grid, out, lo, hi, skip, k0, k1)
+    if has_int64(device) {
+        philox_u32_64::launch(device, grid, out, lo, hi, skip, k0, k1)
+    } else {
+        philox_u32::launch(device, grid, out, lo, hi, skip, k0, k1)
+    }
 }
 
 /// The launch arguments for `n` numbers from `offset`: the grid,
@@ -278,7 +411,8 @@ pub fn random_u32_with(
 fn layout(n: usize, seed: u64, offset: u64) -> (Grid, [u32; 3], [u32; 2]) {
     let q = offset / 4;
     let skip = (offset % 4) as u32;
-    let blocks = (n + skip as usize).div_ceil(4);
+    // Whole blocks of 256 threads (each writes its block's 1024 words).
+    let blocks = (n + skip as usize).div_ceil(1024) * 256;
     (Grid::threads(blocks), [q as u32, (q >> 32) as u32, skip], [seed as u32, (seed >> 32) as u32])
 }
 

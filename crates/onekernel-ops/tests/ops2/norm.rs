@@ -88,6 +88,8 @@ fn norms_on_the_gpu_at_every_width() {
         (2, 32),
         (9, 33),
         (3, 128),
+        (17, 100),
+        (4, 129),
         (4, 255),
         (2, 257),
         (3, 1000),
@@ -95,6 +97,7 @@ fn norms_on_the_gpu_at_every_width() {
         (2, 4096),
         (1, 4097),
         (2, 32768),
+        (1, 33001),
     ] {
         check::<f32>(&gpu, rows, cols, false, 2e-5);
         check::<f16>(&gpu, rows, cols, false, 4e-3);
@@ -104,7 +107,7 @@ fn norms_on_the_gpu_at_every_width() {
 #[test]
 fn norms_kernel_on_the_cpu_executor() {
     let cpu = Device::cpu();
-    for (rows, cols) in [(1, 1), (9, 33), (2, 257), (1, 4097)] {
+    for (rows, cols) in [(1, 1), (9, 33), (17, 100), (2, 257), (1, 4097)] {
         check::<f32>(&cpu, rows, cols, true, 2e-5);
         check::<f16>(&cpu, rows, cols, true, 4e-3);
     }

@@ -102,3 +102,30 @@ fn normal_agrees_with_box_muller_and_across_devices() {
         assert!((mean - 1.0).abs() < 0.03 && (var.sqrt() - 2.0).abs() < 0.03, "mean {mean}, var {var}");
     }
 }
+
+#[test]
+fn both_multiplies_give_the_same_stream() {
+    // The 16-bit-halves kernels, which a device without `SHADER_INT64`
+    // runs (lavapipe and the CPU executor have 64-bit integers, so the
+    // ops pick the `_64` kernels there), launched directly.
+    use onekernel::ops::random::kernels::{philox_f32, philox_f32_64, philox_u32, philox_u32_64};
+    for device in [Device::cpu(), gpu()] {
+        for (seed, offset, n) in [(3u64, 0u64, 1usize), (9, 5, 1027), (u64::MAX, (1u64 << 34) - 2, 3001)] {
+            let (q, skip) = (offset / 4, (offset % 4) as u32);
+            let grid = Grid::threads((n + skip as usize).div_ceil(1024) * 256);
+            let (lo, hi, k0, k1) = (q as u32, (q >> 32) as u32, seed as u32, (seed >> 32) as u32);
+            let want: Vec<u32> = (0..n as u64).map(|i| stream(seed, offset + i)).collect();
+            let want_u: Vec<f32> = want.iter().map(|&w| (w >> 8) as f32 / 16_777_216.0).collect();
+            let mut out = Buffer::<u32>::zeroed(&device, n).unwrap();
+            philox_u32::launch(&device, grid, &mut out, lo, hi, skip, k0, k1).unwrap();
+            assert_eq!(out.read().unwrap(), want, "16-bit on {}", device.name());
+            philox_u32_64::launch(&device, grid, &mut out, lo, hi, skip, k0, k1).unwrap();
+            assert_eq!(out.read().unwrap(), want, "64-bit on {}", device.name());
+            let mut f = Buffer::<f32>::zeroed(&device, n).unwrap();
+            philox_f32::launch(&device, grid, &mut f, lo, hi, skip, k0, k1, 0, 0.0, 1.0).unwrap();
+            assert!(f.read().unwrap() == want_u, "uniform 16-bit on {}", device.name());
+            philox_f32_64::launch(&device, grid, &mut f, lo, hi, skip, k0, k1, 0, 0.0, 1.0).unwrap();
+            assert!(f.read().unwrap() == want_u, "uniform 64-bit on {}", device.name());
+        }
+    }
+}
