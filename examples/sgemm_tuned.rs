@@ -231,24 +231,73 @@ pub fn sgemm_t4<
     }
 }
 
+/// `dst`, `rows4 × cols4` `Vec4`s (`rows4` = its length over `cols4`):
+/// `src`, `rows × cols` `f32`s, with zeros past its rows and columns.
+/// Launch with `Grid::blocks([cols4.div_ceil(64), rows4.div_ceil(4)])`.
+#[kernel(workgroup_size = (64, 4))]
+pub fn pad(src: &[f32], dst: &mut [Vec4], rows: u32, cols: u32, cols4: u32) {
+    let (q, r) = (global_id().x, global_id().y);
+    let (rows, cols, cols4) = (rows as usize, cols as usize, cols4 as usize);
+    if q < cols4 && r * cols4 < dst.len() {
+        let (j, at) = (q * 4, r * cols + q * 4);
+        let x = if r < rows && j < cols { src[at] } else { 0.0 };
+        let y = if r < rows && j + 1 < cols { src[at + 1] } else { 0.0 };
+        let z = if r < rows && j + 2 < cols { src[at + 2] } else { 0.0 };
+        let w = if r < rows && j + 3 < cols { src[at + 3] } else { 0.0 };
+        dst[r * cols4 + q] = Vec4::new(x, y, z, w);
+    }
+}
+
+/// `dst` (`rows × cols` `f32`s): the first `rows` rows and `cols` columns
+/// of `src` (rows of `cols4` `Vec4`s). Launch with
+/// `Grid::blocks([cols4.div_ceil(64), rows.div_ceil(4)])`.
+#[kernel(workgroup_size = (64, 4))]
+pub fn unpad(src: &[Vec4], dst: &mut [f32], rows: u32, cols: u32, cols4: u32) {
+    let (q, r) = (global_id().x, global_id().y);
+    let (rows, cols, cols4) = (rows as usize, cols as usize, cols4 as usize);
+    if r < rows && q < cols4 {
+        let v = src[r * cols4 + q];
+        let (j, at) = (q * 4, r * cols + q * 4);
+        if j < cols {
+            dst[at] = v.x;
+        }
+        if j + 1 < cols {
+            dst[at + 1] = v.y;
+        }
+        if j + 2 < cols {
+            dst[at + 2] = v.z;
+        }
+        if j + 3 < cols {
+            dst[at + 3] = v.w;
+        }
+    }
+}
+
 /// A candidate: which kernel and its tile (`BM`, `BN`, `BK`, `TM`, and
 /// `TN`: columns per thread for `sgemm_t`, `Vec4` columns for `sgemm_t4`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Tile {
     Scalar([usize; 5]),
     Vec4([usize; 5]),
+    /// A `Vec4` tile over copies of `a` and `b` padded with zeros to
+    /// multiples of 128 (rows), 16 (`k`) and 128 (columns), `C` copied out:
+    /// for shapes no `Vec4` tile divides.
+    Padded([usize; 5]),
 }
 
 /// The candidates the tuner times, each with its name in the cache:
 /// `Vec4` tiles for shapes they divide (the others are dropped there), and
 /// scalar tiles for any shape.
-const CANDIDATES: [(&str, Tile); 11] = [
+const CANDIDATES: [(&str, Tile); 14] = [
     ("v4_bm128_bn128_bk16_tm8_tn2", Tile::Vec4([128, 128, 16, 8, 2])),
     ("v4_bm128_bn128_bk8_tm8_tn2", Tile::Vec4([128, 128, 8, 8, 2])),
     ("v4_bm64_bn128_bk16_tm4_tn2", Tile::Vec4([64, 128, 16, 4, 2])),
     ("v4_bm128_bn64_bk16_tm8_tn2", Tile::Vec4([128, 64, 16, 8, 2])),
     ("v4_bm64_bn64_bk16_tm4_tn2", Tile::Vec4([64, 64, 16, 4, 2])),
     ("v4_bm32_bn64_bk16_tm4_tn2", Tile::Vec4([32, 64, 16, 4, 2])),
+    ("pad_v4_bm128_bn128_bk16_tm8_tn2", Tile::Padded([128, 128, 16, 8, 2])),
+    ("pad_v4_bm64_bn128_bk16_tm4_tn2", Tile::Padded([64, 128, 16, 4, 2])),
+    ("pad_v4_bm64_bn64_bk16_tm4_tn2", Tile::Padded([64, 64, 16, 4, 2])),
     ("bm128_bn128_bk8_tm8_tn8", Tile::Scalar([128, 128, 8, 8, 8])),
     ("bm128_bn64_bk8_tm8_tn4", Tile::Scalar([128, 64, 8, 8, 4])),
     ("bm64_bn128_bk8_tm4_tn8", Tile::Scalar([64, 128, 8, 4, 8])),
@@ -263,6 +312,9 @@ struct Operands {
     b: Buffer<f32>,
     c: Buffer<f32>,
     v4: Option<(Buffer<Vec4>, Buffer<Vec4>, Buffer<Vec4>)>,
+    /// The padded copies (for shapes no `Vec4` tile divides) and their
+    /// sizes.
+    padded: Option<((Buffer<Vec4>, Buffer<Vec4>, Buffer<Vec4>), (usize, usize, usize))>,
     m: usize,
     k: usize,
     n: usize,
@@ -279,7 +331,21 @@ impl Operands {
         } else {
             None
         };
+        let (mp, kp, np) = (m.next_multiple_of(128), k.next_multiple_of(16), n.next_multiple_of(128));
+        let padded = if (mp, kp, np) != (m, k, n) {
+            Some((
+                (
+                    Buffer::<Vec4>::zeroed(device, mp * kp / 4)?,
+                    Buffer::<Vec4>::zeroed(device, kp * np / 4)?,
+                    Buffer::<Vec4>::zeroed(device, mp * np / 4)?,
+                ),
+                (mp, kp, np),
+            ))
+        } else {
+            None
+        };
         Ok(Operands {
+            padded,
             a: Buffer::from_slice(device, a)?,
             b: Buffer::from_slice(device, b)?,
             c: Buffer::zeroed(device, m * n)?,
@@ -329,38 +395,61 @@ fn launch(device: &Device, tile: Tile, o: &mut Operands) -> Result<(), Box<dyn s
             let Some((a, b, c)) = &mut o.v4 else {
                 return Err(format!("`k` = {k} and `n` = {n} are not whole `Vec4`s").into());
             };
-            if m % t[0] != 0 || n % t[1] != 0 || k % t[2] != 0 {
-                return Err(format!("{m} × {k} × {n} is not whole tiles of {t:?}").into());
-            }
-            let grid = Grid::blocks([n / t[1], m / t[0]]);
-            let (k, n) = (k as u32, n as u32);
-            // `TX = BN / 4 / TNV`, `TY = BM / TM`, and each thread's share of
-            // a step's tiles of `A` (`LA`) and `B` (`LB`).
-            macro_rules! tuples {
-                ($([$bm:literal, $bn:literal, $bk:literal, $tm:literal, $tn:literal]),*) => {
-                    match t {
-                        $([$bm, $bn, $bk, $tm, $tn] => {
-                            sgemm_t4::launch::<
-                                $bm, $bk, { $bn / 4 }, { $bk / 4 }, $tm, $tn,
-                                { $bn / 4 / $tn }, { $bm / $tm },
-                                { $bm * $bk / 4 / ($bn / 4 / $tn * ($bm / $tm)) },
-                                { $bk * $bn / 4 / ($bn / 4 / $tn * ($bm / $tm)) },
-                            >(device, grid, a, b, c, k, n)?
-                        })*
-                        other => return Err(format!("no launch is written for the tile {other:?}").into()),
-                    }
-                };
-            }
-            tuples!(
-                [128, 128, 16, 8, 2],
-                [128, 128, 8, 8, 2],
-                [64, 128, 16, 4, 2],
-                [128, 64, 16, 8, 2],
-                [64, 64, 16, 4, 2],
-                [32, 64, 16, 4, 2]
-            );
+            launch_v4(device, t, (a, b, c), (m, k, n))?;
+        }
+        Tile::Padded(t) => {
+            let Some(((ap, bp, cp), (mp, kp, np))) = &mut o.padded else {
+                return Err(format!("{m} × {k} × {n} needs no padding").into());
+            };
+            let (mp, kp, np) = (*mp, *kp, *np);
+            let u = |x: usize| x as u32;
+            let (kp4, np4) = (kp / 4, np / 4);
+            pad::launch(device, Grid::blocks([kp4.div_ceil(64), mp.div_ceil(4)]), &o.a, &mut *ap, u(m), u(k), u(kp4))?;
+            pad::launch(device, Grid::blocks([np4.div_ceil(64), kp.div_ceil(4)]), &o.b, &mut *bp, u(k), u(n), u(np4))?;
+            launch_v4(device, t, (&*ap, &*bp, &mut *cp), (mp, kp, np))?;
+            unpad::launch(device, Grid::blocks([np4.div_ceil(64), m.div_ceil(4)]), &*cp, &mut o.c, u(m), u(n), u(np4))?;
         }
     }
+    Ok(())
+}
+
+/// One launch of the `Vec4` tile `t` on `Vec4` operands of `m × k × n`.
+fn launch_v4(
+    device: &Device,
+    t: [usize; 5],
+    (a, b, c): (&Buffer<Vec4>, &Buffer<Vec4>, &mut Buffer<Vec4>),
+    (m, k, n): (usize, usize, usize),
+) -> Result<(), Box<dyn std::error::Error>> {
+    if m % t[0] != 0 || n % t[1] != 0 || k % t[2] != 0 {
+        return Err(format!("{m} × {k} × {n} is not whole tiles of {t:?}").into());
+    }
+    let grid = Grid::blocks([n / t[1], m / t[0]]);
+    let (k, n) = (k as u32, n as u32);
+    // `TX = BN / 4 / TNV`, `TY = BM / TM`, and each thread's share of
+    // a step's tiles of `A` (`LA`) and `B` (`LB`).
+    macro_rules! tuples {
+        ($([$bm:literal, $bn:literal, $bk:literal, $tm:literal, $tn:literal]),*) => {
+            match t {
+                $([$bm, $bn, $bk, $tm, $tn] => {
+                    sgemm_t4::launch::<
+                        $bm, $bk, { $bn / 4 }, { $bk / 4 }, $tm, $tn,
+                        { $bn / 4 / $tn }, { $bm / $tm },
+                        { $bm * $bk / 4 / ($bn / 4 / $tn * ($bm / $tm)) },
+                        { $bk * $bn / 4 / ($bn / 4 / $tn * ($bm / $tm)) },
+                    >(device, grid, a, b, c, k, n)?
+                })*
+                other => return Err(format!("no launch is written for the tile {other:?}").into()),
+            }
+        };
+    }
+    tuples!(
+        [128, 128, 16, 8, 2],
+        [128, 128, 8, 8, 2],
+        [64, 128, 16, 4, 2],
+        [128, 64, 16, 8, 2],
+        [64, 64, 16, 4, 2],
+        [32, 64, 16, 4, 2]
+    );
     Ok(())
 }
 
@@ -413,7 +502,7 @@ fn choose<'c>(
 }
 
 fn tuner(device: &Device) -> tune::Tuner {
-    tune::Tuner::new(device, "sgemm_tuned", &[&sgemm_t::KERNEL, &sgemm_t4::KERNEL])
+    tune::Tuner::new(device, "sgemm_tuned", &[&sgemm_t::KERNEL, &sgemm_t4::KERNEL, &pad::KERNEL, &unpad::KERNEL])
 }
 
 /// Multiplies on `device` with the tuner's tile.
@@ -469,6 +558,7 @@ fn check_every_tile(device: &Device, (m, k, n): (usize, usize, usize)) -> Result
         let divides = match tile {
             Tile::Scalar(_) => true,
             Tile::Vec4(t) => o.v4.is_some() && m % t[0] == 0 && n % t[1] == 0 && k % t[2] == 0,
+            Tile::Padded(_) => o.padded.is_some(),
         };
         match launch(device, tile, &mut o) {
             Ok(()) => common::check(&format!("{name} on {}", device.name()), &o.result(tile)?, &want, 0.0),
@@ -496,6 +586,7 @@ fn bench(small: bool) -> Result<(), Box<dyn std::error::Error>> {
             (512, 512, 512),
             (1000, 777, 1234),
             (2048, 2048, 2048),
+            (4096, 4096, 4096),
             (4096, 1024, 4096),
             (4096, 4096, 256),
             (8192, 8192, 8192),
@@ -509,9 +600,11 @@ fn bench(small: bool) -> Result<(), Box<dyn std::error::Error>> {
     {
         let mut o = Operands::new(&device, &data(1 << 20, 1), &data(1 << 20, 2), (1024, 1024, 1024))?;
         let warm = std::time::Instant::now();
-        while warm.elapsed().as_secs_f64() < 2.0 {
-            launch(&device, CANDIDATES[0].1, &mut o)?;
-            o.c.read()?;
+        while warm.elapsed().as_secs_f64() < 3.0 {
+            for _ in 0..50 {
+                launch(&device, CANDIDATES[0].1, &mut o)?;
+            }
+            device.synchronize()?;
         }
     }
     for &(m, k, n) in shapes {
