@@ -119,6 +119,7 @@ pub fn sgemm_t<
     }
 }
 
+// ANCHOR: kernel4
 /// `c = a × b` read and written as `Vec4`s (`sgemm.rs`'s `sgemm_vec4`
 /// with its blocking as parameters): `m` a multiple of `BM`, `n` of
 /// `4 × BNV`, `k` of `BK = 4 × BKV`. A block computes `BM` rows by `BNV`
@@ -230,6 +231,8 @@ pub fn sgemm_t4<
         }
     }
 }
+
+// ANCHOR_END: kernel4
 
 /// `dst`, `rows4 × cols4` `Vec4`s (`rows4` = its length over `cols4`):
 /// `src`, `rows × cols` `f32`s, with zeros past its rows and columns.
@@ -413,6 +416,7 @@ fn launch(device: &Device, tile: Tile, o: &mut Operands) -> Result<(), Box<dyn s
     Ok(())
 }
 
+// ANCHOR: launch4
 /// One launch of the `Vec4` tile `t` on `Vec4` operands of `m × k × n`.
 fn launch_v4(
     device: &Device,
@@ -452,6 +456,7 @@ fn launch_v4(
     );
     Ok(())
 }
+// ANCHOR_END: launch4
 
 /// The plain Rust answer.
 fn reference(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Vec<f32> {
@@ -472,6 +477,7 @@ fn data(len: usize, seed: usize) -> Vec<f32> {
     (0..len).map(|i| ((i * 7 + seed) % 17) as f32 / 8.0 - 1.0).collect()
 }
 
+// ANCHOR: choose
 /// The tuner's choice of tile for these operands on `device` (tuned the
 /// first time for a device and a bucket of sizes, then read from the
 /// cache). Each candidate's first run is read back and compared with the
@@ -504,6 +510,7 @@ fn choose<'c>(
 fn tuner(device: &Device) -> tune::Tuner {
     tune::Tuner::new(device, "sgemm_tuned", &[&sgemm_t::KERNEL, &sgemm_t4::KERNEL, &pad::KERNEL, &unpad::KERNEL])
 }
+// ANCHOR_END: choose
 
 /// Multiplies on `device` with the tuner's tile.
 fn run(
