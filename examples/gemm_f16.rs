@@ -148,6 +148,115 @@ mod gemm {
             }
         }
     }
+
+    /// `gemm_f16` with its block shape as parameters: a `TBM × TBN` block
+    /// of `C` (`NT = TBM / 64 × TBN / 64 × 32` threads, a subgroup per 64 ×
+    /// 64 square, `WCOLS = TBN / 64` of them a row), `B`'s staged rows
+    /// `TSB = TBN / 4 + 2` vectors long, the shared arrays `AS = TBM × SA`
+    /// and `BS = BK × TSB` vectors, and `QA`, `QB` vectors of `A` and `B`
+    /// a thread copies per step. Launch with
+    /// `Grid::blocks([n / TBN, m / TBM])`; `m`, `n` multiples of the block,
+    /// `k` of 32.
+    #[kernel(workgroup_size = NT, max_workgroup_invocations = 1024, max_shared_bytes = 49152)]
+    pub fn gemm_f16_t<
+        const TBM: usize,
+        const TBN: usize,
+        const TSB: usize,
+        const AS: usize,
+        const BS: usize,
+        const QA: usize,
+        const QB: usize,
+        const NT: usize,
+        const WCOLS: usize,
+    >(
+        a: &[F16Vec4],
+        b: &[F16Vec4],
+        c: &mut [f32],
+        k: u32,
+        n: u32,
+    ) {
+        let a_s = shared::<[F16Vec4; AS]>();
+        let b_s = shared::<[F16Vec4; BS]>();
+        let (k, n) = (k as usize, n as usize);
+        let (kv, nv) = (k / L, n / L); // row lengths in vectors
+        let t = thread_id().x;
+        // The subgroup's 64 × 64 square of the block's `TBM × TBN`.
+        let subgroup = t / 32;
+        let (wr, wc) = (subgroup / WCOLS * 64, subgroup % WCOLS * 64);
+        let (row0, col0) = (block_id().y * TBM, block_id().x * TBN);
+        // 4 × 4 accumulators: acc[i * 4 + j] is rows wr + 16i, columns wc + 16j.
+        let mut acc = [Accumulator::<f32, T, T>::zeros(); 16];
+
+        // As in `gemm_f16`: thread t copies vectors t, t + NT, ... of the
+        // block's staged tiles.
+        let mut a_at = [0usize; QA];
+        let mut b_at = [0usize; QB];
+        let mut next_a = [F16Vec4::ZERO; QA];
+        let mut next_b = [F16Vec4::ZERO; QB];
+        #[unroll]
+        for q in 0..QA {
+            let e = t + q * NT;
+            a_at[q] = (row0 + e / (BK / L)) * kv + e % (BK / L);
+            next_a[q] = a[a_at[q]];
+        }
+        #[unroll]
+        for q in 0..QB {
+            let e = t + q * NT;
+            b_at[q] = e / (TBN / L) * nv + col0 / L + e % (TBN / L);
+            next_b[q] = b[b_at[q]];
+        }
+        let mut kk = 0;
+        while kk < k {
+            #[unroll]
+            for q in 0..QA {
+                let e = t + q * NT;
+                a_s[e / (BK / L) * SA + e % (BK / L)] = next_a[q];
+            }
+            #[unroll]
+            for q in 0..QB {
+                let e = t + q * NT;
+                b_s[e / (TBN / L) * TSB + e % (TBN / L)] = next_b[q];
+            }
+            workgroup_barrier();
+            let kn = kk + BK;
+            if kn < k {
+                #[unroll]
+                for q in 0..QA {
+                    next_a[q] = a[a_at[q] + kn / L];
+                }
+                #[unroll]
+                for q in 0..QB {
+                    next_b[q] = b[b_at[q] + kn * nv];
+                }
+            }
+            #[unroll]
+            for s in 0..BK / T {
+                // Tile offsets and strides count vectors, like indexing a_s.
+                let b0 = MatrixB::<T, T>::load(&b_s, s * T * TSB + wc / L, TSB);
+                let b1 = MatrixB::<T, T>::load(&b_s, s * T * TSB + (wc + T) / L, TSB);
+                let b2 = MatrixB::<T, T>::load(&b_s, s * T * TSB + (wc + 2 * T) / L, TSB);
+                let b3 = MatrixB::<T, T>::load(&b_s, s * T * TSB + (wc + 3 * T) / L, TSB);
+                #[unroll]
+                for i in 0..4 {
+                    let ta = MatrixA::<T, T>::load(&a_s, (wr + i * T) * SA + s * T / L, SA);
+                    acc[i * 4] = mma(ta, b0, acc[i * 4]);
+                    acc[i * 4 + 1] = mma(ta, b1, acc[i * 4 + 1]);
+                    acc[i * 4 + 2] = mma(ta, b2, acc[i * 4 + 2]);
+                    acc[i * 4 + 3] = mma(ta, b3, acc[i * 4 + 3]);
+                }
+            }
+            workgroup_barrier();
+            kk = kn;
+        }
+        #[unroll]
+        for i in 0..4 {
+            #[unroll]
+            for j in 0..4 {
+                let at = (row0 + wr + i * T) * n + col0 + wc + j * T;
+                acc[i * 4 + j].store(&mut c, at, n);
+            }
+        }
+    }
 }
 // ANCHOR_END: kernel
 
@@ -192,6 +301,100 @@ fn run(device: &Device, a: &[f16], b: &[f16], (m, k, n): (usize, usize, usize)) 
     Ok(c.read().expect("read"))
 }
 
+/// The block shapes (`TBM × TBN`) the tuner tries for `gemm_f16_t`.
+const BLOCKS: [(&str, (usize, usize)); 5] = [
+    ("b256x128", (256, 128)),
+    ("b128x128", (128, 128)),
+    ("b128x256", (128, 256)),
+    ("b256x256", (256, 256)),
+    ("b64x128", (64, 128)),
+];
+
+/// `gemm_f16_t` for the block `(bm, bn)` (each written out: const generic
+/// arguments are part of the source); a shape the block does not divide
+/// is an `Err`.
+fn launch_block(
+    device: &Device,
+    (bm, bn): (usize, usize),
+    (a, b, c): (&Buffer<F16Vec4>, &Buffer<F16Vec4>, &mut Buffer<f32>),
+    (m, k, n): (usize, usize, usize),
+) -> Result<(), LaunchError> {
+    if m % bm != 0 || n % bn != 0 || k % gemm::BK != 0 {
+        return Err(LaunchError::InvalidArgument {
+            kernel: "gemm_f16_t",
+            arg: "m, n",
+            problem: format!("{m} × {k} × {n} is not whole {bm} × {bn} blocks"),
+        });
+    }
+    let grid = Grid::blocks([n / bn, m / bm]);
+    let (k, n) = (k as u32, n as u32);
+    macro_rules! blocks {
+        ($([$bm:literal, $bn:literal]),*) => {
+            match (bm, bn) {
+                $(($bm, $bn) => gemm::gemm_f16_t::launch::<
+                    $bm,
+                    $bn,
+                    { $bn / 4 + 2 },
+                    { $bm * (gemm::BK / 4 + 2) },
+                    { gemm::BK * ($bn / 4 + 2) },
+                    { $bm * gemm::BK / 4 / ($bm / 64 * ($bn / 64) * 32) },
+                    { gemm::BK * $bn / 4 / ($bm / 64 * ($bn / 64) * 32) },
+                    { $bm / 64 * ($bn / 64) * 32 },
+                    { $bn / 64 },
+                >(device, grid, a, b, c, k, n),)*
+                other => panic!("no launch is written for the block {other:?}"),
+            }
+        };
+    }
+    blocks!([256, 128], [128, 128], [128, 256], [256, 256], [64, 128])
+}
+
+/// The tuner's block for `m × k × n` (every block's output must agree
+/// with the first one's).
+fn tuned_block(
+    device: &Device,
+    (a, b, c): (&Buffer<F16Vec4>, &Buffer<F16Vec4>, &mut Buffer<f32>),
+    (m, k, n): (usize, usize, usize),
+) -> Result<(&'static str, (usize, usize), onekernel::tune::Source), Box<dyn std::error::Error>> {
+    let tuner = onekernel::tune::Tuner::new(device, "gemm_f16_t", &[&gemm::gemm_f16_t::KERNEL]);
+    let key = onekernel::tune::Key::new().size("m", m).size("k", k).size("n", n);
+    let mut read: Vec<(usize, usize)> = Vec::new();
+    let choice = tuner.choose_checked(
+        &key,
+        &BLOCKS,
+        |&(_, block)| -> Result<Vec<f32>, Box<dyn std::error::Error>> {
+            launch_block(device, block, (a, b, c), (m, k, n))?;
+            if read.contains(&block) {
+                return Ok(Vec::new());
+            }
+            read.push(block);
+            Ok(c.read()?)
+        },
+        |want: &Vec<f32>, got: &Vec<f32>| {
+            want.len() == got.len() && want.iter().zip(got).all(|(x, y)| (x - y).abs() <= 1e-3 * x.abs().max(1.0))
+        },
+    )?;
+    Ok((choice.candidate.0, choice.candidate.1, choice.source))
+}
+
+/// Every block that divides `m × k × n` agrees with `want` on `device`
+/// (none runs where the device has no matrix tiles).
+fn check_blocks(device: &Device, a: &[f16], b: &[f16], (m, k, n): (usize, usize, usize), want: &[f64]) {
+    let ab = Buffer::from_slice(device, &vectors(a)).expect("buffer");
+    let bb = Buffer::from_slice(device, &vectors(b)).expect("buffer");
+    let mut c = Buffer::<f32>::zeroed(device, m * n).expect("buffer");
+    for (name, block) in BLOCKS {
+        if m % block.0 != 0 || n % block.1 != 0 {
+            continue;
+        }
+        match launch_block(device, block, (&ab, &bb, &mut c), (m, k, n)) {
+            Ok(()) => check(&format!("gemm_f16_t {name} on {}", device.name()), &c.read().expect("read"), want, k),
+            Err(e) if cannot_run(device, &e) => {}
+            Err(e) => panic!("{name} on {}: {e}", device.name()),
+        }
+    }
+}
+
 /// Within `f32` accumulation of exact `f16` products: a relative error of
 /// a few ulps of `f32` times the number of terms.
 fn check(what: &str, got: &[f32], want: &[f64], k: usize) {
@@ -210,9 +413,11 @@ fn cannot_run(device: &Device, e: &LaunchError) -> bool {
     device.is_gpu()
         && match e {
             LaunchError::MissingFeature { kernel, missing, .. } => {
-                *kernel == "gemm_f16" && !coop && missing.contains(onekernel::abi::Features::COOPERATIVE_MATRIX)
+                (*kernel == "gemm_f16" || kernel.starts_with("gemm_f16_t"))
+                    && !coop
+                    && missing.contains(onekernel::abi::Features::COOPERATIVE_MATRIX)
             }
-            LaunchError::UnsupportedTileShape { kernel, .. } => *kernel == "gemm_f16" && coop,
+            LaunchError::UnsupportedTileShape { kernel, .. } => kernel.starts_with("gemm_f16") && coop,
             _ => false,
         }
 }
@@ -236,6 +441,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Err(e) if cannot_run(&device, &e) => println!("{}: {e}", device.name()),
             Err(e) => return Err(e.into()),
         }
+        check_blocks(&device, &a, &b, (m, k, n), &want);
     }
     if let Some(reps) = arg("--time") {
         time(arg("--size").unwrap_or(8192), reps)?;
@@ -264,6 +470,22 @@ fn time(size: usize, reps: usize) -> Result<(), Box<dyn std::error::Error>> {
     let tflops = 2.0 * (size as f64).powi(3) / t * 1e-12;
     println!("gemm_f16 {size}x{size}x{size}: {:.3} ms, {tflops:.1} TFLOP/s ({})", t * 1e3, timing.clock);
     let got = c.read()?;
+    // The kernel with its block as parameters: the tuner's block (tuned on
+    // the first run, from the cache after), timed the same way.
+    let started = std::time::Instant::now();
+    let (name, block, source) = tuned_block(&device, (&ab, &bb, &mut c), (size, size, size))?;
+    let tuning = started.elapsed().as_secs_f64();
+    let operands = (&ab, &bb, &mut c);
+    let mut launch = || launch_block(&unchecked, block, (operands.0, operands.1, &mut *operands.2), (size, size, size));
+    launch()?;
+    let (launched, timing) = unchecked.time(|| (0..reps.max(1)).try_for_each(|_| launch()))?;
+    launched?;
+    let t2 = timing.median().expect("timed").as_secs_f64();
+    println!(
+        "gemm_f16_t {size}x{size}x{size}, tuned {name} ({source:?}, {tuning:.2} s): {:.3} ms, {:.1} TFLOP/s",
+        t2 * 1e3,
+        2.0 * (size as f64).powi(3) / t2 * 1e-12
+    );
     for probe in 0..32 {
         let (r, col) = ((probe * 7919) % size, (probe * 104_729) % size);
         let want: f64 = (0..size).map(|j| a[r * size + j].to_f64() * b[j * size + col].to_f64()).sum();

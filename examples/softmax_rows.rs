@@ -145,6 +145,117 @@ mod rows {
         }
     }
 
+    /// `softmax` with its block as parameters: `THREADS` threads a row,
+    /// `PER = COLS / THREADS` numbers each (the launch checks that they
+    /// multiply to `COLS`). Each specialisation unrolls the loops over
+    /// `PER`, so `v` is registers, as in the hand-picked `softmax`
+    /// (`THREADS = 256`, `PER = 16`); the tuner picks the block
+    /// (`--time`).
+    #[kernel(workgroup_size = THREADS, max_workgroup_invocations = 1024)]
+    pub fn softmax_t<const THREADS: usize, const PER: usize>(x: &[f32], y: &mut [f32]) {
+        let partial = shared::<[f32; THREADS]>();
+        let t = thread_id().x;
+        let base = block_id().x * COLS;
+        let per_subgroup = subgroup_size() as usize;
+        let first_lane = subgroup_invocation_id() == 0;
+
+        let mut v = [0.0f32; PER];
+        let mut m = f32::NEG_INFINITY;
+        #[unroll]
+        for k in 0..PER {
+            v[k] = x[base + k * THREADS + t];
+            m = m.max(v[k]);
+        }
+        let m = subgroup_max(m);
+        if first_lane {
+            partial[t / per_subgroup] = m;
+        }
+        workgroup_barrier();
+        let mut row_max = f32::NEG_INFINITY;
+        for s in 0..THREADS / per_subgroup {
+            row_max = row_max.max(partial[s]);
+        }
+        workgroup_barrier();
+
+        let mut sum = 0.0f32;
+        #[unroll]
+        for k in 0..PER {
+            v[k] = (v[k] - row_max).exp();
+            sum += v[k];
+        }
+        let sum = subgroup_add(sum);
+        if first_lane {
+            partial[t / per_subgroup] = sum;
+        }
+        workgroup_barrier();
+        let mut total = 0.0f32;
+        for s in 0..THREADS / per_subgroup {
+            total += partial[s];
+        }
+        let scale = 1.0 / total;
+        #[unroll]
+        for k in 0..PER {
+            y[base + k * THREADS + t] = v[k] * scale;
+        }
+    }
+
+    /// `layer_norm` with its block as parameters (see `softmax_t`).
+    #[kernel(workgroup_size = THREADS, max_workgroup_invocations = 1024)]
+    pub fn layer_norm_t<const THREADS: usize, const PER: usize>(
+        x: &[f32],
+        gamma: &[f32],
+        beta: &[f32],
+        y: &mut [f32],
+        eps: f32,
+    ) {
+        let partial = shared::<[f32; THREADS]>();
+        let t = thread_id().x;
+        let base = block_id().x * COLS;
+        let per_subgroup = subgroup_size() as usize;
+        let first_lane = subgroup_invocation_id() == 0;
+
+        let mut v = [0.0f32; PER];
+        let mut sum = 0.0f32;
+        #[unroll]
+        for k in 0..PER {
+            v[k] = x[base + k * THREADS + t];
+            sum += v[k];
+        }
+        let sum = subgroup_add(sum);
+        if first_lane {
+            partial[t / per_subgroup] = sum;
+        }
+        workgroup_barrier();
+        let mut total = 0.0f32;
+        for s in 0..THREADS / per_subgroup {
+            total += partial[s];
+        }
+        let mean = total / COLS as f32;
+        workgroup_barrier();
+
+        let mut squares = 0.0f32;
+        #[unroll]
+        for k in 0..PER {
+            v[k] -= mean;
+            squares += v[k] * v[k];
+        }
+        let squares = subgroup_add(squares);
+        if first_lane {
+            partial[t / per_subgroup] = squares;
+        }
+        workgroup_barrier();
+        let mut total = 0.0f32;
+        for s in 0..THREADS / per_subgroup {
+            total += partial[s];
+        }
+        let inv_std = 1.0 / (total / COLS as f32 + eps).sqrt();
+        #[unroll]
+        for k in 0..PER {
+            let j = k * THREADS + t;
+            y[base + j] = (v[k] * inv_std).mul_add(gamma[j], beta[j]);
+        }
+    }
+
     /// `softmax` over `f16` rows (half the bytes): each number is
     /// widened to `f32` as it is read, and rounded to `f16` once, when it
     /// is written (`SHADER_F16`). Launch with `Grid::blocks([rows])`.
@@ -255,6 +366,78 @@ mod rows {
 
 use rows::COLS;
 
+/// The blocks the tuner tries for `softmax_t` and `layer_norm_t`:
+/// threads per row (`PER = COLS / THREADS` numbers each).
+const BLOCKS: [(&str, usize); 4] = [("t128", 128), ("t256", 256), ("t512", 512), ("t1024", 1024)];
+
+/// `softmax_t` with `threads` threads a row (each tuple written out:
+/// const generic arguments are part of the source).
+fn softmax_block(d: &Device, threads: usize, x: &Buffer<f32>, y: &mut Buffer<f32>) -> Result<(), LaunchError> {
+    let grid = Grid::blocks([x.len() / COLS]);
+    match threads {
+        128 => rows::softmax_t::launch::<128, { COLS / 128 }>(d, grid, x, y),
+        256 => rows::softmax_t::launch::<256, { COLS / 256 }>(d, grid, x, y),
+        512 => rows::softmax_t::launch::<512, { COLS / 512 }>(d, grid, x, y),
+        1024 => rows::softmax_t::launch::<1024, { COLS / 1024 }>(d, grid, x, y),
+        other => panic!("no launch is written for {other} threads"),
+    }
+}
+
+/// `layer_norm_t` with `threads` threads a row.
+fn layer_norm_block(
+    d: &Device,
+    threads: usize,
+    x: &Buffer<f32>,
+    (g, b): (&Buffer<f32>, &Buffer<f32>),
+    y: &mut Buffer<f32>,
+) -> Result<(), LaunchError> {
+    let grid = Grid::blocks([x.len() / COLS]);
+    match threads {
+        128 => rows::layer_norm_t::launch::<128, { COLS / 128 }>(d, grid, x, g, b, y, EPS),
+        256 => rows::layer_norm_t::launch::<256, { COLS / 256 }>(d, grid, x, g, b, y, EPS),
+        512 => rows::layer_norm_t::launch::<512, { COLS / 512 }>(d, grid, x, g, b, y, EPS),
+        1024 => rows::layer_norm_t::launch::<1024, { COLS / 1024 }>(d, grid, x, g, b, y, EPS),
+        other => panic!("no launch is written for {other} threads"),
+    }
+}
+
+/// The tuner's block for `which` ("softmax" or "layer_norm") over `rows`
+/// rows: every block's output must agree with the first one's within
+/// `1e-5` (another block sums in another order).
+fn tuned_block(
+    device: &Device,
+    which: &str,
+    x: &Buffer<f32>,
+    affine: (&Buffer<f32>, &Buffer<f32>),
+    y: &mut Buffer<f32>,
+) -> Result<(&'static str, usize, onekernel::tune::Source), Box<dyn std::error::Error>> {
+    let tuner = onekernel::tune::Tuner::new(device, which, &[&rows::softmax_t::KERNEL, &rows::layer_norm_t::KERNEL]);
+    let key = onekernel::tune::Key::new().size("rows", x.len() / COLS);
+    let mut read: Vec<usize> = Vec::new();
+    let choice = tuner.choose_checked(
+        &key,
+        &BLOCKS,
+        |&(_, threads)| -> Result<Vec<f32>, Box<dyn std::error::Error>> {
+            if which == "softmax" {
+                softmax_block(device, threads, x, y)?;
+            } else {
+                layer_norm_block(device, threads, x, affine, y)?;
+            }
+            // Only the first run of each block is compared; the timed ones
+            // are not read back.
+            if read.contains(&threads) {
+                return Ok(Vec::new());
+            }
+            read.push(threads);
+            Ok(y.read()?)
+        },
+        |want: &Vec<f32>, got: &Vec<f32>| {
+            want.len() == got.len() && want.iter().zip(got).all(|(a, b)| (a - b).abs() <= 1e-5 * a.abs().max(1.0))
+        },
+    )?;
+    Ok((choice.candidate.0, choice.candidate.1, choice.source))
+}
+
 /// Row softmax in plain Rust (f64 accumulation: the reference).
 fn softmax_reference(x: &[f32]) -> Vec<f32> {
     x.chunks(COLS)
@@ -322,7 +505,19 @@ fn check(device: &Device, x: &[f32]) -> Result<(), Box<dyn std::error::Error>> {
     let scaled = |v: &[f32]| -> Vec<f32> { v.iter().map(|v| v * COLS as f32).collect() };
     common::check("softmax", &scaled(&soft), &scaled(&softmax_reference(x)), 1e-4);
     let (gamma, beta) = affine();
-    common::check("layer_norm", &norm, &layer_norm_reference(x, &gamma, &beta, EPS), 1e-4);
+    let want_norm = layer_norm_reference(x, &gamma, &beta, EPS);
+    common::check("layer_norm", &norm, &want_norm, 1e-4);
+    // The kernels with the block as parameters, for every block.
+    let xb = Buffer::from_slice(device, x)?;
+    let (g, b) = (Buffer::from_slice(device, &gamma)?, Buffer::from_slice(device, &beta)?);
+    let mut y = Buffer::<f32>::zeroed(device, x.len())?;
+    let want_soft = scaled(&softmax_reference(x));
+    for (name, threads) in BLOCKS {
+        softmax_block(device, threads, &xb, &mut y)?;
+        common::check(&format!("softmax_t {name}"), &scaled(&y.read()?), &want_soft, 1e-4);
+        layer_norm_block(device, threads, &xb, (&g, &b), &mut y)?;
+        common::check(&format!("layer_norm_t {name}"), &y.read()?, &want_norm, 1e-4);
+    }
     Ok(())
 }
 
@@ -403,6 +598,26 @@ fn time(rows: usize) -> Result<(), Box<dyn std::error::Error>> {
         ];
         time_launches(&d, &format!("{rows}x{COLS} {what}"), launches, &mut y16)?;
     }
+    // The kernels with the block as parameters: the tuner's block for each
+    // (tuned on the first run, from the cache after), timed the same way.
+    // SAFETY: as above; the checks of every block on every device (`check`)
+    // find no index out of bounds.
+    let unchecked = unsafe { device.unchecked() };
+    for (what, d) in [("plain", device.clone()), ("unchecked", unchecked)] {
+        for which in ["softmax", "layer_norm"] {
+            let started = std::time::Instant::now();
+            let (name, threads, source) = tuned_block(&device, which, &xb, (&g, &b), &mut y)?;
+            let tuning = started.elapsed().as_secs_f64();
+            let launch: Launch<'_, f32> = if which == "softmax" {
+                &|y| softmax_block(&d, threads, &xb, y)
+            } else {
+                &|y| layer_norm_block(&d, threads, &xb, (&g, &b), y)
+            };
+            let label = format!("{which}_t");
+            let tuned = format!("{rows}x{COLS} {what}, tuned {name} ({source:?}, {tuning:.2} s)");
+            time_launches(&d, &tuned, [(label.as_str(), launch)], &mut y)?;
+        }
+    }
     // Spot-check the last f32 layer norm against plain Rust.
     let got = y.read()?;
     let want = layer_norm_reference(&x[..COLS * 2], &gamma, &beta, EPS);
@@ -413,10 +628,10 @@ fn time(rows: usize) -> Result<(), Box<dyn std::error::Error>> {
 /// Times each launch into `y` on `d` (a warm-up launch, which also creates
 /// the pipeline, then the median of 20 from timestamps) and prints GB/s:
 /// each kernel reads `x` and writes `y` once, `y`'s size each.
-fn time_launches<T: onekernel::Element>(
+fn time_launches<T: onekernel::Element, const N: usize>(
     d: &Device,
     what: &str,
-    launches: [(&str, Launch<'_, T>); 2],
+    launches: [(&str, Launch<'_, T>); N],
     y: &mut Buffer<T>,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let bytes = 2.0 * (y.len() * std::mem::size_of::<T>()) as f64;

@@ -338,7 +338,7 @@ fn constants_of_the_scope_size_shared_memory() {
 
 /// Local arrays whose lengths are const parameters (a 2-D register tile
 /// and a row), read through `.len()`, in an `#[unroll]`ed loop over a
-/// parameter (which stays a loop: the bound is set at the launch).
+/// parameter (a loop in the module, unrolled by each specialisation).
 #[kernel(workgroup_size = 64)]
 pub fn local_sized<const TM: usize, const TN: usize>(a: &[f32], out: &mut [f32]) {
     let i = global_id().x;
@@ -421,6 +421,22 @@ fn a_tuple_the_device_cannot_run_is_an_error_naming_the_parameter() {
     }
 }
 
+/// A specialisation unrolls the `#[unroll]` loop over `TM`: no loop over
+/// it is left, `row` is indexed by constants only, and the unrolled
+/// module runs (`const_parameters_size_local_arrays` compares it with
+/// plain Rust on the GPU).
+#[test]
+fn a_specialisation_unrolls_loops_over_parameters() {
+    let kernel = &local_sized::KERNEL;
+    assert!(local_sized::WGSL.contains("unroll_r"), "the loop is marked:\n{}", local_sized::WGSL);
+    let text = onekernel::abi::specialised_wgsl(local_sized::WGSL, &kernel.consts.params, &[3.0, 2.0]).unwrap();
+    assert!(!text.contains("= unroll_r") && !text.contains("unroll_r ="), "{text}");
+    for r in 0..3 {
+        assert!(text.contains(&format!(" = {r}u;")), "{text}");
+    }
+    insta::assert_snapshot!("local_sized_specialised_3_2", text);
+}
+
 #[test]
 fn wgsl_names_the_lengths() {
     insta::assert_snapshot!("shared_sized", shared_sized::WGSL);
@@ -429,7 +445,8 @@ fn wgsl_names_the_lengths() {
 }
 
 /// Each module specialised as the runtime does (the overrides written as
-/// constants) validates, and its SPIR-V passes `spirv-val`.
+/// constants, the marked loops unrolled) validates, and its SPIR-V passes
+/// `spirv-val`.
 #[test]
 fn specialised_sized_modules_pass_spirv_val() {
     let cases: [(&onekernel::abi::KernelInfo, &[f64]); 4] = [
@@ -440,7 +457,7 @@ fn specialised_sized_modules_pass_spirv_val() {
     ];
     for (case, (kernel, values)) in cases.into_iter().enumerate() {
         for (m, module) in kernel.modules.iter().enumerate() {
-            let text = onekernel::abi::wgsl_with_constants(&module.wgsl, &kernel.consts.params, values).unwrap();
+            let text = onekernel::abi::specialised_wgsl(&module.wgsl, &kernel.consts.params, values).unwrap();
             shader_checks::reparse(&kernel.name, &text);
             let words = onekernel_compiler::emit::specialised_spirv(&text, &[]).unwrap();
             shader_checks::spirv_val(&format!("{}-{case}-{m}", kernel.name), &words);

@@ -61,6 +61,8 @@ mod module;
 pub use module::{Module, ModuleKey};
 pub mod debug;
 pub use debug::{DebugArg, DebugKind, DebugSite, PrintField, PrintType};
+mod unroll;
+pub use unroll::{unroll_marked_loops, MAX_UNROLL as MAX_LATE_UNROLL, UNROLL_PREFIX};
 
 /// Byte offsets in the uniform block's launch description (see the crate
 /// docs).
@@ -721,6 +723,13 @@ pub fn wgsl_with_constants(wgsl: &str, params: &[ConstParam], values: &[f64]) ->
         text = text.replace(&decl, &format!("const {}: {ty} = {};", p.name, p.ty.const_literal(*v)));
     }
     Ok(text)
+}
+
+/// The module the runtime compiles for a specialisation: `wgsl` with its
+/// overrides written as constants ([`wgsl_with_constants`]) and its
+/// `#[unroll]` loops over parameters unrolled ([`unroll_marked_loops`]).
+pub fn specialised_wgsl(wgsl: &str, params: &[ConstParam], values: &[f64]) -> Result<String, String> {
+    Ok(unroll_marked_loops(&wgsl_with_constants(wgsl, params, values)?))
 }
 
 /// How a kernel's block of launch parameters (the launch description and

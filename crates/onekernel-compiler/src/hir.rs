@@ -704,6 +704,11 @@ pub enum LoopKind {
         /// become constants and the arrays stay in registers; the CPU
         /// body is the loop as written.
         unroll: Option<Vec<i64>>,
+        /// `#[unroll]` of a loop whose bounds the launch sets (`0..TM`):
+        /// a loop in the module, its counter named `unroll_` + its name
+        /// (`onekernel_abi::UNROLL_PREFIX`), which each specialisation
+        /// unrolls once the values are constants.
+        late_unroll: bool,
     },
 }
 

@@ -85,7 +85,7 @@ pub fn keyed(params: &[ConstParam], values: &[f64]) -> Vec<(String, f64)> {
 /// The text is parsed and validated again, so values naga refuses (an
 /// array of zero elements) are refused here.
 pub fn wgsl(wgsl: &str, values: &[(String, f64)]) -> Result<String, String> {
-    let text = substitute(wgsl, &declarations(wgsl, values)?);
+    let text = onekernel_abi::unroll_marked_loops(&substitute(wgsl, &declarations(wgsl, values)?));
     let again = naga::front::wgsl::parse_str(&text).map_err(|e| e.emit_to_string(&text))?;
     Validator::new(ValidationFlags::all(), CAPABILITIES).validate(&again).map_err(|e| format!("{e:?}"))?;
     Ok(text)

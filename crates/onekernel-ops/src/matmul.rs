@@ -11,9 +11,17 @@
 //!   through its layout (row-major or transposed: the tile is loaded with
 //!   neighbouring threads at neighbouring addresses either way). The batch
 //!   is the grid's `z`.
+//! - [`sgemm_tiled`] is `examples/sgemm_tuned.rs`'s `Vec4` kernel with its
+//!   blocking as const parameters, over the same GPU memory viewed as
+//!   `Vec4`s: for row-major operands on a GPU whose shape one of its tiles
+//!   divides (`m` a multiple of 32, `n` of 64, `k` of 16 at least). The
+//!   tile is chosen per shape by the autotuner (`onekernel::tune`, one
+//!   tuner per device, its results in the tuning cache), so the first
+//!   product of a new shape times each tile that fits.
 //! - [`sgemm_fast`] is `examples/sgemm.rs`'s `sgemm_vec4` over `f32`
 //!   buffers (four neighbouring `f32`s where that kernel reads a `Vec4`):
-//!   for row-major operands with `m`, `n` multiples of 128 and `k` of 16.
+//!   for row-major operands with `m`, `n` multiples of 128 and `k` of 16
+//!   where [`sgemm_tiled`] cannot run (the kernels on the CPU executor).
 //! - [`hgemm_tiles`]: `f16` × `f16` → `f32` on 16 × 16 matrix tiles, each
 //!   subgroup of 32 a 32 × 64 piece of a 128 × 128 block, its tiles read
 //!   straight from memory (cached); for `m`, `n` multiples of 128 and `k`
@@ -243,6 +251,230 @@ pub fn sgemm_fast(a: &[f32], b: &[f32], c: &mut [f32], m: u32, k: u32, n: u32) {
     }
 }
 
+/// `examples/sgemm_tuned.rs`'s `sgemm_t4`, batched: row-major operands
+/// read and written as `Vec4`s, a block computing `BM` rows by `BNV`
+/// `Vec4`s of `C` (threads `TX × TY`, each `TM` rows by `TNV` `Vec4`s,
+/// staging `LA` and `LB` `Vec4`s of the tiles of `A` and `B` per step of
+/// `BK = 4 × BKV`), the batch in `block_id().z`. `m` a multiple of `BM`,
+/// `n` of `4 × BNV`, `k` of `BK`. Its loops over parameters are
+/// `#[unroll]`: each specialisation is straight-line code over
+/// registers. [`matmul_into`] picks the tile with the autotuner.
+#[kernel(workgroup_size = (TX, TY), max_workgroup_invocations = 1024, max_shared_bytes = 32768)]
+pub fn sgemm_tiled<
+    const BM: usize,
+    const BK: usize,
+    const BNV: usize,
+    const BKV: usize,
+    const TM: usize,
+    const TNV: usize,
+    const TX: usize,
+    const TY: usize,
+    const LA: usize,
+    const LB: usize,
+>(
+    a: &[Vec4],
+    b: &[Vec4],
+    c: &mut [Vec4],
+    m: u32,
+    k: u32,
+    n: u32,
+) {
+    let a_tile = shared::<[[Vec4; BKV]; BM]>();
+    let b_tile = shared::<[[Vec4; BNV]; BK]>();
+    let (m, k4, n4) = (m as usize, k as usize / 4, n as usize / 4);
+    let batch = block_id().z;
+    let (a0, b0, c0) = (batch * m * k4, batch * k4 * 4 * n4, batch * m * n4);
+    let (tx, ty) = (thread_id().x, thread_id().y);
+    let t = ty * TX + tx;
+    let row0 = block_id().y * BM;
+    let col0 = block_id().x * BNV;
+
+    let mut acc = [[Vec4::ZERO; TNV]; TM];
+    let mut a_frag = [Vec4::ZERO; TM];
+    let mut b_frag = [Vec4::ZERO; TNV];
+    let mut a_next = [Vec4::ZERO; LA];
+    let mut b_next = [Vec4::ZERO; LB];
+    #[unroll]
+    for s in 0..LA {
+        let e = t + s * TX * TY;
+        a_next[s] = a[a0 + (row0 + e / BKV) * k4 + e % BKV];
+    }
+    #[unroll]
+    for s in 0..LB {
+        let e = t + s * TX * TY;
+        b_next[s] = b[b0 + (e / BNV) * n4 + col0 + e % BNV];
+    }
+    let steps = k4 * 4 / BK;
+    for step in 0..steps {
+        #[unroll]
+        for s in 0..LA {
+            let e = t + s * TX * TY;
+            a_tile[e / BKV][e % BKV] = a_next[s];
+        }
+        #[unroll]
+        for s in 0..LB {
+            let e = t + s * TX * TY;
+            b_tile[e / BNV][e % BNV] = b_next[s];
+        }
+        workgroup_barrier();
+        if step + 1 < steps {
+            let (da, db) = ((step + 1) * BKV, (step + 1) * BK * n4);
+            #[unroll]
+            for s in 0..LA {
+                let e = t + s * TX * TY;
+                a_next[s] = a[a0 + (row0 + e / BKV) * k4 + e % BKV + da];
+            }
+            #[unroll]
+            for s in 0..LB {
+                let e = t + s * TX * TY;
+                b_next[s] = b[b0 + (e / BNV) * n4 + col0 + e % BNV + db];
+            }
+        }
+        #[unroll]
+        for q in 0..BKV {
+            #[unroll]
+            for i in 0..TM {
+                a_frag[i] = a_tile[ty + i * TY][q];
+            }
+            #[unroll]
+            for kk in 0..4 {
+                #[unroll]
+                for j in 0..TNV {
+                    b_frag[j] = b_tile[q * 4 + kk][tx + j * TX];
+                }
+                #[unroll]
+                for i in 0..TM {
+                    let x = Vec4::splat(a_frag[i][kk]);
+                    #[unroll]
+                    for j in 0..TNV {
+                        acc[i][j] = x.mul_add(b_frag[j], acc[i][j]);
+                    }
+                }
+            }
+        }
+        workgroup_barrier();
+    }
+    #[unroll]
+    for i in 0..TM {
+        #[unroll]
+        for j in 0..TNV {
+            c[c0 + (row0 + ty + i * TY) * n4 + col0 + tx + j * TX] = acc[i][j];
+        }
+    }
+}
+
+/// A tile of [`sgemm_tiled`]: `BM`, `BN` (columns of `C`), `BK`, `TM`,
+/// `TNV`.
+type Tile = [usize; 5];
+
+/// The tiles the tuner times for [`sgemm_tiled`] (those that divide the
+/// shape), named as in `examples/sgemm_tuned.rs`.
+const TILES: [(&str, Tile); 6] = [
+    ("v4_bm128_bn128_bk16_tm8_tn2", [128, 128, 16, 8, 2]),
+    ("v4_bm128_bn128_bk8_tm8_tn2", [128, 128, 8, 8, 2]),
+    ("v4_bm64_bn128_bk16_tm4_tn2", [64, 128, 16, 4, 2]),
+    ("v4_bm128_bn64_bk16_tm8_tn2", [128, 64, 16, 8, 2]),
+    ("v4_bm64_bn64_bk16_tm4_tn2", [64, 64, 16, 4, 2]),
+    ("v4_bm32_bn64_bk16_tm4_tn2", [32, 64, 16, 4, 2]),
+];
+
+/// One launch of [`sgemm_tiled`] for `tile` (each tuple written out: const
+/// generic arguments are part of the source).
+fn launch_tiled(
+    device: &Device,
+    tile: Tile,
+    (a, b, c): (&Buffer<Vec4>, &Buffer<Vec4>, &mut Buffer<Vec4>),
+    s: Shape,
+) -> Result<(), LaunchError> {
+    let grid = Grid::blocks([s.n / tile[1], s.m / tile[0], s.batch]);
+    let (m, k, n) = (s.m as u32, s.k as u32, s.n as u32);
+    macro_rules! tuples {
+        ($([$bm:literal, $bn:literal, $bk:literal, $tm:literal, $tn:literal]),*) => {
+            match tile {
+                $([$bm, $bn, $bk, $tm, $tn] => sgemm_tiled::launch::<
+                    $bm, $bk, { $bn / 4 }, { $bk / 4 }, $tm, $tn,
+                    { $bn / 4 / $tn }, { $bm / $tm },
+                    { $bm * $bk / 4 / ($bn / 4 / $tn * ($bm / $tm)) },
+                    { $bk * $bn / 4 / ($bn / 4 / $tn * ($bm / $tm)) },
+                >(device, grid, a, b, c, m, k, n),)*
+                other => Err(arg_error("tile", format!("no launch is written for {other:?}"))),
+            }
+        };
+    }
+    tuples!(
+        [128, 128, 16, 8, 2],
+        [128, 128, 8, 8, 2],
+        [64, 128, 16, 4, 2],
+        [128, 64, 16, 8, 2],
+        [64, 64, 16, 4, 2],
+        [32, 64, 16, 4, 2]
+    )
+}
+
+/// The same memory as a buffer of `Vec4`s (a GPU buffer only; `None` on
+/// the CPU executor): the tiled kernel reads and writes `Vec4`s.
+fn vec4_view(device: &Device, x: &Buffer<f32>) -> Option<Buffer<Vec4>> {
+    Buffer::<Vec4>::from_wgpu(device, x.wgpu_buffer()?, x.len() / 4).ok()
+}
+
+/// One tuner per device for [`sgemm_tiled`], kept for the program's life so
+/// that its cache is read once.
+fn tuner(device: &Device) -> std::sync::Arc<onekernel_runtime::tune::Tuner> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    static TUNERS: OnceLock<Mutex<HashMap<u64, Arc<onekernel_runtime::tune::Tuner>>>> = OnceLock::new();
+    let mut map = TUNERS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+    Arc::clone(map.entry(device.id()).or_insert_with(|| {
+        Arc::new(onekernel_runtime::tune::Tuner::new(device, "ops::matmul", &[&sgemm_tiled::KERNEL]))
+    }))
+}
+
+/// `c = a × b` with the tuner's tile of [`sgemm_tiled`], if some tile
+/// divides the shape and the buffers are GPU buffers: `Ok(false)` when not.
+fn matmul_tiled(
+    device: &Device,
+    a: &Buffer<f32>,
+    b: &Buffer<f32>,
+    c: &mut Buffer<f32>,
+    s: Shape,
+) -> Result<bool, LaunchError> {
+    let fits: Vec<(&str, Tile)> =
+        TILES.iter().copied().filter(|(_, t)| s.m % t[0] == 0 && s.n % t[1] == 0 && s.k % t[2] == 0).collect();
+    if fits.is_empty() || s.k == 0 {
+        return Ok(false);
+    }
+    let (Some(a4), Some(b4), Some(mut c4)) = (vec4_view(device, a), vec4_view(device, b), vec4_view(device, c)) else {
+        return Ok(false);
+    };
+    let tuner = tuner(device);
+    let key = onekernel_runtime::tune::Key::new()
+        .size("batch", s.batch)
+        .size("m", s.m)
+        .size("k", s.k)
+        .size("n", s.n)
+        .value("fits", fits.len());
+    let mut read: Vec<&str> = Vec::new();
+    let choice = tuner.choose(&key, &fits, |&(name, tile)| -> Result<Vec<Vec4>, LaunchError> {
+        launch_tiled(device, tile, (&a4, &b4, &mut c4), s)?;
+        // The first run of each tile is compared with the first tile's;
+        // its timed runs are not read back.
+        if read.contains(&name) {
+            return Ok(Vec::new());
+        }
+        read.push(name);
+        c4.read().map_err(|e| LaunchError::Gpu { kernel: "ops::matmul", message: e.to_string() })
+    });
+    // A tuner that cannot time (a product inside the caller's
+    // `Device::time`, which cannot nest) leaves the first tile that fits;
+    // a later product outside it tunes.
+    let tile = match choice {
+        Ok(choice) => choice.candidate.1,
+        Err(_) => fits[0].1,
+    };
+    launch_tiled(device, tile, (&a4, &b4, &mut c4), s)?;
+    Ok(true)
+}
+
 /// The matrix-tile kernel (see the [module](self) docs).
 #[kernels]
 pub mod tiles {
@@ -391,6 +623,9 @@ pub fn matmul_with(
     if !device.is_gpu() && !kernels_on_cpu {
         let out = cpu_product(&host(a)?, at, &host(b)?, bt, shape);
         return c.write(&out).map_err(|e| LaunchError::Gpu { kernel: "ops::matmul", message: e.to_string() });
+    }
+    if !at && !bt && device.is_gpu() && matmul_tiled(device, a, b, c, shape)? {
+        return Ok(());
     }
     let (m32, k32, n32) = (m as u32, k as u32, n as u32);
     if !at && !bt && m % 128 == 0 && n % 128 == 0 && k % 16 == 0 && k > 0 {

@@ -165,11 +165,34 @@ fn make(kernel: &'static KernelInfo, values: &[f64], name: &'static str) -> Resu
     for m in kernel.modules.iter() {
         let wgsl = onekernel_abi::wgsl_with_constants(&m.wgsl, &kernel.consts.params, values)
             .map_err(|problem| LaunchError::InvalidKernel { kernel: name, problem })?;
+        let wgsl = unrolled(wgsl);
         modules.push(Module { key: m.key, wgsl: Cow::Owned(wgsl), spirv: None });
     }
     info.modules = Cow::Owned(modules);
     info.consts = Consts { values: Cow::Owned(values.iter().map(|v| v.to_bits()).collect()), ..kernel.consts.clone() };
     Ok(info)
+}
+
+/// `wgsl` (a specialisation's module, its overrides constants) with its
+/// `#[unroll]` loops over parameters unrolled
+/// ([`onekernel_abi::unroll_marked_loops`]), if the result validates; the
+/// module as it is otherwise (correct, only slower: that would be a
+/// compiler bug, which a test of every kernel with such loops would show).
+fn unrolled(wgsl: String) -> String {
+    let text = onekernel_abi::unroll_marked_loops(&wgsl);
+    if text == wgsl {
+        return wgsl;
+    }
+    let valid = naga::front::wgsl::parse_str(&text).ok().is_some_and(|module| {
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+            .validate(&module)
+            .is_ok()
+    });
+    if valid {
+        text
+    } else {
+        wgsl
+    }
 }
 
 /// The shared memory and workgroup size of `kernel` for `values`, into

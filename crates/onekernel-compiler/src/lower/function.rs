@@ -724,7 +724,7 @@ impl<'a> FnLowerer<'a> {
                 self.loops.pop();
                 b
             }
-            LoopKind::For { var, start, end, inclusive, step, reverse, .. } => {
+            LoopKind::For { var, start, end, inclusive, step, reverse, late_unroll, .. } => {
                 let var_ty = self.types.locals[*var];
                 let decl = self.hir.locals[*var].clone();
                 let start_v = self.expr(*start)?;
@@ -738,7 +738,11 @@ impl<'a> FnLowerer<'a> {
                     None => None,
                 };
                 let (inclusive, reverse) = (*inclusive, *reverse);
-                let counter = self.var(&decl.name, var_ty, decl.span);
+                let counter = if *late_unroll {
+                    self.var(&format!("{}{}", onekernel_abi::UNROLL_PREFIX, decl.name), var_ty, decl.span)
+                } else {
+                    self.var(&decl.name, var_ty, decl.span)
+                };
                 self.store_var(counter, if reverse { end_v } else { start_v }, span);
                 // An inclusive range runs only when it is not empty; it then
                 // stops itself at its bound, so `..=u32::MAX` ends too.

@@ -1155,9 +1155,17 @@ impl Parser<'_> {
         };
         let body = self.loop_body(&label, &f.body);
         self.scopes.pop();
-        let unroll = self.unroll(f, &body, var, &label, inclusive, reverse);
+        let (unroll, late_unroll) = match self.unroll(f, &body, var, &label, inclusive, reverse) {
+            Unroll::Values(v) => (Some(v), false),
+            Unroll::AtSpecialisation => (None, true),
+            Unroll::No => (None, false),
+        };
         self.push(
-            ExprKind::Loop { label, kind: LoopKind::For { var, start, end, inclusive, step, reverse, unroll }, body },
+            ExprKind::Loop {
+                label,
+                kind: LoopKind::For { var, start, end, inclusive, step, reverse, unroll, late_unroll },
+                body,
+            },
             span,
         )
     }
@@ -1175,15 +1183,15 @@ impl Parser<'_> {
         label: &Option<Label>,
         inclusive: bool,
         reverse: bool,
-    ) -> Option<Vec<i64>> {
+    ) -> Unroll {
         let asked = f.attrs.iter().find(|a| a.path().is_ident("unroll"));
         let (range, step) = match strip(&f.expr) {
             syn::Expr::MethodCall(m) if m.method == "step_by" => (strip(&m.receiver), m.args.first()),
             syn::Expr::MethodCall(m) => (strip(&m.receiver), None),
             other => (other, None),
         };
-        let syn::Expr::Range(r) = range else { return None };
-        let (start, end) = (r.start.as_deref()?, r.end.as_deref()?);
+        let syn::Expr::Range(r) = range else { return Unroll::No };
+        let (Some(start), Some(end)) = (r.start.as_deref(), r.end.as_deref()) else { return Unroll::No };
         let int = |p: &mut Self, e: &syn::Expr| match p.const_eval(e) {
             Some(crate::hir::ConstValue::Int(v)) => i64::try_from(v).ok(),
             _ => None,
@@ -1200,19 +1208,33 @@ impl Parser<'_> {
         });
         let jump = crate::visit::jump_out_of_loop(&self.f, body, Function::label_name(label));
         match (asked, values) {
-            // A bound the launch sets (`0..TM`): the loop stays a loop, which
-            // the GPU's compiler sees with the launch's value as a constant.
+            (Some(_), _) if jump.is_some() => {
+                self.diags.push(
+                    Diagnostic::new(jump.expect("checked"), "a `#[unroll]` loop cannot `break` or `continue`")
+                        .help("guard the rest of the body with `if` instead, or drop `#[unroll]`"),
+                );
+                Unroll::No
+            }
+            // A bound the launch sets (`0..TM`): the loop stays a loop in
+            // the module, marked (its counter `unroll_r`), and each
+            // specialisation unrolls it once the values are constants
+            // (`onekernel_abi::unroll_marked_loops`). Counting down or to an
+            // inclusive bound stays a loop.
             (Some(_), None)
                 if [Some(start), Some(end), step].into_iter().flatten().any(|e| self.mentions_launch_value(e)) =>
             {
-                None
+                if reverse || inclusive {
+                    Unroll::No
+                } else {
+                    Unroll::AtSpecialisation
+                }
             }
             (Some(attr), None) => {
                 self.diags.push(
                     Diagnostic::new(attr.span(), "`#[unroll]` needs a loop whose bounds are known when the kernel is compiled")
                         .help("use literals or constants: `for k in 0..TILE` with `const TILE: usize = 8;`; or drop `#[unroll]`"),
                 );
-                None
+                Unroll::No
             }
             (Some(attr), Some((_, _, _, count))) if count > MAX_UNROLL => {
                 self.diags.push(
@@ -1221,24 +1243,27 @@ impl Parser<'_> {
                             "unroll at most {MAX_UNROLL} iterations: unroll an inner loop, or drop `#[unroll]`"
                         )),
                 );
-                None
+                Unroll::No
             }
-            (Some(_), Some(_)) if jump.is_some() => {
-                self.diags.push(
-                    Diagnostic::new(jump.expect("checked"), "a `#[unroll]` loop cannot `break` or `continue`")
-                        .help("guard the rest of the body with `if` instead, or drop `#[unroll]`"),
-                );
-                None
-            }
-            (Some(_), Some((a, _, s, count))) => Some(sequence(a, s, count, reverse)),
+            (Some(_), Some((a, _, s, count))) => Unroll::Values(sequence(a, s, count, reverse)),
             (None, Some((a, _, s, count)))
                 if count <= AUTO_UNROLL && jump.is_none() && crate::visit::indexes_array_with(&self.f, body, var) =>
             {
-                Some(sequence(a, s, count, reverse))
+                Unroll::Values(sequence(a, s, count, reverse))
             }
-            (None, _) => None,
+            (None, _) => Unroll::No,
         }
     }
+}
+
+/// What becomes of a `for` loop's repetition.
+enum Unroll {
+    /// A loop.
+    No,
+    /// The body once per value, when the kernel is compiled.
+    Values(Vec<i64>),
+    /// A marked loop, unrolled by each specialisation.
+    AtSpecialisation,
 }
 
 /// The most iterations `#[unroll]` repeats.
