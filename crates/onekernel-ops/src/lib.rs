@@ -49,3 +49,5 @@ pub mod matmul;
 pub mod norm;
 pub mod random;
 pub mod sort;
+pub mod attention;
+pub use attention::attention;
