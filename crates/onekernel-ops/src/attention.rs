@@ -33,8 +33,8 @@
 //!   rarely, and the block decides together.
 //! - **Simple** (`attention_simple`, any head dimension that is a multiple
 //!   of 4 up to 128, every device): one thread per query row, its query
-//!   and output in registers, keys and values staged in shared memory 32
-//!   at a time. The fallback where there are no matrix tiles (lavapipe,
+//!   and output in registers, keys and values read straight from memory
+//!   (the threads of a block read the same row at once), no barriers. The fallback where there are no matrix tiles (lavapipe,
 //!   WebGPU) and the CPU executor's choice (it runs plain loops fastest).
 //! - **Decode** (`decode_part` + `decode_combine`, for `seq_q ≤ 4`): one
 //!   block per (query row, chunk of 256 keys) computes the chunk's
@@ -320,7 +320,8 @@ fn decode(
 
 /// The tile kernel variants by name: `flash_d64`, `flash_d128` (what
 /// [`AttentionKernel::Tiles`] runs) and others for comparison.
-pub const TILE_VARIANTS: [&str; 5] = ["flash_d64", "flash_d128", "wide_d64", "long_d64", "long_d128"];
+pub const TILE_VARIANTS: [&str; 8] =
+    ["flash_d64", "flash_d128", "wide_d64", "qs_d64", "qs_d128", "direct_d64", "direct_d128", "lean_d128"];
 
 fn default_variant(head_dim: u32) -> &'static str {
     if head_dim == 64 {
@@ -350,8 +351,11 @@ fn tiles(
         "flash_d64" => flash_d64::flash_d64::launch(device, rows(flash_d64::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl),
         "flash_d128" => flash_d128::flash_d128::launch(device, rows(flash_d128::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl),
         "wide_d64" => wide_d64::wide_d64::launch(device, rows(wide_d64::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl),
-        "long_d64" => long_d64::long_d64::launch(device, rows(long_d64::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl),
-        "long_d128" => long_d128::long_d128::launch(device, rows(long_d128::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl),
+        "qs_d64" => qs_d64::qs_d64::launch(device, rows(qs_d64::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl),
+        "qs_d128" => qs_d128::qs_d128::launch(device, rows(qs_d128::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl),
+        "direct_d64" => direct_d64::direct_d64::launch(device, rows(direct_d64::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl),
+        "direct_d128" => direct_d128::direct_d128::launch(device, rows(direct_d128::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl),
+        "lean_d128" => lean_d128::lean_d128::launch(device, rows(lean_d128::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl),
         other => Err(arg_error("kernel", format!("no tile kernel variant `{other}` (see TILE_VARIANTS)"))),
     }
 }
@@ -359,10 +363,15 @@ fn tiles(
 /// One tile kernel: head dimension `D`, `NSG` subgroups of 32 threads
 /// (16 query rows each), `BC` keys per step; `KVR` rows of `K`/`V`/`Q`
 /// staging (the larger of `2 BC` and the `16 NSG` query rows) and the
-/// workgroup size `NT = 32 NSG` as literals. A module per variant, as
-/// tiles and register arrays need their sizes as constants.
+/// workgroup size `NT = 32 NSG` as literals; `QREG`: `Q`'s tiles in
+/// registers for the whole walk (else loaded from shared memory at every
+/// step, `QSR` rows of it, fewer registers); `PREFETCH`: the next step's
+/// `K` and `V` loaded into registers a step ahead (else loaded after the
+/// scores' barrier and stored before the softmax's, fewer registers). A
+/// module per variant, as tiles and register arrays need their sizes as
+/// constants.
 macro_rules! flash_kernel {
-    ($module:ident, $d:tt, $nsg:tt, $bc:tt, $kvr:tt, $nt:tt) => {
+    ($module:ident, $d:tt, $nsg:tt, $bc:tt, $kvr:tt, $nt:tt, $qreg:tt, $pf:tt, $qsr:tt) => {
         #[kernels]
         pub mod $module {
             use onekernel_runtime::half::f16;
@@ -402,6 +411,12 @@ macro_rules! flash_kernel {
             const PT: usize = T * T + 16;
             /// Vectors of `K` (of `V`) each thread copies per step.
             const NV: usize = BC * (D / L) / NT;
+            /// Whether `Q`'s tiles stay in registers.
+            const QREG: bool = $qreg;
+            /// Whether `K` and `V` are loaded a step ahead into registers.
+            const PREFETCH: bool = $pf;
+            /// Rows of the shared copy of `Q` (a placeholder with `QREG`).
+            const QSR: usize = $qsr;
             /// How far (in powers of two) a row's maximum may grow past its
             /// reference before the output is rescaled.
             const SLACK: f32 = 8.0;
@@ -425,6 +440,7 @@ macro_rules! flash_kernel {
                 scale_log2: f32,
             ) {
                 let kv = shared::<[F16Vec4; KVR * KS]>();
+                let qs = shared::<[F16Vec4; QSR * KS]>();
                 // Each subgroup's scores (f32) and probabilities (f16) of a step.
                 let s_s = shared::<[f32; NSG * CT * ST]>();
                 let p_s = shared::<[f16; NSG * CT * PT]>();
@@ -459,7 +475,12 @@ macro_rules! flash_kernel {
                     let e = t + i * NT;
                     let r = e / dv;
                     let inside = q0 + r < seq_q;
-                    kv[r * KS + e % dv] = if inside { q[base_q + (q0 + r) * dv + e % dv] } else { F16Vec4::ZERO };
+                    let x = if inside { q[base_q + (q0 + r) * dv + e % dv] } else { F16Vec4::ZERO };
+                    if QREG {
+                        kv[r * KS + e % dv] = x;
+                    } else {
+                        qs[r * KS + e % dv] = x;
+                    }
                 }
                 workgroup_barrier();
                 let mut qa = [MatrixA::<T, T>::load(&kv, sg * T * KS, KS); DT];
@@ -481,7 +502,9 @@ macro_rules! flash_kernel {
                     let e = t + i * NT;
                     if e / dv < kend {
                         next_k[i] = k[base_kv + e];
-                        next_v[i] = v[base_kv + e];
+                        if PREFETCH {
+                            next_v[i] = v[base_kv + e];
+                        }
                     }
                 }
                 // Every subgroup has its Q tiles: K of step 0 goes where Q was.
@@ -491,7 +514,7 @@ macro_rules! flash_kernel {
                     let e = t + i * NT;
                     kv[e / dv * KS + e % dv] = next_k[i];
                     next_k[i] = F16Vec4::ZERO;
-                    if BC + e / dv < kend {
+                    if PREFETCH && BC + e / dv < kend {
                         next_k[i] = k[base_kv + BC * dv + e];
                     }
                 }
@@ -501,13 +524,25 @@ macro_rules! flash_kernel {
                 while k0 < kend {
                     // Scores: 16 rows × BC keys per subgroup, CT tiles, summed over D.
                     let mut s = [Accumulator::<f32, T, T>::zeros(); CT];
-                    #[unroll]
-                    for f in 0..DT {
+                    if QREG {
                         #[unroll]
-                        for j in 0..CT {
-                            // Element (feature, key) of a key tile is K[key][feature]: Kᵀ.
-                            let kt = MatrixB::<T, T>::load_col_major(&kv, j * T * KS + f * T / L, KS);
-                            s[j] = mma(qa[f], kt, s[j]);
+                        for f in 0..DT {
+                            #[unroll]
+                            for j in 0..CT {
+                                // Element (feature, key) of a key tile is K[key][feature]: Kᵀ.
+                                let kt = MatrixB::<T, T>::load_col_major(&kv, j * T * KS + f * T / L, KS);
+                                s[j] = mma(qa[f], kt, s[j]);
+                            }
+                        }
+                    } else {
+                        #[unroll]
+                        for f in 0..DT {
+                            let qt = MatrixA::<T, T>::load(&qs, sg * T * KS + f * T / L, KS);
+                            #[unroll]
+                            for j in 0..CT {
+                                let kt = MatrixB::<T, T>::load_col_major(&kv, j * T * KS + f * T / L, KS);
+                                s[j] = mma(qt, kt, s[j]);
+                            }
                         }
                     }
                     #[unroll]
@@ -518,19 +553,31 @@ macro_rules! flash_kernel {
                     // with this step's K and the last step's V.
                     workgroup_barrier();
                     let kn = k0 + BC;
-                    #[unroll]
-                    for i in 0..NV {
-                        let e = t + i * NT;
-                        kv[e / dv * KS + e % dv] = next_k[i];
-                        kv[(BC + e / dv) * KS + e % dv] = next_v[i];
-                    }
-                    #[unroll]
-                    for i in 0..NV {
-                        let e = t + i * NT;
-                        let kr = kn + BC + e / dv;
-                        next_k[i] = if kr < kend { k[base_kv + (kn + BC) * dv + e] } else { F16Vec4::ZERO };
-                        let vr = kn + e / dv;
-                        next_v[i] = if vr < kend { v[base_kv + kn * dv + e] } else { F16Vec4::ZERO };
+                    if PREFETCH {
+                        #[unroll]
+                        for i in 0..NV {
+                            let e = t + i * NT;
+                            kv[e / dv * KS + e % dv] = next_k[i];
+                            kv[(BC + e / dv) * KS + e % dv] = next_v[i];
+                        }
+                        #[unroll]
+                        for i in 0..NV {
+                            let e = t + i * NT;
+                            let kr = kn + BC + e / dv;
+                            next_k[i] = if kr < kend { k[base_kv + (kn + BC) * dv + e] } else { F16Vec4::ZERO };
+                            let vr = kn + e / dv;
+                            next_v[i] = if vr < kend { v[base_kv + kn * dv + e] } else { F16Vec4::ZERO };
+                        }
+                    } else {
+                        // K of the next step and V of this one, stored after the softmax.
+                        #[unroll]
+                        for i in 0..NV {
+                            let e = t + i * NT;
+                            let kr = kn + e / dv;
+                            next_k[i] = if kr < kend { k[base_kv + kn * dv + e] } else { F16Vec4::ZERO };
+                            let vr = k0 + e / dv;
+                            next_v[i] = if vr < kend { v[base_kv + k0 * dv + e] } else { F16Vec4::ZERO };
+                        }
                     }
 
                     // The online softmax of this thread's BC / 2 scores.
@@ -562,6 +609,14 @@ macro_rules! flash_kernel {
                     }
                     sum += subgroup_shuffle_xor(sum, 1);
                     l = l * alpha + sum;
+                    if !PREFETCH {
+                        #[unroll]
+                        for i in 0..NV {
+                            let e = t + i * NT;
+                            kv[e / dv * KS + e % dv] = next_k[i];
+                            kv[(BC + e / dv) * KS + e % dv] = next_v[i];
+                        }
+                    }
                     // The probabilities, the next K and this V are visible;
                     // whether any row must rescale, read by all.
                     let rescale = workgroup_uniform_load(&flags[parity]);
@@ -626,15 +681,21 @@ macro_rules! flash_kernel {
     };
 }
 
-// Four subgroups, 32 keys per step (29 KiB of shared memory at D = 128).
-flash_kernel!(flash_d64, 64, 4, 32, 64, 128);
-flash_kernel!(flash_d128, 128, 4, 32, 64, 128);
+// Four subgroups, 32 keys per step, Q in registers, K and V a step ahead
+// (29 KiB of shared memory at D = 128).
+flash_kernel!(flash_d64, 64, 4, 32, 64, 128, true, true, 8);
+flash_kernel!(flash_d128, 128, 4, 32, 64, 128, true, true, 8);
 // Eight subgroups (128 query rows per block: K and V read half as often;
 // at D = 128 the shared memory would pass 48 KiB).
-flash_kernel!(wide_d64, 64, 8, 32, 128, 256);
-// Four subgroups, 64 (48 at D = 128) keys per step: half the barriers per key.
-flash_kernel!(long_d64, 64, 4, 64, 128, 128);
-flash_kernel!(long_d128, 128, 4, 48, 96, 128);
+flash_kernel!(wide_d64, 64, 8, 32, 128, 256, true, true, 8);
+// Q's tiles loaded from shared memory at every step (fewer registers).
+flash_kernel!(qs_d64, 64, 4, 32, 64, 128, false, true, 64);
+flash_kernel!(qs_d128, 128, 4, 32, 64, 128, false, true, 64);
+// K and V not held a step ahead (fewer registers).
+flash_kernel!(direct_d64, 64, 4, 32, 64, 128, true, false, 8);
+flash_kernel!(direct_d128, 128, 4, 32, 64, 128, true, false, 8);
+// Both.
+flash_kernel!(lean_d128, 128, 4, 32, 64, 128, false, false, 64);
 
 #[kernels]
 mod simple {
@@ -643,16 +704,22 @@ mod simple {
 
     /// Query rows per block: one per thread.
     const BR: usize = 64;
-    /// Keys per step.
+    /// Keys per step of the online softmax.
     const BC: usize = 32;
     /// The largest head dimension, in vectors of four.
+    #[allow(dead_code)] // sizes the kernel's register arrays (the CPU body inlines it)
     const DV: usize = 32;
 
     /// Thread `t` of block `x` owns query row `64 x + t` of the (batch,
-    /// head) `block_id().y`, with its query and output in registers; each
-    /// step stages 32 keys and values in shared memory (16 KiB at
-    /// `dim` = 128, every device has it). `sizes`: `[seq_q, seq_kv,
-    /// kv_capacity, offset, causal]`.
+    /// head) `block_id().y`, with its query and output in registers, and
+    /// reads the keys and values straight from memory (every thread of a
+    /// block reads the same row at once: one broadcast load), 32 keys per
+    /// step of the online softmax. No shared memory and no barrier: on
+    /// lavapipe, which compiles a kernel with barriers into an LLVM
+    /// coroutine, a version that staged the keys in shared memory took
+    /// minutes to compile without bounds checks (its register arrays, live
+    /// across the barriers, went into the coroutine frame). `sizes`:
+    /// `[seq_q, seq_kv, kv_capacity, offset, causal]`.
     #[kernel(workgroup_size = 64)]
     pub fn attention_simple(
         q: &[F16Vec4],
@@ -660,82 +727,59 @@ mod simple {
         v: &[F16Vec4],
         o: &mut [F16Vec4],
         seq_q: u32,
-                seq_kv: u32,
-                cap: u32,
-                off: u32,
-                causal: u32,
+        seq_kv: u32,
+        cap: u32,
+        off: u32,
+        causal: u32,
         dim: u32,
         scale_log2: f32,
     ) {
-        let ks = shared::<[F16Vec4; BC * DV]>();
-        let vs = shared::<[F16Vec4; BC * DV]>();
         let (seq_q, seq_kv, cap, off) = (seq_q as usize, seq_kv as usize, cap as usize, off as usize);
         let dv = dim as usize / 4;
-        let t = thread_id().x;
         let bh = block_id().y;
         let (base_q, base_kv) = (bh * seq_q * dv, bh * cap * dv);
-        let q0 = block_id().x * BR;
-        let qi = q0 + t;
-        let pos = off + qi;
-        let mut qr = [Vec4::ZERO; DV];
-        let mut acc = [Vec4::ZERO; DV];
+        let qi = block_id().x * BR + thread_id().x;
         if qi < seq_q {
+            let pos = off + qi;
+            let mut qr = [Vec4::ZERO; DV];
+            let mut acc = [Vec4::ZERO; DV];
             for c in 0..dv {
                 qr[c] = q[base_q + qi * dv + c].to_vec4() * scale_log2;
             }
-        }
-        let mut m = f32::NEG_INFINITY;
-        let mut l = 0.0f32;
-        let kend = if causal != 0 { seq_kv.min(off + q0 + BR) } else { seq_kv };
-        let mut k0 = 0;
-        while k0 < kend {
-            let mut e = t;
-            while e < BC * dv {
-                let r = e / dv;
-                let inside = k0 + r < seq_kv;
-                let at = base_kv + (k0 + r) * dv + e % dv;
-                ks[e] = if inside { k[at] } else { F16Vec4::ZERO };
-                vs[e] = if inside { v[at] } else { F16Vec4::ZERO };
-                e += BR;
-            }
-            workgroup_barrier();
-            let n = BC.min(seq_kv - k0);
-            let mut s = [0.0f32; BC];
-            let mut top = f32::NEG_INFINITY;
-            for j in 0..n {
-                let mut x = f32::NEG_INFINITY;
-                if causal == 0 || k0 + j <= pos {
+            let mut m = f32::NEG_INFINITY;
+            let mut l = 0.0f32;
+            let kend = if causal != 0 { seq_kv.min(pos + 1) } else { seq_kv };
+            let mut k0 = 0;
+            while k0 < kend {
+                let n = BC.min(kend - k0);
+                let mut s = [0.0f32; BC];
+                let mut top = f32::NEG_INFINITY;
+                for j in 0..n {
+                    let at = base_kv + (k0 + j) * dv;
                     let mut d = 0.0f32;
                     for c in 0..dv {
-                        d += qr[c].dot(ks[j * dv + c].to_vec4());
+                        d += qr[c].dot(k[at + c].to_vec4());
                     }
-                    x = d;
+                    s[j] = d;
+                    top = top.max(d);
                 }
-                s[j] = x;
-                top = top.max(x);
-            }
-            let m_new = m.max(top);
-            if m_new > f32::NEG_INFINITY {
+                let m_new = m.max(top);
                 let alpha = if m > f32::NEG_INFINITY { (m - m_new).exp2() } else { 0.0 };
                 for c in 0..dv {
                     acc[c] *= alpha;
                 }
                 l *= alpha;
                 for j in 0..n {
-                    if s[j] > f32::NEG_INFINITY {
-                        let p = (s[j] - m_new).exp2();
-                        l += p;
-                        for c in 0..dv {
-                            acc[c] += vs[j * dv + c].to_vec4() * p;
-                        }
+                    let p = (s[j] - m_new).exp2();
+                    l += p;
+                    let at = base_kv + (k0 + j) * dv;
+                    for c in 0..dv {
+                        acc[c] += v[at + c].to_vec4() * p;
                     }
                 }
                 m = m_new;
+                k0 += BC;
             }
-            workgroup_barrier();
-            k0 += BC;
-        }
-        if qi < seq_q {
             for c in 0..dv {
                 o[base_q + qi * dv + c] = F16Vec4::from_vec4(acc[c] / l);
             }

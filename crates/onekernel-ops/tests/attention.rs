@@ -140,7 +140,7 @@ fn tile_shapes(d: u32) -> Vec<AttentionShape> {
 #[test]
 fn tiles_agree_with_f64() {
     let mut shapes = tile_shapes(64);
-    shapes.extend(tile_shapes(128).into_iter().take(2));
+    shapes.extend(tile_shapes(128).into_iter().skip(1).take(1));
     agree(AttentionKernel::Tiles, &shapes);
 }
 
@@ -148,7 +148,7 @@ fn tiles_agree_with_f64() {
 fn tile_variants_agree_with_f64() {
     for name in TILE_VARIANTS {
         let d = if name.ends_with("_d64") { 64 } else { 128 };
-        agree(AttentionKernel::Variant(name), &[shape(1, 1, 150, 150, 150, d, true), shape(1, 1, 40, 100, 100, d, false)]);
+        agree(AttentionKernel::Variant(name), &[shape(1, 1, 40, 70, 72, d, true)]);
     }
 }
 
@@ -257,4 +257,26 @@ fn bad_shapes_name_the_argument() {
     let mut out = buf(64);
     let err = attention_with(&device, &buf(64), &buf(128), &buf(128), &mut out, &ok, AttentionKernel::Tiles).unwrap_err();
     assert!(err.to_string().contains("head_dim"), "{err}");
+}
+
+/// The tile-free kernels through an unchecked handle (wgpu's bounds
+/// checks off) on the GPU: on lavapipe an earlier `attention_simple`,
+/// which staged the keys in shared memory behind barriers, took minutes to
+/// compile this way (LLVM's coroutine lowering of the barriers, with the
+/// kernel's register arrays live across them).
+#[test]
+fn unchecked_fallbacks_compile_and_agree() {
+    let gpu = devices().pop().expect("a GPU");
+    // SAFETY: the attention kernels index inside their buffers at every
+    // shape the op accepts; the tests above run them on the CPU executor,
+    // which checks every index.
+    let unchecked = unsafe { gpu.unchecked() };
+    let s = shape(1, 2, 40, 70, 80, 64, true);
+    let q = data((s.batch * s.heads * s.seq_q * s.head_dim) as usize, 21, 2.0);
+    let (k, v) = (cache(&s, 22, 2.0), cache(&s, 23, 1.0));
+    let want = reference(&q, &k, &v, &s);
+    for kernel in [AttentionKernel::Simple, AttentionKernel::Decode] {
+        let got = run(&unchecked, &s, kernel, (&q, &k, &v)).unwrap_or_else(|e| panic!("{kernel:?}: {e}"));
+        check(&format!("{kernel:?} unchecked on {}", gpu.name()), &got, &want);
+    }
 }
