@@ -714,12 +714,10 @@ mod simple {
     /// head) `block_id().y`, with its query and output in registers, and
     /// reads the keys and values straight from memory (every thread of a
     /// block reads the same row at once: one broadcast load), 32 keys per
-    /// step of the online softmax. No shared memory and no barrier: on
-    /// lavapipe, which compiles a kernel with barriers into an LLVM
-    /// coroutine, a version that staged the keys in shared memory took
-    /// minutes to compile without bounds checks (its register arrays, live
-    /// across the barriers, went into the coroutine frame). `sizes`:
-    /// `[seq_q, seq_kv, kv_capacity, offset, causal]`.
+    /// step of the online softmax; no shared memory, no barrier. Through an
+    /// unchecked handle lavapipe takes minutes to compile it (LLVM's
+    /// coroutine lowering of its register arrays: docs/performance.md);
+    /// checked, a second.
     #[kernel(workgroup_size = 64)]
     pub fn attention_simple(
         q: &[F16Vec4],

@@ -259,24 +259,23 @@ fn bad_shapes_name_the_argument() {
     assert!(err.to_string().contains("head_dim"), "{err}");
 }
 
-/// The tile-free kernels through an unchecked handle (wgpu's bounds
-/// checks off) on the GPU: on lavapipe an earlier `attention_simple`,
-/// which staged the keys in shared memory behind barriers, took minutes to
-/// compile this way (LLVM's coroutine lowering of the barriers, with the
-/// kernel's register arrays live across them).
+/// The decode kernel through an unchecked handle (wgpu's bounds checks
+/// off) on the GPU. `attention_simple` is left out: on lavapipe (Mesa
+/// 25.0.7, LLVM 15) its unchecked pipeline takes minutes to compile, in
+/// LLVM's coroutine lowering (`buildCoroutineFrame`; llvmpipe compiles
+/// every compute shader as a coroutine) of its register arrays; checked,
+/// it compiles in a second (docs/performance.md).
 #[test]
-fn unchecked_fallbacks_compile_and_agree() {
+fn unchecked_decode_agrees() {
     let gpu = devices().pop().expect("a GPU");
-    // SAFETY: the attention kernels index inside their buffers at every
-    // shape the op accepts; the tests above run them on the CPU executor,
-    // which checks every index.
+    // SAFETY: the decode kernels index inside their buffers at every shape
+    // the op accepts; the tests above run them on the CPU executor, which
+    // checks every index.
     let unchecked = unsafe { gpu.unchecked() };
-    let s = shape(1, 2, 40, 70, 80, 64, true);
+    let s = shape(1, 2, 3, 300, 320, 64, true);
     let q = data((s.batch * s.heads * s.seq_q * s.head_dim) as usize, 21, 2.0);
     let (k, v) = (cache(&s, 22, 2.0), cache(&s, 23, 1.0));
     let want = reference(&q, &k, &v, &s);
-    for kernel in [AttentionKernel::Simple, AttentionKernel::Decode] {
-        let got = run(&unchecked, &s, kernel, (&q, &k, &v)).unwrap_or_else(|e| panic!("{kernel:?}: {e}"));
-        check(&format!("{kernel:?} unchecked on {}", gpu.name()), &got, &want);
-    }
+    let got = run(&unchecked, &s, AttentionKernel::Decode, (&q, &k, &v)).unwrap_or_else(|e| panic!("{e}"));
+    check(&format!("Decode unchecked on {}", gpu.name()), &got, &want);
 }
