@@ -410,7 +410,6 @@ mod shaders {
         insta::assert_snapshot!("tile_gemm", tile_gemm::WGSL);
         insta::assert_snapshot!("tile_small_f16", tile_small_f16::WGSL);
         insta::assert_snapshot!("tile_from_vectors", tile_from_vectors::WGSL);
-        insta::assert_snapshot!("tile_padded_shared", tile_padded_shared::WGSL);
         insta::assert_snapshot!("tile_f16_acc_spirv", onekernel::inspect::spirv_disassembly(&tile_f16_acc::KERNEL));
         super::super::shader_checks::reparse_with_tiles("tile_gemm", tile_gemm::WGSL);
         super::super::shader_checks::reparse_with_tiles("tile_small_f16", tile_small_f16::WGSL);
