@@ -202,7 +202,10 @@ fn bench(small: bool, checked: bool, variants: bool) -> Result<(), Box<dyn std::
         if variants && auto == AttentionKernel::Tiles {
             let d = if s.head_dim == 64 { "_d64" } else { "_d128" };
             kernels.extend(
-                TILE_VARIANTS.iter().filter(|n| n.ends_with(d) && !n.starts_with("flash")).map(|n| AttentionKernel::Variant(n)),
+                TILE_VARIANTS
+                    .iter()
+                    .filter(|n| n.ends_with(d) && !n.starts_with("flash"))
+                    .map(|n| AttentionKernel::Variant(n)),
             );
         }
         let mut data = inputs(&device, s)?;
@@ -270,8 +273,9 @@ mod tests {
                         &ob.read().unwrap(),
                         &reference_rows(&q, &k, &v, &s, 0, 0..3),
                     ),
-                    Err(OpError::Launch(LaunchError::MissingFeature { .. } | LaunchError::UnsupportedTileShape { .. }))
-                        if device.is_gpu() => {}
+                    Err(OpError::Launch(
+                        LaunchError::MissingFeature { .. } | LaunchError::UnsupportedTileShape { .. },
+                    )) if device.is_gpu() => {}
                     Err(e) => panic!("{kernel:?} on {}: {e}", device.name()),
                 }
             }

@@ -173,7 +173,8 @@ pub fn attention_with(
     let rows_kv = (shape.batch * shape.heads * shape.kv_capacity) as usize;
     // The kernels read four features at a time: views of the buffers as
     // `F16Vec4`s (the same memory on a GPU, copies on the CPU executor).
-    let (qv, kv, vv) = (vec4_view(device, q, rows_q * d)?, vec4_view(device, k, rows_kv * d)?, vec4_view(device, v, rows_kv * d)?);
+    let (qv, kv, vv) =
+        (vec4_view(device, q, rows_q * d)?, vec4_view(device, k, rows_kv * d)?, vec4_view(device, v, rows_kv * d)?);
     let mut ov = vec4_view(device, out, rows_q * d)?;
     match kernel {
         AttentionKernel::Decode => decode(device, &qv, &kv, &vv, &mut ov, shape)?,
@@ -228,7 +229,13 @@ fn arg_error(arg: &'static str, problem: String) -> LaunchError {
     LaunchError::InvalidArgument { kernel: "ops::attention", arg, problem }
 }
 
-fn check(q: &Buffer<f16>, k: &Buffer<f16>, v: &Buffer<f16>, out: &Buffer<f16>, s: &AttentionShape) -> Result<(), LaunchError> {
+fn check(
+    q: &Buffer<f16>,
+    k: &Buffer<f16>,
+    v: &Buffer<f16>,
+    out: &Buffer<f16>,
+    s: &AttentionShape,
+) -> Result<(), LaunchError> {
     for (arg, value) in [("batch", s.batch), ("heads", s.heads), ("seq_q", s.seq_q), ("seq_kv", s.seq_kv)] {
         if value == 0 {
             return Err(arg_error(arg, format!("{arg} is 0: attention needs at least one")));
@@ -241,7 +248,10 @@ fn check(q: &Buffer<f16>, k: &Buffer<f16>, v: &Buffer<f16>, out: &Buffer<f16>, s
         return Err(arg_error("seq_kv", format!("seq_kv {} is past kv_capacity {}", s.seq_kv, s.kv_capacity)));
     }
     if s.causal && s.seq_q > s.seq_kv {
-        let problem = format!("a causal seq_q ({}) must not exceed seq_kv ({}): query i sits at position seq_kv - seq_q + i", s.seq_q, s.seq_kv);
+        let problem = format!(
+            "a causal seq_q ({}) must not exceed seq_kv ({}): query i sits at position seq_kv - seq_q + i",
+            s.seq_q, s.seq_kv
+        );
         return Err(arg_error("seq_q", problem));
     }
     if !s.scale.is_finite() {
@@ -296,7 +306,21 @@ fn simple(
 ) -> Result<(), LaunchError> {
     let grid = Grid::blocks([s.seq_q.div_ceil(64) as usize, (s.batch * s.heads) as usize]);
     let sz = sizes(s);
-    simple::attention_simple::launch(device, grid, q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], s.head_dim, scale_log2(s))
+    simple::attention_simple::launch(
+        device,
+        grid,
+        q,
+        k,
+        v,
+        o,
+        sz[0],
+        sz[1],
+        sz[2],
+        sz[3],
+        sz[4],
+        s.head_dim,
+        scale_log2(s),
+    )
 }
 
 fn decode(
@@ -313,7 +337,22 @@ fn decode(
     let mut part = Buffer::<Vec4>::zeroed(device, (rows * chunks * (dv + 1)) as usize)?;
     let grid = Grid::blocks([chunks as usize, rows as usize]);
     let sz = sizes(s);
-    decode::decode_part::launch(device, grid, q, k, v, &mut part, sz[0], sz[1], sz[2], sz[3], sz[4], s.head_dim, scale_log2(s), chunks)?;
+    decode::decode_part::launch(
+        device,
+        grid,
+        q,
+        k,
+        v,
+        &mut part,
+        sz[0],
+        sz[1],
+        sz[2],
+        sz[3],
+        sz[4],
+        s.head_dim,
+        scale_log2(s),
+        chunks,
+    )?;
     decode::decode_combine::launch(device, Grid::blocks(rows as usize), &part, o, s.head_dim, chunks)?;
     Ok(())
 }
@@ -344,18 +383,114 @@ fn tiles(
     let (sz, sl) = (sizes(s), scale_log2(s));
     let want = if variant.ends_with("_d64") { 64 } else { 128 };
     if s.head_dim != want {
-        return Err(arg_error("head_dim", format!("the tile kernel {variant} takes head_dim {want}, not {}", s.head_dim)));
+        return Err(arg_error(
+            "head_dim",
+            format!("the tile kernel {variant} takes head_dim {want}, not {}", s.head_dim),
+        ));
     }
     let rows = |br: u32| Grid::blocks([s.seq_q.div_ceil(br) as usize, bh]);
     match variant {
-        "flash_d64" => flash_d64::flash_d64::launch(device, rows(flash_d64::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl),
-        "flash_d128" => flash_d128::flash_d128::launch(device, rows(flash_d128::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl),
-        "wide_d64" => wide_d64::wide_d64::launch(device, rows(wide_d64::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl),
-        "qs_d64" => qs_d64::qs_d64::launch(device, rows(qs_d64::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl),
-        "qs_d128" => qs_d128::qs_d128::launch(device, rows(qs_d128::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl),
-        "direct_d64" => direct_d64::direct_d64::launch(device, rows(direct_d64::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl),
-        "direct_d128" => direct_d128::direct_d128::launch(device, rows(direct_d128::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl),
-        "lean_d128" => lean_d128::lean_d128::launch(device, rows(lean_d128::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl),
+        "flash_d64" => flash_d64::flash_d64::launch(
+            device,
+            rows(flash_d64::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "flash_d128" => flash_d128::flash_d128::launch(
+            device,
+            rows(flash_d128::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "wide_d64" => wide_d64::wide_d64::launch(
+            device,
+            rows(wide_d64::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "qs_d64" => {
+            qs_d64::qs_d64::launch(device, rows(qs_d64::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl)
+        }
+        "qs_d128" => qs_d128::qs_d128::launch(
+            device,
+            rows(qs_d128::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "direct_d64" => direct_d64::direct_d64::launch(
+            device,
+            rows(direct_d64::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "direct_d128" => direct_d128::direct_d128::launch(
+            device,
+            rows(direct_d128::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "lean_d128" => lean_d128::lean_d128::launch(
+            device,
+            rows(lean_d128::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
         other => Err(arg_error("kernel", format!("no tile kernel variant `{other}` (see TILE_VARIANTS)"))),
     }
 }
@@ -374,10 +509,10 @@ macro_rules! flash_kernel {
     ($module:ident, $d:tt, $nsg:tt, $bc:tt, $kvr:tt, $nt:tt, $qreg:tt, $pf:tt, $qsr:tt) => {
         #[kernels]
         pub mod $module {
-            use onekernel_runtime::half::f16;
             use onekernel::prelude::*;
-            use onekernel_runtime::F16Vec4;
+            use onekernel_runtime::half::f16;
             use onekernel_runtime::tile::{mma, Accumulator, MatrixA, MatrixB};
+            use onekernel_runtime::F16Vec4;
 
             /// The head dimension.
             pub const D: usize = $d;
@@ -806,10 +941,10 @@ mod decode {
         v: &[F16Vec4],
         part: &mut [Vec4],
         seq_q: u32,
-                seq_kv: u32,
-                cap: u32,
-                off: u32,
-                causal: u32,
+        seq_kv: u32,
+        cap: u32,
+        off: u32,
+        causal: u32,
         dim: u32,
         scale_log2: f32,
         chunks: u32,

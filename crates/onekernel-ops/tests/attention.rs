@@ -81,8 +81,7 @@ fn run(
     kernel: AttentionKernel,
     (q, k, v): (&[f16], &[f16], &[f16]),
 ) -> Result<Vec<f16>, OpError> {
-    let (qb, kb, vb) =
-        (Buffer::from_slice(device, q)?, Buffer::from_slice(device, k)?, Buffer::from_slice(device, v)?);
+    let (qb, kb, vb) = (Buffer::from_slice(device, q)?, Buffer::from_slice(device, k)?, Buffer::from_slice(device, v)?);
     let mut out = Buffer::<f16>::zeroed(device, q.len())?;
     attention_with(device, &qb, &kb, &vb, &mut out, s, kernel)?;
     Ok(out.read()?)
@@ -102,10 +101,7 @@ fn check(what: &str, got: &[f16], want: &[f64]) {
 fn cannot_run(device: &Device, kernel: AttentionKernel, e: &OpError) -> bool {
     device.is_gpu()
         && matches!(kernel, AttentionKernel::Tiles | AttentionKernel::Variant(_))
-        && matches!(
-            e,
-            OpError::Launch(LaunchError::MissingFeature { .. } | LaunchError::UnsupportedTileShape { .. })
-        )
+        && matches!(e, OpError::Launch(LaunchError::MissingFeature { .. } | LaunchError::UnsupportedTileShape { .. }))
 }
 
 fn agree(kernel: AttentionKernel, shapes: &[AttentionShape]) {
@@ -255,7 +251,8 @@ fn bad_shapes_name_the_argument() {
     }
     // The tile kernel at a head dimension it does not take.
     let mut out = buf(64);
-    let err = attention_with(&device, &buf(64), &buf(128), &buf(128), &mut out, &ok, AttentionKernel::Tiles).unwrap_err();
+    let err =
+        attention_with(&device, &buf(64), &buf(128), &buf(128), &mut out, &ok, AttentionKernel::Tiles).unwrap_err();
     assert!(err.to_string().contains("head_dim"), "{err}");
 }
 

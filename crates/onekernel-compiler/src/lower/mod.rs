@@ -521,7 +521,9 @@ pub(crate) fn pad_shared_for_tiles(module: &mut naga::Module) {
         .iter()
         .filter(|(_, g)| g.space == AddressSpace::WorkGroup)
         .filter_map(|(h, g)| match module.types[g.ty].inner {
-            TypeInner::Array { base, size: ArraySize::Constant(n), stride } if !(n.get() * stride).is_multiple_of(16) => {
+            TypeInner::Array { base, size: ArraySize::Constant(n), stride }
+                if !(n.get() * stride).is_multiple_of(16) =>
+            {
                 let len = (n.get()..).find(|m| (m * stride).is_multiple_of(16)).expect("16 elements at most");
                 Some((h, base, len, stride))
             }
