@@ -94,6 +94,16 @@ def main():
         print(f"| B{b} H{h} S{s} D{d} | {'yes' if causal else 'no'} | {t * 1e3:.3f} | "
               f"{flops / t * 1e-12:.1f} | {backend(q, k, v, causal)} |")
         del q, k, v
+    # Decode (GPT-2 small's shape: one new query over a 1,024-key cache),
+    # the shape `examples/attention.rs --bench` times for the decode kernel.
+    # With is_causal=False: PyTorch's causal mask is the top-left one, which
+    # would let the one query see key 0 only.
+    for (b, h, skv, d) in [(1, 12, 1024, 64)]:
+        q = torch.randn(b, h, 1, d, device=dev, dtype=dtype, generator=gen)
+        k, v = (torch.randn(b, h, skv, d, device=dev, dtype=dtype, generator=gen) for _ in range(2))
+        fn = lambda: F.scaled_dot_product_attention(q, k, v)
+        t = time_it(fn, 50 if cuda else 2, cuda)
+        print(f"\ndecode B{b} H{h} q1 kv{skv} D{d}: {t * 1e6:.1f} us per call ({backend(q, k, v, False)})")
 
 
 if __name__ == "__main__":

@@ -124,6 +124,34 @@ pub fn tile_from_halves(a: &[f16], b: &[f16], bt: &[f16], c: &mut [f32], stride:
     mma(ta, tb2, acc).store(&mut c, 0, 16);
 }
 
+/// Shared arrays of a tile kernel start 16-byte aligned, as tile loads
+/// need (on the H200 a misaligned one read zeros): `count` (12 bytes) and
+/// `odd` (20 bytes) are lengthened to multiples of 16 bytes by the
+/// compiler, so that `b_s`, after them, starts where a tile load may.
+#[kernel(workgroup_size = 32)]
+pub fn tile_padded_shared(a: &[f16], b: &[f16], c: &mut [f32], marks: &mut [f32]) {
+    let count = shared::<[u32; 3]>();
+    let odd = shared::<[f16; 10]>();
+    let b_s = shared::<[f16; 256]>();
+    let t = thread_id().x;
+    if t < 3 {
+        count[t] = t as u32 + 1;
+    }
+    if t < 10 {
+        odd[t] = f16::from_f32(t as f32);
+    }
+    for e in 0..8 {
+        b_s[t + e * 32] = b[t + e * 32];
+    }
+    workgroup_barrier();
+    let ta = MatrixA::<16, 16>::load(&a, 0, 16);
+    let tb = MatrixB::<16, 16>::load(&b_s, 0, 16);
+    mma(ta, tb, Accumulator::<f32, 16, 16>::zeros()).store(&mut c, 0, 16);
+    if t < 3 {
+        marks[t] = count[t] as f32 + odd[9 - t].to_f32();
+    }
+}
+
 fn halves(n: usize, seed: u32) -> Vec<f16> {
     // Small values with few significant bits: exact in f16, varied signs.
     (0..n).map(|i| f16::from_f32(((i as u32 * 37 + seed * 11) % 17) as f32 / 8.0 - 1.0)).collect()
@@ -328,6 +356,31 @@ fn tiles_load_from_f16_vectors_as_from_their_lanes() {
 }
 
 #[test]
+fn shared_arrays_of_tile_kernels_are_padded_to_16_bytes() {
+    // The WGSL declares the padded lengths: 3 u32 → 4, 10 f16 → 16.
+    let wgsl = tile_padded_shared::WGSL;
+    for want in ["array<u32, 4>", "array<f16, 16>", "array<f16, 256>"] {
+        assert!(wgsl.contains(want), "{want} missing from\n{wgsl}");
+    }
+    let (a, b) = (halves(256, 3), halves(256, 4));
+    let want = reference(&a, &b, &[0.0; 256], 16, 16, 16);
+    let run = |d: &Device| {
+        let (ab, bb) = (Buffer::from_slice(d, &a).unwrap(), Buffer::from_slice(d, &b).unwrap());
+        let (mut c, mut marks) = (Buffer::<f32>::zeroed(d, 256).unwrap(), Buffer::<f32>::zeroed(d, 3).unwrap());
+        tile_padded_shared::launch(d, Grid::blocks(1), &ab, &bb, &mut c, &mut marks)?;
+        Ok((c.read().unwrap(), marks.read().unwrap()))
+    };
+    let (c, marks) = run(&Device::cpu()).unwrap();
+    assert_eq!((c, marks), (want.clone(), vec![10.0, 10.0, 10.0]));
+    if let Some((g, marks)) = on_gpu("tile_padded_shared", run) {
+        assert_eq!(marks, [10.0, 10.0, 10.0]);
+        for (x, y) in g.iter().zip(&want) {
+            assert!((x - y).abs() <= 1e-3 * (1.0 + y.abs()), "gpu {x} vs {y}");
+        }
+    }
+}
+
+#[test]
 fn kernel_info_records_the_feature_and_the_tile_shapes() {
     use onekernel::abi::{ScalarType as S, TileShape};
     assert!(tile_gemm::KERNEL.features.contains(Features::COOPERATIVE_MATRIX.union(Features::F16)));
@@ -361,6 +414,7 @@ mod shaders {
         super::super::shader_checks::reparse_with_tiles("tile_gemm", tile_gemm::WGSL);
         super::super::shader_checks::reparse_with_tiles("tile_small_f16", tile_small_f16::WGSL);
         super::super::shader_checks::reparse_with_tiles("tile_from_vectors", tile_from_vectors::WGSL);
+        super::super::shader_checks::reparse_with_tiles("tile_padded_shared", tile_padded_shared::WGSL);
         // The checked variant: the last vector of each tile is checked.
         let checked = &tile_from_vectors::KERNEL.module(onekernel::abi::ModuleKey::CHECKED).expect("checked").wgsl;
         super::super::shader_checks::reparse_with_tiles("tile_from_vectors (checked)", checked);

@@ -45,7 +45,9 @@ pub use fill::fill;
 
 pub mod op_error;
 pub use op_error::OpError;
+pub mod attention;
 pub mod matmul;
 pub mod norm;
 pub mod random;
 pub mod sort;
+pub use attention::attention;
