@@ -12,7 +12,7 @@
 //! cargo run --release --example gpt                       # small (2 layers, width 64): CPU executor and GPU, checked
 //! cargo run --release --example gpt -- --cpu              # the CPU executor only
 //! cargo run --release --example gpt -- --size full        # GPT-2 small: prefill 1024, decode 128, on the GPU
-//! cargo run --release --example gpt -- --size full --prefill 1024 --decode 128 --seed 1 [--check] [--pass-per-launch]
+//! cargo run --release --example gpt -- --size full --prefill 1024 --decode 128 --seed 1 [--check] [--pass-per-launch] [--unfused-norm]
 //! ```
 //!
 //! The steps (one layer; `rows` tokens at once: the prompt in the
@@ -21,18 +21,17 @@
 //! | step | kernel |
 //! |---|---|
 //! | embeddings | `embed` |
-//! | layer norm | `onekernel::ops::norm::layer_norm_into` (`f16`) |
+//! | layer norm | `residual_norm` (with the residual add before it; `--unfused-norm`: `bias_residual` then `onekernel::ops::norm::layer_norm_into`) |
 //! | `x·W` | prefill: `onekernel::ops::matmul::matmul_f16_into` (matrix tiles); decode: `gemv_parts` |
 //! | bias, split into heads, K/V into the cache | `qkv_epilogue` |
 //! | attention | `attention` (`gpt/attention_shim.rs`, the API of `onekernel::ops::attention`) |
 //! | heads back to rows (prefill only) | `merge_heads` |
-//! | bias + residual add | `bias_residual` |
 //! | bias + GELU | `bias_gelu` |
 //! | tied output projection (last row) | `logits_rows` |
 //! | greedy token | `argmax` (writes the token into the device's token buffer) |
 //!
-//! A decode step is 11 launches a layer plus 4 (136 for GPT-2 small; the
-//! prefill adds `merge_heads`: 148). On a GPU a step's launches are
+//! A decode step is 9 launches a layer plus 4 (112 for GPT-2 small; the
+//! prefill adds `merge_heads` a layer: 124). On a GPU a step's launches are
 //! recorded into one compute pass (`Device::record_pass`) and submitted
 //! once; the token goes from `argmax` to the next step's `embed` in device
 //! memory, so steps are submitted back to back and the host reads the
@@ -305,6 +304,80 @@ fn bias_residual(parts: &[f32], bias: &[f16], x: &mut [f16], splits: u32) {
     }
 }
 
+/// Per row (one block each): with `splits > 0`, the projection's
+/// epilogue `x = f16(x + f16(Σ parts + bias))`; then the next layer norm,
+/// `h = f16((x − mean) / √(var + ε) · gain + shift)`. The residual add and
+/// the layer norm that always follows it in one launch.
+#[kernel(workgroup_size = 256)]
+#[allow(clippy::too_many_arguments)]
+fn residual_norm(
+    parts: &[f32],
+    bias: &[f16],
+    x: &mut [f16],
+    gain: &[f16],
+    shift: &[f16],
+    h: &mut [f16],
+    splits: u32,
+    width: u32,
+) {
+    let red = shared::<[f32; 256]>();
+    let t = thread_id().x;
+    let w = width as usize;
+    let base = block_id().x * w;
+    let total = x.len();
+    let mut sum = 0.0f32;
+    let mut c = t;
+    while c < w {
+        let i = base + c;
+        if splits > 0 {
+            let mut s = 0.0f32;
+            for p in 0..splits as usize {
+                s += parts[p * total + i];
+            }
+            let y = f16::from_f32(s + bias[c].to_f32());
+            x[i] = f16::from_f32(x[i].to_f32() + y.to_f32());
+        }
+        sum += x[i].to_f32();
+        c += 256;
+    }
+    red[t] = sum;
+    workgroup_barrier();
+    let mut step = 128;
+    while step > 0 {
+        if t < step {
+            red[t] += red[t + step];
+        }
+        workgroup_barrier();
+        step /= 2;
+    }
+    let mean = red[0] / w as f32;
+    workgroup_barrier();
+    let mut squares = 0.0f32;
+    let mut c = t;
+    while c < w {
+        let d = x[base + c].to_f32() - mean;
+        squares += d * d;
+        c += 256;
+    }
+    red[t] = squares;
+    workgroup_barrier();
+    let mut step = 128;
+    while step > 0 {
+        if t < step {
+            red[t] += red[t + step];
+        }
+        workgroup_barrier();
+        step /= 2;
+    }
+    let inv = 1.0 / (red[0] / w as f32 + 1e-5).sqrt();
+    let mut c = t;
+    while c < w {
+        let v = (x[base + c].to_f32() - mean) * inv;
+        h[base + c] = f16::from_f32(v * gain[c].to_f32() + shift[c].to_f32());
+        c += 256;
+    }
+}
+
 /// `y = f16(gelu(f16(Σ parts + bias)))`, GPT-2's GELU (the tanh form).
 #[kernel(workgroup_size = 64)]
 fn bias_gelu(parts: &[f32], bias: &[f16], y: &mut [f16], splits: u32) {
@@ -475,6 +548,10 @@ pub struct Model {
     /// Record each launch in a compute pass of its own (`Device::record`)
     /// instead of all of a step's in one pass (`Device::record_pass`).
     pub pass_per_launch: bool,
+    /// The residual add and the following layer norm as one kernel
+    /// (`residual_norm`); false: `bias_residual` and the library's
+    /// `ops::norm::layer_norm_into` (two launches).
+    pub fused_norm: bool,
 }
 
 impl Model {
@@ -515,6 +592,7 @@ impl Model {
             prefill: None,
             record_time: std::time::Duration::ZERO,
             pass_per_launch: false,
+            fused_norm: true,
         })
     }
 
@@ -568,8 +646,20 @@ impl Model {
             w32,
             c.context as u32,
         )?;
-        for layer in &mut self.layers {
-            layer_norm_into(device, &act.x, Some(&layer.ln1.0), Some(&layer.ln1.1), &mut act.h, w, EPS)?;
+        let norm = |x: &mut Buffer<f16>, parts: &Buffer<f32>, bias: &Buffer<f16>, ln: &(Buffer<f16>, Buffer<f16>), h: &mut Buffer<f16>, splits: u32| {
+            residual_norm::launch(device, Grid::blocks([rows, 1, 1]), parts, bias, x, &ln.0, &ln.1, h, splits, w32)
+        };
+        if self.fused_norm {
+            let first_ln = &self.layers[0].ln1;
+            norm(&mut act.x, &act.parts[1], &first_ln.1, first_ln, &mut act.h, 0)?;
+        }
+        for l in 0..self.layers.len() {
+            let (head, tail) = self.layers.split_at_mut(l + 1);
+            let layer = &mut head[l];
+            let next_ln = tail.first().map_or(&self.ln_f, |n| &n.ln1);
+            if !self.fused_norm {
+                layer_norm_into(device, &act.x, Some(&layer.ln1.0), Some(&layer.ln1.1), &mut act.h, w, EPS)?;
+            }
             let splits = Self::linear(device, act, Input::H, &layer.qkv.0, 0, w, 3 * w)?;
             qkv_epilogue::launch(
                 device,
@@ -603,14 +693,24 @@ impl Model {
                 Input::A
             };
             let splits = Self::linear(device, act, input, &layer.proj.0, 1, w, w)?;
-            bias_residual::launch(device, Grid::threads(rows * w), &act.parts[1], &layer.proj.1, &mut act.x, splits)?;
-            layer_norm_into(device, &act.x, Some(&layer.ln2.0), Some(&layer.ln2.1), &mut act.h, w, EPS)?;
+            if self.fused_norm {
+                norm(&mut act.x, &act.parts[1], &layer.proj.1, &layer.ln2, &mut act.h, splits)?;
+            } else {
+                bias_residual::launch(device, Grid::threads(rows * w), &act.parts[1], &layer.proj.1, &mut act.x, splits)?;
+                layer_norm_into(device, &act.x, Some(&layer.ln2.0), Some(&layer.ln2.1), &mut act.h, w, EPS)?;
+            }
             let splits = Self::linear(device, act, Input::H, &layer.fc.0, 2, w, 4 * w)?;
             bias_gelu::launch(device, Grid::threads(rows * 4 * w), &act.parts[2], &layer.fc.1, &mut act.m, splits)?;
             let splits = Self::linear(device, act, Input::M, &layer.out.0, 1, 4 * w, w)?;
-            bias_residual::launch(device, Grid::threads(rows * w), &act.parts[1], &layer.out.1, &mut act.x, splits)?;
+            if self.fused_norm {
+                norm(&mut act.x, &act.parts[1], &layer.out.1, next_ln, &mut act.h, splits)?;
+            } else {
+                bias_residual::launch(device, Grid::threads(rows * w), &act.parts[1], &layer.out.1, &mut act.x, splits)?;
+            }
         }
-        layer_norm_into(device, &act.x, Some(&self.ln_f.0), Some(&self.ln_f.1), &mut act.h, w, EPS)?;
+        if !self.fused_norm {
+            layer_norm_into(device, &act.x, Some(&self.ln_f.0), Some(&self.ln_f.1), &mut act.h, w, EPS)?;
+        }
         let grid = Grid::blocks([c.vocab.div_ceil(8), 1, 1]);
         logits_rows::launch(device, grid, &act.h, &self.wte, &mut self.logits, r32 - 1, w32)?;
         if seq_kv < self.capacity {
@@ -825,6 +925,7 @@ struct Args {
     seed: u32,
     check: bool,
     pass_per_launch: bool,
+    unfused_norm: bool,
 }
 
 fn args() -> Args {
@@ -846,6 +947,7 @@ fn args() -> Args {
         // Plain Rust recomputing each step is quick only for the small model.
         check: !full || argv.iter().any(|a| a == "--check"),
         pass_per_launch: argv.iter().any(|a| a == "--pass-per-launch"),
+        unfused_norm: argv.iter().any(|a| a == "--unfused-norm"),
     }
 }
 
@@ -868,6 +970,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("\n== {} ==", device.name());
         let mut model = Model::new(&device, &weights, capacity)?;
         model.pass_per_launch = a.pass_per_launch;
+        model.fused_norm = !a.unfused_norm;
         // Warm-up (pipelines are made at their first launch).
         model.prefill(&prompt, true)?;
         model.decode(a.prefill, true)?;
@@ -963,15 +1066,20 @@ mod tests {
         assert!(want_tokens.iter().any(|&t| t != want_tokens[0]), "{want_tokens:?}");
         let want_logits = reference(&weights, &prompt);
         for device in common::devices(true) {
-            let mut model = Model::new(&device, &weights, 32).unwrap();
-            let first = model.prefill(&prompt, true).unwrap();
-            let diff = max_difference(&model.logits().unwrap(), &want_logits);
-            assert!(diff <= LOGITS_TOLERANCE, "{}: prefill logits differ by {diff}", device.name());
-            let mut tokens = vec![first];
-            for i in 1..8 {
-                tokens.push(model.decode(prompt.len() + i - 1, true).unwrap());
+            // The fused residual + layer norm kernel, and the library's
+            // layer norm after `bias_residual`.
+            for fused in [true, false] {
+                let mut model = Model::new(&device, &weights, 32).unwrap();
+                model.fused_norm = fused;
+                let first = model.prefill(&prompt, true).unwrap();
+                let diff = max_difference(&model.logits().unwrap(), &want_logits);
+                assert!(diff <= LOGITS_TOLERANCE, "{} (fused {fused}): prefill logits differ by {diff}", device.name());
+                let mut tokens = vec![first];
+                for i in 1..8 {
+                    tokens.push(model.decode(prompt.len() + i - 1, true).unwrap());
+                }
+                assert_eq!(tokens, want_tokens, "{} (fused {fused})", device.name());
             }
-            assert_eq!(tokens, want_tokens, "{}", device.name());
         }
     }
 
