@@ -45,8 +45,13 @@ mod attention_shim;
 // `use onekernel::ops::attention::{attention, AttentionShape};`
 use attention_shim::{attention, AttentionShape};
 
+// `mod gemm`: the tensor-core GEMM of `examples/gemm_f16.rs` (`gemm_f16`,
+// 260 TFLOP/s on the H200 at 8192³), for the prefill's products where
+// the shapes fit it.
+include!("gemm_f16/kernel.rs");
+
 use onekernel::half::f16;
-use onekernel::ops::matmul::{matmul_f16_into, Shape};
+use onekernel::ops::matmul::{has_tiles, matmul_f16_into, Shape};
 use onekernel::ops::norm::layer_norm_into;
 use onekernel::ops::OpError;
 use onekernel::prelude::*;
@@ -552,6 +557,10 @@ pub struct Model {
     /// (`residual_norm`); false: `bias_residual` and the library's
     /// `ops::norm::layer_norm_into` (two launches).
     pub fused_norm: bool,
+    /// Whether the prefill's products may run `gemm_f16` (tensor-core
+    /// tiles): `None` asks the device (`ops::matmul::has_tiles`); the
+    /// tests force it on the CPU executor, which runs tiles too.
+    pub tiles: Option<bool>,
 }
 
 impl Model {
@@ -593,36 +602,61 @@ impl Model {
             record_time: std::time::Duration::ZERO,
             pass_per_launch: false,
             fused_norm: true,
+            tiles: None,
         })
     }
 
     /// `x·W` into `parts[slot]` (`k` in, `n` out); returns the number of
-    /// pieces the epilogue adds.
+    /// pieces the epilogue adds. One row: `gemv_parts`. More: `gemm_f16`
+    /// (`examples/gemm_f16.rs`'s tensor-core kernel) where the device has
+    /// matrix tiles (or `tiles` forces it) and `rows`, `n`, `k` are
+    /// multiples of 256, 128, 32; else the library's `matmul_f16_into`.
+    #[allow(clippy::too_many_arguments)]
     fn linear(
         device: &Device,
+        tiles: bool,
         act: &mut Activations,
         input: Input,
-        w: &Buffer<f16>,
+        w: &mut Buffer<f16>,
         slot: usize,
         k: usize,
         n: usize,
     ) -> Result<u32, OpError> {
+        let rows = act.rows;
         let x = match input {
-            Input::H => &act.h,
-            Input::A => &act.a,
-            Input::Merged => &act.merged,
-            Input::M => &act.m,
+            Input::H => &mut act.h,
+            Input::A => &mut act.a,
+            Input::Merged => &mut act.merged,
+            Input::M => &mut act.m,
         };
         let parts = &mut act.parts[slot];
-        if act.rows == 1 {
+        if rows == 1 {
             let splits = k.div_ceil(CHUNK);
             let grid = Grid::blocks([n.div_ceil(64), splits, 1]);
-            gemv_parts::launch(device, grid, x, w, parts, k as u32, n as u32, CHUNK as u32)?;
-            Ok(splits as u32)
-        } else {
-            matmul_f16_into(device, x, w, parts, Shape::new(act.rows, k, n))?;
-            Ok(1)
+            gemv_parts::launch(device, grid, &*x, &*w, parts, k as u32, n as u32, CHUNK as u32)?;
+            return Ok(splits as u32);
         }
+        if tiles && rows % gemm::BM == 0 && n % gemm::BN == 0 && k % gemm::BK == 0 {
+            // The same memory seen as vectors of four `f16` (a cast, no
+            // copy), and back.
+            let as_vectors = |b: &mut Buffer<f16>| -> Result<Buffer<F16Vec4>, OpError> {
+                let owned = std::mem::replace(b, Buffer::zeroed(device, 4)?);
+                owned.cast::<F16Vec4>().map_err(|(e, _)| OpError::Buffer(e))
+            };
+            let back = |b: &mut Buffer<f16>, v: Buffer<F16Vec4>| -> Result<(), OpError> {
+                *b = v.cast::<f16>().map_err(|(e, _)| OpError::Buffer(e))?;
+                Ok(())
+            };
+            let (xv, wv) = (as_vectors(x)?, as_vectors(w)?);
+            let grid = Grid::blocks([n / gemm::BN, rows / gemm::BM]);
+            let launched = gemm::gemm_f16::launch(device, grid, &xv, &wv, parts, k as u32, n as u32);
+            back(x, xv)?;
+            back(w, wv)?;
+            launched?;
+        } else {
+            matmul_f16_into(device, x, w, parts, Shape::new(rows, k, n))?;
+        }
+        Ok(1)
     }
 
     /// The launches of one forward pass over `act.rows` tokens at
@@ -635,6 +669,7 @@ impl Model {
         let (rows, w) = (act.rows, c.width);
         let (r32, w32) = (rows as u32, w as u32);
         let seq_kv = first + rows;
+        let tiles = self.tiles.unwrap_or_else(|| has_tiles(device));
         embed::launch(
             device,
             Grid::threads(rows * w),
@@ -660,7 +695,7 @@ impl Model {
             if !self.fused_norm {
                 layer_norm_into(device, &act.x, Some(&layer.ln1.0), Some(&layer.ln1.1), &mut act.h, w, EPS)?;
             }
-            let splits = Self::linear(device, act, Input::H, &layer.qkv.0, 0, w, 3 * w)?;
+            let splits = Self::linear(device, tiles, act, Input::H, &mut layer.qkv.0, 0, w, 3 * w)?;
             qkv_epilogue::launch(
                 device,
                 Grid::threads(rows * 3 * w),
@@ -692,16 +727,16 @@ impl Model {
             } else {
                 Input::A
             };
-            let splits = Self::linear(device, act, input, &layer.proj.0, 1, w, w)?;
+            let splits = Self::linear(device, tiles, act, input, &mut layer.proj.0, 1, w, w)?;
             if self.fused_norm {
                 norm(&mut act.x, &act.parts[1], &layer.proj.1, &layer.ln2, &mut act.h, splits)?;
             } else {
                 bias_residual::launch(device, Grid::threads(rows * w), &act.parts[1], &layer.proj.1, &mut act.x, splits)?;
                 layer_norm_into(device, &act.x, Some(&layer.ln2.0), Some(&layer.ln2.1), &mut act.h, w, EPS)?;
             }
-            let splits = Self::linear(device, act, Input::H, &layer.fc.0, 2, w, 4 * w)?;
+            let splits = Self::linear(device, tiles, act, Input::H, &mut layer.fc.0, 2, w, 4 * w)?;
             bias_gelu::launch(device, Grid::threads(rows * 4 * w), &act.parts[2], &layer.fc.1, &mut act.m, splits)?;
-            let splits = Self::linear(device, act, Input::M, &layer.out.0, 1, 4 * w, w)?;
+            let splits = Self::linear(device, tiles, act, Input::M, &mut layer.out.0, 1, 4 * w, w)?;
             if self.fused_norm {
                 norm(&mut act.x, &act.parts[1], &layer.out.1, next_ln, &mut act.h, splits)?;
             } else {
@@ -1103,6 +1138,31 @@ mod tests {
             assert!(max_difference(&cached, &reference(&weights, &seq)) <= LOGITS_TOLERANCE);
             assert_eq!(next, argmax_host(&cached), "{}", device.name());
         }
+    }
+
+    #[test]
+    #[ignore = "about 9 minutes on the CPU executor in a debug build on the 2-core CI machine: run with --ignored"]
+    fn prefill_on_tensor_core_tiles() {
+        // The prefill's products through `gemm_f16` (shapes that fit it:
+        // 256 rows, width 128), on the CPU executor, which runs matrix
+        // tiles exactly, against plain Rust and the library's product.
+        let config = Config { layers: 1, heads: 2, width: 128, vocab: 256, context: 512 };
+        let weights = Weights::generate(config, 3);
+        let prompt = prompt(config, 256);
+        let want = reference(&weights, &prompt);
+        let device = Device::cpu();
+        let mut got = Vec::new();
+        for tiles in [true, false] {
+            let mut model = Model::new(&device, &weights, 260).unwrap();
+            model.tiles = Some(tiles);
+            let token = model.prefill(&prompt, false).unwrap();
+            let logits = model.logits().unwrap();
+            let diff = max_difference(&logits, &want);
+            assert!(diff <= LOGITS_TOLERANCE, "tiles {tiles}: logits differ from plain Rust by {diff}");
+            assert_eq!(token, argmax_host(&want), "tiles {tiles}");
+            got.push(logits);
+        }
+        assert!(max_difference(&got[0], &got[1]) <= LOGITS_TOLERANCE);
     }
 
     #[test]
