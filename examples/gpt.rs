@@ -37,9 +37,9 @@
 //! memory, so steps are submitted back to back and the host reads the
 //! generated tokens once.
 
-mod common;
 #[path = "gpt/attention_shim.rs"]
 mod attention_shim;
+mod common;
 
 // The one line to change when `onekernel::ops::attention` lands:
 // `use onekernel::ops::attention::{attention, AttentionShape};`
@@ -681,7 +681,12 @@ impl Model {
             w32,
             c.context as u32,
         )?;
-        let norm = |x: &mut Buffer<f16>, parts: &Buffer<f32>, bias: &Buffer<f16>, ln: &(Buffer<f16>, Buffer<f16>), h: &mut Buffer<f16>, splits: u32| {
+        let norm = |x: &mut Buffer<f16>,
+                    parts: &Buffer<f32>,
+                    bias: &Buffer<f16>,
+                    ln: &(Buffer<f16>, Buffer<f16>),
+                    h: &mut Buffer<f16>,
+                    splits: u32| {
             residual_norm::launch(device, Grid::blocks([rows, 1, 1]), parts, bias, x, &ln.0, &ln.1, h, splits, w32)
         };
         if self.fused_norm {
@@ -731,7 +736,14 @@ impl Model {
             if self.fused_norm {
                 norm(&mut act.x, &act.parts[1], &layer.proj.1, &layer.ln2, &mut act.h, splits)?;
             } else {
-                bias_residual::launch(device, Grid::threads(rows * w), &act.parts[1], &layer.proj.1, &mut act.x, splits)?;
+                bias_residual::launch(
+                    device,
+                    Grid::threads(rows * w),
+                    &act.parts[1],
+                    &layer.proj.1,
+                    &mut act.x,
+                    splits,
+                )?;
                 layer_norm_into(device, &act.x, Some(&layer.ln2.0), Some(&layer.ln2.1), &mut act.h, w, EPS)?;
             }
             let splits = Self::linear(device, tiles, act, Input::H, &mut layer.fc.0, 2, w, 4 * w)?;
@@ -740,7 +752,14 @@ impl Model {
             if self.fused_norm {
                 norm(&mut act.x, &act.parts[1], &layer.out.1, next_ln, &mut act.h, splits)?;
             } else {
-                bias_residual::launch(device, Grid::threads(rows * w), &act.parts[1], &layer.out.1, &mut act.x, splits)?;
+                bias_residual::launch(
+                    device,
+                    Grid::threads(rows * w),
+                    &act.parts[1],
+                    &layer.out.1,
+                    &mut act.x,
+                    splits,
+                )?;
             }
         }
         if !self.fused_norm {
@@ -890,8 +909,9 @@ pub fn reference(weights: &Weights, tokens: &[u32]) -> Vec<f32> {
     };
     let gelu = |v: f32| r16(0.5 * v * (1.0 + (0.797_884_6 * (v + 0.044715 * v * v * v)).tanh()));
     let (wte, wpe) = (f(weights.wte()), f(weights.wpe()));
-    let mut x: Vec<f32> =
-        (0..s * w).map(|i| r16(wte[tokens[i / w] as usize * w + i % w] + wpe[(i / w % c.context) * w + i % w])).collect();
+    let mut x: Vec<f32> = (0..s * w)
+        .map(|i| r16(wte[tokens[i / w] as usize * w + i % w] + wpe[(i / w % c.context) * w + i % w]))
+        .collect();
     for l in 0..c.layers {
         let t = |i: usize| weights.layer(l, i);
         let qkv = linear(&norm(&x, t(0), t(1)), t(2), t(3), w, 3 * w);

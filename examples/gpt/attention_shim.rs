@@ -159,7 +159,9 @@ pub fn attention(
     let (b, h, d) = (s.batch as usize, s.heads as usize, s.head_dim as usize);
     let q_len = b * h * s.seq_q as usize * d;
     let kv_len = b * h * s.kv_capacity as usize * d;
-    for (arg, len, want) in [("q", q.len(), q_len), ("k", k.len(), kv_len), ("v", v.len(), kv_len), ("out", out.len(), q_len)] {
+    for (arg, len, want) in
+        [("q", q.len(), q_len), ("k", k.len(), kv_len), ("v", v.len(), kv_len), ("out", out.len(), q_len)]
+    {
         if len != want {
             return Err(bad(arg, format!("has {len} elements, not {want} for {s:?}")));
         }
