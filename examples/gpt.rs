@@ -13,6 +13,7 @@
 //! cargo run --release --example gpt -- --cpu              # the CPU executor only
 //! cargo run --release --example gpt -- --size full        # GPT-2 small: prefill 1024, decode 128, on the GPU
 //! cargo run --release --example gpt -- --size full --prefill 1024 --decode 128 --seed 1 [--check] [--pass-per-launch] [--unfused-norm]
+//! cargo run --release --example gpt -- --size full --weights model.safetensors   # Hugging Face's gpt2 weights, if you have them
 //! ```
 //!
 //! The steps (one layer; `rows` tokens at once: the prompt in the
@@ -40,6 +41,8 @@
 #[path = "gpt/attention_shim.rs"]
 mod attention_shim;
 mod common;
+#[path = "gpt/safetensors.rs"]
+mod safetensors;
 
 // The one line to change when `onekernel::ops::attention` lands:
 // `use onekernel::ops::attention::{attention, AttentionShape};`
@@ -138,7 +141,10 @@ pub fn weight(seed: u32, tensor: u32, index: u32, kind: Kind) -> f16 {
 /// files), shape, kind. Linear weights are `in × out` (GPT-2's `Conv1D`).
 pub fn tensors(c: Config) -> Vec<(String, Vec<usize>, Kind)> {
     let w = c.width;
-    let mut t = vec![("wte".to_string(), vec![c.vocab, w], TOKEN), ("wpe".to_string(), vec![c.context, w], POSITION)];
+    let mut t = vec![
+        ("wte.weight".to_string(), vec![c.vocab, w], TOKEN),
+        ("wpe.weight".to_string(), vec![c.context, w], POSITION),
+    ];
     for l in 0..c.layers {
         let p = |s: &str| format!("h.{l}.{s}");
         t.extend([
@@ -183,6 +189,18 @@ impl Weights {
             handles.into_iter().map(|h| h.join().expect("generator thread")).collect()
         });
         Weights { config, tensors }
+    }
+
+    /// The weights of a `safetensors` file with GPT-2's names and shapes
+    /// (Hugging Face's `gpt2` `model.safetensors`: `config` = `Config::FULL`),
+    /// rounded to `f16`.
+    pub fn from_safetensors(config: Config, file: &[u8]) -> Result<Weights, String> {
+        let (entries, data) = safetensors::header(file)?;
+        let tensors = tensors(config)
+            .iter()
+            .map(|(name, shape, _)| safetensors::tensor(file, &entries, data, name, shape))
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Weights { config, tensors })
     }
 
     fn wte(&self) -> &[f16] {
@@ -981,6 +999,7 @@ struct Args {
     check: bool,
     pass_per_launch: bool,
     unfused_norm: bool,
+    weights: Option<String>,
 }
 
 fn args() -> Args {
@@ -1003,13 +1022,18 @@ fn args() -> Args {
         check: !full || argv.iter().any(|a| a == "--check"),
         pass_per_launch: argv.iter().any(|a| a == "--pass-per-launch"),
         unfused_norm: argv.iter().any(|a| a == "--unfused-norm"),
+        weights: value("--weights"),
     }
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let a = args();
     let t = Instant::now();
-    let weights = Weights::generate(a.config, a.seed);
+    let weights = match &a.weights {
+        // Real GPT-2 weights (`--size full --weights model.safetensors`).
+        Some(path) => Weights::from_safetensors(a.config, &std::fs::read(path)?)?,
+        None => Weights::generate(a.config, a.seed),
+    };
     let params: usize = weights.tensors.iter().map(Vec::len).sum();
     println!("{:?}: {params} parameters, generated in {:.2} s (seed {})", a.config, t.elapsed().as_secs_f64(), a.seed);
     let prompt = prompt(a.config, a.prefill);
@@ -1078,7 +1102,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         r?;
         println!("profile of {steps} decode steps:\n{profile}");
 
-        if a.check {
+        if a.check && a.weights.is_none() {
             let mut seq = prompt.clone();
             let want = reference(&weights, &seq);
             let diff = max_difference(&logits, &want);
@@ -1183,6 +1207,46 @@ mod tests {
             got.push(logits);
         }
         assert!(max_difference(&got[0], &got[1]) <= LOGITS_TOLERANCE);
+    }
+
+    #[test]
+    fn safetensors_round_trip() {
+        // A file as Hugging Face writes GPT-2's (F32, `transformer.`
+        // prefixes, metadata, an extra tensor), made here from the
+        // generated small model; read back, the same weights.
+        let weights = Weights::generate(Config::SMALL, 4);
+        let mut header = String::from("{\"__metadata__\":{\"format\":\"pt\"}");
+        let mut data = Vec::new();
+        let specs = tensors(Config::SMALL);
+        for ((name, shape, _), values) in specs.iter().zip(&weights.tensors) {
+            let start = data.len();
+            data.extend(values.iter().flat_map(|v| v.to_f32().to_le_bytes()));
+            let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+            header += &format!(
+                ",\"transformer.{name}\":{{\"dtype\":\"F32\",\"shape\":[{}],\"data_offsets\":[{start},{}]}}",
+                dims.join(","),
+                data.len()
+            );
+        }
+        header += &format!(
+            ",\"h.0.attn.bias\":{{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[{},{}]}}}}",
+            data.len(),
+            data.len() + 4
+        );
+        data.extend(1.0f32.to_le_bytes());
+        let mut file = (header.len() as u64).to_le_bytes().to_vec();
+        file.extend(header.as_bytes());
+        file.extend(&data);
+        let path = std::env::temp_dir().join(format!("onekernel-gpt-{}.safetensors", std::process::id()));
+        std::fs::write(&path, &file).unwrap();
+        let read = Weights::from_safetensors(Config::SMALL, &std::fs::read(&path).unwrap());
+        std::fs::remove_file(&path).unwrap();
+        assert!(read.as_ref().is_ok_and(|r| r.tensors == weights.tensors), "{:?}", read.err());
+        // A shape that does not fit the configuration is an error naming the tensor.
+        let wider = Config { width: 128, ..Config::SMALL };
+        let err = Weights::from_safetensors(wider, &file).err().unwrap();
+        assert!(err.contains("wte.weight") && err.contains("shape"), "{err}");
+        assert!(Weights::from_safetensors(Config::SMALL, &file[..20]).is_err());
     }
 
     #[test]
