@@ -75,8 +75,18 @@ fn attention_rows(
         let mut s = f32::NEG_INFINITY;
         if j < limit {
             let mut dot = 0.0f32;
-            for c in 0..dim {
-                dot += qs[c] * k[kv_base + j * dim + c].to_f32();
+            let row = kv_base + j * dim;
+            if dim == 64 {
+                // GPT-2's heads: a constant trip count, unrolled, so the
+                // 64 loads of the key's row are issued together.
+                #[unroll]
+                for c in 0..64 {
+                    dot += qs[c] * k[row + c].to_f32();
+                }
+            } else {
+                for c in 0..dim {
+                    dot += qs[c] * k[row + c].to_f32();
+                }
             }
             s = dot * scale;
         }
