@@ -1016,7 +1016,7 @@ fn args() -> Args {
         config,
         cpu: argv.iter().any(|a| a == "--cpu"),
         prefill: number("--prefill", if full { 1024 } else { 24 }),
-        decode: number("--decode", if full { 128 } else { 16 }),
+        decode: number("--decode", if full { 128 } else { 16 }).max(1),
         seed: number("--seed", 1) as u32,
         // Plain Rust recomputing each step is quick only for the small model.
         check: !full || argv.iter().any(|a| a == "--check"),
@@ -1052,7 +1052,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         model.fused_norm = !a.unfused_norm;
         // Warm-up (pipelines are made at their first launch).
         model.prefill(&prompt, true)?;
-        model.decode(a.prefill, true)?;
+        if a.decode > 1 {
+            model.decode(a.prefill, true)?;
+        }
 
         // The prefill: the median of 3 (each recomputes the cache from 0).
         let mut times = Vec::new();
