@@ -182,7 +182,7 @@ def main():
     model = Model(cfg, ws, prefill + decode, device)
 
     def run(m):
-        model.generate(prompt, 2)  # warm-up
+        m.generate(prompt, 2)  # warm-up
         times = []
         for _ in range(3):
             sync(device)
