@@ -23,7 +23,7 @@
 //! |---|---|
 //! | embeddings | `embed` |
 //! | layer norm | `residual_norm` (with the residual add before it; `--unfused-norm`: `bias_residual` then `onekernel::ops::norm::layer_norm_into`) |
-//! | `x·W` | prefill: `onekernel::ops::matmul::matmul_f16_into` (matrix tiles); decode: `gemv_parts` |
+//! | `x·W` | prefill: `gemm::gemm_f16` (`examples/gemm_f16.rs`'s tensor-core kernel) where the device has tiles and the shapes fit, else `onekernel::ops::matmul::matmul_f16_into`; decode: `gemv_parts` |
 //! | bias, split into heads, K/V into the cache | `qkv_epilogue` |
 //! | attention | `attention` (`gpt/attention_shim.rs`, the API of `onekernel::ops::attention`) |
 //! | heads back to rows (prefill only) | `merge_heads` |
