@@ -1,0 +1,233 @@
+// The kernel of `examples/gemm_f16.rs`, in a file of its own so that
+// `examples/gpt.rs` runs the same kernel (both `include!` it; the book
+// includes the part between the anchors).
+
+// ANCHOR: kernel
+#[onekernel::kernels]
+mod gemm {
+    use onekernel::prelude::*;
+    use onekernel::tile::{mma, Accumulator, MatrixA, MatrixB};
+
+    /// Rows of `C` a block computes.
+    pub const BM: usize = 256;
+    /// Columns of `C` a block computes.
+    pub const BN: usize = 128;
+    /// The step along `k`: columns of `A` (rows of `B`) staged per step.
+    pub const BK: usize = 32;
+    /// The side of a tensor-core tile.
+    pub const T: usize = 16;
+    /// `f16` values per `F16Vec4`: the kernel moves memory four values at a time.
+    const L: usize = 4;
+    /// A staged row of `A` in vectors: `BK / 4` and two more of padding, so that
+    /// the 16 rows a tile load reads start in different shared-memory banks.
+    const SA: usize = BK / L + 2;
+    /// A staged row of `B` in vectors, padded the same way.
+    const SB: usize = BN / L + 2;
+    /// Vectors of `A` (of `B`) each of the 256 threads copies per step.
+    const QA: usize = BM * BK / L / 256;
+    const QB: usize = BK * BN / L / 256;
+
+    /// `c = a × b` for row-major `a` (`m × k`), `b` (`k × n`), `c` (`m × n`),
+    /// `a` and `b` as vectors of four `f16`; `m` a multiple of 256, `n` of
+    /// 128, `k` of 32. Launch with `Grid::blocks([n / 128, m / 256])`. Its
+    /// shared arrays take 29 KiB: more than the 16 KiB every WebGPU device
+    /// has, so it says so (`max_shared_bytes`), and a launch on a device
+    /// with less is an `Err`.
+    #[kernel(workgroup_size = 256, max_shared_bytes = 32768)]
+    pub fn gemm_f16(a: &[F16Vec4], b: &[F16Vec4], c: &mut [f32], k: u32, n: u32) {
+        let a_s = shared::<[F16Vec4; BM * SA]>();
+        let b_s = shared::<[F16Vec4; BK * SB]>();
+        let (k, n) = (k as usize, n as usize);
+        let (kv, nv) = (k / L, n / L); // row lengths in vectors
+        let t = thread_id().x;
+        // The subgroup's 64 × 64 square of the block's 256 × 128 (a 4 × 2 grid).
+        let subgroup = t / 32;
+        let (wr, wc) = (subgroup / 2 * 64, subgroup % 2 * 64);
+        let (row0, col0) = (block_id().y * BM, block_id().x * BN);
+        // 4 × 4 accumulators: acc[i * 4 + j] is rows wr + 16i, columns wc + 16j.
+        let mut acc = [Accumulator::<f32, T, T>::zeros(); 16];
+
+        // The next step's vectors, loaded into registers while the tensor
+        // cores work on this one. Thread t copies vectors t, t + 256, ...
+        // of the 256 × 8 (A) and 32 × 32 (B) the block stages.
+        // Where they come from at k = 0, computed once: step `kk` reads
+        // `a_at[q] + kk / 4` and `b_at[q] + kk * nv`.
+        let mut a_at = [0usize; QA];
+        let mut b_at = [0usize; QB];
+        let mut next_a = [F16Vec4::ZERO; QA];
+        let mut next_b = [F16Vec4::ZERO; QB];
+        #[unroll]
+        for q in 0..QA {
+            let e = t + q * 256;
+            a_at[q] = (row0 + e / (BK / L)) * kv + e % (BK / L);
+            next_a[q] = a[a_at[q]];
+        }
+        #[unroll]
+        for q in 0..QB {
+            let e = t + q * 256;
+            b_at[q] = e / (BN / L) * nv + col0 / L + e % (BN / L);
+            next_b[q] = b[b_at[q]];
+        }
+        let mut kk = 0;
+        while kk < k {
+            #[unroll]
+            for q in 0..QA {
+                let e = t + q * 256;
+                a_s[e / (BK / L) * SA + e % (BK / L)] = next_a[q];
+            }
+            #[unroll]
+            for q in 0..QB {
+                let e = t + q * 256;
+                b_s[e / (BN / L) * SB + e % (BN / L)] = next_b[q];
+            }
+            workgroup_barrier();
+            let kn = kk + BK;
+            if kn < k {
+                #[unroll]
+                for q in 0..QA {
+                    next_a[q] = a[a_at[q] + kn / L];
+                }
+                #[unroll]
+                for q in 0..QB {
+                    next_b[q] = b[b_at[q] + kn * nv];
+                }
+            }
+            #[unroll]
+            for s in 0..BK / T {
+                // Tile offsets and strides count vectors, like indexing a_s.
+                let b0 = MatrixB::<T, T>::load(&b_s, s * T * SB + wc / L, SB);
+                let b1 = MatrixB::<T, T>::load(&b_s, s * T * SB + (wc + T) / L, SB);
+                let b2 = MatrixB::<T, T>::load(&b_s, s * T * SB + (wc + 2 * T) / L, SB);
+                let b3 = MatrixB::<T, T>::load(&b_s, s * T * SB + (wc + 3 * T) / L, SB);
+                #[unroll]
+                for i in 0..4 {
+                    let ta = MatrixA::<T, T>::load(&a_s, (wr + i * T) * SA + s * T / L, SA);
+                    acc[i * 4] = mma(ta, b0, acc[i * 4]);
+                    acc[i * 4 + 1] = mma(ta, b1, acc[i * 4 + 1]);
+                    acc[i * 4 + 2] = mma(ta, b2, acc[i * 4 + 2]);
+                    acc[i * 4 + 3] = mma(ta, b3, acc[i * 4 + 3]);
+                }
+            }
+            workgroup_barrier();
+            kk = kn;
+        }
+        #[unroll]
+        for i in 0..4 {
+            #[unroll]
+            for j in 0..4 {
+                let at = (row0 + wr + i * T) * n + col0 + wc + j * T;
+                acc[i * 4 + j].store(&mut c, at, n);
+            }
+        }
+    }
+
+    /// `gemm_f16` with its block shape as parameters: a `TBM × TBN` block
+    /// of `C` (`NT = TBM / 64 × TBN / 64 × 32` threads, a subgroup per 64 ×
+    /// 64 square, `WCOLS = TBN / 64` of them a row), `B`'s staged rows
+    /// `TSB = TBN / 4 + 2` vectors long, the shared arrays `AS = TBM × SA`
+    /// and `BS = BK × TSB` vectors, and `QA`, `QB` vectors of `A` and `B`
+    /// a thread copies per step. Launch with
+    /// `Grid::blocks([n / TBN, m / TBM])`; `m`, `n` multiples of the block,
+    /// `k` of 32.
+    #[kernel(workgroup_size = NT, max_workgroup_invocations = 1024, max_shared_bytes = 49152)]
+    pub fn gemm_f16_t<
+        const TBM: usize,
+        const TBN: usize,
+        const TSB: usize,
+        const AS: usize,
+        const BS: usize,
+        const QA: usize,
+        const QB: usize,
+        const NT: usize,
+        const WCOLS: usize,
+    >(
+        a: &[F16Vec4],
+        b: &[F16Vec4],
+        c: &mut [f32],
+        k: u32,
+        n: u32,
+    ) {
+        let a_s = shared::<[F16Vec4; AS]>();
+        let b_s = shared::<[F16Vec4; BS]>();
+        let (k, n) = (k as usize, n as usize);
+        let (kv, nv) = (k / L, n / L); // row lengths in vectors
+        let t = thread_id().x;
+        // The subgroup's 64 × 64 square of the block's `TBM × TBN`.
+        let subgroup = t / 32;
+        let (wr, wc) = (subgroup / WCOLS * 64, subgroup % WCOLS * 64);
+        let (row0, col0) = (block_id().y * TBM, block_id().x * TBN);
+        // 4 × 4 accumulators: acc[i * 4 + j] is rows wr + 16i, columns wc + 16j.
+        let mut acc = [Accumulator::<f32, T, T>::zeros(); 16];
+
+        // As in `gemm_f16`: thread t copies vectors t, t + NT, ... of the
+        // block's staged tiles.
+        let mut a_at = [0usize; QA];
+        let mut b_at = [0usize; QB];
+        let mut next_a = [F16Vec4::ZERO; QA];
+        let mut next_b = [F16Vec4::ZERO; QB];
+        #[unroll]
+        for q in 0..QA {
+            let e = t + q * NT;
+            a_at[q] = (row0 + e / (BK / L)) * kv + e % (BK / L);
+            next_a[q] = a[a_at[q]];
+        }
+        #[unroll]
+        for q in 0..QB {
+            let e = t + q * NT;
+            b_at[q] = e / (TBN / L) * nv + col0 / L + e % (TBN / L);
+            next_b[q] = b[b_at[q]];
+        }
+        let mut kk = 0;
+        while kk < k {
+            #[unroll]
+            for q in 0..QA {
+                let e = t + q * NT;
+                a_s[e / (BK / L) * SA + e % (BK / L)] = next_a[q];
+            }
+            #[unroll]
+            for q in 0..QB {
+                let e = t + q * NT;
+                b_s[e / (TBN / L) * TSB + e % (TBN / L)] = next_b[q];
+            }
+            workgroup_barrier();
+            let kn = kk + BK;
+            if kn < k {
+                #[unroll]
+                for q in 0..QA {
+                    next_a[q] = a[a_at[q] + kn / L];
+                }
+                #[unroll]
+                for q in 0..QB {
+                    next_b[q] = b[b_at[q] + kn * nv];
+                }
+            }
+            #[unroll]
+            for s in 0..BK / T {
+                // Tile offsets and strides count vectors, like indexing a_s.
+                let b0 = MatrixB::<T, T>::load(&b_s, s * T * TSB + wc / L, TSB);
+                let b1 = MatrixB::<T, T>::load(&b_s, s * T * TSB + (wc + T) / L, TSB);
+                let b2 = MatrixB::<T, T>::load(&b_s, s * T * TSB + (wc + 2 * T) / L, TSB);
+                let b3 = MatrixB::<T, T>::load(&b_s, s * T * TSB + (wc + 3 * T) / L, TSB);
+                #[unroll]
+                for i in 0..4 {
+                    let ta = MatrixA::<T, T>::load(&a_s, (wr + i * T) * SA + s * T / L, SA);
+                    acc[i * 4] = mma(ta, b0, acc[i * 4]);
+                    acc[i * 4 + 1] = mma(ta, b1, acc[i * 4 + 1]);
+                    acc[i * 4 + 2] = mma(ta, b2, acc[i * 4 + 2]);
+                    acc[i * 4 + 3] = mma(ta, b3, acc[i * 4 + 3]);
+                }
+            }
+            workgroup_barrier();
+            kk = kn;
+        }
+        #[unroll]
+        for i in 0..4 {
+            #[unroll]
+            for j in 0..4 {
+                let at = (row0 + wr + i * T) * n + col0 + wc + j * T;
+                acc[i * 4 + j].store(&mut c, at, n);
+            }
+        }
+    }
+}
+// ANCHOR_END: kernel
