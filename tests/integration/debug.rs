@@ -186,6 +186,54 @@ fn a_full_print_buffer_drops_lines_and_says_how_many() {
     assert!(dropped.contains(&format!("... {} printed lines dropped", 1024 * 80 - room)), "{dropped}");
 }
 
+#[kernel(workgroup_size = 64)]
+fn print_sized(out: &mut [u32], times: u32) {
+    let i = global_id().x;
+    if i < out.len() {
+        for k in 0..times {
+            println!("{k}");
+        }
+        out[i] = i as u32;
+    }
+}
+
+/// A smaller print buffer holds fewer lines, and the count of the dropped
+/// ones is still right; a larger one holds them all.
+#[test]
+fn the_print_buffer_size_can_be_set() {
+    lines();
+    let device = gpu();
+    assert_eq!(device.print_buffer_size(), onekernel::abi::debug::print_buffer::DEFAULT_WORDS as usize * 4);
+    // 100 records of 5 words (the record's header and one `u32`), and a
+    // part of a record that no record fits in.
+    device.set_print_buffer_size(100 * 5 * 4 + 7);
+    assert_eq!(device.print_buffer_size(), 100 * 5 * 4 + 4);
+    // Every handle of the device shares it.
+    assert_eq!(device.checked().print_buffer_size(), device.print_buffer_size());
+    let mut out = Buffer::<u32>::zeroed(&device, 64).unwrap();
+    print_sized::launch(&device, 64, &mut out, 3).unwrap();
+    assert_eq!(out.read().unwrap(), (0..64).collect::<Vec<u32>>());
+    let all = take("print_sized");
+    let dropped = all.iter().find(|l| l.contains("dropped")).expect("a line says how many were dropped");
+    assert_eq!(all.len() - 1, 100, "{dropped}");
+    assert!(dropped.contains(&format!("... {} printed lines dropped", 64 * 3 - 100)), "{dropped}");
+    // Room for none: every line is dropped and counted.
+    device.set_print_buffer_size(0);
+    print_sized::launch(&device, 64, &mut out, 2).unwrap();
+    device.synchronize().unwrap();
+    let all = take("print_sized");
+    assert_eq!(all.len(), 1, "{all:#?}");
+    assert!(all[0].contains("... 128 printed lines dropped"), "{all:#?}");
+    // 8 MiB: all of 1024 x 80 lines.
+    device.set_print_buffer_size(8 << 20);
+    let mut out = Buffer::<u32>::zeroed(&device, 1024).unwrap();
+    print_sized::launch(&device, 1024, &mut out, 80).unwrap();
+    device.synchronize().unwrap();
+    let all = take("print_sized");
+    assert_eq!(all.len(), 1024 * 80);
+    assert!(!all.iter().any(|l| l.contains("dropped")));
+}
+
 /// A launch queued without a wait reports its panic at the next wait.
 #[test]
 fn a_queued_launch_panics_at_the_next_wait() {

@@ -41,7 +41,7 @@ pub mod print_buffer {
     /// invocation's global id.
     pub const RECORD_HEADER: u32 = 4;
     /// The print records' room, in words, unless the device says otherwise
-    /// (`Device::with_print_buffer_words`): 1 MiB.
+    /// (`Device::set_print_buffer_size`): 1 MiB.
     pub const DEFAULT_WORDS: u32 = 1 << 18;
 }
 

@@ -523,7 +523,7 @@ pub(crate) fn header(kernel: &KernelInfo) -> [u32; print_buffer::HEADER as usize
 /// the panic slot and, if it prints, `room` words of records.
 pub(crate) fn buffer_words(kernel: &KernelInfo, room: u32) -> u32 {
     let prints = kernel.debug_sites.iter().any(|s| !s.kind.panics());
-    print_buffer::HEADER + kernel.panic_record_words() + if prints { room } else { 1 }
+    print_buffer::HEADER + kernel.panic_record_words() + if prints { room.max(1) } else { 1 }
 }
 
 #[cfg(test)]

@@ -215,7 +215,7 @@ impl GpuDevice {
         let prints = match kernel.debug_sites.is_empty() {
             true => None,
             false => {
-                let words = crate::debug::buffer_words(kernel, onekernel_abi::debug::print_buffer::DEFAULT_WORDS);
+                let words = crate::debug::buffer_words(kernel, self.print_words());
                 let memory =
                     self.zeroed(words as usize, u64::from(words) * 4).map_err(|e| self.buffer_failure(kernel, e))?;
                 let header = crate::debug::header(kernel);
