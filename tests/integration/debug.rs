@@ -234,6 +234,89 @@ fn the_print_buffer_size_can_be_set() {
     assert!(!all.iter().any(|l| l.contains("dropped")));
 }
 
+#[kernel(workgroup_size = 32)]
+fn recorded_prints(a: &[u32], out: &mut [u32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        println!("a[{i}] = {}", a[i]);
+        assert!(a[i] != 13, "thirteen at {}", i);
+        out[i] = a[i] * 2;
+    }
+}
+
+/// Records a launch of `recorded_prints` into an encoder of `device` and
+/// returns what `Recorded::check` says before and after the submit.
+fn record_and_check(device: &Device, data: &[u32]) -> (LaunchError, Result<(), LaunchError>) {
+    let (wgpu_device, queue) = device.wgpu().unwrap();
+    let a = Buffer::from_slice(device, data).unwrap();
+    let mut out = Buffer::<u32>::zeroed(device, data.len()).unwrap();
+    let mut encoder = wgpu_device.create_command_encoder(&Default::default());
+    let (launched, recorded) =
+        device.record(&mut encoder, || recorded_prints::launch(device, data.len(), &a, &mut out)).unwrap();
+    launched.unwrap();
+    let before = recorded.check().unwrap_err();
+    queue.submit([encoder.finish()]);
+    let after = recorded.check();
+    // Read once: a second check prints nothing more.
+    assert!(recorded.check().is_ok());
+    (before, after)
+}
+
+/// A printing kernel recorded into the program's encoder prints its lines
+/// and reports its panic through `Recorded::check` after the submit, as
+/// the CPU executor does at the launch.
+#[test]
+fn recorded_launches_print_and_panic_through_recorded_check() {
+    lines();
+    let gpu = gpu();
+    let data: Vec<u32> = (0..40).map(|i| i * 3).collect();
+    // The CPU's lines.
+    let cpu_device = Device::cpu();
+    let a = Buffer::from_slice(&cpu_device, &data).unwrap();
+    let mut out = Buffer::<u32>::zeroed(&cpu_device, data.len()).unwrap();
+    recorded_prints::launch(&cpu_device, data.len(), &a, &mut out).unwrap();
+    let cpu = take("recorded_prints");
+    assert_eq!(cpu.len(), data.len());
+
+    let (before, after) = record_and_check(&gpu, &data);
+    assert!(matches!(before, LaunchError::Recording { kernel: "recorded_prints", .. }), "{before}");
+    after.unwrap();
+    assert_eq!(take("recorded_prints"), cpu);
+
+    // A failed assert: the same panic as on the CPU.
+    let mut bad = data.clone();
+    bad[7] = 13;
+    let a = Buffer::from_slice(&cpu_device, &bad).unwrap();
+    let cpu_panic = recorded_prints::launch(&cpu_device, bad.len(), &a, &mut out).unwrap_err();
+    let cpu_lines = take("recorded_prints");
+    let (_, after) = record_and_check(&gpu, &bad);
+    let gpu_panic = after.unwrap_err();
+    assert_eq!(panic_of(&gpu_panic), panic_of(&cpu_panic), "{gpu_panic}");
+    assert_eq!(panic_of(&gpu_panic).1, "thirteen at 7");
+    // Every invocation printed before its assert: the CPU stops at the
+    // panic, the GPU's other invocations go on (docs/semantics.md).
+    let gpu_lines = take("recorded_prints");
+    assert_eq!(gpu_lines.len(), bad.len());
+    assert!(cpu_lines.iter().all(|l| gpu_lines.contains(l)), "{cpu_lines:#?}");
+
+    // Into an open compute pass: the lines after the submit.
+    let (wgpu_device, queue) = gpu.wgpu().unwrap();
+    let a = Buffer::from_slice(&gpu, &data).unwrap();
+    let mut out = Buffer::<u32>::zeroed(&gpu, data.len()).unwrap();
+    let mut encoder = wgpu_device.create_command_encoder(&Default::default());
+    let recorded = {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        let (launched, recorded) =
+            gpu.record_pass(&mut pass, || recorded_prints::launch(&gpu, data.len(), &a, &mut out)).unwrap();
+        launched.unwrap();
+        recorded
+    };
+    queue.submit([encoder.finish()]);
+    recorded.check().unwrap();
+    assert_eq!(take("recorded_prints"), cpu);
+    assert_eq!(out.read().unwrap(), data.iter().map(|x| x * 2).collect::<Vec<u32>>());
+}
+
 /// A launch queued without a wait reports its panic at the next wait.
 #[test]
 fn a_queued_launch_panics_at_the_next_wait() {

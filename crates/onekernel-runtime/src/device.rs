@@ -683,7 +683,7 @@ impl Device {
     /// // ... your render pass, recorded after the launch ...
     /// assert_eq!(x.read()?, [1.0, 2.0]); // recorded, not run yet
     /// queue.submit([encoder.finish()]);
-    /// recorded.check()?; // checked launches' errors, if any
+    /// recorded.check()?; // checked launches' errors and kernels' prints and panics, if any
     /// assert_eq!(x.read()?, [2.0, 4.0]);
     /// # Ok(()) }
     /// ```
@@ -715,8 +715,9 @@ impl Device {
     /// A checked launch cannot be recorded into a pass (its report is
     /// copied out after its pass): it returns
     /// [`LaunchError::Recording`](crate::LaunchError::Recording); record
-    /// it with [`Device::record`]. Timing and buffer operations are as
-    /// there.
+    /// it with [`Device::record`]. Timing, buffer operations and printing
+    /// kernels are as there, except that [`Recorded::check`](crate::Recorded::check)
+    /// cannot tell a pass not yet submitted: call it after the submit.
     ///
     /// # Errors
     /// As [`Device::record`].
