@@ -317,6 +317,88 @@ fn recorded_launches_print_and_panic_through_recorded_check() {
     assert_eq!(out.read().unwrap(), data.iter().map(|x| x * 2).collect::<Vec<u32>>());
 }
 
+/// Halves an even number; prints and asserts in a helper.
+#[helper]
+fn checked_half(x: u32, i: usize) -> u32 {
+    println!("half of {x} at {}", i);
+    assert!(x % 2 == 0, "odd {} at {}", x, i);
+    x / 2
+}
+
+/// A helper calling a printing, panicking helper.
+#[helper]
+fn halve_twice(x: u32, i: usize) -> u32 {
+    let h = checked_half(x, i);
+    assert_eq!(h * 2, x);
+    eprint!("twice ");
+    checked_half(h * 2, i)
+}
+
+#[kernel(workgroup_size = 32)]
+fn halve_with_helpers(a: &[u32], out: &mut [u32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        let h = halve_twice(a[i], i);
+        println!("out {h}");
+        out[i] = h;
+    }
+}
+
+/// `println!` and `assert!` in helpers: the same lines and the same
+/// `KernelPanic` (at the helper's line) on the CPU executors and the GPU;
+/// after a helper's panic its callers do not go on; from host code the
+/// helper is plain Rust.
+#[test]
+fn helpers_print_and_panic_like_kernels() {
+    lines();
+    let data: Vec<u32> = (0..70).map(|i| i * 2).collect();
+    for device in [Device::cpu(), gpu()] {
+        let a = Buffer::from_slice(&device, &data).unwrap();
+        let mut out = Buffer::<u32>::zeroed(&device, data.len()).unwrap();
+        halve_with_helpers::launch(&device, data.len(), &a, &mut out).unwrap();
+        assert_eq!(out.read().unwrap(), (0..70).collect::<Vec<u32>>());
+    }
+    let all = take("halve_with_helpers");
+    // Four lines an invocation (three on stdout, `twice ` ends with the
+    // stdout lines' invocation), each from both devices.
+    assert_eq!(all.len(), 2 * 4 * data.len(), "{all:#?}");
+    for pair in all.chunks(2) {
+        assert_eq!(pair[0], pair[1]);
+    }
+    assert!(all.contains(&"[halve_with_helpers (7, 0, 0)] half of 14 at 7".to_string()), "{all:#?}");
+    assert!(all.contains(&"[halve_with_helpers (7, 0, 0)] out 7".to_string()), "{all:#?}");
+    assert!(all.contains(&"[halve_with_helpers (7, 0, 0)] twice  (stderr)".to_string()), "{all:#?}");
+
+    // One odd number: the inner helper's assert.
+    let mut bad = data.clone();
+    bad[41] = 13;
+    let f = |d: &Device, a: &Buffer<u32>, o: &mut Buffer<u32>| halve_with_helpers::launch(d, a.len(), a, o);
+    let assert_line = line!() - 52;
+    let mut results = Vec::new();
+    for device in [Device::cpu(), Device::cpu_serial(), gpu()] {
+        let e = launch_panic(&device, f, &bad);
+        let LaunchError::KernelPanic { file, panics, .. } = &e else { panic!("{e}") };
+        assert_eq!((file.as_str(), *panics), (file!(), 1), "on {device:?}: {e}");
+        assert_eq!(panic_of(&e), (assert_line, "odd 13 at 41".to_string(), [41, 0, 0]), "on {device:?}: {e}");
+        results.push(e.to_string());
+    }
+    assert!(results.windows(2).all(|w| w[0] == w[1]), "{results:#?}");
+    // The panicking invocation printed its first line only: its callers
+    // returned (on the GPU the others ran to their end).
+    let lines = take("halve_with_helpers");
+    let of_41: Vec<&String> = lines.iter().filter(|l| l.contains("(41, 0, 0)")).collect();
+    assert!(of_41.iter().all(|l| l.ends_with("half of 13 at 41")), "{of_41:#?}");
+    assert!(!of_41.is_empty());
+
+    // The helper's sites follow the kernel's, with the helper's file.
+    let sites = &halve_with_helpers::KERNEL.debug_sites;
+    assert_eq!(sites.len(), 1 + 2 + 2);
+    assert!(sites[1..].iter().all(|s| s.file == file!()), "{sites:#?}");
+    // From host code, a helper is plain Rust.
+    assert_eq!(checked_half(8, 0), 4);
+    assert!(std::panic::catch_unwind(|| checked_half(7, 0)).is_err());
+}
+
 /// A launch queued without a wait reports its panic at the next wait.
 #[test]
 fn a_queued_launch_panics_at_the_next_wait() {
@@ -483,6 +565,7 @@ fn a_panic_between_barriers_ends_the_launch_with_its_error() {
 #[test]
 fn printing_kernels_wgsl_and_spirv() {
     insta::assert_snapshot!("print_loop_wgsl", print_loop::WGSL);
+    insta::assert_snapshot!("print_helpers_wgsl", halve_with_helpers::WGSL);
     for (name, k) in [
         ("print_values", &print_values::KERNEL),
         ("check_eq", &check_eq::KERNEL),
@@ -492,6 +575,7 @@ fn printing_kernels_wgsl_and_spirv() {
         ("print_f16", &print_f16::KERNEL),
         ("print_hits", &shapes::print_hits::KERNEL),
         ("panic_between_barriers", &panic_between_barriers::KERNEL),
+        ("halve_with_helpers", &halve_with_helpers::KERNEL),
     ] {
         crate::shader_checks::every_module(name, k);
     }

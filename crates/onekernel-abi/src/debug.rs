@@ -177,6 +177,10 @@ pub struct DebugSite {
     pub enabled: bool,
     /// Whether it is a `debug_assert*!`.
     pub debug_only: bool,
+    /// The file of a site in a `#[helper]` the kernel calls, as `file!()`
+    /// writes it; empty for the kernel's own sites (and a helper's where
+    /// the compiler cannot tell): the kernel's [`KernelInfo::source_file`](crate::KernelInfo::source_file).
+    pub file: Cow<'static, str>,
 }
 
 impl DebugSite {
