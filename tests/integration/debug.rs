@@ -399,6 +399,96 @@ fn helpers_print_and_panic_like_kernels() {
     assert!(std::panic::catch_unwind(|| checked_half(7, 0)).is_err());
 }
 
+/// wgpu's OpenGL backend, headless: Mesa's llvmpipe through EGL (its
+/// surfaceless platform; Debian's `libegl1`, `libegl-mesa0` and
+/// `libgl1-mesa-dri`, which `.ci/run` installs), adopted as a device. The
+/// GL backend is chosen here, not through `WGPU_BACKEND` (which the other
+/// tests of this process read as `vulkan`).
+fn gl() -> Device {
+    let desc = wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::GL,
+        ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+    };
+    let instance = wgpu::Instance::new(desc);
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).expect(
+        "an OpenGL adapter: Mesa's llvmpipe through EGL (apt-get install libegl1 libegl-mesa0 libgl1-mesa-dri, as .ci/run does)",
+    );
+    assert_eq!(adapter.get_info().backend, wgpu::Backend::Gl);
+    let desc = wgpu::DeviceDescriptor {
+        required_features: adapter.features(),
+        required_limits: adapter.limits(),
+        ..Default::default()
+    };
+    let (device, queue) = pollster::block_on(adapter.request_device(&desc)).expect("a GL device");
+    Device::from_wgpu(&adapter, &device, &queue).expect("the GL device adopted")
+}
+
+#[kernel(workgroup_size = 32)]
+fn gl_prints(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        let x = a[i];
+        let n = i as u32;
+        println!("x = {x:.3} e {:e} hex {:#06x} v {:?} {:?} {}", x, n, Vec2::new(x, 1.0), global_id(), x < 0.0);
+        print!("{:>+9.2}|{n:<4}|", x * 2.0);
+        let h = checked_half(n * 2, i);
+        eprintln!("{:?}", Vec3A::new(x, 0.5, -0.0));
+        assert!(x < 100.0, "too big {x} at {i}");
+        assert_eq!(h, n);
+        out[i] = x;
+    }
+}
+
+/// The GL backend prints the same lines as the CPU executor (prints in the
+/// kernel and in a helper) and reports a failed assert as the same
+/// `KernelPanic`, at the next wait as on Vulkan.
+#[test]
+fn the_gl_backend_prints_and_panics_like_the_cpu_executor() {
+    lines();
+    let gl = gl();
+    let data: Vec<f32> = (0..50).map(|i| i as f32 * 0.37 - 3.0).collect();
+    let mut per_device = Vec::new();
+    for device in [Device::cpu(), gl.clone()] {
+        let a = Buffer::from_slice(&device, &data).unwrap();
+        let mut out = Buffer::<f32>::zeroed(&device, data.len()).unwrap();
+        gl_prints::launch(&device, data.len(), &a, &mut out).unwrap();
+        assert_eq!(out.read().unwrap(), data);
+        per_device.push(take("gl_prints"));
+    }
+    // Three lines an invocation (the `print!` continues the helper's line).
+    assert_eq!(per_device[0].len(), 3 * data.len(), "{:#?}", per_device[0]);
+    assert_eq!(per_device[0], per_device[1]);
+    let x = data[5];
+    let expected = format!(
+        "[gl_prints (5, 0, 0)] x = {x:.3} e {:e} hex {:#06x} v {:?} {:?} {}",
+        x,
+        5,
+        Vec2::new(x, 1.0),
+        onekernel::Dim3::new(5, 0, 0),
+        x < 0.0
+    );
+    assert!(per_device[1].contains(&expected), "{expected}\n{:#?}", per_device[1]);
+
+    let mut bad = data.clone();
+    bad[33] = 150.0;
+    let mut panics = Vec::new();
+    for device in [Device::cpu(), gl] {
+        let a = Buffer::from_slice(&device, &bad).unwrap();
+        let mut out = Buffer::<f32>::zeroed(&device, bad.len()).unwrap();
+        let e = match gl_prints::launch(&device, bad.len(), &a, &mut out) {
+            Err(e) => e,
+            Ok(()) => match out.read() {
+                Err(BufferError::Launch(e)) => *e,
+                other => panic!("expected a panic, got {other:?}"),
+            },
+        };
+        assert_eq!(panic_of(&e).1, "too big 150 at 33", "{e}");
+        panics.push(panic_of(&e));
+    }
+    take("gl_prints");
+    assert_eq!(panics[0], panics[1]);
+}
+
 /// A launch queued without a wait reports its panic at the next wait.
 #[test]
 fn a_queued_launch_panics_at_the_next_wait() {
