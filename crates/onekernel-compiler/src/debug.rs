@@ -89,7 +89,8 @@ pub fn program_calls<'p>(
     kernel_types: &'p Types,
     helper_types: &'p [Types],
 ) -> Vec<(&'p Function, &'p DebugCall, &'p Types, bool)> {
-    let mut all: Vec<_> = calls(&program.kernel).into_iter().map(|c| (&program.kernel, c, kernel_types, false)).collect();
+    let mut all: Vec<_> =
+        calls(&program.kernel).into_iter().map(|c| (&program.kernel, c, kernel_types, false)).collect();
     for (h, types) in program.helpers.iter().zip(helper_types) {
         all.extend(calls(h).into_iter().map(|c| (h, c, types, true)));
     }

@@ -119,8 +119,10 @@ impl DebugMacros {
                 let (l, r) = (items.first()?, items.get(1)?);
                 let rest = &items[2..];
                 let message = (!rest.is_empty()).then(|| quote!(, #(#rest),*));
-                let (left, right) =
-                    (format_ident!("__left", span = Span::mixed_site()), format_ident!("__right", span = Span::mixed_site()));
+                let (left, right) = (
+                    format_ident!("__left", span = Span::mixed_site()),
+                    format_ident!("__right", span = Span::mixed_site()),
+                );
                 let (failed, assert) = match kind {
                     DebugKind::AssertEq => (quote!(!(*#left == *#right)), quote_spanned!(span=> ::core::assert_eq!)),
                     _ => (quote!(*#left == *#right), quote_spanned!(span=> ::core::assert_ne!)),

@@ -541,5 +541,8 @@ impl FnLowerer<'_> {
 /// The words of a record of the site `c`.
 fn record_words(c: &DebugCall, types: &crate::infer::Types, table: &crate::types::TypeTable) -> u32 {
     print_buffer::RECORD_HEADER
-        + c.args.iter().map(|(_, a)| crate::debug::print_type(types.exprs[*a], table).map_or(0, |t| t.words())).sum::<u32>()
+        + c.args
+            .iter()
+            .map(|(_, a)| crate::debug::print_type(types.exprs[*a], table).map_or(0, |t| t.words()))
+            .sum::<u32>()
 }

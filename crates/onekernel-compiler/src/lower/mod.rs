@@ -327,7 +327,8 @@ pub fn lower_program(
     if checked {
         mb.checks = Some(checks::Checks::declare(&mut mb, layout.uniform_binding + 1, variant.loop_budget));
     }
-    mb.debug = debug::DebugBuffer::for_program(&mut mb, program, kernel_types, helper_types, layout.uniform_binding + 2);
+    mb.debug =
+        debug::DebugBuffer::for_program(&mut mb, program, kernel_types, helper_types, layout.uniform_binding + 2);
     declare_overrides(&mut mb, &program.kernel);
     // Helpers first: naga requires callees before callers.
     let bases = crate::debug::site_bases(program);
