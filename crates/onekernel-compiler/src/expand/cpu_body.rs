@@ -26,7 +26,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 
 /// Generates the body of the kernel `f` as a block; `helper_scope`: a
-/// helper it calls prints or panics (see [`Gen::helper_scope`]).
+/// helper it calls prints or panics (each helper call then runs in the runtime's `HelperScope`).
 pub fn cpu_body(f: &Function, types: &Types, table: &TypeTable, layout: &Layout, helper_scope: bool) -> TokenStream {
     let g = Gen { f, types, table, layout, k: super::krate(), phase: None, chunk: None, helper_scope };
     g.block(&f.body)

@@ -113,7 +113,9 @@ impl DebugMacros {
                     let text = format!("assertion failed: {}", crate::debug::expr_text(cond));
                     quote!("{}", #text)
                 };
-                quote_spanned!(span=> if !(#cond) { #enter ::core::panic!(#message) })
+                // Not `if !(cond)`: clippy would lint the user's condition
+                // (`nonminimal_bool`) in the user's span.
+                quote_spanned!(span=> if #cond {} else { #enter ::core::panic!(#message) })
             }
             DebugKind::AssertEq | DebugKind::AssertNe => {
                 let (l, r) = (items.first()?, items.get(1)?);
