@@ -186,6 +186,309 @@ fn a_full_print_buffer_drops_lines_and_says_how_many() {
     assert!(dropped.contains(&format!("... {} printed lines dropped", 1024 * 80 - room)), "{dropped}");
 }
 
+#[kernel(workgroup_size = 64)]
+fn print_sized(out: &mut [u32], times: u32) {
+    let i = global_id().x;
+    if i < out.len() {
+        for k in 0..times {
+            println!("{k}");
+        }
+        out[i] = i as u32;
+    }
+}
+
+/// A smaller print buffer holds fewer lines, and the count of the dropped
+/// ones is still right; a larger one holds them all.
+#[test]
+fn the_print_buffer_size_can_be_set() {
+    lines();
+    let device = gpu();
+    assert_eq!(device.print_buffer_size(), onekernel::abi::debug::print_buffer::DEFAULT_WORDS as usize * 4);
+    // 100 records of 5 words (the record's header and one `u32`), and a
+    // part of a record that no record fits in.
+    device.set_print_buffer_size(100 * 5 * 4 + 7);
+    assert_eq!(device.print_buffer_size(), 100 * 5 * 4 + 4);
+    // Every handle of the device shares it.
+    assert_eq!(device.checked().print_buffer_size(), device.print_buffer_size());
+    let mut out = Buffer::<u32>::zeroed(&device, 64).unwrap();
+    print_sized::launch(&device, 64, &mut out, 3).unwrap();
+    assert_eq!(out.read().unwrap(), (0..64).collect::<Vec<u32>>());
+    let all = take("print_sized");
+    let dropped = all.iter().find(|l| l.contains("dropped")).expect("a line says how many were dropped");
+    assert_eq!(all.len() - 1, 100, "{dropped}");
+    assert!(dropped.contains(&format!("... {} printed lines dropped", 64 * 3 - 100)), "{dropped}");
+    // Room for none: every line is dropped and counted.
+    device.set_print_buffer_size(0);
+    print_sized::launch(&device, 64, &mut out, 2).unwrap();
+    device.synchronize().unwrap();
+    let all = take("print_sized");
+    assert_eq!(all.len(), 1, "{all:#?}");
+    assert!(all[0].contains("... 128 printed lines dropped"), "{all:#?}");
+    // 8 MiB: all of 1024 x 80 lines.
+    device.set_print_buffer_size(8 << 20);
+    let mut out = Buffer::<u32>::zeroed(&device, 1024).unwrap();
+    print_sized::launch(&device, 1024, &mut out, 80).unwrap();
+    device.synchronize().unwrap();
+    let all = take("print_sized");
+    assert_eq!(all.len(), 1024 * 80);
+    assert!(!all.iter().any(|l| l.contains("dropped")));
+}
+
+#[kernel(workgroup_size = 32)]
+fn recorded_prints(a: &[u32], out: &mut [u32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        println!("a[{i}] = {}", a[i]);
+        assert!(a[i] != 13, "thirteen at {}", i);
+        out[i] = a[i] * 2;
+    }
+}
+
+/// Records a launch of `recorded_prints` into an encoder of `device` and
+/// returns what `Recorded::check` says before and after the submit.
+fn record_and_check(device: &Device, data: &[u32]) -> (LaunchError, Result<(), LaunchError>) {
+    let (wgpu_device, queue) = device.wgpu().unwrap();
+    let a = Buffer::from_slice(device, data).unwrap();
+    let mut out = Buffer::<u32>::zeroed(device, data.len()).unwrap();
+    let mut encoder = wgpu_device.create_command_encoder(&Default::default());
+    let (launched, recorded) =
+        device.record(&mut encoder, || recorded_prints::launch(device, data.len(), &a, &mut out)).unwrap();
+    launched.unwrap();
+    let before = recorded.check().unwrap_err();
+    queue.submit([encoder.finish()]);
+    let after = recorded.check();
+    // Read once: a second check prints nothing more.
+    assert!(recorded.check().is_ok());
+    (before, after)
+}
+
+/// A printing kernel recorded into the program's encoder prints its lines
+/// and reports its panic through `Recorded::check` after the submit, as
+/// the CPU executor does at the launch.
+#[test]
+fn recorded_launches_print_and_panic_through_recorded_check() {
+    lines();
+    let gpu = gpu();
+    let data: Vec<u32> = (0..40).map(|i| i * 3).collect();
+    // The CPU's lines.
+    let cpu_device = Device::cpu();
+    let a = Buffer::from_slice(&cpu_device, &data).unwrap();
+    let mut out = Buffer::<u32>::zeroed(&cpu_device, data.len()).unwrap();
+    recorded_prints::launch(&cpu_device, data.len(), &a, &mut out).unwrap();
+    let cpu = take("recorded_prints");
+    assert_eq!(cpu.len(), data.len());
+
+    let (before, after) = record_and_check(&gpu, &data);
+    assert!(matches!(before, LaunchError::Recording { kernel: "recorded_prints", .. }), "{before}");
+    after.unwrap();
+    assert_eq!(take("recorded_prints"), cpu);
+
+    // A failed assert: the same panic as on the CPU.
+    let mut bad = data.clone();
+    bad[7] = 13;
+    let a = Buffer::from_slice(&cpu_device, &bad).unwrap();
+    let cpu_panic = recorded_prints::launch(&cpu_device, bad.len(), &a, &mut out).unwrap_err();
+    let cpu_lines = take("recorded_prints");
+    let (_, after) = record_and_check(&gpu, &bad);
+    let gpu_panic = after.unwrap_err();
+    assert_eq!(panic_of(&gpu_panic), panic_of(&cpu_panic), "{gpu_panic}");
+    assert_eq!(panic_of(&gpu_panic).1, "thirteen at 7");
+    // Every invocation printed before its assert: the CPU stops at the
+    // panic, the GPU's other invocations go on (docs/semantics.md).
+    let gpu_lines = take("recorded_prints");
+    assert_eq!(gpu_lines.len(), bad.len());
+    assert!(cpu_lines.iter().all(|l| gpu_lines.contains(l)), "{cpu_lines:#?}");
+
+    // Into an open compute pass: the lines after the submit.
+    let (wgpu_device, queue) = gpu.wgpu().unwrap();
+    let a = Buffer::from_slice(&gpu, &data).unwrap();
+    let mut out = Buffer::<u32>::zeroed(&gpu, data.len()).unwrap();
+    let mut encoder = wgpu_device.create_command_encoder(&Default::default());
+    let recorded = {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        let (launched, recorded) =
+            gpu.record_pass(&mut pass, || recorded_prints::launch(&gpu, data.len(), &a, &mut out)).unwrap();
+        launched.unwrap();
+        recorded
+    };
+    queue.submit([encoder.finish()]);
+    recorded.check().unwrap();
+    assert_eq!(take("recorded_prints"), cpu);
+    assert_eq!(out.read().unwrap(), data.iter().map(|x| x * 2).collect::<Vec<u32>>());
+}
+
+/// Halves an even number; prints and asserts in a helper.
+#[helper]
+fn checked_half(x: u32, i: usize) -> u32 {
+    println!("half of {x} at {}", i);
+    assert!(x % 2 == 0, "odd {} at {}", x, i);
+    x / 2
+}
+
+/// A helper calling a printing, panicking helper.
+#[helper]
+fn halve_twice(x: u32, i: usize) -> u32 {
+    let h = checked_half(x, i);
+    assert_eq!(h * 2, x);
+    eprint!("twice ");
+    checked_half(h * 2, i)
+}
+
+#[kernel(workgroup_size = 32)]
+fn halve_with_helpers(a: &[u32], out: &mut [u32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        let h = halve_twice(a[i], i);
+        println!("out {h}");
+        out[i] = h;
+    }
+}
+
+/// `println!` and `assert!` in helpers: the same lines and the same
+/// `KernelPanic` (at the helper's line) on the CPU executors and the GPU;
+/// after a helper's panic its callers do not go on; from host code the
+/// helper is plain Rust.
+#[test]
+fn helpers_print_and_panic_like_kernels() {
+    lines();
+    let data: Vec<u32> = (0..70).map(|i| i * 2).collect();
+    for device in [Device::cpu(), gpu()] {
+        let a = Buffer::from_slice(&device, &data).unwrap();
+        let mut out = Buffer::<u32>::zeroed(&device, data.len()).unwrap();
+        halve_with_helpers::launch(&device, data.len(), &a, &mut out).unwrap();
+        assert_eq!(out.read().unwrap(), (0..70).collect::<Vec<u32>>());
+    }
+    let all = take("halve_with_helpers");
+    // Four lines an invocation (three on stdout, `twice ` ends with the
+    // stdout lines' invocation), each from both devices.
+    assert_eq!(all.len(), 2 * 4 * data.len(), "{all:#?}");
+    for pair in all.chunks(2) {
+        assert_eq!(pair[0], pair[1]);
+    }
+    assert!(all.contains(&"[halve_with_helpers (7, 0, 0)] half of 14 at 7".to_string()), "{all:#?}");
+    assert!(all.contains(&"[halve_with_helpers (7, 0, 0)] out 7".to_string()), "{all:#?}");
+    assert!(all.contains(&"[halve_with_helpers (7, 0, 0)] twice  (stderr)".to_string()), "{all:#?}");
+
+    // One odd number: the inner helper's assert.
+    let mut bad = data.clone();
+    bad[41] = 13;
+    let f = |d: &Device, a: &Buffer<u32>, o: &mut Buffer<u32>| halve_with_helpers::launch(d, a.len(), a, o);
+    let assert_line = line!() - 52;
+    let mut results = Vec::new();
+    for device in [Device::cpu(), Device::cpu_serial(), gpu()] {
+        let e = launch_panic(&device, f, &bad);
+        let LaunchError::KernelPanic { file, panics, .. } = &e else { panic!("{e}") };
+        assert_eq!((file.as_str(), *panics), (file!(), 1), "on {device:?}: {e}");
+        assert_eq!(panic_of(&e), (assert_line, "odd 13 at 41".to_string(), [41, 0, 0]), "on {device:?}: {e}");
+        results.push(e.to_string());
+    }
+    assert!(results.windows(2).all(|w| w[0] == w[1]), "{results:#?}");
+    // The panicking invocation printed its first line only: its callers
+    // returned (on the GPU the others ran to their end).
+    let lines = take("halve_with_helpers");
+    let of_41: Vec<&String> = lines.iter().filter(|l| l.contains("(41, 0, 0)")).collect();
+    assert!(of_41.iter().all(|l| l.ends_with("half of 13 at 41")), "{of_41:#?}");
+    assert!(!of_41.is_empty());
+
+    // The helper's sites follow the kernel's, with the helper's file.
+    let sites = &halve_with_helpers::KERNEL.debug_sites;
+    assert_eq!(sites.len(), 1 + 2 + 2);
+    assert!(sites[1..].iter().all(|s| s.file == file!()), "{sites:#?}");
+    // From host code, a helper is plain Rust.
+    assert_eq!(checked_half(8, 0), 4);
+    assert!(std::panic::catch_unwind(|| checked_half(7, 0)).is_err());
+}
+
+/// wgpu's OpenGL backend, headless: Mesa's llvmpipe through EGL (its
+/// surfaceless platform; Debian's `libegl1`, `libegl-mesa0` and
+/// `libgl1-mesa-dri`, which `.ci/run` installs), adopted as a device. The
+/// GL backend is chosen here, not through `WGPU_BACKEND` (which the other
+/// tests of this process read as `vulkan`).
+fn gl() -> Device {
+    let desc = wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::GL,
+        ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+    };
+    let instance = wgpu::Instance::new(desc);
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).expect(
+        "an OpenGL adapter: Mesa's llvmpipe through EGL (apt-get install libegl1 libegl-mesa0 libgl1-mesa-dri, as .ci/run does)",
+    );
+    assert_eq!(adapter.get_info().backend, wgpu::Backend::Gl);
+    let desc = wgpu::DeviceDescriptor {
+        required_features: adapter.features(),
+        required_limits: adapter.limits(),
+        ..Default::default()
+    };
+    let (device, queue) = pollster::block_on(adapter.request_device(&desc)).expect("a GL device");
+    Device::from_wgpu(&adapter, &device, &queue).expect("the GL device adopted")
+}
+
+#[kernel(workgroup_size = 32)]
+fn gl_prints(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        let x = a[i];
+        let n = i as u32;
+        println!("x = {x:.3} e {:e} hex {:#06x} v {:?} {:?} {}", x, n, Vec2::new(x, 1.0), global_id(), x < 0.0);
+        print!("{:>+9.2}|{n:<4}|", x * 2.0);
+        let h = checked_half(n * 2, i);
+        eprintln!("{:?}", Vec3A::new(x, 0.5, -0.0));
+        assert!(x < 100.0, "too big {x} at {i}");
+        assert_eq!(h, n);
+        out[i] = x;
+    }
+}
+
+/// The GL backend prints the same lines as the CPU executor (prints in the
+/// kernel and in a helper) and reports a failed assert as the same
+/// `KernelPanic`, at the next wait as on Vulkan.
+#[test]
+fn the_gl_backend_prints_and_panics_like_the_cpu_executor() {
+    lines();
+    let gl = gl();
+    let data: Vec<f32> = (0..50).map(|i| i as f32 * 0.37 - 3.0).collect();
+    let mut per_device = Vec::new();
+    for device in [Device::cpu(), gl.clone()] {
+        let a = Buffer::from_slice(&device, &data).unwrap();
+        let mut out = Buffer::<f32>::zeroed(&device, data.len()).unwrap();
+        gl_prints::launch(&device, data.len(), &a, &mut out).unwrap();
+        assert_eq!(out.read().unwrap(), data);
+        per_device.push(take("gl_prints"));
+    }
+    // Three lines an invocation (the `print!` continues the helper's line).
+    assert_eq!(per_device[0].len(), 3 * data.len(), "{:#?}", per_device[0]);
+    assert_eq!(per_device[0], per_device[1]);
+    let x = data[5];
+    let expected = format!(
+        "[gl_prints (5, 0, 0)] x = {x:.3} e {:e} hex {:#06x} v {:?} {:?} {}",
+        x,
+        5,
+        Vec2::new(x, 1.0),
+        onekernel::Dim3::new(5, 0, 0),
+        x < 0.0
+    );
+    assert!(per_device[1].contains(&expected), "{expected}\n{:#?}", per_device[1]);
+
+    let mut bad = data.clone();
+    bad[33] = 150.0;
+    let mut panics = Vec::new();
+    for device in [Device::cpu(), gl] {
+        let a = Buffer::from_slice(&device, &bad).unwrap();
+        let mut out = Buffer::<f32>::zeroed(&device, bad.len()).unwrap();
+        let e = match gl_prints::launch(&device, bad.len(), &a, &mut out) {
+            Err(e) => e,
+            Ok(()) => match out.read() {
+                Err(BufferError::Launch(e)) => *e,
+                other => panic!("expected a panic, got {other:?}"),
+            },
+        };
+        assert_eq!(panic_of(&e).1, "too big 150 at 33", "{e}");
+        panics.push(panic_of(&e));
+    }
+    take("gl_prints");
+    assert_eq!(panics[0], panics[1]);
+}
+
 /// A launch queued without a wait reports its panic at the next wait.
 #[test]
 fn a_queued_launch_panics_at_the_next_wait() {
@@ -352,6 +655,7 @@ fn a_panic_between_barriers_ends_the_launch_with_its_error() {
 #[test]
 fn printing_kernels_wgsl_and_spirv() {
     insta::assert_snapshot!("print_loop_wgsl", print_loop::WGSL);
+    insta::assert_snapshot!("print_helpers_wgsl", halve_with_helpers::WGSL);
     for (name, k) in [
         ("print_values", &print_values::KERNEL),
         ("check_eq", &check_eq::KERNEL),
@@ -361,6 +665,7 @@ fn printing_kernels_wgsl_and_spirv() {
         ("print_f16", &print_f16::KERNEL),
         ("print_hits", &shapes::print_hits::KERNEL),
         ("panic_between_barriers", &panic_between_barriers::KERNEL),
+        ("halve_with_helpers", &halve_with_helpers::KERNEL),
     ] {
         crate::shader_checks::every_module(name, k);
     }

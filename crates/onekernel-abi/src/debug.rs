@@ -41,7 +41,7 @@ pub mod print_buffer {
     /// invocation's global id.
     pub const RECORD_HEADER: u32 = 4;
     /// The print records' room, in words, unless the device says otherwise
-    /// (`Device::with_print_buffer_words`): 1 MiB.
+    /// (`Device::set_print_buffer_size`): 1 MiB.
     pub const DEFAULT_WORDS: u32 = 1 << 18;
 }
 
@@ -177,6 +177,10 @@ pub struct DebugSite {
     pub enabled: bool,
     /// Whether it is a `debug_assert*!`.
     pub debug_only: bool,
+    /// The file of a site in a `#[helper]` the kernel calls, as `file!()`
+    /// writes it; empty for the kernel's own sites (and a helper's where
+    /// the compiler cannot tell): the kernel's [`KernelInfo::source_file`](crate::KernelInfo::source_file).
+    pub file: Cow<'static, str>,
 }
 
 impl DebugSite {

@@ -23,7 +23,7 @@ pub fn cpu_plan(program: &Program, types: &Types, uniformity: &UniformityInfo) -
     let k = &program.kernel;
     // A kernel that prints or asserts runs per invocation (its body needs
     // the invocation, for the lines' prefix and the panic's report).
-    let debugs = k.debug_sites > 0;
+    let debugs = crate::debug::program_has_sites(program);
     if k.barriers > 0 || !k.shared.is_empty() {
         CpuPlan::Cooperative { phased: !debugs && crate::split::splits(k, types, &program.types, uniformity).is_ok() }
     } else if writes_own_element(k) {

@@ -4,7 +4,7 @@
 //! types, and which values a kernel cannot print.
 
 use crate::diagnostic::Diagnostic;
-use crate::hir::{DebugCall, ExprKind, Function};
+use crate::hir::{DebugCall, ExprKind, Function, Program};
 use crate::infer::Types;
 use crate::types::{Lane, Ty, TypeTable};
 use onekernel_abi::debug::{parse_format, ArgRef, FormatTrait, Piece};
@@ -61,12 +61,65 @@ pub fn calls(f: &Function) -> Vec<&DebugCall> {
     calls
 }
 
-/// The ABI's description of every debug call site of the kernel `f`, or
-/// an error for each argument a kernel cannot print.
-pub fn sites(f: &Function, types: &Types, table: &TypeTable) -> Result<Vec<DebugSite>, Vec<Diagnostic>> {
+/// The first site index of each function of `program`: the kernel's sites
+/// come first, then each helper's in `program.helpers` order.
+pub fn site_bases(program: &Program) -> Vec<u32> {
+    let mut base = program.kernel.debug_sites;
+    program
+        .helpers
+        .iter()
+        .map(|h| {
+            let b = base;
+            base += h.debug_sites;
+            b
+        })
+        .collect()
+}
+
+/// Whether the kernel or a helper it calls has a debug site.
+pub fn program_has_sites(program: &Program) -> bool {
+    program.kernel.debug_sites > 0 || program.helpers.iter().any(|h| h.debug_sites > 0)
+}
+
+/// The debug calls of the kernel and of its helpers, each with its
+/// function's types, in site order ([`site_bases`]); `true` marks a
+/// helper's.
+pub fn program_calls<'p>(
+    program: &'p Program,
+    kernel_types: &'p Types,
+    helper_types: &'p [Types],
+) -> Vec<(&'p Function, &'p DebugCall, &'p Types, bool)> {
+    let mut all: Vec<_> =
+        calls(&program.kernel).into_iter().map(|c| (&program.kernel, c, kernel_types, false)).collect();
+    for (h, types) in program.helpers.iter().zip(helper_types) {
+        all.extend(calls(h).into_iter().map(|c| (h, c, types, true)));
+    }
+    all
+}
+
+/// The file of a helper's site, as `file!()` writes it, where the span
+/// knows it; empty otherwise (the kernel's file then stands for it).
+fn site_file(span: proc_macro2::Span) -> String {
+    let file = span.file();
+    if file.is_empty() || file.starts_with('<') {
+        String::new()
+    } else {
+        file
+    }
+}
+
+/// The ABI's description of every debug call site of the kernel and of
+/// the helpers it calls (see [`site_bases`]), or an error for each argument
+/// a kernel cannot print.
+pub fn sites(
+    program: &Program,
+    kernel_types: &Types,
+    helper_types: &[Types],
+    table: &TypeTable,
+) -> Result<Vec<DebugSite>, Vec<Diagnostic>> {
     let mut errors = Vec::new();
     let mut sites = Vec::new();
-    for call in calls(f) {
+    for (f, call, types, in_helper) in program_calls(program, kernel_types, helper_types) {
         let mut args = Vec::new();
         for (name, a) in &call.args {
             let ty = types.exprs[*a];
@@ -109,6 +162,10 @@ pub fn sites(f: &Function, types: &Types, table: &TypeTable) -> Result<Vec<Debug
         }
         let line = call.path.segments.first().map_or(0, |s| s.ident.span().start().line) as u32;
         let column = call.path.segments.first().map_or(0, |s| s.ident.span().start().column + 1) as u32;
+        let file = match (in_helper, call.path.segments.first()) {
+            (true, Some(s)) => site_file(s.ident.span()),
+            _ => String::new(),
+        };
         sites.push(DebugSite {
             kind: call.kind,
             line,
@@ -119,6 +176,7 @@ pub fn sites(f: &Function, types: &Types, table: &TypeTable) -> Result<Vec<Debug
             condition: Cow::Owned(call.cond_text.clone()),
             enabled: true,
             debug_only: call.debug_only,
+            file: Cow::Owned(file),
         });
     }
     if errors.is_empty() {

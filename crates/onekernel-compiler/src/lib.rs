@@ -264,7 +264,8 @@ fn compile_instance(
         whole_subgroups(&checked, attr.workgroup_size)?;
     }
     let layout = Layout::of(&checked.program.kernel, &checked.program.types)?;
-    let debug_sites = debug::sites(&checked.program.kernel, &checked.kernel_types, &checked.program.types)?;
+    let debug_sites =
+        debug::sites(&checked.program, &checked.kernel_types, &checked.helper_types, &checked.program.types)?;
     let shaders = shaders(&checked, &layout, lowered_size, options)?;
     // The explain view is for people: if it fails, say so in it.
     let items: Vec<&syn::ItemFn> = std::iter::once(kernel)

@@ -299,6 +299,7 @@ async function runNow() {
   status.textContent = "running…";
   $("run-info").textContent = "";
   $("outputs").innerHTML = "";
+  showPrints(null);
   $("run-button").disabled = true;
   showTab("run");
   try {
@@ -314,8 +315,10 @@ async function runNow() {
       if (e.errors) text += "\n\n" + e.errors.map((x) => x.rendered).join("\n");
       status.textContent = text;
       if (e.line) editor.markLine(e.line);
+      showPrints(json);
     } else {
       showResult(json);
+      showPrints(json);
     }
   } catch (e) {
     status.className = "error";
@@ -339,6 +342,28 @@ function showResult(r) {
     `<div>grid: ${asked} → <b>${g.workgroups.join(" × ")}</b> workgroups of ${g.workgroup_size.join(" × ")} = <b>${g.invocations}</b> invocations</div>` +
     `<div>kernel time: <b id="kernel-time">${formatTime(r.time_us)}</b> (${escapeHtml(r.clock)}; the checked module, with loop budget ${r.loop_budget})</div>`;
   for (const out of r.outputs) $("outputs").appendChild(outputView(out));
+}
+
+// The lines the kernel's `println!`s printed (its first launch), in the
+// runtime's order: by invocation, each prefixed `[kernel (x, y, z)]`.
+function showPrints(r) {
+  const box = $("prints");
+  const lines = (r && r.prints) || [];
+  box.hidden = lines.length === 0;
+  box.innerHTML = "";
+  if (lines.length === 0) return;
+  const h = document.createElement("h3");
+  h.textContent = `printed: ${lines.length + (r.prints_more || 0)} line${lines.length + (r.prints_more || 0) === 1 ? "" : "s"}`;
+  const pre = document.createElement("pre");
+  pre.id = "printed";
+  for (const l of lines) {
+    const span = document.createElement("span");
+    if (l.stderr) span.className = "stderr";
+    span.textContent = l.text + "\n";
+    pre.appendChild(span);
+  }
+  if (r.prints_more) pre.appendChild(document.createTextNode(`… ${r.prints_more} more lines not shown\n`));
+  box.append(h, pre);
 }
 
 function formatTime(us) {

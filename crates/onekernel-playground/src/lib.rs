@@ -299,6 +299,8 @@ async fn run_handler(State(p): State<Playground>, body: Result<Bytes, BytesRejec
         let (grid, invocations) = run::grid(&spec.grid, info.workgroup_size, &limits)?;
         let args = run::args(&info, &spec.inputs, &limits)?;
         let loop_budget = run::loop_budget(invocations, &limits);
+        // A panic's `file:line` names the editor's text as its errors do.
+        let info = onekernel_runtime::abi::KernelInfo { source_file: diag::FILE.into(), ..info };
         Ok(Ok(run::Launch { info, grid, args, loop_budget }))
     })
     .await;

@@ -11,7 +11,69 @@ use onekernel_runtime::{Buffer, Device, Dim3, Grid, LaunchError};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex};
+
+/// The most lines of a run's `println!`s the answer carries (the rest are
+/// counted).
+const MAX_PRINTED: usize = 1000;
+/// The room for a launch's printed records on the GPU: 64 KiB (about 3000
+/// lines; the runtime says how many more were dropped).
+const PRINT_BUFFER_BYTES: usize = 64 << 10;
+/// The widest width or precision a kernel's format may ask for here, so that
+/// formatting a run's lines stays small.
+const MAX_FORMAT_WIDTH: usize = 256;
+
+/// The lines of the run in progress (the GPU thread's launches are the
+/// only ones of the server; the runtime's print handler is process-wide).
+struct Printed {
+    /// Whether lines are kept: during the first (untimed) launch only.
+    on: bool,
+    /// The lines, each with whether it went to stderr.
+    lines: Vec<(String, bool)>,
+    /// Lines past [`MAX_PRINTED`].
+    more: usize,
+}
+
+static PRINTED: Mutex<Printed> = Mutex::new(Printed { on: false, lines: Vec::new(), more: 0 });
+
+fn printed() -> std::sync::MutexGuard<'static, Printed> {
+    PRINTED.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Sends the lines kernels print to [`PRINTED`].
+fn keep_printed_lines() {
+    onekernel_runtime::debug::set_print_handler(Some(std::sync::Arc::new(|line| {
+        let mut p = printed();
+        if !p.on {
+            return;
+        }
+        if p.lines.len() < MAX_PRINTED {
+            p.lines.push((line.to_string(), line.stderr));
+        } else {
+            p.more += 1;
+        }
+    })));
+}
+
+/// A format width or precision past [`MAX_FORMAT_WIDTH`] in `info`'s
+/// `println!`s and `assert!`s, as an error message.
+fn format_too_wide(info: &KernelInfo) -> Option<String> {
+    for site in info.debug_sites.iter() {
+        let Ok(pieces) = onekernel_runtime::abi::debug::parse_format(&site.format) else { continue };
+        for piece in pieces {
+            if let onekernel_runtime::abi::debug::Piece::Arg { spec, .. } = piece {
+                let widest = spec.width.unwrap_or(0).max(spec.precision.unwrap_or(0));
+                if widest > MAX_FORMAT_WIDTH {
+                    return Some(format!(
+                        "line {}: a width or precision of {widest}: the playground prints widths and precisions up to {MAX_FORMAT_WIDTH}",
+                        site.line
+                    ));
+                }
+            }
+        }
+    }
+    None
+}
 
 /// How one buffer or scalar gets its values.
 #[derive(Debug, Default, Deserialize)]
@@ -376,7 +438,15 @@ impl Gpu {
 }
 
 fn worker(rx: mpsc::Receiver<Job>, name: mpsc::Sender<Result<String, String>>, max_values: usize) {
-    let mut device = Device::gpu();
+    keep_printed_lines();
+    let open = || {
+        let d = Device::gpu();
+        if let Ok(d) = &d {
+            d.set_print_buffer_size(PRINT_BUFFER_BYTES);
+        }
+        d
+    };
+    let mut device = open();
     let _ = name.send(device.as_ref().map(|d| d.name()).map_err(|e| e.to_string()));
     // The runtime keys its pipelines by the address of a `&'static
     // KernelInfo`, as the macro's statics are: each distinct kernel run is
@@ -396,7 +466,11 @@ fn worker(rx: mpsc::Receiver<Job>, name: mpsc::Sender<Result<String, String>>, m
             }
         };
         let mut reopen = false;
-        let answer = match &device {
+        *printed() = Printed { on: true, lines: Vec::new(), more: 0 };
+        let mut answer = match &device {
+            Ok(_) if format_too_wide(info).is_some() => {
+                json!({"ok": false, "error": {"kind": "launch", "message": format_too_wide(info)}})
+            }
             Ok(d) => {
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     launch(d, info, grid, loop_budget, &mut args)
@@ -445,8 +519,15 @@ fn worker(rx: mpsc::Receiver<Job>, name: mpsc::Sender<Result<String, String>>, m
             }
         };
         if reopen {
-            device = Device::gpu();
+            device = open();
         }
+        // The lines the run's kernel printed (its first launch's), beside
+        // the outputs or the error.
+        let p = std::mem::replace(&mut *printed(), Printed { on: false, lines: Vec::new(), more: 0 });
+        let lines: Vec<Value> =
+            p.lines.into_iter().map(|(text, stderr)| json!({"text": text, "stderr": stderr})).collect();
+        answer["prints"] = json!(lines);
+        answer["prints_more"] = json!(p.more);
         let _ = job.reply.send(answer);
     }
 }
@@ -476,6 +557,7 @@ impl RunError {
                     LaunchError::LoopBudget { .. } => "loop_budget",
                     LaunchError::OutOfBounds { .. } => "out_of_bounds",
                     LaunchError::DivisionByZero { .. } => "division_by_zero",
+                    LaunchError::KernelPanic { .. } => "panic",
                     _ => "launch",
                 };
                 let help = match e {
@@ -494,6 +576,7 @@ impl RunError {
 /// The editor line of a launch error's `file:line:column`.
 fn line_of(e: &LaunchError) -> Option<usize> {
     let location = match e {
+        LaunchError::KernelPanic { line, .. } => return Some(*line as usize),
         LaunchError::LoopBudget { location, .. }
         | LaunchError::OutOfBounds { location, .. }
         | LaunchError::DivisionByZero { location, .. } => location,
@@ -529,7 +612,11 @@ fn launch(
     // use (lavapipe does, taking far longer than the kernel). Its errors
     // (a loop past its budget, an index out of bounds) are the answer.
     let gpu_args = bind(&mut buffers, args, info, gpu)?;
-    gpu.dispatch_with(info, grid, &gpu_args, &scalars, checks).map_err(RunError::Launch)?;
+    let first = gpu.dispatch_with(info, grid, &gpu_args, &scalars, checks);
+    // Its lines are the run's (a checked launch prints them at once); the
+    // timed launch prints the same again.
+    printed().on = false;
+    first.map_err(RunError::Launch)?;
     drop(gpu_args);
     // The outputs as they were, then the timed launch.
     for (i, b) in buffers.iter_mut() {

@@ -196,6 +196,115 @@ fn errors_have_the_macros_message_span_and_help() {
     assert!(r["errors"][0]["message"].as_str().unwrap().contains("cannot read the file of `mod secrets;`"), "{r}");
 }
 
+const SHOW: &str = "use onekernel::prelude::*;
+
+#[kernel(workgroup_size = 64)]
+fn show(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    if i < out.len() {
+        if i < 4 {
+            println!(\"a[{i}] = {:.2}\", a[i]);
+        }
+        assert!(a[i] < 1000.0, \"too big: {} at {}\", a[i], i);
+        out[i] = a[i] * 2.0;
+    }
+}
+";
+
+/// A kernel's `println!` lines come back with the run, and a failed
+/// `assert!` is the run's error (kind `panic`, at its line) with the lines
+/// printed before it; a flood of lines is cut, a huge format width refused,
+/// and the server goes on.
+#[test]
+fn runs_return_printed_lines_and_panics() {
+    let s = Server::start();
+    let run = |source: &str, len: usize| {
+        s.post_json(
+            "/api/run",
+            &json!({"source": source, "grid": {"threads": [len]}, "inputs": {"a": {"len": len, "formula": "i"}, "out": {"len": len}}}),
+        )
+    };
+    let texts = |r: &Value| -> Vec<String> {
+        r["prints"].as_array().unwrap().iter().map(|l| l["text"].as_str().unwrap().to_string()).collect()
+    };
+    let expected: Vec<String> = (0..4).map(|i| format!("[show ({i}, 0, 0)] a[{i}] = {:.2}", i as f32)).collect();
+    let (status, r) = run(SHOW, 100);
+    assert_eq!((status, &r["ok"]), (200, &json!(true)), "{r}");
+    assert_eq!(texts(&r), expected, "{r}");
+    assert_eq!(r["prints_more"], 0);
+    // The panic, with the lines.
+    let (status, r) = run(SHOW, 1001);
+    assert_eq!((status, &r["ok"]), (200, &json!(false)), "{r}");
+    assert_eq!(r["error"]["kind"], "panic", "{r}");
+    assert_eq!(r["error"]["line"], 10, "{r}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(message.contains("panicked at kernel.rs:10:9 in invocation (1000, 0, 0)"), "{message}");
+    assert!(message.ends_with("too big: 1000 at 1000"), "{message}");
+    assert_eq!(texts(&r), expected, "{r}");
+    // A flood: 1000 lines back, the rest counted (and the GPU's buffer
+    // says how many it dropped).
+    let flood = SHOW.replace("if i < 4 {", "for k in 0..20 {").replace("a[{i}] = {:.2}", "{k}");
+    let (_, r) = run(&flood, 999);
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["prints"].as_array().unwrap().len(), 1000);
+    assert!(r["prints_more"].as_u64().unwrap() > 0, "{}", r["prints_more"]);
+    // A format width past the playground's limit is refused.
+    let (_, r) = run(&SHOW.replace("{:.2}", "{:>100000}"), 8);
+    assert_eq!(r["ok"], false, "{r}");
+    assert!(r["error"]["message"].as_str().unwrap().contains("up to 256"), "{r}");
+    let (_, r) = run(TRIPLE, 8);
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(r["prints"].as_array().unwrap().is_empty(), "{r}");
+}
+
+/// The page shows a run's printed lines and its panic, as a person sees
+/// them (the screenshot is kept in the target dir, `playground_prints.png`).
+#[test]
+fn the_page_shows_printed_lines_and_panics() {
+    let s = Server::start();
+    let Some(b) = Browser::start() else { return };
+    b.session("POST", "/url", json!({ "url": s.url() }));
+    b.wait_for("the preset's WGSL", "return document.getElementById('wgsl').textContent.includes('fn map(')");
+    b.script(&format!("editor.setText({}); return null", json!(SHOW)));
+    b.wait_for("the kernel", "return document.getElementById('wgsl').textContent.includes('fn show(') && document.getElementById('status').textContent.startsWith('compiled')");
+    b.click("button[data-tab=run]");
+    b.wait_for("the inputs form", "return document.querySelector('#inputs tr[data-param=a] [data-field=formula]')");
+    for (css, value) in [
+        ("#inputs tr[data-param=a] [data-field=formula]", "i"),
+        ("#inputs tr[data-param=a] [data-field=len]", "1024"),
+        ("#inputs tr[data-param=out] [data-field=len]", "1024"),
+        ("#grid-x", "1024"),
+    ] {
+        b.clear(css);
+        b.type_into(css, value);
+    }
+    b.script("document.querySelector('#inputs tr[data-param=a] [data-field=mode]').value = 'formula'; document.querySelector('#inputs tr[data-param=a] [data-field=mode]').onchange(); return null");
+    b.click("#run-button");
+    let printed = b.wait_for("the printed lines", "const p = document.getElementById('printed'); return p && !document.getElementById('prints').hidden && p.textContent");
+    assert_eq!(
+        printed.as_str().unwrap(),
+        (0..4).map(|i| format!("[show ({i}, 0, 0)] a[{i}] = {i}.00\n")).collect::<String>()
+    );
+    let status = b.script("return document.getElementById('run-status').textContent");
+    // 1024 elements of `i`: invocations 1000 to 1023 panic, one reports.
+    let status = status.as_str().unwrap();
+    assert!(status.contains("panicked at kernel.rs:10:9") && status.contains("too big: 10"), "{status}");
+    assert!(status.contains("(23 more invocations panicked)"), "{status}");
+    let heading = b.script("return document.querySelector('#prints h3').textContent");
+    assert_eq!(heading, "printed: 4 lines");
+    let png = b.screenshot();
+    assert!(png.starts_with(b"\x89PNG"), "not a PNG");
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("playground_prints.png");
+    std::fs::write(&path, &png).unwrap();
+    eprintln!("screenshot: {}", path.display());
+    // A run without prints hides the box again.
+    b.script(&format!("editor.setText({}); return null", json!(TRIPLE)));
+    b.wait_for("triple", "return document.getElementById('wgsl').textContent.includes('fn triple(') && document.getElementById('status').textContent.startsWith('compiled')");
+    b.click("#run-button");
+    b.wait_for("the outputs", "return document.querySelector('td[data-output=out]')");
+    assert_eq!(b.script("return document.getElementById('prints').hidden"), json!(true));
+}
+
 #[test]
 fn run_computes_and_reports_the_grid_and_time() {
     let s = Server::start();

@@ -553,6 +553,33 @@ impl Device {
         }
     }
 
+    /// Sets the room for printed lines of each later launch of a kernel with
+    /// `println!` (its print buffer on the GPU: 1 MiB unless set), in bytes,
+    /// rounded down to whole 4-byte words. A launch whose prints do not fit
+    /// prints the lines that did and says how many were dropped
+    /// (`... N printed lines dropped: the print buffer was full`). It holds
+    /// for every handle of this device (`checked`, `unchecked`, clones).
+    /// A record takes 16 bytes plus 4 per 32-bit word of its values. On the
+    /// CPU executor, which prints as it runs, it changes nothing.
+    ///
+    /// A size over the device's `max_storage_buffer_binding_size` makes
+    /// the launches of printing kernels fail with an `Err` naming the
+    /// kernel.
+    pub fn set_print_buffer_size(&self, bytes: usize) {
+        if let DeviceBackend::Gpu(g) = self.backend() {
+            g.set_print_words(u32::try_from(bytes / 4).unwrap_or(u32::MAX));
+        }
+    }
+
+    /// The room for printed lines of each launch, in bytes (see
+    /// [`Device::set_print_buffer_size`]); 0 on the CPU executor.
+    pub fn print_buffer_size(&self) -> usize {
+        match self.backend() {
+            DeviceBackend::Gpu(g) => g.print_words() as usize * 4,
+            DeviceBackend::Cpu(_) => 0,
+        }
+    }
+
     /// The underlying wgpu device and queue (for benchmarks and hand-written
     /// baselines); `None` on the CPU executor.
     pub fn wgpu(&self) -> Option<(&wgpu::Device, &wgpu::Queue)> {
@@ -693,7 +720,7 @@ impl Device {
     /// // ... your render pass, recorded after the launch ...
     /// assert_eq!(x.read()?, [1.0, 2.0]); // recorded, not run yet
     /// queue.submit([encoder.finish()]);
-    /// recorded.check()?; // checked launches' errors, if any
+    /// recorded.check()?; // checked launches' errors and kernels' prints and panics, if any
     /// assert_eq!(x.read()?, [2.0, 4.0]);
     /// # Ok(()) }
     /// ```
@@ -725,8 +752,9 @@ impl Device {
     /// A checked launch cannot be recorded into a pass (its report is
     /// copied out after its pass): it returns
     /// [`LaunchError::Recording`](crate::LaunchError::Recording); record
-    /// it with [`Device::record`]. Timing and buffer operations are as
-    /// there.
+    /// it with [`Device::record`]. Timing, buffer operations and printing
+    /// kernels are as there, except that [`Recorded::check`](crate::Recorded::check)
+    /// cannot tell a pass not yet submitted: call it after the submit.
     ///
     /// # Errors
     /// As [`Device::record`].

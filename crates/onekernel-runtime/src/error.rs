@@ -473,8 +473,8 @@ pub enum LaunchError {
     },
     /// A launch recorded with [`crate::Device::record`] or
     /// [`crate::Device::record_pass`] could not be recorded there, or its
-    /// checks could not be read ([`crate::Recorded::check`] before the
-    /// encoder was submitted).
+    /// checks or prints could not be read ([`crate::Recorded::check`]
+    /// before the encoder was submitted).
     Recording {
         /// The kernel's name.
         kernel: &'static str,

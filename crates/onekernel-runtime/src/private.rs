@@ -73,7 +73,7 @@ pub use crate::cpu::{
     SharedArray, SharedSliceMut, SubgroupBallot, SubgroupCall, SubgroupCollective, SubgroupValue, WindowToken,
     Workgroup, WorkgroupPool, CPU_SUBGROUP_SIZE,
 };
-pub use crate::debug::{debug_print, PanicSite};
+pub use crate::debug::{debug_print, helper_print, HelperScope, PanicSite};
 pub use crate::device::{backend, Device, DeviceBackend};
 pub use crate::error::LaunchError;
 pub use crate::f16vec::{F16Vec2, F16Vec4};

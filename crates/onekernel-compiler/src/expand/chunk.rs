@@ -225,6 +225,8 @@ pub fn chunk_fn(compiled: &CompiledKernel, generics: &TokenStream) -> Option<Tok
         k: k.clone(),
         phase: None,
         chunk: None,
+        // Never with helpers that print: those kernels run per invocation.
+        helper_scope: false,
     };
     let gen = |side: Option<bool>| {
         let chunk = ChunkLoop { own: OwnIndex::new(f), split: split.zip(side).map(|((b, _), below)| (b, below)) };

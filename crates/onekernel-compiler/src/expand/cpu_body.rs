@@ -25,9 +25,10 @@ use crate::types::{Compound, Ty, TypeTable};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 
-/// Generates the body of the kernel `f` as a block.
-pub fn cpu_body(f: &Function, types: &Types, table: &TypeTable, layout: &Layout) -> TokenStream {
-    let g = Gen { f, types, table, layout, k: super::krate(), phase: None, chunk: None };
+/// Generates the body of the kernel `f` as a block; `helper_scope`: a
+/// helper it calls prints or panics (each helper call then runs in the runtime's `HelperScope`).
+pub fn cpu_body(f: &Function, types: &Types, table: &TypeTable, layout: &Layout, helper_scope: bool) -> TokenStream {
+    let g = Gen { f, types, table, layout, k: super::krate(), phase: None, chunk: None, helper_scope };
     g.block(&f.body)
 }
 
@@ -129,6 +130,10 @@ pub(super) struct Gen<'a> {
     /// Set when generating the chunk-slice loop (`chunk.rs`): own
     /// elements are elements of the chunk's slices.
     pub chunk: Option<&'a super::chunk::ChunkLoop<'a>>,
+    /// A helper of the kernel prints or panics: each helper call runs in a
+    /// `HelperScope` of the invocation (the kernel then runs per
+    /// invocation, `analysis::cpu_plan`).
+    pub helper_scope: bool,
 }
 
 /// What the phase body changes in the statements it generates: a local
@@ -654,7 +659,19 @@ impl Gen<'_> {
             ExprKind::Call { name, args } => {
                 let name = user_ident(name, span);
                 let args = self.exprs(args);
-                quote_spanned!(span=> #name(#(#args),*))
+                if self.helper_scope {
+                    // The helper's `println!`/`assert!` (rewritten by
+                    // `#[helper]`, `expand/helper.rs`) find the invocation
+                    // in the scope.
+                    let (k, invocation) = (&self.k, internal("__invocation"));
+                    let scope = internal("__helper_scope");
+                    quote_spanned!(span=> {
+                        let #scope = #k::HelperScope::enter(&#invocation, &KERNEL);
+                        #name(#(#args),*)
+                    })
+                } else {
+                    quote_spanned!(span=> #name(#(#args),*))
+                }
             }
             // Associated functions of the result's type, whose argument has
             // another type: `f32::from_bits(u)`, `f16::from_f32(x)`,

@@ -172,7 +172,7 @@ fn check_site(c: &CheckSite, k: &TokenStream) -> TokenStream {
 /// `cfg!(debug_assertions)`.
 fn debug_site(s: &onekernel_abi::DebugSite, k: &TokenStream) -> TokenStream {
     use onekernel_abi::{DebugArg, DebugKind, DebugSite};
-    let DebugSite { kind, line, column, format, has_message, args, condition, enabled: _, debug_only } = s;
+    let DebugSite { kind, line, column, format, has_message, args, condition, enabled: _, debug_only, file } = s;
     let kind = match kind {
         DebugKind::Print { stderr, newline } => quote!(Print { stderr: #stderr, newline: #newline }),
         DebugKind::Panic => quote!(Panic),
@@ -195,7 +195,7 @@ fn debug_site(s: &onekernel_abi::DebugSite, k: &TokenStream) -> TokenStream {
         let ty = print_type(ty, k);
         quote!(#k::DebugArg { name: #name, ty: #ty })
     });
-    let (format, condition) = (format.as_ref(), condition.as_ref());
+    let (format, condition, file) = (format.as_ref(), condition.as_ref(), file.as_ref());
     let enabled = if *debug_only { quote!(::core::cfg!(debug_assertions)) } else { quote!(true) };
     quote!(#k::DebugSite {
         kind: #k::DebugKind::#kind,
@@ -207,6 +207,7 @@ fn debug_site(s: &onekernel_abi::DebugSite, k: &TokenStream) -> TokenStream {
         condition: #k::Cow::Borrowed(#condition),
         enabled: #enabled,
         debug_only: #debug_only,
+        file: #k::Cow::Borrowed(#file),
     })
 }
 

@@ -191,8 +191,14 @@ pub fn launch_and_body(compiled: &CompiledKernel) -> TokenStream {
         _ => quote!(()),
     };
     let cooperative = plan.is_cooperative();
-    let body =
-        super::cpu_body::cpu_body(f, &compiled.checked.kernel_types, &compiled.checked.program.types, &compiled.layout);
+    let helper_scope = compiled.checked.program.helpers.iter().any(|h| h.debug_sites > 0);
+    let body = super::cpu_body::cpu_body(
+        f,
+        &compiled.checked.kernel_types,
+        &compiled.checked.program.types,
+        &compiled.layout,
+        helper_scope,
+    );
     let (body_doc, body_sig) = if cooperative {
         (
             quote! {

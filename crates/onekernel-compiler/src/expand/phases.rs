@@ -56,7 +56,8 @@ pub fn phase_body(
         state.push(rust_type(types.locals[local], table));
     }
     let names = PhaseLocals { storage, recomputed };
-    let g = Gen { f, types, table, layout, k: super::krate(), phase: Some(&names), chunk: None };
+    // Never with helpers that print: those kernels run per invocation.
+    let g = Gen { f, types, table, layout, k: super::krate(), phase: Some(&names), chunk: None, helper_scope: false };
     let emit = Emit { g: &g, split: &split, size: workgroup_size.map(|n| n as usize) };
     let nodes = emit.nodes(&tree);
     let locals: Vec<_> = (0..state.len()).map(|n| internal(&format!("__local{n}"))).collect();

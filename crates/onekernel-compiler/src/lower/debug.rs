@@ -10,6 +10,15 @@
 //! record into the panic slot if it is the launch's first
 //! (`debug_panic()`), and returns from the entry point: that invocation
 //! ends, the others go on.
+//!
+//! A `#[helper]` the kernel calls may print and panic too (its sites follow
+//! the kernel's in `KernelInfo::debug_sites`, `crate::debug::site_bases`).
+//! A helper has no builtins, so the entry point stores its global id in
+//! `var<private> debug_gid` for the helpers' records; a helper's panic
+//! sets `var<private> debug_panicked` and returns (a zero value), and every
+//! call of a helper that may panic is followed by
+//! `if debug_panicked { return; }` in its caller, up to the entry point.
+//! Only a program whose helpers print or panic gets these.
 
 use super::function::FnLowerer;
 use super::ModuleBuilder;
@@ -34,12 +43,80 @@ pub(crate) struct DebugBuffer {
     /// `fn debug_panic() -> u32`: 0 for the launch's first panic, else
     /// `NONE` (only in a kernel that may panic).
     panic: Option<Handle<Function>>,
+    /// `var<private> debug_gid: vec3<u32>`: the invocation's global id,
+    /// for the records of helpers (only when a helper has sites).
+    gid: Option<Handle<GlobalVariable>>,
+    /// `var<private> debug_panicked: bool`: set by a helper's panic (only
+    /// when a helper may panic).
+    panicked: Option<Handle<GlobalVariable>>,
+    /// The helpers that may panic (themselves or through a helper they
+    /// call), by name.
+    panicking_helpers: std::collections::HashSet<String>,
+    /// The index of the first site of the function being lowered (see
+    /// `crate::debug::site_bases`).
+    pub site_base: u32,
 }
 
 impl DebugBuffer {
+    /// Declares what the debug sites of `program` need: the buffer at
+    /// `@binding(binding)`, its functions and, for sites in helpers, the
+    /// private variables; `None` for a program without sites.
+    pub fn for_program(
+        mb: &mut ModuleBuilder,
+        program: &crate::hir::Program,
+        kernel_types: &crate::infer::Types,
+        helper_types: &[crate::infer::Types],
+        binding: u32,
+    ) -> Option<DebugBuffer> {
+        if !crate::debug::program_has_sites(program) {
+            return None;
+        }
+        let calls = crate::debug::program_calls(program, kernel_types, helper_types);
+        let panic_words = calls
+            .iter()
+            .filter(|(_, c, _, _)| c.kind.panics())
+            .map(|(_, c, types, _)| record_words(c, types, &program.types))
+            .max()
+            .unwrap_or(0);
+        let prints = calls.iter().any(|(_, c, _, _)| !c.kind.panics());
+        let mut buffer = DebugBuffer::declare(mb, binding, panic_words, prints);
+        let private = |mb: &mut ModuleBuilder, name: &str, ty: Ty| {
+            let ty = mb.ty(ty);
+            let g = GlobalVariable {
+                name: Some(name.into()),
+                space: AddressSpace::Private,
+                binding: None,
+                ty,
+                init: None,
+                memory_decorations: MemoryDecorations::empty(),
+            };
+            mb.module.global_variables.append(g, naga::Span::UNDEFINED)
+        };
+        if program.helpers.iter().any(|h| h.debug_sites > 0) {
+            buffer.gid = Some(private(mb, "debug_gid", Ty::Dim3));
+        }
+        // Callees come before callers.
+        for h in &program.helpers {
+            let own = crate::debug::calls(h).iter().any(|c| c.kind.panics());
+            if own || h.calls.iter().any(|c| buffer.panicking_helpers.contains(&c.name)) {
+                buffer.panicking_helpers.insert(h.name.clone());
+            }
+        }
+        if !buffer.panicking_helpers.is_empty() {
+            buffer.panicked = Some(private(mb, "debug_panicked", Ty::Bool));
+        }
+        Some(buffer)
+    }
+
+    /// Whether a helper has sites (the entry point then passes its global
+    /// id in `debug_gid`).
+    pub fn has_helper_sites(&self) -> bool {
+        self.gid.is_some()
+    }
+
     /// Declares the buffer at `@binding(binding)` and its functions;
     /// `panic_words` is the room before the print records.
-    pub fn declare(mb: &mut ModuleBuilder, binding: u32, panic_words: u32, prints: bool) -> DebugBuffer {
+    fn declare(mb: &mut ModuleBuilder, binding: u32, panic_words: u32, prints: bool) -> DebugBuffer {
         let u32_ty = mb.ty(Ty::U32);
         let atomic = mb.atomic(Ty::U32);
         let words = mb.module.types.insert(
@@ -76,7 +153,15 @@ impl DebugBuffer {
             .then(|| mb.module.functions.append(reserve_function(global, u32_ty, panic_words), naga::Span::UNDEFINED));
         let panic = (panic_words > 0)
             .then(|| mb.module.functions.append(panic_function(global, u32_ty), naga::Span::UNDEFINED));
-        DebugBuffer { global, reserve, panic }
+        DebugBuffer {
+            global,
+            reserve,
+            panic,
+            gid: None,
+            panicked: None,
+            panicking_helpers: Default::default(),
+            site_base: 0,
+        }
     }
 }
 
@@ -203,6 +288,58 @@ fn panic_function(g: Handle<GlobalVariable>, u32_ty: Handle<Type>) -> Function {
 }
 
 impl FnLowerer<'_> {
+    /// The entry point's start: its global id for the helpers' records.
+    pub(super) fn debug_prologue(&mut self) {
+        let Some(gid_var) = self.mb.debug.as_ref().and_then(|d| d.gid) else { return };
+        let span = self.hir.span;
+        let Some(gid) = self.builtins.get(&onekernel_abi::Builtin::GlobalId).copied() else {
+            self.errors.push(crate::diagnostic::Diagnostic::new(
+                span,
+                "internal compiler error: a kernel whose helpers print has no global id",
+            ));
+            return;
+        };
+        let pointer = self.add(Expression::GlobalVariable(gid_var), span);
+        self.stmt(Statement::Store { pointer, value: gid }, span);
+    }
+
+    /// After a call of the helper `name`: if it panicked, this function
+    /// returns too (`if debug_panicked { return; }`).
+    pub(super) fn after_helper_call(&mut self, name: &str, span: proc_macro2::Span) {
+        let Some(panicked) =
+            self.mb.debug.as_ref().filter(|d| d.panicking_helpers.contains(name)).and_then(|d| d.panicked)
+        else {
+            return;
+        };
+        let pointer = self.add(Expression::GlobalVariable(panicked), span);
+        let condition = self.add(Expression::Load { pointer }, span);
+        let accept = self.nested(|l| l.return_after_panic(false, span));
+        self.stmt(Statement::If { condition, accept, reject: Block::new() }, span);
+    }
+
+    /// Ends the function after a panic: the entry point returns; a helper
+    /// sets `debug_panicked` (`set`: its own panic, not a callee's) and
+    /// returns a zero value.
+    fn return_after_panic(&mut self, set: bool, span: proc_macro2::Span) {
+        if !self.in_helper {
+            self.stmt(Statement::Return { value: None }, span);
+            return;
+        }
+        if let Some(panicked) = self.mb.debug.as_ref().and_then(|d| d.panicked).filter(|_| set) {
+            let pointer = self.add(Expression::GlobalVariable(panicked), span);
+            let value = self.literal(Literal::Bool(true), span);
+            self.stmt(Statement::Store { pointer, value }, span);
+        }
+        let value = match self.hir.ret {
+            Ty::Unit | Ty::Never => None,
+            ret => {
+                let ty = self.mb.ty(ret);
+                Some(self.add(Expression::ZeroValue(ty), span))
+            }
+        };
+        self.stmt(Statement::Return { value }, span);
+    }
+
     /// A debug call site (see the module docs).
     pub(super) fn debug(&mut self, call: &DebugCall, span: proc_macro2::Span) -> Option<Handle<Expression>> {
         let Some(buffer) = self.mb.debug.as_ref().map(|d| (d.global, d.reserve, d.panic)) else {
@@ -247,7 +384,7 @@ impl FnLowerer<'_> {
                 let panic = panic?;
                 let words = self.record(call, &call.args, span)?;
                 self.write_record(global, panic, words, span);
-                self.stmt(Statement::Return { value: None }, span);
+                self.return_after_panic(true, span);
                 self.dead = true;
             }
             DebugKind::Assert | DebugKind::AssertEq | DebugKind::AssertNe => {
@@ -272,7 +409,7 @@ impl FnLowerer<'_> {
                 let accept = self.nested(|l| {
                     if let Some(words) = l.record(call, &call.args, span) {
                         l.write_record(global, panic, words, span);
-                        l.stmt(Statement::Return { value: None }, span);
+                        l.return_after_panic(true, span);
                     }
                 });
                 self.debug_values.clear();
@@ -290,8 +427,15 @@ impl FnLowerer<'_> {
         args: &[(Option<String>, crate::hir::ExprId)],
         span: proc_macro2::Span,
     ) -> Option<Vec<Handle<Expression>>> {
-        let mut words = vec![self.literal(Literal::U32(call.site), span)];
-        let gid = self.builtins.get(&onekernel_abi::Builtin::GlobalId).copied()?;
+        let base = self.mb.debug.as_ref().map_or(0, |d| d.site_base);
+        let mut words = vec![self.literal(Literal::U32(base + call.site), span)];
+        let gid = match (self.in_helper, self.mb.debug.as_ref().and_then(|d| d.gid)) {
+            (true, Some(gid)) => {
+                let pointer = self.add(Expression::GlobalVariable(gid), span);
+                self.add(Expression::Load { pointer }, span)
+            }
+            _ => self.builtins.get(&onekernel_abi::Builtin::GlobalId).copied()?,
+        };
         for axis in 0..3 {
             words.push(self.add(Expression::AccessIndex { base: gid, index: axis }, span));
         }
@@ -394,23 +538,11 @@ impl FnLowerer<'_> {
     }
 }
 
-/// The words the panic slot needs: the largest record of a panicking site
-/// of the kernel `f`.
-pub(crate) fn panic_words(
-    f: &crate::hir::Function,
-    types: &crate::infer::Types,
-    table: &crate::types::TypeTable,
-) -> u32 {
-    crate::debug::calls(f)
-        .iter()
-        .filter(|c| c.kind.panics())
-        .map(|c| {
-            print_buffer::RECORD_HEADER
-                + c.args
-                    .iter()
-                    .map(|(_, a)| crate::debug::print_type(types.exprs[*a], table).map_or(0, |t| t.words()))
-                    .sum::<u32>()
-        })
-        .max()
-        .unwrap_or(0)
+/// The words of a record of the site `c`.
+fn record_words(c: &DebugCall, types: &crate::infer::Types, table: &crate::types::TypeTable) -> u32 {
+    print_buffer::RECORD_HEADER
+        + c.args
+            .iter()
+            .map(|(_, a)| crate::debug::print_type(types.exprs[*a], table).map_or(0, |t| t.words()))
+            .sum::<u32>()
 }

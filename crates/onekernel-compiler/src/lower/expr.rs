@@ -226,7 +226,9 @@ impl FnLowerer<'_> {
                     self.errors.push(Diagnostic::left_to_rustc(span));
                     return None;
                 };
-                self.call(function, values, ret != Ty::Unit, span)
+                let result = self.call(function, values, ret != Ty::Unit, span);
+                self.after_helper_call(name, span);
+                result
             }
             ExprKind::Math(op, args) => {
                 let recv_ty = self.ty_of(args[0]);

@@ -71,6 +71,8 @@ pub(crate) struct FnLowerer<'a> {
     /// Whether this function is the user's code (not a polyfill's): only
     /// the user's lines get explain markers and checks.
     pub(super) user_code: bool,
+    /// Lowering a `#[helper]` (not the entry point, not a polyfill).
+    pub(super) in_helper: bool,
     /// `assert_eq!`'s `left` and `right`, already evaluated, while its
     /// failure's record is lowered (`debug.rs`).
     pub(super) debug_values: Vec<Handle<Expression>>,
@@ -97,6 +99,7 @@ impl<'a> FnLowerer<'a> {
             last_line: None,
             debug_values: Vec::new(),
             user_code: true,
+            in_helper: false,
         }
     }
 
@@ -313,6 +316,7 @@ impl<'a> FnLowerer<'a> {
         );
         l.shared = globals.shared.clone();
         l.prologue(globals, workgroup_size, folded);
+        l.debug_prologue();
         l.body_block(&hir.body);
         l.flush();
         if !l.errors.is_empty() {
@@ -360,6 +364,7 @@ impl<'a> FnLowerer<'a> {
     ) -> Result<Handle<Function>, Vec<Diagnostic>> {
         let mut l = FnLowerer::new(mb, hir, types);
         l.user_code = user_code;
+        l.in_helper = user_code;
         for (i, p) in hir.params.iter() {
             let ParamKind::Scalar { ty, mutable } = p.kind else { continue };
             let nty = l.mb.ty(ty);
@@ -410,7 +415,11 @@ impl<'a> FnLowerer<'a> {
     /// and `grid_dim = params.grid_dim`.
     fn prologue(&mut self, g: &KernelGlobals, workgroup_size: [u32; 3], folded: bool) {
         let span = self.hir.span;
-        let used = visit::used_builtins(self.hir);
+        let mut used = visit::used_builtins(self.hir);
+        // The helpers' debug records carry the invocation's global id.
+        if self.mb.debug.as_ref().is_some_and(|d| d.has_helper_sites()) && !used.contains(&Builtin::GlobalId) {
+            used.push(Builtin::GlobalId);
+        }
         let uses = |b: Builtin| used.contains(&b);
         let v3 = self.mb.ty(Ty::Dim3);
         let arg_of = |l: &mut Self, name: &str, ty, b: BuiltIn| {

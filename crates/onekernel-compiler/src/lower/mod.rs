@@ -327,18 +327,22 @@ pub fn lower_program(
     if checked {
         mb.checks = Some(checks::Checks::declare(&mut mb, layout.uniform_binding + 1, variant.loop_budget));
     }
-    if program.kernel.debug_sites > 0 {
-        let panic_words = debug::panic_words(&program.kernel, kernel_types, &program.types);
-        let prints = crate::debug::calls(&program.kernel).iter().any(|c| !c.kind.panics());
-        mb.debug = Some(debug::DebugBuffer::declare(&mut mb, layout.uniform_binding + 2, panic_words, prints));
-    }
+    mb.debug =
+        debug::DebugBuffer::for_program(&mut mb, program, kernel_types, helper_types, layout.uniform_binding + 2);
     declare_overrides(&mut mb, &program.kernel);
     // Helpers first: naga requires callees before callers.
-    for (helper, types) in program.helpers.iter().zip(helper_types) {
+    let bases = crate::debug::site_bases(program);
+    for ((helper, types), base) in program.helpers.iter().zip(helper_types).zip(bases) {
+        if let Some(d) = mb.debug.as_mut() {
+            d.site_base = base;
+        }
         let handle = FnLowerer::lower_helper(&mut mb, helper, types)?;
         mb.helpers.insert(helper.name.clone(), (handle, helper.ret));
     }
     let kernel = &program.kernel;
+    if let Some(d) = mb.debug.as_mut() {
+        d.site_base = 0;
+    }
     let globals = declare_kernel_globals(&mut mb, kernel, layout);
     let entry = FnLowerer::lower_kernel(&mut mb, kernel, kernel_types, &globals, workgroup_size, folded)?;
     mb.module.entry_points.push(entry);

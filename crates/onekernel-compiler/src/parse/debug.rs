@@ -13,7 +13,7 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 
 /// The macro's kind by its name, and whether it is a `debug_` form.
-fn kind_of(name: &str) -> Option<(DebugKind, bool)> {
+pub(crate) fn kind_of(name: &str) -> Option<(DebugKind, bool)> {
     Some(match name {
         "println" => (DebugKind::Print { stderr: false, newline: true }, false),
         "print" => (DebugKind::Print { stderr: false, newline: false }, false),
@@ -39,13 +39,6 @@ impl Parser<'_> {
         let name = mac.path.segments.last()?.ident.to_string();
         let (kind, debug_only) = kind_of(&name)?;
         let span = mac.span();
-        if self.role != super::FnRole::Kernel {
-            return Some(self.error(
-                span,
-                format!("`{name}!` is not supported in a helper"),
-                Some("print or assert in the kernel, on the helper's result"),
-            ));
-        }
         let parsed = mac.parse_body_with(Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated);
         let Ok(items) = parsed else {
             // rustc says what is wrong with the macro's arguments.

@@ -14,7 +14,7 @@
 
 mod consts;
 mod coop;
-mod debug;
+pub(crate) mod debug;
 mod expr;
 mod generics;
 mod items;

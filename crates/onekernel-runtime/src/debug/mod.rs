@@ -91,6 +91,44 @@ thread_local! {
     /// The invocation whose `panic!`/failed `assert!` is running on this
     /// thread (see [`PanicSite`]).
     static PANIC_SITE: RefCell<Option<[u32; 3]>> = const { RefCell::new(None) };
+    /// The invocation and kernel of the helper call running on this
+    /// thread (see [`HelperScope`]).
+    static HELPER: std::cell::Cell<Option<([u32; 3], &'static KernelInfo)>> = const { std::cell::Cell::new(None) };
+}
+
+/// Entered by the CPU body around each call of a `#[helper]` when a helper
+/// of the kernel prints or panics: the helper's `println!`
+/// ([`helper_print`]) and panics ([`PanicSite::in_helper`]) then report
+/// this invocation of this kernel, as the kernel's own do. Called from
+/// host code, a helper prints and panics as plain Rust.
+pub struct HelperScope(Option<([u32; 3], &'static KernelInfo)>);
+
+impl HelperScope {
+    /// Marks this thread as running a helper for `invocation` of `kernel`.
+    pub fn enter(invocation: &Invocation, kernel: &'static KernelInfo) -> HelperScope {
+        HelperScope(HELPER.with(|h| h.replace(Some((gid(invocation), kernel)))))
+    }
+}
+
+impl Drop for HelperScope {
+    fn drop(&mut self) {
+        HELPER.with(|h| h.set(self.0));
+    }
+}
+
+/// A helper's `print!`/`println!`/`eprint!`/`eprintln!` (as `#[helper]`
+/// rewrites them): inside a kernel's [`HelperScope`], the kernel's
+/// [`debug_print`]; elsewhere Rust's own.
+pub fn helper_print(stderr: bool, newline: bool, args: fmt::Arguments<'_>) {
+    match HELPER.with(std::cell::Cell::get) {
+        Some((id, kernel)) => print_text(id, &kernel.name, stderr, newline, args),
+        None => match (stderr, newline) {
+            (false, false) => print!("{args}"),
+            (false, true) => println!("{args}"),
+            (true, false) => eprint!("{args}"),
+            (true, true) => eprintln!("{args}"),
+        },
+    }
 }
 
 /// The CPU body's `print!`/`println!`/`eprint!`/`eprintln!`: the text,
@@ -104,12 +142,15 @@ pub fn debug_print(
     newline: bool,
     args: fmt::Arguments<'_>,
 ) {
+    print_text(gid(invocation), &kernel.name, stderr, newline, args);
+}
+
+/// [`debug_print`] of the invocation `id` of the kernel `name`.
+fn print_text(id: [u32; 3], name: &str, stderr: bool, newline: bool, args: fmt::Arguments<'_>) {
     let mut text = fmt::format(args);
     if newline {
         text.push('\n');
     }
-    let id = gid(invocation);
-    let name: &str = &kernel.name;
     PENDING.with(|p| {
         let mut p = p.borrow_mut();
         if let Some((k, i, e, pending)) = p.take() {
@@ -144,6 +185,16 @@ impl PanicSite {
     pub fn enter(invocation: &Invocation) -> PanicSite {
         let id = gid(invocation);
         PANIC_SITE.with(|s| *s.borrow_mut() = Some(id));
+        PanicSite(())
+    }
+
+    /// A helper's `panic!`/failed `assert!` (as `#[helper]` rewrites them):
+    /// marks this thread as panicking for the invocation of the
+    /// [`HelperScope`], if the helper runs in one.
+    pub fn in_helper() -> PanicSite {
+        if let Some((id, _)) = HELPER.with(std::cell::Cell::get) {
+            PANIC_SITE.with(|s| *s.borrow_mut() = Some(id));
+        }
         PanicSite(())
     }
 }
@@ -500,7 +551,7 @@ pub(crate) fn drain(kernel: &'static KernelInfo, buffer: &[u32]) -> Result<(), c
         let [x, y, z] = r.invocation;
         return Err(crate::LaunchError::KernelPanic {
             kernel: &kernel.name,
-            file: kernel.source_file.to_string(),
+            file: if r.site.file.is_empty() { &kernel.source_file } else { &r.site.file }.to_string(),
             line: r.site.line,
             column: r.site.column,
             message: format_site(r.site, &r.values),
@@ -523,7 +574,7 @@ pub(crate) fn header(kernel: &KernelInfo) -> [u32; print_buffer::HEADER as usize
 /// the panic slot and, if it prints, `room` words of records.
 pub(crate) fn buffer_words(kernel: &KernelInfo, room: u32) -> u32 {
     let prints = kernel.debug_sites.iter().any(|s| !s.kind.panics());
-    print_buffer::HEADER + kernel.panic_record_words() + if prints { room } else { 1 }
+    print_buffer::HEADER + kernel.panic_record_words() + if prints { room.max(1) } else { 1 }
 }
 
 #[cfg(test)]
@@ -544,6 +595,7 @@ mod tests {
             condition: "x".into(),
             enabled,
             debug_only,
+            file: "".into(),
         };
         let word = |sites: Vec<DebugSite>| {
             let k = KernelInfo { debug_sites: sites.into(), ..KernelInfo::EMPTY };

@@ -193,38 +193,38 @@ impl GpuDevice {
             false => None,
         };
         let report_buffer = report.as_ref().and_then(|r| r.buffer.as_ref());
-        if recording.is_some() {
-            if !kernel.debug_sites.is_empty() {
-                return Err(LaunchError::Recording {
-                    kernel: &kernel.name,
-                    problem: "a kernel with `println!`/`assert!` cannot be recorded yet (its print buffer is read \
-                              at the device's next wait, before the program submits its encoder): launch it with \
-                              `launch`, or remove its prints"
-                        .into(),
-                });
-            }
-            let prepared = self
-                .bind(kernel, Some(&launch), buffers, scalars, (report_buffer, None), loop_budget, false)
-                .map_err(|e| self.explain_launch(e))?;
-            let report = report.and_then(|r| r.buffer);
-            super::record::keep(self.id(), super::record::RecordedLaunch { kernel, prepared, report });
-            return Ok(());
-        }
         // A kernel with `println!`, `assert!`, ...: its print buffer, the
-        // header written before the launch (the queue runs in order).
+        // header written before the launch (the queue runs in order; a
+        // recorded launch's at the program's next submit, before its
+        // encoder runs).
         let prints = match kernel.debug_sites.is_empty() {
             true => None,
             false => {
-                let words = crate::debug::buffer_words(kernel, onekernel_abi::debug::print_buffer::DEFAULT_WORDS);
+                let words = crate::debug::buffer_words(kernel, self.print_words());
                 let memory =
                     self.zeroed(words as usize, u64::from(words) * 4).map_err(|e| self.buffer_failure(kernel, e))?;
-                let header = crate::debug::header(kernel);
+                let mut header = crate::debug::header(kernel);
+                if recording == Some(false) {
+                    // Into an encoder: the encoder clears this word before
+                    // the launch's pass (`record.rs`), so that
+                    // `Recorded::check` can tell a buffer the encoder has
+                    // not run yet.
+                    header[onekernel_abi::debug::print_buffer::DROPPED as usize] = super::record::NOT_RUN;
+                }
                 let header: Vec<u8> = header.iter().flat_map(|w| w.to_le_bytes()).collect();
                 self.write(&memory, 0, &header).map_err(|e| self.buffer_failure(kernel, e))?;
                 Some((memory, words))
             }
         };
         let prints_buffer = prints.as_ref().and_then(|(m, _)| m.buffer.as_ref());
+        if recording.is_some() {
+            let prepared = self
+                .bind(kernel, Some(&launch), buffers, scalars, (report_buffer, prints_buffer), loop_budget, false)
+                .map_err(|e| self.explain_launch(e))?;
+            let report = report.and_then(|r| r.buffer);
+            super::record::keep(self.id(), super::record::RecordedLaunch { kernel, prepared, report, prints });
+            return Ok(());
+        }
         let submitted = self
             .bind(kernel, Some(&launch), buffers, scalars, (report_buffer, prints_buffer), loop_budget, true)
             .and_then(|prepared| {

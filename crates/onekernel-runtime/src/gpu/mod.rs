@@ -99,6 +99,9 @@ struct GpuShared {
     /// `println!`, `assert!`, ...), in launch order: drained by the next
     /// wait (`read`, `synchronize`).
     prints: Mutex<Vec<(&'static onekernel_abi::KernelInfo, memory::GpuMemory, u32)>>,
+    /// The room for print records of each launch's print buffer, in words
+    /// (`Device::set_print_buffer_size`).
+    print_words: std::sync::atomic::AtomicU32,
 }
 
 impl GpuDevice {
@@ -444,6 +447,17 @@ impl GpuDevice {
         crate::debug::drain(kernel, &words)
     }
 
+    /// The room for print records of later launches' print buffers, in
+    /// words.
+    pub(crate) fn print_words(&self) -> u32 {
+        self.shared.print_words.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Sets [`GpuDevice::print_words`].
+    pub(crate) fn set_print_words(&self, words: u32) {
+        self.shared.print_words.store(words, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// Queues a launch's print buffer for the next wait.
     pub(crate) fn defer_prints(
         &self,
@@ -545,6 +559,7 @@ impl GpuShared {
             uncaptured,
             lost,
             prints: Mutex::new(Vec::new()),
+            print_words: std::sync::atomic::AtomicU32::new(onekernel_abi::debug::print_buffer::DEFAULT_WORDS),
         }
     }
 }

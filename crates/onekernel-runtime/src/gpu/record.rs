@@ -30,7 +30,18 @@ pub(crate) struct RecordedLaunch {
     pub prepared: PreparedDispatch,
     /// A checked launch's report buffer.
     pub report: Option<wgpu::Buffer>,
+    /// A printing kernel's print buffer and its size in words.
+    pub prints: Option<(super::memory::GpuMemory, u32)>,
 }
+
+/// The `dropped` word of a print buffer recorded into an encoder until
+/// the encoder clears it, just before the launch's pass: a buffer still
+/// holding it was not run.
+pub(crate) const NOT_RUN: u32 = u32::MAX;
+
+/// A recorded launch's print buffer: the kernel, the buffer, its words,
+/// and whether the encoder clears its `dropped` word (see [`NOT_RUN`]).
+type RecordedPrints = (&'static KernelInfo, super::memory::GpuMemory, u32, bool);
 
 /// An open scope: the device it records and what it kept so far.
 struct Scope {
@@ -102,6 +113,10 @@ pub struct Recorded {
     /// encoder copies its report into (made holding a sentinel, so that a
     /// check before the encoder ran says so instead of reading zeros).
     reports: Vec<(&'static KernelInfo, wgpu::Buffer)>,
+    /// The print buffers of the recorded launches of kernels with
+    /// `println!`/`assert!`, in launch order, until [`Recorded::check`]
+    /// reads them.
+    prints: std::sync::Mutex<Vec<RecordedPrints>>,
 }
 
 /// The byte a report's read-back buffer is filled with before the copy:
@@ -122,36 +137,70 @@ impl Recorded {
         self.reports.len()
     }
 
-    /// The checks of the recorded checked launches: the first failure as
-    /// the `Err` the launch would have returned on its own submission
-    /// ([`LaunchError::OutOfBounds`], [`LaunchError::DivisionByZero`],
-    /// [`LaunchError::LoopBudget`]). Call it after submitting the encoder:
-    /// it waits for the GPU (as a checked launch does), then reads the
-    /// reports. Without checked launches it returns `Ok` at once.
+    /// The checks of the recorded checked launches, and the prints and
+    /// panics of the recorded launches of kernels with `println!`/`assert!`:
+    /// call it after submitting the encoder. It waits for the GPU (as a
+    /// checked launch does), prints the lines of each printing launch (in
+    /// launch order, each launch's sorted by invocation, as a launch that
+    /// submits itself prints them at the next wait), then returns the first
+    /// failure as the launch would have: a failed `assert!` or `panic!` as
+    /// [`LaunchError::KernelPanic`], a check as
+    /// [`LaunchError::OutOfBounds`], [`LaunchError::DivisionByZero`] or
+    /// [`LaunchError::LoopBudget`]. A launch's lines are printed once: a
+    /// second call prints nothing more. Without checked or printing
+    /// launches it returns `Ok` at once.
     ///
     /// # Errors
-    /// Those failures; [`LaunchError::Recording`] when a report was not
-    /// written because the encoder has not been submitted (submit it and
-    /// call this again); [`LaunchError::DeviceLost`] or
+    /// Those failures; [`LaunchError::Recording`] when a report or print
+    /// buffer was not written because the encoder has not been submitted
+    /// (submit it and call this again; launches recorded into a compute
+    /// pass cannot tell, so call it after the submit); [`LaunchError::DeviceLost`] or
     /// [`LaunchError::Gpu`] when reading fails.
     pub fn check(&self) -> Result<(), LaunchError> {
         let crate::device::DeviceBackend::Gpu(gpu) = self.gpu.backend() else { return Ok(()) };
+        let mut result = Ok(());
+        {
+            let mut prints = self.prints.lock().unwrap_or_else(|p| p.into_inner());
+            let mut kept = Vec::new();
+            for (kernel, memory, words, cleared) in prints.drain(..) {
+                if cleared && !gpu.print_buffer_ran(kernel, &memory)? {
+                    kept.push((kernel, memory, words, cleared));
+                    if result.is_ok() {
+                        result = Err(not_run(kernel, "its prints were not written"));
+                    }
+                    continue;
+                }
+                let r = gpu.drain_one(kernel, &memory, words);
+                if result.is_ok() {
+                    result = r;
+                }
+            }
+            *prints = kept;
+        }
         for &(kernel, ref staging) in &self.reports {
             let words = gpu.read_mapped_report(staging).map_err(|e| match e {
                 DeviceError::Lost { .. } => LaunchError::DeviceLost { kernel: &kernel.name, error: e },
                 other => LaunchError::Gpu { kernel: &kernel.name, message: other.to_string() },
             })?;
             if words.iter().all(|&w| w == u32::from_le_bytes([SENTINEL; 4])) {
-                return Err(LaunchError::Recording {
-                    kernel: &kernel.name,
-                    problem: "its checks were not written: the encoder it was recorded into has not run \
-                              (submit it with `queue.submit` before `Recorded::check`)"
-                        .into(),
-                });
+                return result.and(Err(not_run(kernel, "its checks were not written")));
             }
-            check_report(kernel, words)?;
+            if result.is_ok() {
+                result = check_report(kernel, words);
+            }
         }
-        Ok(())
+        result
+    }
+}
+
+/// The `Err` of [`Recorded::check`] before the encoder ran.
+fn not_run(kernel: &'static KernelInfo, what: &str) -> LaunchError {
+    LaunchError::Recording {
+        kernel: &kernel.name,
+        problem: format!(
+            "{what}: the encoder it was recorded into has not run (submit it with `queue.submit` before \
+             `Recorded::check`)"
+        ),
     }
 }
 
@@ -171,7 +220,15 @@ impl GpuDevice {
         drop(guard);
         let n = launches.len();
         let mut reports = Vec::new();
+        let mut prints = Vec::new();
         for launch in launches {
+            if let Some((memory, words)) = launch.prints {
+                if let Some(buffer) = &memory.buffer {
+                    let dropped = u64::from(onekernel_abi::debug::print_buffer::DROPPED) * 4;
+                    encoder.clear_buffer(buffer, dropped, Some(4));
+                }
+                prints.push((launch.kernel, memory, words, true));
+            }
             {
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some(&launch.kernel.name),
@@ -201,7 +258,7 @@ impl GpuDevice {
                 reports.push((launch.kernel, staging));
             }
         }
-        Ok((r, Recorded { gpu: device.clone(), launches: n, reports }))
+        Ok((r, Recorded { gpu: device.clone(), launches: n, reports, prints: std::sync::Mutex::new(prints) }))
     }
 
     /// Runs `f` with launches on this device (from this thread) kept, then
@@ -217,10 +274,31 @@ impl GpuDevice {
         let r = f();
         let launches = close(self.id());
         drop(guard);
-        for launch in &launches {
+        let n = launches.len();
+        let mut prints = Vec::new();
+        for launch in launches {
             launch.prepared.record(pass);
+            if let Some((memory, words)) = launch.prints {
+                prints.push((launch.kernel, memory, words, false));
+            }
         }
-        Ok((r, Recorded { gpu: device.clone(), launches: launches.len(), reports: Vec::new() }))
+        Ok((
+            r,
+            Recorded { gpu: device.clone(), launches: n, reports: Vec::new(), prints: std::sync::Mutex::new(prints) },
+        ))
+    }
+
+    /// Whether the encoder a print buffer was recorded into has run (its
+    /// `dropped` word no longer [`NOT_RUN`]).
+    fn print_buffer_ran(
+        &self,
+        kernel: &'static KernelInfo,
+        memory: &super::memory::GpuMemory,
+    ) -> Result<bool, LaunchError> {
+        let mut word = [0u8; 4];
+        let at = u64::from(onekernel_abi::debug::print_buffer::DROPPED) * 4;
+        self.read(memory, at..at + 4, &mut word).map_err(|e| self.buffer_failure(kernel, e))?;
+        Ok(u32::from_le_bytes(word) != NOT_RUN)
     }
 
     /// Maps a recorded report's read-back buffer (after all submitted
