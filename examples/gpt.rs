@@ -25,7 +25,7 @@
 //! | layer norm | `residual_norm` (with the residual add before it; `--unfused-norm`: `bias_residual` then `onekernel::ops::norm::layer_norm_into`) |
 //! | `x·W` | prefill: `gemm::gemm_f16` (`examples/gemm_f16.rs`'s tensor-core kernel) where the device has tiles and the shapes fit, else `onekernel::ops::matmul::matmul_f16_into`; decode: `gemv_parts` |
 //! | bias, split into heads, K/V into the cache | `qkv_epilogue` |
-//! | attention | `attention` (`gpt/attention_shim.rs`, the API of `onekernel::ops::attention`) |
+//! | attention | `onekernel::ops::attention` (decode kernel for one query, tiles or the simple kernel for prefill) |
 //! | heads back to rows (prefill only) | `merge_heads` |
 //! | bias + GELU | `bias_gelu` |
 //! | tied output projection (last row) | `logits_rows` |
@@ -38,15 +38,11 @@
 //! memory, so steps are submitted back to back and the host reads the
 //! generated tokens once.
 
-#[path = "gpt/attention_shim.rs"]
-mod attention_shim;
 mod common;
 #[path = "gpt/safetensors.rs"]
 mod safetensors;
 
-// The one line to change when `onekernel::ops::attention` lands:
-// `use onekernel::ops::attention::{attention, AttentionShape};`
-use attention_shim::{attention, AttentionShape};
+use onekernel::ops::attention::{attention, AttentionShape};
 
 // `mod gemm`: the tensor-core GEMM of `examples/gemm_f16.rs` (`gemm_f16`,
 // 260 TFLOP/s on the H200 at 8192³), for the prefill's products where

@@ -718,13 +718,6 @@ fn seg_len_u32(len: usize) -> Result<u32, LaunchError> {
     })
 }
 
-/// A buffer error (allocation, read) as a `LaunchError` naming the op (for
-/// the ops that still return `LaunchError`; the ops of this module return
-/// [`OpError`], whose `Buffer` variant keeps the error as it is).
-pub(crate) fn buffer_error(op: &'static str, e: onekernel_runtime::BufferError) -> LaunchError {
-    LaunchError::Gpu { kernel: op, message: e.to_string() }
-}
-
 /// How the whole-buffer reduction splits `n` elements on `device`:
 /// `(segment length, segments)`.
 pub fn plan(device: &Device, n: usize) -> (usize, usize) {
