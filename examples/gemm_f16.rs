@@ -122,13 +122,16 @@ fn launch_block(
     blocks!([256, 128], [128, 128], [128, 256], [256, 256], [64, 128])
 }
 
+/// A tuned block: its name, its `(TBM, TBN)`, and where the choice came from.
+type TunedBlock = (&'static str, (usize, usize), onekernel::tune::Source);
+
 /// The tuner's block for `m × k × n` (every block's output must agree
 /// with the first one's).
 fn tuned_block(
     device: &Device,
     (a, b, c): (&Buffer<F16Vec4>, &Buffer<F16Vec4>, &mut Buffer<f32>),
     (m, k, n): (usize, usize, usize),
-) -> Result<(&'static str, (usize, usize), onekernel::tune::Source), Box<dyn std::error::Error>> {
+) -> Result<TunedBlock, Box<dyn std::error::Error>> {
     let tuner = onekernel::tune::Tuner::new(device, "gemm_f16_t", &[&gemm::gemm_f16_t::KERNEL]);
     let key = onekernel::tune::Key::new().size("m", m).size("k", k).size("n", n);
     let mut read: Vec<(usize, usize)> = Vec::new();

@@ -309,15 +309,18 @@ const CANDIDATES: [(&str, Tile); 14] = [
 ];
 
 /// The operands of one product: `f32` buffers, and the same data as
+/// `a`, `b`, `c` as `Vec4` buffers.
+type Vec4Operands = (Buffer<Vec4>, Buffer<Vec4>, Buffer<Vec4>);
+
 /// `Vec4`s when the row lengths (`k`, `n`) allow.
 struct Operands {
     a: Buffer<f32>,
     b: Buffer<f32>,
     c: Buffer<f32>,
-    v4: Option<(Buffer<Vec4>, Buffer<Vec4>, Buffer<Vec4>)>,
+    v4: Option<Vec4Operands>,
     /// The padded copies (for shapes no `Vec4` tile divides) and their
     /// sizes.
-    padded: Option<((Buffer<Vec4>, Buffer<Vec4>, Buffer<Vec4>), (usize, usize, usize))>,
+    padded: Option<(Vec4Operands, (usize, usize, usize))>,
     m: usize,
     k: usize,
     n: usize,
@@ -582,7 +585,7 @@ fn check_every_tile(device: &Device, (m, k, n): (usize, usize, usize)) -> Result
 /// checks, and without: `Device::unchecked`) and the tuning time.
 fn bench(small: bool) -> Result<(), Box<dyn std::error::Error>> {
     let device = Device::gpu()?;
-    // SAFETY (of the `unsafe` call): every tile's accesses are in bounds
+    // SAFETY: every tile's accesses are in bounds
     // for the shapes it accepts; `check_every_tile` and the spot checks
     // below compare its results with plain Rust.
     let unchecked = unsafe { device.unchecked() };
