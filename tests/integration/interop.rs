@@ -434,6 +434,24 @@ fn ndarray_layouts_upload_in_standard_order_and_read_back_in_shape() {
     }
 }
 
+/// The views snippet of docs/interop.md, line for line: a block of a
+/// buffer read back in its shape and summed per row by the ops library.
+#[test]
+fn the_views_snippet_of_interop_md_runs() -> Result<(), Box<dyn std::error::Error>> {
+    use ndarray::{s, Array2};
+    use onekernel::ops::reduce::ReduceOp;
+    for device in devices() {
+        let m = Array2::from_shape_fn((5, 7), |(r, c)| (r * 10 + c) as i32);
+        let buf = Buffer::from_array(&device, &m)?;
+        let block = buf.view_2d(5, 7)?.slice_rows(1..4)?.slice_cols(2..6)?;
+        assert_eq!(block.read_array((3, 4))?, m.slice(s![1..4, 2..6]));
+        let sums = onekernel::ops::reduce::reduce_rows_view(&device, block, ReduceOp::Sum)?;
+        let want: Vec<i32> = (1..4).map(|r| (2..6).map(|c| (r * 10 + c) as i32).sum()).collect();
+        assert_eq!(sums.read()?, want, "{}", device.name());
+    }
+    Ok(())
+}
+
 /// Views of a buffer (rows, columns, blocks) read back into an `Array2` of
 /// their shape, written from arrays of any layout, with bounds and shapes
 /// checked; on the CPU executor and the GPU.

@@ -74,6 +74,24 @@ pub fn unroll_marked_loops(text: &str) -> String {
         // the first of them.
         from = start.min(end);
     }
+    // An unrolled loop's counter is read by no one any more: drop its
+    // `var unroll_x: u32;` so the module shows no trace of the loop.
+    let unused = |name: &str, lines: &[String]| {
+        lines.iter().filter(|l| l.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|w| w == name)).count() == 1
+    };
+    let counters: Vec<String> = lines
+        .iter()
+        .filter_map(|l| {
+            let rest = l.trim().strip_prefix("var ")?;
+            let (name, ty) = rest.split_once(':')?;
+            (name.starts_with(UNROLL_PREFIX) && ty.trim() == "u32;").then(|| name.to_string())
+        })
+        .collect();
+    for name in counters {
+        if unused(&name, &lines) {
+            lines.retain(|l| l.trim() != format!("var {name}: u32;"));
+        }
+    }
     let mut out = lines.join("\n");
     if text.ends_with('\n') {
         out.push('\n');
