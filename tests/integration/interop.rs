@@ -446,7 +446,7 @@ fn the_views_snippet_of_interop_md_runs() -> Result<(), Box<dyn std::error::Erro
         let block = buf.view_2d(5, 7)?.slice_rows(1..4)?.slice_cols(2..6)?;
         assert_eq!(block.read_array((3, 4))?, m.slice(s![1..4, 2..6]));
         let sums = onekernel::ops::reduce::reduce_rows_view(&device, block, ReduceOp::Sum)?;
-        let want: Vec<i32> = (1..4).map(|r| (2..6).map(|c| (r * 10 + c) as i32).sum()).collect();
+        let want: Vec<i32> = (1..4).map(|r| (2..6).map(|c| r * 10 + c).sum()).collect();
         assert_eq!(sums.read()?, want, "{}", device.name());
     }
     Ok(())
