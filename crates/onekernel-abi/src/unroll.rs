@@ -50,7 +50,7 @@ pub const MAX_UNROLL: i64 = 256;
 const MAX_TEXT: usize = 8 << 20;
 
 /// `text` (a module with its overrides written as constants) with each
-/// marked loop whose bounds are constants unrolled ([module docs](self)).
+/// marked loop whose bounds are constants unrolled.
 /// A module without marked loops comes back unchanged.
 pub fn unroll_marked_loops(text: &str) -> String {
     if !text.contains(UNROLL_PREFIX) {
