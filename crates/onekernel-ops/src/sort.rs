@@ -41,16 +41,21 @@ use std::any::{Any, TypeId};
 #[kernels]
 pub mod kernels {
     use onekernel::prelude::*;
-
-    /// Threads per block.
-    pub const THREADS: usize = 256;
-    /// Keys per thread per tile.
-    pub const KPT: usize = 8;
-    /// Keys per tile.
+    /// Bits of a digit: four passes sort 32-bit keys.
+    pub const DIGIT_BITS: u32 = 8;
+    /// Digits (buckets) of a pass.
+    pub const RADIX: usize = 256;
+    /// Keys per tile: the unit a block ranks at a time.
     pub const TILE: usize = 2048;
-    /// The packed digit counters of a tile (two 16-bit counters a word,
-    /// 8 words per thread), with one word of padding every 8 (`padded`).
-    pub const COUNTERS: usize = 2304;
+    /// Threads per block of `radix_scatter`.
+    pub const THREADS: usize = 128;
+    /// Keys per thread per tile in `radix_scatter` (`TILE / THREADS`).
+    pub const KPT: usize = 16;
+    /// The most subgroups a `radix_scatter` block has (subgroups of 4).
+    pub const MAX_SUBGROUPS: usize = 32;
+    /// `radix_scatter`'s digit counters: per subgroup, 256 16-bit counters
+    /// packed two to a word (then the tile's keys in digit order).
+    pub const COUNTERS: usize = MAX_SUBGROUPS * RADIX / 2;
 
     /// The `u32` whose unsigned order is the order of `f32` keys: total
     /// order, every NaN last (as `u32::MAX`); `flip` is `u32::MAX` for
@@ -88,14 +93,6 @@ pub mod kernels {
     #[helper]
     pub fn i32_from_ordered(k: u32, flip: u32) -> i32 {
         ((k ^ flip) ^ 0x8000_0000) as i32
-    }
-
-    /// The shared-memory index of word `f` of the packed counters: one
-    /// word of padding every 8, so that thread `t` reading its words
-    /// `t * 8 ..` hits distinct banks.
-    #[helper]
-    pub fn padded(f: usize) -> usize {
-        f + f / 8
     }
 
     /// `out[i] = keys[i] ^ flip`.
@@ -152,101 +149,84 @@ pub mod kernels {
         }
     }
 
-    /// Pass step 1: block `b` counts the digits `(key >> shift) & 15` of
-    /// tiles `b * tiles_per_block ..` (at most 31 tiles, so that a thread's
-    /// 8-bit counters do not overflow) and writes the counts to
-    /// `hist[digit * blocks + b]`. Launch with `Grid::blocks([blocks])`.
+    /// Pass step 1 (the histograms): block `b` counts the digits
+    /// `(key >> shift) & 255` of its tiles `b * tiles_per_block ..` and
+    /// writes the count of digit `d` to `hist[d * blocks + b]` (digit-major,
+    /// so that one scan of `hist` gives every block its place). Counted in
+    /// 8 shared copies (one per 32 threads: less contention on a digit).
+    /// Launch with `Grid::blocks([blocks])`.
     #[kernel(workgroup_size = 256)]
     pub fn radix_count(keys: &[u32], hist: &mut [u32], n: u32, shift: u32, tiles_per_block: u32, blocks: u32) {
-        let counts = shared::<[AtomicU32; 16]>();
+        let counts = shared::<[AtomicU32; 2048]>();
         let t = thread_id().x;
         let b = block_id().x;
-        let lane = subgroup_invocation_id();
-        if t < 16 {
-            counts[t].store(0, Ordering::Relaxed);
+        #[unroll]
+        for q in 0..8 {
+            counts[q * RADIX + t].store(0, Ordering::Relaxed);
         }
         workgroup_barrier();
         let n = n as usize;
         let start = b * tiles_per_block as usize * TILE;
         let end = (start + tiles_per_block as usize * TILE).min(n);
-        // Four words of four 8-bit counters each.
-        let mut c0 = 0u32;
-        let mut c1 = 0u32;
-        let mut c2 = 0u32;
-        let mut c3 = 0u32;
-        // Eight keys a thread per tile, their loads in flight together.
+        let copy = (t / 32) * RADIX;
         let mut base = start;
         while base < end {
+            // Eight keys a thread, their loads in flight together (an index
+            // past the end reads the last key and is not counted).
+            let mut k = [0u32; 8];
             #[unroll]
-            for j in 0..KPT {
-                let i = base + j * THREADS + t;
-                if i < end {
-                    let d = (keys[i] >> shift) & 15;
-                    let inc = 1u32 << ((d & 3) * 8);
-                    let q = d >> 2;
-                    if q == 0 {
-                        c0 += inc;
-                    } else if q == 1 {
-                        c1 += inc;
-                    } else if q == 2 {
-                        c2 += inc;
-                    } else {
-                        c3 += inc;
-                    }
+            for j in 0..8 {
+                k[j] = keys[(base + j * 256 + t).min(end - 1)];
+            }
+            #[unroll]
+            for j in 0..8 {
+                if base + j * 256 + t < end {
+                    counts[copy + ((k[j] >> shift) & 255) as usize].fetch_add(1, Ordering::Relaxed);
                 }
             }
             base += TILE;
         }
-        #[unroll]
-        for d in 0..16 {
-            let w = if d < 4 {
-                c0
-            } else if d < 8 {
-                c1
-            } else if d < 12 {
-                c2
-            } else {
-                c3
-            };
-            let s = subgroup_add((w >> ((d % 4) * 8)) & 255);
-            if lane == 0 && s != 0 {
-                counts[d].fetch_add(s, Ordering::Relaxed);
-            }
-        }
         workgroup_barrier();
-        if t < 16 {
-            hist[t * blocks as usize + b] = counts[t].load(Ordering::Relaxed);
+        let mut s = 0u32;
+        #[unroll]
+        for q in 0..8 {
+            s += counts[q * RADIX + t].load(Ordering::Relaxed);
         }
+        hist[t * blocks as usize + b] = s;
     }
 
-    /// Pass step 2: the exclusive prefix sum of `hist[..len]`, in place, by
-    /// one block. Launch with `Grid::blocks([1])`.
+    /// Pass step 2 (the scan): block `d` scans row `d` of `hist` (the
+    /// counts of digit `d` in each of the `blocks` blocks) exclusively, in
+    /// place, and writes the row's total to `totals[d]`. Rows are
+    /// independent: 256 blocks, no block waits on another.
+    /// Launch with `Grid::blocks([RADIX])`.
     #[kernel(workgroup_size = 256)]
-    pub fn radix_spine(hist: &mut [u32], len: u32) {
+    pub fn radix_spine(hist: &mut [u32], totals: &mut [u32], blocks: u32) {
         let sums = shared::<[u32; 256]>();
         let t = thread_id().x;
+        let d = block_id().x;
         let lane = subgroup_invocation_id();
         let sg = subgroup_size() as usize;
-        let len = len as usize;
+        let blocks = blocks as usize;
+        let row = d * blocks;
         let mut carry = 0u32;
-        // 16 consecutive words a thread, 4096 a round.
-        let rounds = (len + 4095) / 4096;
+        // 4 consecutive counts a thread, 1024 a round.
+        let rounds = (blocks + 1023) / 1024;
         for r in 0..rounds {
-            let base = r * 4096 + t * 16;
-            let mut v = [0u32; 16];
+            let base = r * 1024 + t * 4;
+            let mut v = [0u32; 4];
             let mut total = 0u32;
             #[unroll]
-            for q in 0..16 {
-                v[q] = if base + q < len { hist[base + q] } else { 0 };
+            for q in 0..4 {
+                v[q] = if base + q < blocks { hist[row + base + q] } else { 0 };
                 total += v[q];
             }
             // Inclusive scan within the subgroup, then over the subgroups.
             let mut x = total;
             #[unroll]
-            for k in 0..6 {
+            for k in 0..7 {
                 let off = 1u32 << k;
-                let src = if lane >= off { lane - off } else { lane };
-                let y = subgroup_shuffle(x, src);
+                let y = subgroup_shuffle(x, if lane >= off { lane - off } else { lane });
                 if lane >= off {
                     x += y;
                 }
@@ -257,7 +237,7 @@ pub mod kernels {
             workgroup_barrier();
             let mut p = carry + x - total;
             let mut all = 0u32;
-            for s in 0..THREADS / sg {
+            for s in 0..256 / sg {
                 let sv = sums[s];
                 if s < t / sg {
                     p += sv;
@@ -265,9 +245,9 @@ pub mod kernels {
                 all += sv;
             }
             #[unroll]
-            for q in 0..16 {
-                if base + q < len {
-                    hist[base + q] = p;
+            for q in 0..4 {
+                if base + q < blocks {
+                    hist[row + base + q] = p;
                 }
                 p += v[q];
             }
@@ -275,133 +255,208 @@ pub mod kernels {
             // Every thread has read `sums` before the next round writes it.
             workgroup_barrier();
         }
+        if t == 0 {
+            totals[d] = carry;
+        }
     }
 
-    /// Pass step 3: block `b` moves the keys (and, if `with_values != 0`,
-    /// the values) of its tiles to their place for digit
-    /// `(key >> shift) & 15`, stably; `hist` is `radix_spine`'s output.
+    /// Pass step 3 (the scatter): block `b` moves the keys (and, if
+    /// `with_values != 0`, the values) of its tiles to their place for
+    /// digit `(key >> shift) & 255`, stably. `hist` and `totals` are
+    /// `radix_spine`'s output: key `k` of digit `d` of the block goes to
+    /// (the keys of smaller digits) + (digit `d`'s keys in earlier blocks)
+    /// + (its rank among the block's keys of digit `d`).
+    ///
+    /// The rank within a tile: subgroup `w` takes the tile's keys
+    /// `w * sg * KPT ..` in rounds of one key a lane; in each round, eight
+    /// ballots (one per digit bit) give each lane the lanes with its digit
+    /// (its peers), the lowest of them adds their number to the subgroup's
+    /// counter of the digit and hands the old count to them: the rank is
+    /// that count plus the peers in lower lanes. Then the counters are
+    /// scanned over subgroups and digits, the tile is reordered in shared
+    /// memory and written out (neighbouring threads write neighbouring
+    /// keys of one digit). Nothing waits on another block.
     /// Launch with `Grid::blocks([blocks])`.
-    #[kernel(workgroup_size = 256, max_shared_bytes = 32768, types = [u32, i32, f32])]
+    #[kernel(workgroup_size = 128, max_shared_bytes = 32768, types = [u32, i32, f32])]
     pub fn radix_scatter<V: Num>(
         keys: &[u32],
         keys_out: &mut [u32],
         vals: &[V],
         vals_out: &mut [V],
         hist: &[u32],
+        totals: &[u32],
         n: u32,
         shift: u32,
         tiles_per_block: u32,
         blocks: u32,
         with_values: u32,
     ) {
-        // The packed digit counters, then the tile's keys in digit order.
-        let stage = shared::<[u32; COUNTERS]>();
+        // Per subgroup, the digit counters (two to a word); then the
+        // tile's keys in digit order.
+        let stage = shared::<[AtomicU32; COUNTERS]>();
         // The tile's values in digit order.
         let vstage = shared::<[V; TILE]>();
-        let sums = shared::<[u32; 256]>();
+        let sums = shared::<[u32; 128]>();
         // Where each digit starts in the reordered tile.
-        let dstart = shared::<[u32; 16]>();
+        let dstart = shared::<[u32; RADIX]>();
         // Where the current tile's keys of each digit go.
-        let gbase = shared::<[u32; 16]>();
+        let gbase = shared::<[u32; RADIX]>();
         let t = thread_id().x;
         let b = block_id().x;
         let lane = subgroup_invocation_id();
         let sg = subgroup_size() as usize;
+        let w = t / sg;
+        let nsg = THREADS / sg;
         let n = n as usize;
-        if t < 16 {
-            gbase[t] = hist[t * blocks as usize + b];
+        // Lanes below this one, as a 128-bit mask (a ballot's layout).
+        let mut below = [0u32; 4];
+        #[unroll]
+        for q in 0..4 {
+            let lo = q as u32 * 32;
+            below[q] = if lane >= lo + 32 {
+                u32::MAX
+            } else if lane >= lo {
+                (1u32 << (lane - lo)) - 1
+            } else {
+                0
+            };
         }
+        // Thread t owns digits 2t and 2t + 1. Where the digits start over
+        // all keys: an exclusive scan of `totals`.
+        let d0 = 2 * t;
+        let t0 = totals[d0];
+        let pair = t0 + totals[d0 + 1];
+        let mut x = pair;
+        #[unroll]
+        for k in 0..7 {
+            let off = 1u32 << k;
+            let y = subgroup_shuffle(x, if lane >= off { lane - off } else { lane });
+            if lane >= off {
+                x += y;
+            }
+        }
+        if lane as usize == sg - 1 {
+            sums[w] = x;
+        }
+        workgroup_barrier();
+        let mut ex = x - pair;
+        for s in 0..w {
+            ex += sums[s];
+        }
+        gbase[d0] = ex + hist[d0 * blocks as usize + b];
+        gbase[d0 + 1] = ex + t0 + hist[(d0 + 1) * blocks as usize + b];
         let tiles = (n + TILE - 1) / TILE;
         let first = b * tiles_per_block as usize;
         let last = (first + tiles_per_block as usize).min(tiles);
         for tile in first..last {
             let base = tile * TILE;
-            // This thread's 8 consecutive keys; past the end, `u32::MAX`
-            // (digit 15, ranked after every key of the tile).
+            for q in 0..nsg {
+                stage[q * 128 + t].store(0, Ordering::Relaxed);
+            }
+            // This lane's keys: one a round, lanes side by side; past the
+            // end, `u32::MAX` (digit 255, ranked after every key).
             let mut k = [0u32; KPT];
             let mut v = [V::ZERO; KPT];
             let mut rank = [0u32; KPT];
-            let mut dig = [0u32; KPT];
+            let first_key = base + w * sg * KPT + lane as usize;
             #[unroll]
             for j in 0..KPT {
-                let i = base + t * KPT + j;
-                k[j] = if i < n { keys[i] } else { u32::MAX };
-                if with_values != 0 && i < n {
-                    v[j] = vals[i];
+                let i = first_key + j * sg;
+                let key = keys[i.min(n - 1)];
+                k[j] = if i < n { key } else { u32::MAX };
+            }
+            if with_values != 0 {
+                #[unroll]
+                for j in 0..KPT {
+                    v[j] = vals[(first_key + j * sg).min(n - 1)];
                 }
             }
-            // Count this thread's digits in its own column of counters:
-            // digit d in word `(d & 7) * 256 + t`, low half for d < 8.
-            #[unroll]
-            for w in 0..8 {
-                stage[padded(w * THREADS + t)] = 0;
-            }
+            workgroup_barrier();
             #[unroll]
             for j in 0..KPT {
-                let d = (k[j] >> shift) & 15;
-                let at = padded((d & 7) as usize * THREADS + t);
-                let sh = (d >> 3) * 16;
-                let old = stage[at];
-                rank[j] = (old >> sh) & 0xffff;
-                stage[at] = old + (1u32 << sh);
-                dig[j] = d;
+                let d = (k[j] >> shift) & 255;
+                // The lanes whose digit is this lane's.
+                let all = subgroup_ballot(true);
+                let mut m = [all.x, all.y, all.z, all.w];
+                #[unroll]
+                for bit in 0..8 {
+                    let on = (d >> bit) & 1;
+                    let ballot = subgroup_ballot(on != 0);
+                    let f = (on ^ 1) * u32::MAX;
+                    m[0] &= ballot.x ^ f;
+                    m[1] &= ballot.y ^ f;
+                    m[2] &= ballot.z ^ f;
+                    m[3] &= ballot.w ^ f;
+                }
+                let mut lower = 0u32;
+                let mut peers = 0u32;
+                #[unroll]
+                for q in 0..4 {
+                    lower += (m[q] & below[q]).count_ones();
+                    peers += m[q].count_ones();
+                }
+                let leader = if m[0] != 0 {
+                    m[0].trailing_zeros()
+                } else if m[1] != 0 {
+                    32 + m[1].trailing_zeros()
+                } else if m[2] != 0 {
+                    64 + m[2].trailing_zeros()
+                } else {
+                    96 + m[3].trailing_zeros()
+                };
+                let sh = (d & 1) * 16;
+                let mut old = 0u32;
+                if lower == 0 {
+                    old = stage[w * 128 + (d >> 1) as usize].fetch_add(peers << sh, Ordering::Relaxed);
+                }
+                let counted = subgroup_shuffle(old, leader);
+                rank[j] = ((counted >> sh) & 0xffff) + lower;
             }
             workgroup_barrier();
-            // Exclusive scan of the 2048 counter words in order: thread t
-            // owns words t * 8 .. t * 8 + 8.
-            let mut w = [0u32; 8];
-            let mut total = 0u32;
-            #[unroll]
-            for q in 0..8 {
-                w[q] = stage[padded(t * 8 + q)];
-                total += w[q];
+            // Scan the counters over the subgroups (per digit), then over
+            // the digits: thread t's word holds digits 2t and 2t + 1.
+            let mut run = 0u32;
+            for q in 0..nsg {
+                let c = stage[q * 128 + t].load(Ordering::Relaxed);
+                stage[q * 128 + t].store(run, Ordering::Relaxed);
+                run += c;
             }
-            let mut x = total;
+            let lo = run & 0xffff;
+            let pair = lo + (run >> 16);
+            let mut x = pair;
             #[unroll]
-            for s in 0..6 {
+            for s in 0..7 {
                 let off = 1u32 << s;
-                let src = if lane >= off { lane - off } else { lane };
-                let y = subgroup_shuffle(x, src);
+                let y = subgroup_shuffle(x, if lane >= off { lane - off } else { lane });
                 if lane >= off {
                     x += y;
                 }
             }
             if lane as usize == sg - 1 {
-                sums[t / sg] = x;
+                sums[w] = x;
             }
             workgroup_barrier();
-            let mut run = x - total;
-            let mut all = 0u32;
-            for s in 0..THREADS / sg {
-                let sv = sums[s];
-                if s < t / sg {
-                    run += sv;
-                }
-                all += sv;
+            let mut ex = x - pair;
+            for s in 0..w {
+                ex += sums[s];
             }
-            #[unroll]
-            for q in 0..8 {
-                stage[padded(t * 8 + q)] = run;
-                run += w[q];
-            }
+            dstart[d0] = ex;
+            dstart[d0 + 1] = ex + lo;
             workgroup_barrier();
-            // Keys of digits 0..8 (the low halves) come first.
-            let low_total = all & 0xffff;
             #[unroll]
             for j in 0..KPT {
-                let d = dig[j];
-                let p = stage[padded((d & 7) as usize * THREADS + t)];
-                rank[j] += if d < 8 { p & 0xffff } else { (p >> 16) + low_total };
-            }
-            if t < 16 {
-                let p = stage[padded((t & 7) * THREADS)];
-                dstart[t] = if t < 8 { p & 0xffff } else { (p >> 16) + low_total };
+                let d = (k[j] >> shift) & 255;
+                let c = stage[w * 128 + (d >> 1) as usize].load(Ordering::Relaxed);
+                rank[j] += dstart[d as usize] + ((c >> ((d & 1) * 16)) & 0xffff);
             }
             workgroup_barrier();
             #[unroll]
             for j in 0..KPT {
-                stage[rank[j] as usize] = k[j];
-                if with_values != 0 {
+                stage[rank[j] as usize].store(k[j], Ordering::Relaxed);
+            }
+            if with_values != 0 {
+                #[unroll]
+                for j in 0..KPT {
                     vstage[rank[j] as usize] = v[j];
                 }
             }
@@ -413,8 +468,8 @@ pub mod kernels {
             for j in 0..KPT {
                 let i = j * THREADS + t;
                 if i < valid {
-                    let key = stage[i];
-                    let d = ((key >> shift) & 15) as usize;
+                    let key = stage[i].load(Ordering::Relaxed);
+                    let d = ((key >> shift) & 255) as usize;
                     let dest = (gbase[d] + i as u32 - dstart[d]) as usize;
                     keys_out[dest] = key;
                     if with_values != 0 {
@@ -423,10 +478,9 @@ pub mod kernels {
                 }
             }
             workgroup_barrier();
-            if t < 16 {
-                let end = if t == 15 { TILE as u32 } else { dstart[t + 1] };
-                gbase[t] += end - dstart[t];
-            }
+            let end = if t == THREADS - 1 { TILE as u32 } else { dstart[d0 + 2] };
+            gbase[d0] += dstart[d0 + 1] - dstart[d0];
+            gbase[d0 + 1] += end - dstart[d0 + 1];
             workgroup_barrier();
         }
     }
@@ -579,6 +633,8 @@ pub struct SortScratch<V: SortValue = u32> {
     vals_a: Buffer<V>,
     vals_b: Buffer<V>,
     hist: Buffer<u32>,
+    /// Each digit's count over all keys (`radix_spine`'s output).
+    totals: Buffer<u32>,
     /// Empty buffers: the values of a sort of keys alone.
     no_vals: Buffer<V>,
     no_vals_out: Buffer<V>,
@@ -587,10 +643,10 @@ pub struct SortScratch<V: SortValue = u32> {
 /// How a sort of `n` keys is cut: `(tiles_per_block, blocks)`.
 fn plan(n: usize) -> (usize, usize) {
     let tiles = n.div_ceil(TILE).max(1);
-    // About 1024 blocks at most (enough to fill a large GPU: 8 blocks of
-    // 256 threads on each of the H200's 132 SMs), and at most 31 tiles a
-    // block (`radix_count`'s 8-bit counters).
-    let per_block = tiles.div_ceil(1024).min(31);
+    // About 1024 blocks at most: enough to fill a large GPU (8 blocks of
+    // 128 threads on each of the H200's 132 SMs), and few enough that the
+    // 256 rows of `hist` stay short for `radix_spine`.
+    let per_block = tiles.div_ceil(1024);
     (per_block, tiles.div_ceil(per_block))
 }
 
@@ -615,7 +671,8 @@ impl<V: SortValue> SortScratch<V> {
             keys_b: Buffer::zeroed(device, nk)?,
             vals_a: Buffer::zeroed(device, nv)?,
             vals_b: Buffer::zeroed(device, nv)?,
-            hist: Buffer::zeroed(device, if kernels { 16 * blocks } else { 0 })?,
+            hist: Buffer::zeroed(device, if kernels { RADIX * blocks } else { 0 })?,
+            totals: Buffer::zeroed(device, if kernels { RADIX } else { 0 })?,
             no_vals: Buffer::zeroed(device, 0)?,
             no_vals_out: Buffer::zeroed(device, 0)?,
         })
@@ -906,7 +963,7 @@ fn cpu_sort_keys<K: SortKey, V: SortValue>(
 use rayon::iter::{IndexedParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator};
 use rayon::slice::ParallelSliceMut;
 
-/// The eight digit passes over `scratch.keys_a` (ordered bits; the result
+/// The four digit passes over `scratch.keys_a` (ordered bits; the result
 /// ends there too), moving `values.0` into `values.1` if given.
 /// With `keys` (`u32` keys sorted ascending: their own ordered bits), the
 /// first pass reads `keys.0` and the last writes `keys.1` instead: no
@@ -921,34 +978,35 @@ fn radix_passes<V: SortValue>(
     let (per_block, blocks) = plan(n);
     let grid = Grid::blocks([blocks]);
     let (n32, pb, bl) = (n as u32, per_block as u32, blocks as u32);
-    let SortScratch { keys_a, keys_b, vals_a, vals_b, hist, no_vals, no_vals_out, .. } = scratch;
+    let SortScratch { keys_a, keys_b, vals_a, vals_b, hist, totals, no_vals, no_vals_out, .. } = scratch;
     let (with, (vin, vout)) = match values {
         Some(v) => (1, v),
         None => (0, (&*no_vals, no_vals_out)),
     };
-    for pass in 0..8u32 {
-        let shift = pass * 4;
+    const LAST: u32 = 32 / DIGIT_BITS - 1;
+    for pass in 0..=LAST {
+        let shift = pass * DIGIT_BITS;
         // Keys: a → b → a ... → a, or input → b → a ... → b → output.
         let (src, dst): (&Buffer<u32>, &mut Buffer<u32>) = match (pass, &mut keys) {
             (0, Some((input, _))) => (*input, &mut *keys_b),
-            (7, Some((_, output))) => (&*keys_b, &mut **output),
+            (LAST, Some((_, output))) => (&*keys_b, &mut **output),
             (p, _) if p % 2 == 1 => (&*keys_b, &mut *keys_a),
             _ => (&*keys_a, &mut *keys_b),
         };
         radix_count::launch(device, grid, src, hist, n32, shift, pb, bl)?;
-        radix_spine::launch(device, Grid::blocks([1]), hist, 16 * bl)?;
+        radix_spine::launch(device, Grid::blocks([RADIX]), hist, totals, bl)?;
         // Values: input → a → b → a ... → out.
         let (vs, vd): (&Buffer<V>, &mut Buffer<V>) = if with == 0 {
             (&*no_vals, &mut *vout)
         } else {
             match pass {
                 0 => (vin, &mut *vals_a),
-                7 => (&*vals_a, &mut *vout),
+                LAST => (&*vals_a, &mut *vout),
                 p if p % 2 == 1 => (&*vals_a, &mut *vals_b),
                 _ => (&*vals_b, &mut *vals_a),
             }
         };
-        radix_scatter::launch::<V>(device, grid, src, dst, vs, vd, hist, n32, shift, pb, bl, with)?;
+        radix_scatter::launch::<V>(device, grid, src, dst, vs, vd, hist, totals, n32, shift, pb, bl, with)?;
     }
     Ok(())
 }
