@@ -5,6 +5,7 @@
 //!     cargo bench -p onekernel-ops --bench ops2             # H200 sizes
 //!     cargo bench -p onekernel-ops --bench ops2 -- --quick  # small sizes (lavapipe)
 //!     cargo bench -p onekernel-ops --bench ops2 -- --cpu    # the CPU executor against rayon
+//!     cargo bench -p onekernel-ops --bench ops2 -- --only sort --profile  # the sort, kernel by kernel
 //!
 //! Times: `kernels` is the sum of the launches' GPU timestamps per call
 //! (the kernels alone); `wall` is the wall-clock time per call of a loop of
@@ -51,6 +52,22 @@ fn hash(i: usize) -> u32 {
     x ^ (x >> 16)
 }
 
+/// Keeps the GPU busy for about `secs` seconds before anything is timed:
+/// it idles at a low clock and takes a moment to reach its full one.
+fn warm_up(device: &Device, secs: f64) {
+    let n = 1 << 22;
+    let keys = Buffer::from_slice(device, &(0..n).map(hash).collect::<Vec<_>>()).unwrap();
+    let mut out = Buffer::<u32>::zeroed(device, n).unwrap();
+    let mut scratch = SortScratch::keys_only(device, n).unwrap();
+    let start = Instant::now();
+    while start.elapsed().as_secs_f64() < secs {
+        let (r, _) = device
+            .time(|| (0..20).try_for_each(|_| sort_into(device, &keys, &mut out, Order::Ascending, &mut scratch)))
+            .expect("timing");
+        r.expect("warm-up sort");
+    }
+}
+
 fn sorts(device: &Device, sizes: &[usize], iters: usize, rows: &mut Vec<Row>) {
     for &n in sizes {
         let keys: Vec<f32> = (0..n).map(|i| f32::from_bits(hash(i) & 0xbfff_ffff) - 1.0).collect();
@@ -60,6 +77,7 @@ fn sorts(device: &Device, sizes: &[usize], iters: usize, rows: &mut Vec<Row>) {
         let mut ko = Buffer::<f32>::zeroed(device, n).unwrap();
         let mut uo = Buffer::<u32>::zeroed(device, n).unwrap();
         let mut io = Buffer::<u32>::zeroed(device, n).unwrap();
+        // ANCHOR: scratch
         let mut keys_only = SortScratch::keys_only(device, n).unwrap();
         let mut pairs = SortScratch::<u32>::new(device, n).unwrap();
         let mut row = |op: &str, (k, w): (f64, f64)| {
@@ -72,11 +90,19 @@ fn sorts(device: &Device, sizes: &[usize], iters: usize, rows: &mut Vec<Row>) {
             })
         };
         row("sort u32 keys", time(device, iters, || sort_into(device, &ub, &mut uo, Order::Ascending, &mut keys_only)));
+        // ANCHOR_END: scratch
         row("sort f32 keys", time(device, iters, || sort_into(device, &kb, &mut ko, Order::Ascending, &mut keys_only)));
         row(
             "sort f32 keys + u32 index",
             time(device, iters, || sort_pairs_into(device, &kb, &ib, &mut ko, &mut io, Order::Ascending, &mut pairs)),
         );
+        if std::env::args().any(|a| a == "--profile") {
+            // Where a sort's time goes, kernel by kernel (one call, after
+            // the timed ones).
+            let (r, profile) = device.profile(|| sort_into(device, &ub, &mut uo, Order::Ascending, &mut keys_only)).unwrap();
+            r.unwrap();
+            println!("sort u32 keys, 2^{}:\n{profile}", n.trailing_zeros());
+        }
         // The result is sorted.
         let got = ko.read().unwrap();
         assert!(got.windows(2).all(|w| w[0] <= w[1]), "sort {n}: not sorted");
@@ -323,6 +349,9 @@ fn main() {
     let device = Device::gpu().expect("this benchmark needs a GPU");
     let mut rows = Vec::new();
     let iters = if quick { 2 } else { 20 };
+    if !quick {
+        warm_up(&device, 2.0);
+    }
     if wants("sort") {
         let sizes: &[usize] = if quick { &[1 << 16] } else { &[1 << 20, 1 << 24, 1 << 26] };
         sorts(&device, sizes, iters, &mut rows);

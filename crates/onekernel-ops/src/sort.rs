@@ -12,23 +12,29 @@
 //! Each key is first turned into a `u32` whose unsigned order is the
 //! wanted order (`to_ordered`: the sign bit flipped for `i32`, the usual
 //! float trick for `f32`, every bit flipped for descending), then sorted by
-//! eight passes over 4-bit digits, least significant first, and turned back
+//! four passes over 8-bit digits, least significant first, and turned back
 //! (`from_ordered`). Each pass is three launches, none of which waits on
-//! another workgroup (no decoupled look-back, safe on every backend):
+//! another workgroup (no decoupled look-back: WebGPU promises no forward
+//! progress between workgroups, so a block spinning on another's flag may
+//! hang; a launch boundary is the only global barrier every backend has):
 //!
-//! 1. `radix_count`: each block counts the 16 digits over its range of
+//! 1. `radix_count`: each block counts the 256 digits over its range of
 //!    tiles (2048 keys each) and writes its counts to `hist[digit * blocks
-//!    + block]`;
-//! 2. `radix_spine`: one block scans `hist` (exclusive): where each block's
-//!    keys of each digit go;
-//! 3. `radix_scatter`: each block ranks each tile's keys by digit in shared
-//!    memory (a scan of per-thread digit counts, so the rank keeps the input
-//!    order: stable), reorders the tile there, and writes it out: keys of
-//!    one digit land next to each other (coalesced).
+//!    + block]` (digit-major);
+//! 2. `radix_spine`: 256 blocks, one a digit, each scan their digit's row
+//!    of `hist` (exclusive) and write its total: where each block's keys of
+//!    each digit go, past the keys of smaller digits;
+//! 3. `radix_scatter`: each block ranks each tile's keys by digit, stably,
+//!    with subgroup ballots (eight a key: the lanes with the same digit)
+//!    and per-subgroup counters in shared memory, reorders the tile there,
+//!    and writes it out: keys of one digit land next to each other
+//!    (coalesced). The digits' starts (a scan of the 256 totals) are
+//!    computed by every block at its start.
 //!
 //! On the CPU executor the same `to_ordered`/`from_ordered` run around
-//! rayon's sorts (`par_sort_unstable` for keys alone, the stable
-//! `par_sort_by_key` for pairs), faster there than the kernels; the
+//! rayon's `par_sort_unstable` (for pairs, over one `u128` a pair: the
+//! ordered key, the index, the value; the index makes it stable), faster
+//! there than the kernels (documented as the issue allows); the
 //! results are the same bit for bit. [`SortScratch::kernels_on_cpu`]
 //! runs the kernels on the CPU executor instead (the tests do).
 
@@ -60,6 +66,7 @@ pub mod kernels {
     /// The `u32` whose unsigned order is the order of `f32` keys: total
     /// order, every NaN last (as `u32::MAX`); `flip` is `u32::MAX` for
     /// descending (NaN stays last), else 0.
+    // ANCHOR: ordered
     #[helper]
     pub fn f32_to_ordered(x: f32, flip: u32) -> u32 {
         if x.is_nan() {
@@ -70,6 +77,7 @@ pub mod kernels {
             m ^ flip
         }
     }
+    // ANCHOR_END: ordered
 
     /// The inverse of [`f32_to_ordered`] (a NaN comes back as `f32::NAN`).
     #[helper]
@@ -155,6 +163,7 @@ pub mod kernels {
     /// so that one scan of `hist` gives every block its place). Counted in
     /// 8 shared copies (one per 32 threads: less contention on a digit).
     /// Launch with `Grid::blocks([blocks])`.
+    // ANCHOR: count
     #[kernel(workgroup_size = 256)]
     pub fn radix_count(keys: &[u32], hist: &mut [u32], n: u32, shift: u32, tiles_per_block: u32, blocks: u32) {
         let counts = shared::<[AtomicU32; 2048]>();
@@ -194,12 +203,14 @@ pub mod kernels {
         }
         hist[t * blocks as usize + b] = s;
     }
+    // ANCHOR_END: count
 
     /// Pass step 2 (the scan): block `d` scans row `d` of `hist` (the
     /// counts of digit `d` in each of the `blocks` blocks) exclusively, in
     /// place, and writes the row's total to `totals[d]`. Rows are
     /// independent: 256 blocks, no block waits on another.
     /// Launch with `Grid::blocks([RADIX])`.
+    // ANCHOR: spine
     #[kernel(workgroup_size = 256)]
     pub fn radix_spine(hist: &mut [u32], totals: &mut [u32], blocks: u32) {
         let sums = shared::<[u32; 256]>();
@@ -259,6 +270,7 @@ pub mod kernels {
             totals[d] = carry;
         }
     }
+    // ANCHOR_END: spine
 
     /// Pass step 3 (the scatter): block `b` moves the keys (and, if
     /// `with_values != 0`, the values) of its tiles to their place for
@@ -321,6 +333,8 @@ pub mod kernels {
                 0
             };
         }
+        // The subgroup's lanes.
+        let lanes = subgroup_ballot(true);
         // Thread t owns digits 2t and 2t + 1. Where the digits start over
         // all keys: an exclusive scan of `totals`.
         let d0 = 2 * t;
@@ -353,6 +367,7 @@ pub mod kernels {
             for q in 0..nsg {
                 stage[q * 128 + t].store(0, Ordering::Relaxed);
             }
+            // ANCHOR: rank
             // This lane's keys: one a round, lanes side by side; past the
             // end, `u32::MAX` (digit 255, ranked after every key).
             let mut k = [0u32; KPT];
@@ -376,8 +391,7 @@ pub mod kernels {
             for j in 0..KPT {
                 let d = (k[j] >> shift) & 255;
                 // The lanes whose digit is this lane's.
-                let all = subgroup_ballot(true);
-                let mut m = [all.x, all.y, all.z, all.w];
+                let mut m = [lanes.x, lanes.y, lanes.z, lanes.w];
                 #[unroll]
                 for bit in 0..8 {
                     let on = (d >> bit) & 1;
@@ -412,6 +426,7 @@ pub mod kernels {
                 let counted = subgroup_shuffle(old, leader);
                 rank[j] = ((counted >> sh) & 0xffff) + lower;
             }
+            // ANCHOR_END: rank
             workgroup_barrier();
             // Scan the counters over the subgroups (per digit), then over
             // the digits: thread t's word holds digits 2t and 2t + 1.
@@ -463,6 +478,7 @@ pub mod kernels {
             workgroup_barrier();
             // Write the reordered tile: neighbouring threads, neighbouring
             // keys of one digit, neighbouring addresses.
+            // ANCHOR: write
             let valid = (n - base).min(TILE);
             #[unroll]
             for j in 0..KPT {
@@ -477,6 +493,7 @@ pub mod kernels {
                     }
                 }
             }
+            // ANCHOR_END: write
             workgroup_barrier();
             let end = if t == THREADS - 1 { TILE as u32 } else { dstart[d0 + 2] };
             gbase[d0] += dstart[d0 + 1] - dstart[d0];
@@ -928,6 +945,7 @@ fn cpu_sorted_pairs<K: SortKey, V: SortValue>(keys: Vec<K>, values: Vec<V>, flip
 
 /// Sorts keys on the CPU: mapped to their ordered bits in place, sorted,
 /// mapped back (equal bits are equal keys: no stability needed).
+// ANCHOR: cpu
 fn cpu_sort_in_place<K: SortKey>(v: &mut [K], flip: u32) {
     let bits: &mut [u32] = bytemuck::cast_slice_mut(v);
     if TypeId::of::<K>() == TypeId::of::<u32>() && flip == 0 {
@@ -938,6 +956,7 @@ fn cpu_sort_in_place<K: SortKey>(v: &mut [K], flip: u32) {
     bits.par_sort_unstable();
     bits.par_iter_mut().for_each(|b| *b = bytemuck::cast(K::from_ordered(*b, flip)));
 }
+// ANCHOR_END: cpu
 
 /// The CPU executor's in-place sorts.
 fn cpu_sort_keys<K: SortKey, V: SortValue>(
@@ -983,6 +1002,7 @@ fn radix_passes<V: SortValue>(
         Some(v) => (1, v),
         None => (0, (&*no_vals, no_vals_out)),
     };
+    // ANCHOR: passes
     const LAST: u32 = 32 / DIGIT_BITS - 1;
     for pass in 0..=LAST {
         let shift = pass * DIGIT_BITS;
@@ -1008,5 +1028,6 @@ fn radix_passes<V: SortValue>(
         };
         radix_scatter::launch::<V>(device, grid, src, dst, vs, vd, hist, totals, n32, shift, pb, bl, with)?;
     }
+    // ANCHOR_END: passes
     Ok(())
 }
