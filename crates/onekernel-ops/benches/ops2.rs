@@ -99,7 +99,8 @@ fn sorts(device: &Device, sizes: &[usize], iters: usize, rows: &mut Vec<Row>) {
         if std::env::args().any(|a| a == "--profile") {
             // Where a sort's time goes, kernel by kernel (one call, after
             // the timed ones).
-            let (r, profile) = device.profile(|| sort_into(device, &ub, &mut uo, Order::Ascending, &mut keys_only)).unwrap();
+            let (r, profile) =
+                device.profile(|| sort_into(device, &ub, &mut uo, Order::Ascending, &mut keys_only)).unwrap();
             r.unwrap();
             println!("sort u32 keys, 2^{}:\n{profile}", n.trailing_zeros());
         }

@@ -29,7 +29,8 @@
 //!    and per-subgroup counters in shared memory, reorders the tile there,
 //!    and writes it out: keys of one digit land next to each other
 //!    (coalesced). The digits' starts (a scan of the 256 totals) are
-//!    computed by every block at its start.
+//!    computed by every block at its start. The ranking needs subgroups
+//!    of 8 lanes or more (a GPU with narrower ones gets an error).
 //!
 //! On the CPU executor the same `to_ordered`/`from_ordered` run around
 //! rayon's `par_sort_unstable` (for pairs, over one `u128` a pair: the
@@ -54,14 +55,18 @@ pub mod kernels {
     /// Keys per tile: the unit a block ranks at a time.
     pub const TILE: usize = 2048;
     /// Threads per block of `radix_scatter`.
-    pub const THREADS: usize = 128;
+    pub const THREADS: usize = 256;
     /// Keys per thread per tile in `radix_scatter` (`TILE / THREADS`).
-    pub const KPT: usize = 16;
-    /// The most subgroups a `radix_scatter` block has (subgroups of 4).
-    pub const MAX_SUBGROUPS: usize = 32;
-    /// `radix_scatter`'s digit counters: per subgroup, 256 16-bit counters
-    /// packed two to a word (then the tile's keys in digit order).
-    pub const COUNTERS: usize = MAX_SUBGROUPS * RADIX / 2;
+    pub const KPT: usize = 8;
+    /// The narrowest subgroup `radix_scatter` takes.
+    pub const MIN_SUBGROUP: usize = 8;
+    /// The most subgroups a `radix_scatter` block has.
+    pub const MAX_SUBGROUPS: usize = THREADS / MIN_SUBGROUP;
+    /// A subgroup's digit counters: 256 16-bit counters, two to a word.
+    pub const WORDS: usize = RADIX / 2;
+    /// `radix_scatter`'s digit counters, `WORDS` per subgroup (then the
+    /// tile's keys in digit order).
+    pub const COUNTERS: usize = MAX_SUBGROUPS * WORDS;
 
     /// The `u32` whose unsigned order is the order of `f32` keys: total
     /// order, every NaN last (as `u32::MAX`); `flip` is `u32::MAX` for
@@ -289,7 +294,7 @@ pub mod kernels {
     /// memory and written out (neighbouring threads write neighbouring
     /// keys of one digit). Nothing waits on another block.
     /// Launch with `Grid::blocks([blocks])`.
-    #[kernel(workgroup_size = 128, max_shared_bytes = 32768, types = [u32, i32, f32])]
+    #[kernel(workgroup_size = 256, max_shared_bytes = 32768, types = [u32, i32, f32])]
     pub fn radix_scatter<V: Num>(
         keys: &[u32],
         keys_out: &mut [u32],
@@ -308,7 +313,7 @@ pub mod kernels {
         let stage = shared::<[AtomicU32; COUNTERS]>();
         // The tile's values in digit order.
         let vstage = shared::<[V; TILE]>();
-        let sums = shared::<[u32; 128]>();
+        let sums = shared::<[u32; MAX_SUBGROUPS]>();
         // Where each digit starts in the reordered tile.
         let dstart = shared::<[u32; RADIX]>();
         // Where the current tile's keys of each digit go.
@@ -335,11 +340,13 @@ pub mod kernels {
         }
         // The subgroup's lanes.
         let lanes = subgroup_ballot(true);
-        // Thread t owns digits 2t and 2t + 1. Where the digits start over
-        // all keys: an exclusive scan of `totals`.
-        let d0 = 2 * t;
+        // Thread t < WORDS owns counter word t: digits 2t and 2t + 1.
+        // Where the digits start over all keys: an exclusive scan of
+        // `totals`.
+        let owner = t < WORDS;
+        let d0 = 2 * t.min(WORDS - 1);
         let t0 = totals[d0];
-        let pair = t0 + totals[d0 + 1];
+        let pair = if owner { t0 + totals[d0 + 1] } else { 0 };
         let mut x = pair;
         #[unroll]
         for k in 0..7 {
@@ -357,15 +364,19 @@ pub mod kernels {
         for s in 0..w {
             ex += sums[s];
         }
-        gbase[d0] = ex + hist[d0 * blocks as usize + b];
-        gbase[d0 + 1] = ex + t0 + hist[(d0 + 1) * blocks as usize + b];
+        if owner {
+            gbase[d0] = ex + hist[d0 * blocks as usize + b];
+            gbase[d0 + 1] = ex + t0 + hist[(d0 + 1) * blocks as usize + b];
+        }
         let tiles = (n + TILE - 1) / TILE;
         let first = b * tiles_per_block as usize;
         let last = (first + tiles_per_block as usize).min(tiles);
         for tile in first..last {
             let base = tile * TILE;
-            for q in 0..nsg {
-                stage[q * 128 + t].store(0, Ordering::Relaxed);
+            let mut z = t;
+            while z < nsg * WORDS {
+                stage[z].store(0, Ordering::Relaxed);
+                z += THREADS;
             }
             // ANCHOR: rank
             // This lane's keys: one a round, lanes side by side; past the
@@ -421,7 +432,7 @@ pub mod kernels {
                 let sh = (d & 1) * 16;
                 let mut old = 0u32;
                 if lower == 0 {
-                    old = stage[w * 128 + (d >> 1) as usize].fetch_add(peers << sh, Ordering::Relaxed);
+                    old = stage[w * WORDS + (d >> 1) as usize].fetch_add(peers << sh, Ordering::Relaxed);
                 }
                 let counted = subgroup_shuffle(old, leader);
                 rank[j] = ((counted >> sh) & 0xffff) + lower;
@@ -431,10 +442,12 @@ pub mod kernels {
             // Scan the counters over the subgroups (per digit), then over
             // the digits: thread t's word holds digits 2t and 2t + 1.
             let mut run = 0u32;
-            for q in 0..nsg {
-                let c = stage[q * 128 + t].load(Ordering::Relaxed);
-                stage[q * 128 + t].store(run, Ordering::Relaxed);
-                run += c;
+            if owner {
+                for q in 0..nsg {
+                    let c = stage[q * WORDS + t].load(Ordering::Relaxed);
+                    stage[q * WORDS + t].store(run, Ordering::Relaxed);
+                    run += c;
+                }
             }
             let lo = run & 0xffff;
             let pair = lo + (run >> 16);
@@ -455,13 +468,15 @@ pub mod kernels {
             for s in 0..w {
                 ex += sums[s];
             }
-            dstart[d0] = ex;
-            dstart[d0 + 1] = ex + lo;
+            if owner {
+                dstart[d0] = ex;
+                dstart[d0 + 1] = ex + lo;
+            }
             workgroup_barrier();
             #[unroll]
             for j in 0..KPT {
                 let d = (k[j] >> shift) & 255;
-                let c = stage[w * 128 + (d >> 1) as usize].load(Ordering::Relaxed);
+                let c = stage[w * WORDS + (d >> 1) as usize].load(Ordering::Relaxed);
                 rank[j] += dstart[d as usize] + ((c >> ((d & 1) * 16)) & 0xffff);
             }
             workgroup_barrier();
@@ -495,9 +510,11 @@ pub mod kernels {
             }
             // ANCHOR_END: write
             workgroup_barrier();
-            let end = if t == THREADS - 1 { TILE as u32 } else { dstart[d0 + 2] };
-            gbase[d0] += dstart[d0 + 1] - dstart[d0];
-            gbase[d0 + 1] += end - dstart[d0 + 1];
+            if owner {
+                let end = if t == WORDS - 1 { TILE as u32 } else { dstart[d0 + 2] };
+                gbase[d0] += dstart[d0 + 1] - dstart[d0];
+                gbase[d0 + 1] += end - dstart[d0 + 1];
+            }
             workgroup_barrier();
         }
     }
@@ -661,7 +678,7 @@ pub struct SortScratch<V: SortValue = u32> {
 fn plan(n: usize) -> (usize, usize) {
     let tiles = n.div_ceil(TILE).max(1);
     // About 1024 blocks at most: enough to fill a large GPU (8 blocks of
-    // 128 threads on each of the H200's 132 SMs), and few enough that the
+    // 256 threads on each of the H200's 132 SMs), and few enough that the
     // 256 rows of `hist` stay short for `radix_spine`.
     let per_block = tiles.div_ceil(1024);
     (per_block, tiles.div_ceil(per_block))
@@ -782,7 +799,8 @@ pub fn sort<K: SortKey>(device: &Device, keys: &mut Buffer<K>, order: Order) -> 
 ///
 /// # Errors
 /// `LaunchError::InvalidArgument` naming `ops::sort` and `out` (another
-/// length) or `scratch` (too small); a launch's error.
+/// length), `scratch` (too small) or `device` (a GPU whose subgroups may
+/// have fewer than 8 lanes); a launch's error.
 pub fn sort_into<K: SortKey>(
     device: &Device,
     keys: &Buffer<K>,
@@ -870,8 +888,8 @@ pub fn sort_pairs<K: SortKey, V: SortValue>(
 ///
 /// # Errors
 /// `LaunchError::InvalidArgument` naming `ops::sort` and the argument
-/// whose length differs from the keys', or `scratch` (too small, or made
-/// by `keys_only`); a launch's error.
+/// whose length differs from the keys', `scratch` (too small, or made
+/// by `keys_only`) or `device` (as [`sort_into`]); a launch's error.
 pub fn sort_pairs_into<K: SortKey, V: SortValue>(
     device: &Device,
     keys: &Buffer<K>,
@@ -994,6 +1012,14 @@ fn radix_passes<V: SortValue>(
     mut keys: Option<(&Buffer<u32>, &mut Buffer<u32>)>,
     values: Option<(&Buffer<V>, &mut Buffer<V>)>,
 ) -> Result<(), LaunchError> {
+    if let Some((narrowest, _)) = device.subgroup_sizes() {
+        if (narrowest as usize) < MIN_SUBGROUP {
+            let problem = format!(
+                "has subgroups of {narrowest} lanes; the sort ranks keys in subgroups of {MIN_SUBGROUP} or more"
+            );
+            return Err(arg_error("device", problem));
+        }
+    }
     let (per_block, blocks) = plan(n);
     let grid = Grid::blocks([blocks]);
     let (n32, pb, bl) = (n as u32, per_block as u32, blocks as u32);
