@@ -292,8 +292,9 @@ pub mod kernels {
     /// that count plus the peers in lower lanes. Then the counters are
     /// scanned over subgroups and digits, the tile is reordered in shared
     /// memory and written out (neighbouring threads write neighbouring
-    /// keys of one digit). Nothing waits on another block.
-    /// Launch with `Grid::blocks([blocks])`.
+    /// keys of one digit). Nothing waits on another block. Needs
+    /// subgroups of `MIN_SUBGROUP` lanes or more (at most `MAX_SUBGROUPS`
+    /// a block: the counters' room). Launch with `Grid::blocks([blocks])`.
     #[kernel(workgroup_size = 256, max_shared_bytes = 32768, types = [u32, i32, f32])]
     pub fn radix_scatter<V: Num>(
         keys: &[u32],
