@@ -17,16 +17,30 @@ f16 units.
 
 Prints the generated tokens, the prefill's last-row logits (checksum and
 first values), and prefill and decode tokens/s of the eager model
-(`--compile`: also a `torch.compile`d decode step, reported only).
+(`--compile`: also a `torch.compile`d model, reported only, not a target).
 Timing: CUDA synchronize around the prefill (median of 3, after a
 warm-up), and around the whole decode loop (argmax stays on the device:
 no host round trip per token). Writes nothing.
 
-usage: python3 gpt2_reference.py [--size small|full] [--prefill N] [--decode M] [--seed S] [--compile]
+The attention backend matters for eager decode: with PyTorch's default
+choice on the H200 (cuDNN attention), every decode step has a new key
+length, and cuDNN builds a new graph for each (39.8 ms a token measured
+2026-12-04, most of it host time). `--sdpa` pins one backend
+(`torch.nn.attention.sdpa_kernel`); the default, `best`, runs the whole
+measurement once per backend that works (math, flash, efficient, cudnn)
+and reports each, then the best prefill and the best decode among them:
+the numbers the Rust model is compared with. `--sdpa default` leaves the
+choice to PyTorch. `--profile`: `torch.profiler`'s table of the kernels of
+one prefill and of 16 decode steps (CUDA time, grouped by name), with the
+fastest decode backend.
+
+usage: python3 gpt2_reference.py [--size small|full] [--prefill N] [--decode M] [--seed S]
+                                 [--sdpa best|default|math|flash|efficient|cudnn] [--profile] [--compile]
        defaults: full: prefill 1024, decode 128; small: prefill 24, decode 16 (as the Rust example)
 """
 
 import argparse
+import contextlib
 import statistics
 import time
 
@@ -151,12 +165,33 @@ def sync(device):
         torch.cuda.synchronize()
 
 
+BACKENDS = ["math", "flash", "efficient", "cudnn"]
+
+
+def sdpa_context(name):
+    """A context that pins scaled_dot_product_attention to backend `name`
+    (`default`: PyTorch's own choice)."""
+    if name == "default":
+        return contextlib.nullcontext()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    backend = {
+        "math": SDPBackend.MATH,
+        "flash": SDPBackend.FLASH_ATTENTION,
+        "efficient": SDPBackend.EFFICIENT_ATTENTION,
+        "cudnn": SDPBackend.CUDNN_ATTENTION,
+    }[name]
+    return sdpa_kernel([backend])
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--size", choices=["small", "full"], default="full")
     p.add_argument("--prefill", type=int)
     p.add_argument("--decode", type=int)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--sdpa", choices=["best", "default"] + BACKENDS, default="best",
+                   help="attention backend (best: each that works, then the fastest)")
+    p.add_argument("--profile", action="store_true", help="torch.profiler tables of a prefill and 16 decode steps")
     p.add_argument("--compile", action="store_true", help="also time a torch.compile'd model (reported only)")
     p.add_argument("--print-weights", action="store_true", help="print the first values of each tensor")
     a = p.parse_args()
@@ -180,9 +215,10 @@ def main():
     vocab = cfg[3]
     prompt = torch.tensor([(i * 7919 + 13) % vocab for i in range(prefill)], device=device)
     model = Model(cfg, ws, prefill + decode, device)
+    steps = max(decode - 1, 1)
 
     def run(m):
-        m.generate(prompt, 2)  # warm-up
+        m.generate(prompt, 3)  # warm-up (a prefill and decode steps)
         times = []
         for _ in range(3):
             sync(device)
@@ -202,22 +238,65 @@ def main():
         decode_s = time.perf_counter() - t
         return tokens, logits.float(), prefill_s, decode_s
 
-    tokens, logits, prefill_s, decode_s = run(model)
+    def line(label, prefill_s, decode_s):
+        return (f"{label}: prefill {prefill} tokens: {prefill_s * 1e3:.3f} ms ({prefill / prefill_s:.0f} tokens/s); "
+                f"decode {decode - 1} tokens: {decode_s * 1e3 / steps:.3f} ms a token ({(decode - 1) / decode_s:.1f} tokens/s)")
+
+    names = BACKENDS if a.sdpa == "best" else [a.sdpa]
+    results = {}
+    for name in names:
+        try:
+            with sdpa_context(name):
+                results[name] = run(model)
+        except Exception as e:  # a backend without a kernel for these shapes (or on this device)
+            print(f"sdpa={name}: not run: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+    if not results:
+        raise SystemExit("no attention backend ran")
+    first = next(iter(results.values()))
+    tokens, logits = first[0], first[1]
     print(f"generated tokens: {tokens}")
     print(f"prefill logits (last row): checksum {logits.double().sum().item():.6f}, first {logits[:5].tolist()}")
-    steps = max(decode - 1, 1)
-    print(f"eager f16: prefill {prefill} tokens: {prefill_s * 1e3:.3f} ms ({prefill / prefill_s:.0f} tokens/s); "
-          f"decode {decode - 1} tokens: {decode_s * 1e3 / steps:.3f} ms a token ({(decode - 1) / decode_s:.1f} tokens/s)")
+    for name, (btokens, blogits, prefill_s, decode_s) in results.items():
+        same = "tokens equal" if btokens == tokens else \
+            f"tokens differ at {sum(x != y for x, y in zip(btokens, tokens))} of {len(tokens)}"
+        diff = (blogits - logits).abs().max().item()
+        print(line(f"eager f16 [sdpa={name}]", prefill_s, decode_s) + f"; {same}, logits max diff {diff:.2e}")
+    best_prefill = min(results, key=lambda n: results[n][2])
+    best_decode = min(results, key=lambda n: results[n][3])
+    bp, bd = results[best_prefill][2], results[best_decode][3]
+    print(f"best eager f16: prefill {prefill} tokens: {bp * 1e3:.3f} ms ({prefill / bp:.0f} tokens/s) [sdpa={best_prefill}]; "
+          f"decode {decode - 1} tokens: {bd * 1e3 / steps:.3f} ms a token ({(decode - 1) / bd:.1f} tokens/s) [sdpa={best_decode}]")
+
+    if a.profile:
+        from torch.profiler import ProfilerActivity, profile
+        activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])
+        sort = "cuda_time_total" if device.type == "cuda" else "cpu_time_total"
+        with sdpa_context(best_decode):
+            with profile(activities=activities) as prof:
+                model.forward(prompt, 0)
+                sync(device)
+            print(f"\nprofile of the prefill ({prefill} tokens, sdpa={best_decode}):")
+            print(prof.key_averages().table(sort_by=sort, row_limit=15))
+            tok = torch.argmax(model.forward(prompt, 0)).view(1)
+            n = min(16, decode - 1)
+            with profile(activities=activities) as prof:
+                for i in range(n):
+                    tok = torch.argmax(model.forward(tok, prefill + i)).view(1)
+                sync(device)
+            print(f"profile of {n} decode steps (sdpa={best_decode}):")
+            print(prof.key_averages().table(sort_by=sort, row_limit=15))
+
     if a.compile:
         try:
-            compiled = Model(cfg, ws, prefill + decode, device)
-            compiled.forward = torch.compile(compiled.forward, dynamic=True)
-            t = time.perf_counter()
-            compiled.generate(prompt, 3)
-            print(f"torch.compile: compiled in {time.perf_counter() - t:.1f} s")
-            ctokens, _, cp, cd = run(compiled)
-            print(f"torch.compile: prefill {cp * 1e3:.3f} ms ({prefill / cp:.0f} tokens/s); decode {cd * 1e3 / steps:.3f} ms a token "
-                  f"({(decode - 1) / cd:.1f} tokens/s); tokens {'equal eager' if ctokens == tokens else 'DIFFER from eager'}")
+            with sdpa_context(best_decode):
+                compiled = Model(cfg, ws, prefill + decode, device)
+                compiled.forward = torch.compile(compiled.forward, dynamic=True)
+                t = time.perf_counter()
+                compiled.generate(prompt, 3)
+                print(f"torch.compile: compiled in {time.perf_counter() - t:.1f} s")
+                ctokens, _, cp, cd = run(compiled)
+            print(line(f"torch.compile f16 [sdpa={best_decode}] (reported, not a target)", cp, cd)
+                  + f"; tokens {'equal eager' if ctokens == tokens else 'DIFFER from eager'}")
         except Exception as e:  # reported, not a target
             print(f"torch.compile failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
 
