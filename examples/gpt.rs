@@ -13,6 +13,7 @@
 //! cargo run --release --example gpt -- --cpu              # the CPU executor only
 //! cargo run --release --example gpt -- --size full        # GPT-2 small: prefill 1024, decode 128, on the GPU
 //! cargo run --release --example gpt -- --size full --prefill 1024 --decode 128 --seed 1 [--check] [--pass-per-launch] [--unfused-norm]
+//!     [--prefill-chunk LAYERS (2; 0: one submission)] [--wide-blocks (only gemm_f16's 256 × 128 blocks)]
 //! cargo run --release --example gpt -- --size full --weights model.safetensors   # Hugging Face's gpt2 weights, if you have them
 //! ```
 //!
@@ -80,6 +81,9 @@ impl Config {
 
 /// Layer-norm ε (GPT-2's).
 const EPS: f32 = 1e-5;
+/// A prefill product whose grid of `gemm_f16` blocks (256 × 128) is
+/// smaller than this runs 64 × 128 blocks (`Model::narrow_blocks`).
+const NARROW_BELOW: usize = 64;
 /// Rows of `W` each block of `gemv_parts` sums (the decode product's split
 /// of `k`).
 const CHUNK: usize = 32;
@@ -344,15 +348,40 @@ fn residual_norm(
     let w = width as usize;
     let base = block_id().x * w;
     let total = x.len();
+    let n = splits as usize;
     let mut sum = 0.0f32;
     let mut c = t;
     while c < w {
         let i = base + c;
-        if splits > 0 {
-            let mut s = 0.0f32;
-            for p in 0..splits as usize {
-                s += parts[p * total + i];
+        if n > 0 {
+            // Eight independent sums: in a decode step one block adds up
+            // to 96 pieces a column, and one chain of dependent loads
+            // waited on memory 96 times (42.5 µs on the H200).
+            let mut s0 = 0.0f32;
+            let mut s1 = 0.0f32;
+            let mut s2 = 0.0f32;
+            let mut s3 = 0.0f32;
+            let mut s4 = 0.0f32;
+            let mut s5 = 0.0f32;
+            let mut s6 = 0.0f32;
+            let mut s7 = 0.0f32;
+            let mut p = 0;
+            while p + 8 <= n {
+                s0 += parts[p * total + i];
+                s1 += parts[(p + 1) * total + i];
+                s2 += parts[(p + 2) * total + i];
+                s3 += parts[(p + 3) * total + i];
+                s4 += parts[(p + 4) * total + i];
+                s5 += parts[(p + 5) * total + i];
+                s6 += parts[(p + 6) * total + i];
+                s7 += parts[(p + 7) * total + i];
+                p += 8;
             }
+            while p < n {
+                s0 += parts[p * total + i];
+                p += 1;
+            }
+            let s = ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7));
             let y = f16::from_f32(s + bias[c].to_f32());
             x[i] = f16::from_f32(x[i].to_f32() + y.to_f32());
         }
@@ -461,39 +490,87 @@ fn logits_rows(h: &[f16], wte: &[f16], logits: &mut [f32], row: u32, width: u32)
     }
 }
 
-/// `tokens[at] = argmax(logits)` (the first of equal maxima), one block.
-#[kernel(workgroup_size = 256)]
+/// `tokens[at] = argmax(logits)` (the first of equal maxima), one block
+/// of 1,024 threads. Each thread keeps four running maxima over every
+/// 4,096th logit (four independent chains of loads, not one: the vocabulary
+/// is 50,257 logits and a single block reads them all); then two levels of
+/// subgroup reductions: each subgroup's maximum and the smallest index
+/// holding it, then thread 0 over the subgroups' (kept in shared memory).
+#[kernel(workgroup_size = 1024, max_workgroup_invocations = 1024)]
 fn argmax(logits: &[f32], tokens: &mut [u32], at: u32) {
-    let best = shared::<[f32; 256]>();
-    let index = shared::<[u32; 256]>();
+    let best = shared::<[f32; 1024]>();
+    let index = shared::<[u32; 1024]>();
     let t = thread_id().x;
-    let mut bv = f32::NEG_INFINITY;
-    let mut bi = 0u32;
+    let n = logits.len();
+    let mut v0 = f32::NEG_INFINITY;
+    let mut v1 = f32::NEG_INFINITY;
+    let mut v2 = f32::NEG_INFINITY;
+    let mut v3 = f32::NEG_INFINITY;
+    let mut i0 = u32::MAX;
+    let mut i1 = u32::MAX;
+    let mut i2 = u32::MAX;
+    let mut i3 = u32::MAX;
     let mut j = t;
-    while j < logits.len() {
-        if logits[j] > bv {
-            bv = logits[j];
-            bi = j as u32;
+    while j < n {
+        let a = logits[j];
+        if a > v0 {
+            v0 = a;
+            i0 = j as u32;
         }
-        j += 256;
-    }
-    best[t] = bv;
-    index[t] = bi;
-    workgroup_barrier();
-    let mut step = 128;
-    while step > 0 {
-        if t < step {
-            let (ov, oi) = (best[t + step], index[t + step]);
-            if ov > best[t] || (ov == best[t] && oi < index[t]) {
-                best[t] = ov;
-                index[t] = oi;
+        if j + 1024 < n {
+            let b = logits[j + 1024];
+            if b > v1 {
+                v1 = b;
+                i1 = (j + 1024) as u32;
             }
         }
-        workgroup_barrier();
-        step /= 2;
+        if j + 2048 < n {
+            let c = logits[j + 2048];
+            if c > v2 {
+                v2 = c;
+                i2 = (j + 2048) as u32;
+            }
+        }
+        if j + 3072 < n {
+            let d = logits[j + 3072];
+            if d > v3 {
+                v3 = d;
+                i3 = (j + 3072) as u32;
+            }
+        }
+        j += 4096;
     }
+    // The four into one: the larger, the smaller index on a tie.
+    if v1 > v0 || (v1 == v0 && i1 < i0) {
+        v0 = v1;
+        i0 = i1;
+    }
+    if v3 > v2 || (v3 == v2 && i3 < i2) {
+        v2 = v3;
+        i2 = i3;
+    }
+    if v2 > v0 || (v2 == v0 && i2 < i0) {
+        v0 = v2;
+        i0 = i2;
+    }
+    let m = subgroup_max(v0);
+    let first = subgroup_min(if v0 == m { i0 } else { u32::MAX });
+    if subgroup_invocation_id() == 0 {
+        best[subgroup_id() as usize] = m;
+        index[subgroup_id() as usize] = first;
+    }
+    workgroup_barrier();
     if t == 0 {
-        tokens[at as usize] = index[0];
+        let mut bv = best[0];
+        let mut bi = index[0];
+        for s in 1..num_subgroups() as usize {
+            if best[s] > bv || (best[s] == bv && index[s] < bi) {
+                bv = best[s];
+                bi = index[s];
+            }
+        }
+        // Every logit NaN (or none): index 0, as `argmax_host`.
+        tokens[at as usize] = if bi == u32::MAX { 0 } else { bi };
     }
 }
 
@@ -575,6 +652,12 @@ pub struct Model {
     /// tiles): `None` asks the device (`ops::matmul::has_tiles`); the
     /// tests force it on the CPU executor, which runs tiles too.
     pub tiles: Option<bool>,
+    /// Whether a prefill product with few `gemm_f16` blocks runs
+    /// `gemm_f16_t`'s 64 × 128 blocks (see `Model::linear`).
+    pub narrow_blocks: bool,
+    /// Layers a submission of the prefill records (`--prefill-chunk`; 0
+    /// or the model's layers: one submission).
+    pub prefill_chunk: usize,
 }
 
 impl Model {
@@ -617,6 +700,8 @@ impl Model {
             pass_per_launch: false,
             fused_norm: true,
             tiles: None,
+            narrow_blocks: true,
+            prefill_chunk: 2,
         })
     }
 
@@ -625,10 +710,15 @@ impl Model {
     /// (`examples/gemm_f16.rs`'s tensor-core kernel) where the device has
     /// matrix tiles (or `tiles` forces it) and `rows`, `n`, `k` are
     /// multiples of 256, 128, 32; else the library's `matmul_f16_into`.
+    /// With `narrow`, a product whose grid of 256 × 128 blocks would be
+    /// small (under [`NARROW_BELOW`] blocks: GPT-2's `n = 768` products of
+    /// 1,024 rows are 24 blocks, on a GPU of 132 multiprocessors) runs
+    /// `gemm_f16_t` with 64 × 128 blocks instead: four times the blocks,
+    /// each a quarter of the work.
     #[allow(clippy::too_many_arguments)]
     fn linear(
         device: &Device,
-        tiles: bool,
+        (tiles, narrow): (bool, bool),
         act: &mut Activations,
         input: Input,
         w: &mut Buffer<f16>,
@@ -662,8 +752,26 @@ impl Model {
                 Ok(())
             };
             let (xv, wv) = (as_vectors(x)?, as_vectors(w)?);
-            let grid = Grid::blocks([n / gemm::BN, rows / gemm::BM]);
-            let launched = gemm::gemm_f16::launch(device, grid, &xv, &wv, parts, k as u32, n as u32);
+            let blocks = (n / gemm::BN) * (rows / gemm::BM);
+            let launched = if narrow && blocks < NARROW_BELOW {
+                // `examples/gemm_f16.rs`'s `launch_block` for (64, 128):
+                // 64 threads, two 64 × 64 squares a block.
+                let grid = Grid::blocks([n / 128, rows / 64]);
+                gemm::gemm_f16_t::launch::<
+                    64,
+                    128,
+                    { 128 / 4 + 2 },
+                    { 64 * (gemm::BK / 4 + 2) },
+                    { gemm::BK * (128 / 4 + 2) },
+                    { 64 * gemm::BK / 4 / 64 },
+                    { gemm::BK * 128 / 4 / 64 },
+                    64,
+                    2,
+                >(device, grid, &xv, &wv, parts, k as u32, n as u32)
+            } else {
+                let grid = Grid::blocks([n / gemm::BN, rows / gemm::BM]);
+                gemm::gemm_f16::launch(device, grid, &xv, &wv, parts, k as u32, n as u32)
+            };
             back(x, xv)?;
             back(w, wv)?;
             launched?;
@@ -673,28 +781,18 @@ impl Model {
         Ok(1)
     }
 
-    /// The launches of one forward pass over `act.rows` tokens at
-    /// positions `first ..` (already in `tokens`), ending with the next
-    /// token written into `tokens[first + rows]`.
-    fn launches(&mut self, prefill: bool, first: usize) -> Result<(), OpError> {
+    /// The launches of the layers `layers` of one forward pass over
+    /// `act.rows` tokens at positions `first ..` (already in `tokens`):
+    /// from layer 0 the embeddings first, through the last layer the
+    /// logits and the next token written into `tokens[first + rows]` after.
+    fn launches(&mut self, prefill: bool, first: usize, layers: std::ops::Range<usize>) -> Result<(), OpError> {
         let device = &self.device;
         let c = self.config;
         let act = if prefill { self.prefill.as_mut().expect("prefill activations") } else { &mut self.one };
         let (rows, w) = (act.rows, c.width);
         let (r32, w32) = (rows as u32, w as u32);
         let seq_kv = first + rows;
-        let tiles = self.tiles.unwrap_or_else(|| has_tiles(device));
-        embed::launch(
-            device,
-            Grid::threads(rows * w),
-            &self.tokens,
-            &self.wte,
-            &self.wpe,
-            &mut act.x,
-            first as u32,
-            w32,
-            c.context as u32,
-        )?;
+        let tiles = (self.tiles.unwrap_or_else(|| has_tiles(device)), self.narrow_blocks);
         let norm = |x: &mut Buffer<f16>,
                     parts: &Buffer<f32>,
                     bias: &Buffer<f16>,
@@ -703,11 +801,25 @@ impl Model {
                     splits: u32| {
             residual_norm::launch(device, Grid::blocks([rows, 1, 1]), parts, bias, x, &ln.0, &ln.1, h, splits, w32)
         };
-        if self.fused_norm {
-            let first_ln = &self.layers[0].ln1;
-            norm(&mut act.x, &act.parts[1], &first_ln.1, first_ln, &mut act.h, 0)?;
+        let last = layers.end == self.layers.len();
+        if layers.start == 0 {
+            embed::launch(
+                device,
+                Grid::threads(rows * w),
+                &self.tokens,
+                &self.wte,
+                &self.wpe,
+                &mut act.x,
+                first as u32,
+                w32,
+                c.context as u32,
+            )?;
+            if self.fused_norm {
+                let first_ln = &self.layers[0].ln1;
+                norm(&mut act.x, &act.parts[1], &first_ln.1, first_ln, &mut act.h, 0)?;
+            }
         }
-        for l in 0..self.layers.len() {
+        for l in layers {
             let (head, tail) = self.layers.split_at_mut(l + 1);
             let layer = &mut head[l];
             let next_ln = tail.first().map_or(&self.ln_f, |n| &n.ln1);
@@ -776,6 +888,9 @@ impl Model {
                 )?;
             }
         }
+        if !last {
+            return Ok(());
+        }
         if !self.fused_norm {
             layer_norm_into(device, &act.x, Some(&self.ln_f.0), Some(&self.ln_f.1), &mut act.h, w, EPS)?;
         }
@@ -787,33 +902,53 @@ impl Model {
         Ok(())
     }
 
-    /// Runs `launches` as one submission on a GPU (recorded into one
-    /// encoder), as plain launches on the CPU executor or when `record` is
-    /// false (so that `Device::profile` times each launch).
+    /// Runs `launches` on a GPU as one submission (recorded into one
+    /// encoder), or for a prefill as a submission every
+    /// [`Model::prefill_chunk`] layers (the GPU starts on the first layers
+    /// while the host records the next); as plain launches on the CPU
+    /// executor or when `record` is false (so that `Device::profile` times
+    /// each launch).
     fn run(&mut self, prefill: bool, first: usize, record: bool) -> Result<(), Box<dyn std::error::Error>> {
         let device = self.device.clone();
+        let layers = self.layers.len();
         match device.wgpu() {
             Some((wgpu_device, queue)) if record => {
-                let t = Instant::now();
-                let mut encoder = wgpu_device.create_command_encoder(&Default::default());
-                let recorded = if self.pass_per_launch {
-                    let (launched, recorded) = device.record(&mut encoder, || self.launches(prefill, first))?;
-                    launched?;
-                    recorded
-                } else {
-                    // One compute pass for the whole step (wgpu puts the
-                    // barriers between dependent dispatches).
-                    let mut pass = encoder.begin_compute_pass(&Default::default());
-                    let (launched, recorded) = device.record_pass(&mut pass, || self.launches(prefill, first))?;
-                    launched?;
-                    recorded
+                let chunk = match self.prefill_chunk {
+                    n if prefill && n > 0 => n.min(layers),
+                    _ => layers,
                 };
-                let commands = encoder.finish();
-                self.record_time += t.elapsed();
-                queue.submit([commands]);
-                recorded.check()?;
+                let ranges: Vec<std::ops::Range<usize>> = match layers {
+                    0 => vec![0..0],
+                    _ => (0..layers).step_by(chunk).map(|s| s..(s + chunk).min(layers)).collect(),
+                };
+                let mut checks = Vec::new();
+                for range in ranges {
+                    let t = Instant::now();
+                    let mut encoder = wgpu_device.create_command_encoder(&Default::default());
+                    let recorded = if self.pass_per_launch {
+                        let (launched, recorded) =
+                            device.record(&mut encoder, || self.launches(prefill, first, range))?;
+                        launched?;
+                        recorded
+                    } else {
+                        // One compute pass for the whole step (wgpu puts the
+                        // barriers between dependent dispatches).
+                        let mut pass = encoder.begin_compute_pass(&Default::default());
+                        let (launched, recorded) =
+                            device.record_pass(&mut pass, || self.launches(prefill, first, range))?;
+                        launched?;
+                        recorded
+                    };
+                    let commands = encoder.finish();
+                    self.record_time += t.elapsed();
+                    queue.submit([commands]);
+                    checks.push(recorded);
+                }
+                for recorded in checks {
+                    recorded.check()?;
+                }
             }
-            _ => self.launches(prefill, first)?,
+            _ => self.launches(prefill, first, 0..layers)?,
         }
         Ok(())
     }
@@ -995,6 +1130,8 @@ struct Args {
     check: bool,
     pass_per_launch: bool,
     unfused_norm: bool,
+    wide_blocks: bool,
+    prefill_chunk: usize,
     weights: Option<String>,
 }
 
@@ -1018,6 +1155,8 @@ fn args() -> Args {
         check: !full || argv.iter().any(|a| a == "--check"),
         pass_per_launch: argv.iter().any(|a| a == "--pass-per-launch"),
         unfused_norm: argv.iter().any(|a| a == "--unfused-norm"),
+        wide_blocks: argv.iter().any(|a| a == "--wide-blocks"),
+        prefill_chunk: number("--prefill-chunk", 2),
         weights: value("--weights"),
     }
 }
@@ -1046,6 +1185,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut model = Model::new(&device, &weights, capacity)?;
         model.pass_per_launch = a.pass_per_launch;
         model.fused_norm = !a.unfused_norm;
+        model.narrow_blocks = !a.wide_blocks;
+        model.prefill_chunk = a.prefill_chunk;
         // Warm-up (pipelines are made at their first launch).
         model.prefill(&prompt, true)?;
         if a.decode > 1 {
@@ -1156,6 +1297,101 @@ mod tests {
                     tokens.push(model.decode(prompt.len() + i - 1, true).unwrap());
                 }
                 assert_eq!(tokens, want_tokens, "{} (fused {fused})", device.name());
+            }
+        }
+    }
+
+    /// Logits-like values in `[-0.5, 0.5)` from the generator's hash.
+    fn values(n: usize, salt: u32) -> Vec<f32> {
+        (0..n as u32).map(|i| (fmix32(i ^ fmix32(salt)) >> 8) as f32 / 16_777_216.0 - 0.5).collect()
+    }
+
+    #[test]
+    fn argmax_kernel_agrees_with_plain_rust() {
+        // Lengths around the block (1,024 threads) and the four-way stride
+        // (4,096) and GPT-2's vocabulary; equal maxima at several places
+        // (the first wins), all negative, many ties.
+        let mut cases: Vec<Vec<f32>> = Vec::new();
+        for n in [1usize, 5, 1023, 1024, 1025, 4095, 4096, 4097, 9000, 50257] {
+            let mut v = values(n, n as u32);
+            cases.push(v.clone());
+            if n > 3 {
+                v[n - 1] = 2.0;
+                v[n / 3] = 2.0;
+                v[n / 2] = 2.0;
+                cases.push(v.clone());
+            }
+            cases.push(v.iter().map(|x| x.abs() * -1.0 - 1.0).collect());
+            cases.push((0..n).map(|i| (i % 7) as f32).collect());
+        }
+        for device in common::devices(true) {
+            let mut tokens = Buffer::<u32>::zeroed(&device, 3).unwrap();
+            for v in &cases {
+                let logits = Buffer::from_slice(&device, v).unwrap();
+                argmax::launch(&device, Grid::blocks([1, 1, 1]), &logits, &mut tokens, 1).unwrap();
+                let got = tokens.read().unwrap();
+                assert_eq!(got[1], argmax_host(v), "{}: {} logits", device.name(), v.len());
+                assert_eq!((got[0], got[2]), (0, 0), "{}: only `tokens[at]` written", device.name());
+            }
+        }
+    }
+
+    #[test]
+    fn residual_norm_agrees_with_plain_rust() {
+        // The fused epilogue + layer norm at the pieces a decode step adds
+        // (`k / CHUNK`: 2 and 8 in the small model, 24 and 96 in GPT-2
+        // small), around the eight-way unrolled sum, at one and at three
+        // rows, widths below and above the block's 256 threads.
+        for device in common::devices(true) {
+            for (width, rows) in [(64usize, 1usize), (64, 3), (768, 1), (300, 2)] {
+                for splits in [0usize, 1, 2, 7, 8, 9, 17, 24, 96] {
+                    let total = rows * width;
+                    let parts = values(splits.max(1) * total, 7 * splits as u32 + 1);
+                    let h16 = |v: Vec<f32>| v.into_iter().map(f16::from_f32).collect::<Vec<f16>>();
+                    let bias = h16(values(width, 2));
+                    let x0 = h16(values(total, 3).iter().map(|v| 4.0 * v).collect());
+                    let gain = h16(values(width, 4).iter().map(|v| 1.0 + v / 8.0).collect());
+                    let shift = h16(values(width, 5).iter().map(|v| v / 4.0).collect());
+                    // Plain Rust.
+                    let mut x: Vec<f32> = x0.iter().map(|v| v.to_f32()).collect();
+                    if splits > 0 {
+                        for (i, xi) in x.iter_mut().enumerate() {
+                            let s: f32 = (0..splits).map(|p| parts[p * total + i]).sum();
+                            *xi = r16(*xi + r16(s + bias[i % width].to_f32()));
+                        }
+                    }
+                    let mut want_h = Vec::new();
+                    for row in x.chunks(width) {
+                        let mean = row.iter().sum::<f32>() / width as f32;
+                        let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / width as f32;
+                        let inv = 1.0 / (var + EPS).sqrt();
+                        want_h.extend(
+                            row.iter().enumerate().map(|(c, v)| r16((v - mean) * inv * gain[c].to_f32() + shift[c].to_f32())),
+                        );
+                    }
+                    let up = |v: &[f16]| Buffer::from_slice(&device, v).unwrap();
+                    let parts_b = Buffer::from_slice(&device, &parts).unwrap();
+                    let mut xb = up(&x0);
+                    let mut hb = Buffer::<f16>::zeroed(&device, total).unwrap();
+                    residual_norm::launch(
+                        &device,
+                        Grid::blocks([rows, 1, 1]),
+                        &parts_b,
+                        &up(&bias),
+                        &mut xb,
+                        &up(&gain),
+                        &up(&shift),
+                        &mut hb,
+                        splits as u32,
+                        width as u32,
+                    )
+                    .unwrap();
+                    let f = |b: &Buffer<f16>| b.read().unwrap().iter().map(|v| v.to_f32()).collect::<Vec<f32>>();
+                    let what = format!("{} width {width} rows {rows} splits {splits}", device.name());
+                    // Sums in another order: one f16 unit at most.
+                    common::check(&format!("{what}: x"), &f(&xb), &x, 4e-3);
+                    common::check(&format!("{what}: h"), &f(&hb), &want_h, 1e-2);
+                }
             }
         }
     }

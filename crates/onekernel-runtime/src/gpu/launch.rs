@@ -517,17 +517,27 @@ impl GpuDevice {
                             Some((key, None)) => Some(key),
                             None => None,
                         };
-                        // Not `create_buffer_init`, which panics on a lost device.
-                        let uniforms = self.wgpu_device().create_buffer(&wgpu::BufferDescriptor {
-                            label: Some(&*kernel.name),
-                            size: block.len() as u64,
-                            usage: match kernel.params_binding {
-                                onekernel_abi::ParamsBinding::Uniform => wgpu::BufferUsages::UNIFORM,
-                                onekernel_abi::ParamsBinding::Storage => wgpu::BufferUsages::STORAGE,
-                            } | wgpu::BufferUsages::COPY_DST,
-                            mapped_at_creation: false,
-                        });
-                        self.queue().write_buffer(&uniforms, 0, block);
+                        // A recorded launch: a slot of its scope's uniform
+                        // arena, written when the scope closes (`record.rs`).
+                        let storage = kernel.params_binding == onekernel_abi::ParamsBinding::Storage;
+                        let slot = if cache { None } else { super::record::uniform_slot(self, block, storage) };
+                        let (uniforms, offset) = match slot {
+                            Some(slot) => slot,
+                            None => {
+                                // Not `create_buffer_init`, which panics on a lost device.
+                                let uniforms = self.wgpu_device().create_buffer(&wgpu::BufferDescriptor {
+                                    label: Some(&*kernel.name),
+                                    size: block.len() as u64,
+                                    usage: match storage {
+                                        false => wgpu::BufferUsages::UNIFORM,
+                                        true => wgpu::BufferUsages::STORAGE,
+                                    } | wgpu::BufferUsages::COPY_DST,
+                                    mapped_at_creation: false,
+                                });
+                                self.queue().write_buffer(&uniforms, 0, block);
+                                (uniforms, 0)
+                            }
+                        };
                         let mut entries: Vec<wgpu::BindGroupEntry<'_>> = bound
                             .iter()
                             .map(|&(binding, buffer, size)| wgpu::BindGroupEntry {
@@ -541,7 +551,11 @@ impl GpuDevice {
                             .collect();
                         entries.push(wgpu::BindGroupEntry {
                             binding: kernel.uniform_binding,
-                            resource: uniforms.as_entire_binding(),
+                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                buffer: &uniforms,
+                                offset,
+                                size: std::num::NonZeroU64::new(block.len() as u64),
+                            }),
                         });
                         if let Some(report) = report {
                             entries.push(wgpu::BindGroupEntry {

@@ -14,9 +14,14 @@
 //! Recorded launches never use the bind cache: a cached uniform buffer is
 //! rewritten with `queue.write_buffer`, which runs at the next submit,
 //! before every command of it, so two recorded launches sharing one would
-//! both see the second's block. Each gets a fresh uniform buffer, written
-//! once, which the next submit (the program's at the latest) uploads
-//! before the encoder runs.
+//! both see the second's block. Instead each scope has uniform arenas
+//! ([`Arena`]): every recorded launch's block gets a slot of its own in
+//! one (suballocated at the device's offset alignment, bound at its
+//! offset), and the scope writes each arena once when it closes, which the
+//! next submit (the program's at the latest) uploads before the encoder
+//! runs. One buffer and one write per [`Arena::SLOTS`] launches instead of
+//! one of each per launch: the host cost of recording GPT-2 small's 112
+//! launches a decode step (`examples/gpt.rs`) was mostly these.
 
 use super::launch::{check_report, PreparedDispatch};
 use super::GpuDevice;
@@ -49,6 +54,56 @@ struct Scope {
     /// Into a compute pass (no copies possible there) or an encoder.
     into_pass: bool,
     launches: Vec<RecordedLaunch>,
+    /// The uniform arenas of this scope's launches, the last one filling.
+    arenas: Vec<Arena>,
+}
+
+/// One buffer holding the uniform blocks of a scope's recorded launches,
+/// each at its own aligned offset, and the bytes to write into it when the
+/// scope closes. A scope's arenas are its own: blocks of a recording that
+/// the program submits later never share a buffer with another's.
+struct Arena {
+    buffer: wgpu::Buffer,
+    bytes: Vec<u8>,
+}
+
+impl Arena {
+    /// Slots of the largest alignment (256 bytes) an arena holds.
+    const SLOTS: u64 = 256;
+}
+
+/// A slot of a scope's uniform arena for `block` (the launch's uniform
+/// block; `storage`: bound as a storage buffer), its bytes kept for the
+/// write when the scope closes: the arena's buffer and the slot's offset.
+/// `None` when no scope of `gpu` is open on this thread. Call it inside
+/// the launch's `capture` (it may make a buffer).
+pub(crate) fn uniform_slot(gpu: &GpuDevice, block: &[u8], storage: bool) -> Option<(wgpu::Buffer, u64)> {
+    let limits = gpu.limits();
+    let align = u64::from(match storage {
+        true => limits.min_storage_buffer_offset_alignment,
+        false => limits.min_uniform_buffer_offset_alignment,
+    })
+    .max(16);
+    SCOPES.with_borrow_mut(|scopes| {
+        let scope = scopes.iter_mut().find(|s| s.device == gpu.id())?;
+        let len = block.len() as u64;
+        let fits = |a: &Arena| (a.bytes.len() as u64).next_multiple_of(align) + len <= a.buffer.size();
+        if !scope.arenas.last().is_some_and(fits) {
+            let size = (256 * Arena::SLOTS).max(len.next_multiple_of(16));
+            let buffer = gpu.wgpu_device().create_buffer(&wgpu::BufferDescriptor {
+                label: Some("onekernel recorded uniforms"),
+                size,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            scope.arenas.push(Arena { buffer, bytes: Vec::with_capacity(size as usize) });
+        }
+        let arena = scope.arenas.last_mut().expect("an arena");
+        let offset = (arena.bytes.len() as u64).next_multiple_of(align);
+        arena.bytes.resize(offset as usize, 0);
+        arena.bytes.extend_from_slice(block);
+        Some((arena.buffer.clone(), offset))
+    })
 }
 
 thread_local! {
@@ -78,17 +133,38 @@ fn open(gpu: &GpuDevice, into_pass: bool) -> Result<(), DeviceError> {
         if scopes.iter().any(|s| s.device == gpu.id()) {
             return Err(DeviceError::RecordingInProgress { device: gpu.describe() });
         }
-        scopes.push(Scope { device: gpu.id(), into_pass, launches: Vec::new() });
+        scopes.push(Scope { device: gpu.id(), into_pass, launches: Vec::new(), arenas: Vec::new() });
         Ok(())
     })
 }
 
-/// Closes the scope of `device`: what it kept.
-fn close(device: u64) -> Vec<RecordedLaunch> {
+/// Closes the scope of `device`: what it kept, and its uniform arenas.
+fn close(device: u64) -> (Vec<RecordedLaunch>, Vec<Arena>) {
     SCOPES.with_borrow_mut(|scopes| match scopes.iter().position(|s| s.device == device) {
-        Some(i) => scopes.remove(i).launches,
-        None => Vec::new(),
+        Some(i) => {
+            let scope = scopes.remove(i);
+            (scope.launches, scope.arenas)
+        }
+        None => (Vec::new(), Vec::new()),
     })
+}
+
+impl GpuDevice {
+    /// Writes a closed scope's uniform arenas (one `write_buffer` each),
+    /// uploaded at the next submit, before the recorded work runs.
+    fn write_arenas(&self, arenas: Vec<Arena>) -> Result<(), DeviceError> {
+        self.capture(|| {
+            for arena in &arenas {
+                let len = (arena.bytes.len() as u64).next_multiple_of(4) as usize;
+                let mut bytes = arena.bytes.clone();
+                bytes.resize(len, 0);
+                if !bytes.is_empty() {
+                    self.queue().write_buffer(&arena.buffer, 0, &bytes);
+                }
+            }
+        })
+        .map_err(|message| DeviceError::Gpu { message })
+    }
 }
 
 /// Closes the scope even if the closure panics.
@@ -216,8 +292,9 @@ impl GpuDevice {
         open(self, false)?;
         let guard = CloseOnDrop(self.id());
         let r = f();
-        let launches = close(self.id());
+        let (launches, arenas) = close(self.id());
         drop(guard);
+        self.write_arenas(arenas)?;
         let n = launches.len();
         let mut reports = Vec::new();
         let mut prints = Vec::new();
@@ -272,8 +349,9 @@ impl GpuDevice {
         open(self, true)?;
         let guard = CloseOnDrop(self.id());
         let r = f();
-        let launches = close(self.id());
+        let (launches, arenas) = close(self.id());
         drop(guard);
+        self.write_arenas(arenas)?;
         let n = launches.len();
         let mut prints = Vec::new();
         for launch in launches {
