@@ -348,6 +348,73 @@ fn launches_record_into_an_open_compute_pass() {
     assert_eq!(out.read().unwrap(), [3.0; 70]);
 }
 
+/// `out[at] = v` (one thread).
+#[kernel(workgroup_size = 64)]
+fn put(out: &mut [u32], at: u32, v: u32) {
+    if global_id().x == 0 {
+        out[at as usize] = v;
+    }
+}
+
+/// Hundreds of recorded launches (more than one uniform arena's slots,
+/// two kernels with blocks of different sizes, into a pass and into an
+/// encoder, two recordings submitted in the other order): each reads its
+/// own scalars, none another's.
+#[test]
+fn many_recorded_launches_each_see_their_own_scalars() {
+    let (gpu, device, queue) = adopted();
+    const N: usize = 700;
+    let mut out = Buffer::<u32>::zeroed(&gpu, 2 * N).unwrap();
+    let a = Buffer::from_slice(&gpu, &[1.0f32; 10]).unwrap();
+    let mut sums = Buffer::<f32>::zeroed(&gpu, 10).unwrap();
+    let mut first = device.create_command_encoder(&Default::default());
+    let recorded = {
+        let mut pass = first.begin_compute_pass(&Default::default());
+        let (launched, recorded) = gpu
+            .record_pass(&mut pass, || -> Result<(), LaunchError> {
+                for i in 0..N as u32 {
+                    put::launch(&gpu, 1, &mut out, i, 3 * i + 1)?;
+                    if i % 100 == 0 {
+                        axpy_in_place::launch(&gpu, 10, &a, &mut sums, (i / 100 + 1) as f32)?;
+                    }
+                }
+                Ok(())
+            })
+            .unwrap();
+        launched.unwrap();
+        recorded
+    };
+    assert_eq!(recorded.launches(), N + N.div_ceil(100));
+    let mut second = device.create_command_encoder(&Default::default());
+    let (launched, again) = gpu
+        .record(&mut second, || -> Result<(), LaunchError> {
+            for i in 0..N as u32 {
+                put::launch(&gpu, 1, &mut out, N as u32 + i, 5 * i + 2)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    launched.unwrap();
+    // The second recording's blocks were written before the first is
+    // submitted: each still has its own.
+    queue.submit([second.finish()]);
+    queue.submit([first.finish()]);
+    recorded.check().unwrap();
+    again.check().unwrap();
+    let got = out.read().unwrap();
+    let want: Vec<u32> = (0..N as u32).map(|i| 3 * i + 1).chain((0..N as u32).map(|i| 5 * i + 2)).collect();
+    assert_eq!(got, want);
+    // 1 + 2 + ... + 7 = 28.
+    assert_eq!(sums.read().unwrap(), [28.0; 10]);
+    // The same kernel on the CPU executor.
+    let cpu = Device::cpu();
+    let mut on_cpu = Buffer::<u32>::zeroed(&cpu, 4).unwrap();
+    for i in 0..4u32 {
+        put::launch(&cpu, 1, &mut on_cpu, i, 3 * i + 1).unwrap();
+    }
+    assert_eq!(on_cpu.read().unwrap(), want[..4]);
+}
+
 #[test]
 fn recording_is_for_gpus_and_does_not_nest() {
     let cpu = Device::cpu();
