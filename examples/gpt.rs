@@ -13,7 +13,7 @@
 //! cargo run --release --example gpt -- --cpu              # the CPU executor only
 //! cargo run --release --example gpt -- --size full        # GPT-2 small: prefill 1024, decode 128, on the GPU
 //! cargo run --release --example gpt -- --size full --prefill 1024 --decode 128 --seed 1 [--check] [--pass-per-launch] [--unfused-norm]
-//!     [--prefill-chunk LAYERS (2; 0: one submission)] [--wide-blocks (only gemm_f16's 256 × 128 blocks)]
+//!     [--prefill-chunk LAYERS (2; 0: one submission)] [--wide-blocks (only gemm_f16's 256 × 128 blocks)] [--save-logits FILE]
 //! cargo run --release --example gpt -- --size full --weights model.safetensors   # Hugging Face's gpt2 weights, if you have them
 //! ```
 //!
@@ -1133,6 +1133,7 @@ struct Args {
     wide_blocks: bool,
     prefill_chunk: usize,
     weights: Option<String>,
+    save_logits: Option<String>,
 }
 
 fn args() -> Args {
@@ -1158,6 +1159,7 @@ fn args() -> Args {
         wide_blocks: argv.iter().any(|a| a == "--wide-blocks"),
         prefill_chunk: number("--prefill-chunk", 2),
         weights: value("--weights"),
+        save_logits: value("--save-logits"),
     }
 }
 
@@ -1187,22 +1189,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         model.fused_norm = !a.unfused_norm;
         model.narrow_blocks = !a.wide_blocks;
         model.prefill_chunk = a.prefill_chunk;
-        // Warm-up (pipelines are made at their first launch).
-        model.prefill(&prompt, true)?;
-        if a.decode > 1 {
-            model.decode(a.prefill, true)?;
+        // Warm-up (pipelines are made at their first launch; the CPU
+        // executor has none, and GPT-2 small's prefill takes it a while).
+        if device.is_gpu() {
+            model.prefill(&prompt, true)?;
+            if a.decode > 1 {
+                model.decode(a.prefill, true)?;
+            }
         }
 
-        // The prefill: the median of 3 (each recomputes the cache from 0).
+        // The prefill: the median of 3 on a GPU (each recomputes the cache
+        // from 0), once on the CPU executor.
         let mut times = Vec::new();
         let mut first = 0;
-        for _ in 0..3 {
+        for _ in 0..if device.is_gpu() { 3 } else { 1 } {
             let t = Instant::now();
             first = model.prefill(&prompt, true)?;
             times.push(t.elapsed().as_secs_f64());
         }
         let prefill_s = common::median(times);
         let logits = model.logits()?;
+        if let Some(path) = &a.save_logits {
+            // The last row's logits as little-endian `f32`s (to compare
+            // with `gpt2_reference.py --save-logits`).
+            std::fs::write(path, logits.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>())?;
+        }
         model.record_time = std::time::Duration::ZERO;
         let t = Instant::now();
         let mut tokens = vec![first];

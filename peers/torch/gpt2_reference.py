@@ -36,6 +36,7 @@ fastest decode backend.
 
 usage: python3 gpt2_reference.py [--size small|full] [--prefill N] [--decode M] [--seed S]
                                  [--sdpa best|default|math|flash|efficient|cudnn] [--profile] [--compile]
+                                 [--save-logits FILE]
        defaults: full: prefill 1024, decode 128; small: prefill 24, decode 16 (as the Rust example)
 """
 
@@ -194,6 +195,8 @@ def main():
     p.add_argument("--profile", action="store_true", help="torch.profiler tables of a prefill and 16 decode steps")
     p.add_argument("--compile", action="store_true", help="also time a torch.compile'd model (reported only)")
     p.add_argument("--print-weights", action="store_true", help="print the first values of each tensor")
+    p.add_argument("--save-logits", metavar="FILE",
+                   help="write the prefill's last-row logits (f32, little-endian) as `gpt --save-logits` does")
     a = p.parse_args()
     full = a.size == "full"
     prefill = a.prefill or (1024 if full else 24)
@@ -256,6 +259,9 @@ def main():
     tokens, logits = first[0], first[1]
     print(f"generated tokens: {tokens}")
     print(f"prefill logits (last row): checksum {logits.double().sum().item():.6f}, first {logits[:5].tolist()}")
+    if a.save_logits:
+        with open(a.save_logits, "wb") as f:
+            f.write(logits.float().cpu().numpy().astype("<f4").tobytes())
     for name, (btokens, blogits, prefill_s, decode_s) in results.items():
         same = "tokens equal" if btokens == tokens else \
             f"tokens differ at {sum(x != y for x, y in zip(btokens, tokens))} of {len(tokens)}"
