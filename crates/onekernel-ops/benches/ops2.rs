@@ -6,6 +6,7 @@
 //!     cargo bench -p onekernel-ops --bench ops2 -- --quick  # small sizes (lavapipe)
 //!     cargo bench -p onekernel-ops --bench ops2 -- --cpu    # the CPU executor against rayon
 //!     cargo bench -p onekernel-ops --bench ops2 -- --only sort --profile  # the sort, kernel by kernel
+//!     cargo bench -p onekernel-ops --bench ops2 -- --only norm --sweep    # the norms at every vector config
 //!
 //! Times: `kernels` is the sum of the launches' GPU timestamps per call
 //! (the kernels alone); `wall` is the wall-clock time per call of a loop of
@@ -14,7 +15,7 @@
 //! its gaps too). The rate column is from `kernels`.
 
 use onekernel::ops::matmul::{self, Layout, Shape};
-use onekernel::ops::norm::{row_op_into, RowElement, RowOp};
+use onekernel::ops::norm::{row_op_into, row_op_with, RowElement, RowOp, VEC_CONFIGS};
 use onekernel::ops::random::{normal_into, random_u32_into, uniform_into};
 use onekernel::ops::sort::{sort_into, sort_pairs_into, Order, SortScratch};
 use onekernel::ops::transpose::{copy_2d, transpose_into, Layout2d, TransposeElement};
@@ -31,7 +32,7 @@ struct Row {
 
 /// Times `iters` calls of `f` (after one warm-up call): per call, the GPU
 /// kernel time and the wall time.
-fn time(device: &Device, iters: usize, mut f: impl FnMut() -> Result<(), LaunchError>) -> (f64, f64) {
+fn time<E: std::fmt::Debug>(device: &Device, iters: usize, mut f: impl FnMut() -> Result<(), E>) -> (f64, f64) {
     // A warm-up call, waited for (`time` waits for the device): pipelines
     // made and compiled by the driver before the clock starts.
     let (r, _) = device.time(&mut f).expect("timing");
@@ -110,8 +111,20 @@ fn sorts(device: &Device, sizes: &[usize], iters: usize, rows: &mut Vec<Row>) {
     }
 }
 
-fn norms<T: RowElement>(device: &Device, total: usize, iters: usize, rows: &mut Vec<Row>) {
+/// Every row op at each width; `sweep`: also at every vector kernel
+/// config (`[WG, PER, TPR]`, rows named with it) the device can launch.
+fn norms<T: RowElement>(device: &Device, total: usize, iters: usize, rows: &mut Vec<Row>, sweep: bool) {
     let tname = if std::mem::size_of::<T>() == 2 { "f16" } else { "f32" };
+    let (sg_min, sg_max) = device.subgroup_sizes().map_or((32, 32), |(a, b)| (a as usize, b as usize));
+    let mut configs = vec![None];
+    if sweep {
+        configs.extend(
+            VEC_CONFIGS
+                .into_iter()
+                .filter(|c| (sg_min == sg_max && c[2] <= sg_min) || (c[2] >= sg_max && c[2] % sg_max == 0))
+                .map(Some),
+        );
+    }
     for cols in [128usize, 1000, 4096, 32768] {
         let r = (total / cols).max(1);
         let n = r * cols;
@@ -128,30 +141,33 @@ fn norms<T: RowElement>(device: &Device, total: usize, iters: usize, rows: &mut 
             ("rms_norm", RowOp::RmsNorm { eps: 1e-5 }, Some(&g), None),
         ];
         for (name, op, gb, bb) in ops {
-            let (k, w) = time(device, iters, || row_op_into(device, op, &xb, gb, bb, &mut y, cols, false));
-            // The first rows against the CPU executor's plain Rust.
-            let m = r.min(8) * cols;
-            let cpu = Device::cpu();
-            let xc = Buffer::from_slice(&cpu, &x[..m]).unwrap();
-            let gc = Buffer::from_slice(&cpu, &vec![T::narrow(1.5); cols]).unwrap();
-            let bc = Buffer::from_slice(&cpu, &vec![T::narrow(0.25); cols]).unwrap();
-            let mut yc = Buffer::<T>::zeroed(&cpu, m).unwrap();
-            let (gc, bc) = (gb.map(|_| &gc), bb.map(|_| &bc));
-            row_op_into(&cpu, op, &xc, gc, bc, &mut yc, cols, false).unwrap();
-            let tol = if std::mem::size_of::<T>() == 2 { 1e-2 } else { 1e-3 };
-            let floor = if matches!(op, RowOp::Softmax) { 1.0 / cols as f32 } else { 1.0 };
-            let got = y.read_range(..m).unwrap();
-            let ok = got.iter().zip(yc.read().unwrap()).all(|(g, w)| {
-                let (g, w) = (g.widen(), w.widen());
-                (g - w).abs() <= tol * w.abs().max(floor)
-            });
-            rows.push(Row {
-                op: format!("{name} {tname}"),
-                shape: format!("{r}x{cols}"),
-                kernels_ms: k * 1e3,
-                wall_ms: w * 1e3,
-                rate: format!("{:.0} GB/s{}", bytes / k * 1e-9, if ok { "" } else { " WRONG" }),
-            });
+            for &config in &configs {
+                let (k, w) = time(device, iters, || row_op_with(device, op, &xb, gb, bb, &mut y, cols, false, config));
+                // The first rows against the CPU executor's plain Rust.
+                let m = r.min(8) * cols;
+                let cpu = Device::cpu();
+                let xc = Buffer::from_slice(&cpu, &x[..m]).unwrap();
+                let gc = Buffer::from_slice(&cpu, &vec![T::narrow(1.5); cols]).unwrap();
+                let bc = Buffer::from_slice(&cpu, &vec![T::narrow(0.25); cols]).unwrap();
+                let mut yc = Buffer::<T>::zeroed(&cpu, m).unwrap();
+                let (gc, bc) = (gb.map(|_| &gc), bb.map(|_| &bc));
+                row_op_into(&cpu, op, &xc, gc, bc, &mut yc, cols, false).unwrap();
+                let tol = if std::mem::size_of::<T>() == 2 { 1e-2 } else { 1e-3 };
+                let floor = if matches!(op, RowOp::Softmax) { 1.0 / cols as f32 } else { 1.0 };
+                let got = y.read_range(..m).unwrap();
+                let ok = got.iter().zip(yc.read().unwrap()).all(|(g, w)| {
+                    let (g, w) = (g.widen(), w.widen());
+                    (g - w).abs() <= tol * w.abs().max(floor)
+                });
+                let at = config.map_or(String::new(), |c| format!(" {c:?}"));
+                rows.push(Row {
+                    op: format!("{name} {tname}{at}"),
+                    shape: format!("{r}x{cols}"),
+                    kernels_ms: k * 1e3,
+                    wall_ms: w * 1e3,
+                    rate: format!("{:.0} GB/s{}", bytes / k * 1e-9, if ok { "" } else { " WRONG" }),
+                });
+            }
         }
     }
 }
@@ -173,6 +189,10 @@ fn random(device: &Device, n: usize, iters: usize, rows: &mut Vec<Row>) {
     row("random u32", time(device, iters, || random_u32_into(device, &mut u, 1, 0)));
     row("uniform f32", time(device, iters, || uniform_into(device, &mut f, 1, 0)));
     row("normal f32", time(device, iters, || normal_into(device, &mut f, 1, 0, 0.0, 1.0)));
+    // From an offset not a multiple of 4: the staged (scalar-store) kernels.
+    row("random u32, offset 1", time(device, iters, || random_u32_into(device, &mut u, 1, 1)));
+    row("uniform f32, offset 1", time(device, iters, || uniform_into(device, &mut f, 1, 1)));
+    row("normal f32, offset 1", time(device, iters, || normal_into(device, &mut f, 1, 1, 0.0, 1.0)));
 }
 
 /// The tiled transpose against the strided copy of the same matrix (both
@@ -359,9 +379,10 @@ fn main() {
     }
     if wants("norm") {
         let total = if quick { 1 << 16 } else { 1 << 24 };
-        norms::<f32>(&device, total, iters, &mut rows);
+        let sweep = args.iter().any(|a| a == "--sweep");
+        norms::<f32>(&device, total, iters, &mut rows, sweep);
         if device.features().contains(onekernel::abi::Features::F16) {
-            norms::<f16>(&device, total, iters, &mut rows);
+            norms::<f16>(&device, total, iters, &mut rows, sweep);
         }
     }
     if wants("random") {

@@ -1,6 +1,7 @@
 //! `fill`: every element of a buffer set to one value.
 
 use crate::prelude::*;
+use crate::OpError;
 
 /// The kernel [`fill`] launches: one element per thread.
 #[kernel(workgroup_size = 256)]
@@ -21,7 +22,10 @@ pub fn fill_kernel<T: Num>(out: &mut [T], value: T) {
 /// assert_eq!(out.read()?, [7; 5]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn fill<T: fill_kernel::Instance>(device: &Device, out: &mut Buffer<T>, value: T) -> Result<(), LaunchError> {
+///
+/// # Errors
+/// The launch's error, as an [`OpError`] like the other ops'.
+pub fn fill<T: fill_kernel::Instance>(device: &Device, out: &mut Buffer<T>, value: T) -> Result<(), OpError> {
     let n = out.len();
-    fill_kernel::launch::<T>(device, Grid::threads(n), out, value)
+    Ok(fill_kernel::launch::<T>(device, Grid::threads(n), out, value)?)
 }

@@ -617,7 +617,7 @@ pub fn matmul_with(
     }
     if k == 0 && (device.is_gpu() || kernels_on_cpu) {
         // Empty sums (and no empty operands bound).
-        return crate::fill(device, c, 0.0);
+        return crate::fill::fill_kernel::launch::<f32>(device, Grid::threads(c.len()), c, 0.0);
     }
     let (at, bt) = (a_layout == Layout::Transposed, b_layout == Layout::Transposed);
     if !device.is_gpu() && !kernels_on_cpu {
@@ -705,7 +705,7 @@ pub fn matmul_f16_with(
     }
     if k == 0 && (device.is_gpu() || kernels_on_cpu) {
         // Empty sums (and no empty operands bound).
-        return crate::fill(device, c, 0.0);
+        return crate::fill::fill_kernel::launch::<f32>(device, Grid::threads(c.len()), c, 0.0);
     }
     if !device.is_gpu() && !kernels_on_cpu {
         let wide = |v: Vec<f16>| v.into_iter().map(f16::to_f32).collect::<Vec<_>>();

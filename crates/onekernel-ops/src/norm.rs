@@ -317,44 +317,43 @@ row_kernel!(
 );
 
 macro_rules! row_kernel4 {
-    ($(#[$doc:meta])* $name:ident, $V:ty, $wg:literal, $per:literal, |$w:ident| $widen:expr, |$n:ident| $narrow:expr) => {
+    ($(#[$doc:meta])* $name:ident, $V:ty, |$w:ident| $widen:expr, |$n:ident| $narrow:expr) => {
         $(#[$doc])*
-        #[kernel(workgroup_size = $wg, max_workgroup_invocations = $wg)]
-        pub fn $name(
+        #[kernel(workgroup_size = WG, max_workgroup_invocations = 1024)]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name<const WG: usize, const PER: usize, const TPR: usize>(
             x: &[$V],
             gamma: &[$V],
             beta: &[$V],
             y: &mut [$V],
             rows: u32,
             cols: u32,
-            tpr: u32,
             op: u32,
             affine: u32,
             eps: f32,
             solo: u32,
         ) {
-            let partial = shared::<[f32; $wg]>();
+            let partial = shared::<[f32; WG]>();
             let t = thread_id().x;
-            let tpr = tpr as usize;
             // Vectors a row (`cols` is a multiple of 4).
             let vecs = cols as usize / 4;
-            let lt = t % tpr;
-            let group = t / tpr;
-            let row = block_id().x * ($wg / tpr) + group;
+            let lt = t % TPR;
+            let group = t / TPR;
+            let row = block_id().x * (WG / TPR) + group;
             let live = row < rows as usize;
             let base = row.min(rows as usize - 1) * vecs;
             let last = vecs - 1;
             let sg = subgroup_size() as usize;
             let first_lane = subgroup_invocation_id() == 0;
-            let per_row = tpr / sg;
+            let per_row = TPR / sg;
             let first_sub = group * per_row;
-            let held = $per * tpr;
+            let held = PER * TPR;
 
             // All loads first, unbranched (clamped, masked below).
-            let mut v = [Vec4::ZERO; $per];
+            let mut v = [Vec4::ZERO; PER];
             #[unroll]
-            for k in 0..$per {
-                let $w = x[base + (k * tpr + lt).min(last)];
+            for k in 0..PER {
+                let $w = x[base + (k * TPR + lt).min(last)];
                 v[k] = $widen;
             }
 
@@ -363,20 +362,20 @@ macro_rules! row_kernel4 {
             if op < 2 {
                 a = f32::NEG_INFINITY;
                 #[unroll]
-                for k in 0..$per {
+                for k in 0..PER {
                     a = a.max(v[k].x.max(v[k].y).max(v[k].z.max(v[k].w)));
                 }
             } else if op == 2 {
                 #[unroll]
-                for k in 0..$per {
-                    if k * tpr + lt < vecs {
+                for k in 0..PER {
+                    if k * TPR + lt < vecs {
                         a += (v[k].x + v[k].y) + (v[k].z + v[k].w);
                     }
                 }
             } else {
                 #[unroll]
-                for k in 0..$per {
-                    if k * tpr + lt < vecs {
+                for k in 0..PER {
+                    if k * TPR + lt < vecs {
                         a += v[k].dot(v[k]);
                     }
                 }
@@ -392,11 +391,21 @@ macro_rules! row_kernel4 {
                 } else {
                     a + e.dot(e)
                 };
-                j += tpr;
+                j += TPR;
             }
-            let mut s1 = if op < 2 { subgroup_max(a) } else { subgroup_add(a) };
-            if solo == 0 {
+            let mut s1 = a;
+            if solo != 0 {
+                // The row is `TPR` neighbouring lanes of one subgroup: a
+                // butterfly over them (every lane ends with the result).
+                let mut m = 1usize;
+                while m < TPR {
+                    let o = subgroup_shuffle_xor(s1, m as u32);
+                    s1 = if op < 2 { s1.max(o) } else { s1 + o };
+                    m *= 2;
+                }
+            } else {
                 // Over the row's subgroups, through shared memory.
+                s1 = if op < 2 { subgroup_max(a) } else { subgroup_add(a) };
                 if first_lane {
                     partial[t / sg] = s1;
                 }
@@ -414,7 +423,7 @@ macro_rules! row_kernel4 {
             let mut b = 0.0f32;
             if op < 2 {
                 #[unroll]
-                for k in 0..$per {
+                for k in 0..PER {
                     let e = Vec4::new(
                         (v[k].x - s1).exp(),
                         (v[k].y - s1).exp(),
@@ -424,16 +433,16 @@ macro_rules! row_kernel4 {
                     if op == 0 {
                         v[k] = e;
                     }
-                    if k * tpr + lt < vecs {
+                    if k * TPR + lt < vecs {
                         b += (e.x + e.y) + (e.z + e.w);
                     }
                 }
             } else if op == 2 {
                 #[unroll]
-                for k in 0..$per {
+                for k in 0..PER {
                     let d = v[k] - Vec4::splat(mean);
                     v[k] = d;
-                    if k * tpr + lt < vecs {
+                    if k * TPR + lt < vecs {
                         b += d.dot(d);
                     }
                 }
@@ -449,11 +458,18 @@ macro_rules! row_kernel4 {
                         let d = e - Vec4::splat(mean);
                         b += d.dot(d);
                     }
-                    j += tpr;
+                    j += TPR;
                 }
             }
-            let mut s2 = subgroup_add(b);
-            if solo == 0 {
+            let mut s2 = b;
+            if solo != 0 {
+                let mut m = 1usize;
+                while m < TPR {
+                    s2 += subgroup_shuffle_xor(s2, m as u32);
+                    m *= 2;
+                }
+            } else {
+                s2 = subgroup_add(b);
                 if first_lane {
                     partial[t / sg] = s2;
                 }
@@ -476,18 +492,18 @@ macro_rules! row_kernel4 {
             };
             if op == 1 {
                 #[unroll]
-                for k in 0..$per {
+                for k in 0..PER {
                     v[k] -= Vec4::splat(scale);
                 }
             } else {
                 #[unroll]
-                for k in 0..$per {
+                for k in 0..PER {
                     v[k] *= scale;
                 }
             }
             #[unroll]
-            for k in 0..$per {
-                let j = k * tpr + lt;
+            for k in 0..PER {
+                let j = k * TPR + lt;
                 if live && j < vecs {
                     let mut r = v[k];
                     if affine & 1 != 0 {
@@ -526,7 +542,7 @@ macro_rules! row_kernel4 {
                     }
                     let $n = r;
                     y[base + j] = $narrow;
-                    j += tpr;
+                    j += TPR;
                 }
             }
         }
@@ -535,33 +551,57 @@ macro_rules! row_kernel4 {
 
 row_kernel4!(
     /// The row operations over `f32` rows whose width is a multiple of 4,
-    /// read and written as `Vec4`s (the buffers seen as `Vec4`s): 256
-    /// threads, 2 vectors a thread held (rows up to `8 * tpr`). `solo` 1
-    /// when `tpr` is the subgroup size (no shared memory, no barrier).
-    rows_vec4_narrow, Vec4, 256, 2, |w| w, |n| n
+    /// read and written as `Vec4`s (the buffers seen as `Vec4`s): blocks
+    /// of `WG` threads, `TPR` threads a row (`WG / TPR` rows a block),
+    /// `PER` vectors a thread held (rows up to `4 * PER * TPR` read once,
+    /// the rest read again for each step). `solo` 1 when a row is `TPR`
+    /// neighbouring lanes of one subgroup (`TPR` at most the subgroup
+    /// size): reduced with subgroup shuffles alone, no shared memory, no
+    /// barrier; else `TPR` is a multiple of the subgroup size. Launch with
+    /// `Grid::blocks([rows.div_ceil(WG / TPR)])`; [`VEC_CONFIGS`] lists
+    /// the `(WG, PER, TPR)` the ops launch.
+    rows_vec4, Vec4, |w| w, |n| n
 );
 row_kernel4!(
-    /// [`rows_vec4_narrow`] over `f16` rows as `F16Vec4`s.
-    rows_f16vec4_narrow, F16Vec4, 256, 2, |w| w.to_vec4(), |n| F16Vec4::from_vec4(n)
+    /// [`rows_vec4`] over `f16` rows as `F16Vec4`s, in `f32` inside.
+    rows_f16vec4, F16Vec4, |w| w.to_vec4(), |n| F16Vec4::from_vec4(n)
 );
-row_kernel4!(
-    /// [`rows_vec4_narrow`] with 4 vectors a thread held (rows up to
-    /// `16 * tpr`).
-    rows_vec4, Vec4, 256, 4, |w| w, |n| n
-);
-row_kernel4!(
-    /// [`rows_vec4`] over `f16` rows as `F16Vec4`s.
-    rows_f16vec4, F16Vec4, 256, 4, |w| w.to_vec4(), |n| F16Vec4::from_vec4(n)
-);
-row_kernel4!(
-    /// [`rows_vec4`] for wide rows: a block of 1024 a row, 8 vectors a
-    /// thread held (rows up to 32768).
-    rows_vec4_wide, Vec4, 1024, 8, |w| w, |n| n
-);
-row_kernel4!(
-    /// [`rows_vec4_wide`] over `f16` rows as `F16Vec4`s.
-    rows_f16vec4_wide, F16Vec4, 1024, 8, |w| w.to_vec4(), |n| F16Vec4::from_vec4(n)
-);
+
+/// The `(WG, PER, TPR)` of [`rows_vec4`] and [`rows_f16vec4`] the ops
+/// launch (see [`vector_config`]).
+pub const VEC_CONFIGS: [[usize; 3]; 12] = [
+    [256, 4, 8],
+    [256, 2, 16],
+    [256, 1, 32],
+    [256, 8, 32],
+    [256, 4, 64],
+    [256, 2, 128],
+    [256, 8, 128],
+    [256, 4, 256],
+    [128, 8, 128],
+    [1024, 8, 1024],
+    [512, 16, 512],
+    [512, 8, 512],
+];
+
+/// One launch of the vector kernel `$k` at `config` (each tuple written
+/// out: const generic arguments are part of the source).
+macro_rules! launch_vec {
+    ($k:ident, $config:expr, $device:expr, $grid:expr, $args:tt) => {
+        launch_vec!(@ $k, $config, $device, $grid, $args,
+            [256, 4, 8], [256, 2, 16], [256, 1, 32], [256, 8, 32], [256, 4, 64], [256, 2, 128],
+            [256, 8, 128], [256, 4, 256], [128, 8, 128], [1024, 8, 1024], [512, 16, 512], [512, 8, 512])
+    };
+    (@ $k:ident, $config:expr, $device:expr, $grid:expr, $args:tt, $([$wg:literal, $per:literal, $tpr:literal]),*) => {
+        match $config {
+            $([$wg, $per, $tpr] => launch_vec!(@call $k, $wg, $per, $tpr, $device, $grid, $args),)*
+            other => Err(arg_error("config", format!("no vector row kernel is written for {other:?}"))),
+        }
+    };
+    (@call $k:ident, $wg:literal, $per:literal, $tpr:literal, $device:expr, $grid:expr, ($($arg:expr),*)) => {
+        $k::launch::<$wg, $per, $tpr>($device, $grid, $($arg),*)
+    };
+}
 
 mod sealed {
     pub trait Sealed {}
@@ -575,7 +615,8 @@ pub trait RowElement: Element + sealed::Sealed {
     /// of 4 are read and written as these on a GPU.
     #[doc(hidden)]
     type Vector: Element;
-    /// Launches this type's vector kernel.
+    /// Launches this type's vector kernel at `config` (`[WG, PER, TPR]`,
+    /// one of [`VEC_CONFIGS`]).
     #[doc(hidden)]
     #[allow(clippy::too_many_arguments)]
     fn launch_vec(
@@ -585,9 +626,9 @@ pub trait RowElement: Element + sealed::Sealed {
         gamma: &Buffer<Self::Vector>,
         beta: &Buffer<Self::Vector>,
         y: &mut Buffer<Self::Vector>,
-        dims: [u32; 6],
+        dims: [u32; 5],
         eps: f32,
-        kernel: Kernel,
+        config: [usize; 3],
     ) -> Result<(), LaunchError>;
     /// Widened to `f32`.
     fn widen(self) -> f32;
@@ -618,18 +659,11 @@ impl RowElement for f32 {
         gamma: &Buffer<Vec4>,
         beta: &Buffer<Vec4>,
         y: &mut Buffer<Vec4>,
-        [rows, cols, tpr, op, affine, solo]: [u32; 6],
+        [rows, cols, op, affine, solo]: [u32; 5],
         eps: f32,
-        kernel: Kernel,
+        config: [usize; 3],
     ) -> Result<(), LaunchError> {
-        let (g, b) = (gamma, beta);
-        match kernel {
-            Kernel::Narrow => {
-                rows_vec4_narrow::launch(device, grid, x, g, b, y, rows, cols, tpr, op, affine, eps, solo)
-            }
-            Kernel::Rows => rows_vec4::launch(device, grid, x, g, b, y, rows, cols, tpr, op, affine, eps, solo),
-            Kernel::Wide => rows_vec4_wide::launch(device, grid, x, g, b, y, rows, cols, tpr, op, affine, eps, solo),
-        }
+        launch_vec!(rows_vec4, config, device, grid, (x, gamma, beta, y, rows, cols, op, affine, eps, solo))
     }
     fn widen(self) -> f32 {
         self
@@ -667,18 +701,11 @@ impl RowElement for f16 {
         gamma: &Buffer<F16Vec4>,
         beta: &Buffer<F16Vec4>,
         y: &mut Buffer<F16Vec4>,
-        [rows, cols, tpr, op, affine, solo]: [u32; 6],
+        [rows, cols, op, affine, solo]: [u32; 5],
         eps: f32,
-        kernel: Kernel,
+        config: [usize; 3],
     ) -> Result<(), LaunchError> {
-        let (g, b) = (gamma, beta);
-        match kernel {
-            Kernel::Narrow => {
-                rows_f16vec4_narrow::launch(device, grid, x, g, b, y, rows, cols, tpr, op, affine, eps, solo)
-            }
-            Kernel::Rows => rows_f16vec4::launch(device, grid, x, g, b, y, rows, cols, tpr, op, affine, eps, solo),
-            Kernel::Wide => rows_f16vec4_wide::launch(device, grid, x, g, b, y, rows, cols, tpr, op, affine, eps, solo),
-        }
+        launch_vec!(rows_f16vec4, config, device, grid, (x, gamma, beta, y, rows, cols, op, affine, eps, solo))
     }
     fn widen(self) -> f32 {
         self.to_f32()
@@ -750,7 +777,7 @@ fn threads_per_row(device: &Device, cols: usize, per: usize) -> usize {
 /// # Errors
 /// `LaunchError::InvalidArgument` naming `ops::norm` and the argument: `x`
 /// not whole rows, `y`, `gamma` or `beta` of another length; a launch's
-/// error.
+/// or a buffer's error.
 #[allow(clippy::too_many_arguments)]
 pub fn row_op_into<T: RowElement>(
     device: &Device,
@@ -761,24 +788,43 @@ pub fn row_op_into<T: RowElement>(
     y: &mut Buffer<T>,
     cols: usize,
     kernels_on_cpu: bool,
-) -> Result<(), LaunchError> {
+) -> Result<(), OpError> {
+    row_op_with(device, op, x, gamma, beta, y, cols, kernels_on_cpu, None)
+}
+
+/// [`row_op_into`] with the vector kernel's `[WG, PER, TPR]` (one of
+/// [`VEC_CONFIGS`]) chosen by the caller: the benchmark's sweep. `None`:
+/// [`vector_config`]'s choice.
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn row_op_with<T: RowElement>(
+    device: &Device,
+    op: RowOp,
+    x: &Buffer<T>,
+    gamma: Option<&Buffer<T>>,
+    beta: Option<&Buffer<T>>,
+    y: &mut Buffer<T>,
+    cols: usize,
+    kernels_on_cpu: bool,
+    config: Option<[usize; 3]>,
+) -> Result<(), OpError> {
     let n = x.len();
     if cols == 0 {
         if n == 0 && y.is_empty() {
             return Ok(());
         }
-        return Err(arg_error("cols", "is 0 for a non-empty `x`".into()));
+        return Err(arg_error("cols", "is 0 for a non-empty `x`".into()).into());
     }
     if n % cols != 0 {
-        return Err(arg_error("x", format!("has {n} elements, not whole rows of {cols}")));
+        return Err(arg_error("x", format!("has {n} elements, not whole rows of {cols}")).into());
     }
     if y.len() != n {
-        return Err(arg_error("y", format!("has {} elements where `x` has {n}", y.len())));
+        return Err(arg_error("y", format!("has {} elements where `x` has {n}", y.len())).into());
     }
     for (arg, b) in [("gamma", gamma), ("beta", beta)] {
         if let Some(b) = b {
             if b.len() != cols {
-                return Err(arg_error(arg, format!("has {} elements for rows of {cols}", b.len())));
+                return Err(arg_error(arg, format!("has {} elements for rows of {cols}", b.len())).into());
             }
         }
     }
@@ -793,20 +839,35 @@ pub fn row_op_into<T: RowElement>(
     let (code, eps) = op.code();
     // A missing `gamma`/`beta` binds `x` (read-only, unread).
     let (g, b) = (gamma.unwrap_or(x), beta.unwrap_or(x));
-    let dims = |tpr: usize| [rows as u32, cols as u32, tpr as u32, code, affine];
     if device.is_gpu() && cols % 4 == 0 {
-        if let (Some(xv), Some(mut yv)) = (vectors(device, x), vectors(device, y)) {
-            let (gv, bv) = (vectors(device, g), vectors(device, b));
-            if let (Some(gv), Some(bv)) = (gv, bv) {
-                return vector_rows::<T>(device, &xv, &gv, &bv, &mut yv, rows, cols, code, affine, eps);
+        // The buffers seen as vectors (borrowed views: no allocation, and
+        // the bind groups of the last launch are reused).
+        let (xv, gv, bv) = (x.view_as()?, g.view_as()?, b.view_as()?);
+        let mut yv = y.view_as_mut()?;
+        let configs = match config {
+            Some(c) => vec![c],
+            None => vector_configs(device, cols),
+        };
+        let mut last = None;
+        for c in configs {
+            let dims = [rows as u32, cols as u32, code, affine, u32::from(solo(device, c[2]))];
+            let grid = Grid::blocks([rows.div_ceil(c[0] / c[2])]);
+            match T::launch_vec(device, grid, &xv, &gv, &bv, &mut yv, dims, eps, c) {
+                // Blocks of this size are more than the device has: the next.
+                Err(e @ LaunchError::WorkgroupTooLarge { .. }) => last = Some(e),
+                done => return Ok(done?),
             }
         }
+        if let Some(e) = last {
+            return Err(e.into());
+        }
     }
+    let dims = |tpr: usize| [rows as u32, cols as u32, tpr as u32, code, affine];
     if cols > 4096 {
         // A block of 1024 a row, where the device has such blocks.
         match T::launch(device, Grid::blocks([rows]), x, g, b, y, dims(1024), eps, Kernel::Wide) {
             Err(LaunchError::WorkgroupTooLarge { .. }) => {}
-            done => return done,
+            done => return Ok(done?),
         }
     }
     // Rows that 4 numbers a thread cover with at most 32 threads (or the
@@ -815,53 +876,41 @@ pub fn row_op_into<T: RowElement>(
     let (kernel, per) = if narrow { (Kernel::Narrow, 4) } else { (Kernel::Rows, 16) };
     let tpr = threads_per_row(device, cols, per);
     let grid = Grid::blocks([rows.div_ceil(256 / tpr)]);
-    T::launch(device, grid, x, g, b, y, dims(tpr), eps, kernel)
+    Ok(T::launch(device, grid, x, g, b, y, dims(tpr), eps, kernel)?)
 }
 
-/// `b`'s memory seen as `T::Vector`s (`None` on the CPU executor).
-fn vectors<T: RowElement>(device: &Device, b: &Buffer<T>) -> Option<Buffer<T::Vector>> {
-    let len = b.len() * std::mem::size_of::<T>() / std::mem::size_of::<T::Vector>();
-    Buffer::from_wgpu(device, b.wgpu_buffer()?, len).ok()
+/// Whether rows of `tpr` threads are `tpr` neighbouring lanes of one
+/// subgroup on `device` (its subgroups all of one size, at least `tpr`):
+/// then the vector kernels reduce a row with shuffles alone (`solo`).
+fn solo(device: &Device, tpr: usize) -> bool {
+    let (min, max) = device.subgroup_sizes().map_or((32, 32), |(a, b)| (a as usize, b as usize));
+    min == max && tpr <= min
 }
 
-/// The vector kernels over rows of `cols` (a multiple of 4): 2 vectors a
-/// thread for rows up to 2 vectors a subgroup lane, 4 for rows up to 4096,
-/// a block of 1024 for wider rows where the device has such blocks.
-#[allow(clippy::too_many_arguments)]
-fn vector_rows<T: RowElement>(
-    device: &Device,
-    x: &Buffer<T::Vector>,
-    g: &Buffer<T::Vector>,
-    b: &Buffer<T::Vector>,
-    y: &mut Buffer<T::Vector>,
-    rows: usize,
-    cols: usize,
-    code: u32,
-    affine: u32,
-    eps: f32,
-) -> Result<(), LaunchError> {
-    let (sg_min, sg_max) = device.subgroup_sizes().map_or((32, 32), |(a, b)| (a as usize, b as usize));
-    let sg = sg_max.clamp(1, 256);
+/// The `[WG, PER, TPR]`s of the vector kernels for rows of `cols` on
+/// `device`, best first (the next where the device refuses a block
+/// size): measured on the H200 with `ops2 --only norm --sweep`
+/// (docs/performance.md). A row of at most `4 * PER * TPR` numbers is
+/// read once; a config whose `TPR` neither fits one subgroup ([`solo`])
+/// nor is a multiple of the largest subgroup is left out.
+#[doc(hidden)]
+pub fn vector_configs(device: &Device, cols: usize) -> Vec<[usize; 3]> {
+    let (_, sg_max) = device.subgroup_sizes().map_or((32, 32), |(a, b)| (a as usize, b as usize));
     let vecs = cols / 4;
-    // `solo`: one subgroup a row (its reduction is the row's).
-    let dims = |tpr: usize| {
-        let solo = u32::from(sg_min == sg_max && tpr == sg);
-        [rows as u32, cols as u32, tpr as u32, code, affine, solo]
+    let prefs: &[[usize; 3]] = if vecs <= 32 {
+        &[[256, 4, 8], [256, 2, 16], [256, 1, 32], [256, 4, 64], [256, 4, 256]]
+    } else if vecs <= 256 {
+        &[[256, 8, 32], [256, 4, 64], [256, 2, 128], [256, 4, 256]]
+    } else if vecs <= 1024 {
+        &[[256, 4, 256], [256, 8, 128], [128, 8, 128]]
+    } else {
+        &[[1024, 8, 1024], [512, 16, 512], [256, 4, 256]]
     };
-    if vecs > 1024 {
-        match T::launch_vec(device, Grid::blocks([rows]), x, g, b, y, dims(1024), eps, Kernel::Wide) {
-            Err(LaunchError::WorkgroupTooLarge { .. }) => {}
-            done => return done,
-        }
-    }
-    let (kernel, per) = if vecs <= 2 * sg { (Kernel::Narrow, 2) } else { (Kernel::Rows, 4) };
-    let tpr = vecs.div_ceil(per).next_power_of_two().clamp(sg, 256);
-    let grid = Grid::blocks([rows.div_ceil(256 / tpr)]);
-    T::launch_vec(device, grid, x, g, b, y, dims(tpr), eps, kernel)
+    prefs.iter().copied().filter(|c| solo(device, c[2]) || (c[2] >= sg_max && c[2] % sg_max == 0)).collect()
 }
 
-fn host<T: Element>(b: &Buffer<T>) -> Result<Vec<T>, LaunchError> {
-    b.read().map_err(|e| LaunchError::Gpu { kernel: "ops::norm", message: e.to_string() })
+fn host<T: Element>(b: &Buffer<T>) -> Result<Vec<T>, OpError> {
+    Ok(b.read()?)
 }
 
 /// The CPU executor's implementation: the kernel's arithmetic, row by row.
@@ -872,7 +921,7 @@ fn cpu_rows<T: RowElement>(
     beta: Option<&Buffer<T>>,
     y: &mut Buffer<T>,
     cols: usize,
-) -> Result<(), LaunchError> {
+) -> Result<(), OpError> {
     // Read, then transformed in place: one allocation, none per row.
     let mut v = host(x)?;
     let g = gamma.map(host).transpose()?;
@@ -910,7 +959,7 @@ fn cpu_rows<T: RowElement>(
             *e = T::narrow(r);
         }
     });
-    y.write(&v).map_err(|e| LaunchError::Gpu { kernel: "ops::norm", message: e.to_string() })
+    Ok(y.write(&v)?)
 }
 
 fn alloc_like<T: RowElement>(x: &Buffer<T>) -> Result<Buffer<T>, OpError> {
@@ -949,7 +998,7 @@ pub fn softmax_into<T: RowElement>(
     x: &Buffer<T>,
     y: &mut Buffer<T>,
     cols: usize,
-) -> Result<(), LaunchError> {
+) -> Result<(), OpError> {
     row_op_into(device, RowOp::Softmax, x, None, None, y, cols, false)
 }
 
@@ -985,7 +1034,7 @@ pub fn log_softmax_into<T: RowElement>(
     x: &Buffer<T>,
     y: &mut Buffer<T>,
     cols: usize,
-) -> Result<(), LaunchError> {
+) -> Result<(), OpError> {
     row_op_into(device, RowOp::LogSoftmax, x, None, None, y, cols, false)
 }
 
@@ -1034,7 +1083,7 @@ pub fn layer_norm_into<T: RowElement>(
     y: &mut Buffer<T>,
     cols: usize,
     eps: f32,
-) -> Result<(), LaunchError> {
+) -> Result<(), OpError> {
     row_op_into(device, RowOp::LayerNorm { eps }, x, gamma, beta, y, cols, false)
 }
 
@@ -1079,6 +1128,6 @@ pub fn rms_norm_into<T: RowElement>(
     y: &mut Buffer<T>,
     cols: usize,
     eps: f32,
-) -> Result<(), LaunchError> {
+) -> Result<(), OpError> {
     row_op_into(device, RowOp::RmsNorm { eps }, x, gamma, None, y, cols, false)
 }

@@ -31,6 +31,7 @@
 
 use crate::prelude::*;
 use crate::OpError;
+use onekernel_runtime::Element;
 
 /// The kernels of the generator (see the [module](self) docs).
 #[kernels]
@@ -65,6 +66,14 @@ pub mod kernels {
         ((u64::from(a) * u64::from(b)) >> 32) as u32
     }
 
+    /// One Philox round: `x` with its products `M0 * x.x` and `M1 * x.z`
+    /// (their high words `hi0`, `hi1` computed by the caller, from 16-bit
+    /// halves or one 64-bit product) under the round's key.
+    #[helper]
+    pub fn philox_round(x: UVec4, hi0: u32, hi1: u32, key0: u32, key1: u32) -> UVec4 {
+        UVec4::new(hi1 ^ x.y ^ key0, M1.wrapping_mul(x.z), hi0 ^ x.w ^ key1, M0.wrapping_mul(x.x))
+    }
+
     /// Philox 4×32 with 10 rounds: the block of counter `c` under key `k`
     /// (products from 16-bit halves: any device).
     #[helper]
@@ -73,11 +82,7 @@ pub mod kernels {
         let mut key0 = k0;
         let mut key1 = k1;
         for _ in 0..10 {
-            let hi0 = mul_hi(M0, x.x);
-            let lo0 = M0.wrapping_mul(x.x);
-            let hi1 = mul_hi(M1, x.z);
-            let lo1 = M1.wrapping_mul(x.z);
-            x = UVec4::new(hi1 ^ x.y ^ key0, lo1, hi0 ^ x.w ^ key1, lo0);
+            x = philox_round(x, mul_hi(M0, x.x), mul_hi(M1, x.z), key0, key1);
             // The key for the next round (unused after the tenth).
             key0 = key0.wrapping_add(W0);
             key1 = key1.wrapping_add(W1);
@@ -93,11 +98,7 @@ pub mod kernels {
         let mut key0 = k0;
         let mut key1 = k1;
         for _ in 0..10 {
-            let hi0 = mul_hi_64(M0, x.x);
-            let lo0 = M0.wrapping_mul(x.x);
-            let hi1 = mul_hi_64(M1, x.z);
-            let lo1 = M1.wrapping_mul(x.z);
-            x = UVec4::new(hi1 ^ x.y ^ key0, lo1, hi0 ^ x.w ^ key1, lo0);
+            x = philox_round(x, mul_hi_64(M0, x.x), mul_hi_64(M1, x.z), key0, key1);
             key0 = key0.wrapping_add(W0);
             key1 = key1.wrapping_add(W1);
         }
@@ -139,18 +140,71 @@ pub mod kernels {
         }
     }
 
+    /// A block's four words as what `MODE` draws, as bits: the words
+    /// themselves (0), uniform `f32`s (1) or normal ones (2), see
+    /// [`to_f32s`].
+    #[helper]
+    pub fn to_words(w: UVec4, mode: u32, mean: f32, std: f32) -> UVec4 {
+        if mode == 0 {
+            w
+        } else {
+            let z = to_f32s(w, mode - 1, mean, std);
+            UVec4::new(z.x.to_bits(), z.y.to_bits(), z.z.to_bits(), z.w.to_bits())
+        }
+    }
+
     /// Thread `g` computes the block `q + g` of the stream (`q = offset /
-    /// 4` as `(q_lo, q_hi)`); the block's 1024 words go through shared
-    /// memory so that the writes are coalesced: thread `t` writes words
-    /// `t`, `t + 256`, ... of the block's run, those inside `out` (shifted
-    /// by `skip = offset % 4`). Launch with one thread per block of four,
-    /// rounded up to whole blocks of 256.
+    /// 4` as `(q_lo, q_hi)`) and writes it as one 16-byte vector: `out`
+    /// is the output seen as `UVec4`s (its length a multiple of 4, the
+    /// offset too). `MODE`: what is drawn, as [`to_words`] (`f32`s as
+    /// their bits). Launch with one thread per vector.
     #[kernel(workgroup_size = 256)]
-    pub fn philox_u32(out: &mut [u32], q_lo: u32, q_hi: u32, skip: u32, k0: u32, k1: u32) {
+    pub fn philox_vec<const MODE: u32>(out: &mut [UVec4], q_lo: u32, q_hi: u32, k0: u32, k1: u32, mean: f32, std: f32) {
+        let g = global_id().x;
+        if g < out.len() {
+            out[g] = to_words(philox4x32_10(counter(g as u32, q_lo, q_hi), k0, k1), MODE, mean, std);
+        }
+    }
+
+    /// [`philox_vec`] with 64-bit products (`SHADER_INT64`).
+    #[kernel(workgroup_size = 256)]
+    pub fn philox_vec_64<const MODE: u32>(
+        out: &mut [UVec4],
+        q_lo: u32,
+        q_hi: u32,
+        k0: u32,
+        k1: u32,
+        mean: f32,
+        std: f32,
+    ) {
+        let g = global_id().x;
+        if g < out.len() {
+            out[g] = to_words(philox4x32_10_64(counter(g as u32, q_lo, q_hi), k0, k1), MODE, mean, std);
+        }
+    }
+
+    /// Any length and offset: thread `g` computes the block `q + g`; the
+    /// block's 1024 words go through shared memory so that the writes are
+    /// coalesced: thread `t` writes words `t`, `t + 256`, ... of the
+    /// block's run, those inside `out` (shifted by `skip = offset % 4`).
+    /// Launch with one thread per block of four, rounded up to whole
+    /// blocks of 256.
+    #[kernel(workgroup_size = 256)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn philox_words<const MODE: u32>(
+        out: &mut [u32],
+        q_lo: u32,
+        q_hi: u32,
+        skip: u32,
+        k0: u32,
+        k1: u32,
+        mean: f32,
+        std: f32,
+    ) {
         let staged = shared::<[u32; 1024]>();
         let g = global_id().x;
         let t = thread_id().x;
-        let w = philox4x32_10(counter(g as u32, q_lo, q_hi), k0, k1);
+        let w = to_words(philox4x32_10(counter(g as u32, q_lo, q_hi), k0, k1), MODE, mean, std);
         staged[t * 4] = w.x;
         staged[t * 4 + 1] = w.y;
         staged[t * 4 + 2] = w.z;
@@ -167,86 +221,27 @@ pub mod kernels {
         }
     }
 
-    /// [`philox_u32`] with 64-bit products (`SHADER_INT64`).
+    /// [`philox_words`] with 64-bit products (`SHADER_INT64`).
     #[kernel(workgroup_size = 256)]
-    pub fn philox_u32_64(out: &mut [u32], q_lo: u32, q_hi: u32, skip: u32, k0: u32, k1: u32) {
+    #[allow(clippy::too_many_arguments)]
+    pub fn philox_words_64<const MODE: u32>(
+        out: &mut [u32],
+        q_lo: u32,
+        q_hi: u32,
+        skip: u32,
+        k0: u32,
+        k1: u32,
+        mean: f32,
+        std: f32,
+    ) {
         let staged = shared::<[u32; 1024]>();
         let g = global_id().x;
         let t = thread_id().x;
-        let w = philox4x32_10_64(counter(g as u32, q_lo, q_hi), k0, k1);
+        let w = to_words(philox4x32_10_64(counter(g as u32, q_lo, q_hi), k0, k1), MODE, mean, std);
         staged[t * 4] = w.x;
         staged[t * 4 + 1] = w.y;
         staged[t * 4 + 2] = w.z;
         staged[t * 4 + 3] = w.w;
-        workgroup_barrier();
-        let base = (g - t) * 4;
-        let skip = skip as usize;
-        #[unroll]
-        for k in 0..4 {
-            let e = base + k * 256 + t;
-            if e >= skip && e - skip < out.len() {
-                out[e - skip] = staged[k * 256 + t];
-            }
-        }
-    }
-
-    /// As [`philox_u32`], the words as `f32`s: uniform in `[0, 1)`
-    /// (`normal` 0) or normal, times `std` plus `mean` (see [`to_f32s`]).
-    #[kernel(workgroup_size = 256)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn philox_f32(
-        out: &mut [f32],
-        q_lo: u32,
-        q_hi: u32,
-        skip: u32,
-        k0: u32,
-        k1: u32,
-        normal: u32,
-        mean: f32,
-        std: f32,
-    ) {
-        let staged = shared::<[f32; 1024]>();
-        let g = global_id().x;
-        let t = thread_id().x;
-        let z = to_f32s(philox4x32_10(counter(g as u32, q_lo, q_hi), k0, k1), normal, mean, std);
-        staged[t * 4] = z.x;
-        staged[t * 4 + 1] = z.y;
-        staged[t * 4 + 2] = z.z;
-        staged[t * 4 + 3] = z.w;
-        workgroup_barrier();
-        let base = (g - t) * 4;
-        let skip = skip as usize;
-        #[unroll]
-        for k in 0..4 {
-            let e = base + k * 256 + t;
-            if e >= skip && e - skip < out.len() {
-                out[e - skip] = staged[k * 256 + t];
-            }
-        }
-    }
-
-    /// [`philox_f32`] with 64-bit products (`SHADER_INT64`).
-    #[kernel(workgroup_size = 256)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn philox_f32_64(
-        out: &mut [f32],
-        q_lo: u32,
-        q_hi: u32,
-        skip: u32,
-        k0: u32,
-        k1: u32,
-        normal: u32,
-        mean: f32,
-        std: f32,
-    ) {
-        let staged = shared::<[f32; 1024]>();
-        let g = global_id().x;
-        let t = thread_id().x;
-        let z = to_f32s(philox4x32_10_64(counter(g as u32, q_lo, q_hi), k0, k1), normal, mean, std);
-        staged[t * 4] = z.x;
-        staged[t * 4 + 1] = z.y;
-        staged[t * 4 + 2] = z.z;
-        staged[t * 4 + 3] = z.w;
         workgroup_barrier();
         let base = (g - t) * 4;
         let skip = skip as usize;
@@ -338,7 +333,7 @@ pub fn fill_into(
     seed: u64,
     offset: u64,
     kernels_on_cpu: bool,
-) -> Result<(), LaunchError> {
+) -> Result<(), OpError> {
     check_range(out.len(), offset)?;
     if out.is_empty() {
         return Ok(());
@@ -353,18 +348,76 @@ pub fn fill_into(
                 [r0 * t0.cos(), r0 * t0.sin(), r1 * t1.cos(), r1 * t1.sin()].map(|z| z.mul_add(std, mean))
             }),
         }
-        return out.write(&v).map_err(|e| LaunchError::Gpu { kernel: "ops::random", message: e.to_string() });
+        return Ok(out.write(&v)?);
     }
-    let (grid, [lo, hi, skip], [k0, k1]) = layout(out.len(), seed, offset);
-    let (normal, mean, std) = match distribution {
-        Distribution::Uniform => (0, 0.0, 1.0),
-        Distribution::Normal { mean, std } => (1, mean, std),
+    let (mode, mean, std) = match distribution {
+        Distribution::Uniform => (1, 0.0, 1.0),
+        Distribution::Normal { mean, std } => (2, mean, std),
     };
-    if has_int64(device) {
-        philox_f32_64::launch(device, grid, out, lo, hi, skip, k0, k1, normal, mean, std)
-    } else {
-        philox_f32::launch(device, grid, out, lo, hi, skip, k0, k1, normal, mean, std)
+    draw(device, out, mode, seed, offset, mean, std)
+}
+
+/// The kernels' launch for `out` (`u32`s or `f32`s, as bits): on a GPU,
+/// `out` of whole vectors from an offset of whole blocks takes
+/// [`philox_vec`] (one 16-byte store a thread, `out` seen as `UVec4`s),
+/// anything else [`philox_words`]; on the CPU executor the words go
+/// through a buffer of `u32`s.
+fn draw<T: Element>(
+    device: &Device,
+    out: &mut Buffer<T>,
+    mode: u32,
+    seed: u64,
+    offset: u64,
+    mean: f32,
+    std: f32,
+) -> Result<(), OpError> {
+    let n = out.len();
+    let (q, skip) = (offset / 4, (offset % 4) as u32);
+    let (lo, hi, k0, k1) = (q as u32, (q >> 32) as u32, seed as u32, (seed >> 32) as u32);
+    let int64 = has_int64(device);
+    macro_rules! by_mode {
+        (|$m:ident| $launch:expr) => {
+            match mode {
+                0 => {
+                    const $m: u32 = 0;
+                    $launch
+                }
+                1 => {
+                    const $m: u32 = 1;
+                    $launch
+                }
+                _ => {
+                    const $m: u32 = 2;
+                    $launch
+                }
+            }
+        };
     }
+    if device.is_gpu() && skip == 0 && n % 4 == 0 {
+        let mut v = out.view_as_mut::<UVec4>()?;
+        let grid = Grid::threads(n / 4);
+        return Ok(if int64 {
+            by_mode!(|M| philox_vec_64::launch::<M>(device, grid, &mut *v, lo, hi, k0, k1, mean, std))
+        } else {
+            by_mode!(|M| philox_vec::launch::<M>(device, grid, &mut *v, lo, hi, k0, k1, mean, std))
+        }?);
+    }
+    // Whole blocks of 256 threads (each writes its block's 1024 words).
+    let grid = Grid::threads((n + skip as usize).div_ceil(1024) * 256);
+    let launch = |w: &mut Buffer<u32>| {
+        if int64 {
+            by_mode!(|M| philox_words_64::launch::<M>(device, grid, w, lo, hi, skip, k0, k1, mean, std))
+        } else {
+            by_mode!(|M| philox_words::launch::<M>(device, grid, w, lo, hi, skip, k0, k1, mean, std))
+        }
+    };
+    if device.is_gpu() {
+        return Ok(launch(&mut *out.view_as_mut::<u32>()?)?);
+    }
+    let mut words = Buffer::<u32>::zeroed(device, n)?;
+    launch(&mut words)?;
+    out.write(bytemuck::cast_slice(&words.read()?))?;
+    Ok(())
 }
 
 /// Whether `device` has 64-bit integers (`SHADER_INT64`): then the
@@ -388,7 +441,7 @@ pub fn random_u32_with(
     seed: u64,
     offset: u64,
     kernels_on_cpu: bool,
-) -> Result<(), LaunchError> {
+) -> Result<(), OpError> {
     check_range(out.len(), offset)?;
     if out.is_empty() {
         return Ok(());
@@ -396,34 +449,20 @@ pub fn random_u32_with(
     if !device.is_gpu() && !kernels_on_cpu {
         let mut v = vec![0u32; out.len()];
         host_fill(&mut v, seed, offset, |w| w);
-        return out.write(&v).map_err(|e| LaunchError::Gpu { kernel: "ops::random", message: e.to_string() });
+        return Ok(out.write(&v)?);
     }
-    let (grid, [lo, hi, skip], [k0, k1]) = layout(out.len(), seed, offset);
-    if has_int64(device) {
-        philox_u32_64::launch(device, grid, out, lo, hi, skip, k0, k1)
-    } else {
-        philox_u32::launch(device, grid, out, lo, hi, skip, k0, k1)
-    }
+    draw(device, out, 0, seed, offset, 0.0, 1.0)
 }
 
-/// The launch arguments for `n` numbers from `offset`: the grid,
-/// `(q_lo, q_hi, skip)` and the key.
-fn layout(n: usize, seed: u64, offset: u64) -> (Grid, [u32; 3], [u32; 2]) {
-    let q = offset / 4;
-    let skip = (offset % 4) as u32;
-    // Whole blocks of 256 threads (each writes its block's 1024 words).
-    let blocks = (n + skip as usize).div_ceil(1024) * 256;
-    (Grid::threads(blocks), [q as u32, (q >> 32) as u32, skip], [seed as u32, (seed >> 32) as u32])
-}
-
-fn check_range(n: usize, offset: u64) -> Result<(), LaunchError> {
+fn check_range(n: usize, offset: u64) -> Result<(), OpError> {
     // The per-thread block index is 32 bits within one call.
     if n as u64 / 4 >= u64::from(u32::MAX) || offset.checked_add(n as u64).is_none() {
         return Err(LaunchError::InvalidArgument {
             kernel: "ops::random",
             arg: "out",
             problem: format!("{n} numbers from offset {offset} run past the stream"),
-        });
+        }
+        .into());
     }
     Ok(())
 }
@@ -442,7 +481,7 @@ fn check_range(n: usize, offset: u64) -> Result<(), LaunchError> {
 /// assert_eq!(all.read()?[3..], tail.read()?[..]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn random_u32_into(device: &Device, out: &mut Buffer<u32>, seed: u64, offset: u64) -> Result<(), LaunchError> {
+pub fn random_u32_into(device: &Device, out: &mut Buffer<u32>, seed: u64, offset: u64) -> Result<(), OpError> {
     random_u32_with(device, out, seed, offset, false)
 }
 
@@ -460,7 +499,7 @@ pub fn random_u32_into(device: &Device, out: &mut Buffer<u32>, seed: u64, offset
 /// assert!((mean - 0.5).abs() < 0.05);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn uniform_into(device: &Device, out: &mut Buffer<f32>, seed: u64, offset: u64) -> Result<(), LaunchError> {
+pub fn uniform_into(device: &Device, out: &mut Buffer<f32>, seed: u64, offset: u64) -> Result<(), OpError> {
     fill_into(device, out, Distribution::Uniform, seed, offset, false)
 }
 
@@ -484,7 +523,7 @@ pub fn normal_into(
     offset: u64,
     mean: f32,
     std: f32,
-) -> Result<(), LaunchError> {
+) -> Result<(), OpError> {
     fill_into(device, out, Distribution::Normal { mean, std }, seed, offset, false)
 }
 

@@ -185,6 +185,56 @@ impl<T: Element> Drop for Buffer<T> {
     }
 }
 
+/// A typed, read-only view of another [`Buffer`]'s GPU memory
+/// ([`Buffer::view_as`]): a `Buffer<U>` (through `Deref`) for as long as
+/// the buffer is borrowed.
+pub struct BufferView<'a, U: Element> {
+    buffer: Buffer<U>,
+    _owner: std::marker::PhantomData<&'a ()>,
+}
+
+/// A typed, writable view of another [`Buffer`]'s GPU memory
+/// ([`Buffer::view_as_mut`]).
+pub struct BufferViewMut<'a, U: Element> {
+    buffer: Buffer<U>,
+    _owner: std::marker::PhantomData<&'a mut ()>,
+}
+
+impl<U: Element> std::ops::Deref for BufferView<'_, U> {
+    type Target = Buffer<U>;
+    fn deref(&self) -> &Buffer<U> {
+        &self.buffer
+    }
+}
+
+impl<U: Element> std::ops::Deref for BufferViewMut<'_, U> {
+    type Target = Buffer<U>;
+    fn deref(&self) -> &Buffer<U> {
+        &self.buffer
+    }
+}
+
+impl<U: Element> std::ops::DerefMut for BufferViewMut<'_, U> {
+    fn deref_mut(&mut self) -> &mut Buffer<U> {
+        &mut self.buffer
+    }
+}
+
+impl<U: Element> Drop for BufferView<'_, U> {
+    /// The handle is emptied first: the borrowed buffer owns the memory
+    /// and its bind-cache entries (dropped with it).
+    fn drop(&mut self) {
+        self.buffer.storage = Storage::Gpu(GpuMemory { buffer: None });
+    }
+}
+
+impl<U: Element> Drop for BufferViewMut<'_, U> {
+    /// As [`BufferView`]'s.
+    fn drop(&mut self) {
+        self.buffer.storage = Storage::Gpu(GpuMemory { buffer: None });
+    }
+}
+
 /// The storage of a buffer with the device that owns it.
 enum Parts<'a, T> {
     Gpu(&'a GpuDevice, &'a GpuMemory),
@@ -683,6 +733,61 @@ impl<T: Element> Buffer<T> {
                 Err((_, v)) => bytemuck::allocation::pod_collect_to_vec(&v),
             }),
         };
+        Ok(Buffer { device: self.device.clone(), len: (bytes / unit) as usize, storage })
+    }
+
+    /// The same GPU memory seen as `U`s, borrowed: a typed view of the
+    /// same `wgpu::Buffer` (no copy, no allocation), for a kernel that
+    /// reads `f32`s as `Vec4`s. Its length is the buffer's bytes over
+    /// `U`'s size, which must divide them. Unlike [`Buffer::from_wgpu`]
+    /// on [`Buffer::wgpu_buffer`], dropping the view leaves the device's
+    /// cached bind groups alone (the buffer still owns the memory), so a
+    /// loop that views the same buffers launch after launch reuses them.
+    ///
+    /// ```
+    /// # use onekernel_runtime::{Buffer, Device};
+    /// let device = Device::cpu();
+    /// let x = Buffer::from_slice(&device, &[1.0f32; 8])?;
+    /// assert!(x.view_as::<glam::Vec4>().is_err()); // a GPU buffer only
+    /// # Ok::<(), onekernel_runtime::BufferError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`BufferError::Device`] ([`DeviceError::NotAGpu`](crate::DeviceError::NotAGpu))
+    /// on the CPU executor (whose `Vec` cannot be seen as another type in
+    /// place); [`BufferError::Layout`] and [`BufferError::InvalidElement`]
+    /// as [`Buffer::cast`].
+    pub fn view_as<U: Element>(&self) -> Result<BufferView<'_, U>, BufferError> {
+        Ok(BufferView { buffer: self.view_buffer("Buffer::view_as")?, _owner: std::marker::PhantomData })
+    }
+
+    /// [`Buffer::view_as`], writable: the view borrows `self` mutably.
+    ///
+    /// # Errors
+    /// As [`Buffer::view_as`].
+    pub fn view_as_mut<U: Element>(&mut self) -> Result<BufferViewMut<'_, U>, BufferError> {
+        Ok(BufferViewMut { buffer: self.view_buffer("Buffer::view_as_mut")?, _owner: std::marker::PhantomData })
+    }
+
+    /// A second `Buffer<U>` handle on this buffer's GPU memory (the views'
+    /// drops empty it before it is dropped).
+    fn view_buffer<U: Element>(&self, operation: &'static str) -> Result<Buffer<U>, BufferError> {
+        check_element::<U>().map_err(invalid_element::<U>)?;
+        let Storage::Gpu(memory) = &self.storage else {
+            return Err(BufferError::Device(crate::DeviceError::NotAGpu { operation, device: self.device.describe() }));
+        };
+        let bytes = byte_offset::<T>(self.len);
+        let unit = size_of::<U>() as u64;
+        if !bytes.is_multiple_of(unit) {
+            let problem = format!(
+                "{} elements of `{}` are {bytes} bytes, not a whole number of `{}` ({unit} bytes)",
+                self.len,
+                std::any::type_name::<T>(),
+                std::any::type_name::<U>()
+            );
+            return Err(BufferError::Layout { operation, problem });
+        }
+        let storage = Storage::Gpu(GpuMemory { buffer: memory.buffer.clone() });
         Ok(Buffer { device: self.device.clone(), len: (bytes / unit) as usize, storage })
     }
 

@@ -70,7 +70,7 @@ pub mod tune;
 mod view;
 
 pub use arg::BufferArg;
-pub use buffer::{Buffer, Element};
+pub use buffer::{Buffer, BufferView, BufferViewMut, Element};
 pub use device::{AvailableDevice, Device, DeviceKind};
 pub use error::{BufferError, DataRace, DeviceError, LaunchError, RaceAccess, RaceKind};
 pub use f16vec::{F16Vec2, F16Vec4};

@@ -1,7 +1,7 @@
 //! `ops::norm` against plain Rust in `f64`.
 
 use super::common::{gpu, hash};
-use onekernel::ops::norm::{layer_norm, row_op_into, softmax, RowElement, RowOp};
+use onekernel::ops::norm::{layer_norm, row_op_with, softmax, RowElement, RowOp, VEC_CONFIGS};
 use onekernel::prelude::*;
 
 const EPS: f32 = 1e-5;
@@ -42,6 +42,18 @@ fn data(n: usize, seed: u32) -> Vec<f32> {
 /// Every op at `rows × cols` on `device`, `T` rounded inputs, within `tol`
 /// (relative to the row's largest result, at least 1).
 fn check<T: RowElement>(device: &Device, rows: usize, cols: usize, kernels: bool, tol: f64) {
+    check_at::<T>(device, rows, cols, kernels, tol, None);
+}
+
+/// [`check`] with the vector kernel's `[WG, PER, TPR]` given.
+fn check_at<T: RowElement>(
+    device: &Device,
+    rows: usize,
+    cols: usize,
+    kernels: bool,
+    tol: f64,
+    config: Option<[usize; 3]>,
+) {
     let xs: Vec<T> = data(rows * cols, cols as u32).into_iter().map(T::narrow).collect();
     let gs: Vec<T> = (0..cols).map(|j| T::narrow(1.0 + (j % 13) as f32 / 16.0)).collect();
     let bs: Vec<T> = (0..cols).map(|j| T::narrow((j % 7) as f32 / 8.0 - 0.4)).collect();
@@ -59,7 +71,7 @@ fn check<T: RowElement>(device: &Device, rows: usize, cols: usize, kernels: bool
         (RowOp::RmsNorm { eps: EPS }, Some(&g), None),
     ];
     for (op, gb, bb) in cases {
-        row_op_into(device, op, &x, gb, bb, &mut y, cols, kernels).unwrap();
+        row_op_with(device, op, &x, gb, bb, &mut y, cols, kernels, config).unwrap();
         let got = wide(&y.read().unwrap());
         for r in 0..rows {
             let row = &x64[r * cols..(r + 1) * cols];
@@ -69,7 +81,7 @@ fn check<T: RowElement>(device: &Device, rows: usize, cols: usize, kernels: bool
                 let (gv, wv) = (got[r * cols + j] * scale, want[j] * scale);
                 assert!(
                     (gv - wv).abs() <= tol * wv.abs().max(1.0),
-                    "{op:?} {} {rows}x{cols} on {} [{r}][{j}]: got {gv}, want {wv}",
+                    "{op:?} {} {rows}x{cols} {config:?} on {} [{r}][{j}]: got {gv}, want {wv}",
                     std::any::type_name::<T>(),
                     device.name()
                 );
@@ -101,6 +113,25 @@ fn norms_on_the_gpu_at_every_width() {
     ] {
         check::<f32>(&gpu, rows, cols, false, 2e-5);
         check::<f16>(&gpu, rows, cols, false, 4e-3);
+    }
+}
+
+#[test]
+fn vector_kernels_at_every_config() {
+    // Every `[WG, PER, TPR]` the ops may launch, on the GPU, at widths
+    // (multiples of 4) a thread, a subgroup, a held row and past it, with
+    // rows that leave a block part full.
+    let gpu = gpu();
+    let (sg_min, sg_max) = gpu.subgroup_sizes().map(|(a, b)| (a as usize, b as usize)).unwrap();
+    for config in VEC_CONFIGS {
+        let tpr = config[2];
+        if !(sg_min == sg_max && tpr <= sg_min) && !(tpr >= sg_max && tpr % sg_max == 0) {
+            continue;
+        }
+        for (rows, cols) in [(1, 4), (37, 32), (5, 128), (3, 1000), (2, 4100), (1, 36864)] {
+            check_at::<f32>(&gpu, rows, cols, false, 2e-5, Some(config));
+            check_at::<f16>(&gpu, rows, cols, false, 4e-3, Some(config));
+        }
     }
 }
 

@@ -107,25 +107,36 @@ fn normal_agrees_with_box_muller_and_across_devices() {
 fn both_multiplies_give_the_same_stream() {
     // The 16-bit-halves kernels, which a device without `SHADER_INT64`
     // runs (lavapipe and the CPU executor have 64-bit integers, so the
-    // ops pick the `_64` kernels there), launched directly.
-    use onekernel::ops::random::kernels::{philox_f32, philox_f32_64, philox_u32, philox_u32_64};
+    // ops pick the `_64` kernels there), launched directly: the staged
+    // kernels at any offset, the vector ones from offset 0.
+    use onekernel::ops::random::kernels::{philox_vec, philox_vec_64, philox_words, philox_words_64};
     for device in [Device::cpu(), gpu()] {
         for (seed, offset, n) in [(3u64, 0u64, 1usize), (9, 5, 1027), (u64::MAX, (1u64 << 34) - 2, 3001)] {
             let (q, skip) = (offset / 4, (offset % 4) as u32);
             let grid = Grid::threads((n + skip as usize).div_ceil(1024) * 256);
             let (lo, hi, k0, k1) = (q as u32, (q >> 32) as u32, seed as u32, (seed >> 32) as u32);
             let want: Vec<u32> = (0..n as u64).map(|i| stream(seed, offset + i)).collect();
-            let want_u: Vec<f32> = want.iter().map(|&w| (w >> 8) as f32 / 16_777_216.0).collect();
+            let want_u: Vec<u32> = want.iter().map(|&w| ((w >> 8) as f32 / 16_777_216.0).to_bits()).collect();
             let mut out = Buffer::<u32>::zeroed(&device, n).unwrap();
-            philox_u32::launch(&device, grid, &mut out, lo, hi, skip, k0, k1).unwrap();
+            philox_words::launch::<0>(&device, grid, &mut out, lo, hi, skip, k0, k1, 0.0, 1.0).unwrap();
             assert_eq!(out.read().unwrap(), want, "16-bit on {}", device.name());
-            philox_u32_64::launch(&device, grid, &mut out, lo, hi, skip, k0, k1).unwrap();
+            philox_words_64::launch::<0>(&device, grid, &mut out, lo, hi, skip, k0, k1, 0.0, 1.0).unwrap();
             assert_eq!(out.read().unwrap(), want, "64-bit on {}", device.name());
-            let mut f = Buffer::<f32>::zeroed(&device, n).unwrap();
-            philox_f32::launch(&device, grid, &mut f, lo, hi, skip, k0, k1, 0, 0.0, 1.0).unwrap();
-            assert!(f.read().unwrap() == want_u, "uniform 16-bit on {}", device.name());
-            philox_f32_64::launch(&device, grid, &mut f, lo, hi, skip, k0, k1, 0, 0.0, 1.0).unwrap();
-            assert!(f.read().unwrap() == want_u, "uniform 64-bit on {}", device.name());
+            philox_words::launch::<1>(&device, grid, &mut out, lo, hi, skip, k0, k1, 0.0, 1.0).unwrap();
+            assert!(out.read().unwrap() == want_u, "uniform 16-bit on {}", device.name());
+            philox_words_64::launch::<1>(&device, grid, &mut out, lo, hi, skip, k0, k1, 0.0, 1.0).unwrap();
+            assert!(out.read().unwrap() == want_u, "uniform 64-bit on {}", device.name());
+            // Whole vectors of the stream from block `q`.
+            let vecs = n.div_ceil(4);
+            let want_v: Vec<UVec4> = (0..vecs as u64)
+                .map(|i| UVec4::from_array(std::array::from_fn(|w| stream(seed, (q + i) * 4 + w as u64))))
+                .collect();
+            let mut v = Buffer::<UVec4>::zeroed(&device, vecs).unwrap();
+            philox_vec::launch::<0>(&device, Grid::threads(vecs), &mut v, lo, hi, k0, k1, 0.0, 1.0).unwrap();
+            assert_eq!(v.read().unwrap(), want_v, "vector 16-bit on {}", device.name());
+            let mut v = Buffer::<UVec4>::zeroed(&device, vecs).unwrap();
+            philox_vec_64::launch::<0>(&device, Grid::threads(vecs), &mut v, lo, hi, k0, k1, 0.0, 1.0).unwrap();
+            assert_eq!(v.read().unwrap(), want_v, "vector 64-bit on {}", device.name());
         }
     }
 }
