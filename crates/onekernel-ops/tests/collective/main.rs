@@ -12,6 +12,7 @@ mod histogram;
 mod reduce;
 mod scan;
 mod transpose;
+mod tuning;
 
 /// Lengths at the edges: empty, one, around a subgroup, around a
 /// workgroup, around the 1024-element step, primes, 2^k ± 1.
@@ -34,7 +35,12 @@ pub fn devices_for(n: usize) -> Vec<(&'static str, &'static Device)> {
 pub fn gpu() -> &'static Device {
     static GPU: OnceLock<Device> = OnceLock::new();
     GPU.get_or_init(|| match Device::gpu() {
-        Ok(d) => d,
+        Ok(d) => {
+            // The default plans here; every plan is run by the `*_plan*`
+            // tests, and `tuning.rs` tunes on a device of its own.
+            onekernel::ops::tuning::set_mode(&d, onekernel::ops::tuning::Mode::Off);
+            d
+        }
         Err(e) => panic!("GPU tests need a GPU adapter (CI uses Mesa's lavapipe; see .ci/run): {e}"),
     })
 }
