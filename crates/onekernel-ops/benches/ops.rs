@@ -14,7 +14,7 @@
 use onekernel::ops::histogram;
 use onekernel::ops::reduce::{self, ReduceOp, ReduceScratch};
 use onekernel::ops::scan::{self, ScanScratch};
-use onekernel::ops::transpose::{self, Layout2d};
+use onekernel::ops::transpose;
 use onekernel::prelude::*;
 use std::time::Instant;
 
@@ -61,6 +61,22 @@ fn gpu_table(device: &Device, small: bool, variants: bool) {
     println!("| op | shape | dtype | time (ms) | GB/s | note |");
     println!("|---|---|---|---|---|---|");
     let shift = if small { 6 } else { 0 };
+    if !small {
+        // The GPU idles at a low clock and takes a moment to reach its full
+        // one: about 2 s of sums before anything is tuned or timed.
+        let n = 1 << 26;
+        let b = Buffer::<f32>::zeroed(device, n).unwrap();
+        let mut out = Buffer::<f32>::zeroed(device, 1).unwrap();
+        let mut s = ReduceScratch::new();
+        let start = Instant::now();
+        while start.elapsed().as_secs_f64() < 2.0 {
+            let ((), _) = device
+                .time(|| {
+                    (0..50).for_each(|_| reduce::reduce_into(device, &b, ReduceOp::Sum, &mut out, &mut s).unwrap())
+                })
+                .unwrap();
+        }
+    }
 
     // reduce: sum of f32 (the bar), and min, f16, i32 at 2^24.
     for n in [1usize << 20, 1 << 24, 1 << 28].map(|n| n >> shift) {
@@ -152,7 +168,7 @@ fn gpu_table(device: &Device, small: bool, variants: bool) {
         let a = Buffer::from_slice(device, &(0..n).map(|i| i as f32).collect::<Vec<_>>()).unwrap();
         let mut t_out = Buffer::<f32>::zeroed(device, n).unwrap();
         let copy_t = time_gpu(device, 10, || {
-            transpose::copy_2d(device, &a, Layout2d::row_major(cols), &mut t_out, Layout2d::row_major(cols), rows, cols)
+            transpose::copy_2d(device, a.view_2d(rows, cols).unwrap(), &mut t_out.view_2d_mut(rows, cols).unwrap())
                 .unwrap()
         });
         row("copy 2-D (row-major)", &shape, "f32", copy_t, (n * 8) as f64, "the baseline");
@@ -161,12 +177,28 @@ fn gpu_table(device: &Device, small: bool, variants: bool) {
         let h = Buffer::from_slice(device, &(0..n).map(|i| f16::from_f32(i as f32)).collect::<Vec<_>>()).unwrap();
         let mut h_out = Buffer::<f16>::zeroed(device, n).unwrap();
         let copy_h = time_gpu(device, 10, || {
-            transpose::copy_2d(device, &h, Layout2d::row_major(cols), &mut h_out, Layout2d::row_major(cols), rows, cols)
+            transpose::copy_2d(device, h.view_2d(rows, cols).unwrap(), &mut h_out.view_2d_mut(rows, cols).unwrap())
                 .unwrap()
         });
         row("copy 2-D (row-major)", &shape, "f16", copy_h, (n * 4) as f64, "the baseline");
         let t = time_gpu(device, 10, || transpose::transpose_into(device, &h, rows, cols, &mut h_out).unwrap());
         row("transpose", &shape, "f16", t, (n * 4) as f64, &format!("{:.2}x copy's bandwidth", copy_h / t));
+    }
+
+    // What the tuner chose for each op and size, and every candidate's time.
+    println!("\n### Tuned plans (`onekernel::ops::tuning::picks`)\n");
+    println!("| op | key | plan | source | candidates (median µs) |");
+    println!("|---|---|---|---|---|");
+    for p in onekernel::ops::tuning::picks(device) {
+        let times: Vec<String> = p
+            .outcomes
+            .iter()
+            .map(|o| match &o.result {
+                Ok(t) => format!("{} {:.1}", o.name, t.as_secs_f64() * 1e6),
+                Err(why) => format!("{} dropped ({why})", o.name),
+            })
+            .collect();
+        println!("| {} | {} | {} | {:?} | {} |", p.op, p.key, p.plan, p.source, times.join(", "));
     }
 }
 

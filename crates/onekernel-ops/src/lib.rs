@@ -41,6 +41,7 @@ pub mod histogram;
 pub mod reduce;
 pub mod scan;
 pub mod transpose;
+pub mod tuning;
 pub use fill::fill;
 
 pub mod op_error;

@@ -39,8 +39,14 @@
 //!    thread 0 writes `partials[b]`.
 //! 2. One workgroup reduces the `G` partials the same way into `out[0]`.
 //!
-//! `G` is about 2048 on a GPU (a few waves of workgroups on a large GPU),
-//! so the second launch reads a few KiB.
+//! `G` is about 2048 on a GPU in the default plan (a few waves of
+//! workgroups on a large GPU), so the second launch reads a few KiB.
+//!
+//! On a GPU the plan is the tuner's ([`crate::tuning`]): 1024, 2048 or
+//! 4096 segments, and for sums of `f32`, `i32` and `u32` pass 1 may read
+//! the buffer as `Vec4`/`UVec4` instead ([`reduce_sum_vec4`],
+//! [`reduce_sum_uvec4`]: a quarter of the loads, each 16 bytes) with 512
+//! to 4096 segments ([`candidates`], [`ReducePlan`]).
 //!
 //! # Semantics
 //!
@@ -151,6 +157,43 @@ macro_rules! __reduce_kernels {
         store: |$sv:ident| {$($store:tt)*},
         combine: |$lhs:ident, $rhs:ident| {$($combine:tt)*}
     ) => {
+        $crate::__reduce_segments_kernel! {
+            $(#[$meta])*
+            segments: $segments,
+            attr: ($($attr)*),
+            generics: [$($gen)*],
+            types: $in => $acc => $out,
+            load: |$lv| {$($load)*},
+            store: |$sv| {$($store)*},
+            combine: |$lhs, $rhs| {$($combine)*}
+        }
+        $crate::__reduce_columns_kernel! {
+            columns: $columns,
+            attr: ($($attr)*),
+            generics: [$($gen)*],
+            types: $in => $acc => $out,
+            load: |$lv| {$($load)*},
+            store: |$sv| {$($store)*},
+            combine: |$lhs, $rhs| {$($combine)*}
+        }
+    };
+}
+
+/// The whole-segment reduction kernel of [`__reduce_kernels!`] alone (what
+/// [`define_reduction!`](crate::define_reduction) writes).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __reduce_segments_kernel {
+    (
+        $(#[$meta:meta])*
+        segments: $segments:ident,
+        attr: ($($attr:tt)*),
+        generics: [$($gen:tt)*],
+        types: $in:tt => $acc:tt => $out:tt,
+        load: |$lv:ident| {$($load:tt)*},
+        store: |$sv:ident| {$($store:tt)*},
+        combine: |$lhs:ident, $rhs:ident| {$($combine:tt)*}
+    ) => {
         $(#[$meta])*
         ///
         /// Segment `b` is `x[start .. min(start + seg_len, x.len())]` with
@@ -220,7 +263,22 @@ macro_rules! __reduce_kernels {
                 out[seg] = { $($store)* };
             }
         }
+    };
+}
 
+/// The per-column reduction kernel of [`__reduce_kernels!`].
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __reduce_columns_kernel {
+    (
+        columns: $columns:ident,
+        attr: ($($attr:tt)*),
+        generics: [$($gen:tt)*],
+        types: $in:tt => $acc:tt => $out:tt,
+        load: |$lv:ident| {$($load:tt)*},
+        store: |$sv:ident| {$($store:tt)*},
+        combine: |$lhs:ident, $rhs:ident| {$($combine:tt)*}
+    ) => {
         /// The reduction of each column of each chunk of `chunk_rows` rows
         /// of the `rows × cols` matrix whose element `(r, c)` is
         /// `x[x_offset + r * row_stride + c]` into `out[chunk * cols +
@@ -371,6 +429,82 @@ float_kernels! {
     load: |v| { v }, store: |v| { f16::from_f32(v) }
 }
 
+/// The `Vec4` sum kernels, written once: `$name` sums `$lane`s read as
+/// `$vec`s from `0` (`$zero` the identity).
+macro_rules! vec4_sum_kernel {
+    ($(#[$meta:meta])* $name:ident, $vec:ident, $lane:ty, $zero:expr) => {
+        $(#[$meta])*
+        ///
+        /// Segment `b` is `x4[offset4 + b * seg_len4 ..][..seg_len4]`
+        /// (cut at `offset4 + n4`); each of the 256 threads keeps eight
+        /// vector accumulators (eight loads in flight, unguarded in whole
+        /// steps of 2048 vectors, the last partial step guarded load by
+        /// load), workgroup 0 also adds the elements of `x` from `tail` (at
+        /// most 3 before its end; `tail = x.len()` adds none), and the
+        /// partials meet in a shared-memory tree into `out[b]`. GPU only
+        /// (a vector buffer over a scalar buffer's memory exists there);
+        /// the CPU executor runs [`reduce_segments`].
+        #[kernel(workgroup_size = 256)]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name(x4: &[$vec], x: &[$lane], out: &mut [$lane], offset4: u32, n4: u32, seg_len4: u32, tail: u32) {
+            let tree = shared::<[$lane; 256]>();
+            let tid = thread_id().x;
+            let seg = block_id().x;
+            let start = offset4 as usize + seg * seg_len4 as usize;
+            let end = (start + seg_len4 as usize).min(offset4 as usize + n4 as usize).min(x4.len());
+            let mut acc = [$vec::splat($zero); 8];
+            let mut base = start + tid;
+            while base + 7 * 256 < end {
+                #[unroll]
+                for k in 0..8 {
+                    acc[k] += x4[base + k * 256];
+                }
+                base += 2048;
+            }
+            #[unroll]
+            for k in 0..8 {
+                let i = base + k * 256;
+                if i < end {
+                    acc[k] += x4[i];
+                }
+            }
+            let v = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+            let mut total = (v.x + v.y) + (v.z + v.w);
+            let t = tail as usize + tid;
+            if seg == 0 && t < x.len() {
+                total += x[t];
+            }
+            tree[tid] = total;
+            workgroup_barrier();
+            let mut stride = 128;
+            while stride > 0 {
+                if tid < stride {
+                    tree[tid] = tree[tid] + tree[tid + stride];
+                }
+                workgroup_barrier();
+                stride /= 2;
+            }
+            if tid == 0 && seg < out.len() {
+                out[seg] = tree[0];
+            }
+        }
+    };
+}
+
+vec4_sum_kernel! {
+    /// Pass 1 of an `f32` sum over the buffer seen as `Vec4`s: a quarter
+    /// of the scalar kernel's loads, 16 bytes each (`-0.0`, the identity
+    /// of IEEE addition, starts every accumulator).
+    reduce_sum_vec4, Vec4, f32, -0.0
+}
+
+vec4_sum_kernel! {
+    /// Pass 1 of an `i32` or `u32` sum over the buffer seen as `UVec4`s
+    /// (an `i32` buffer's bits: two's-complement sums wrap to the same
+    /// bits), as [`reduce_sum_vec4`]. The GPU's integer addition wraps.
+    reduce_sum_uvec4, UVec4, u32, 0
+}
+
 mod sealed {
     pub trait Sealed {}
 }
@@ -447,6 +581,11 @@ pub trait ReduceElement: Element + Copy + PartialEq + std::fmt::Debug + sealed::
     fn to_acc(self) -> Self::Acc;
     /// An accumulator rounded to the element type.
     fn from_acc(acc: Self::Acc) -> Self;
+    /// Whether two results of one reduction agree: equal for integers;
+    /// for floats equal, both NaN, or within the rounding of another
+    /// order of a sum (what the tuner checks between plans).
+    #[doc(hidden)]
+    fn close(a: Self, b: Self) -> bool;
     /// Pass 1: segment `b` (`seg_len` elements from `x_offset + b *
     /// seg_stride`) of `x` into accumulator `out[b]`, for `segments`.
     #[doc(hidden)]
@@ -593,7 +732,7 @@ macro_rules! element_launches {
 
 /// A type that accumulates in itself (every type but `f16`).
 macro_rules! generic_element {
-    ($t:ty, $segments:ident, $columns:ident, identity: |$op:ident| $identity:expr, combine: $combine:expr) => {
+    ($t:ty, $segments:ident, $columns:ident, identity: |$op:ident| $identity:expr, combine: $combine:expr, close: $close:expr) => {
         impl sealed::Sealed for $t {}
         impl ReduceElement for $t {
             type Acc = $t;
@@ -609,6 +748,10 @@ macro_rules! generic_element {
             }
             fn from_acc(acc: $t) -> $t {
                 acc
+            }
+            fn close(a: $t, b: $t) -> bool {
+                let f: fn($t, $t) -> bool = $close;
+                f(a, b)
             }
             element_launches!(
                 $t,
@@ -656,7 +799,8 @@ macro_rules! float_element {
                 ReduceOp::Product => a * b,
                 ReduceOp::Min => fmin(a, b),
                 ReduceOp::Max => fmax(a, b),
-            }
+            },
+            close: |a, b| a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= 1e-4 * a.abs().max(b.abs()).max(1.0)
         );
     };
 }
@@ -674,7 +818,8 @@ macro_rules! int_element {
                 ReduceOp::Product => a.wrapping_mul(b),
                 ReduceOp::Min => a.min(b),
                 ReduceOp::Max => a.max(b),
-            }
+            },
+            close: |a, b| a == b
         );
     };
 }
@@ -700,6 +845,9 @@ impl ReduceElement for f16 {
     fn from_acc(acc: f32) -> f16 {
         f16::from_f32(acc)
     }
+    fn close(a: f16, b: f16) -> bool {
+        <f32 as ReduceElement>::close(a.to_f32(), b.to_f32())
+    }
     element_launches!(
         f16,
         partial: reduce_segments_f16_f32 / reduce_columns_f16_f32 [],
@@ -718,15 +866,16 @@ fn seg_len_u32(len: usize) -> Result<u32, LaunchError> {
     })
 }
 
-/// How the whole-buffer reduction splits `n` elements on `device`:
-/// `(segment length, segments)`.
+/// How the default plan of the whole-buffer reduction splits `n` elements
+/// on `device`: `(segment length, segments)` (the tuner may choose another
+/// of [`candidates`]; [`ReduceScratch::for_len`] fits them all).
 pub fn plan(device: &Device, n: usize) -> (usize, usize) {
     // Enough workgroups to fill a large GPU a few times over; on the CPU
     // executor, a few per core.
     plan_for(n, if device.is_gpu() { GPU_SEGMENTS } else { cpu_segments() })
 }
 
-/// The GPU's segment count target of the whole-buffer reduction.
+/// The GPU's segment count target of the default plan.
 const GPU_SEGMENTS: usize = 2048;
 
 fn cpu_segments() -> usize {
@@ -739,6 +888,96 @@ fn cpu_segments() -> usize {
 pub fn plan_for(n: usize, target: usize) -> (usize, usize) {
     let seg = n.div_ceil(target.max(1)).next_multiple_of(STEP).max(STEP);
     (seg, n.div_ceil(seg).max(1))
+}
+
+/// One way to run the whole-buffer reduction: what the tuner
+/// ([`crate::tuning`]) chooses among.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ReducePlan {
+    /// About this many segments (workgroups) in pass 1.
+    pub segments: usize,
+    /// Pass 1 reads the buffer as `Vec4`s ([`reduce_sum_vec4`]: `f32`
+    /// sums on a GPU), else one element at a time ([`reduce_segments`]).
+    pub vec4: bool,
+}
+
+impl ReducePlan {
+    /// The plan's name, as the tuning cache keeps it: `scalar2048`,
+    /// `vec4_1024`.
+    pub fn name(&self) -> String {
+        if self.vec4 {
+            format!("vec4_{}", self.segments)
+        } else {
+            format!("scalar{}", self.segments)
+        }
+    }
+
+    /// `(segment length, segments)` of `n` elements: the segment length in
+    /// elements (scalar: a multiple of 2048) or in `Vec4`s (a multiple of
+    /// 256, of the first `n / 4 * 4` elements).
+    pub fn split(&self, n: usize) -> (usize, usize) {
+        if self.vec4 {
+            let n4 = n / 4;
+            let seg = n4.div_ceil(self.segments.max(1)).next_multiple_of(WORKGROUP).max(WORKGROUP);
+            (seg, n4.div_ceil(seg).max(1))
+        } else {
+            plan_for(n, self.segments)
+        }
+    }
+}
+
+/// Which `Vec4` kernel sums `T` ([`reduce_sum_vec4`] for `f32`,
+/// [`reduce_sum_uvec4`] for `i32` and `u32`), if one does.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lanes {
+    F32,
+    U32,
+}
+
+pub(crate) fn vec4_lanes<T: 'static>() -> Option<Lanes> {
+    use std::any::TypeId;
+    let t = TypeId::of::<T>();
+    if t == TypeId::of::<f32>() {
+        Some(Lanes::F32)
+    } else if t == TypeId::of::<u32>() || t == TypeId::of::<i32>() {
+        Some(Lanes::U32)
+    } else {
+        None
+    }
+}
+
+/// Whether a `Vec4` kernel can run this reduction: an `f32`, `i32` or
+/// `u32` sum of at least 4096 elements on a GPU.
+fn vec4_fits<T: ReduceElement>(device: &Device, op: ReduceOp, n: usize) -> bool {
+    device.is_gpu() && op == ReduceOp::Sum && n >= 4096 && vec4_lanes::<T>().is_some()
+}
+
+/// The plans the tuner times for `op` over `n` elements of `T` on
+/// `device`, the default first: on a GPU scalar loads with 1024, 2048 or
+/// 4096 segments and, for `f32` sums, `Vec4` loads with 512 to 4096 (plans
+/// that split `n` the same way once); on the CPU executor one plan.
+pub fn candidates<T: ReduceElement>(device: &Device, op: ReduceOp, n: usize) -> Vec<ReducePlan> {
+    if !device.is_gpu() {
+        return vec![ReducePlan { segments: cpu_segments(), vec4: false }];
+    }
+    let mut plans: Vec<ReducePlan> = [2048, 1024, 4096].map(|segments| ReducePlan { segments, vec4: false }).to_vec();
+    if vec4_fits::<T>(device, op, n) {
+        plans.extend([512, 1024, 2048, 4096].map(|segments| ReducePlan { segments, vec4: true }));
+    }
+    let mut splits = Vec::new();
+    plans.retain(|p| {
+        let s = (p.vec4, p.split(n));
+        let new = !splits.contains(&s);
+        splits.push(s);
+        new
+    });
+    plans
+}
+
+/// The most partials any candidate plan needs for `n` elements.
+fn max_partials<T: ReduceElement>(device: &Device, n: usize) -> usize {
+    let plans = candidates::<T>(device, ReduceOp::Sum, n);
+    plans.iter().map(|p| p.split(n).1).max().unwrap_or(1)
 }
 
 /// Scratch space of a whole-buffer reduction: the per-workgroup partials.
@@ -767,7 +1006,7 @@ impl<T: ReduceElement> ReduceScratch<T> {
     /// `OpError::Buffer` when the allocation fails.
     pub fn for_len(device: &Device, n: usize) -> Result<Self, OpError> {
         let mut s = Self::default();
-        s.partials(device, plan(device, n).1)?;
+        s.partials(device, max_partials::<T>(device, n))?;
         Ok(s)
     }
 
@@ -892,11 +1131,11 @@ pub fn reduce_into<T: ReduceElement>(
     out: &mut Buffer<T>,
     scratch: &mut ReduceScratch<T>,
 ) -> Result<(), OpError> {
-    reduce_into_segments(device, x, op, out, scratch, None)
+    reduce_with_plan(device, x, op, out, scratch, None)
 }
 
-/// [`reduce_into`] with about `target` segments in pass 1 (the benchmark
-/// compares targets); `None`: [`plan`]'s.
+/// [`reduce_into`] with about `target` segments in pass 1 (scalar loads;
+/// the benchmark compares targets); `None`: the tuner's plan.
 #[doc(hidden)]
 pub fn reduce_into_segments<T: ReduceElement>(
     device: &Device,
@@ -905,6 +1144,21 @@ pub fn reduce_into_segments<T: ReduceElement>(
     out: &mut Buffer<T>,
     scratch: &mut ReduceScratch<T>,
     target: Option<usize>,
+) -> Result<(), OpError> {
+    reduce_with_plan(device, x, op, out, scratch, target.map(|segments| ReducePlan { segments, vec4: false }))
+}
+
+/// [`reduce_into`] with `plan` (`None`: the tuner's choice among
+/// [`candidates`]); a `vec4` plan where it does not fit runs as a scalar
+/// one. The tests run every candidate through this.
+#[doc(hidden)]
+pub fn reduce_with_plan<T: ReduceElement>(
+    device: &Device,
+    x: &Buffer<T>,
+    op: ReduceOp,
+    out: &mut Buffer<T>,
+    scratch: &mut ReduceScratch<T>,
+    plan: Option<ReducePlan>,
 ) -> Result<(), OpError> {
     const OP: &str = "ops::reduce";
     check_same_device(OP, "x", device, x)?;
@@ -923,14 +1177,90 @@ pub fn reduce_into_segments<T: ReduceElement>(
         host_data_mut(OP, out)?[0] = r;
         return Ok(());
     }
-    let (seg, segments) = match target {
-        Some(t) => plan_for(n, t),
-        None => plan(device, n),
+    let plan = match plan {
+        Some(p) => p,
+        None => {
+            let plans = candidates::<T>(device, op, n);
+            let key = onekernel_runtime::tune::Key::new().element::<T>("T").value("op", op.name()).size("n", n);
+            let named: Vec<(String, ReducePlan)> = plans.iter().map(|p| (p.name(), *p)).collect();
+            let i = crate::tuning::choose(
+                device,
+                OP,
+                include_str!("reduce.rs"),
+                &key,
+                &named,
+                |(_, p)| -> Result<T, OpError> {
+                    run_plan(device, x, op, out, scratch, *p)?;
+                    Ok(out.read_range(..1)?[0])
+                },
+                |a, b| T::close(*a, *b),
+            );
+            plans[i]
+        }
     };
+    run_plan(device, x, op, out, scratch, plan)
+}
+
+fn run_plan<T: ReduceElement>(
+    device: &Device,
+    x: &Buffer<T>,
+    op: ReduceOp,
+    out: &mut Buffer<T>,
+    scratch: &mut ReduceScratch<T>,
+    plan: ReducePlan,
+) -> Result<(), OpError> {
+    let n = x.len();
+    let vec4 = plan.vec4 && vec4_fits::<T>(device, op, n);
+    let plan = ReducePlan { vec4, ..plan };
+    let (seg, segments) = plan.split(n);
     let seg = seg_len_u32(seg)?;
     let partials = scratch.partials(device, segments)?;
-    T::launch_partials(device, op, x, partials, 0, seg, seg, segments)?;
+    if vec4 {
+        launch_vec4(device, x, (0, n, true), partials, seg, segments)?;
+    } else {
+        T::launch_partials(device, op, x, partials, 0, seg, seg, segments)?;
+    }
     Ok(T::launch_finish(device, op, partials, segments, out)?)
+}
+
+/// Pass 1 of a `vec4` plan: the sums of the segments of `seg4` vectors of
+/// the `n` elements of `x` from `offset` (a multiple of 4) into
+/// `partials`, both seen as the kernel's vectors and lanes (GPU buffers of
+/// `f32`, `i32` or `u32`; anything else is an internal error); `tail`:
+/// whether workgroup 0 adds the last `n % 4` elements (the whole-buffer
+/// reduction; a scan's last segment total is never read).
+pub(crate) fn launch_vec4<T: Element, A: Element>(
+    device: &Device,
+    x: &Buffer<T>,
+    (offset, n, tail): (usize, usize, bool),
+    partials: &mut Buffer<A>,
+    seg4: u32,
+    segments: usize,
+) -> Result<(), OpError> {
+    let internal =
+        || LaunchError::Gpu { kernel: "ops::reduce", message: "internal error: a vec4 plan it cannot run".into() };
+    let (Some(xb), Some(pb), Some(lanes)) = (x.wgpu_buffer(), partials.wgpu_buffer(), vec4_lanes::<T>()) else {
+        return Err(internal().into());
+    };
+    let len = x.len();
+    let tail = seg_len_u32(if tail { offset + n / 4 * 4 } else { len })?;
+    let (o4, n4) = (seg_len_u32(offset / 4)?, seg_len_u32(n / 4)?);
+    let g = Grid::blocks(segments);
+    match lanes {
+        Lanes::F32 => {
+            let xs = Buffer::<f32>::from_wgpu(device, xb, len)?;
+            let x4 = Buffer::<Vec4>::from_wgpu(device, xb, len / 4)?;
+            let mut p = Buffer::<f32>::from_wgpu(device, pb, partials.len())?;
+            reduce_sum_vec4::launch(device, g, &x4, &xs, &mut p, o4, n4, seg4, tail)?;
+        }
+        Lanes::U32 => {
+            let xs = Buffer::<u32>::from_wgpu(device, xb, len)?;
+            let x4 = Buffer::<UVec4>::from_wgpu(device, xb, len / 4)?;
+            let mut p = Buffer::<u32>::from_wgpu(device, pb, partials.len())?;
+            reduce_sum_uvec4::launch(device, g, &x4, &xs, &mut p, o4, n4, seg4, tail)?;
+        }
+    }
+    Ok(())
 }
 
 /// The CPU executor behind `device` (for the host paths of the ops that
@@ -1322,12 +1652,11 @@ macro_rules! define_reduction {
             #[allow(unused_imports)]
             use ::onekernel::prelude::*;
 
-            $crate::__reduce_kernels! {
+            $crate::__reduce_segments_kernel! {
                 /// Reduces segment `block_id().x` of `x` into
                 /// `out[block_id().x]`: the built-in reductions' kernel
                 /// with this combine.
                 segments: segments,
-                columns: columns,
                 attr: (workgroup_size = 256),
                 generics: [],
                 types: $t => $t => $t,

@@ -21,7 +21,7 @@
 //! can hang on some devices):
 //!
 //! 1. The input is cut into `G` segments of whole tiles ([`TILE`] = 1792
-//!    elements; [`plan`]) and each is reduced to its total
+//!    elements in the default plan; [`plan`], [`ScanPlan`]) and each is reduced to its total
 //!    ([`crate::reduce::reduce_segments`], the reduction's own kernel).
 //!    Skipped when there is one segment.
 //! 2. Workgroup `b` of [`scan_segments`] first reduces the totals of the
@@ -36,6 +36,13 @@
 //!    and the tile's total is carried into the next.
 //!
 //! The input is read twice and the output written once.
+//!
+//! On a GPU the plan is the tuner's ([`crate::tuning`], [`candidates`],
+//! [`ScanPlan`]): 7, 11 or 15 elements a thread per tile (the const
+//! parameters `K` and `KT = K * 256` of the kernels; 11 and 15 halve the
+//! barriers per element), about 1024 or 2048 segments, and for sums of
+//! `f32`, `i32` and `u32` the reduction pass reading `Vec4`s
+//! ([`crate::reduce::reduce_sum_vec4`]).
 //!
 //! # Views
 //!
@@ -108,7 +115,7 @@ macro_rules! scan_kernel {
             identity: $acc,
             inclusive: u32,
         ) {
-            let tile = shared::<[$acc; 1792]>();
+            let tile = shared::<[$acc; KT]>();
             let tid = thread_id().x;
             let seg = block_id().x;
             // The carry into this segment: the totals of the segments
@@ -143,7 +150,7 @@ macro_rules! scan_kernel {
             while base < seg_end {
                 // Coalesced loads: element `base + k * 256 + tid`.
                 #[unroll]
-                for k in 0..7 {
+                for k in 0..K {
                     let j = base + k * 256 + tid;
                     let mut $rhs = identity;
                     if j < seg_end {
@@ -153,13 +160,15 @@ macro_rules! scan_kernel {
                     tile[k * 256 + tid] = $rhs;
                 }
                 workgroup_barrier();
-                // This thread's 7 consecutive elements, scanned in registers.
-                let mut vals = [identity; 7];
+                // This thread's K consecutive elements, scanned in
+                // registers (15: the largest K; the array's length must be
+                // known when the kernel is compiled).
+                let mut vals = [identity; 15];
                 let mut run = identity;
                 #[unroll]
-                for k in 0..7 {
+                for k in 0..K {
                     let $lhs = run;
-                    let $rhs = tile[tid * 7 + k];
+                    let $rhs = tile[tid * K + k];
                     run = { $($combine)* };
                     vals[k] = run;
                 }
@@ -194,21 +203,21 @@ macro_rules! scan_kernel {
                 workgroup_barrier();
                 let mut prev = before;
                 #[unroll]
-                for k in 0..7 {
+                for k in 0..K {
                     let $lhs = before;
                     let $rhs = vals[k];
                     let incl = { $($combine)* };
                     if inclusive != 0 {
-                        tile[tid * 7 + k] = incl;
+                        tile[tid * K + k] = incl;
                     } else {
-                        tile[tid * 7 + k] = prev;
+                        tile[tid * K + k] = prev;
                     }
                     prev = incl;
                 }
                 workgroup_barrier();
                 // Coalesced stores.
                 #[unroll]
-                for k in 0..7 {
+                for k in 0..K {
                     let j = base + k * 256 + tid;
                     if j < seg_end {
                         let $sv = tile[k * 256 + tid];
@@ -222,7 +231,7 @@ macro_rules! scan_kernel {
                 }
                 // Every thread has read `tile` before the next tile writes it.
                 workgroup_barrier();
-                base += 1792;
+                base += KT;
             }
         }
     };
@@ -263,7 +272,7 @@ float_scan! {
     /// Scans of float segments (`f32`, `f64`); `OP` as the reductions'.
     name: scan_segments,
     attr: (workgroup_size = 256, types = [f32, f64]),
-    generics: [T: Float, const OP: u32],
+    generics: [T: Float, const OP: u32, const K: usize, const KT: usize],
     types: T => T,
     load: |v| { v },
     store: |v| { v }
@@ -274,7 +283,7 @@ scan_kernel! {
     /// products wrap).
     name: scan_segments_int,
     attr: (workgroup_size = 256, types = [i32, u32, i64, u64]),
-    generics: [T: Int, const OP: u32],
+    generics: [T: Int, const OP: u32, const K: usize, const KT: usize],
     types: T => T,
     load: |v| { v },
     store: |v| { v },
@@ -297,7 +306,7 @@ float_scan! {
     /// Scans of `f16` segments, accumulated in `f32`.
     name: scan_segments_f16,
     attr: (workgroup_size = 256),
-    generics: [const OP: u32],
+    generics: [const OP: u32, const K: usize, const KT: usize],
     types: f16 => f32,
     load: |v| { v.to_f32() },
     store: |v| { f16::from_f32(v) }
@@ -325,7 +334,32 @@ pub trait ScanElement: ReduceElement + sealed::Sealed {
         seg_len: u32,
         segments: usize,
         inclusive: bool,
+        k: usize,
     ) -> Result<(), LaunchError>;
+}
+
+/// Calls `$call` with the const `$k` and `$kt` (`$k * 256`) of the
+/// elements a thread scans, `k`: 7 (the default), 11 or 15.
+macro_rules! by_k {
+    ($k:expr, |$kc:ident, $ktc:ident| $call:expr) => {
+        match $k {
+            11 => {
+                const $kc: usize = 11;
+                const $ktc: usize = 11 * 256;
+                $call
+            }
+            15 => {
+                const $kc: usize = 15;
+                const $ktc: usize = 15 * 256;
+                $call
+            }
+            _ => {
+                const $kc: usize = 7;
+                const $ktc: usize = 7 * 256;
+                $call
+            }
+        }
+    };
 }
 
 macro_rules! scan_element {
@@ -343,13 +377,14 @@ macro_rules! scan_element {
                 seg_len: u32,
                 segments: usize,
                 inclusive: bool,
+                k: usize,
             ) -> Result<(), LaunchError> {
                 let id = <$t as ReduceElement>::identity(op);
                 let inc = inclusive as u32;
                 let g = Grid::blocks(segments);
-                crate::reduce::by_op!(op, |O| $kernel::launch::<$($tp)* O>(
+                crate::reduce::by_op!(op, |O| by_k!(k, |K, KT| $kernel::launch::<$($tp)* O, K, KT>(
                     device, g, x, out, totals, x_offset, out_offset, n, seg_len, id, inc
-                ))
+                )))
             }
         }
     };
@@ -363,18 +398,94 @@ scan_element!(i64, scan_segments_int[i64,]);
 scan_element!(u64, scan_segments_int[u64,]);
 scan_element!(f16, scan_segments_f16[]);
 
-/// How a scan splits `n` elements on `device`: `(segment length, segments)`,
-/// segments of whole tiles ([`TILE`]), about 2048 of them on a GPU.
+/// How the default plan of a scan splits `n` elements on `device`:
+/// `(segment length, segments)`, segments of whole tiles ([`TILE`]),
+/// about 2048 of them on a GPU (the tuner may choose another of
+/// [`candidates`]; [`ScanScratch::for_len`] fits them all).
 pub fn plan(device: &Device, n: usize) -> (usize, usize) {
-    let target = if device.is_gpu() { 2048 } else { 4 * std::thread::available_parallelism().map_or(1, |p| p.get()) };
-    plan_for(n, target)
+    plan_for(n, if device.is_gpu() { 2048 } else { cpu_segments() })
+}
+
+fn cpu_segments() -> usize {
+    4 * std::thread::available_parallelism().map_or(1, |p| p.get())
 }
 
 /// [`plan`] for about `target` segments.
 #[doc(hidden)]
 pub fn plan_for(n: usize, target: usize) -> (usize, usize) {
-    let seg = n.div_ceil(target.max(1)).next_multiple_of(TILE).max(TILE);
-    (seg, n.div_ceil(seg).max(1))
+    ScanPlan { segments: target, k: 7, vec4: false }.split(n)
+}
+
+/// One way to run a scan: what the tuner ([`crate::tuning`]) chooses
+/// among.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ScanPlan {
+    /// About this many segments (workgroups).
+    pub segments: usize,
+    /// Elements a thread scans per tile: 7 (the default), 11 or 15 (a tile
+    /// of `k * 256`; 11 and 15 for 4-byte accumulators only, whose tile
+    /// fits 16 KiB of shared memory).
+    pub k: usize,
+    /// The reduction pass reads the input as vectors
+    /// ([`crate::reduce::reduce_sum_vec4`], `reduce_sum_uvec4`: sums of
+    /// `f32`, `i32`, `u32` on a GPU, from an offset that is a multiple of 4).
+    pub vec4: bool,
+}
+
+impl ScanPlan {
+    /// The plan's name, as the tuning cache keeps it: `k7_s2048`,
+    /// `k15_s1024_vec4`.
+    pub fn name(&self) -> String {
+        format!("k{}_s{}{}", self.k, self.segments, if self.vec4 { "_vec4" } else { "" })
+    }
+
+    /// `(segment length, segments)` of `n` elements: segments of whole
+    /// tiles of `k * 256`.
+    pub fn split(&self, n: usize) -> (usize, usize) {
+        let tile = self.k * 256;
+        let seg = n.div_ceil(self.segments.max(1)).next_multiple_of(tile).max(tile);
+        (seg, n.div_ceil(seg).max(1))
+    }
+}
+
+/// Whether the vector reduction pass can run: a sum of `f32`, `i32` or
+/// `u32` of at least 4096 elements from a multiple of 4, on a GPU.
+fn vec4_fits<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offset: usize) -> bool {
+    device.is_gpu() && op == ReduceOp::Sum && n >= 4096 && offset % 4 == 0 && crate::reduce::vec4_lanes::<T>().is_some()
+}
+
+/// The plans the tuner times for a scan with `op` of `n` elements of `T`
+/// from `offset` on `device`, the default first: on a GPU tiles of 7, 11
+/// and 15 elements a thread (11 and 15 where the accumulator has 4 bytes)
+/// with about 1024 or 2048 segments, each also with the vector reduction
+/// pass where it fits (plans that would run the same launches once); on
+/// the CPU executor one plan.
+pub fn candidates<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offset: usize) -> Vec<ScanPlan> {
+    if !device.is_gpu() {
+        return vec![ScanPlan { segments: cpu_segments(), k: 7, vec4: false }];
+    }
+    let mut base = vec![(7, 2048), (7, 1024)];
+    if std::mem::size_of::<T::Acc>() <= 4 {
+        base.extend([(11, 2048), (15, 2048), (15, 1024)]);
+    }
+    let vec4 = vec4_fits::<T>(device, op, n, offset);
+    let mut plans = Vec::new();
+    for (k, segments) in base {
+        plans.push(ScanPlan { segments, k, vec4: false });
+        if vec4 {
+            plans.push(ScanPlan { segments, k, vec4: true });
+        }
+    }
+    let mut seen = Vec::new();
+    plans.retain(|p| {
+        let (seg, count) = p.split(n);
+        // One segment: no reduction pass, so its loads do not matter.
+        let s = (p.k, seg, count, p.vec4 && count > 1);
+        let new = !seen.contains(&s);
+        seen.push(s);
+        new
+    });
+    plans
 }
 
 /// Scratch space of a scan: the segment totals. Reused by [`scan_into`]
@@ -401,7 +512,8 @@ impl<T: ScanElement> ScanScratch<T> {
     /// `OpError::Buffer` when the allocation fails.
     pub fn for_len(device: &Device, n: usize) -> Result<Self, OpError> {
         let mut s = Self::default();
-        s.totals(device, plan(device, n).1)?;
+        let most = candidates::<T>(device, ReduceOp::Sum, n, 0).iter().map(|p| p.split(n).1).max().unwrap_or(1);
+        s.totals(device, most)?;
         Ok(s)
     }
 
@@ -525,7 +637,42 @@ pub fn scan_into_segments<T: ScanElement>(
     };
     let xv = x.view_2d(1, n).map_err(bad)?;
     let mut ov = out.view_2d_mut(1, n).map_err(bad)?;
-    scan_impl("ops::scan", device, xv, op, inclusive, &mut ov, scratch, Some(target))
+    scan_impl(
+        "ops::scan",
+        device,
+        xv,
+        op,
+        inclusive,
+        &mut ov,
+        scratch,
+        Some(ScanPlan { segments: target, k: 7, vec4: false }),
+    )
+}
+
+/// [`scan_into`] with `plan` (one that does not fit runs with 7 elements a
+/// thread, scalar loads): the tests run every candidate through this.
+///
+/// # Errors
+/// As [`scan_into`].
+#[doc(hidden)]
+pub fn scan_with_plan<T: ScanElement>(
+    device: &Device,
+    x: &Buffer<T>,
+    op: ReduceOp,
+    inclusive: bool,
+    out: &mut Buffer<T>,
+    scratch: &mut ScanScratch<T>,
+    plan: ScanPlan,
+) -> Result<(), OpError> {
+    let n = x.len();
+    let bad = |e: onekernel_runtime::BufferError| LaunchError::InvalidArgument {
+        kernel: "ops::scan",
+        arg: "x",
+        problem: e.to_string(),
+    };
+    let xv = x.view_2d(1, n).map_err(bad)?;
+    let mut ov = out.view_2d_mut(1, n).map_err(bad)?;
+    scan_impl("ops::scan", device, xv, op, inclusive, &mut ov, scratch, Some(plan))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -537,7 +684,7 @@ fn scan_impl<T: ScanElement>(
     inclusive: bool,
     out: &mut View2dMut<'_, T>,
     scratch: &mut ScanScratch<T>,
-    target: Option<usize>,
+    plan: Option<ScanPlan>,
 ) -> Result<(), OpError> {
     let (xl, ol) = (x.layout(), out.layout());
     let (out_buf, _) = out.parts();
@@ -581,17 +728,66 @@ fn scan_impl<T: ScanElement>(
     }
     let wx = crate::reduce::Window::of(op_name, "x", xl)?;
     let wo = crate::reduce::Window::of(op_name, "out", ol)?;
-    let (seg, segments) = match target {
-        Some(t) => plan_for(n, t),
-        None => plan(device, n),
+    let plan = match plan {
+        Some(p) => p,
+        None => {
+            let plans = candidates::<T>(device, op, n, xl.offset);
+            let key = onekernel_runtime::tune::Key::new()
+                .element::<T>("T")
+                .value("op", op.name())
+                .value("aligned", xl.offset % 4 == 0)
+                .size("n", n);
+            let named: Vec<(String, ScanPlan)> = plans.iter().map(|p| (p.name(), *p)).collect();
+            let range = ol.offset..ol.offset + n;
+            let i = crate::tuning::choose(
+                device,
+                "ops::scan",
+                include_str!("scan.rs"),
+                &key,
+                &named,
+                |(_, p)| -> Result<Vec<T>, OpError> {
+                    run_plan(device, (x.buffer(), wx), op, inclusive, (&mut *out_buf, wo), scratch, (n, *p))?;
+                    Ok(out_buf.read_range(range.clone())?)
+                },
+                |a, b| a.len() == b.len() && a.iter().zip(b).all(|(&a, &b)| T::close(a, b)),
+            );
+            plans[i]
+        }
     };
-    let (seg, n32) = (seg as u32, n as u32); // at most the end of the view, checked by `Window::of`
+    run_plan(device, (x.buffer(), wx), op, inclusive, (out_buf, wo), scratch, (n, plan))
+}
+
+/// The two launches of `plan` (the reduction pass skipped for one segment).
+fn run_plan<T: ScanElement>(
+    device: &Device,
+    (x, wx): (&Buffer<T>, crate::reduce::Window),
+    op: ReduceOp,
+    inclusive: bool,
+    (out, wo): (&mut Buffer<T>, crate::reduce::Window),
+    scratch: &mut ScanScratch<T>,
+    (n, plan): (usize, ScanPlan),
+) -> Result<(), OpError> {
+    let vec4 = plan.vec4 && vec4_fits::<T>(device, op, n, wx.offset as usize);
+    // 11 and 15 (tiles past 16 KiB of 8-byte values) only for 4-byte
+    // accumulators; any other `k` is 7.
+    let k = match plan.k {
+        11 | 15 if std::mem::size_of::<T::Acc>() <= 4 => plan.k,
+        _ => 7,
+    };
+    let plan = ScanPlan { k, vec4, ..plan };
+    let (seg, segments) = plan.split(n);
+    // `n` is at most the end of the view, checked by `Window::of`.
+    let (seg, n32) = (seg as u32, n as u32);
     let totals = scratch.totals(device, segments)?;
     if segments > 1 {
-        T::launch_partials(device, op, x.buffer(), totals, wx.offset, seg, seg, segments)?;
+        if vec4 {
+            crate::reduce::launch_vec4(device, x, (wx.offset as usize, n, false), totals, seg / 4, segments)?;
+        } else {
+            T::launch_partials(device, op, x, totals, wx.offset, seg, seg, segments)?;
+        }
     }
     // One segment: no totals (the kernel reads `totals[0..0]`).
-    Ok(T::launch_scan(device, op, x.buffer(), out_buf, totals, (wx.offset, wo.offset), n32, seg, segments, inclusive)?)
+    Ok(T::launch_scan(device, op, x, out, totals, (wx.offset, wo.offset), n32, seg, segments, inclusive, plan.k)?)
 }
 
 /// The host implementation on the parallel CPU executor: the same steps

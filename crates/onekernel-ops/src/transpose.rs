@@ -1,18 +1,17 @@
-//! Transposes and strided 2-D copies of row-major matrices.
+//! Transposes and 2-D copies of views of row-major matrices.
 //!
 //! ```
 //! use onekernel::prelude::*;
-//! use onekernel::ops::transpose::{self, Layout2d};
+//! use onekernel::ops::transpose;
 //!
 //! let device = Device::cpu();
 //! // 2 rows × 3 columns.
 //! let a = Buffer::from_slice(&device, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
 //! assert_eq!(transpose::transpose(&device, &a, 2, 3)?.read()?, [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
 //!
-//! // Column 1 of `a` (2 elements, stride 3) into a buffer of 2.
+//! // Column 1 of `a` (a view of 2 rows, 1 column, row stride 3) into a buffer of 2.
 //! let mut col = Buffer::<f32>::zeroed(&device, 2)?;
-//! let src = Layout2d { offset: 1, row_stride: 3, col_stride: 1 };
-//! transpose::copy_2d(&device, &a, src, &mut col, Layout2d::row_major(1), 2, 1)?;
+//! transpose::copy_2d(&device, a.view_2d(2, 3)?.col(1)?, &mut col.view_2d_mut(2, 1)?)?;
 //! assert_eq!(col.read()?, [2.0, 5.0]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -26,9 +25,14 @@
 //! half that), so that both the
 //! reads of `src`'s rows and the writes of `dst`'s rows are coalesced;
 //! the tile's rows are 33 elements long so that a column of the tile falls
-//! in 32 different banks. [`copy_strided`]: one thread per element, any
-//! strides (a copy whose source and destination are both row-major is
-//! coalesced on both sides; any other is what its strides make it).
+//! in 32 different banks; `DIAG` walks the tiles in diagonal order.
+//! [`transpose_pairs`]: 2-byte elements (`f16`) of even `rows` and `cols`
+//! moved as `u32` pairs, a 64 × 64 tile a workgroup (half the loads and
+//! stores of the scalar kernel, each twice as wide). Which of these runs on
+//! a GPU is the tuner's choice ([`crate::tuning`], [`candidates`]).
+//! [`copy_strided`]: one thread per element of two views (the runtime's
+//! [`View2d`] and [`View2dMut`]: an offset and a row stride), coalesced
+//! along the rows on both sides.
 //!
 //! Both are generic over every `Num` type (`f32`, `f16`, `f64`, `i32`,
 //! `u32`, `i64`, `u64`) and run as kernels on every device, but for the
@@ -41,20 +45,31 @@
 
 use crate::prelude::*;
 use crate::OpError;
-use onekernel_runtime::Element;
+use onekernel_runtime::{Element, View2d, View2dMut};
 
 /// `dst` (`cols × rows`) = the transpose of `src` (`rows × cols`), both
 /// row-major: one workgroup of 32 × 8 threads per 32 × 32 tile
 /// (`Grid::blocks([cols.div_ceil(32), rows.div_ceil(32)])`).
+///
+/// `DIAG` 1 (a square grid of tiles only): workgroup `(x, y)` moves tile
+/// `((x + y) % grid_dim().x, x)`, so that the workgroups running at once
+/// write tiles spread over `dst`'s rows rather than one column of tiles
+/// (the diagonal order of NVIDIA's transpose paper); 0: tile `(x, y)`.
 #[kernel(workgroup_size = (32, 8))]
-pub fn transpose_tiles<T: Num>(src: &[T], dst: &mut [T], rows: u32, cols: u32) {
+pub fn transpose_tiles<T: Num, const DIAG: u32>(src: &[T], dst: &mut [T], rows: u32, cols: u32) {
     let tile = shared::<[[T; 33]; 32]>();
     let tx = thread_id().x;
     let ty = thread_id().y;
     let rows = rows as usize;
     let cols = cols as usize;
-    let c0 = block_id().x * 32;
-    let r0 = block_id().y * 32;
+    let mut bx = block_id().x;
+    let mut by = block_id().y;
+    if DIAG != 0 {
+        bx = (block_id().x + block_id().y) % grid_dim().x;
+        by = block_id().x;
+    }
+    let c0 = bx * 32;
+    let r0 = by * 32;
     if r0 + 32 <= rows && c0 + 32 <= cols {
         // A whole tile (all but the edges): no branch around the loads,
         // so that a thread's four are in flight together.
@@ -88,9 +103,62 @@ pub fn transpose_tiles<T: Num>(src: &[T], dst: &mut [T], rows: u32, cols: u32) {
     }
 }
 
-/// `dst[dst_offset + r * dst_row + c * dst_col] = src[src_offset + r *
-/// src_row + c * src_col]` for `r < rows`, `c < cols`: one thread per
-/// element (`Grid::threads([cols, rows])`).
+/// The transpose of a `rows × cols` matrix of 2-byte elements (`f16`,
+/// even `rows` and `cols`) read and written as `u32` pairs: `src` holds
+/// `rows × cols / 2` words (two neighbouring columns each), `dst` `cols ×
+/// rows / 2` (two neighbouring rows of the source each). A workgroup of 32
+/// × 8 threads moves a 64 × 64 tile: 8 words a thread in, coalesced, into
+/// shared memory (even and odd rows apart, 33 words a row: conflict-free
+/// reads), then each output word is put together from the halves of two
+/// words with shifts and masks (no `f16` arithmetic: any device), and
+/// written coalesced. Launch `Grid::blocks([cols.div_ceil(64),
+/// rows.div_ceil(64)])`.
+#[kernel(workgroup_size = (32, 8))]
+pub fn transpose_pairs(src: &[u32], dst: &mut [u32], rows: u32, cols: u32) {
+    // tile[(r % 2) * 32 + r / 2][w]: word w (columns 2w, 2w + 1) of tile row r.
+    let tile = shared::<[[u32; 33]; 64]>();
+    let tx = thread_id().x;
+    let ty = thread_id().y;
+    let rows = rows as usize;
+    let wcols = cols as usize / 2;
+    let wrows = rows / 2;
+    let w0 = block_id().x * 32;
+    let r0 = block_id().y * 64;
+    if r0 + 64 <= rows && w0 + 32 <= wcols {
+        #[unroll]
+        for k in 0..8 {
+            let r = ty + k * 8;
+            tile[(r % 2) * 32 + r / 2][tx] = src[(r0 + r) * wcols + w0 + tx];
+        }
+    } else {
+        #[unroll]
+        for k in 0..8 {
+            let r = ty + k * 8;
+            if r0 + r < rows && w0 + tx < wcols {
+                tile[(r % 2) * 32 + r / 2][tx] = src[(r0 + r) * wcols + w0 + tx];
+            }
+        }
+    }
+    workgroup_barrier();
+    // Output row c0 + oc (source column), word r0 / 2 + tx (source rows
+    // r0 + 2 tx and r0 + 2 tx + 1).
+    #[unroll]
+    for k in 0..8 {
+        let oc = ty + k * 8;
+        let shift = (oc as u32 % 2) * 16;
+        let a = (tile[tx][oc / 2] >> shift) & 0xffff;
+        let b = (tile[32 + tx][oc / 2] >> shift) & 0xffff;
+        let c = w0 * 2 + oc;
+        let wr = r0 / 2 + tx;
+        if c < wcols * 2 && wr < wrows {
+            dst[c * wrows + wr] = a | (b << 16);
+        }
+    }
+}
+
+/// `dst[dst_offset + r * dst_row + c] = src[src_offset + r * src_row + c]`
+/// for `r < rows`, `c < cols`: one thread per element
+/// (`Grid::threads([cols, rows])`), coalesced on both sides.
 #[kernel(workgroup_size = (64, 4))]
 #[allow(clippy::too_many_arguments)]
 pub fn copy_strided<T: Num>(
@@ -100,16 +168,14 @@ pub fn copy_strided<T: Num>(
     rows: u32,
     src_offset: u32,
     src_row: u32,
-    src_col: u32,
     dst_offset: u32,
     dst_row: u32,
-    dst_col: u32,
 ) {
     let c = global_id().x;
     let r = global_id().y;
     if c < cols as usize && r < rows as usize {
-        let s = src_offset as usize + r * src_row as usize + c * src_col as usize;
-        let d = dst_offset as usize + r * dst_row as usize + c * dst_col as usize;
+        let s = src_offset as usize + r * src_row as usize + c;
+        let d = dst_offset as usize + r * dst_row as usize + c;
         dst[d] = src[s];
     }
 }
@@ -117,42 +183,6 @@ pub fn copy_strided<T: Num>(
 /// The element types of the transposes and copies: every `Num` type.
 pub trait TransposeElement: transpose_tiles::Instance + copy_strided::Instance + Element {}
 impl<T: transpose_tiles::Instance + copy_strided::Instance + Element> TransposeElement for T {}
-
-/// Where a matrix's elements are in a buffer: element `(r, c)` is at
-/// `offset + r * row_stride + c * col_stride`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Layout2d {
-    /// The index of element `(0, 0)`.
-    pub offset: usize,
-    /// Elements from one row to the next.
-    pub row_stride: usize,
-    /// Elements from one column to the next.
-    pub col_stride: usize,
-}
-
-impl Layout2d {
-    /// A row-major matrix of `cols` columns at the start of its buffer.
-    pub fn row_major(cols: usize) -> Layout2d {
-        Layout2d { offset: 0, row_stride: cols, col_stride: 1 }
-    }
-
-    /// A column-major matrix of `rows` rows (the transpose of a row-major
-    /// one) at the start of its buffer.
-    pub fn col_major(rows: usize) -> Layout2d {
-        Layout2d { offset: 0, row_stride: 1, col_stride: rows }
-    }
-
-    /// The largest index a `rows × cols` matrix reaches (`None` when empty
-    /// or past `usize`).
-    fn last(self, rows: usize, cols: usize) -> Option<usize> {
-        if rows == 0 || cols == 0 {
-            return None;
-        }
-        self.offset
-            .checked_add((rows - 1).checked_mul(self.row_stride)?)?
-            .checked_add((cols - 1).checked_mul(self.col_stride)?)
-    }
-}
 
 fn u32_arg(op: &'static str, arg: &'static str, v: usize) -> Result<u32, LaunchError> {
     u32::try_from(v).map_err(|_| LaunchError::InvalidArgument {
@@ -229,7 +259,135 @@ pub fn transpose_into<T: TransposeElement>(
         host_transpose(input, &output, rows, cols);
         return Ok(());
     }
-    transpose_tiles::launch::<T>(device, Grid::blocks([cols.div_ceil(32), rows.div_ceil(32)]), src, dst, r, c)
+    let plans = candidates::<T>(device, rows, cols);
+    let plan = if plans.len() == 1 {
+        plans[0]
+    } else {
+        let key = onekernel_runtime::tune::Key::new()
+            .value("bytes", std::mem::size_of::<T>())
+            .size("rows", rows)
+            .size("cols", cols)
+            .value("square", plans.contains(&TransposePlan::Diagonal));
+        let named: Vec<(&str, TransposePlan)> = plans.iter().map(|p| (p.name(), *p)).collect();
+        let i = crate::tuning::choose(
+            device,
+            OP,
+            include_str!("transpose.rs"),
+            &key,
+            &named,
+            |(_, p)| -> Result<Vec<u8>, OpError> {
+                run_plan(device, src, (r, c), dst, *p)?;
+                Ok(bytemuck::cast_slice(&dst.read()?).to_vec())
+            },
+            |a, b| a == b,
+        );
+        plans[i]
+    };
+    run_plan(device, src, (r, c), dst, plan)
+}
+
+/// One way to run a transpose: what the tuner ([`crate::tuning`]) chooses
+/// among.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TransposePlan {
+    /// [`transpose_tiles`], tiles in the grid's order.
+    Tiles,
+    /// [`transpose_tiles`] in diagonal order (a square grid of tiles).
+    Diagonal,
+    /// [`transpose_pairs`]: 2-byte elements as `u32` pairs (even `rows` and
+    /// `cols`, on a GPU).
+    Pairs,
+}
+
+impl TransposePlan {
+    /// The plan's name, as the tuning cache keeps it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            TransposePlan::Tiles => "tiles",
+            TransposePlan::Diagonal => "tiles_diagonal",
+            TransposePlan::Pairs => "u32_pairs",
+        }
+    }
+}
+
+/// The plans the tuner times for a `rows × cols` transpose of `T` on
+/// `device`, the default first: on a GPU, `u32` pairs for 2-byte elements
+/// of even `rows` and `cols` (first), the tiles in the grid's order and,
+/// for a square grid of tiles, in diagonal order; on the CPU executor the
+/// tiles.
+pub fn candidates<T: Element>(device: &Device, rows: usize, cols: usize) -> Vec<TransposePlan> {
+    if !device.is_gpu() {
+        return vec![TransposePlan::Tiles];
+    }
+    let mut plans = Vec::new();
+    if std::mem::size_of::<T>() == 2 && rows % 2 == 0 && cols % 2 == 0 {
+        plans.push(TransposePlan::Pairs);
+    }
+    plans.push(TransposePlan::Tiles);
+    if rows.div_ceil(32) == cols.div_ceil(32) && rows > 32 {
+        plans.push(TransposePlan::Diagonal);
+    }
+    plans
+}
+
+/// [`transpose_into`] with `plan` (one that does not fit runs as
+/// [`TransposePlan::Tiles`]): the tests run every plan through this.
+///
+/// # Errors
+/// As [`transpose_into`].
+#[doc(hidden)]
+pub fn transpose_with_plan<T: TransposeElement>(
+    device: &Device,
+    src: &Buffer<T>,
+    rows: usize,
+    cols: usize,
+    dst: &mut Buffer<T>,
+    plan: TransposePlan,
+) -> Result<(), OpError> {
+    const OP: &str = "ops::transpose";
+    let n = rows.checked_mul(cols);
+    if n != Some(src.len()) || n != Some(dst.len()) || !device.is_gpu() {
+        return Ok(transpose_into(device, src, rows, cols, dst)?);
+    }
+    if rows == 0 || cols == 0 {
+        return Ok(());
+    }
+    let (r, c) = (u32_arg(OP, "rows", rows)?, u32_arg(OP, "cols", cols)?);
+    let plan = if candidates::<T>(device, rows, cols).contains(&plan) { plan } else { TransposePlan::Tiles };
+    Ok(run_plan(device, src, (r, c), dst, plan)?)
+}
+
+fn run_plan<T: TransposeElement>(
+    device: &Device,
+    src: &Buffer<T>,
+    (r, c): (u32, u32),
+    dst: &mut Buffer<T>,
+    plan: TransposePlan,
+) -> Result<(), LaunchError> {
+    let (rows, cols) = (r as usize, c as usize);
+    let tiles = Grid::blocks([cols.div_ceil(32), rows.div_ceil(32)]);
+    match plan {
+        TransposePlan::Tiles => transpose_tiles::launch::<T, 0>(device, tiles, src, dst, r, c)?,
+        TransposePlan::Diagonal => transpose_tiles::launch::<T, 1>(device, tiles, src, dst, r, c)?,
+        TransposePlan::Pairs => {
+            let internal = || LaunchError::Gpu {
+                kernel: "ops::transpose",
+                message: "internal error: u32 pairs off the GPU".into(),
+            };
+            let (Some(sb), Some(db)) = (src.wgpu_buffer(), dst.wgpu_buffer()) else {
+                return Err(internal());
+            };
+            let gpu = |e: onekernel_runtime::BufferError| LaunchError::Gpu {
+                kernel: "ops::transpose",
+                message: e.to_string(),
+            };
+            let s32 = Buffer::<u32>::from_wgpu(device, sb, rows * cols / 2).map_err(gpu)?;
+            let mut d32 = Buffer::<u32>::from_wgpu(device, db, rows * cols / 2).map_err(gpu)?;
+            let g = Grid::blocks([cols.div_ceil(64), rows.div_ceil(64)]);
+            transpose_pairs::launch(device, g, &s32, &mut d32, r, c)?;
+        }
+    }
+    Ok(())
 }
 
 /// The host implementation on the parallel CPU executor: 64 × 64 blocks
@@ -264,59 +422,60 @@ pub fn transpose<T: TransposeElement>(
     Ok(dst)
 }
 
-/// Copies the `rows × cols` matrix at `src_layout` in `src` to
-/// `dst_layout` in `dst`. Any strides, also 0 in `src` (a broadcast) and
-/// swapped ones (a transpose, uncoalesced on one side: [`transpose_into`]
-/// is the fast one). Where two elements of the matrix land on the same
-/// element of `dst`, which one is written there is unspecified. No
-/// allocation.
+/// Copies the view `src` into the view `dst` of the same shape (rows,
+/// columns or a block of a matrix: [`View2d`], [`View2dMut`], the
+/// runtime's views with a row stride): one thread per element, coalesced
+/// along the rows on both sides. No allocation. (A transpose is
+/// [`transpose_into`].)
+///
+/// ```
+/// use onekernel::prelude::*;
+/// let device = Device::cpu();
+/// // Columns 1..3 of a 2 × 3 matrix into a 2 × 2 buffer.
+/// let a = Buffer::from_slice(&device, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+/// let mut b = Buffer::<f32>::zeroed(&device, 4)?;
+/// let src = a.view_2d(2, 3)?.slice_cols(1..)?;
+/// onekernel::ops::transpose::copy_2d(&device, src, &mut b.view_2d_mut(2, 2)?)?;
+/// assert_eq!(b.read()?, [2.0, 3.0, 5.0, 6.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 ///
 /// # Errors
-/// `LaunchError::InvalidArgument` naming `ops::copy_2d` and `src_layout`
-/// or `dst_layout` when the matrix reaches past its buffer (or an index
-/// past `u32::MAX`); the launch's errors.
+/// `LaunchError::InvalidArgument` naming `ops::copy_2d` and `dst` when
+/// the shapes differ, or `src`/`dst` when an index is past `u32::MAX`;
+/// `WrongDevice`; the launch's errors.
 pub fn copy_2d<T: TransposeElement>(
     device: &Device,
-    src: &Buffer<T>,
-    src_layout: Layout2d,
-    dst: &mut Buffer<T>,
-    dst_layout: Layout2d,
-    rows: usize,
-    cols: usize,
+    src: View2d<'_, T>,
+    dst: &mut View2dMut<'_, T>,
 ) -> Result<(), LaunchError> {
     const OP: &str = "ops::copy_2d";
-    same_device(OP, "src", device, src)?;
-    same_device(OP, "dst", device, dst)?;
-    if rows == 0 || cols == 0 {
+    let (sl, dl) = (src.layout(), dst.layout());
+    let (db, _) = dst.parts();
+    same_device(OP, "src", device, src.buffer())?;
+    same_device(OP, "dst", device, db)?;
+    if (sl.rows, sl.cols) != (dl.rows, dl.cols) {
+        return Err(LaunchError::InvalidArgument {
+            kernel: OP,
+            arg: "dst",
+            problem: format!("is {} × {}, `src` {} × {}", dl.rows, dl.cols, sl.rows, sl.cols),
+        });
+    }
+    if sl.is_empty() {
         return Ok(());
     }
-    for (arg, layout, len) in [("src_layout", src_layout, src.len()), ("dst_layout", dst_layout, dst.len())] {
-        match layout.last(rows, cols) {
-            Some(last) if last < len && u32::try_from(last).is_ok() => {}
-            _ => {
-                return Err(LaunchError::InvalidArgument {
-                    kernel: OP,
-                    arg,
-                    problem: format!("{layout:?} of a {rows} × {cols} matrix reaches past the buffer's {len} elements"),
-                })
-            }
-        }
-    }
-    let (r, c) = (u32_arg(OP, "rows", rows)?, u32_arg(OP, "cols", cols)?);
-    // Every value below is at most a last index, checked above.
-    let v = |x: usize| x as u32;
+    let ws = crate::reduce::Window::of(OP, "src", sl)?;
+    let wd = crate::reduce::Window::of(OP, "dst", dl)?;
     copy_strided::launch::<T>(
         device,
-        Grid::threads([cols, rows]),
-        src,
-        dst,
-        c,
-        r,
-        v(src_layout.offset),
-        v(src_layout.row_stride),
-        v(src_layout.col_stride),
-        v(dst_layout.offset),
-        v(dst_layout.row_stride),
-        v(dst_layout.col_stride),
+        Grid::threads([sl.cols, sl.rows]),
+        src.buffer(),
+        db,
+        ws.cols,
+        ws.rows,
+        ws.offset,
+        ws.row_stride,
+        wd.offset,
+        wd.row_stride,
     )
 }

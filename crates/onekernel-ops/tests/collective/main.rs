@@ -12,6 +12,7 @@ mod histogram;
 mod reduce;
 mod scan;
 mod transpose;
+mod tuning;
 
 /// Lengths at the edges: empty, one, around a subgroup, around a
 /// workgroup, around the 1024-element step, primes, 2^k ± 1.
@@ -21,10 +22,14 @@ pub const SIZES: &[usize] = &[0, 1, 2, 3, 31, 32, 33, 255, 256, 257, 1000, 1023,
 /// executor only (the serial executor in a debug build is slow).
 pub const LONG_SIZES: &[usize] = &[100_003, 262_145];
 
-/// The devices for a length: all three, or the fast two past `SIZES`.
+/// The devices for a length: all three up to a few thousand elements
+/// (every edge of `SIZES` up to 4097: several segments and steps of every
+/// kernel), the fast two past that (the serial executor in a debug build
+/// runs a scan's 14 barriers a tile one invocation at a time: 65_537
+/// elements there cost tens of seconds and test nothing new).
 pub fn devices_for(n: usize) -> Vec<(&'static str, &'static Device)> {
     let all = devices();
-    if n > 70_000 {
+    if n > 5_000 {
         all[1..].to_vec()
     } else {
         all.to_vec()
@@ -34,7 +39,12 @@ pub fn devices_for(n: usize) -> Vec<(&'static str, &'static Device)> {
 pub fn gpu() -> &'static Device {
     static GPU: OnceLock<Device> = OnceLock::new();
     GPU.get_or_init(|| match Device::gpu() {
-        Ok(d) => d,
+        Ok(d) => {
+            // The default plans here; every plan is run by the `*_plan*`
+            // tests, and `tuning.rs` tunes on a device of its own.
+            onekernel::ops::tuning::set_mode(&d, onekernel::ops::tuning::Mode::Off);
+            d
+        }
         Err(e) => panic!("GPU tests need a GPU adapter (CI uses Mesa's lavapipe; see .ci/run): {e}"),
     })
 }

@@ -294,3 +294,56 @@ fn rows_and_columns_of_a_view() {
         }
     }
 }
+
+/// Every plan the tuner may choose (scalar and `Vec4` loads, each segment
+/// count) on the GPU, at the edges of a vector, a workgroup's step and a
+/// segment, against plain Rust; `-0.0` sums stay `-0.0` through the
+/// vector kernel.
+#[test]
+fn every_plan_on_the_gpu() {
+    let d = gpu();
+    let sizes = [0, 1, 2, 3, 4095, 4096, 4097, 4099, 8191, 65_537, 100_003, 262_147, (1 << 20) + 1];
+    for n in sizes {
+        let f: Vec<f32> = (0..n).map(|i| (hash(i, 60) % 17) as f32 - 8.0).collect();
+        let u: Vec<u32> = (0..n).map(|i| hash(i, 61)).collect();
+        let s: Vec<i32> = (0..n).map(|i| hash(i, 62) as i32).collect();
+        let (bf, bu, bs) = (
+            Buffer::from_slice(d, &f).unwrap(),
+            Buffer::from_slice(d, &u).unwrap(),
+            Buffer::from_slice(d, &s).unwrap(),
+        );
+        let plans = reduce::candidates::<f32>(d, ReduceOp::Sum, n);
+        assert!(n < 4096 || plans.iter().any(|p| p.vec4), "{n}: no vec4 plan among {plans:?}");
+        for plan in plans {
+            let mut out = Buffer::<f32>::zeroed(d, 1).unwrap();
+            reduce::reduce_with_plan(d, &bf, ReduceOp::Sum, &mut out, &mut ReduceScratch::new(), Some(plan)).unwrap();
+            assert_eq!(out.read().unwrap()[0], reference(&f, ReduceOp::Sum), "{n} f32 {plan:?}");
+            let mut out = Buffer::<u32>::zeroed(d, 1).unwrap();
+            reduce::reduce_with_plan(d, &bu, ReduceOp::Sum, &mut out, &mut ReduceScratch::new(), Some(plan)).unwrap();
+            assert_eq!(out.read().unwrap()[0], reference(&u, ReduceOp::Sum), "{n} u32 {plan:?}");
+            let mut out = Buffer::<i32>::zeroed(d, 1).unwrap();
+            reduce::reduce_with_plan(d, &bs, ReduceOp::Sum, &mut out, &mut ReduceScratch::new(), Some(plan)).unwrap();
+            assert_eq!(out.read().unwrap()[0], reference(&s, ReduceOp::Sum), "{n} i32 {plan:?}");
+            // A vec4 plan asked of a max runs the scalar kernel.
+            let mut out = Buffer::<i32>::zeroed(d, 1).unwrap();
+            reduce::reduce_with_plan(d, &bs, ReduceOp::Max, &mut out, &mut ReduceScratch::new(), Some(plan)).unwrap();
+            assert_eq!(out.read().unwrap()[0], reference(&s, ReduceOp::Max), "{n} i32 max {plan:?}");
+        }
+    }
+    let z = Buffer::from_slice(d, &[-0.0f32; 5003]).unwrap();
+    for plan in reduce::candidates::<f32>(d, ReduceOp::Sum, 5003) {
+        let mut out = Buffer::<f32>::zeroed(d, 1).unwrap();
+        reduce::reduce_with_plan(d, &z, ReduceOp::Sum, &mut out, &mut ReduceScratch::new(), Some(plan)).unwrap();
+        assert_eq!(out.read().unwrap()[0].to_bits(), (-0.0f32).to_bits(), "{plan:?}");
+    }
+    // Past the grid fold: 2^24 + 3 small integers, every f32 sum plan.
+    let n = (1 << 24) + 3;
+    let f: Vec<f32> = (0..n).map(|i| (hash(i, 63) % 3) as f32 - 1.0).collect();
+    let bf = Buffer::from_slice(d, &f).unwrap();
+    let want = reference(&f, ReduceOp::Sum);
+    for plan in reduce::candidates::<f32>(d, ReduceOp::Sum, n) {
+        let mut out = Buffer::<f32>::zeroed(d, 1).unwrap();
+        reduce::reduce_with_plan(d, &bf, ReduceOp::Sum, &mut out, &mut ReduceScratch::new(), Some(plan)).unwrap();
+        assert_eq!(out.read().unwrap()[0], want, "2^24 + 3 {plan:?}");
+    }
+}

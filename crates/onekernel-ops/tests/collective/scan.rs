@@ -2,7 +2,7 @@
 
 use super::*;
 use onekernel::ops::reduce::{ReduceElement, ReduceOp};
-use onekernel::ops::scan::{self, ScanElement, ScanScratch};
+use onekernel::ops::scan::{self, ScanElement, ScanPlan, ScanScratch};
 
 /// Plain Rust: a running fold.
 fn reference<T: ReduceElement>(x: &[T], op: ReduceOp, inclusive: bool) -> Vec<T> {
@@ -152,5 +152,71 @@ fn a_range_of_rows_into_a_range_of_rows() {
         let mut o = out.view_2d_mut(rows, cols).unwrap().slice_cols(1..3).unwrap();
         let err = scan::scan_view_into(d, block, ReduceOp::Sum, true, &mut o, &mut scratch).unwrap_err();
         assert!(err.to_string().contains("ops::scan_view") && err.to_string().contains("`x`"), "{err}");
+    }
+}
+
+/// `x` scanned with `plan` on `d`, bitwise against plain Rust.
+fn check_plan<T: ScanElement>(d: &Device, x: &[T], op: ReduceOp, plan: ScanPlan, what: &str) {
+    let b = Buffer::from_slice(d, x).unwrap();
+    let mut out = Buffer::<T>::zeroed(d, x.len()).unwrap();
+    let mut scratch = ScanScratch::new();
+    for inclusive in [true, false] {
+        scan::scan_with_plan(d, &b, op, inclusive, &mut out, &mut scratch, plan).unwrap();
+        let got = out.read().unwrap();
+        let want = reference(x, op, inclusive);
+        let diff = got.iter().zip(&want).position(|(a, b)| bytemuck::bytes_of(a) != bytemuck::bytes_of(b));
+        assert!(diff.is_none(), "{what}: {plan:?} inclusive={inclusive} of {}: first difference at {diff:?}", x.len());
+    }
+}
+
+/// Every plan the tuner may choose on the GPU (7, 11, 15 elements a
+/// thread; 1024 or 2048 segments; the vector reduction pass), at the
+/// edges of a tile and a vector, past the grid fold, against plain Rust.
+#[test]
+fn every_plan_on_the_gpu() {
+    let d = gpu();
+    let sizes = [1, 2, 33, 257, 1792, 1793, 2816, 3841, 4096, 4099, 65_537, 100_003, 1_000_003];
+    for n in sizes {
+        let u: Vec<u32> = (0..n).map(|i| hash(i, 70)).collect();
+        let s: Vec<i32> = (0..n).map(|i| hash(i, 71) as i32).collect();
+        let f: Vec<f32> = (0..n).map(|i| (hash(i, 72) % 9) as f32 - 4.0).collect();
+        let h: Vec<f16> = (0..n).map(|i| f16::from_f32((hash(i, 73) % 9) as f32 - 4.0)).collect();
+        let w: Vec<u64> = (0..n).map(|i| (hash(i, 74) as u64) << 33 | hash(i, 75) as u64).collect();
+        let plans = scan::candidates::<u32>(d, ReduceOp::Sum, n, 0);
+        assert!(n < 4096 || plans.iter().any(|p| p.vec4), "{n}: no vec4 plan among {plans:?}");
+        for plan in plans {
+            check_plan(d, &u, ReduceOp::Sum, plan, "u32");
+            check_plan(d, &s, ReduceOp::Sum, plan, "i32");
+            check_plan(d, &f, ReduceOp::Sum, plan, "f32");
+            check_plan(d, &s, ReduceOp::Max, plan, "i32 max");
+        }
+        for plan in scan::candidates::<f16>(d, ReduceOp::Sum, n, 0) {
+            check_plan(d, &h, ReduceOp::Sum, plan, "f16");
+        }
+        // 8-byte values: 7 elements a thread whatever the plan asks.
+        for plan in scan::candidates::<u32>(d, ReduceOp::Sum, n, 0) {
+            check_plan(d, &w, ReduceOp::Sum, plan, "u64");
+        }
+    }
+    let n = (1 << 24) + 3;
+    let u: Vec<u32> = (0..n).map(|i| hash(i, 76)).collect();
+    for plan in scan::candidates::<u32>(d, ReduceOp::Sum, n, 0).into_iter().filter(|p| p.vec4 || p.k == 7) {
+        check_plan(d, &u, ReduceOp::Sum, plan, "u32 2^24 + 3");
+    }
+}
+
+/// The tiles of 11 and 15 elements a thread on the CPU executor running
+/// the kernels, as on the GPU.
+#[test]
+fn wider_tiles_on_the_cpu_kernels() {
+    let d = serial();
+    for n in [1, 255, 2816, 2817, 3840, 3841, 9000] {
+        let u: Vec<u32> = (0..n).map(|i| hash(i, 77)).collect();
+        let f: Vec<f32> = (0..n).map(|i| (hash(i, 78) % 9) as f32 - 4.0).collect();
+        for k in [11, 15] {
+            let plan = ScanPlan { segments: 3, k, vec4: true };
+            check_plan(d, &u, ReduceOp::Sum, plan, "u32 cpu kernels");
+            check_plan(d, &f, ReduceOp::Min, plan, "f32 min cpu kernels");
+        }
     }
 }

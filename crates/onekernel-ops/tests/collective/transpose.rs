@@ -1,7 +1,7 @@
 //! Transposes and strided copies.
 
 use super::*;
-use onekernel::ops::transpose::{self, Layout2d};
+use onekernel::ops::transpose;
 
 fn reference<T: Copy>(a: &[T], rows: usize, cols: usize) -> Vec<T> {
     (0..cols * rows).map(|i| a[(i % rows) * cols + i / rows]).collect()
@@ -27,16 +27,18 @@ fn transposes_against_plain_rust() {
 }
 
 #[test]
-fn strided_copies() {
+fn copies_of_views() {
     // A 5 × 7 window of a 20 × 30 matrix, into the middle of a 10 × 9 one;
-    // a column broadcast (row stride 0); a transpose through strides.
+    // one column into a buffer of one column.
     let src: Vec<u32> = (0..600).collect();
     for (name, d) in devices() {
         let s = Buffer::from_slice(d, &src).unwrap();
         let mut dst = Buffer::<u32>::zeroed(d, 90).unwrap();
-        let window = Layout2d { offset: 2 * 30 + 3, row_stride: 30, col_stride: 1 };
-        let into = Layout2d { offset: 9 + 1, row_stride: 9, col_stride: 1 };
-        transpose::copy_2d(d, &s, window, &mut dst, into, 5, 7).unwrap();
+        let window = s.view_2d(20, 30).unwrap().slice_rows(2..7).unwrap().slice_cols(3..10).unwrap();
+        {
+            let mut into = dst.view_2d_mut(10, 9).unwrap().slice_rows(1..6).unwrap().slice_cols(1..8).unwrap();
+            transpose::copy_2d(d, window, &mut into).unwrap();
+        }
         let mut want = vec![0u32; 90];
         for r in 0..5 {
             for c in 0..7 {
@@ -45,19 +47,51 @@ fn strided_copies() {
         }
         assert_eq!(dst.read().unwrap(), want, "{name}: window");
 
-        let mut b = Buffer::<u32>::zeroed(d, 12).unwrap();
-        let row = Layout2d { offset: 5, row_stride: 0, col_stride: 1 };
-        transpose::copy_2d(d, &s, row, &mut b, Layout2d::row_major(4), 3, 4).unwrap();
-        assert_eq!(b.read().unwrap(), [5, 6, 7, 8, 5, 6, 7, 8, 5, 6, 7, 8], "{name}: broadcast");
+        let mut col = Buffer::<u32>::zeroed(d, 20).unwrap();
+        transpose::copy_2d(d, s.view_2d(20, 30).unwrap().col(4).unwrap(), &mut col.view_2d_mut(20, 1).unwrap())
+            .unwrap();
+        assert_eq!(col.read().unwrap(), (0..20).map(|r| r * 30 + 4).collect::<Vec<u32>>(), "{name}: column");
 
-        let mut t = Buffer::<u32>::zeroed(d, 600).unwrap();
-        transpose::copy_2d(d, &s, Layout2d::row_major(30), &mut t, Layout2d::col_major(20), 20, 30).unwrap();
-        assert_eq!(t.read().unwrap(), reference(&src, 20, 30), "{name}: strided transpose");
-
-        let err = transpose::copy_2d(d, &s, window, &mut dst, into, 10, 7).unwrap_err();
-        assert!(err.to_string().contains("ops::copy_2d") && err.to_string().contains("dst_layout"), "{err}");
+        let mut small = dst.view_2d_mut(10, 9).unwrap().slice_rows(..2).unwrap();
+        let err = transpose::copy_2d(d, window, &mut small).unwrap_err();
+        assert!(err.to_string().contains("ops::copy_2d") && err.to_string().contains("`dst`"), "{err}");
         let err = transpose::transpose(d, &s, 7, 7).unwrap_err();
         assert!(err.to_string().contains("ops::transpose") && err.to_string().contains("`src`"), "{err}");
+    }
+}
+
+/// Every plan the tuner may choose on the GPU (`f16` as `u32` pairs, the
+/// tiles in grid and diagonal order) at the edges of their tiles.
+#[test]
+fn every_plan_on_the_gpu() {
+    let d = gpu();
+    let shapes =
+        [(2, 2), (2, 64), (64, 2), (62, 66), (64, 64), (66, 130), (128, 128), (100, 100), (1000, 778), (1000, 777)];
+    for (rows, cols) in shapes {
+        let h: Vec<f16> = (0..rows * cols).map(|i| f16::from_bits(hash(i, 44) as u16)).collect();
+        let a: Vec<f32> = (0..rows * cols).map(|i| hash(i, 45) as f32).collect();
+        let (bh, ba) = (Buffer::from_slice(d, &h).unwrap(), Buffer::from_slice(d, &a).unwrap());
+        let even = rows % 2 == 0 && cols % 2 == 0;
+        let plans = transpose::candidates::<f16>(d, rows, cols);
+        assert_eq!(plans.contains(&transpose::TransposePlan::Pairs), even, "{rows}x{cols}: {plans:?}");
+        for plan in
+            [transpose::TransposePlan::Pairs, transpose::TransposePlan::Tiles, transpose::TransposePlan::Diagonal]
+        {
+            let mut out = Buffer::<f16>::zeroed(d, rows * cols).unwrap();
+            transpose::transpose_with_plan(d, &bh, rows, cols, &mut out, plan).unwrap();
+            let got = out.read().unwrap();
+            assert!(
+                got.iter().zip(reference(&h, rows, cols)).all(|(x, y)| x.to_bits() == y.to_bits()),
+                "{rows}x{cols} f16 {plan:?}"
+            );
+            let mut out = Buffer::<f32>::zeroed(d, rows * cols).unwrap();
+            transpose::transpose_with_plan(d, &ba, rows, cols, &mut out, plan).unwrap();
+            let got = out.read().unwrap();
+            assert!(
+                got.iter().zip(reference(&a, rows, cols)).all(|(x, y)| x.to_bits() == y.to_bits()),
+                "{rows}x{cols} f32 {plan:?}"
+            );
+        }
     }
 }
 

@@ -1,0 +1,53 @@
+//! The ops' tuner: a choice is made once, kept in the cache, and read
+//! back by a tuner that only reads the cache.
+
+use super::*;
+use onekernel::ops::reduce::{self, ReduceOp, ReduceScratch};
+use onekernel::ops::tuning::{self, Mode, Source};
+
+#[test]
+fn a_tuned_plan_is_cached_and_read_back() {
+    // A device of its own (the shared one runs the default plans).
+    let d = Device::gpu().expect("a GPU adapter (lavapipe in CI)");
+    tuning::set_mode(&d, Mode::Full);
+    let n = 50_001;
+    let x: Vec<f32> = (0..n).map(|i| (hash(i, 80) % 5) as f32).collect();
+    let want: f32 = x.iter().sum();
+    let b = Buffer::from_slice(&d, &x).unwrap();
+    let mut out = Buffer::<f32>::zeroed(&d, 1).unwrap();
+    let mut scratch = ReduceScratch::for_len(&d, n).unwrap();
+    reduce::reduce_into(&d, &b, ReduceOp::Sum, &mut out, &mut scratch).unwrap();
+    assert_eq!(out.read().unwrap()[0], want);
+    let first = tuning::picks(&d);
+    let pick = first.iter().find(|p| p.op == "ops::reduce").expect("a pick of ops::reduce");
+    assert!(matches!(pick.source, Source::Tuned | Source::Cached), "{pick:?}");
+    let names: Vec<String> = reduce::candidates::<f32>(&d, ReduceOp::Sum, n).iter().map(|p| p.name()).collect();
+    assert!(names.contains(&pick.plan), "{pick:?} not among {names:?}");
+    assert_eq!(pick.outcomes.len(), names.len(), "{pick:?}");
+    // A tuner that only reads the cache finds the same plan there.
+    tuning::set_mode(&d, Mode::Cached);
+    assert!(tuning::picks(&d).is_empty());
+    reduce::reduce_into(&d, &b, ReduceOp::Sum, &mut out, &mut scratch).unwrap();
+    assert_eq!(out.read().unwrap()[0], want);
+    let again = tuning::picks(&d);
+    let p2 = again.iter().find(|p| p.op == "ops::reduce").expect("a pick");
+    assert_eq!((p2.source, &p2.plan), (Source::Cached, &pick.plan));
+    // Inside `Device::time` nothing is tuned: a miss runs the default plan.
+    tuning::set_mode(&d, Mode::Full);
+    let other = Buffer::from_slice(&d, &x[..3001]).unwrap();
+    let (r, _) = d.time(|| reduce::reduce_into(&d, &other, ReduceOp::Sum, &mut out, &mut scratch)).unwrap();
+    r.unwrap();
+    assert_eq!(out.read().unwrap()[0], x[..3001].iter().sum::<f32>());
+}
+
+#[test]
+fn the_cpu_executor_has_one_plan_and_tunes_nothing() {
+    for d in [serial(), cpu()] {
+        tuning::set_mode(d, Mode::Full);
+        assert_eq!(reduce::candidates::<f32>(d, ReduceOp::Sum, 1 << 20).len(), 1);
+        assert_eq!(onekernel::ops::scan::candidates::<u32>(d, ReduceOp::Sum, 1 << 20, 0).len(), 1);
+        let x = Buffer::from_slice(d, &[1.0f32; 3000]).unwrap();
+        assert_eq!(reduce::sum(d, &x).unwrap(), 3000.0);
+        assert!(tuning::picks(d).is_empty(), "{:?}", tuning::picks(d));
+    }
+}
