@@ -27,101 +27,50 @@ mod gemm {
     const QA: usize = BM * BK / L / 256;
     const QB: usize = BK * BN / L / 256;
 
-    /// `c = a × b` for row-major `a` (`m × k`), `b` (`k × n`), `c` (`m × n`),
-    /// `a` and `b` as vectors of four `f16`; `m` a multiple of 256, `n` of
-    /// 128, `k` of 32. Launch with `Grid::blocks([n / 128, m / 256])`. Its
-    /// shared arrays take 29 KiB: more than the 16 KiB every WebGPU device
-    /// has, so it says so (`max_shared_bytes`), and a launch on a device
-    /// with less is an `Err`.
-    #[kernel(workgroup_size = 256, max_shared_bytes = 32768)]
-    pub fn gemm_f16(a: &[F16Vec4], b: &[F16Vec4], c: &mut [f32], k: u32, n: u32) {
-        let a_s = shared::<[F16Vec4; BM * SA]>();
-        let b_s = shared::<[F16Vec4; BK * SB]>();
-        let (k, n) = (k as usize, n as usize);
-        let (kv, nv) = (k / L, n / L); // row lengths in vectors
-        let t = thread_id().x;
-        // The subgroup's 64 × 64 square of the block's 256 × 128 (a 4 × 2 grid).
-        let subgroup = t / 32;
-        let (wr, wc) = (subgroup / 2 * 64, subgroup % 2 * 64);
-        let (row0, col0) = (block_id().y * BM, block_id().x * BN);
-        // 4 × 4 accumulators: acc[i * 4 + j] is rows wr + 16i, columns wc + 16j.
-        let mut acc = [Accumulator::<f32, T, T>::zeros(); 16];
+    /// `gemm_f16_t` at the block picked by hand for the H200 (256 × 128,
+    /// 256 threads): `c = a × b` for row-major `a` (`m × k`), `b` (`k × n`),
+    /// `c` (`m × n`), `a` and `b` as vectors of four `f16`; `m` a multiple
+    /// of 256, `n` of 128, `k` of 32. Launch with
+    /// `Grid::blocks([n / 128, m / 256])`. Its shared arrays take 29 KiB:
+    /// more than the 16 KiB every WebGPU device has, so the kernel says so
+    /// (`max_shared_bytes`), and a launch on a device with less is an
+    /// `Err`. One kernel: this is `gemm_f16_t::launch::<VALUES..>`.
+    // Each program including this file uses some of these names.
+    #[allow(dead_code)]
+    pub mod gemm_f16 {
+        use super::{BK, BM, BN, L, QA, QB, SA, SB};
+        use onekernel::prelude::*;
 
-        // The next step's vectors, loaded into registers while the tensor
-        // cores work on this one. Thread t copies vectors t, t + 256, ...
-        // of the 256 × 8 (A) and 32 × 32 (B) the block stages.
-        // Where they come from at k = 0, computed once: step `kk` reads
-        // `a_at[q] + kk / 4` and `b_at[q] + kk * nv`.
-        let mut a_at = [0usize; QA];
-        let mut b_at = [0usize; QB];
-        let mut next_a = [F16Vec4::ZERO; QA];
-        let mut next_b = [F16Vec4::ZERO; QB];
-        #[unroll]
-        for q in 0..QA {
-            let e = t + q * 256;
-            a_at[q] = (row0 + e / (BK / L)) * kv + e % (BK / L);
-            next_a[q] = a[a_at[q]];
-        }
-        #[unroll]
-        for q in 0..QB {
-            let e = t + q * 256;
-            b_at[q] = e / (BN / L) * nv + col0 / L + e % (BN / L);
-            next_b[q] = b[b_at[q]];
-        }
-        let mut kk = 0;
-        while kk < k {
-            #[unroll]
-            for q in 0..QA {
-                let e = t + q * 256;
-                a_s[e / (BK / L) * SA + e % (BK / L)] = next_a[q];
-            }
-            #[unroll]
-            for q in 0..QB {
-                let e = t + q * 256;
-                b_s[e / (BN / L) * SB + e % (BN / L)] = next_b[q];
-            }
-            workgroup_barrier();
-            let kn = kk + BK;
-            if kn < k {
-                #[unroll]
-                for q in 0..QA {
-                    next_a[q] = a[a_at[q] + kn / L];
-                }
-                #[unroll]
-                for q in 0..QB {
-                    next_b[q] = b[b_at[q] + kn * nv];
-                }
-            }
-            #[unroll]
-            for s in 0..BK / T {
-                // Tile offsets and strides count vectors, like indexing a_s.
-                let b0 = MatrixB::<T, T>::load(&b_s, s * T * SB + wc / L, SB);
-                let b1 = MatrixB::<T, T>::load(&b_s, s * T * SB + (wc + T) / L, SB);
-                let b2 = MatrixB::<T, T>::load(&b_s, s * T * SB + (wc + 2 * T) / L, SB);
-                let b3 = MatrixB::<T, T>::load(&b_s, s * T * SB + (wc + 3 * T) / L, SB);
-                #[unroll]
-                for i in 0..4 {
-                    let ta = MatrixA::<T, T>::load(&a_s, (wr + i * T) * SA + s * T / L, SA);
-                    acc[i * 4] = mma(ta, b0, acc[i * 4]);
-                    acc[i * 4 + 1] = mma(ta, b1, acc[i * 4 + 1]);
-                    acc[i * 4 + 2] = mma(ta, b2, acc[i * 4 + 2]);
-                    acc[i * 4 + 3] = mma(ta, b3, acc[i * 4 + 3]);
-                }
-            }
-            workgroup_barrier();
-            kk = kn;
-        }
-        #[unroll]
-        for i in 0..4 {
-            #[unroll]
-            for j in 0..4 {
-                let at = (row0 + wr + i * T) * n + col0 + wc + j * T;
-                acc[i * 4 + j].store(&mut c, at, n);
-            }
+        /// `gemm_f16_t`'s parameters for the 256 × 128 block, in order:
+        /// `TBM`, `TBN`, `TSB`, `AS`, `BS`, `QA`, `QB`, `NT`, `WCOLS`.
+        pub const VALUES: [usize; 9] = [BM, BN, SB, BM * SA, BK * SB, QA, QB, NT, BN / 64];
+        /// Threads per block: a subgroup of 32 per 64 × 64 square.
+        const NT: usize = BM / 64 * (BN / 64) * 32;
+        const _: () = assert!(BN / L + 2 == SB && NT == 256);
+
+        /// The kernel (`gemm_f16_t`'s description).
+        pub static KERNEL: &onekernel::abi::KernelInfo = &super::gemm_f16_t::KERNEL;
+        /// Its WGSL (`gemm_f16_t`'s, the parameters `override`s).
+        pub const WGSL: &str = super::gemm_f16_t::WGSL;
+
+        /// `gemm_f16_t::launch::<VALUES..>(..)`.
+        pub fn launch(
+            device: &Device,
+            grid: impl Into<Grid>,
+            a: &(impl onekernel::BufferArg<F16Vec4> + ?Sized),
+            b: &(impl onekernel::BufferArg<F16Vec4> + ?Sized),
+            c: &mut (impl onekernel::BufferArg<f32> + ?Sized),
+            k: u32,
+            n: u32,
+        ) -> Result<(), onekernel::LaunchError> {
+            const V: [usize; 9] = VALUES;
+            super::gemm_f16_t::launch::<{ V[0] }, { V[1] }, { V[2] }, { V[3] }, { V[4] }, { V[5] }, { V[6] }, { V[7] }, { V[8] }>(
+                device, grid, a, b, c, k, n,
+            )
         }
     }
 
-    /// `gemm_f16` with its block shape as parameters: a `TBM × TBN` block
+    /// The tensor-core GEMM with its block shape as parameters: a `TBM × TBN` block
     /// of `C` (`NT = TBM / 64 × TBN / 64 × 32` threads, a subgroup per 64 ×
     /// 64 square, `WCOLS = TBN / 64` of them a row), `B`'s staged rows
     /// `TSB = TBN / 4 + 2` vectors long, the shared arrays `AS = TBM × SA`
@@ -159,8 +108,9 @@ mod gemm {
         // 4 × 4 accumulators: acc[i * 4 + j] is rows wr + 16i, columns wc + 16j.
         let mut acc = [Accumulator::<f32, T, T>::zeros(); 16];
 
-        // As in `gemm_f16`: thread t copies vectors t, t + NT, ... of the
-        // block's staged tiles.
+        // The next step's vectors, loaded into registers while the tensor
+        // cores work on this one. Thread t copies vectors t, t + NT, ... of
+        // the block's staged tiles.
         let mut a_at = [0usize; QA];
         let mut b_at = [0usize; QB];
         let mut next_a = [F16Vec4::ZERO; QA];

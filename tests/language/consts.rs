@@ -171,8 +171,8 @@ fn wgsl_declares_overrides() {
 use crate::spirv::shader_checks;
 
 /// naga's SPIR-V writer takes the overrides' values: a kernel with them
-/// has no SPIR-V of its own, and each specialisation (naga's
-/// `process_overrides`, then the writer) passes `spirv-val`.
+/// has no SPIR-V of its own, and each specialisation (the one route,
+/// `onekernel_abi::specialised_wgsl`, then the writer) passes `spirv-val`.
 #[test]
 fn specialised_modules_pass_spirv_val() {
     assert!(const_affine::SPIRV.is_empty(), "SPIR-V exists per specialisation only");
@@ -180,13 +180,15 @@ fn specialised_modules_pass_spirv_val() {
         let wgsl = &*module.wgsl;
         shader_checks::reparse("const_affine", wgsl);
         for (n, m) in [(0u32, 1i32), (17, -5), (u32::MAX, i32::MIN)] {
-            let values = [("1".to_string(), f64::from(n)), ("2".to_string(), f64::from(m))];
-            let words = onekernel_compiler::emit::specialised_spirv(wgsl, &values).unwrap();
+            let values = [f64::from(n), f64::from(m)];
+            let params = &const_affine::KERNEL.consts.params;
+            let words = onekernel_compiler::emit::specialised_spirv(wgsl, params, &values).unwrap();
             shader_checks::spirv_val(&format!("const_affine::<{n}, {m}>"), &words);
         }
     }
-    let values = [("1".to_string(), 3.0), ("2".to_string(), 0.5), ("3".to_string(), 2.0), ("4".to_string(), 1.0)];
-    let words = onekernel_compiler::emit::specialised_spirv(scope_constants::WGSL, &values).unwrap();
+    let values = [3.0, 0.5, 2.0, 1.0];
+    let params = &scope_constants::KERNEL.consts.params;
+    let words = onekernel_compiler::emit::specialised_spirv(scope_constants::WGSL, params, &values).unwrap();
     shader_checks::spirv_val("scope_constants", &words);
 }
 
@@ -421,8 +423,109 @@ fn a_tuple_the_device_cannot_run_is_an_error_naming_the_parameter() {
     }
 }
 
+/// Const parameters whose names end in a digit: naga's WGSL writer
+/// renames them (`BK4` is written `BK4_`), so every consumer finds an
+/// override by its `@id` (`onekernel_abi::override_decl`), never by its
+/// Rust name. The tile a parameter sizes, filled and summed in
+/// `#[unroll]`ed loops, becomes scalars in each specialisation.
+#[kernel(workgroup_size = 64)]
+pub fn digit_named<const BK4: usize, const T2: u32>(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        let mut tile = [0.0f32; BK4];
+        #[unroll]
+        for k in 0..BK4 {
+            tile[k] = a[i] * (k as f32 + T2 as f32);
+        }
+        let mut s = 0.0f32;
+        #[unroll]
+        for k in 0..BK4 {
+            s += tile[k];
+        }
+        out[i] = s;
+    }
+}
+
+fn digit_named_ref(a: &[f32], bk4: usize, t2: u32) -> Vec<f32> {
+    a.iter()
+        .map(|&x| {
+            let tile: Vec<f32> = (0..bk4).map(|k| x * (k as f32 + t2 as f32)).collect();
+            tile.iter().fold(0.0f32, |s, v| s + v)
+        })
+        .collect()
+}
+
+fn run_digit_named<const BK4: usize, const T2: u32>() {
+    for n in SIZES {
+        let a: Vec<f32> = (0..n).map(|i| (i % 11) as f32 - 5.0).collect();
+        let want = digit_named_ref(&a, BK4, T2);
+        let (c, g) = on_both(|d| {
+            let mut out = zeros::<f32>(d, n);
+            digit_named::launch::<BK4, T2>(d, n, &buf(d, &a), &mut out).unwrap();
+            out.read().unwrap()
+        });
+        assert_eq!(c, want, "cpu BK4 = {BK4}, T2 = {T2}, n = {n}");
+        assert_eq!(g, want, "gpu BK4 = {BK4}, T2 = {T2}, n = {n}");
+        // The checked module too (its own specialisation).
+        let d = gpu().checked();
+        let mut out = zeros::<f32>(&d, n);
+        digit_named::launch::<BK4, T2>(&d, n, &buf(&d, &a), &mut out).unwrap();
+        assert_eq!(out.read().unwrap(), want, "gpu checked BK4 = {BK4}, T2 = {T2}, n = {n}");
+    }
+}
+
+#[test]
+fn const_parameters_named_with_digits() {
+    assert!(digit_named::WGSL.contains("override BK4_: u32;"), "naga renames it:\n{}", digit_named::WGSL);
+    run_digit_named::<1, 0>();
+    run_digit_named::<4, 3>();
+    run_digit_named::<7, 2>();
+    let kernel = &digit_named::KERNEL;
+    let text = onekernel::abi::specialised_wgsl(digit_named::WGSL, &kernel.consts.params, &[4.0, 3.0]).unwrap();
+    insta::assert_snapshot!("digit_named", digit_named::WGSL);
+    insta::assert_snapshot!("digit_named_specialised_4_3", text);
+}
+
+/// Every module of a specialisation, the checked ones too, has its
+/// `#[unroll]` loops over parameters unrolled and the arrays they index
+/// split into scalars: the checked module's loop budget does not hide a
+/// loop from the unroller (a checked launch is never the slow loop).
+#[test]
+fn every_module_of_a_specialisation_is_unrolled_and_split() {
+    let kernel = &digit_named::KERNEL;
+    assert_eq!(kernel.modules.len(), 4);
+    for module in kernel.modules.iter() {
+        assert!(module.wgsl.contains("unroll_k"), "the {} module marks the loops", module.key);
+        let text = onekernel::abi::specialised_wgsl(&module.wgsl, &kernel.consts.params, &[4.0, 3.0]).unwrap();
+        assert!(!text.contains("unroll_k"), "the {} module keeps a loop:\n{text}", module.key);
+        assert!(!text.contains("array<f32, 4>"), "the {} module keeps the tile an array:\n{text}", module.key);
+    }
+}
+
+/// A specialisation whose module does not validate (a compiler bug) is an
+/// `Err` naming the kernel and the values, never a silent fallback.
+#[test]
+fn a_specialisation_that_does_not_validate_is_an_error_naming_the_values() {
+    let mut broken = digit_named::KERNEL.clone();
+    broken.modules = broken
+        .modules
+        .iter()
+        .map(|m| onekernel::abi::Module {
+            wgsl: format!("{}\nfn broken() -> u32 {{ return 1.5f; }}\n", m.wgsl).into(),
+            ..m.clone()
+        })
+        .collect::<Vec<_>>()
+        .into();
+    let broken: &'static onekernel::abi::KernelInfo = Box::leak(Box::new(broken));
+    let e = onekernel::__private::specialise(broken, &[4.0, 3.0]).unwrap_err();
+    assert!(matches!(e, LaunchError::InvalidKernel { .. }), "{e:?}");
+    let text = e.to_string();
+    assert!(text.contains("digit_named") && text.contains("BK4 = 4, T2 = 3"), "{text}");
+}
+
 /// A specialisation unrolls the `#[unroll]` loop over `TM`: no loop over
-/// it is left, `row` is indexed by constants only, and the unrolled
+/// it is left, `row` is indexed by constants only (so split into
+/// scalars), and the unrolled
 /// module runs (`const_parameters_size_local_arrays` compares it with
 /// plain Rust on the GPU).
 #[test]
@@ -431,9 +534,12 @@ fn a_specialisation_unrolls_loops_over_parameters() {
     assert!(local_sized::WGSL.contains("unroll_r"), "the loop is marked:\n{}", local_sized::WGSL);
     let text = onekernel::abi::specialised_wgsl(local_sized::WGSL, &kernel.consts.params, &[3.0, 2.0]).unwrap();
     assert!(!text.contains("= unroll_r") && !text.contains("unroll_r ="), "{text}");
+    // Indexed by constants only, `row` is split into scalars (naga's
+    // writer appends `_` to a name that ends in a digit).
     for r in 0..3 {
-        assert!(text.contains(&format!(" = {r}u;")), "{text}");
+        assert!(text.contains(&format!("var row_{r}_: f32;")), "{text}");
     }
+    assert!(!text.contains("var row:"), "{text}");
     insta::assert_snapshot!("local_sized_specialised_3_2", text);
 }
 
@@ -459,7 +565,8 @@ fn specialised_sized_modules_pass_spirv_val() {
         for (m, module) in kernel.modules.iter().enumerate() {
             let text = onekernel::abi::specialised_wgsl(&module.wgsl, &kernel.consts.params, values).unwrap();
             shader_checks::reparse(&kernel.name, &text);
-            let words = onekernel_compiler::emit::specialised_spirv(&text, &[]).unwrap();
+            let words =
+                onekernel_compiler::emit::specialised_spirv(&module.wgsl, &kernel.consts.params, values).unwrap();
             shader_checks::spirv_val(&format!("{}-{case}-{m}", kernel.name), &words);
         }
     }
@@ -551,9 +658,10 @@ fn wgsl_names_the_workgroup_size() {
     insta::assert_snapshot!("scope_sized_workgroup", scope_sized_workgroup::WGSL);
     for (kernel, values) in [(&block_sized::KERNEL, [64.0].as_slice()), (&scope_sized_workgroup::KERNEL, &[8.0, 4.0])] {
         for (m, module) in kernel.modules.iter().enumerate() {
-            let text = onekernel::abi::wgsl_with_constants(&module.wgsl, &kernel.consts.params, values).unwrap();
+            let text = onekernel::abi::specialised_wgsl(&module.wgsl, &kernel.consts.params, values).unwrap();
             shader_checks::reparse(&kernel.name, &text);
-            let words = onekernel_compiler::emit::specialised_spirv(&text, &[]).unwrap();
+            let words =
+                onekernel_compiler::emit::specialised_spirv(&module.wgsl, &kernel.consts.params, values).unwrap();
             shader_checks::spirv_val(&format!("{}-{m}", kernel.name), &words);
         }
     }

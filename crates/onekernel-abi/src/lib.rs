@@ -50,6 +50,9 @@
 #![warn(missing_docs)]
 
 extern crate alloc;
+// The specialisation passes (feature `naga`) use naga, which needs `std`.
+#[cfg(feature = "naga")]
+extern crate std;
 
 use alloc::borrow::Cow;
 use alloc::format;
@@ -61,6 +64,10 @@ mod module;
 pub use module::{Module, ModuleKey};
 pub mod debug;
 pub use debug::{DebugArg, DebugKind, DebugSite, PrintField, PrintType};
+#[cfg(feature = "naga")]
+pub mod specialise;
+#[cfg(feature = "naga")]
+pub use specialise::specialised_wgsl;
 mod unroll;
 pub use unroll::{unroll_marked_loops, MAX_UNROLL as MAX_LATE_UNROLL, UNROLL_PREFIX};
 
@@ -706,30 +713,45 @@ impl ConstType {
     }
 }
 
+/// The declaration of the override of `@id` `id` in `wgsl` (one of a
+/// kernel's modules): the whole line, trimmed
+/// (`@id(1) override TM: u32;`), and its WGSL name and type.
+///
+/// Overrides are found by `@id`, never by name: naga's WGSL writer renames
+/// an identifier that ends in a digit (`BK4` is written `BK4_`), so the
+/// Rust name ([`ConstParam::name`]) is not always the WGSL one. Every
+/// consumer (the specialisation, the tools' views) looks them up here.
+pub fn override_decl(wgsl: &str, id: u16) -> Option<(&str, &str, &str)> {
+    let prefix = format!("@id({id}) override ");
+    wgsl.lines().find_map(|line| {
+        let line = line.trim();
+        let (name, ty) = line.strip_prefix(&prefix)?.strip_suffix(';')?.split_once(':')?;
+        Some((line, name.trim(), ty.trim()))
+    })
+}
+
 /// `wgsl` (one of a kernel's modules) with each override of `params`
 /// written as a `const` of its value in `values` (`@id(1) override TM:
-/// u32;` becomes `const TM: u32 = 8u;`): the module the runtime compiles
-/// for a specialisation, in which the parameters may size arrays and the
-/// workgroup (WGSL needs constants there). Err names a declaration the
-/// text lacks.
+/// u32;` becomes `const TM: u32 = 8u; // @id(1) override, specialised`),
+/// the overrides found by `@id` ([`override_decl`]): the first step of a
+/// specialisation (`specialise::specialised_wgsl`, feature `naga`), after
+/// which the parameters may size arrays and the workgroup (WGSL needs
+/// constants there). Err names a declaration the text lacks.
 pub fn wgsl_with_constants(wgsl: &str, params: &[ConstParam], values: &[f64]) -> Result<String, String> {
     let mut text = String::from(wgsl);
     for (p, v) in params.iter().zip(values) {
         let ty = p.ty.wgsl_name();
-        let decl = format!("@id({}) override {}: {ty};", p.id, p.name);
-        if !text.contains(&decl) {
-            return Err(format!("the WGSL has no `{decl}`"));
+        let Some((decl, name, declared)) = override_decl(&text, p.id) else {
+            return Err(format!("the WGSL has no `@id({}) override` for `{}`", p.id, p.name));
+        };
+        if declared != ty {
+            return Err(format!("`{decl}` is not of type `{ty}`, the type of `{}`", p.name));
         }
-        text = text.replace(&decl, &format!("const {}: {ty} = {};", p.name, p.ty.const_literal(*v)));
+        let constant =
+            format!("const {name}: {ty} = {}; // @id({}) override, specialised", p.ty.const_literal(*v), p.id);
+        text = text.replacen(decl, &constant, 1);
     }
     Ok(text)
-}
-
-/// The module the runtime compiles for a specialisation: `wgsl` with its
-/// overrides written as constants ([`wgsl_with_constants`]) and its
-/// `#[unroll]` loops over parameters unrolled ([`unroll_marked_loops`]).
-pub fn specialised_wgsl(wgsl: &str, params: &[ConstParam], values: &[f64]) -> Result<String, String> {
-    Ok(unroll_marked_loops(&wgsl_with_constants(wgsl, params, values)?))
 }
 
 /// How a kernel's block of launch parameters (the launch description and

@@ -6,6 +6,7 @@ use crate::lower::Lowered;
 use naga::back::spv;
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 use naga::Handle;
+use onekernel_abi::ConstParam;
 
 /// Validates `module` as wgpu will on a device with `f16`, `f64`, 64-bit
 /// integers and subgroups ([`CAPABILITIES`]; the kernel's
@@ -50,15 +51,21 @@ fn write_spirv(module: &naga::Module, info: &naga::valid::ModuleInfo) -> Result<
 }
 
 /// The SPIR-V of `wgsl` (a kernel's module with overrides: const
-/// parameters or constants of its scope) specialised for `values`, each
-/// keyed by the override's `@id` as text (`"1"`, ...): naga's
-/// `process_overrides`, validated again, then its SPIR-V writer.
-pub fn specialised_spirv(wgsl: &str, values: &[(String, f64)]) -> Result<Vec<u32>, String> {
-    let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| e.emit_to_string(wgsl))?;
+/// parameters or constants of its scope) specialised for `values` (one per
+/// override of `params`, in order): the one specialisation route
+/// ([`onekernel_abi::specialised_wgsl`]), then naga's SPIR-V writer (an
+/// override `params` leaves out, the checked module's `loop_budget`,
+/// takes its default).
+pub fn specialised_spirv(wgsl: &str, params: &[ConstParam], values: &[f64]) -> Result<Vec<u32>, String> {
+    if values.len() != params.len() {
+        return Err(format!("{} values for {} overrides", values.len(), params.len()));
+    }
+    let text = onekernel_abi::specialised_wgsl(wgsl, params, values)?;
+    let module = naga::front::wgsl::parse_str(&text).map_err(|e| e.emit_to_string(&text))?;
     let info = Validator::new(ValidationFlags::all(), CAPABILITIES).validate(&module).map_err(|e| format!("{e:?}"))?;
-    let constants: naga::back::PipelineConstants = values.iter().cloned().collect();
-    let (module, info) = naga::back::pipeline_constants::process_overrides(&module, &info, None, &constants)
-        .map_err(|e| e.to_string())?;
+    let none = naga::back::PipelineConstants::default();
+    let (module, info) =
+        naga::back::pipeline_constants::process_overrides(&module, &info, None, &none).map_err(|e| e.to_string())?;
     write_spirv(&module, &info).map_err(|e| e.to_string())
 }
 
@@ -98,17 +105,26 @@ fn write_wgsl(
 /// (`array<f32, 8191>` → `array<f32, TM>`). A placeholder anywhere else in
 /// the text would be a value computed from it: an internal error, never a
 /// wrong length.
+///
+/// The name is the override's as the text declares it, found by `@id`
+/// ([`onekernel_abi::override_decl`]): naga's writer renames a name that
+/// ends in a digit (`BK4` is declared `BK4_`).
 pub fn name_symbols(text: &str, symbols: &[crate::types::Symbol]) -> Result<String, String> {
     let mut out = text.to_string();
     for s in symbols {
-        out = out.replace(&format!(", {}>", s.placeholder), &format!(", {}>", s.name));
+        let id = crate::lower::OVERRIDE_ID_BASE + u16::try_from(s.over).unwrap_or(u16::MAX);
+        let name = match onekernel_abi::override_decl(&out, id) {
+            Some((_, name, _)) => name.to_string(),
+            None => return Err(format!("the WGSL declares no `@id({id}) override` for `{}`", s.name)),
+        };
+        out = out.replace(&format!(", {}>", s.placeholder), &format!(", {name}>"));
         // `@workgroup_size(8191, 1, 1)`: the entry point's attribute.
         if let Some(at) = out.find("@workgroup_size(") {
             let start = at + "@workgroup_size(".len();
             if let Some(len) = out[start..].find(')') {
                 let axes: Vec<String> = out[start..start + len]
                     .split(", ")
-                    .map(|a| if a == s.placeholder.to_string() { s.name.clone() } else { a.to_string() })
+                    .map(|a| if a == s.placeholder.to_string() { name.clone() } else { a.to_string() })
                     .collect();
                 out.replace_range(start..start + len, &axes.join(", "));
             }

@@ -1,11 +1,10 @@
 //! Specialisations for the tools (`onekernel explain --const N=128`, the
 //! playground): the values a person types for a kernel's `override`s
 //! (its const parameters and the constants of its Rust scope, see
-//! `KernelInfo::consts`), and its WGSL with those values in place. The
-//! runtime specialises at launch (pipeline constants); this shows it.
+//! `KernelInfo::consts`), and its WGSL with those values in place, made
+//! by the function the runtime specialises with at launch
+//! ([`onekernel_abi::specialised_wgsl`]): what the tools show is what runs.
 
-use crate::emit::CAPABILITIES;
-use naga::valid::{ValidationFlags, Validator};
 use onekernel_abi::{ConstParam, ConstType, Consts, KernelInfo, Module, ModuleKey};
 use std::borrow::Cow;
 
@@ -66,15 +65,10 @@ pub fn values(kernel: &str, params: &[ConstParam], given: &[(String, String)]) -
     Ok(values.into_iter().flatten().collect())
 }
 
-/// `values` keyed as pipeline constants (the overrides' `@id`s as text),
-/// for [`crate::emit::specialised_spirv`] and [`wgsl`].
-pub fn keyed(params: &[ConstParam], values: &[f64]) -> Vec<(String, f64)> {
-    params.iter().zip(values).map(|(p, v)| (p.id.to_string(), *v)).collect()
-}
-
 /// `wgsl` (a kernel's module with overrides) specialised for `values`
-/// (keyed by `@id`, [`keyed`]): each `@id(n) override NAME: T;` becomes
-/// `const NAME: T = value;`.
+/// (one per override of `params`, in order): the one specialisation route,
+/// [`onekernel_abi::specialised_wgsl`], which the runtime launches too.
+/// Each `@id(n) override NAME: T;` becomes `const NAME: T = value;`.
 ///
 /// Why not naga's `process_overrides` written back as WGSL: that writes
 /// each value where the override was used (`k < 3u`), so the names the
@@ -84,11 +78,8 @@ pub fn keyed(params: &[ConstParam], values: &[f64]) -> Vec<(String, f64)> {
 /// with each parameter's value at the top: what the pipeline computes.
 /// The text is parsed and validated again, so values naga refuses (an
 /// array of zero elements) are refused here.
-pub fn wgsl(wgsl: &str, values: &[(String, f64)]) -> Result<String, String> {
-    let text = onekernel_abi::unroll_marked_loops(&substitute(wgsl, &declarations(wgsl, values)?));
-    let again = naga::front::wgsl::parse_str(&text).map_err(|e| e.emit_to_string(&text))?;
-    Validator::new(ValidationFlags::all(), CAPABILITIES).validate(&again).map_err(|e| format!("{e:?}"))?;
-    Ok(text)
+pub fn wgsl(wgsl: &str, params: &[ConstParam], values: &[f64]) -> Result<String, String> {
+    onekernel_abi::specialised_wgsl(wgsl, params, values)
 }
 
 /// `text` with each declaration of `declarations` replaced (also the
@@ -97,35 +88,19 @@ pub fn substitute(text: &str, declarations: &[(String, String)]) -> String {
     declarations.iter().fold(text.to_string(), |t, (decl, constant)| t.replace(decl.as_str(), constant))
 }
 
-/// For [`wgsl`]: each override's declaration in `wgsl`
-/// (`@id(1) override N: u32;`) and the constant that replaces it
-/// (`const N: u32 = 3u; // @id(1) override, specialised`). An override
-/// `values` leaves out stays one (the checked module's `loop_budget`,
-/// which the launch sets). The text is read, not parsed: a module whose
-/// overrides size local arrays (`array<f32, TM>`) is WGSL only once they
-/// are constants; [`wgsl`] parses and validates the result.
-pub fn declarations(wgsl: &str, values: &[(String, f64)]) -> Result<Vec<(String, String)>, String> {
+/// For the explain view: each override's declaration in `wgsl`
+/// (`@id(1) override N: u32;`, found by `@id`:
+/// [`onekernel_abi::override_decl`]) and the constant that replaces it
+/// (`const N: u32 = 3u; // @id(1) override, specialised`), as the module's
+/// specialisation writes it ([`onekernel_abi::wgsl_with_constants`]).
+pub fn declarations(wgsl: &str, params: &[ConstParam], values: &[f64]) -> Result<Vec<(String, String)>, String> {
     let mut out = Vec::new();
-    for line in wgsl.lines() {
-        let Some(rest) = line.trim().strip_prefix("@id(") else { continue };
-        let Some((id, rest)) = rest.split_once(") override ") else { continue };
-        let Some((name, ty)) = rest.strip_suffix(';').and_then(|r| r.split_once(": ")) else {
-            return Err(format!("an override the tools cannot read: `{line}`"));
+    for (p, v) in params.iter().zip(values) {
+        let Some((decl, ..)) = onekernel_abi::override_decl(wgsl, p.id) else {
+            return Err(format!("the WGSL has no `@id({}) override` for `{}`", p.id, p.name));
         };
-        let Some(&(_, v)) = values.iter().find(|(k, _)| k == id) else { continue };
-        let literal = match ty {
-            "u32" => format!("{}u", v as u32),
-            // `-2147483648i` is the negation of a literal out of range.
-            "i32" if v as i32 == i32::MIN => "i32(-2147483648)".to_string(),
-            "i32" => format!("{}i", v as i32),
-            "f32" => format!("{:?}f", v as f32),
-            "bool" => String::from(if v != 0.0 { "true" } else { "false" }),
-            _ => return Err(format!("override `{name}` has a type the tools cannot show")),
-        };
-        out.push((
-            line.trim().to_string(),
-            format!("const {name}: {ty} = {literal}; // @id({id}) override, specialised"),
-        ));
+        let constant = onekernel_abi::wgsl_with_constants(decl, core::slice::from_ref(p), &[*v])?;
+        out.push((decl.to_string(), constant));
     }
     Ok(out)
 }
@@ -139,13 +114,12 @@ pub fn declarations(wgsl: &str, values: &[(String, f64)]) -> Result<Vec<(String,
 /// given the values as pipeline constants.
 pub fn kernel(info: &KernelInfo, values: &[f64]) -> Result<KernelInfo, String> {
     let params = &info.consts.params;
-    let keyed = keyed(params, values);
     let mut modules = Vec::new();
     let (workgroup_size, words) = info.sizes_for(values).map_err(|e| e.problem)?;
     for m in info.modules.iter() {
-        let text = wgsl(&m.wgsl, &keyed)?;
+        let text = wgsl(&m.wgsl, params, values)?;
         let spirv = if m.key == ModuleKey::PLAIN {
-            Some(Cow::Owned(crate::emit::specialised_spirv(&text, &[])?))
+            Some(Cow::Owned(crate::emit::specialised_spirv(&m.wgsl, params, values)?))
         } else {
             m.spirv.clone()
         };
@@ -156,7 +130,7 @@ pub fn kernel(info: &KernelInfo, values: &[f64]) -> Result<KernelInfo, String> {
     let explain = format!(
         "// Specialised: {} (each `override` is a `const` of its value).\n{}",
         described.join(", "),
-        substitute(&info.explain, &declarations(info.wgsl(), &keyed)?)
+        substitute(&info.explain, &declarations(info.wgsl(), params, values)?)
     );
     Ok(KernelInfo {
         modules: Cow::Owned(modules),

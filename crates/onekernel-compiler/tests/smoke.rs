@@ -196,7 +196,7 @@ fn k(a: &[f32], out: &mut [f32]) {
     );
     assert!(w.contains("array<array<f32, 17>, 16>"), "{w}");
     // `acc` of `HALF` elements, indexed only in an unrolled loop: eight
-    // variables (`lower/split_arrays.rs`).
+    // variables (`onekernel-abi/src/specialise.rs`).
     assert!(w.contains("var acc_7_: f32;") && !w.contains("acc_8_"), "{w}");
     println!("{w}");
 }
@@ -334,11 +334,12 @@ fn const_parameters_are_overrides() {
         assert!(checked.contains(decl), "{decl} in the checked module");
     }
     assert!(c.info.spirv().is_empty());
-    let values = [("1".to_string(), 4.0), ("2".to_string(), -1.0), ("3".to_string(), 256.0)];
-    let words = onekernel_compiler::emit::specialised_spirv(c.info.wgsl(), &values).unwrap();
+    let values = [4.0, -1.0, 256.0];
+    let params = &c.info.consts.params;
+    let words = onekernel_compiler::emit::specialised_spirv(c.info.wgsl(), params, &values).unwrap();
     assert_eq!(words[0], 0x0723_0203, "SPIR-V magic");
-    // A missing value is naga's error, not a panic.
-    assert!(onekernel_compiler::emit::specialised_spirv(c.info.wgsl(), &values[..2]).is_err());
+    // A missing value is an error, not a panic.
+    assert!(onekernel_compiler::emit::specialised_spirv(c.info.wgsl(), params, &values[..2]).is_err());
 }
 
 /// What the tools show of a specialisation (`specialise`): values parsed as

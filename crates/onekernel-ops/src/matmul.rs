@@ -11,8 +11,9 @@
 //!   through its layout (row-major or transposed: the tile is loaded with
 //!   neighbouring threads at neighbouring addresses either way). The batch
 //!   is the grid's `z`.
-//! - [`sgemm_tiled`] is `examples/sgemm_tuned.rs`'s `Vec4` kernel with its
-//!   blocking as const parameters, over the same GPU memory viewed as
+//! - [`sgemm_tiled`] is `examples/sgemm.rs`'s `Vec4` kernel with its
+//!   blocking as const parameters (`examples/sgemm_tuned.rs` tunes this
+//!   kernel too, over more candidates), over the same GPU memory viewed as
 //!   `Vec4`s: for row-major operands on a GPU whose shape one of its tiles
 //!   divides (`m` a multiple of 32, `n` of 64, `k` of 16 at least). The
 //!   tile is chosen per shape by the autotuner (`onekernel::tune`, one
@@ -251,8 +252,11 @@ pub fn sgemm_fast(a: &[f32], b: &[f32], c: &mut [f32], m: u32, k: u32, n: u32) {
     }
 }
 
-/// `examples/sgemm_tuned.rs`'s `sgemm_t4`, batched: row-major operands
-/// read and written as `Vec4`s, a block computing `BM` rows by `BNV`
+// ANCHOR: kernel4
+/// `sgemm.rs`'s `sgemm_vec4` with its blocking as parameters (the one
+/// tunable `Vec4` SGEMM: `examples/sgemm_tuned.rs` tunes it too), batched:
+/// row-major operands read and written as `Vec4`s, a block computing `BM`
+/// rows by `BNV`
 /// `Vec4`s of `C` (threads `TX × TY`, each `TM` rows by `TNV` `Vec4`s,
 /// staging `LA` and `LB` `Vec4`s of the tiles of `A` and `B` per step of
 /// `BK = 4 × BKV`), the batch in `block_id().z`. `m` a multiple of `BM`,
@@ -362,6 +366,8 @@ pub fn sgemm_tiled<
         }
     }
 }
+
+// ANCHOR_END: kernel4
 
 /// A tile of [`sgemm_tiled`]: `BM`, `BN` (columns of `C`), `BK`, `TM`,
 /// `TNV`.

@@ -5,13 +5,17 @@
 //! kernel's address (the pipeline cache, the bind group cache) keys a
 //! specialisation the same way.
 //!
-//! A specialisation carries its values ([`Consts::values`]) and has them
-//! written into its modules, each `override` a `const` of its value
-//! ([`onekernel_abi::wgsl_with_constants`]: WGSL needs constants where a
-//! parameter sizes a local array), and its workgroup size and shared
-//! memory for them ([`KernelInfo::sizes_for`]); a tuple that cannot run is
-//! an error naming the specialisation and the parameter. The CPU executor
-//! runs the body rustc monomorphised for the values.
+//! A specialisation carries its values ([`Consts::values`]) and its
+//! modules as the one specialisation route makes them
+//! ([`onekernel_abi::specialised_wgsl`]: each `override` a `const` of its
+//! value, since WGSL needs constants where a parameter sizes a local
+//! array; the `#[unroll]` loops over parameters unrolled; local arrays
+//! indexed by constants split into scalars; shared arrays of tile kernels
+//! padded), and its workgroup size and shared memory for them
+//! ([`KernelInfo::sizes_for`]); a tuple that cannot run is an error naming
+//! the specialisation and the parameter, a module that does not validate
+//! one naming the kernel and its values (never a silently slower module).
+//! The CPU executor runs the body rustc monomorphised for the values.
 
 use crate::error::LaunchError;
 use onekernel_abi::{ConstType, Consts, Dim, KernelInfo, Module};
@@ -158,41 +162,25 @@ fn make(kernel: &'static KernelInfo, values: &[f64], name: &'static str) -> Resu
     let mut info = kernel.clone();
     info.name = Cow::Borrowed(name);
     sizes(kernel, name, values, &mut info)?;
-    // Every module with the values written in as constants, so that they
-    // may size arrays and the workgroup (WGSL needs constants there); the
-    // pipeline is made from this text.
+    // Every module as the one specialisation route makes it; the pipeline
+    // is made from this text.
     let mut modules = Vec::with_capacity(kernel.modules.len());
     for m in kernel.modules.iter() {
-        let wgsl = onekernel_abi::wgsl_with_constants(&m.wgsl, &kernel.consts.params, values)
-            .map_err(|problem| LaunchError::InvalidKernel { kernel: name, problem })?;
-        let wgsl = unrolled(wgsl);
+        let wgsl = onekernel_abi::specialised_wgsl(&m.wgsl, &kernel.consts.params, values).map_err(|problem| {
+            LaunchError::InvalidKernel {
+                kernel: name,
+                problem: format!(
+                    "its {} module specialised for {} is not a valid module (a compiler bug): {problem}",
+                    m.key,
+                    describe(kernel, values, false)
+                ),
+            }
+        })?;
         modules.push(Module { key: m.key, wgsl: Cow::Owned(wgsl), spirv: None });
     }
     info.modules = Cow::Owned(modules);
     info.consts = Consts { values: Cow::Owned(values.iter().map(|v| v.to_bits()).collect()), ..kernel.consts.clone() };
     Ok(info)
-}
-
-/// `wgsl` (a specialisation's module, its overrides constants) with its
-/// `#[unroll]` loops over parameters unrolled
-/// ([`onekernel_abi::unroll_marked_loops`]), if the result validates; the
-/// module as it is otherwise (correct, only slower: that would be a
-/// compiler bug, which a test of every kernel with such loops would show).
-fn unrolled(wgsl: String) -> String {
-    let text = onekernel_abi::unroll_marked_loops(&wgsl);
-    if text == wgsl {
-        return wgsl;
-    }
-    let valid = naga::front::wgsl::parse_str(&text).ok().is_some_and(|module| {
-        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
-            .validate(&module)
-            .is_ok()
-    });
-    if valid {
-        text
-    } else {
-        wgsl
-    }
 }
 
 /// The shared memory and workgroup size of `kernel` for `values`, into

@@ -760,8 +760,16 @@ impl<'a> FnLowerer<'a> {
                     guard = Some(self.add(Expression::Binary { op: le, left: start_v, right: end_v }, span));
                 }
                 self.loops.push(ctx);
+                // A loop the specialisation unrolls counts no budget when it
+                // steps by one: a counter that only grows by one up to a
+                // `u32` bound ends, and the count would hide the loop's
+                // shape from the unroller (`onekernel_abi::unroll_marked_loops`),
+                // leaving a checked launch with the slow loop.
+                let budget = !(*late_unroll && step.is_none());
                 let b = self.nested(|l| {
-                    l.loop_budget(span);
+                    if budget {
+                        l.loop_budget(span);
+                    }
                     if !inclusive {
                         let i = l.load_var(counter, span);
                         let (op, bound) =

@@ -27,7 +27,6 @@ mod function;
 mod matching;
 mod math;
 mod polyfill;
-mod split_arrays;
 mod tile;
 
 use crate::arena::HandleMap;
@@ -346,8 +345,10 @@ pub fn lower_program(
     let globals = declare_kernel_globals(&mut mb, kernel, layout);
     let entry = FnLowerer::lower_kernel(&mut mb, kernel, kernel_types, &globals, workgroup_size, folded)?;
     mb.module.entry_points.push(entry);
-    split_arrays::split_arrays(&mut mb.module);
-    pad_shared_for_tiles(&mut mb.module);
+    // Local arrays indexed only by constants become scalars, shared arrays
+    // of tile kernels are padded: the passes every specialisation of a
+    // kernel with parameters gets too (one place decides).
+    onekernel_abi::specialise::finish_module(&mut mb.module);
     // naga's WGSL writer writes `enable f16;` only for a module whose type
     // arena holds an `f16` type; a kernel whose `f16` values are all
     // conversions and named expressions (`let h = f16::from_f32(x);`) has
@@ -500,47 +501,6 @@ fn declare_kernel_globals(mb: &mut ModuleBuilder, kernel: &hir::Function, layout
         })
         .collect();
     KernelGlobals { buffers, params, scalar_members, length_members, shared: HandleMap::from_vec(shared) }
-}
-
-/// Cooperative-matrix loads and stores need their pointer and stride
-/// aligned to 16 bytes (Vulkan's VUID-RuntimeSpirv-OpCooperativeMatrixLoadKHR-08986:
-/// the lesser of 16 bytes and a row's natural alignment, and every tile row
-/// is at least 16 bytes). Workgroup variables have no explicit layout in
-/// SPIR-V: the driver places them, the NVIDIA driver one after the other in
-/// declaration order, each at its type's alignment, so a shared array
-/// whose size is not a multiple of 16 bytes leaves the next one at an
-/// address no tile load may start at (on the H200 such loads read zeros,
-/// silently). In a module with tiles, each shared array is therefore
-/// lengthened to a multiple of 16 bytes: every array then starts 16-byte
-/// aligned. The padding is never indexed (the kernel's indices are checked
-/// against the length it wrote, on the CPU and in checked GPU launches);
-/// offsets and strides of tile loads are the kernel's to keep at multiples
-/// of 16 bytes (docs/semantics.md).
-pub(crate) fn pad_shared_for_tiles(module: &mut naga::Module) {
-    if !module.types.iter().any(|(_, t)| matches!(t.inner, TypeInner::CooperativeMatrix { .. })) {
-        return;
-    }
-    let padded: Vec<_> = module
-        .global_variables
-        .iter()
-        .filter(|(_, g)| g.space == AddressSpace::WorkGroup)
-        .filter_map(|(h, g)| match module.types[g.ty].inner {
-            TypeInner::Array { base, size: ArraySize::Constant(n), stride }
-                if !(n.get() * stride).is_multiple_of(16) =>
-            {
-                let len = (n.get()..).find(|m| (m * stride).is_multiple_of(16)).expect("16 elements at most");
-                Some((h, base, len, stride))
-            }
-            _ => None,
-        })
-        .collect();
-    for (h, base, len, stride) in padded {
-        let size = ArraySize::Constant(std::num::NonZeroU32::new(len).expect("longer than before"));
-        let ty = module
-            .types
-            .insert(Type { name: None, inner: TypeInner::Array { base, size, stride } }, naga::Span::UNDEFINED);
-        module.global_variables[h].ty = ty;
-    }
 }
 
 /// `name`, with `_` appended until no member of `members` has it (field

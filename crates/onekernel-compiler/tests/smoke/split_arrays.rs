@@ -1,4 +1,4 @@
-//! `lower/split_arrays.rs`: a local array whose every index is a constant
+//! `onekernel-abi/src/specialise.rs`: a local array whose every index is a constant
 //! (after unrolling) becomes one variable per element; any other array
 //! stays one. The values are checked on the CPU and the GPU by the
 //! language suite (`split_arrays` in `tests/language`).

@@ -189,23 +189,8 @@ fn compile(gpu: &GpuDevice, kernel: &'static KernelInfo, key: &PipelineKey) -> R
     let device = gpu.wgpu_device();
     // The module's `override`s the launch sets (wgpu names them by id).
     let ids: Vec<String> = key.constants.iter().map(|(id, _)| id.to_string()).collect();
-    let mut constants: Vec<(&str, f64)> =
+    let constants: Vec<(&str, f64)> =
         ids.iter().zip(&key.constants).map(|(id, &(_, bits))| (id.as_str(), f64::from_bits(bits))).collect();
-    // A specialisation's values (its const parameters, the constants of
-    // its scope), keyed by the overrides' ids; a specialisation is a
-    // kernel of its own (`specialise.rs`), so the key above tells them
-    // apart.
-    // The runtime's specialisations have them written in as constants
-    // (`specialise.rs`); a tool's KernelInfo may leave them overrides.
-    let spec: Vec<(String, f64)> = kernel
-        .consts
-        .params
-        .iter()
-        .zip(kernel.consts.values.iter())
-        .filter(|(p, _)| wgsl.contains(&format!("@id({}) override ", p.id)))
-        .map(|(p, b)| (p.id.to_string(), f64::from_bits(*b)))
-        .collect();
-    constants.extend(spec.iter().map(|(id, v)| (id.as_str(), *v)));
     let compiled = gpu.capture(|| {
         let desc =
             wgpu::ShaderModuleDescriptor { label: Some(&*kernel.name), source: wgpu::ShaderSource::Wgsl(source) };

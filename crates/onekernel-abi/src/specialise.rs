@@ -1,4 +1,25 @@
-//! Scalar replacement of local arrays: a local array whose every access
+//! The one specialisation route: a kernel's module with its `override`s
+//! given values, as the GPU runs it. The runtime (at the first launch of a
+//! value tuple) and the tools (`onekernel explain --const N=128`, the
+//! playground) both call [`specialised_wgsl`]; the compiler runs the same
+//! passes ([`finish_module`]) on every module it lowers. So a module is
+//! finished the same way whether its arrays' lengths are literals (the
+//! compiler) or parameters (a specialisation):
+//!
+//! 1. each override becomes a `const` of its value
+//!    ([`crate::wgsl_with_constants`]);
+//! 2. each `#[unroll]` loop over parameters is unrolled
+//!    ([`crate::unroll_marked_loops`]);
+//! 3. the module is parsed and its local arrays indexed only by constants
+//!    become scalars ([`split_arrays`]), and in a module with matrix tiles
+//!    its shared arrays are padded ([`pad_shared_for_tiles`]);
+//! 4. it is validated: a specialisation that does not validate is an
+//!    `Err` (the runtime's `LaunchError::InvalidKernel`, naming the
+//!    kernel and the values), never a silently slower module.
+//!
+//! # Scalar replacement of local arrays
+//!
+//! A local array whose every access
 //! has a constant index becomes one variable per element (`next_a[2u]`
 //! becomes `next_a_2`).
 //!
@@ -10,11 +31,12 @@
 //! by hand took the kernel from 235 to 247 TFLOP/s. Separate variables are
 //! registers on any driver, and they read better in the WGSL.
 //!
-//! It is a pass over the finished naga module, run at the end of
-//! [`super::lower_program`] on every variant, because only there is an
-//! index known to be constant: the lowering folds an unrolled loop's
-//! variable into the index (`FnLowerer::fold`), and the checked variants
-//! leave constant in-range indices unchecked (`checked_index_const`).
+//! It is a pass over a finished naga module ([`split_arrays`]), run on
+//! every variant when the compiler lowers a kernel (the lowering folds an
+//! unrolled loop's variable into the index, and the checked variants leave
+//! constant in-range indices unchecked) and again on each specialisation
+//! ([`specialised_wgsl`]), where the arrays a parameter sizes
+//! (`[0.0f32; TM]`) have a length and the loops over them are unrolled.
 //!
 //! A variable of array type is split when naga's own analysis counts no
 //! use of it other than these (every other use, or one this pass does not
@@ -32,8 +54,15 @@
 //! arrays split level by level (`m[1u][0u]` becomes `m_1_0`), one round
 //! per level.
 
-use naga::valid::{FunctionInfo, ValidationFlags, Validator};
-use naga::{Arena, ArraySize, Block, Expression, Function, Handle, Literal, LocalVariable, Statement, TypeInner};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+use naga::valid::{Capabilities, FunctionInfo, ValidationFlags, Validator};
+use naga::{
+    AddressSpace, Arena, ArraySize, Block, Expression, Function, Handle, Literal, LocalVariable, Statement, Type,
+    TypeInner,
+};
 use std::collections::{HashMap, HashSet};
 
 /// Arrays longer than this stay arrays: hundreds of variables would make
@@ -43,10 +72,88 @@ const MAX_ELEMENTS: u32 = 64;
 /// Rounds of splitting: one per level of nested arrays.
 const MAX_ROUNDS: usize = 4;
 
-/// Splits every eligible local array of every function of `module`. A
-/// module that does not validate is left as it is, for the validation
-/// after lowering to report.
-pub(super) fn split_arrays(module: &mut naga::Module) {
+/// The module the GPU runs for a specialisation of a kernel: `wgsl` (one
+/// of its modules, with `override`s) with each override of `params` given
+/// its value in `values`, its `#[unroll]` loops over parameters unrolled,
+/// its local arrays split and its shared arrays padded (the steps of the
+/// module docs), validated. A module none of whose arrays splits or pads
+/// comes back as the text of steps 1 and 2 (line for line the module the
+/// unspecialised view shows, each parameter's value at the top); one that
+/// changes is written out again by naga. Err says why the specialisation
+/// is not a valid module (a value naga refuses, such as an array of zero
+/// elements).
+pub fn specialised_wgsl(wgsl: &str, params: &[crate::ConstParam], values: &[f64]) -> Result<String, String> {
+    let text = crate::unroll_marked_loops(&crate::wgsl_with_constants(wgsl, params, values)?);
+    let mut module = naga::front::wgsl::parse_str(&text).map_err(|e| e.emit_to_string(&text))?;
+    let changed = finish_module(&mut module);
+    let info = validate(&module).map_err(|e| e.emit_to_string(&text))?;
+    if !changed {
+        return Ok(text);
+    }
+    naga::back::wgsl::write_string(&module, &info, naga::back::wgsl::WriterFlags::empty())
+        .map_err(|e| format!("writing the specialised module: {e}"))
+}
+
+/// The passes every finished module gets, the compiler's (whose arrays'
+/// lengths are literals) and each specialisation's: [`split_arrays`], then
+/// [`pad_shared_for_tiles`]. Whether either changed the module.
+pub fn finish_module(module: &mut naga::Module) -> bool {
+    let split = split_arrays(module);
+    pad_shared_for_tiles(module) || split
+}
+
+fn validate(module: &naga::Module) -> Result<naga::valid::ModuleInfo, naga::WithSpan<naga::valid::ValidationError>> {
+    Validator::new(ValidationFlags::all(), Capabilities::all()).validate(module)
+}
+
+/// Cooperative-matrix loads and stores need their pointer and stride
+/// aligned to 16 bytes (Vulkan's VUID-RuntimeSpirv-OpCooperativeMatrixLoadKHR-08986:
+/// the lesser of 16 bytes and a row's natural alignment, and every tile row
+/// is at least 16 bytes). Workgroup variables have no explicit layout in
+/// SPIR-V: the driver places them, the NVIDIA driver one after the other in
+/// declaration order, each at its type's alignment, so a shared array
+/// whose size is not a multiple of 16 bytes leaves the next one at an
+/// address no tile load may start at (on the H200 such loads read zeros,
+/// silently). In a module with tiles, each shared array is therefore
+/// lengthened to a multiple of 16 bytes: every array then starts 16-byte
+/// aligned. The padding is never indexed (the kernel's indices are checked
+/// against the length it wrote, on the CPU and in checked GPU launches);
+/// offsets and strides of tile loads are the kernel's to keep at multiples
+/// of 16 bytes (docs/semantics.md). Arrays a parameter sizes are padded in
+/// each specialisation, once their length is known. Whether it padded any.
+pub fn pad_shared_for_tiles(module: &mut naga::Module) -> bool {
+    if !module.types.iter().any(|(_, t)| matches!(t.inner, TypeInner::CooperativeMatrix { .. })) {
+        return false;
+    }
+    let padded: Vec<_> = module
+        .global_variables
+        .iter()
+        .filter(|(_, g)| g.space == AddressSpace::WorkGroup)
+        .filter_map(|(h, g)| match module.types[g.ty].inner {
+            TypeInner::Array { base, size: ArraySize::Constant(n), stride }
+                if !(n.get() * stride).is_multiple_of(16) =>
+            {
+                let len = (n.get()..).find(|m| (m * stride).is_multiple_of(16)).expect("16 elements at most");
+                Some((h, base, len, stride))
+            }
+            _ => None,
+        })
+        .collect();
+    let any = !padded.is_empty();
+    for (h, base, len, stride) in padded {
+        let size = ArraySize::Constant(core::num::NonZeroU32::new(len).expect("longer than before"));
+        let ty = module
+            .types
+            .insert(Type { name: None, inner: TypeInner::Array { base, size, stride } }, naga::Span::UNDEFINED);
+        module.global_variables[h].ty = ty;
+    }
+    any
+}
+
+/// Splits every eligible local array of every function of `module`;
+/// whether it split any. A module that does not validate is left as it
+/// is, for the validation that follows to report.
+pub fn split_arrays(module: &mut naga::Module) -> bool {
     // Most kernels have no local array: no need to validate for them.
     let has_array = |f: &Function| {
         f.local_variables.iter().any(|(_, v)| matches!(module.types[v.ty].inner, TypeInner::Array { .. }))
@@ -54,11 +161,12 @@ pub(super) fn split_arrays(module: &mut naga::Module) {
     if !module.functions.iter().any(|(_, f)| has_array(f))
         && !module.entry_points.iter().any(|e| has_array(&e.function))
     {
-        return;
+        return false;
     }
+    let mut any = false;
     for _ in 0..MAX_ROUNDS {
-        let Ok(info) = Validator::new(ValidationFlags::all(), crate::emit::CAPABILITIES).validate(module) else {
-            return;
+        let Ok(info) = Validator::new(ValidationFlags::all(), Capabilities::all()).validate(module) else {
+            return any;
         };
         let naga::Module { types, functions, entry_points, .. } = module;
         let mut changed = false;
@@ -69,9 +177,11 @@ pub(super) fn split_arrays(module: &mut naga::Module) {
             changed |= split_function(&mut entry.function, info.get_entry_point(i), types);
         }
         if !changed {
-            return;
+            return any;
         }
+        any = true;
     }
+    any
 }
 
 /// A local array that may be split.
