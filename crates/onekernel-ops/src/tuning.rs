@@ -24,7 +24,8 @@
 //! [`set_mode`] sets the mode of these tuners on one device
 //! ([`Mode::Off`]: always the default plan, nothing timed; [`Mode::Cached`]:
 //! cached results only; [`Mode::Full`]: tune on a miss), instead of
-//! `ONEKERNEL_TUNE`'s ([`Mode::from_env`]). [`picks`] lists what was
+//! `ONEKERNEL_TUNE`'s ([`Mode::from_env`]), [`set_cache_dir`] where the
+//! results are kept. [`picks`] lists what was
 //! chosen, with every candidate's time.
 //!
 //! ```
@@ -43,6 +44,7 @@ use crate::prelude::*;
 use onekernel_runtime::tune::{Candidate, Key, Tuner};
 pub use onekernel_runtime::tune::{Mode, Outcome, Source};
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 /// What a tuner chose for one problem: the latest choice per (op, key).
@@ -65,6 +67,8 @@ pub struct Pick {
 struct Registry {
     /// The mode set by [`set_mode`], per device id.
     modes: HashMap<u64, Mode>,
+    /// The cache directory set by [`set_cache_dir`], per device id.
+    dirs: HashMap<u64, PathBuf>,
     /// One tuner per device id and op.
     tuners: HashMap<(u64, &'static str), Arc<Tuner>>,
     /// The latest pick per device id, op and key.
@@ -84,6 +88,17 @@ pub fn set_mode(device: &Device, mode: Mode) {
     let mut r = registry();
     r.modes.insert(device.id(), mode);
     // Made again with the new mode at the next call.
+    r.tuners.retain(|(id, _), _| *id != device.id());
+    r.picks.retain(|(id, _, _), _| *id != device.id());
+}
+
+/// Keeps the ops' tuning results for `device` in `dir` (as `tune.toml`)
+/// instead of the default cache directory (`ONEKERNEL_CACHE_DIR`, else the
+/// platform's): a test or a program that ships its own cache points here.
+pub fn set_cache_dir(device: &Device, dir: impl AsRef<Path>) {
+    let mut r = registry();
+    r.dirs.insert(device.id(), dir.as_ref().to_path_buf());
+    // Made again with the new file at the next call.
     r.tuners.retain(|(id, _), _| *id != device.id());
     r.picks.retain(|(id, _, _), _| *id != device.id());
 }
@@ -110,11 +125,14 @@ pub fn picks(device: &Device) -> Vec<Pick> {
 fn tuner(device: &Device, op: &'static str, source: &'static str) -> Arc<Tuner> {
     let mut r = registry();
     let mode = r.modes.get(&device.id()).copied().unwrap_or_else(Mode::from_env);
-    Arc::clone(
-        r.tuners
-            .entry((device.id(), op))
-            .or_insert_with(|| Arc::new(Tuner::new(device, op, &[]).with_source(source).mode(mode))),
-    )
+    let dir = r.dirs.get(&device.id()).cloned();
+    Arc::clone(r.tuners.entry((device.id(), op)).or_insert_with(|| {
+        let tuner = Tuner::new(device, op, &[]).with_source(source).mode(mode);
+        Arc::new(match dir {
+            Some(dir) => tuner.cache_dir(dir),
+            None => tuner,
+        })
+    }))
 }
 
 /// The index of the candidate to run for `key`: tuned (or cached) on a
