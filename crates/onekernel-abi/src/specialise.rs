@@ -86,7 +86,9 @@ pub fn specialised_wgsl(wgsl: &str, params: &[crate::ConstParam], values: &[f64]
     let text = crate::unroll_marked_loops(&crate::wgsl_with_constants(wgsl, params, values)?);
     let mut module = naga::front::wgsl::parse_str(&text).map_err(|e| e.emit_to_string(&text))?;
     let changed = finish_module(&mut module, &[]);
-    let info = validate(&module).map_err(|e| e.emit_to_string(&text))?;
+    let info = Validator::new(ValidationFlags::all(), Capabilities::all())
+        .validate(&module)
+        .map_err(|e| e.emit_to_string(&text))?;
     if !changed {
         return Ok(text);
     }
@@ -103,10 +105,6 @@ pub fn specialised_wgsl(wgsl: &str, params: &[crate::ConstParam], values: &[f64]
 pub fn finish_module(module: &mut naga::Module, pending: &[u32]) -> bool {
     let split = split_arrays(module);
     pad_shared_for_tiles(module, pending) || split
-}
-
-fn validate(module: &naga::Module) -> Result<naga::valid::ModuleInfo, naga::WithSpan<naga::valid::ValidationError>> {
-    Validator::new(ValidationFlags::all(), Capabilities::all()).validate(module)
 }
 
 /// Cooperative-matrix loads and stores need their pointer and stride
