@@ -85,8 +85,10 @@ const MAX_ROUNDS: usize = 4;
 pub fn specialised_wgsl(wgsl: &str, params: &[crate::ConstParam], values: &[f64]) -> Result<String, String> {
     let text = crate::unroll_marked_loops(&crate::wgsl_with_constants(wgsl, params, values)?);
     let mut module = naga::front::wgsl::parse_str(&text).map_err(|e| e.emit_to_string(&text))?;
-    let changed = finish_module(&mut module);
-    let info = validate(&module).map_err(|e| e.emit_to_string(&text))?;
+    let changed = finish_module(&mut module, &[]);
+    let info = Validator::new(ValidationFlags::all(), Capabilities::all())
+        .validate(&module)
+        .map_err(|e| e.emit_to_string(&text))?;
     if !changed {
         return Ok(text);
     }
@@ -96,14 +98,13 @@ pub fn specialised_wgsl(wgsl: &str, params: &[crate::ConstParam], values: &[f64]
 
 /// The passes every finished module gets, the compiler's (whose arrays'
 /// lengths are literals) and each specialisation's: [`split_arrays`], then
-/// [`pad_shared_for_tiles`]. Whether either changed the module.
-pub fn finish_module(module: &mut naga::Module) -> bool {
+/// [`pad_shared_for_tiles`]. `pending`: lengths that stand for parameters
+/// (the compiler's placeholders for lengths the launch sets), whose arrays
+/// are left as they are here and padded in each specialisation. Whether
+/// either pass changed the module.
+pub fn finish_module(module: &mut naga::Module, pending: &[u32]) -> bool {
     let split = split_arrays(module);
-    pad_shared_for_tiles(module) || split
-}
-
-fn validate(module: &naga::Module) -> Result<naga::valid::ModuleInfo, naga::WithSpan<naga::valid::ValidationError>> {
-    Validator::new(ValidationFlags::all(), Capabilities::all()).validate(module)
+    pad_shared_for_tiles(module, pending) || split
 }
 
 /// Cooperative-matrix loads and stores need their pointer and stride
@@ -119,16 +120,19 @@ fn validate(module: &naga::Module) -> Result<naga::valid::ModuleInfo, naga::With
 /// aligned. The padding is never indexed (the kernel's indices are checked
 /// against the length it wrote, on the CPU and in checked GPU launches);
 /// offsets and strides of tile loads are the kernel's to keep at multiples
-/// of 16 bytes (docs/semantics.md). Arrays a parameter sizes are padded in
-/// each specialisation, once their length is known. Whether it padded any.
-pub fn pad_shared_for_tiles(module: &mut naga::Module) -> bool {
+/// of 16 bytes (docs/semantics.md). Arrays a parameter sizes (a length in
+/// `pending`, at any level) are padded in each specialisation, once their
+/// length is known: padded at compile time, the placeholder would be lost
+/// (a 128 KiB shared array in place of `gemm_f16_t`'s 20 KiB). Whether it
+/// padded any.
+pub fn pad_shared_for_tiles(module: &mut naga::Module, pending: &[u32]) -> bool {
     if !module.types.iter().any(|(_, t)| matches!(t.inner, TypeInner::CooperativeMatrix { .. })) {
         return false;
     }
     let padded: Vec<_> = module
         .global_variables
         .iter()
-        .filter(|(_, g)| g.space == AddressSpace::WorkGroup)
+        .filter(|(_, g)| g.space == AddressSpace::WorkGroup && !sized_by(&module.types, g.ty, pending))
         .filter_map(|(h, g)| match module.types[g.ty].inner {
             TypeInner::Array { base, size: ArraySize::Constant(n), stride }
                 if !(n.get() * stride).is_multiple_of(16) =>
@@ -148,6 +152,17 @@ pub fn pad_shared_for_tiles(module: &mut naga::Module) -> bool {
         module.global_variables[h].ty = ty;
     }
     any
+}
+
+/// Whether a length of `pending` sizes `ty` (an array of them, at any
+/// level).
+fn sized_by(types: &naga::UniqueArena<Type>, ty: Handle<Type>, pending: &[u32]) -> bool {
+    match types[ty].inner {
+        TypeInner::Array { base, size, .. } => {
+            matches!(size, ArraySize::Constant(n) if pending.contains(&n.get())) || sized_by(types, base, pending)
+        }
+        _ => false,
+    }
 }
 
 /// Splits every eligible local array of every function of `module`;

@@ -348,7 +348,10 @@ pub fn lower_program(
     // Local arrays indexed only by constants become scalars, shared arrays
     // of tile kernels are padded: the passes every specialisation of a
     // kernel with parameters gets too (one place decides).
-    onekernel_abi::specialise::finish_module(&mut mb.module);
+    // Arrays sized by a parameter (a placeholder length here) are left for
+    // each specialisation.
+    let pending: Vec<u32> = mb.table.symbols().iter().map(|s| s.placeholder).collect();
+    onekernel_abi::specialise::finish_module(&mut mb.module, &pending);
     // naga's WGSL writer writes `enable f16;` only for a module whose type
     // arena holds an `f16` type; a kernel whose `f16` values are all
     // conversions and named expressions (`let h = f16::from_f32(x);`) has

@@ -8,7 +8,9 @@
 //! [`Candidate`] name) and a closure that runs one candidate and returns
 //! its output. On a cache miss it runs each candidate once (a warm-up,
 //! which also builds its pipeline) and checks its output against the first
-//! candidate that ran (or with a check of yours), then times it
+//! candidate that ran (or with a check of yours); once all have run, it
+//! runs the first again for [`WARM_UP`] (a GPU's clocks drop while the host
+//! compiles), then times each
 //! [`Tuner::samples`] times with [`Device::time`] (GPU timestamps where the
 //! device has them, else the wall clock) and keeps the median. Candidates
 //! whose closure returns `Err` (a launch the device refuses: too much
@@ -292,6 +294,11 @@ impl std::error::Error for TuneError {
     }
 }
 
+/// How long a tuning runs its first candidate again, after every
+/// candidate has built its pipeline and before any is timed: long enough
+/// for a GPU's clocks to come back up after the host's compiles.
+pub const WARM_UP: Duration = Duration::from_millis(200);
+
 /// Chooses among a kernel's candidates on one device, remembering the
 /// winners (see the [module docs](self)).
 ///
@@ -507,25 +514,50 @@ impl Tuner {
         let mut times: Vec<Option<Duration>> = vec![None; candidates.len()];
         let mut dropped: Vec<(String, String)> = Vec::new();
         let mut clock = None;
-        'candidates: for (i, c) in candidates.iter().enumerate() {
+        // First every candidate once: it builds its pipeline (on the GPU,
+        // the specialisation and the driver's compile, seconds of host
+        // work for a large unrolled kernel) and its output is checked.
+        // Only then is anything timed: timed between compiles, a candidate
+        // ran on a GPU whose clocks had dropped while it idled (on an
+        // H200, 512³ SGEMM timed 5× slower right after the tuning's
+        // compiles, and the tuner picked a scalar tile at 2048³).
+        let mut ran = vec![false; candidates.len()];
+        for (i, c) in candidates.iter().enumerate() {
             let name = &names[i];
             progress.show(i + 1, candidates.len(), name);
-            let mut drop_it = |why: String| dropped.push((name.clone(), why));
             match run(c) {
-                Err(e) => {
-                    drop_it(e.to_string());
-                    continue;
-                }
+                Err(e) => dropped.push((name.clone(), e.to_string())),
                 Ok(out) => match &reference {
-                    None => reference = Some((name.clone(), out)),
-                    Some((first, want)) => {
-                        if !agrees(want, &out) {
-                            drop_it(format!("its output differs from that of `{first}`"));
-                            continue;
-                        }
+                    None => {
+                        reference = Some((name.clone(), out));
+                        ran[i] = true;
                     }
+                    Some((first, want)) if !agrees(want, &out) => {
+                        dropped.push((name.clone(), format!("its output differs from that of `{first}`")));
+                    }
+                    Some(_) => ran[i] = true,
                 },
             }
+        }
+        // The clocks back up: the first candidate that ran, again, for
+        // at least `WARM_UP` of wall time.
+        if let Some(first) = ran.iter().position(|&r| r) {
+            let started = std::time::Instant::now();
+            while started.elapsed() < WARM_UP {
+                if run(&candidates[first]).is_err() {
+                    break;
+                }
+                self.device
+                    .synchronize()
+                    .map_err(|source| TuneError::Device { kernel: self.kernel.clone(), source })?;
+            }
+        }
+        'candidates: for (i, c) in candidates.iter().enumerate() {
+            if !ran[i] {
+                continue;
+            }
+            let name = &names[i];
+            let mut drop_it = |why: String| dropped.push((name.clone(), why));
             for _ in 1..self.warmups {
                 if let Err(e) = run(c) {
                     drop_it(e.to_string());
