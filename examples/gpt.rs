@@ -918,7 +918,8 @@ impl Model {
                     _ => layers,
                 };
                 let ranges: Vec<std::ops::Range<usize>> = match layers {
-                    0 => vec![0..0],
+                    // No layers: one (empty) range still records the head.
+                    0 => std::iter::once(0..0).collect(),
                     _ => (0..layers).step_by(chunk).map(|s| s..(s + chunk).min(layers)).collect(),
                 };
                 let mut checks = Vec::new();
@@ -1332,7 +1333,7 @@ mod tests {
                 v[n / 2] = 2.0;
                 cases.push(v.clone());
             }
-            cases.push(v.iter().map(|x| x.abs() * -1.0 - 1.0).collect());
+            cases.push(v.iter().map(|x| -x.abs() - 1.0).collect());
             cases.push((0..n).map(|i| (i % 7) as f32).collect());
         }
         for device in common::devices(true) {
