@@ -1377,7 +1377,9 @@ mod tests {
                         let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / width as f32;
                         let inv = 1.0 / (var + EPS).sqrt();
                         want_h.extend(
-                            row.iter().enumerate().map(|(c, v)| r16((v - mean) * inv * gain[c].to_f32() + shift[c].to_f32())),
+                            row.iter()
+                                .enumerate()
+                                .map(|(c, v)| r16((v - mean) * inv * gain[c].to_f32() + shift[c].to_f32())),
                         );
                     }
                     let up = |v: &[f16]| Buffer::from_slice(&device, v).unwrap();
