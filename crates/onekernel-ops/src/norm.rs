@@ -22,14 +22,20 @@
 //! The statistics are reduced with `subgroup_max` / `subgroup_add`, then
 //! across the row's subgroups through shared memory (one barrier).
 //!
-//! On a GPU, rows whose width is a multiple of 4 take the vector kernels
-//! instead (`rows_vec4*` for `f32`, `rows_f16vec4*` for `f16`): the same
+//! On a GPU, rows whose width is a multiple of 4 take the vector kernel
+//! instead ([`rows_vec4`] for `f32`, [`rows_f16vec4`] for `f16`): the same
 //! steps over the buffers seen as `Vec4` / `F16Vec4` (one 16- or 8-byte
-//! load for four numbers), 2, 4 or (a block of 1024 a row) 8 vectors a
-//! thread, `tpr` from the subgroup size up; a row that one subgroup
-//! covers (`solo`) is reduced with the subgroup operations alone, without
-//! shared memory or a barrier. The H200 numbers are in
-//! `docs/performance.md`.
+//! load for four numbers; the views are borrowed with
+//! `Buffer::view_as`, so a loop of calls allocates nothing and reuses its
+//! bind groups). Its block size `WG`, vectors a thread `PER` and threads a
+//! row `TPR` are const parameters, chosen per width by
+//! [`vector_configs`] from [`VEC_CONFIGS`]: narrow rows take a fraction of
+//! a subgroup each (`TPR` 8: four rows a subgroup, 32 a block), a row
+//! that one subgroup covers (`solo`) is reduced with subgroup shuffles
+//! alone (a butterfly over its `TPR` lanes: no shared memory, no
+//! barrier), wider rows take more threads and a reduction through shared
+//! memory, the widest a block of 1024 a row. The H200 numbers and the
+//! sweep that chose the configs are in `docs/performance.md`.
 //!
 //! On the CPU executor the same arithmetic runs as plain Rust over rows
 //! with rayon (faster there than the cooperative kernel);
@@ -557,7 +563,9 @@ row_kernel4!(
     /// the rest read again for each step). `solo` 1 when a row is `TPR`
     /// neighbouring lanes of one subgroup (`TPR` at most the subgroup
     /// size): reduced with subgroup shuffles alone, no shared memory, no
-    /// barrier; else `TPR` is a multiple of the subgroup size. Launch with
+    /// barrier; else `TPR` is a multiple of the subgroup size. `op`: 0
+    /// softmax, 1 log-softmax, 2 layer norm, 3 RMS norm; `affine` bit 0:
+    /// scale by `gamma`, bit 1: shift by `beta`. Launch with
     /// `Grid::blocks([rows.div_ceil(WG / TPR)])`; [`VEC_CONFIGS`] lists
     /// the `(WG, PER, TPR)` the ops launch.
     rows_vec4, Vec4, |w| w, |n| n
