@@ -576,7 +576,7 @@ row_kernel4!(
 );
 
 /// The `(WG, PER, TPR)` of [`rows_vec4`] and [`rows_f16vec4`] the ops
-/// launch (see [`vector_config`]).
+/// launch (see [`vector_configs`]).
 pub const VEC_CONFIGS: [[usize; 3]; 12] = [
     [256, 4, 8],
     [256, 2, 16],
@@ -802,7 +802,7 @@ pub fn row_op_into<T: RowElement>(
 
 /// [`row_op_into`] with the vector kernel's `[WG, PER, TPR]` (one of
 /// [`VEC_CONFIGS`]) chosen by the caller: the benchmark's sweep. `None`:
-/// [`vector_config`]'s choice.
+/// [`vector_configs`]'s choice.
 #[doc(hidden)]
 #[allow(clippy::too_many_arguments)]
 pub fn row_op_with<T: RowElement>(

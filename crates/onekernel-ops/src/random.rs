@@ -19,15 +19,15 @@
 //!   + 1) * 2^-24` in `(0, 1]`, scaled by `std` and shifted by `mean`.
 //!
 //! Each thread computes one block of four numbers (ten rounds of
-//! [`philox_round`](kernels::philox_round) with two 32×32→64-bit
+//! [`philox_round`] with two 32×32→64-bit
 //! multiplies: one native 64-bit product each where the device has
 //! `SHADER_INT64` (the `*_64` kernels, chosen from the device's features),
 //! else from 16-bit halves, the same numbers). An output of whole vectors
 //! drawn from an offset that is a multiple of 4 (the usual case) is seen
 //! as `UVec4`s (`Buffer::view_as_mut`; `f32`s as their bits) and each
 //! thread writes its block with one 16-byte store
-//! ([`philox_vec`](kernels::philox_vec)); any other output goes through
-//! [`philox_words`](kernels::philox_words), where a block of 256 threads
+//! ([`philox_vec`]); any other output goes through
+//! [`philox_words`], where a block of 256 threads
 //! stages its 1024 numbers in shared memory and writes them coalesced.
 //! The const parameter `MODE` of both says what is drawn (words, uniform,
 //! normal). On the CPU executor the same blocks are computed in plain

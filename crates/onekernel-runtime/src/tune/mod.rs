@@ -12,7 +12,9 @@
 //! runs the first again for [`WARM_UP`] (a GPU's clocks drop while the host
 //! compiles), then times each
 //! [`Tuner::samples`] times with [`Device::time`] (GPU timestamps where the
-//! device has them, else the wall clock) and keeps the median. Candidates
+//! device has them, else the wall clock), in rounds of one launch of every
+//! candidate (a clock that drifts weighs on all alike), and keeps the
+//! median. Candidates
 //! whose closure returns `Err` (a launch the device refuses: too much
 //! shared memory, a workgroup too large) or whose output disagrees are
 //! dropped. The fastest of the rest wins, and is remembered: in memory, and
@@ -552,33 +554,45 @@ impl Tuner {
                     .map_err(|source| TuneError::Device { kernel: self.kernel.clone(), source })?;
             }
         }
-        'candidates: for (i, c) in candidates.iter().enumerate() {
-            if !ran[i] {
-                continue;
-            }
-            let name = &names[i];
-            let mut drop_it = |why: String| dropped.push((name.clone(), why));
+        for (i, c) in candidates.iter().enumerate() {
             for _ in 1..self.warmups {
+                if !ran[i] {
+                    break;
+                }
                 if let Err(e) = run(c) {
-                    drop_it(e.to_string());
-                    continue 'candidates;
+                    dropped.push((names[i].clone(), e.to_string()));
+                    ran[i] = false;
                 }
             }
-            let mut samples = Vec::with_capacity(self.samples);
-            for _ in 0..self.samples {
+        }
+        // Timed in rounds, each round one launch of every candidate, so
+        // that a clock that still drifts (a GPU ramping up or throttling)
+        // weighs on every candidate alike instead of on whichever was timed
+        // first or last.
+        let mut samples: Vec<Vec<Duration>> = vec![Vec::with_capacity(self.samples); candidates.len()];
+        for _ in 0..self.samples {
+            for (i, c) in candidates.iter().enumerate() {
+                if !ran[i] {
+                    continue;
+                }
                 let (r, timing) = self
                     .device
                     .time(|| run(c))
                     .map_err(|source| TuneError::Device { kernel: self.kernel.clone(), source })?;
                 if let Err(e) = r {
-                    drop_it(e.to_string());
-                    continue 'candidates;
+                    dropped.push((names[i].clone(), e.to_string()));
+                    ran[i] = false;
+                    continue;
                 }
-                samples.push(if timing.launches() > 0 { timing.total } else { timing.elapsed });
+                samples[i].push(if timing.launches() > 0 { timing.total } else { timing.elapsed });
                 clock = Some(timing.clock);
             }
-            samples.sort_unstable();
-            times[i] = Some(samples[samples.len() / 2]);
+        }
+        for (i, s) in samples.iter_mut().enumerate() {
+            if ran[i] && !s.is_empty() {
+                s.sort_unstable();
+                times[i] = Some(s[s.len() / 2]);
+            }
         }
         // The fastest; the earlier of equal times.
         let Some(index) = (0..candidates.len()).filter(|&i| times[i].is_some()).min_by_key(|&i| times[i]) else {
