@@ -563,25 +563,7 @@ pub fn scan_into<T: ScanElement>(
     out: &mut Buffer<T>,
     scratch: &mut ScanScratch<T>,
 ) -> Result<(), OpError> {
-    let n = x.len();
-    let bad = |e: onekernel_runtime::BufferError| LaunchError::InvalidArgument {
-        kernel: "ops::scan",
-        arg: "x",
-        problem: e.to_string(),
-    };
-    let xv = x.view_2d(1, n).map_err(bad)?;
-    if out.len() != n {
-        check_same_device("ops::scan", "x", device, x)?;
-        check_same_device("ops::scan", "out", device, out)?;
-        return Err(LaunchError::InvalidArgument {
-            kernel: "ops::scan",
-            arg: "out",
-            problem: format!("has {} elements, needs {n} (one per element of `x`)", out.len()),
-        }
-        .into());
-    }
-    let mut ov = out.view_2d_mut(1, n).map_err(bad)?;
-    scan_impl("ops::scan", device, xv, op, inclusive, &mut ov, scratch, None)
+    scan_whole(device, x, op, inclusive, out, scratch, None)
 }
 
 /// The scan of a contiguous view of a buffer (a range of rows of a matrix,
@@ -629,24 +611,7 @@ pub fn scan_into_segments<T: ScanElement>(
     scratch: &mut ScanScratch<T>,
     target: usize,
 ) -> Result<(), OpError> {
-    let n = x.len();
-    let bad = |e: onekernel_runtime::BufferError| LaunchError::InvalidArgument {
-        kernel: "ops::scan",
-        arg: "x",
-        problem: e.to_string(),
-    };
-    let xv = x.view_2d(1, n).map_err(bad)?;
-    let mut ov = out.view_2d_mut(1, n).map_err(bad)?;
-    scan_impl(
-        "ops::scan",
-        device,
-        xv,
-        op,
-        inclusive,
-        &mut ov,
-        scratch,
-        Some(ScanPlan { segments: target, k: 7, vec4: false }),
-    )
+    scan_whole(device, x, op, inclusive, out, scratch, Some(ScanPlan { segments: target, k: 7, vec4: false }))
 }
 
 /// [`scan_into`] with `plan` (one that does not fit runs with 7 elements a
@@ -664,6 +629,20 @@ pub fn scan_with_plan<T: ScanElement>(
     scratch: &mut ScanScratch<T>,
     plan: ScanPlan,
 ) -> Result<(), OpError> {
+    scan_whole(device, x, op, inclusive, out, scratch, Some(plan))
+}
+
+/// The scan of the whole of `x` into `out` (as long), with `plan` or the
+/// tuner's: [`scan_into`] and the benchmark's and tests' forms.
+fn scan_whole<T: ScanElement>(
+    device: &Device,
+    x: &Buffer<T>,
+    op: ReduceOp,
+    inclusive: bool,
+    out: &mut Buffer<T>,
+    scratch: &mut ScanScratch<T>,
+    plan: Option<ScanPlan>,
+) -> Result<(), OpError> {
     let n = x.len();
     let bad = |e: onekernel_runtime::BufferError| LaunchError::InvalidArgument {
         kernel: "ops::scan",
@@ -671,8 +650,18 @@ pub fn scan_with_plan<T: ScanElement>(
         problem: e.to_string(),
     };
     let xv = x.view_2d(1, n).map_err(bad)?;
+    if out.len() != n {
+        check_same_device("ops::scan", "x", device, x)?;
+        check_same_device("ops::scan", "out", device, out)?;
+        return Err(LaunchError::InvalidArgument {
+            kernel: "ops::scan",
+            arg: "out",
+            problem: format!("has {} elements, needs {n} (one per element of `x`)", out.len()),
+        }
+        .into());
+    }
     let mut ov = out.view_2d_mut(1, n).map_err(bad)?;
-    scan_impl("ops::scan", device, xv, op, inclusive, &mut ov, scratch, Some(plan))
+    scan_impl("ops::scan", device, xv, op, inclusive, &mut ov, scratch, plan)
 }
 
 #[allow(clippy::too_many_arguments)]

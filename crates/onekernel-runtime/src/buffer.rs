@@ -714,17 +714,10 @@ impl<T: Element> Buffer<T> {
         if let Err(e) = check_element::<U>() {
             return Err((invalid_element::<U>(e), self));
         }
-        let bytes = byte_offset::<T>(self.len);
-        let unit = size_of::<U>() as u64;
-        if !bytes.is_multiple_of(unit) {
-            let problem = format!(
-                "{} elements of `{}` are {bytes} bytes, not a whole number of `{}` ({unit} bytes)",
-                self.len,
-                std::any::type_name::<T>(),
-                std::any::type_name::<U>()
-            );
-            return Err((BufferError::Layout { operation: "Buffer::cast", problem }, self));
-        }
+        let len = match recast_len::<T, U>(self.len, "Buffer::cast") {
+            Ok(len) => len,
+            Err(e) => return Err((e, self)),
+        };
         // `self` is dropped with empty storage, so that its drop forgets nothing.
         let storage = match std::mem::replace(&mut self.storage, Storage::Gpu(GpuMemory { buffer: None })) {
             Storage::Gpu(m) => Storage::Gpu(m),
@@ -733,7 +726,7 @@ impl<T: Element> Buffer<T> {
                 Err((_, v)) => bytemuck::allocation::pod_collect_to_vec(&v),
             }),
         };
-        Ok(Buffer { device: self.device.clone(), len: (bytes / unit) as usize, storage })
+        Ok(Buffer { device: self.device.clone(), len, storage })
     }
 
     /// The same GPU memory seen as `U`s, borrowed: a typed view of the
@@ -776,19 +769,9 @@ impl<T: Element> Buffer<T> {
         let Storage::Gpu(memory) = &self.storage else {
             return Err(BufferError::Device(crate::DeviceError::NotAGpu { operation, device: self.device.describe() }));
         };
-        let bytes = byte_offset::<T>(self.len);
-        let unit = size_of::<U>() as u64;
-        if !bytes.is_multiple_of(unit) {
-            let problem = format!(
-                "{} elements of `{}` are {bytes} bytes, not a whole number of `{}` ({unit} bytes)",
-                self.len,
-                std::any::type_name::<T>(),
-                std::any::type_name::<U>()
-            );
-            return Err(BufferError::Layout { operation, problem });
-        }
+        let len = recast_len::<T, U>(self.len, operation)?;
         let storage = Storage::Gpu(GpuMemory { buffer: memory.buffer.clone() });
-        Ok(Buffer { device: self.device.clone(), len: (bytes / unit) as usize, storage })
+        Ok(Buffer { device: self.device.clone(), len, storage })
     }
 
     /// A buffer of `T` holding the bytes of `data`, a slice of any `Pod`
@@ -1218,4 +1201,20 @@ impl<T: Element + std::fmt::Debug> std::fmt::Debug for Buffer<T> {
             .field("device", &self.device.describe())
             .finish()
     }
+}
+
+/// The length of `len` `T`s seen as `U`s ([`Buffer::cast`],
+/// [`Buffer::view_as`]): `U`'s size must divide their bytes.
+fn recast_len<T, U>(len: usize, operation: &'static str) -> Result<usize, BufferError> {
+    let bytes = byte_offset::<T>(len);
+    let unit = size_of::<U>() as u64;
+    if !bytes.is_multiple_of(unit) {
+        let problem = format!(
+            "{len} elements of `{}` are {bytes} bytes, not a whole number of `{}` ({unit} bytes)",
+            std::any::type_name::<T>(),
+            std::any::type_name::<U>()
+        );
+        return Err(BufferError::Layout { operation, problem });
+    }
+    Ok((bytes / unit) as usize)
 }

@@ -154,12 +154,11 @@ impl GpuDevice {
     /// uploaded at the next submit, before the recorded work runs.
     fn write_arenas(&self, arenas: Vec<Arena>) -> Result<(), DeviceError> {
         self.capture(|| {
-            for arena in &arenas {
-                let len = (arena.bytes.len() as u64).next_multiple_of(4) as usize;
-                let mut bytes = arena.bytes.clone();
-                bytes.resize(len, 0);
+            for Arena { buffer, mut bytes } in arenas {
+                // `write_buffer` takes whole words; the arena owns its bytes.
+                bytes.resize(bytes.len().next_multiple_of(4), 0);
                 if !bytes.is_empty() {
-                    self.queue().write_buffer(&arena.buffer, 0, &bytes);
+                    self.queue().write_buffer(&buffer, 0, &bytes);
                 }
             }
         })
