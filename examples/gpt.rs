@@ -450,6 +450,84 @@ fn bias_gelu(parts: &[f32], bias: &[f16], y: &mut [f16], splits: u32) {
     }
 }
 
+/// `residual_norm` four columns a thread (the prefill's): `parts` as
+/// `Vec4`s, the `f16` tensors as `F16Vec4`s (`width` a multiple of 4).
+/// The same roundings; the parts added one after another (the scalar
+/// kernel's eight running sums are for a decode step's up to 96 pieces),
+/// the row's sums in another order.
+#[kernel(workgroup_size = 256)]
+#[allow(clippy::too_many_arguments)]
+fn residual_norm4(
+    parts: &[Vec4],
+    bias: &[F16Vec4],
+    x: &mut [F16Vec4],
+    gain: &[F16Vec4],
+    shift: &[F16Vec4],
+    h: &mut [F16Vec4],
+    splits: u32,
+    width: u32,
+) {
+    let red = shared::<[f32; 256]>();
+    let t = thread_id().x;
+    // A row in vectors.
+    let w = width as usize / 4;
+    let base = block_id().x * w;
+    let total = x.len();
+    let n = splits as usize;
+    let mut sum = 0.0f32;
+    let mut c = t;
+    while c < w {
+        let i = base + c;
+        if n > 0 {
+            let mut s = Vec4::ZERO;
+            for p in 0..n {
+                s += parts[p * total + i];
+            }
+            let y = F16Vec4::from_vec4(s + bias[c].to_vec4()).to_vec4();
+            x[i] = F16Vec4::from_vec4(x[i].to_vec4() + y);
+        }
+        let v = x[i].to_vec4();
+        sum += (v.x + v.y) + (v.z + v.w);
+        c += 256;
+    }
+    red[t] = sum;
+    workgroup_barrier();
+    let mut step = 128;
+    while step > 0 {
+        if t < step {
+            red[t] += red[t + step];
+        }
+        workgroup_barrier();
+        step /= 2;
+    }
+    let mean = red[0] / width as f32;
+    workgroup_barrier();
+    let mut squares = 0.0f32;
+    let mut c = t;
+    while c < w {
+        let d = x[base + c].to_vec4() - Vec4::splat(mean);
+        squares += (d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w);
+        c += 256;
+    }
+    red[t] = squares;
+    workgroup_barrier();
+    let mut step = 128;
+    while step > 0 {
+        if t < step {
+            red[t] += red[t + step];
+        }
+        workgroup_barrier();
+        step /= 2;
+    }
+    let inv = 1.0 / (red[0] / width as f32 + 1e-5).sqrt();
+    let mut c = t;
+    while c < w {
+        let v = (x[base + c].to_vec4() - Vec4::splat(mean)) * inv;
+        h[base + c] = F16Vec4::from_vec4(v * gain[c].to_vec4() + shift[c].to_vec4());
+        c += 256;
+    }
+}
+
 /// GPT-2's GELU (the tanh form), as `bias_gelu` computes it.
 #[helper]
 fn gelu(v: f32) -> f32 {
@@ -967,8 +1045,18 @@ impl Model {
                     bias: &Buffer<f16>,
                     ln: &(Buffer<f16>, Buffer<f16>),
                     h: &mut Buffer<f16>,
-                    splits: u32| {
-            residual_norm::launch(device, Grid::blocks([rows, 1, 1]), parts, bias, x, &ln.0, &ln.1, h, splits, w32)
+                    splits: u32|
+         -> Result<(), OpError> {
+            let grid = Grid::blocks([rows, 1, 1]);
+            if !vec4 {
+                return Ok(residual_norm::launch(device, grid, parts, bias, x, &ln.0, &ln.1, h, splits, w32)?);
+            }
+            let (pv, bv) = (view::<f32, Vec4>(device, parts)?, view::<f16, F16Vec4>(device, bias)?);
+            let (gv, sv) = (view::<f16, F16Vec4>(device, &ln.0)?, view::<f16, F16Vec4>(device, &ln.1)?);
+            let (mut xv, mut hv) = (view::<f16, F16Vec4>(device, x)?, view::<f16, F16Vec4>(device, h)?);
+            residual_norm4::launch(device, grid, &pv, &bv, &mut xv, &gv, &sv, &mut hv, splits, w32)?;
+            write_back(device, &xv, x)?;
+            write_back(device, &hv, h)
         };
         let last = layers.end == self.layers.len();
         if layers.start == 0 {
@@ -1572,7 +1660,8 @@ mod tests {
         // The fused epilogue + layer norm at the pieces a decode step adds
         // (`k / CHUNK`: 2 and 8 in the small model, 24 and 96 in GPT-2
         // small), around the eight-way unrolled sum, at one and at three
-        // rows, widths below and above the block's 256 threads.
+        // rows, widths below and above the block's 256 threads; the same
+        // with `residual_norm4` (four columns a thread).
         for device in common::devices(true) {
             for (width, rows) in [(64usize, 1usize), (64, 3), (768, 1), (300, 2)] {
                 for splits in [0usize, 1, 2, 7, 8, 9, 17, 24, 96] {
@@ -1624,6 +1713,33 @@ mod tests {
                     // Sums in another order: one f16 unit at most.
                     common::check(&format!("{what}: x"), &f(&xb), &x, 4e-3);
                     common::check(&format!("{what}: h"), &f(&hb), &want_h, 1e-2);
+                    // Four columns a thread (the prefill's).
+                    let v16 = |v: &[f16]| Buffer::<F16Vec4>::from_pod_slice(&device, v).unwrap();
+                    let mut xv = v16(&x0);
+                    let mut hv = Buffer::<F16Vec4>::zeroed(&device, total / 4).unwrap();
+                    residual_norm4::launch(
+                        &device,
+                        Grid::blocks([rows, 1, 1]),
+                        &Buffer::<Vec4>::from_pod_slice(&device, &parts).unwrap(),
+                        &v16(&bias),
+                        &mut xv,
+                        &v16(&gain),
+                        &v16(&shift),
+                        &mut hv,
+                        splits as u32,
+                        width as u32,
+                    )
+                    .unwrap();
+                    let f4 = |b: &Buffer<F16Vec4>| {
+                        b.read()
+                            .unwrap()
+                            .iter()
+                            .flat_map(|v| [v.x, v.y, v.z, v.w])
+                            .map(|v| v.to_f32())
+                            .collect::<Vec<f32>>()
+                    };
+                    common::check(&format!("{what}: x (vectors)"), &f4(&xv), &x, 4e-3);
+                    common::check(&format!("{what}: h (vectors)"), &f4(&hv), &want_h, 1e-2);
                 }
             }
         }
@@ -1684,7 +1800,7 @@ mod tests {
         // `k_splits` picks, each into its own slice of `parts`, added by
         // the epilogues), on the CPU executor, which runs matrix tiles:
         // `h · W` (`k` 128 in 2 parts, 3 blocks) and `m · W` (`k` 512 in 8
-        // parts, one block), against plain Rust, and without the split.
+        // parts, one block), against plain Rust.
         let config = Config { layers: 1, heads: 2, width: 128, vocab: 256, context: 512 };
         let (rows, w) = (256, config.width);
         assert_eq!((k_splits(rows, w, 3 * w), k_splits(rows, 4 * w, w), k_splits(rows, w, 4 * w)), (2, 8, 2));
@@ -1707,22 +1823,23 @@ mod tests {
                     }
                 }
             }
-            for split in [true, false] {
-                let mut act = Activations::new(&device, config, rows, split).unwrap();
-                match input {
-                    Input::H => act.h = Buffer::from_slice(&device, &x).unwrap(),
-                    _ => act.m = Buffer::from_slice(&device, &x).unwrap(),
-                }
-                let mut wb = Buffer::from_slice(&device, &wt).unwrap();
-                let splits = Model::linear(&device, (true, false), &mut act, input, &mut wb, slot, k, n).unwrap();
-                let expect = if split { k_splits(rows, k, n) } else { 1 };
-                assert_eq!(splits as usize, expect, "k {k} n {n}");
-                let parts = act.parts[slot].read().unwrap();
-                let got: Vec<f32> = (0..rows * n).map(|i| (0..expect).map(|p| parts[p * rows * n + i]).sum()).collect();
-                common::check(&format!("k {k} n {n} split {split}: x·W"), &got, &want, 1e-3);
-                // The weights came back whole from their cast.
-                assert_eq!(wb.read().unwrap(), wt);
+            // (Without the split, `gemm_f16`'s own tests and
+            // `prefill_on_tensor_core_tiles` cover these products; the CPU
+            // executor takes about a minute for each here.)
+            let mut act = Activations::new(&device, config, rows, true).unwrap();
+            match input {
+                Input::H => act.h = Buffer::from_slice(&device, &x).unwrap(),
+                _ => act.m = Buffer::from_slice(&device, &x).unwrap(),
             }
+            let mut wb = Buffer::from_slice(&device, &wt).unwrap();
+            let splits = Model::linear(&device, (true, false), &mut act, input, &mut wb, slot, k, n).unwrap();
+            let expect = k_splits(rows, k, n);
+            assert_eq!(splits as usize, expect, "k {k} n {n}");
+            let parts = act.parts[slot].read().unwrap();
+            let got: Vec<f32> = (0..rows * n).map(|i| (0..expect).map(|p| parts[p * rows * n + i]).sum()).collect();
+            common::check(&format!("k {k} n {n} in {expect} parts: x·W"), &got, &want, 1e-3);
+            // The weights came back whole from their cast.
+            assert_eq!(wb.read().unwrap(), wt);
         }
     }
 
