@@ -454,7 +454,9 @@ fn bias_gelu(parts: &[f32], bias: &[f16], y: &mut [f16], splits: u32) {
 /// `Vec4`s, the `f16` tensors as `F16Vec4`s (`width` a multiple of 4).
 /// The same roundings; the parts added one after another (the scalar
 /// kernel's eight running sums are for a decode step's up to 96 pieces),
-/// the row's sums in another order.
+/// the row's sums in another order: each subgroup's (`subgroup_add`),
+/// then the subgroups' in shared memory, two barriers a sum where the
+/// scalar kernel's tree takes nine.
 #[kernel(workgroup_size = 256)]
 #[allow(clippy::too_many_arguments)]
 fn residual_norm4(
@@ -490,17 +492,18 @@ fn residual_norm4(
         sum += (v.x + v.y) + (v.z + v.w);
         c += 256;
     }
-    red[t] = sum;
-    workgroup_barrier();
-    let mut step = 128;
-    while step > 0 {
-        if t < step {
-            red[t] += red[t + step];
-        }
-        workgroup_barrier();
-        step /= 2;
+    // The row's sum: each subgroup's, then the subgroups' (two barriers,
+    // not a tree of nine).
+    let s = subgroup_add(sum);
+    if subgroup_invocation_id() == 0 {
+        red[subgroup_id() as usize] = s;
     }
-    let mean = red[0] / width as f32;
+    workgroup_barrier();
+    let mut total = 0.0f32;
+    for g in 0..num_subgroups() as usize {
+        total += red[g];
+    }
+    let mean = total / width as f32;
     workgroup_barrier();
     let mut squares = 0.0f32;
     let mut c = t;
@@ -509,17 +512,16 @@ fn residual_norm4(
         squares += (d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w);
         c += 256;
     }
-    red[t] = squares;
-    workgroup_barrier();
-    let mut step = 128;
-    while step > 0 {
-        if t < step {
-            red[t] += red[t + step];
-        }
-        workgroup_barrier();
-        step /= 2;
+    let s = subgroup_add(squares);
+    if subgroup_invocation_id() == 0 {
+        red[subgroup_id() as usize] = s;
     }
-    let inv = 1.0 / (red[0] / width as f32 + 1e-5).sqrt();
+    workgroup_barrier();
+    let mut total = 0.0f32;
+    for g in 0..num_subgroups() as usize {
+        total += red[g];
+    }
+    let inv = 1.0 / (total / width as f32 + 1e-5).sqrt();
     let mut c = t;
     while c < w {
         let v = (x[base + c].to_vec4() - Vec4::splat(mean)) * inv;
