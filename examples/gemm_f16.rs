@@ -299,3 +299,40 @@ fn cpu_and_gpu_agree_with_f64() {
         }
     }
 }
+
+#[test]
+fn split_k_parts_add_up_to_the_product() {
+    // A grid of `[n / 128, m / 256, splits]`: block `z` sums its
+    // `k / splits` of `k` into `c[z · m · n ..]`; the parts add up to the
+    // product (one split: the plain product, the rest of `c` untouched).
+    let (m, k, n) = (256, 128, 128);
+    let (a, b) = (data(m * k, 5), data(k * n, 6));
+    let want = reference(&a, &b, m, k, n);
+    for device in common::devices(true) {
+        let av = Buffer::from_slice(&device, &vectors(&a)).expect("buffer");
+        let bv = Buffer::from_slice(&device, &vectors(&b)).expect("buffer");
+        for splits in [1usize, 4] {
+            let mut c = Buffer::from_slice(&device, &vec![-7.0f32; (splits + 1) * m * n]).expect("buffer");
+            let grid = Grid::blocks([n / gemm::BN, m / gemm::BM, splits]);
+            match gemm::gemm_f16::launch(&device, grid, &av, &bv, &mut c, k as u32, n as u32) {
+                Ok(()) => {}
+                Err(e) if cannot_run(&device, &e) => break,
+                Err(e) => panic!("{}: {e}", device.name()),
+            }
+            let c = c.read().expect("read");
+            let got: Vec<f32> = (0..m * n).map(|i| (0..splits).map(|p| c[p * m * n + i]).sum()).collect();
+            check(&format!("gemm_f16 in {splits} parts on {}", device.name()), &got, &want, k);
+            assert!(
+                c[splits * m * n..].iter().all(|&v| v == -7.0),
+                "{}: {splits} parts wrote past their slices",
+                device.name()
+            );
+            // Each part alone is its slice of `k`.
+            let kc = k / splits;
+            let first: Vec<f64> = (0..m * n)
+                .map(|i| (0..kc).map(|j| a[i / n * k + j].to_f64() * b[j * n + i % n].to_f64()).sum())
+                .collect();
+            check(&format!("gemm_f16's first of {splits} parts on {}", device.name()), &c[..m * n], &first, kc);
+        }
+    }
+}

@@ -13,7 +13,8 @@
 //! cargo run --release --example gpt -- --cpu              # the CPU executor only
 //! cargo run --release --example gpt -- --size full        # GPT-2 small: prefill 1024, decode 128, on the GPU
 //! cargo run --release --example gpt -- --size full --prefill 1024 --decode 128 --seed 1 [--check] [--pass-per-launch] [--unfused-norm]
-//!     [--prefill-chunk LAYERS (2; 0: one submission)] [--narrow-blocks (64 × 128 blocks for products with few 256 × 128 ones)] [--save-logits FILE]
+//!     [--prefill-chunk LAYERS (2; 0: one submission)] [--narrow-blocks (64 × 128 blocks for products with few 256 × 128 ones)]
+//!     [--no-split-k (one part of `k` a product)] [--scalar-epilogues (one column a thread)] [--save-logits FILE]
 //! cargo run --release --example gpt -- --size full --weights model.safetensors   # Hugging Face's gpt2 weights, if you have them
 //! ```
 //!
@@ -84,6 +85,13 @@ const EPS: f32 = 1e-5;
 /// A prefill product whose grid of `gemm_f16` blocks (256 × 128) is
 /// smaller than this runs 64 × 128 blocks (`Model::narrow_blocks`).
 const NARROW_BELOW: usize = 64;
+/// A prefill product on `gemm_f16` splits `k` (`k_splits`) into as many
+/// parts as keep its grid within this many blocks: about one wave on a
+/// large GPU (the H200 has 132 multiprocessors, and one 256 × 128 block
+/// fills one).
+const SPLIT_BLOCKS: usize = 128;
+/// The shortest part of `k` a split leaves a block (two 32-column steps).
+const MIN_SPLIT_K: usize = 64;
 /// Rows of `W` each block of `gemv_parts` sums (the decode product's split
 /// of `k`).
 const CHUNK: usize = 32;
@@ -442,6 +450,195 @@ fn bias_gelu(parts: &[f32], bias: &[f16], y: &mut [f16], splits: u32) {
     }
 }
 
+/// `residual_norm` four columns a thread (the prefill's): `parts` as
+/// `Vec4`s, the `f16` tensors as `F16Vec4`s (`width` a multiple of 4).
+/// The same roundings; the parts added one after another (the scalar
+/// kernel's eight running sums are for a decode step's up to 96 pieces),
+/// the row's sums in another order: each subgroup's (`subgroup_add`),
+/// then the subgroups' in shared memory, two barriers a sum where the
+/// scalar kernel's tree takes nine.
+#[kernel(workgroup_size = 256)]
+#[allow(clippy::too_many_arguments)]
+fn residual_norm4(
+    parts: &[Vec4],
+    bias: &[F16Vec4],
+    x: &mut [F16Vec4],
+    gain: &[F16Vec4],
+    shift: &[F16Vec4],
+    h: &mut [F16Vec4],
+    splits: u32,
+    width: u32,
+) {
+    let red = shared::<[f32; 256]>();
+    let t = thread_id().x;
+    // A row in vectors.
+    let w = width as usize / 4;
+    let base = block_id().x * w;
+    let total = x.len();
+    let n = splits as usize;
+    let mut sum = 0.0f32;
+    let mut c = t;
+    while c < w {
+        let i = base + c;
+        if n > 0 {
+            let mut s = Vec4::ZERO;
+            for p in 0..n {
+                s += parts[p * total + i];
+            }
+            let y = F16Vec4::from_vec4(s + bias[c].to_vec4()).to_vec4();
+            x[i] = F16Vec4::from_vec4(x[i].to_vec4() + y);
+        }
+        let v = x[i].to_vec4();
+        sum += (v.x + v.y) + (v.z + v.w);
+        c += 256;
+    }
+    // The row's sum: each subgroup's, then the subgroups' (two barriers,
+    // not a tree of nine).
+    let s = subgroup_add(sum);
+    if subgroup_invocation_id() == 0 {
+        red[subgroup_id() as usize] = s;
+    }
+    workgroup_barrier();
+    let mut total = 0.0f32;
+    for g in 0..num_subgroups() as usize {
+        total += red[g];
+    }
+    let mean = total / width as f32;
+    workgroup_barrier();
+    let mut squares = 0.0f32;
+    let mut c = t;
+    while c < w {
+        let d = x[base + c].to_vec4() - Vec4::splat(mean);
+        squares += (d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w);
+        c += 256;
+    }
+    let s = subgroup_add(squares);
+    if subgroup_invocation_id() == 0 {
+        red[subgroup_id() as usize] = s;
+    }
+    workgroup_barrier();
+    let mut total = 0.0f32;
+    for g in 0..num_subgroups() as usize {
+        total += red[g];
+    }
+    let inv = 1.0 / (total / width as f32 + 1e-5).sqrt();
+    let mut c = t;
+    while c < w {
+        let v = (x[base + c].to_vec4() - Vec4::splat(mean)) * inv;
+        h[base + c] = F16Vec4::from_vec4(v * gain[c].to_vec4() + shift[c].to_vec4());
+        c += 256;
+    }
+}
+
+/// GPT-2's GELU (the tanh form), as `bias_gelu` computes it.
+#[helper]
+fn gelu(v: f32) -> f32 {
+    0.5 * v * (1.0 + (0.797_884_6 * (v + 0.044715 * v * v * v)).tanh())
+}
+
+/// `bias_gelu` four columns a thread (the prefill's): `parts` as `Vec4`s,
+/// `bias` and `y` as `F16Vec4`s (the width a multiple of 4), so each
+/// thread moves 16 and 8 bytes at once instead of 4 and 2; the same
+/// roundings.
+#[kernel(workgroup_size = 256)]
+fn bias_gelu4(parts: &[Vec4], bias: &[F16Vec4], y: &mut [F16Vec4], splits: u32) {
+    let i = global_id().x;
+    if i < y.len() {
+        let n = bias.len();
+        let mut s = Vec4::ZERO;
+        for p in 0..splits as usize {
+            s += parts[p * y.len() + i];
+        }
+        let v = F16Vec4::from_vec4(s + bias[i % n].to_vec4()).to_vec4();
+        y[i] = F16Vec4::from_vec4(Vec4::new(gelu(v.x), gelu(v.y), gelu(v.z), gelu(v.w)));
+    }
+}
+
+/// `qkv_epilogue` four columns a thread (the prefill's): `parts` as
+/// `Vec4`s, the rest as `F16Vec4`s (the head size a multiple of 4); the
+/// same roundings.
+#[kernel(workgroup_size = 256)]
+#[allow(clippy::too_many_arguments)]
+fn qkv_epilogue4(
+    parts: &[Vec4],
+    bias: &[F16Vec4],
+    q: &mut [F16Vec4],
+    k_cache: &mut [F16Vec4],
+    v_cache: &mut [F16Vec4],
+    splits: u32,
+    rows: u32,
+    heads: u32,
+    capacity: u32,
+    first: u32,
+) {
+    let i = global_id().x;
+    let (rows, heads) = (rows as usize, heads as usize);
+    // Widths in vectors of four.
+    let w = q.len() / rows;
+    if i < rows * 3 * w {
+        let (t, j) = (i / (3 * w), i % (3 * w));
+        let mut s = Vec4::ZERO;
+        for p in 0..splits as usize {
+            s += parts[p * rows * 3 * w + i];
+        }
+        let v = F16Vec4::from_vec4(s + bias[j].to_vec4());
+        let dim = w / heads;
+        let (part, c) = (j / w, j % w);
+        let (h, d) = (c / dim, c % dim);
+        if part == 0 {
+            q[(h * rows + t) * dim + d] = v;
+        } else {
+            let at = (h * capacity as usize + first as usize + t) * dim + d;
+            if part == 1 {
+                k_cache[at] = v;
+            } else {
+                v_cache[at] = v;
+            }
+        }
+    }
+}
+
+/// `merge_heads` four columns a thread (`F16Vec4`s; the head size a
+/// multiple of 4).
+#[kernel(workgroup_size = 256)]
+fn merge_heads4(a: &[F16Vec4], y: &mut [F16Vec4], rows: u32, heads: u32) {
+    let i = global_id().x;
+    if i < y.len() {
+        let (rows, heads) = (rows as usize, heads as usize);
+        let w = y.len() / rows;
+        let dim = w / heads;
+        let (t, c) = (i / w, i % w);
+        y[i] = a[((c / dim) * rows + t) * dim + c % dim];
+    }
+}
+
+/// `buf` seen as elements `U` (`Vec4`, `F16Vec4`): on a GPU the same
+/// memory (`Buffer::from_wgpu`, no copy); on the CPU executor a copy, which
+/// [`write_back`] copies into `buf` after a kernel wrote it.
+fn view<T: onekernel::Element + bytemuck::Pod, U: onekernel::Element + bytemuck::Pod>(
+    device: &Device,
+    buf: &Buffer<T>,
+) -> Result<Buffer<U>, OpError> {
+    let len = buf.len() * size_of::<T>() / size_of::<U>();
+    match buf.wgpu_buffer() {
+        Some(w) if device.is_gpu() => Ok(Buffer::from_wgpu(device, w, len)?),
+        _ => Ok(Buffer::from_pod_slice(device, &buf.read()?)?),
+    }
+}
+
+/// After a kernel wrote `view` (of `buf`): on the CPU executor, the copy
+/// into `buf` (on a GPU they are the same memory).
+fn write_back<T: onekernel::Element + bytemuck::Pod, U: onekernel::Element + bytemuck::Pod>(
+    device: &Device,
+    view: &Buffer<U>,
+    buf: &mut Buffer<T>,
+) -> Result<(), OpError> {
+    if !device.is_gpu() {
+        buf.write(bytemuck::cast_slice(&view.read()?))?;
+    }
+    Ok(())
+}
+
 /// `[heads][rows][dim]` to `[rows][heads·dim]` (the attention's output as
 /// the projection's rows; a decode step's single row needs no move).
 #[kernel(workgroup_size = 64)]
@@ -589,9 +786,30 @@ struct Layer {
     v_cache: Buffer<f16>,
 }
 
+/// The number of parts (1 to 8) a prefill product of `rows × k` by
+/// `k × n` on `gemm_f16`'s 256 × 128 blocks splits `k` into: the most
+/// that keep the grid within [`SPLIT_BLOCKS`] blocks, each part a whole
+/// number of the kernel's 32-column steps and at least [`MIN_SPLIT_K`]
+/// long. GPT-2 small at 1,024 rows: the `n = 768` products (24 blocks)
+/// split in 4; the `3 · 768` (72 blocks) and `4 · 768` (96) ones not at
+/// all. The epilogue kernels add the parts.
+/// A shape `gemm_f16` does not take: 1.
+fn k_splits(rows: usize, k: usize, n: usize) -> usize {
+    if rows % gemm::BM != 0 || n % gemm::BN != 0 || k % gemm::BK != 0 {
+        return 1;
+    }
+    let blocks = (n / gemm::BN) * (rows / gemm::BM);
+    (1..=8usize)
+        .rev()
+        .find(|&s| blocks * s <= SPLIT_BLOCKS && k % (s * gemm::BK) == 0 && k / s >= MIN_SPLIT_K)
+        .unwrap_or(1)
+}
+
 /// The activations of `rows` tokens at once.
 struct Activations {
     rows: usize,
+    /// Whether the products split `k` ([`k_splits`]; `parts` sized for it).
+    split: bool,
     x: Buffer<f16>,
     h: Buffer<f16>,
     q: Buffer<f16>,
@@ -599,27 +817,37 @@ struct Activations {
     merged: Buffer<f16>,
     m: Buffer<f16>,
     /// The products' `f32` sums for outputs of `3·width`, `width`,
-    /// `4·width` columns (`[splits][rows][n]`).
+    /// `4·width` columns (`[splits][rows][n]`: a decode step's pieces of
+    /// `k`, a prefill product's parts of a split `k`).
     parts: [Buffer<f32>; 3],
 }
 
 impl Activations {
-    fn new(device: &Device, c: Config, rows: usize) -> Result<Activations, OpError> {
+    /// With `split`, `parts` holds the parts of the split products (the
+    /// library's `matmul_f16_into` takes outputs of exactly `rows × n`).
+    fn new(device: &Device, c: Config, rows: usize, split: bool) -> Result<Activations, OpError> {
         let w = c.width;
         let z16 = |n: usize| Buffer::<f16>::zeroed(device, n);
         // One row: `k / CHUNK` pieces (at most `4·width / CHUNK`); more
-        // rows: the tiled product writes the sums once.
-        let pieces = if rows == 1 { (4 * w).div_ceil(CHUNK) } else { rows };
-        let z32 = |n: usize| Buffer::<f32>::zeroed(device, pieces * n);
+        // rows: the parts of a split `k` (one without a split).
+        let z32 = |n: usize, ks: &[usize]| {
+            let pieces = match rows {
+                1 => (4 * w).div_ceil(CHUNK),
+                _ if split => rows * ks.iter().map(|&k| k_splits(rows, k, n)).max().unwrap_or(1),
+                _ => rows,
+            };
+            Buffer::<f32>::zeroed(device, pieces * n)
+        };
         Ok(Activations {
             rows,
+            split,
             x: z16(rows * w)?,
             h: z16(rows * w)?,
             q: z16(rows * w)?,
             a: z16(rows * w)?,
             merged: z16(if rows > 1 { rows * w } else { 1 })?,
             m: z16(rows * 4 * w)?,
-            parts: [z32(3 * w)?, z32(w)?, z32(4 * w)?],
+            parts: [z32(3 * w, &[w])?, z32(w, &[w, 4 * w])?, z32(4 * w, &[w])?],
         })
     }
 }
@@ -657,6 +885,14 @@ pub struct Model {
     /// default: on the H200 those blocks took 113 µs a product where the
     /// 24 wide blocks took 55 µs (prefill 6.67 against 6.31 ms).
     pub narrow_blocks: bool,
+    /// Whether a prefill product on `gemm_f16`'s 256 × 128 blocks splits
+    /// `k` ([`k_splits`]; on by default, `--no-split-k` turns it off).
+    pub split_k: bool,
+    /// Whether the prefill's `qkv_epilogue`, `merge_heads` and `bias_gelu`
+    /// run four columns a thread (`qkv_epilogue4`, ...: on by default,
+    /// `--scalar-epilogues` turns it off; the width and head size must be
+    /// multiples of 4).
+    pub vector_epilogues: bool,
     /// Layers a submission of the prefill records (`--prefill-chunk`; 0
     /// or the model's layers: one submission).
     pub prefill_chunk: usize,
@@ -696,13 +932,15 @@ impl Model {
             tokens: Buffer::zeroed(device, capacity)?,
             logits: Buffer::zeroed(device, c.vocab)?,
             capacity,
-            one: Activations::new(device, c, 1)?,
+            one: Activations::new(device, c, 1, false)?,
             prefill: None,
             record_time: std::time::Duration::ZERO,
             pass_per_launch: false,
             fused_norm: true,
             tiles: None,
             narrow_blocks: false,
+            split_k: true,
+            vector_epilogues: true,
             prefill_chunk: 2,
         })
     }
@@ -716,7 +954,9 @@ impl Model {
     /// small (under [`NARROW_BELOW`] blocks: GPT-2's `n = 768` products of
     /// 1,024 rows are 24 blocks, on a GPU of 132 multiprocessors) runs
     /// `gemm_f16_t` with 64 × 128 blocks instead: four times the blocks,
-    /// each a quarter of the work.
+    /// each a quarter of the work. Otherwise, with `act.split`, the 256 × 128
+    /// blocks split `k` in [`k_splits`] parts (a grid `[.., .., splits]`),
+    /// each into its own `[rows][n]` of `parts[slot]`.
     #[allow(clippy::too_many_arguments)]
     fn linear(
         device: &Device,
@@ -755,6 +995,7 @@ impl Model {
             };
             let (xv, wv) = (as_vectors(x)?, as_vectors(w)?);
             let blocks = (n / gemm::BN) * (rows / gemm::BM);
+            let mut splits = 1;
             let launched = if narrow && blocks < NARROW_BELOW {
                 // `examples/gemm_f16.rs`'s `launch_block` for (64, 128):
                 // 64 threads, two 64 × 64 squares a block.
@@ -771,12 +1012,16 @@ impl Model {
                     2,
                 >(device, grid, &xv, &wv, parts, k as u32, n as u32)
             } else {
-                let grid = Grid::blocks([n / gemm::BN, rows / gemm::BM]);
+                if act.split {
+                    splits = k_splits(rows, k, n);
+                }
+                let grid = Grid::blocks([n / gemm::BN, rows / gemm::BM, splits]);
                 gemm::gemm_f16::launch(device, grid, &xv, &wv, parts, k as u32, n as u32)
             };
             back(x, xv)?;
             back(w, wv)?;
             launched?;
+            return Ok(splits as u32);
         } else {
             matmul_f16_into(device, x, w, parts, Shape::new(rows, k, n))?;
         }
@@ -795,13 +1040,25 @@ impl Model {
         let (r32, w32) = (rows as u32, w as u32);
         let seq_kv = first + rows;
         let tiles = (self.tiles.unwrap_or_else(|| has_tiles(device)), self.narrow_blocks);
+        // The prefill's epilogues four columns a thread.
+        let vec4 = prefill && self.vector_epilogues && w % 4 == 0 && c.head_dim() % 4 == 0;
         let norm = |x: &mut Buffer<f16>,
                     parts: &Buffer<f32>,
                     bias: &Buffer<f16>,
                     ln: &(Buffer<f16>, Buffer<f16>),
                     h: &mut Buffer<f16>,
-                    splits: u32| {
-            residual_norm::launch(device, Grid::blocks([rows, 1, 1]), parts, bias, x, &ln.0, &ln.1, h, splits, w32)
+                    splits: u32|
+         -> Result<(), OpError> {
+            let grid = Grid::blocks([rows, 1, 1]);
+            if !vec4 {
+                return Ok(residual_norm::launch(device, grid, parts, bias, x, &ln.0, &ln.1, h, splits, w32)?);
+            }
+            let (pv, bv) = (view::<f32, Vec4>(device, parts)?, view::<f16, F16Vec4>(device, bias)?);
+            let (gv, sv) = (view::<f16, F16Vec4>(device, &ln.0)?, view::<f16, F16Vec4>(device, &ln.1)?);
+            let (mut xv, mut hv) = (view::<f16, F16Vec4>(device, x)?, view::<f16, F16Vec4>(device, h)?);
+            residual_norm4::launch(device, grid, &pv, &bv, &mut xv, &gv, &sv, &mut hv, splits, w32)?;
+            write_back(device, &xv, x)?;
+            write_back(device, &hv, h)
         };
         let last = layers.end == self.layers.len();
         if layers.start == 0 {
@@ -829,20 +1086,44 @@ impl Model {
                 layer_norm_into(device, &act.x, Some(&layer.ln1.0), Some(&layer.ln1.1), &mut act.h, w, EPS)?;
             }
             let splits = Self::linear(device, tiles, act, Input::H, &mut layer.qkv.0, 0, w, 3 * w)?;
-            qkv_epilogue::launch(
-                device,
-                Grid::threads(rows * 3 * w),
-                &act.parts[0],
-                &layer.qkv.1,
-                &mut act.q,
-                &mut layer.k_cache,
-                &mut layer.v_cache,
-                splits,
-                r32,
-                c.heads as u32,
-                self.capacity as u32,
-                first as u32,
-            )?;
+            if vec4 {
+                let (parts, bias) = (view::<f32, Vec4>(device, &act.parts[0])?, view(device, &layer.qkv.1)?);
+                let mut q = view(device, &act.q)?;
+                let mut k = view(device, &layer.k_cache)?;
+                let mut v = view(device, &layer.v_cache)?;
+                qkv_epilogue4::launch(
+                    device,
+                    Grid::threads(rows * 3 * w / 4),
+                    &parts,
+                    &bias,
+                    &mut q,
+                    &mut k,
+                    &mut v,
+                    splits,
+                    r32,
+                    c.heads as u32,
+                    self.capacity as u32,
+                    first as u32,
+                )?;
+                write_back::<f16, F16Vec4>(device, &q, &mut act.q)?;
+                write_back::<f16, F16Vec4>(device, &k, &mut layer.k_cache)?;
+                write_back::<f16, F16Vec4>(device, &v, &mut layer.v_cache)?;
+            } else {
+                qkv_epilogue::launch(
+                    device,
+                    Grid::threads(rows * 3 * w),
+                    &act.parts[0],
+                    &layer.qkv.1,
+                    &mut act.q,
+                    &mut layer.k_cache,
+                    &mut layer.v_cache,
+                    splits,
+                    r32,
+                    c.heads as u32,
+                    self.capacity as u32,
+                    first as u32,
+                )?;
+            }
             let shape = AttentionShape {
                 batch: 1,
                 heads: c.heads as u32,
@@ -855,7 +1136,13 @@ impl Model {
             };
             attention(device, &act.q, &layer.k_cache, &layer.v_cache, &mut act.a, &shape)?;
             let input = if rows > 1 {
-                merge_heads::launch(device, Grid::threads(rows * w), &act.a, &mut act.merged, r32, c.heads as u32)?;
+                if vec4 {
+                    let (a, mut merged) = (view::<f16, F16Vec4>(device, &act.a)?, view(device, &act.merged)?);
+                    merge_heads4::launch(device, Grid::threads(rows * w / 4), &a, &mut merged, r32, c.heads as u32)?;
+                    write_back::<f16, F16Vec4>(device, &merged, &mut act.merged)?;
+                } else {
+                    merge_heads::launch(device, Grid::threads(rows * w), &act.a, &mut act.merged, r32, c.heads as u32)?;
+                }
                 Input::Merged
             } else {
                 Input::A
@@ -875,7 +1162,14 @@ impl Model {
                 layer_norm_into(device, &act.x, Some(&layer.ln2.0), Some(&layer.ln2.1), &mut act.h, w, EPS)?;
             }
             let splits = Self::linear(device, tiles, act, Input::H, &mut layer.fc.0, 2, w, 4 * w)?;
-            bias_gelu::launch(device, Grid::threads(rows * 4 * w), &act.parts[2], &layer.fc.1, &mut act.m, splits)?;
+            if vec4 {
+                let (parts, bias) = (view::<f32, Vec4>(device, &act.parts[2])?, view(device, &layer.fc.1)?);
+                let mut m = view(device, &act.m)?;
+                bias_gelu4::launch(device, Grid::threads(rows * w), &parts, &bias, &mut m, splits)?;
+                write_back::<f16, F16Vec4>(device, &m, &mut act.m)?;
+            } else {
+                bias_gelu::launch(device, Grid::threads(rows * 4 * w), &act.parts[2], &layer.fc.1, &mut act.m, splits)?;
+            }
             let splits = Self::linear(device, tiles, act, Input::M, &mut layer.out.0, 1, 4 * w, w)?;
             if self.fused_norm {
                 norm(&mut act.x, &act.parts[1], &layer.out.1, next_ln, &mut act.h, splits)?;
@@ -961,8 +1255,9 @@ impl Model {
     pub fn prefill(&mut self, prompt: &[u32], record: bool) -> Result<u32, Box<dyn std::error::Error>> {
         let n = prompt.len();
         assert!(n >= 1 && n < self.capacity, "a prompt of 1 to {} tokens", self.capacity - 1);
-        if self.prefill.as_ref().is_none_or(|a| a.rows != n) {
-            self.prefill = Some(Activations::new(&self.device, self.config, n)?);
+        let split = self.split_k && self.tiles.unwrap_or_else(|| has_tiles(&self.device));
+        if self.prefill.as_ref().is_none_or(|a| a.rows != n || a.split != split) {
+            self.prefill = Some(Activations::new(&self.device, self.config, n, split)?);
         }
         self.tokens.write_range(0, prompt)?;
         if n == 1 {
@@ -1134,6 +1429,8 @@ struct Args {
     pass_per_launch: bool,
     unfused_norm: bool,
     narrow_blocks: bool,
+    split_k: bool,
+    vector_epilogues: bool,
     prefill_chunk: usize,
     weights: Option<String>,
     save_logits: Option<String>,
@@ -1160,6 +1457,8 @@ fn args() -> Args {
         pass_per_launch: argv.iter().any(|a| a == "--pass-per-launch"),
         unfused_norm: argv.iter().any(|a| a == "--unfused-norm"),
         narrow_blocks: argv.iter().any(|a| a == "--narrow-blocks"),
+        split_k: !argv.iter().any(|a| a == "--no-split-k"),
+        vector_epilogues: !argv.iter().any(|a| a == "--scalar-epilogues"),
         prefill_chunk: number("--prefill-chunk", 2),
         weights: value("--weights"),
         save_logits: value("--save-logits"),
@@ -1191,6 +1490,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         model.pass_per_launch = a.pass_per_launch;
         model.fused_norm = !a.unfused_norm;
         model.narrow_blocks = a.narrow_blocks;
+        model.split_k = a.split_k;
+        model.vector_epilogues = a.vector_epilogues;
         model.prefill_chunk = a.prefill_chunk;
         // Warm-up (pipelines are made at their first launch; the CPU
         // executor has none, and GPT-2 small's prefill takes it a while).
@@ -1299,18 +1600,24 @@ mod tests {
         let want_logits = reference(&weights, &prompt);
         for device in common::devices(true) {
             // The fused residual + layer norm kernel, and the library's
-            // layer norm after `bias_residual`.
-            for fused in [true, false] {
+            // layer norm after `bias_residual`; the prefill's epilogues
+            // four columns a thread and one.
+            for (fused, vector) in [(true, true), (false, true), (true, false)] {
                 let mut model = Model::new(&device, &weights, 32).unwrap();
                 model.fused_norm = fused;
+                model.vector_epilogues = vector;
                 let first = model.prefill(&prompt, true).unwrap();
                 let diff = max_difference(&model.logits().unwrap(), &want_logits);
-                assert!(diff <= LOGITS_TOLERANCE, "{} (fused {fused}): prefill logits differ by {diff}", device.name());
+                assert!(
+                    diff <= LOGITS_TOLERANCE,
+                    "{} (fused {fused}, vector {vector}): prefill logits differ by {diff}",
+                    device.name()
+                );
                 let mut tokens = vec![first];
                 for i in 1..8 {
                     tokens.push(model.decode(prompt.len() + i - 1, true).unwrap());
                 }
-                assert_eq!(tokens, want_tokens, "{} (fused {fused})", device.name());
+                assert_eq!(tokens, want_tokens, "{} (fused {fused}, vector {vector})", device.name());
             }
         }
     }
@@ -1355,7 +1662,8 @@ mod tests {
         // The fused epilogue + layer norm at the pieces a decode step adds
         // (`k / CHUNK`: 2 and 8 in the small model, 24 and 96 in GPT-2
         // small), around the eight-way unrolled sum, at one and at three
-        // rows, widths below and above the block's 256 threads.
+        // rows, widths below and above the block's 256 threads; the same
+        // with `residual_norm4` (four columns a thread).
         for device in common::devices(true) {
             for (width, rows) in [(64usize, 1usize), (64, 3), (768, 1), (300, 2)] {
                 for splits in [0usize, 1, 2, 7, 8, 9, 17, 24, 96] {
@@ -1407,6 +1715,33 @@ mod tests {
                     // Sums in another order: one f16 unit at most.
                     common::check(&format!("{what}: x"), &f(&xb), &x, 4e-3);
                     common::check(&format!("{what}: h"), &f(&hb), &want_h, 1e-2);
+                    // Four columns a thread (the prefill's).
+                    let v16 = |v: &[f16]| Buffer::<F16Vec4>::from_pod_slice(&device, v).unwrap();
+                    let mut xv = v16(&x0);
+                    let mut hv = Buffer::<F16Vec4>::zeroed(&device, total / 4).unwrap();
+                    residual_norm4::launch(
+                        &device,
+                        Grid::blocks([rows, 1, 1]),
+                        &Buffer::<Vec4>::from_pod_slice(&device, &parts).unwrap(),
+                        &v16(&bias),
+                        &mut xv,
+                        &v16(&gain),
+                        &v16(&shift),
+                        &mut hv,
+                        splits as u32,
+                        width as u32,
+                    )
+                    .unwrap();
+                    let f4 = |b: &Buffer<F16Vec4>| {
+                        b.read()
+                            .unwrap()
+                            .iter()
+                            .flat_map(|v| [v.x, v.y, v.z, v.w])
+                            .map(|v| v.to_f32())
+                            .collect::<Vec<f32>>()
+                    };
+                    common::check(&format!("{what}: x (vectors)"), &f4(&xv), &x, 4e-3);
+                    common::check(&format!("{what}: h (vectors)"), &f4(&hv), &want_h, 1e-2);
                 }
             }
         }
@@ -1459,6 +1794,55 @@ mod tests {
             got.push(logits);
         }
         assert!(max_difference(&got[0], &got[1]) <= LOGITS_TOLERANCE);
+    }
+
+    #[test]
+    fn split_k_products_add_up_to_plain_rust() {
+        // The prefill's products on `gemm_f16` with `k` split (the parts
+        // `k_splits` picks, each into its own slice of `parts`, added by
+        // the epilogues), on the CPU executor, which runs matrix tiles:
+        // `h · W` (`k` 128 in 2 parts, 3 blocks) and `m · W` (`k` 512 in 8
+        // parts, one block), against plain Rust.
+        let config = Config { layers: 1, heads: 2, width: 128, vocab: 256, context: 512 };
+        let (rows, w) = (256, config.width);
+        assert_eq!((k_splits(rows, w, 3 * w), k_splits(rows, 4 * w, w), k_splits(rows, w, 4 * w)), (2, 8, 2));
+        // GPT-2 small's prefill of 1,024 rows: the `n = 768` products in 4
+        // parts (96 blocks); `3 · 768` (72 blocks) and `4 · 768` (96) whole.
+        assert_eq!((k_splits(1024, 768, 768), k_splits(1024, 3072, 768)), (4, 4));
+        assert_eq!((k_splits(1024, 768, 2304), k_splits(1024, 768, 3072)), (1, 1));
+        let device = Device::cpu();
+        let values =
+            |n: usize, salt: u32| -> Vec<f16> { values(n, salt).into_iter().map(|v| f16::from_f32(v / 4.0)).collect() };
+        for (input, slot, k, n) in [(Input::H, 0, w, 3 * w), (Input::M, 1, 4 * w, w)] {
+            let x = values(rows * k, k as u32);
+            let wt = values(k * n, n as u32);
+            let mut want = vec![0.0f32; rows * n];
+            for r in 0..rows {
+                for j in 0..k {
+                    let xv = x[r * k + j].to_f32();
+                    for c in 0..n {
+                        want[r * n + c] += xv * wt[j * n + c].to_f32();
+                    }
+                }
+            }
+            // (Without the split, `gemm_f16`'s own tests and
+            // `prefill_on_tensor_core_tiles` cover these products; the CPU
+            // executor takes about a minute for each here.)
+            let mut act = Activations::new(&device, config, rows, true).unwrap();
+            match input {
+                Input::H => act.h = Buffer::from_slice(&device, &x).unwrap(),
+                _ => act.m = Buffer::from_slice(&device, &x).unwrap(),
+            }
+            let mut wb = Buffer::from_slice(&device, &wt).unwrap();
+            let splits = Model::linear(&device, (true, false), &mut act, input, &mut wb, slot, k, n).unwrap();
+            let expect = k_splits(rows, k, n);
+            assert_eq!(splits as usize, expect, "k {k} n {n}");
+            let parts = act.parts[slot].read().unwrap();
+            let got: Vec<f32> = (0..rows * n).map(|i| (0..expect).map(|p| parts[p * rows * n + i]).sum()).collect();
+            common::check(&format!("k {k} n {n} in {expect} parts: x·W"), &got, &want, 1e-3);
+            // The weights came back whole from their cast.
+            assert_eq!(wb.read().unwrap(), wt);
+        }
     }
 
     #[test]

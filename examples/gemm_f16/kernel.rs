@@ -31,7 +31,8 @@ mod gemm {
     /// 256 threads): `c = a × b` for row-major `a` (`m × k`), `b` (`k × n`),
     /// `c` (`m × n`), `a` and `b` as vectors of four `f16`; `m` a multiple
     /// of 256, `n` of 128, `k` of 32. Launch with
-    /// `Grid::blocks([n / 128, m / 256])`. Its shared arrays take 29 KiB:
+    /// `Grid::blocks([n / 128, m / 256])` (or `[n / 128, m / 256, splits]`:
+    /// split `k`, see `gemm_f16_t`). Its shared arrays take 29 KiB:
     /// more than the 16 KiB every WebGPU device has, so the kernel says so
     /// (`max_shared_bytes`), and a launch on a device with less is an
     /// `Err`. One kernel: this is `gemm_f16_t::launch::<VALUES..>`.
@@ -78,6 +79,15 @@ mod gemm {
     /// a thread copies per step. Launch with
     /// `Grid::blocks([n / TBN, m / TBM])`; `m`, `n` multiples of the block,
     /// `k` of 32.
+    ///
+    /// Split `k`: with `Grid::blocks([n / TBN, m / TBM, splits])`, block
+    /// `z` sums only the `k / splits` columns of `a` (rows of `b`) from
+    /// `z · k / splits` and writes its partial product to
+    /// `c[z · m · n ..]` (`c` then holds `splits · m · n` values, which the
+    /// caller adds up); `k / splits` a multiple of 32. More blocks for a
+    /// product whose grid of blocks is small and whose `k` is long (GPT-2's
+    /// prefill: 24 blocks of 256 × 128 for `n = 768`, on a GPU of 132
+    /// multiprocessors). One split (`z` = 1) is the plain product.
     #[kernel(workgroup_size = NT, max_workgroup_invocations = 1024, max_shared_bytes = 49152)]
     pub fn gemm_f16_t<
         const TBM: usize,
@@ -105,6 +115,9 @@ mod gemm {
         let subgroup = t / 32;
         let (wr, wc) = (subgroup / WCOLS * 64, subgroup % WCOLS * 64);
         let (row0, col0) = (block_id().y * TBM, block_id().x * TBN);
+        // This block's part of `k` (all of it without a split).
+        let kc = k / grid_dim().z;
+        let k0 = block_id().z * kc;
         // 4 × 4 accumulators: acc[i * 4 + j] is rows wr + 16i, columns wc + 16j.
         let mut acc = [Accumulator::<f32, T, T>::zeros(); 16];
 
@@ -118,17 +131,17 @@ mod gemm {
         #[unroll]
         for q in 0..QA {
             let e = t + q * NT;
-            a_at[q] = (row0 + e / (BK / L)) * kv + e % (BK / L);
+            a_at[q] = (row0 + e / (BK / L)) * kv + k0 / L + e % (BK / L);
             next_a[q] = a[a_at[q]];
         }
         #[unroll]
         for q in 0..QB {
             let e = t + q * NT;
-            b_at[q] = e / (TBN / L) * nv + col0 / L + e % (TBN / L);
+            b_at[q] = (k0 + e / (TBN / L)) * nv + col0 / L + e % (TBN / L);
             next_b[q] = b[b_at[q]];
         }
         let mut kk = 0;
-        while kk < k {
+        while kk < kc {
             #[unroll]
             for q in 0..QA {
                 let e = t + q * NT;
@@ -141,7 +154,7 @@ mod gemm {
             }
             workgroup_barrier();
             let kn = kk + BK;
-            if kn < k {
+            if kn < kc {
                 #[unroll]
                 for q in 0..QA {
                     next_a[q] = a[a_at[q] + kn / L];
@@ -170,11 +183,13 @@ mod gemm {
             workgroup_barrier();
             kk = kn;
         }
+        // The split's slice of `c` (`m · n` values each).
+        let part = block_id().z * (grid_dim().y * TBM) * n;
         #[unroll]
         for i in 0..4 {
             #[unroll]
             for j in 0..4 {
-                let at = (row0 + wr + i * T) * n + col0 + wc + j * T;
+                let at = part + (row0 + wr + i * T) * n + col0 + wc + j * T;
                 acc[i * 4 + j].store(&mut c, at, n);
             }
         }
