@@ -156,6 +156,53 @@ pub fn transpose_pairs(src: &[u32], dst: &mut [u32], rows: u32, cols: u32) {
     }
 }
 
+/// The transpose of a `rows × cols` matrix of 4-byte elements (`f32`,
+/// `i32`, `u32`, as their bits; `rows` and `cols` multiples of 4) read and
+/// written as `UVec4`s: `src` holds `rows × cols / 4` vectors (four
+/// neighbouring columns each), `dst` `cols × rows / 4` (four neighbouring
+/// rows of the source each). A workgroup of 8 × 32 threads moves a tile of
+/// `32 * R` rows × 32 columns: `R` 16-byte loads a thread (each warp reads
+/// four 128-byte row pieces), into shared memory as words (rows of 33:
+/// both the stores, `tile[r][4 tx + j]`, and the reads, `tile[4 tx +
+/// j][c]`, fall in 32 different banks across a warp), then `R` 16-byte
+/// stores a thread (`32 * R * 4`-byte row pieces of `dst`). A quarter of
+/// the scalar kernel's memory instructions. `R` is 1 or 2. Launch
+/// `Grid::blocks([cols.div_ceil(32), rows.div_ceil(32 * R)])`.
+#[kernel(workgroup_size = (8, 32))]
+pub fn transpose_vec4<const R: u32>(src: &[UVec4], dst: &mut [UVec4], rows: u32, cols: u32) {
+    let tile = shared::<[[u32; 33]; 64]>();
+    let tx = thread_id().x;
+    let ty = thread_id().y;
+    let rows = rows as usize;
+    let cols = cols as usize;
+    let (rows4, cols4) = (rows / 4, cols / 4);
+    let c0 = block_id().x * 32;
+    let r0 = block_id().y * 32 * R as usize;
+    let whole = r0 + 32 * R as usize <= rows && c0 + 32 <= cols;
+    #[unroll]
+    for k in 0..R {
+        let r = ty + k as usize * 32;
+        if whole || (r0 + r < rows && c0 / 4 + tx < cols4) {
+            let v = src[(r0 + r) * cols4 + c0 / 4 + tx];
+            tile[r][4 * tx] = v.x;
+            tile[r][4 * tx + 1] = v.y;
+            tile[r][4 * tx + 2] = v.z;
+            tile[r][4 * tx + 3] = v.w;
+        }
+    }
+    workgroup_barrier();
+    // Output row c0 + ty (source column), vector r0 / 4 + q (source rows
+    // r0 + 4 q .. r0 + 4 q + 4).
+    #[unroll]
+    for k in 0..R {
+        let q = tx + k as usize * 8;
+        if whole || (c0 + ty < cols && r0 / 4 + q < rows4) {
+            let v = UVec4::new(tile[4 * q][ty], tile[4 * q + 1][ty], tile[4 * q + 2][ty], tile[4 * q + 3][ty]);
+            dst[(c0 + ty) * rows4 + r0 / 4 + q] = v;
+        }
+    }
+}
+
 /// `dst[dst_offset + r * dst_row + c] = src[src_offset + r * src_row + c]`
 /// for `r < rows`, `c < cols`: one thread per element
 /// (`Grid::threads([cols, rows])`), coalesced on both sides.
@@ -297,6 +344,11 @@ pub enum TransposePlan {
     /// [`transpose_pairs`]: 2-byte elements as `u32` pairs (even `rows` and
     /// `cols`, on a GPU).
     Pairs,
+    /// [`transpose_vec4`] with `R` = 1: 4-byte elements as `UVec4`s
+    /// (`rows` and `cols` multiples of 4, on a GPU), 32 × 32 tiles.
+    Vec4,
+    /// [`transpose_vec4`] with `R` = 2: 64 × 32 tiles.
+    Vec4Tall,
 }
 
 impl TransposePlan {
@@ -306,6 +358,8 @@ impl TransposePlan {
             TransposePlan::Tiles => "tiles",
             TransposePlan::Diagonal => "tiles_diagonal",
             TransposePlan::Pairs => "u32_pairs",
+            TransposePlan::Vec4 => "vec4",
+            TransposePlan::Vec4Tall => "vec4_tall",
         }
     }
 }
@@ -313,8 +367,9 @@ impl TransposePlan {
 /// The plans the tuner times for a `rows × cols` transpose of `T` on
 /// `device`, the default first: on a GPU, `u32` pairs for 2-byte elements
 /// of even `rows` and `cols` (first), the tiles in the grid's order and,
-/// for a square grid of tiles, in diagonal order; on the CPU executor the
-/// tiles.
+/// for a square grid of tiles, in diagonal order, then `UVec4`s for 4-byte
+/// elements of `rows` and `cols` multiples of 4 (32 × 32 and 64 × 32
+/// tiles); on the CPU executor the tiles.
 pub fn candidates<T: Element>(device: &Device, rows: usize, cols: usize) -> Vec<TransposePlan> {
     if !device.is_gpu() {
         return vec![TransposePlan::Tiles];
@@ -326,6 +381,9 @@ pub fn candidates<T: Element>(device: &Device, rows: usize, cols: usize) -> Vec<
     plans.push(TransposePlan::Tiles);
     if rows.div_ceil(32) == cols.div_ceil(32) && rows > 32 {
         plans.push(TransposePlan::Diagonal);
+    }
+    if std::mem::size_of::<T>() == 4 && rows % 4 == 0 && cols % 4 == 0 {
+        plans.extend([TransposePlan::Vec4, TransposePlan::Vec4Tall]);
     }
     plans
 }
@@ -369,6 +427,26 @@ fn run_plan<T: TransposeElement>(
     match plan {
         TransposePlan::Tiles => transpose_tiles::launch::<T, 0>(device, tiles, src, dst, r, c)?,
         TransposePlan::Diagonal => transpose_tiles::launch::<T, 1>(device, tiles, src, dst, r, c)?,
+        TransposePlan::Vec4 | TransposePlan::Vec4Tall => {
+            let internal =
+                || LaunchError::Gpu { kernel: "ops::transpose", message: "internal error: UVec4s off the GPU".into() };
+            let (Some(sb), Some(db)) = (src.wgpu_buffer(), dst.wgpu_buffer()) else {
+                return Err(internal());
+            };
+            let gpu = |e: onekernel_runtime::BufferError| LaunchError::Gpu {
+                kernel: "ops::transpose",
+                message: e.to_string(),
+            };
+            let s4 = Buffer::<UVec4>::from_wgpu(device, sb, rows * cols / 4).map_err(gpu)?;
+            let mut d4 = Buffer::<UVec4>::from_wgpu(device, db, rows * cols / 4).map_err(gpu)?;
+            if plan == TransposePlan::Vec4 {
+                let g = Grid::blocks([cols.div_ceil(32), rows.div_ceil(32)]);
+                transpose_vec4::launch::<1>(device, g, &s4, &mut d4, r, c)?;
+            } else {
+                let g = Grid::blocks([cols.div_ceil(32), rows.div_ceil(64)]);
+                transpose_vec4::launch::<2>(device, g, &s4, &mut d4, r, c)?;
+            }
+        }
         TransposePlan::Pairs => {
             let internal = || LaunchError::Gpu {
                 kernel: "ops::transpose",
