@@ -201,6 +201,15 @@ fn gpu_table(device: &Device, small: bool, variants: bool) {
         row("copy 2-D (row-major)", &shape, "f16", copy_h, (n * 4) as f64, "the baseline");
         let t = time_gpu(device, 10, || transpose::transpose_into(device, &h, rows, cols, &mut h_out).unwrap());
         row("transpose", &shape, "f16", t, (n * 4) as f64, &format!("{:.2}x copy's bandwidth", copy_h / t));
+        if variants {
+            for plan in transpose::candidates::<f16>(device, rows, cols) {
+                let t = time_gpu(device, 10, || {
+                    transpose::transpose_with_plan(device, &h, rows, cols, &mut h_out, plan).unwrap()
+                });
+                let note = format!("{:.2}x copy's bandwidth, plan {} (variant)", copy_h / t, plan.name());
+                row("transpose", &shape, "f16", t, (n * 4) as f64, &note);
+            }
+        }
     }
 
     // What the tuner chose for each op and size, and every candidate's time.

@@ -203,6 +203,62 @@ pub fn transpose_vec4<const R: u32>(src: &[UVec4], dst: &mut [UVec4], rows: u32,
     }
 }
 
+/// The transpose of a `rows × cols` matrix of 2-byte elements (`f16`;
+/// `rows` and `cols` multiples of 8) read and written as `UVec4`s of eight
+/// elements: a workgroup of 8 × 32 threads moves a tile of `32 * R` rows ×
+/// 64 columns: `R` 16-byte loads a thread (eight elements of a row, each
+/// kept in a shared word of its own, rows of 65 words), then `R` 16-byte
+/// stores, each eight elements of a column of the tile put together with
+/// shifts and ors (no `f16` arithmetic: any device). `R` is 1 or 2. Launch
+/// `Grid::blocks([cols.div_ceil(64), rows.div_ceil(32 * R)])`.
+#[kernel(workgroup_size = (8, 32), max_shared_bytes = 16640)]
+pub fn transpose_halves_vec4<const R: u32>(src: &[UVec4], dst: &mut [UVec4], rows: u32, cols: u32) {
+    let tile = shared::<[[u32; 65]; 64]>();
+    let tx = thread_id().x;
+    let ty = thread_id().y;
+    let rows = rows as usize;
+    let cols = cols as usize;
+    let (rows8, cols8) = (rows / 8, cols / 8);
+    let c0 = block_id().x * 64;
+    let r0 = block_id().y * 32 * R as usize;
+    let whole = r0 + 32 * R as usize <= rows && c0 + 64 <= cols;
+    #[unroll]
+    for k in 0..R {
+        let r = ty + k as usize * 32;
+        if whole || (r0 + r < rows && c0 / 8 + tx < cols8) {
+            let v = src[(r0 + r) * cols8 + c0 / 8 + tx];
+            tile[r][8 * tx] = v.x & 0xffff;
+            tile[r][8 * tx + 1] = v.x >> 16;
+            tile[r][8 * tx + 2] = v.y & 0xffff;
+            tile[r][8 * tx + 3] = v.y >> 16;
+            tile[r][8 * tx + 4] = v.z & 0xffff;
+            tile[r][8 * tx + 5] = v.z >> 16;
+            tile[r][8 * tx + 6] = v.w & 0xffff;
+            tile[r][8 * tx + 7] = v.w >> 16;
+        }
+    }
+    workgroup_barrier();
+    // Vector e of the tile's output: row c0 + oc (source column), vector
+    // r0 / 8 + q (source rows r0 + 8 q .. r0 + 8 q + 8).
+    let t = ty * 8 + tx;
+    #[unroll]
+    for k in 0..R {
+        let e = t + k as usize * 256;
+        let oc = e / (4 * R as usize);
+        let q = e % (4 * R as usize);
+        if whole || (c0 + oc < cols && r0 / 8 + q < rows8) {
+            let b = 8 * q;
+            let v = UVec4::new(
+                tile[b][oc] | (tile[b + 1][oc] << 16),
+                tile[b + 2][oc] | (tile[b + 3][oc] << 16),
+                tile[b + 4][oc] | (tile[b + 5][oc] << 16),
+                tile[b + 6][oc] | (tile[b + 7][oc] << 16),
+            );
+            dst[(c0 + oc) * rows8 + r0 / 8 + q] = v;
+        }
+    }
+}
+
 /// `dst[dst_offset + r * dst_row + c] = src[src_offset + r * src_row + c]`
 /// for `r < rows`, `c < cols`: one thread per element
 /// (`Grid::threads([cols, rows])`), coalesced on both sides.
@@ -349,6 +405,12 @@ pub enum TransposePlan {
     Vec4,
     /// [`transpose_vec4`] with `R` = 2: 64 × 32 tiles.
     Vec4Tall,
+    /// [`transpose_halves_vec4`] with `R` = 1: 2-byte elements as `UVec4`s
+    /// of eight (`rows` and `cols` multiples of 8, on a GPU), 32 × 64
+    /// tiles.
+    HalvesVec4,
+    /// [`transpose_halves_vec4`] with `R` = 2: 64 × 64 tiles.
+    HalvesVec4Tall,
 }
 
 impl TransposePlan {
@@ -360,6 +422,8 @@ impl TransposePlan {
             TransposePlan::Pairs => "u32_pairs",
             TransposePlan::Vec4 => "vec4",
             TransposePlan::Vec4Tall => "vec4_tall",
+            TransposePlan::HalvesVec4 => "halves_vec4",
+            TransposePlan::HalvesVec4Tall => "halves_vec4_tall",
         }
     }
 }
@@ -369,7 +433,8 @@ impl TransposePlan {
 /// of even `rows` and `cols` (first), the tiles in the grid's order and,
 /// for a square grid of tiles, in diagonal order, then `UVec4`s for 4-byte
 /// elements of `rows` and `cols` multiples of 4 (32 × 32 and 64 × 32
-/// tiles); on the CPU executor the tiles.
+/// tiles) and for 2-byte ones of multiples of 8 (eight a vector, 32 × 64
+/// and 64 × 64 tiles); on the CPU executor the tiles.
 pub fn candidates<T: Element>(device: &Device, rows: usize, cols: usize) -> Vec<TransposePlan> {
     if !device.is_gpu() {
         return vec![TransposePlan::Tiles];
@@ -384,6 +449,9 @@ pub fn candidates<T: Element>(device: &Device, rows: usize, cols: usize) -> Vec<
     }
     if std::mem::size_of::<T>() == 4 && rows % 4 == 0 && cols % 4 == 0 {
         plans.extend([TransposePlan::Vec4, TransposePlan::Vec4Tall]);
+    }
+    if std::mem::size_of::<T>() == 2 && rows % 8 == 0 && cols % 8 == 0 {
+        plans.extend([TransposePlan::HalvesVec4, TransposePlan::HalvesVec4Tall]);
     }
     plans
 }
@@ -427,6 +495,26 @@ fn run_plan<T: TransposeElement>(
     match plan {
         TransposePlan::Tiles => transpose_tiles::launch::<T, 0>(device, tiles, src, dst, r, c)?,
         TransposePlan::Diagonal => transpose_tiles::launch::<T, 1>(device, tiles, src, dst, r, c)?,
+        TransposePlan::HalvesVec4 | TransposePlan::HalvesVec4Tall => {
+            let internal =
+                || LaunchError::Gpu { kernel: "ops::transpose", message: "internal error: UVec4s off the GPU".into() };
+            let (Some(sb), Some(db)) = (src.wgpu_buffer(), dst.wgpu_buffer()) else {
+                return Err(internal());
+            };
+            let gpu = |e: onekernel_runtime::BufferError| LaunchError::Gpu {
+                kernel: "ops::transpose",
+                message: e.to_string(),
+            };
+            let s8 = Buffer::<UVec4>::from_wgpu(device, sb, rows * cols / 8).map_err(gpu)?;
+            let mut d8 = Buffer::<UVec4>::from_wgpu(device, db, rows * cols / 8).map_err(gpu)?;
+            if plan == TransposePlan::HalvesVec4 {
+                let g = Grid::blocks([cols.div_ceil(64), rows.div_ceil(32)]);
+                transpose_halves_vec4::launch::<1>(device, g, &s8, &mut d8, r, c)?;
+            } else {
+                let g = Grid::blocks([cols.div_ceil(64), rows.div_ceil(64)]);
+                transpose_halves_vec4::launch::<2>(device, g, &s8, &mut d8, r, c)?;
+            }
+        }
         TransposePlan::Vec4 | TransposePlan::Vec4Tall => {
             let internal =
                 || LaunchError::Gpu { kernel: "ops::transpose", message: "internal error: UVec4s off the GPU".into() };
