@@ -99,6 +99,13 @@ fn gpu_table(device: &Device, small: bool, variants: bool) {
             }
             // Every plan the tuner chooses among, the single-pass ones too.
             for plan in reduce::candidates::<f32>(device, ReduceOp::Sum, n) {
+                // Checked from a NaN: a plan that wrote nothing would fail.
+                for _ in 0..3 {
+                    out.write(&[f32::NAN]).unwrap();
+                    reduce::reduce_with_plan(device, &b, ReduceOp::Sum, &mut out, &mut s, Some(plan)).unwrap();
+                    let got = out.read().unwrap()[0] as f64;
+                    assert!((got - want).abs() <= want * 1e-5, "sum {got} != {want} with {plan:?}");
+                }
                 let t = time_gpu(device, 20, || {
                     reduce::reduce_with_plan(device, &b, ReduceOp::Sum, &mut out, &mut s, Some(plan)).unwrap()
                 });

@@ -46,7 +46,15 @@
 //! 4096 segments, and for sums of `f32`, `i32` and `u32` pass 1 may read
 //! the buffer as `Vec4`/`UVec4` instead ([`reduce_sum_vec4`],
 //! [`reduce_sum_uvec4`]: a quarter of the loads, each 16 bytes) with 512
-//! to 4096 segments ([`candidates`], [`ReducePlan`]).
+//! to 4096 segments ([`candidates`], [`ReducePlan`]). For `f32` the tuner
+//! also times single-pass plans ([`ReducePlan::single`],
+//! [`reduce_single_f32`], [`reduce_sum_vec4_single`]): one launch, in
+//! which each workgroup writes its partial (as bits, an atomic store),
+//! passes a storage barrier and increments a counter; the workgroup whose
+//! increment is the last reduces the partials into `out[0]` and sets the
+//! counter back to 0. A workgroup never waits for another (whichever
+//! finishes last does the finish), so this needs no forward-progress
+//! guarantee either; it saves the second launch.
 //!
 //! # Semantics
 //!

@@ -28,7 +28,11 @@
 //! in 32 different banks; `DIAG` walks the tiles in diagonal order.
 //! [`transpose_pairs`]: 2-byte elements (`f16`) of even `rows` and `cols`
 //! moved as `u32` pairs, a 64 × 64 tile a workgroup (half the loads and
-//! stores of the scalar kernel, each twice as wide). Which of these runs on
+//! stores of the scalar kernel, each twice as wide). [`transpose_vec4`]:
+//! 4-byte elements of `rows` and `cols` multiples of 4 moved as `UVec4`s
+//! (16-byte loads and stores, a quarter of the memory instructions);
+//! [`transpose_halves_vec4`]: 2-byte ones of multiples of 8, eight to a
+//! `UVec4`. Which of these runs on
 //! a GPU is the tuner's choice ([`crate::tuning`], [`candidates`]).
 //! [`copy_strided`]: one thread per element of two views (the runtime's
 //! [`View2d`] and [`View2dMut`]: an offset and a row stride), coalesced
