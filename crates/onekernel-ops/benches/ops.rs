@@ -195,6 +195,9 @@ fn gpu_table(device: &Device, small: bool, variants: bool) {
                 let t = time_gpu(device, 10, || {
                     transpose::transpose_with_plan(device, &a, rows, cols, &mut t_out, plan).unwrap()
                 });
+                let (src, got) = (a.read().unwrap(), t_out.read().unwrap());
+                let ok = (0..n).step_by(7).all(|i| got[(i % cols) * rows + i / cols] == src[i]);
+                assert!(ok, "transpose f32 {rows} x {cols} with {plan:?}: wrong");
                 let note = format!("{:.2}x copy's bandwidth, plan {} (variant)", copy_t / t, plan.name());
                 row("transpose", &shape, "f32", t, (n * 8) as f64, &note);
             }
@@ -213,6 +216,9 @@ fn gpu_table(device: &Device, small: bool, variants: bool) {
                 let t = time_gpu(device, 10, || {
                     transpose::transpose_with_plan(device, &h, rows, cols, &mut h_out, plan).unwrap()
                 });
+                let (src, got) = (h.read().unwrap(), h_out.read().unwrap());
+                let ok = (0..n).step_by(7).all(|i| got[(i % cols) * rows + i / cols].to_bits() == src[i].to_bits());
+                assert!(ok, "transpose f16 {rows} x {cols} with {plan:?}: wrong");
                 let note = format!("{:.2}x copy's bandwidth, plan {} (variant)", copy_h / t, plan.name());
                 row("transpose", &shape, "f16", t, (n * 4) as f64, &note);
             }
