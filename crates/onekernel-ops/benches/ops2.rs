@@ -242,6 +242,15 @@ fn transposes(device: &Device, shapes: &[(usize, usize)], iters: usize, rows: &m
             format!("transpose {tname} unchecked"),
             time(&unchecked, iters, || transpose_into(&unchecked, &a, r, c, &mut out)),
         );
+        if std::env::args().any(|a| a == "--variants") {
+            // Every plan the tuner chooses among, in this process.
+            for plan in onekernel::ops::transpose::candidates::<T>(device, r, c) {
+                let t = time(device, iters, || {
+                    onekernel::ops::transpose::transpose_with_plan(device, &a, r, c, &mut out, plan)
+                });
+                push(format!("transpose {tname}, plan {} (variant)", plan.name()), t);
+            }
+        }
     }
     for &(r, c) in shapes {
         one::<f32>(device, "f32", r, c, iters, rows);
@@ -418,6 +427,17 @@ fn main() {
             &[(1, 4096, 4096, 4096), (1, 1000, 777, 1234), (8, 1024, 1024, 1024)]
         };
         matmuls(&device, shapes, iters.min(10), &mut rows);
+    }
+    for p in onekernel::ops::tuning::picks(&device) {
+        let times: Vec<String> = p
+            .outcomes
+            .iter()
+            .map(|o| match &o.result {
+                Ok(t) => format!("{} {:.1}", o.name, t.as_secs_f64() * 1e6),
+                Err(why) => format!("{} dropped ({why})", o.name),
+            })
+            .collect();
+        println!("tuned: {} {} -> {} ({:?}): {}", p.op, p.key, p.plan, p.source, times.join(", "));
     }
     println!("{}\n", device.name());
     println!("| op | shape | kernels (ms) | wall (ms) | rate |");
