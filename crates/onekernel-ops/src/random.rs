@@ -29,6 +29,9 @@
 //! ([`philox_vec`]); any other output goes through
 //! [`philox_words`], where a block of 256 threads
 //! stages its 1024 numbers in shared memory and writes them coalesced.
+//! [`philox_vec_per`] computes 2 or 4 blocks a thread (the same numbers;
+//! on the H200 no faster than one, so the ops use [`philox_vec`]:
+//! `docs/performance.md`).
 //! The const parameter `MODE` of both says what is drawn (words, uniform,
 //! normal). On the CPU executor the same blocks are computed in plain
 //! Rust with rayon and native 64-bit products (the same numbers: the
