@@ -97,6 +97,22 @@ fn gpu_table(device: &Device, small: bool, variants: bool) {
                 let segs = reduce::plan_for(n, target).1;
                 row("reduce sum", &label(n), "f32", t, (n * 4) as f64, &format!("{segs} segments (variant)"));
             }
+            // Every plan the tuner chooses among, the single-pass ones too.
+            for plan in reduce::candidates::<f32>(device, ReduceOp::Sum, n) {
+                // Checked from a NaN: a plan that wrote nothing would fail.
+                for _ in 0..3 {
+                    out.write(&[f32::NAN]).unwrap();
+                    reduce::reduce_with_plan(device, &b, ReduceOp::Sum, &mut out, &mut s, Some(plan)).unwrap();
+                    let got = out.read().unwrap()[0] as f64;
+                    assert!((got - want).abs() <= want * 1e-5, "sum {got} != {want} with {plan:?}");
+                }
+                let t = time_gpu(device, 20, || {
+                    reduce::reduce_with_plan(device, &b, ReduceOp::Sum, &mut out, &mut s, Some(plan)).unwrap()
+                });
+                let got = out.read().unwrap()[0] as f64;
+                assert!((got - want).abs() <= want * 1e-5, "sum {got} != {want} with {plan:?}");
+                row("reduce sum", &label(n), "f32", t, (n * 4) as f64, &format!("plan {} (variant)", plan.name()));
+            }
         }
         if n == 1 << (24 - shift) {
             let t = time_gpu(device, 20, || reduce::reduce_into(device, &b, ReduceOp::Max, &mut out, &mut s).unwrap());
@@ -174,6 +190,18 @@ fn gpu_table(device: &Device, small: bool, variants: bool) {
         row("copy 2-D (row-major)", &shape, "f32", copy_t, (n * 8) as f64, "the baseline");
         let t = time_gpu(device, 10, || transpose::transpose_into(device, &a, rows, cols, &mut t_out).unwrap());
         row("transpose", &shape, "f32", t, (n * 8) as f64, &format!("{:.2}x copy's bandwidth", copy_t / t));
+        if variants {
+            for plan in transpose::candidates::<f32>(device, rows, cols) {
+                let t = time_gpu(device, 10, || {
+                    transpose::transpose_with_plan(device, &a, rows, cols, &mut t_out, plan).unwrap()
+                });
+                let (src, got) = (a.read().unwrap(), t_out.read().unwrap());
+                let ok = (0..n).step_by(7).all(|i| got[(i % cols) * rows + i / cols] == src[i]);
+                assert!(ok, "transpose f32 {rows} x {cols} with {plan:?}: wrong");
+                let note = format!("{:.2}x copy's bandwidth, plan {} (variant)", copy_t / t, plan.name());
+                row("transpose", &shape, "f32", t, (n * 8) as f64, &note);
+            }
+        }
         let h = Buffer::from_slice(device, &(0..n).map(|i| f16::from_f32(i as f32)).collect::<Vec<_>>()).unwrap();
         let mut h_out = Buffer::<f16>::zeroed(device, n).unwrap();
         let copy_h = time_gpu(device, 10, || {
@@ -183,6 +211,18 @@ fn gpu_table(device: &Device, small: bool, variants: bool) {
         row("copy 2-D (row-major)", &shape, "f16", copy_h, (n * 4) as f64, "the baseline");
         let t = time_gpu(device, 10, || transpose::transpose_into(device, &h, rows, cols, &mut h_out).unwrap());
         row("transpose", &shape, "f16", t, (n * 4) as f64, &format!("{:.2}x copy's bandwidth", copy_h / t));
+        if variants {
+            for plan in transpose::candidates::<f16>(device, rows, cols) {
+                let t = time_gpu(device, 10, || {
+                    transpose::transpose_with_plan(device, &h, rows, cols, &mut h_out, plan).unwrap()
+                });
+                let (src, got) = (h.read().unwrap(), h_out.read().unwrap());
+                let ok = (0..n).step_by(7).all(|i| got[(i % cols) * rows + i / cols].to_bits() == src[i].to_bits());
+                assert!(ok, "transpose f16 {rows} x {cols} with {plan:?}: wrong");
+                let note = format!("{:.2}x copy's bandwidth, plan {} (variant)", copy_h / t, plan.name());
+                row("transpose", &shape, "f16", t, (n * 4) as f64, &note);
+            }
+        }
     }
 
     // What the tuner chose for each op and size, and every candidate's time.

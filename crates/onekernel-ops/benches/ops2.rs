@@ -16,7 +16,9 @@
 
 use onekernel::ops::matmul::{self, Layout, Shape};
 use onekernel::ops::norm::{row_op_into, row_op_with, RowElement, RowOp, VEC_CONFIGS};
-use onekernel::ops::random::{normal_into, random_u32_into, uniform_into};
+use onekernel::ops::random::{
+    fill_with_per, normal_into, random_u32_into, random_u32_with_per, uniform_into, Distribution,
+};
 use onekernel::ops::sort::{sort_into, sort_pairs_into, Order, SortScratch};
 use onekernel::ops::transpose::{copy_2d, transpose_into, TransposeElement};
 use onekernel::prelude::*;
@@ -189,6 +191,18 @@ fn random(device: &Device, n: usize, iters: usize, rows: &mut Vec<Row>) {
     row("random u32", time(device, iters, || random_u32_into(device, &mut u, 1, 0)));
     row("uniform f32", time(device, iters, || uniform_into(device, &mut f, 1, 0)));
     row("normal f32", time(device, iters, || normal_into(device, &mut f, 1, 0, 0.0, 1.0)));
+    // Two and four blocks of four a thread (the same numbers).
+    for per in [2u32, 4] {
+        let t = time(device, iters, || random_u32_with_per(device, &mut u, 1, 0, false, per));
+        row(&format!("random u32, {per} blocks a thread"), t);
+        let t = time(device, iters, || fill_with_per(device, &mut f, Distribution::Uniform, 1, 0, false, per));
+        row(&format!("uniform f32, {per} blocks a thread"), t);
+        let normal = Distribution::Normal { mean: 0.0, std: 1.0 };
+        row(
+            &format!("normal f32, {per} blocks a thread"),
+            time(device, iters, || fill_with_per(device, &mut f, normal, 1, 0, false, per)),
+        );
+    }
     // From an offset not a multiple of 4: the staged (scalar-store) kernels.
     row("random u32, offset 1", time(device, iters, || random_u32_into(device, &mut u, 1, 1)));
     row("uniform f32, offset 1", time(device, iters, || uniform_into(device, &mut f, 1, 1)));
@@ -228,6 +242,15 @@ fn transposes(device: &Device, shapes: &[(usize, usize)], iters: usize, rows: &m
             format!("transpose {tname} unchecked"),
             time(&unchecked, iters, || transpose_into(&unchecked, &a, r, c, &mut out)),
         );
+        if std::env::args().any(|a| a == "--variants") {
+            // Every plan the tuner chooses among, in this process.
+            for plan in onekernel::ops::transpose::candidates::<T>(device, r, c) {
+                let t = time(device, iters, || {
+                    onekernel::ops::transpose::transpose_with_plan(device, &a, r, c, &mut out, plan)
+                });
+                push(format!("transpose {tname}, plan {} (variant)", plan.name()), t);
+            }
+        }
     }
     for &(r, c) in shapes {
         one::<f32>(device, "f32", r, c, iters, rows);
@@ -404,6 +427,17 @@ fn main() {
             &[(1, 4096, 4096, 4096), (1, 1000, 777, 1234), (8, 1024, 1024, 1024)]
         };
         matmuls(&device, shapes, iters.min(10), &mut rows);
+    }
+    for p in onekernel::ops::tuning::picks(&device) {
+        let times: Vec<String> = p
+            .outcomes
+            .iter()
+            .map(|o| match &o.result {
+                Ok(t) => format!("{} {:.1}", o.name, t.as_secs_f64() * 1e6),
+                Err(why) => format!("{} dropped ({why})", o.name),
+            })
+            .collect();
+        println!("tuned: {} {} -> {} ({:?}): {}", p.op, p.key, p.plan, p.source, times.join(", "));
     }
     println!("{}\n", device.name());
     println!("| op | shape | kernels (ms) | wall (ms) | rate |");

@@ -29,6 +29,9 @@
 //! ([`philox_vec`]); any other output goes through
 //! [`philox_words`], where a block of 256 threads
 //! stages its 1024 numbers in shared memory and writes them coalesced.
+//! [`philox_vec_per`] computes 2 or 4 blocks a thread (the same numbers;
+//! on the H200 no faster than one, so the ops use [`philox_vec`]:
+//! `docs/performance.md`).
 //! The const parameter `MODE` of both says what is drawn (words, uniform,
 //! normal). On the CPU executor the same blocks are computed in plain
 //! Rust with rayon and native 64-bit products (the same numbers: the
@@ -189,6 +192,35 @@ pub mod kernels {
         }
     }
 
+    /// [`philox_vec`] with `PER` blocks a thread: thread `g` of `threads`
+    /// computes the vectors `g`, `g + threads`, ... (`PER` of them, each
+    /// store coalesced across the warp), with 64-bit products where
+    /// `I64` is 1. The same numbers as [`philox_vec`]; launch
+    /// `threads = out.len().div_ceil(PER)` threads.
+    #[kernel(workgroup_size = 256)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn philox_vec_per<const MODE: u32, const PER: u32, const I64: u32>(
+        out: &mut [UVec4],
+        q_lo: u32,
+        q_hi: u32,
+        k0: u32,
+        k1: u32,
+        mean: f32,
+        std: f32,
+        threads: u32,
+    ) {
+        let g = global_id().x;
+        #[unroll]
+        for k in 0..PER {
+            let i = g + k as usize * threads as usize;
+            if i < out.len() {
+                let c = counter(i as u32, q_lo, q_hi);
+                let w = if I64 != 0 { philox4x32_10_64(c, k0, k1) } else { philox4x32_10(c, k0, k1) };
+                out[i] = to_words(w, MODE, mean, std);
+            }
+        }
+    }
+
     /// Any length and offset: thread `g` computes the block `q + g`; the
     /// block's 1024 words go through shared memory so that the writes are
     /// coalesced: thread `t` writes words `t`, `t + 256`, ... of the
@@ -340,6 +372,26 @@ pub fn fill_into(
     offset: u64,
     kernels_on_cpu: bool,
 ) -> Result<(), OpError> {
+    fill_with_per(device, out, distribution, seed, offset, kernels_on_cpu, DEFAULT_PER)
+}
+
+/// Blocks of four a thread of the GPU's vector path computes
+/// ([`philox_vec`]: 1; [`philox_vec_per`]: 2 or 4).
+pub const DEFAULT_PER: u32 = 1;
+
+/// [`fill_into`] with `per` blocks a thread on the GPU's vector path (1:
+/// [`philox_vec`], 2 or 4: [`philox_vec_per`]); the same numbers. For the
+/// benchmark and the tests.
+#[doc(hidden)]
+pub fn fill_with_per(
+    device: &Device,
+    out: &mut Buffer<f32>,
+    distribution: Distribution,
+    seed: u64,
+    offset: u64,
+    kernels_on_cpu: bool,
+    per: u32,
+) -> Result<(), OpError> {
     check_range(out.len(), offset)?;
     if out.is_empty() {
         return Ok(());
@@ -360,7 +412,7 @@ pub fn fill_into(
         Distribution::Uniform => (1, 0.0, 1.0),
         Distribution::Normal { mean, std } => (2, mean, std),
     };
-    draw(device, out, mode, seed, offset, mean, std)
+    draw(device, out, mode, seed, offset, mean, std, per)
 }
 
 /// The kernels' launch for `out` (`u32`s or `f32`s, as bits): on a GPU,
@@ -368,6 +420,7 @@ pub fn fill_into(
 /// [`philox_vec`] (one 16-byte store a thread, `out` seen as `UVec4`s),
 /// anything else [`philox_words`]; on the CPU executor the words go
 /// through a buffer of `u32`s.
+#[allow(clippy::too_many_arguments)]
 fn draw<T: Element>(
     device: &Device,
     out: &mut Buffer<T>,
@@ -376,6 +429,7 @@ fn draw<T: Element>(
     offset: u64,
     mean: f32,
     std: f32,
+    per: u32,
 ) -> Result<(), OpError> {
     let n = out.len();
     let (q, skip) = (offset / 4, (offset % 4) as u32);
@@ -398,6 +452,40 @@ fn draw<T: Element>(
                 }
             }
         };
+    }
+    if device.is_gpu() && skip == 0 && n % 4 == 0 && per > 1 {
+        let mut v = out.view_as_mut::<UVec4>()?;
+        let threads = (n / 4).div_ceil(per as usize);
+        let (grid, t) = (Grid::threads(threads), threads as u32);
+        macro_rules! by_per {
+            (|$p:ident, $i:ident| $launch:expr) => {
+                match (per, int64) {
+                    (2, true) => {
+                        const $p: u32 = 2;
+                        const $i: u32 = 1;
+                        $launch
+                    }
+                    (2, false) => {
+                        const $p: u32 = 2;
+                        const $i: u32 = 0;
+                        $launch
+                    }
+                    (_, true) => {
+                        const $p: u32 = 4;
+                        const $i: u32 = 1;
+                        $launch
+                    }
+                    (_, false) => {
+                        const $p: u32 = 4;
+                        const $i: u32 = 0;
+                        $launch
+                    }
+                }
+            };
+        }
+        return Ok(by_mode!(|M| by_per!(|P, I| philox_vec_per::launch::<M, P, I>(
+            device, grid, &mut *v, lo, hi, k0, k1, mean, std, t
+        )))?);
     }
     if device.is_gpu() && skip == 0 && n % 4 == 0 {
         let mut v = out.view_as_mut::<UVec4>()?;
@@ -448,6 +536,19 @@ pub fn random_u32_with(
     offset: u64,
     kernels_on_cpu: bool,
 ) -> Result<(), OpError> {
+    random_u32_with_per(device, out, seed, offset, kernels_on_cpu, DEFAULT_PER)
+}
+
+/// [`random_u32_with`] with `per` blocks a thread (see [`fill_with_per`]).
+#[doc(hidden)]
+pub fn random_u32_with_per(
+    device: &Device,
+    out: &mut Buffer<u32>,
+    seed: u64,
+    offset: u64,
+    kernels_on_cpu: bool,
+    per: u32,
+) -> Result<(), OpError> {
     check_range(out.len(), offset)?;
     if out.is_empty() {
         return Ok(());
@@ -457,7 +558,7 @@ pub fn random_u32_with(
         host_fill(&mut v, seed, offset, |w| w);
         return Ok(out.write(&v)?);
     }
-    draw(device, out, 0, seed, offset, 0.0, 1.0)
+    draw(device, out, 0, seed, offset, 0.0, 1.0, per)
 }
 
 fn check_range(n: usize, offset: u64) -> Result<(), OpError> {

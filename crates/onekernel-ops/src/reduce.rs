@@ -46,7 +46,15 @@
 //! 4096 segments, and for sums of `f32`, `i32` and `u32` pass 1 may read
 //! the buffer as `Vec4`/`UVec4` instead ([`reduce_sum_vec4`],
 //! [`reduce_sum_uvec4`]: a quarter of the loads, each 16 bytes) with 512
-//! to 4096 segments ([`candidates`], [`ReducePlan`]).
+//! to 4096 segments ([`candidates`], [`ReducePlan`]). For `f32` the tuner
+//! also times single-pass plans ([`ReducePlan::single`],
+//! [`reduce_single_f32`], [`reduce_sum_vec4_single`]): one launch, in
+//! which each workgroup writes its partial (as bits, an atomic store),
+//! passes a storage barrier and increments a counter; the workgroup whose
+//! increment is the last reduces the partials into `out[0]` and sets the
+//! counter back to 0. A workgroup never waits for another (whichever
+//! finishes last does the finish), so this needs no forward-progress
+//! guarantee either; it saves the second launch.
 //!
 //! # Semantics
 //!
@@ -505,6 +513,196 @@ vec4_sum_kernel! {
     reduce_sum_uvec4, UVec4, u32, 0
 }
 
+/// A single-pass `f32` whole-buffer reduction kernel: `$pass1` leaves
+/// each thread's combined elements of the workgroup's segment in `total`
+/// (`seg` the segment, `tid` the thread); then the workgroup's partial
+/// goes to `partials[seg]` as bits, a storage barrier (a device-scope
+/// release on the GPU) orders it before thread 0's increment of
+/// `counter[0]`, and the workgroup whose increment is the `groups`-th (the
+/// old count, read uniformly) is the last: after another storage barrier
+/// (acquire) it combines the `groups` partials, writes `out[0]` and sets
+/// the counter back to 0 for the next launch. No workgroup ever waits for
+/// another (no forward-progress assumption); the last one reduces a few
+/// KiB instead of a second launch.
+macro_rules! single_pass_kernel {
+    (
+        $(#[$meta:meta])*
+        scalar $name:ident [$($gen:tt)*],
+        combine: |$lhs:ident, $rhs:ident| {$($combine:tt)*}
+    ) => {
+        single_pass_kernel! {
+            $(#[$meta])*
+            $name [$($gen)*] (x: &[f32], seg_len: u32, identity: f32,),
+            vars: (tid, seg, total),
+            identity: identity,
+            pass1: {
+                let seg_start = seg * seg_len as usize;
+                let seg_end = (seg_start + seg_len as usize).min(x.len());
+                // Eight accumulators, unguarded loads in whole steps.
+                let mut acc = [identity; 8];
+                let mut base = seg_start + tid;
+                while base + 7 * 256 < seg_end {
+                    #[unroll]
+                    for k in 0..8 {
+                        let $lhs = acc[k];
+                        let $rhs = x[base + k * 256];
+                        acc[k] = { $($combine)* };
+                    }
+                    base += 2048;
+                }
+                while base < seg_end {
+                    let $lhs = acc[0];
+                    let $rhs = x[base];
+                    acc[0] = { $($combine)* };
+                    base += 256;
+                }
+                let mut total = acc[0];
+                #[unroll]
+                for k in 1..8 {
+                    let $lhs = total;
+                    let $rhs = acc[k];
+                    total = { $($combine)* };
+                }
+            },
+            combine: |$lhs, $rhs| { $($combine)* }
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        $name:ident [$($gen:tt)*] ($($param:tt)*),
+        vars: ($tid:ident, $seg:ident, $total:ident),
+        identity: $identity:expr,
+        pass1: {$($pass1:tt)*},
+        combine: |$lhs:ident, $rhs:ident| {$($combine:tt)*}
+    ) => {
+        $(#[$meta])*
+        #[kernel(workgroup_size = 256)]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name<$($gen)*>(
+            $($param)*
+            partials: &[AtomicU32],
+            counter: &[AtomicU32],
+            out: &mut [f32],
+            groups: u32,
+        ) {
+            let tree = shared::<[f32; 256]>();
+            let last = shared::<[u32; 1]>();
+            let $tid = thread_id().x;
+            let $seg = block_id().x;
+            $($pass1)*
+            tree[$tid] = $total;
+            workgroup_barrier();
+            let mut stride = 128;
+            while stride > 0 {
+                if $tid < stride {
+                    let $lhs = tree[$tid];
+                    let $rhs = tree[$tid + stride];
+                    tree[$tid] = { $($combine)* };
+                }
+                workgroup_barrier();
+                stride /= 2;
+            }
+            if $tid == 0 {
+                partials[$seg].store(tree[0].to_bits(), Ordering::Relaxed);
+            }
+            storage_barrier();
+            if $tid == 0 {
+                last[0] = counter[0].fetch_add(1, Ordering::AcqRel);
+            }
+            let seen = workgroup_uniform_load(&last[0]);
+            if seen + 1 == groups {
+                storage_barrier();
+                let mut acc = $identity;
+                let mut i = $tid;
+                while i < groups as usize {
+                    let $lhs = acc;
+                    let $rhs = f32::from_bits(partials[i].load(Ordering::Acquire));
+                    acc = { $($combine)* };
+                    i += 256;
+                }
+                tree[$tid] = acc;
+                workgroup_barrier();
+                let mut stride = 128;
+                while stride > 0 {
+                    if $tid < stride {
+                        let $lhs = tree[$tid];
+                        let $rhs = tree[$tid + stride];
+                        tree[$tid] = { $($combine)* };
+                    }
+                    workgroup_barrier();
+                    stride /= 2;
+                }
+                if $tid == 0 {
+                    out[0] = tree[0];
+                    counter[0].store(0, Ordering::Relaxed);
+                }
+            }
+        }
+    };
+}
+
+single_pass_kernel! {
+    /// The whole-buffer reduction of `f32`s in one launch (`OP` as
+    /// [`reduce_segments`]): workgroup `b` of `groups` reduces
+    /// `x[b * seg_len ..][..seg_len]` as [`reduce_segments`] does, then
+    /// the single-pass finish of [`ReducePlan::single`]. `partials` holds
+    /// at least `groups` words; `counter[0]` must be 0 before the launch
+    /// (it is again after it). Launch `Grid::blocks(groups)`.
+    scalar reduce_single_f32 [const OP: u32],
+    combine: |lhs, rhs| {
+        if OP == 0 {
+            lhs + rhs
+        } else if OP == 1 {
+            lhs * rhs
+        } else if OP == 2 {
+            if lhs < rhs { lhs } else if rhs <= lhs { rhs } else { lhs + rhs }
+        } else if lhs > rhs {
+            lhs
+        } else if rhs >= lhs {
+            rhs
+        } else {
+            lhs + rhs
+        }
+    }
+}
+
+single_pass_kernel! {
+    /// The `f32` sum in one launch over the buffer seen as `Vec4`s: pass 1
+    /// of [`reduce_sum_vec4`] (segments of `seg_len4` vectors of the first
+    /// `n4`, workgroup 0 adding the scalars of `x` from `tail`), then the
+    /// single-pass finish of [`ReducePlan::single`]. GPU only.
+    reduce_sum_vec4_single [] (x4: &[Vec4], x: &[f32], n4: u32, seg_len4: u32, tail: u32,),
+    vars: (tid, seg, total),
+    identity: -0.0,
+    pass1: {
+        let start = seg * seg_len4 as usize;
+        let end = (start + seg_len4 as usize).min(n4 as usize).min(x4.len());
+        let mut acc = [Vec4::splat(-0.0); 8];
+        let mut base = start + tid;
+        while base + 7 * 256 < end {
+            #[unroll]
+            for k in 0..8 {
+                acc[k] += x4[base + k * 256];
+            }
+            base += 2048;
+        }
+        #[unroll]
+        for k in 0..8 {
+            let i = base + k * 256;
+            if i < end {
+                acc[k] += x4[i];
+            }
+        }
+        let v = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+        let mut total = (v.x + v.y) + (v.z + v.w);
+        let t = tail as usize + tid;
+        if seg == 0 && t < x.len() {
+            total += x[t];
+        }
+    },
+    combine: |lhs, rhs| { lhs + rhs }
+}
+
 mod sealed {
     pub trait Sealed {}
 }
@@ -899,16 +1097,24 @@ pub struct ReducePlan {
     /// Pass 1 reads the buffer as `Vec4`s ([`reduce_sum_vec4`]: `f32`
     /// sums on a GPU), else one element at a time ([`reduce_segments`]).
     pub vec4: bool,
+    /// One launch instead of two (`f32` only; others run two): each
+    /// workgroup writes its partial and increments a counter, and the
+    /// workgroup that increments it last reduces the partials and resets
+    /// it ([`reduce_single_f32`], [`reduce_sum_vec4_single`]). No
+    /// workgroup waits for another, so it needs no forward-progress
+    /// guarantee; it saves the second launch's fixed cost.
+    pub single: bool,
 }
 
 impl ReducePlan {
     /// The plan's name, as the tuning cache keeps it: `scalar2048`,
-    /// `vec4_1024`.
+    /// `vec4_1024`, `single_scalar2048`, `single_vec4_1024`.
     pub fn name(&self) -> String {
+        let one = if self.single { "single_" } else { "" };
         if self.vec4 {
-            format!("vec4_{}", self.segments)
+            format!("{one}vec4_{}", self.segments)
         } else {
-            format!("scalar{}", self.segments)
+            format!("{one}scalar{}", self.segments)
         }
     }
 
@@ -952,21 +1158,36 @@ fn vec4_fits<T: ReduceElement>(device: &Device, op: ReduceOp, n: usize) -> bool 
     device.is_gpu() && op == ReduceOp::Sum && n >= 4096 && vec4_lanes::<T>().is_some()
 }
 
+/// Whether the single-pass plans ([`ReducePlan::single`]) run `T`: `f32`.
+fn single_fits<T: 'static>() -> bool {
+    std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>()
+}
+
 /// The plans the tuner times for `op` over `n` elements of `T` on
 /// `device`, the default first: on a GPU scalar loads with 1024, 2048 or
-/// 4096 segments and, for `f32` sums, `Vec4` loads with 512 to 4096 (plans
-/// that split `n` the same way once); on the CPU executor one plan.
+/// 4096 segments and, for `f32` sums, `Vec4` loads with 512 to 4096; for
+/// `f32` also the single-pass plans ([`ReducePlan::single`]) of 1024 to
+/// 4096 segments (and `Vec4` loads, 512 to 2048, for sums) (plans that
+/// split `n` the same way once); on the CPU executor one plan.
 pub fn candidates<T: ReduceElement>(device: &Device, op: ReduceOp, n: usize) -> Vec<ReducePlan> {
     if !device.is_gpu() {
-        return vec![ReducePlan { segments: cpu_segments(), vec4: false }];
+        return vec![ReducePlan { segments: cpu_segments(), vec4: false, single: false }];
     }
-    let mut plans: Vec<ReducePlan> = [2048, 1024, 4096].map(|segments| ReducePlan { segments, vec4: false }).to_vec();
-    if vec4_fits::<T>(device, op, n) {
-        plans.extend([512, 1024, 2048, 4096].map(|segments| ReducePlan { segments, vec4: true }));
+    let plan = |segments, vec4, single| ReducePlan { segments, vec4, single };
+    let mut plans: Vec<ReducePlan> = [2048, 1024, 4096].map(|segments| plan(segments, false, false)).to_vec();
+    let vec4 = vec4_fits::<T>(device, op, n);
+    if vec4 {
+        plans.extend([512, 1024, 2048, 4096].map(|segments| plan(segments, true, false)));
+    }
+    if single_fits::<T>() {
+        plans.extend([1024, 2048, 4096].map(|segments| plan(segments, false, true)));
+        if vec4 {
+            plans.extend([512, 1024, 2048].map(|segments| plan(segments, true, true)));
+        }
     }
     let mut splits = Vec::new();
     plans.retain(|p| {
-        let s = (p.vec4, p.split(n));
+        let s = (p.vec4, p.single, p.split(n));
         let new = !splits.contains(&s);
         splits.push(s);
         new
@@ -985,11 +1206,14 @@ fn max_partials<T: ReduceElement>(device: &Device, n: usize) -> usize {
 /// more).
 pub struct ReduceScratch<T: ReduceElement> {
     partials: Option<Buffer<T::Acc>>,
+    /// The single-pass plans' partials (as bits) and counter (0 between
+    /// launches).
+    single: Option<(Buffer<u32>, Buffer<u32>)>,
 }
 
 impl<T: ReduceElement> Default for ReduceScratch<T> {
     fn default() -> Self {
-        ReduceScratch { partials: None }
+        ReduceScratch { partials: None, single: None }
     }
 }
 
@@ -1008,6 +1232,18 @@ impl<T: ReduceElement> ReduceScratch<T> {
         let mut s = Self::default();
         s.partials(device, max_partials::<T>(device, n))?;
         Ok(s)
+    }
+
+    /// The single-pass plans' partials (at least `len`) and counter.
+    fn single(&mut self, device: &Device, len: usize) -> Result<&mut (Buffer<u32>, Buffer<u32>), OpError> {
+        let fits = self.single.as_ref().is_some_and(|(p, _)| p.len() >= len && p.device().id() == device.id());
+        if !fits {
+            self.single = None;
+        }
+        match &mut self.single {
+            Some(b) => Ok(b),
+            slot => Ok(slot.insert((Buffer::zeroed(device, len)?, Buffer::zeroed(device, 1)?))),
+        }
     }
 
     fn partials(&mut self, device: &Device, len: usize) -> Result<&mut Buffer<T::Acc>, OpError> {
@@ -1145,7 +1381,8 @@ pub fn reduce_into_segments<T: ReduceElement>(
     scratch: &mut ReduceScratch<T>,
     target: Option<usize>,
 ) -> Result<(), OpError> {
-    reduce_with_plan(device, x, op, out, scratch, target.map(|segments| ReducePlan { segments, vec4: false }))
+    let plan = target.map(|segments| ReducePlan { segments, vec4: false, single: false });
+    reduce_with_plan(device, x, op, out, scratch, plan)
 }
 
 /// [`reduce_into`] with `plan` (`None`: the tuner's choice among
@@ -1214,6 +1451,9 @@ fn run_plan<T: ReduceElement>(
     let plan = ReducePlan { vec4, ..plan };
     let (seg, segments) = plan.split(n);
     let seg = seg_len_u32(seg)?;
+    if plan.single && single_fits::<T>() {
+        return run_single(device, x, op, out, scratch, (seg, segments), vec4);
+    }
     let partials = scratch.partials(device, segments)?;
     if vec4 {
         launch_vec4(device, x, (0, n, true), partials, seg, segments)?;
@@ -1221,6 +1461,40 @@ fn run_plan<T: ReduceElement>(
         T::launch_partials(device, op, x, partials, 0, seg, seg, segments)?;
     }
     Ok(T::launch_finish(device, op, partials, segments, out)?)
+}
+
+/// A single-pass plan ([`ReducePlan::single`]) of an `f32` reduction:
+/// `segments` workgroups of `seg` elements (or `Vec4`s, `vec4`).
+fn run_single<T: ReduceElement>(
+    device: &Device,
+    x: &Buffer<T>,
+    op: ReduceOp,
+    out: &mut Buffer<T>,
+    scratch: &mut ReduceScratch<T>,
+    (seg, segments): (u32, usize),
+    vec4: bool,
+) -> Result<(), OpError> {
+    use std::any::Any;
+    let internal = || LaunchError::Gpu {
+        kernel: "ops::reduce",
+        message: "internal error: a single-pass plan it cannot run".into(),
+    };
+    let groups = seg_len_u32(segments)?;
+    let (partials, counter) = scratch.single(device, segments)?;
+    let xf = (x as &dyn Any).downcast_ref::<Buffer<f32>>().ok_or_else(internal)?;
+    let of = (out as &mut dyn Any).downcast_mut::<Buffer<f32>>().ok_or_else(internal)?;
+    let g = Grid::blocks(segments);
+    if vec4 {
+        let xb = xf.wgpu_buffer().ok_or_else(internal)?;
+        let len = xf.len();
+        let x4 = Buffer::<Vec4>::from_wgpu(device, xb, len / 4)?;
+        let (n4, tail) = (seg_len_u32(len / 4)?, seg_len_u32(len / 4 * 4)?);
+        reduce_sum_vec4_single::launch(device, g, &x4, xf, n4, seg, tail, partials, counter, of, groups)?;
+    } else {
+        let id = <f32 as ReduceElement>::identity(op);
+        by_op!(op, |O| reduce_single_f32::launch::<O>(device, g, xf, seg, id, partials, counter, of, groups))?;
+    }
+    Ok(())
 }
 
 /// Pass 1 of a `vec4` plan: the sums of the segments of `seg4` vectors of

@@ -28,7 +28,11 @@
 //! in 32 different banks; `DIAG` walks the tiles in diagonal order.
 //! [`transpose_pairs`]: 2-byte elements (`f16`) of even `rows` and `cols`
 //! moved as `u32` pairs, a 64 × 64 tile a workgroup (half the loads and
-//! stores of the scalar kernel, each twice as wide). Which of these runs on
+//! stores of the scalar kernel, each twice as wide). [`transpose_vec4`]:
+//! 4-byte elements of `rows` and `cols` multiples of 4 moved as `UVec4`s
+//! (16-byte loads and stores, a quarter of the memory instructions);
+//! [`transpose_halves_vec4`]: 2-byte ones of multiples of 8, eight to a
+//! `UVec4`. Which of these runs on
 //! a GPU is the tuner's choice ([`crate::tuning`], [`candidates`]).
 //! [`copy_strided`]: one thread per element of two views (the runtime's
 //! [`View2d`] and [`View2dMut`]: an offset and a row stride), coalesced
@@ -152,6 +156,109 @@ pub fn transpose_pairs(src: &[u32], dst: &mut [u32], rows: u32, cols: u32) {
         let wr = r0 / 2 + tx;
         if c < wcols * 2 && wr < wrows {
             dst[c * wrows + wr] = a | (b << 16);
+        }
+    }
+}
+
+/// The transpose of a `rows × cols` matrix of 4-byte elements (`f32`,
+/// `i32`, `u32`, as their bits; `rows` and `cols` multiples of 4) read and
+/// written as `UVec4`s: `src` holds `rows × cols / 4` vectors (four
+/// neighbouring columns each), `dst` `cols × rows / 4` (four neighbouring
+/// rows of the source each). A workgroup of 8 × 32 threads moves a tile of
+/// `32 * R` rows × 32 columns: `R` 16-byte loads a thread (each warp reads
+/// four 128-byte row pieces), into shared memory as words (rows of 33:
+/// both the stores, `tile[r][4 tx + j]`, and the reads, `tile[4 tx +
+/// j][c]`, fall in 32 different banks across a warp), then `R` 16-byte
+/// stores a thread (`32 * R * 4`-byte row pieces of `dst`). A quarter of
+/// the scalar kernel's memory instructions. `R` is 1 or 2. Launch
+/// `Grid::blocks([cols.div_ceil(32), rows.div_ceil(32 * R)])`.
+#[kernel(workgroup_size = (8, 32))]
+pub fn transpose_vec4<const R: u32>(src: &[UVec4], dst: &mut [UVec4], rows: u32, cols: u32) {
+    let tile = shared::<[[u32; 33]; 64]>();
+    let tx = thread_id().x;
+    let ty = thread_id().y;
+    let rows = rows as usize;
+    let cols = cols as usize;
+    let (rows4, cols4) = (rows / 4, cols / 4);
+    let c0 = block_id().x * 32;
+    let r0 = block_id().y * 32 * R as usize;
+    let whole = r0 + 32 * R as usize <= rows && c0 + 32 <= cols;
+    #[unroll]
+    for k in 0..R {
+        let r = ty + k as usize * 32;
+        if whole || (r0 + r < rows && c0 / 4 + tx < cols4) {
+            let v = src[(r0 + r) * cols4 + c0 / 4 + tx];
+            tile[r][4 * tx] = v.x;
+            tile[r][4 * tx + 1] = v.y;
+            tile[r][4 * tx + 2] = v.z;
+            tile[r][4 * tx + 3] = v.w;
+        }
+    }
+    workgroup_barrier();
+    // Output row c0 + ty (source column), vector r0 / 4 + q (source rows
+    // r0 + 4 q .. r0 + 4 q + 4).
+    #[unroll]
+    for k in 0..R {
+        let q = tx + k as usize * 8;
+        if whole || (c0 + ty < cols && r0 / 4 + q < rows4) {
+            let v = UVec4::new(tile[4 * q][ty], tile[4 * q + 1][ty], tile[4 * q + 2][ty], tile[4 * q + 3][ty]);
+            dst[(c0 + ty) * rows4 + r0 / 4 + q] = v;
+        }
+    }
+}
+
+/// The transpose of a `rows × cols` matrix of 2-byte elements (`f16`;
+/// `rows` and `cols` multiples of 8) read and written as `UVec4`s of eight
+/// elements: a workgroup of 8 × 32 threads moves a tile of `32 * R` rows ×
+/// 64 columns: `R` 16-byte loads a thread (eight elements of a row, each
+/// kept in a shared word of its own, rows of 65 words), then `R` 16-byte
+/// stores, each eight elements of a column of the tile put together with
+/// shifts and ors (no `f16` arithmetic: any device). `R` is 1 or 2. Launch
+/// `Grid::blocks([cols.div_ceil(64), rows.div_ceil(32 * R)])`.
+#[kernel(workgroup_size = (8, 32), max_shared_bytes = 16640)]
+pub fn transpose_halves_vec4<const R: u32>(src: &[UVec4], dst: &mut [UVec4], rows: u32, cols: u32) {
+    let tile = shared::<[[u32; 65]; 64]>();
+    let tx = thread_id().x;
+    let ty = thread_id().y;
+    let rows = rows as usize;
+    let cols = cols as usize;
+    let (rows8, cols8) = (rows / 8, cols / 8);
+    let c0 = block_id().x * 64;
+    let r0 = block_id().y * 32 * R as usize;
+    let whole = r0 + 32 * R as usize <= rows && c0 + 64 <= cols;
+    #[unroll]
+    for k in 0..R {
+        let r = ty + k as usize * 32;
+        if whole || (r0 + r < rows && c0 / 8 + tx < cols8) {
+            let v = src[(r0 + r) * cols8 + c0 / 8 + tx];
+            tile[r][8 * tx] = v.x & 0xffff;
+            tile[r][8 * tx + 1] = v.x >> 16;
+            tile[r][8 * tx + 2] = v.y & 0xffff;
+            tile[r][8 * tx + 3] = v.y >> 16;
+            tile[r][8 * tx + 4] = v.z & 0xffff;
+            tile[r][8 * tx + 5] = v.z >> 16;
+            tile[r][8 * tx + 6] = v.w & 0xffff;
+            tile[r][8 * tx + 7] = v.w >> 16;
+        }
+    }
+    workgroup_barrier();
+    // Vector e of the tile's output: row c0 + oc (source column), vector
+    // r0 / 8 + q (source rows r0 + 8 q .. r0 + 8 q + 8).
+    let t = ty * 8 + tx;
+    #[unroll]
+    for k in 0..R {
+        let e = t + k as usize * 256;
+        let oc = e / (4 * R as usize);
+        let q = e % (4 * R as usize);
+        if whole || (c0 + oc < cols && r0 / 8 + q < rows8) {
+            let b = 8 * q;
+            let v = UVec4::new(
+                tile[b][oc] | (tile[b + 1][oc] << 16),
+                tile[b + 2][oc] | (tile[b + 3][oc] << 16),
+                tile[b + 4][oc] | (tile[b + 5][oc] << 16),
+                tile[b + 6][oc] | (tile[b + 7][oc] << 16),
+            );
+            dst[(c0 + oc) * rows8 + r0 / 8 + q] = v;
         }
     }
 }
@@ -297,6 +404,17 @@ pub enum TransposePlan {
     /// [`transpose_pairs`]: 2-byte elements as `u32` pairs (even `rows` and
     /// `cols`, on a GPU).
     Pairs,
+    /// [`transpose_vec4`] with `R` = 1: 4-byte elements as `UVec4`s
+    /// (`rows` and `cols` multiples of 4, on a GPU), 32 × 32 tiles.
+    Vec4,
+    /// [`transpose_vec4`] with `R` = 2: 64 × 32 tiles.
+    Vec4Tall,
+    /// [`transpose_halves_vec4`] with `R` = 1: 2-byte elements as `UVec4`s
+    /// of eight (`rows` and `cols` multiples of 8, on a GPU), 32 × 64
+    /// tiles.
+    HalvesVec4,
+    /// [`transpose_halves_vec4`] with `R` = 2: 64 × 64 tiles.
+    HalvesVec4Tall,
 }
 
 impl TransposePlan {
@@ -306,6 +424,10 @@ impl TransposePlan {
             TransposePlan::Tiles => "tiles",
             TransposePlan::Diagonal => "tiles_diagonal",
             TransposePlan::Pairs => "u32_pairs",
+            TransposePlan::Vec4 => "vec4",
+            TransposePlan::Vec4Tall => "vec4_tall",
+            TransposePlan::HalvesVec4 => "halves_vec4",
+            TransposePlan::HalvesVec4Tall => "halves_vec4_tall",
         }
     }
 }
@@ -313,8 +435,10 @@ impl TransposePlan {
 /// The plans the tuner times for a `rows × cols` transpose of `T` on
 /// `device`, the default first: on a GPU, `u32` pairs for 2-byte elements
 /// of even `rows` and `cols` (first), the tiles in the grid's order and,
-/// for a square grid of tiles, in diagonal order; on the CPU executor the
-/// tiles.
+/// for a square grid of tiles, in diagonal order, then `UVec4`s for 4-byte
+/// elements of `rows` and `cols` multiples of 4 (32 × 32 and 64 × 32
+/// tiles) and for 2-byte ones of multiples of 8 (eight a vector, 32 × 64
+/// and 64 × 64 tiles); on the CPU executor the tiles.
 pub fn candidates<T: Element>(device: &Device, rows: usize, cols: usize) -> Vec<TransposePlan> {
     if !device.is_gpu() {
         return vec![TransposePlan::Tiles];
@@ -326,6 +450,12 @@ pub fn candidates<T: Element>(device: &Device, rows: usize, cols: usize) -> Vec<
     plans.push(TransposePlan::Tiles);
     if rows.div_ceil(32) == cols.div_ceil(32) && rows > 32 {
         plans.push(TransposePlan::Diagonal);
+    }
+    if std::mem::size_of::<T>() == 4 && rows % 4 == 0 && cols % 4 == 0 {
+        plans.extend([TransposePlan::Vec4, TransposePlan::Vec4Tall]);
+    }
+    if std::mem::size_of::<T>() == 2 && rows % 8 == 0 && cols % 8 == 0 {
+        plans.extend([TransposePlan::HalvesVec4, TransposePlan::HalvesVec4Tall]);
     }
     plans
 }
@@ -369,6 +499,46 @@ fn run_plan<T: TransposeElement>(
     match plan {
         TransposePlan::Tiles => transpose_tiles::launch::<T, 0>(device, tiles, src, dst, r, c)?,
         TransposePlan::Diagonal => transpose_tiles::launch::<T, 1>(device, tiles, src, dst, r, c)?,
+        TransposePlan::HalvesVec4 | TransposePlan::HalvesVec4Tall => {
+            let internal =
+                || LaunchError::Gpu { kernel: "ops::transpose", message: "internal error: UVec4s off the GPU".into() };
+            let (Some(sb), Some(db)) = (src.wgpu_buffer(), dst.wgpu_buffer()) else {
+                return Err(internal());
+            };
+            let gpu = |e: onekernel_runtime::BufferError| LaunchError::Gpu {
+                kernel: "ops::transpose",
+                message: e.to_string(),
+            };
+            let s8 = Buffer::<UVec4>::from_wgpu(device, sb, rows * cols / 8).map_err(gpu)?;
+            let mut d8 = Buffer::<UVec4>::from_wgpu(device, db, rows * cols / 8).map_err(gpu)?;
+            if plan == TransposePlan::HalvesVec4 {
+                let g = Grid::blocks([cols.div_ceil(64), rows.div_ceil(32)]);
+                transpose_halves_vec4::launch::<1>(device, g, &s8, &mut d8, r, c)?;
+            } else {
+                let g = Grid::blocks([cols.div_ceil(64), rows.div_ceil(64)]);
+                transpose_halves_vec4::launch::<2>(device, g, &s8, &mut d8, r, c)?;
+            }
+        }
+        TransposePlan::Vec4 | TransposePlan::Vec4Tall => {
+            let internal =
+                || LaunchError::Gpu { kernel: "ops::transpose", message: "internal error: UVec4s off the GPU".into() };
+            let (Some(sb), Some(db)) = (src.wgpu_buffer(), dst.wgpu_buffer()) else {
+                return Err(internal());
+            };
+            let gpu = |e: onekernel_runtime::BufferError| LaunchError::Gpu {
+                kernel: "ops::transpose",
+                message: e.to_string(),
+            };
+            let s4 = Buffer::<UVec4>::from_wgpu(device, sb, rows * cols / 4).map_err(gpu)?;
+            let mut d4 = Buffer::<UVec4>::from_wgpu(device, db, rows * cols / 4).map_err(gpu)?;
+            if plan == TransposePlan::Vec4 {
+                let g = Grid::blocks([cols.div_ceil(32), rows.div_ceil(32)]);
+                transpose_vec4::launch::<1>(device, g, &s4, &mut d4, r, c)?;
+            } else {
+                let g = Grid::blocks([cols.div_ceil(32), rows.div_ceil(64)]);
+                transpose_vec4::launch::<2>(device, g, &s4, &mut d4, r, c)?;
+            }
+        }
         TransposePlan::Pairs => {
             let internal = || LaunchError::Gpu {
                 kernel: "ops::transpose",

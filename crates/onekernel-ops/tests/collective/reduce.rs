@@ -347,3 +347,56 @@ fn every_plan_on_the_gpu() {
         assert_eq!(out.read().unwrap()[0], want, "2^24 + 3 {plan:?}");
     }
 }
+
+/// The single-pass plans (`f32`: the workgroup that increments the counter
+/// last reduces the partials): every op on the kernels of the CPU
+/// executor (serial and race-checked: no race between the workgroups'
+/// partials and the last one's reads) and on the GPU, at group counts
+/// around the finish's 256-wide loop (1, 2, 255, 256, 257, 514 groups of
+/// 2048 elements), the same scratch reused call after call so that the
+/// counter's reset is exercised (a counter left at anything but 0 would
+/// make no workgroup the last: `out` would keep the previous result).
+#[test]
+fn single_pass_plans() {
+    let single = |segments, vec4| reduce::ReducePlan { segments, vec4, single: true };
+    let race = Device::cpu_race_checked();
+    let small: &[usize] = &[1, 255, 2048, 2049, 4097];
+    let large: &[usize] = &[255 * 2048, 256 * 2048, 256 * 2048 + 1, 513 * 2048 + 5, 1 << 20];
+    let cases: Vec<(&str, &Device, &[usize])> =
+        vec![("cpu kernels", serial(), small), ("race checked", &race, &small[..3]), ("gpu", gpu(), large)];
+    for (name, d, sizes) in cases {
+        let mut scratch = ReduceScratch::<f32>::new();
+        let mut out = Buffer::<f32>::zeroed(d, 1).unwrap();
+        for (round, &n) in sizes.iter().enumerate() {
+            let x: Vec<f32> = (0..n).map(|i| (hash(i, 70 + round as u32) % 5) as f32 - 2.0).collect();
+            // Products of ones and minus ones: exact in any order.
+            let signs: Vec<f32> = (0..n).map(|i| if hash(i, 80) % 3 == 0 { -1.0 } else { 1.0 }).collect();
+            let (bx, bs) = (Buffer::from_slice(d, &x).unwrap(), Buffer::from_slice(d, &signs).unwrap());
+            // 4096 segments: one group per 2048 elements; 2: at most two.
+            for segments in [4096, 2] {
+                for vec4 in [false, true] {
+                    for op in OPS {
+                        let b = if op == ReduceOp::Product { &bs } else { &bx };
+                        let want = reference(if op == ReduceOp::Product { &signs } else { &x }, op);
+                        let plan = single(segments, vec4);
+                        for _ in 0..2 {
+                            // A stale result must not survive.
+                            out.write(&[f32::NAN]).unwrap();
+                            reduce::reduce_with_plan(d, b, op, &mut out, &mut scratch, Some(plan)).unwrap();
+                            let got = out.read().unwrap()[0];
+                            assert_eq!(got, want, "{name}: {op:?} of {n} with {plan:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // The tuner's candidates on the GPU include them for f32 only.
+    let names: Vec<String> =
+        reduce::candidates::<f32>(gpu(), ReduceOp::Sum, 1 << 24).iter().map(|p| p.name()).collect();
+    assert!(
+        names.iter().any(|n| n == "single_scalar2048") && names.iter().any(|n| n == "single_vec4_1024"),
+        "{names:?}"
+    );
+    assert!(!reduce::candidates::<i32>(gpu(), ReduceOp::Sum, 1 << 20).iter().any(|p| p.single));
+}

@@ -61,12 +61,16 @@ fn copies_of_views() {
 }
 
 /// Every plan the tuner may choose on the GPU (`f16` as `u32` pairs, the
-/// tiles in grid and diagonal order) at the edges of their tiles.
+/// tiles in grid and diagonal order, `f32` as `UVec4`s in 32 × 32 and 64 ×
+/// 32 tiles, `f16` eight a `UVec4` in 32 × 64 and 64 × 64 tiles) at the
+/// edges of their tiles.
 #[test]
 fn every_plan_on_the_gpu() {
     let d = gpu();
     let shapes =
         [(2, 2), (2, 64), (64, 2), (62, 66), (64, 64), (66, 130), (128, 128), (100, 100), (1000, 778), (1000, 777)];
+    let shapes =
+        shapes.into_iter().chain([(4, 8), (36, 100), (132, 68), (96, 4), (1000, 776), (8, 8), (72, 136), (200, 8)]);
     for (rows, cols) in shapes {
         let h: Vec<f16> = (0..rows * cols).map(|i| f16::from_bits(hash(i, 44) as u16)).collect();
         let a: Vec<f32> = (0..rows * cols).map(|i| hash(i, 45) as f32).collect();
@@ -74,9 +78,20 @@ fn every_plan_on_the_gpu() {
         let even = rows % 2 == 0 && cols % 2 == 0;
         let plans = transpose::candidates::<f16>(d, rows, cols);
         assert_eq!(plans.contains(&transpose::TransposePlan::Pairs), even, "{rows}x{cols}: {plans:?}");
-        for plan in
-            [transpose::TransposePlan::Pairs, transpose::TransposePlan::Tiles, transpose::TransposePlan::Diagonal]
-        {
+        let vec4 = rows % 4 == 0 && cols % 4 == 0;
+        assert_eq!(transpose::candidates::<f32>(d, rows, cols).contains(&transpose::TransposePlan::Vec4), vec4);
+        let eights = rows % 8 == 0 && cols % 8 == 0;
+        let halves = transpose::candidates::<f16>(d, rows, cols).contains(&transpose::TransposePlan::HalvesVec4);
+        assert_eq!(halves, eights, "{rows}x{cols}");
+        for plan in [
+            transpose::TransposePlan::Pairs,
+            transpose::TransposePlan::Tiles,
+            transpose::TransposePlan::Diagonal,
+            transpose::TransposePlan::Vec4,
+            transpose::TransposePlan::Vec4Tall,
+            transpose::TransposePlan::HalvesVec4,
+            transpose::TransposePlan::HalvesVec4Tall,
+        ] {
             let mut out = Buffer::<f16>::zeroed(d, rows * cols).unwrap();
             transpose::transpose_with_plan(d, &bh, rows, cols, &mut out, plan).unwrap();
             let got = out.read().unwrap();
