@@ -34,8 +34,22 @@
 //! that one subgroup covers (`solo`) is reduced with subgroup shuffles
 //! alone (a butterfly over its `TPR` lanes: no shared memory, no
 //! barrier), wider rows take more threads and a reduction through shared
-//! memory, the widest a block of 1024 a row. The H200 numbers and the
-//! sweep that chose the configs are in `docs/performance.md`.
+//! memory, the widest 512 threads a row holding 4096 vectors (a row of
+//! 32768 reads its second half again for each step, from L2 on the H200:
+//! faster there than a block of 1024 holding it all, which leaves one
+//! block a multiprocessor). The H200 numbers and the sweep that chose the
+//! configs are in `docs/performance.md`.
+//!
+//! Where the row is held whole, softmax and log-softmax reduce once (the
+//! online softmax): each thread sums `exp(x - m)` over its numbers with
+//! `m` its own maximum, and the `(m, sum)` pairs are merged, each sum
+//! rescaled by `exp(m - M)` to the larger maximum `M` (one butterfly, or
+//! one pass through shared memory, where two passes took two). RMS norm
+//! has one statistic and reduces once. `f16` rows may instead take
+//! [`rows_f16vec4_held`], which holds the numbers as read (`F16Vec4`s:
+//! half the registers of widened ones) and computes each result from
+//! them again; [`vector_configs`] says which kernel a width takes
+//! (`HELD`, the configuration's fourth number).
 //!
 //! On the CPU executor the same arithmetic runs as plain Rust over rows
 //! with rayon (faster there than the cooperative kernel);
@@ -993,31 +1007,45 @@ fn solo(device: &Device, tpr: usize) -> bool {
     min == max && tpr <= min
 }
 
-/// The `[WG, PER, TPR]`s of the vector kernels for rows of `cols` on
-/// `device`, best first (the next where the device refuses a block
-/// size): measured on the H200 with `ops2 --only norm --sweep`
+/// The `[WG, PER, TPR, HELD]`s of the vector kernels for rows of `cols`
+/// of `T` on `device`, best first (the next where the device refuses a
+/// block size): measured on the H200 with `ops2 --only norm --sweep`
 /// (docs/performance.md). A row of at most `4 * PER * TPR` numbers is
-/// read once; a config whose `TPR` neither fits one subgroup ([`solo`])
-/// nor is a multiple of the largest subgroup is left out.
+/// held (read once; the rest is read again for each step); HELD 1: the
+/// `f16` row held as read ([`rows_f16vec4_held`], wide rows). A config
+/// whose `TPR` neither fits one subgroup ([`solo`]) nor is a multiple of
+/// the largest subgroup is left out.
 #[doc(hidden)]
 pub fn vector_configs<T: RowElement>(device: &Device, cols: usize) -> Vec<[usize; 4]> {
     let (_, sg_max) = device.subgroup_sizes().map_or((32, 32), |(a, b)| (a as usize, b as usize));
     let vecs = cols / 4;
-    let prefs: &[[usize; 3]] = if vecs <= 32 {
-        &[[256, 4, 8], [256, 2, 16], [256, 1, 32], [256, 4, 64], [256, 4, 256]]
+    let half = std::mem::size_of::<T>() == 2;
+    // [WG, PER, TPR, HELD], best first (H200, 2026-12-04, fourth session).
+    let prefs: &[[usize; 4]] = if vecs <= 32 {
+        if half {
+            &[[256, 4, 8, 0], [256, 2, 16, 0], [256, 1, 32, 0], [256, 4, 64, 0], [256, 4, 256, 0]]
+        } else {
+            &[[256, 2, 16, 0], [256, 4, 8, 0], [256, 1, 32, 0], [256, 4, 64, 0], [256, 4, 256, 0]]
+        }
     } else if vecs <= 256 {
-        &[[256, 8, 32], [256, 4, 64], [256, 2, 128], [256, 4, 256]]
+        if half {
+            &[[256, 8, 32, 0], [256, 4, 64, 0], [256, 2, 128, 0], [256, 4, 256, 0]]
+        } else {
+            &[[256, 4, 64, 0], [256, 8, 32, 0], [256, 2, 128, 0], [256, 4, 256, 0]]
+        }
     } else if vecs <= 1024 {
-        &[[256, 4, 256], [256, 8, 128], [128, 8, 128]]
+        if half {
+            &[[128, 8, 128, 0], [256, 8, 128, 0], [256, 4, 256, 0]]
+        } else {
+            &[[256, 4, 256, 0], [256, 8, 128, 0], [128, 8, 128, 0]]
+        }
+    } else if half {
+        // The row held as read: 4096 vectors a block in registers.
+        &[[512, 8, 512, 1], [1024, 8, 1024, 1], [256, 4, 256, 1]]
     } else {
-        &[[1024, 8, 1024], [512, 16, 512], [256, 4, 256]]
+        &[[512, 8, 512, 0], [1024, 8, 1024, 0], [256, 4, 256, 0]]
     };
-    prefs
-        .iter()
-        .copied()
-        .filter(|c| solo(device, c[2]) || (c[2] >= sg_max && c[2] % sg_max == 0))
-        .map(|[wg, per, tpr]| [wg, per, tpr, 0])
-        .collect()
+    prefs.iter().copied().filter(|c| solo(device, c[2]) || (c[2] >= sg_max && c[2] % sg_max == 0)).collect()
 }
 
 fn host<T: Element>(b: &Buffer<T>) -> Result<Vec<T>, OpError> {
