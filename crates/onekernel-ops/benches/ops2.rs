@@ -7,6 +7,7 @@
 //!     cargo bench -p onekernel-ops --bench ops2 -- --cpu    # the CPU executor against rayon
 //!     cargo bench -p onekernel-ops --bench ops2 -- --only sort --profile  # the sort, kernel by kernel
 //!     cargo bench -p onekernel-ops --bench ops2 -- --only norm --sweep    # the norms at every vector config
+//!     cargo bench -p onekernel-ops --bench ops2 -- --only norm --types f16 --unchecked  # f16 only, no shader checks
 //!
 //! Times: `kernels` is the sum of the launches' GPU timestamps per call
 //! (the kernels alone); `wall` is the wall-clock time per call of a loop of
@@ -120,12 +121,16 @@ fn norms<T: RowElement>(device: &Device, total: usize, iters: usize, rows: &mut 
     let (sg_min, sg_max) = device.subgroup_sizes().map_or((32, 32), |(a, b)| (a as usize, b as usize));
     let mut configs = vec![None];
     if sweep {
-        configs.extend(
-            VEC_CONFIGS
-                .into_iter()
-                .filter(|c| (sg_min == sg_max && c[2] <= sg_min) || (c[2] >= sg_max && c[2] % sg_max == 0))
-                .map(Some),
-        );
+        // HELD 1 (the row held as read) is an `f16` kernel.
+        let helds: &[usize] = if tname == "f16" { &[0, 1] } else { &[0] };
+        for &held in helds {
+            configs.extend(
+                VEC_CONFIGS
+                    .into_iter()
+                    .filter(|c| (sg_min == sg_max && c[2] <= sg_min) || (c[2] >= sg_max && c[2] % sg_max == 0))
+                    .map(|[wg, per, tpr]| Some([wg, per, tpr, held])),
+            );
+        }
     }
     for cols in [128usize, 1000, 4096, 32768] {
         let r = (total / cols).max(1);
@@ -143,7 +148,13 @@ fn norms<T: RowElement>(device: &Device, total: usize, iters: usize, rows: &mut 
             ("rms_norm", RowOp::RmsNorm { eps: 1e-5 }, Some(&g), None),
         ];
         for (name, op, gb, bb) in ops {
-            for &config in &configs {
+            // Softmax also in two passes (HELD bit 1) at each config.
+            let two_pass: Vec<_> = if matches!(op, RowOp::Softmax | RowOp::LogSoftmax) {
+                configs.iter().flatten().map(|&[wg, per, tpr, held]| Some([wg, per, tpr, held | 2])).collect()
+            } else {
+                Vec::new()
+            };
+            for &config in configs.iter().chain(&two_pass) {
                 let (k, w) = time(device, iters, || row_op_with(device, op, &xb, gb, bb, &mut y, cols, false, config));
                 // The first rows against the CPU executor's plain Rust.
                 let m = r.min(8) * cols;
@@ -408,9 +419,15 @@ fn main() {
     if wants("norm") {
         let total = if quick { 1 << 16 } else { 1 << 24 };
         let sweep = args.iter().any(|a| a == "--sweep");
-        norms::<f32>(&device, total, iters, &mut rows, sweep);
-        if device.features().contains(onekernel::abi::Features::F16) {
-            norms::<f16>(&device, total, iters, &mut rows, sweep);
+        let types = args.iter().position(|a| a == "--types").and_then(|i| args.get(i + 1)).map_or("f32,f16", |s| s);
+        // SAFETY: the row kernels index inside their buffers (clamped
+        // loads, guarded stores; the tests run them on checked devices).
+        let nd = if args.iter().any(|a| a == "--unchecked") { unsafe { device.unchecked() } } else { device.clone() };
+        if types.contains("f32") {
+            norms::<f32>(&nd, total, iters, &mut rows, sweep);
+        }
+        if types.contains("f16") && device.features().contains(onekernel::abi::Features::F16) {
+            norms::<f16>(&nd, total, iters, &mut rows, sweep);
         }
     }
     if wants("random") {

@@ -34,8 +34,22 @@
 //! that one subgroup covers (`solo`) is reduced with subgroup shuffles
 //! alone (a butterfly over its `TPR` lanes: no shared memory, no
 //! barrier), wider rows take more threads and a reduction through shared
-//! memory, the widest a block of 1024 a row. The H200 numbers and the
-//! sweep that chose the configs are in `docs/performance.md`.
+//! memory, the widest 512 threads a row holding 4096 vectors (a row of
+//! 32768 reads its second half again for each step, from L2 on the H200:
+//! faster there than a block of 1024 holding it all, which leaves one
+//! block a multiprocessor). The H200 numbers and the sweep that chose the
+//! configs are in `docs/performance.md`.
+//!
+//! Where the row is held whole, softmax and log-softmax reduce once (the
+//! online softmax): each thread sums `exp(x - m)` over its numbers with
+//! `m` its own maximum, and the `(m, sum)` pairs are merged, each sum
+//! rescaled by `exp(m - M)` to the larger maximum `M` (one butterfly, or
+//! one pass through shared memory, where two passes took two). RMS norm
+//! has one statistic and reduces once. `f16` rows may instead take
+//! [`rows_f16vec4_held`], which holds the numbers as read (`F16Vec4`s:
+//! half the registers of widened ones) and computes each result from
+//! them again; [`vector_configs`] says which kernel a width takes
+//! (`HELD`, the configuration's fourth number).
 //!
 //! On the CPU executor the same arithmetic runs as plain Rust over rows
 //! with rayon (faster there than the cooperative kernel);
@@ -323,7 +337,8 @@ row_kernel!(
 );
 
 macro_rules! row_kernel4 {
-    ($(#[$doc:meta])* $name:ident, $V:ty, |$w:ident| $widen:expr, |$n:ident| $narrow:expr) => {
+    ($(#[$doc:meta])* $name:ident, $V:ty, |$w:ident| $widen:expr, |$n:ident| $narrow:expr,
+     held $H:ty = $hzero:expr, |$p:ident| $hold:expr, |$u:ident| $unhold:expr, |$st:ident| $store:expr, keep $keep:literal) => {
         $(#[$doc])*
         #[kernel(workgroup_size = WG, max_workgroup_invocations = 1024)]
         #[allow(clippy::too_many_arguments)]
@@ -340,7 +355,12 @@ macro_rules! row_kernel4 {
             solo: u32,
         ) {
             let partial = shared::<[f32; WG]>();
+            let partial2 = shared::<[f32; WG]>();
             let t = thread_id().x;
+            // Bit 2 of `op`: softmax in two passes even where the row is
+            // held (the benchmark's comparison).
+            let two_pass = op >= 4;
+            let op = op & 3;
             // Vectors a row (`cols` is a multiple of 4).
             let vecs = cols as usize / 4;
             let lt = t % TPR;
@@ -356,11 +376,11 @@ macro_rules! row_kernel4 {
             let held = PER * TPR;
 
             // All loads first, unbranched (clamped, masked below).
-            let mut v = [Vec4::ZERO; PER];
+            let mut v = [$hzero; PER];
             #[unroll]
             for k in 0..PER {
-                let $w = x[base + (k * TPR + lt).min(last)];
-                v[k] = $widen;
+                let $p = x[base + (k * TPR + lt).min(last)];
+                v[k] = $hold;
             }
 
             // Step 1: the maximum, the sum or the sum of squares.
@@ -369,20 +389,23 @@ macro_rules! row_kernel4 {
                 a = f32::NEG_INFINITY;
                 #[unroll]
                 for k in 0..PER {
-                    a = a.max(v[k].x.max(v[k].y).max(v[k].z.max(v[k].w)));
+                    let e = { let $u = v[k]; $unhold };
+                    a = a.max(e.x.max(e.y).max(e.z.max(e.w)));
                 }
             } else if op == 2 {
                 #[unroll]
                 for k in 0..PER {
                     if k * TPR + lt < vecs {
-                        a += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+                        let e = { let $u = v[k]; $unhold };
+                        a += (e.x + e.y) + (e.z + e.w);
                     }
                 }
             } else {
                 #[unroll]
                 for k in 0..PER {
                     if k * TPR + lt < vecs {
-                        a += v[k].dot(v[k]);
+                        let e = { let $u = v[k]; $unhold };
+                        a += e.dot(e);
                     }
                 }
             }
@@ -399,6 +422,26 @@ macro_rules! row_kernel4 {
                 };
                 j += TPR;
             }
+            // Softmax of a held row in one reduction (the online softmax):
+            // each thread's sum of exp(x - its max), the (max, sum) pairs
+            // then merged, each sum rescaled to the larger max.
+            let online = op < 2 && vecs <= held && !two_pass;
+            // exp(x - a) with a = -inf (every number -inf) taken as exp(x).
+            let lbase = if a == f32::NEG_INFINITY { 0.0f32 } else { a };
+            let mut ls = 0.0f32;
+            if online {
+                #[unroll]
+                for k in 0..PER {
+                    let h = { let $u = v[k]; $unhold } - Vec4::splat(lbase);
+                    let e = Vec4::new(h.x.exp(), h.y.exp(), h.z.exp(), h.w.exp());
+                    if $keep && op == 0 {
+                        v[k] = { let $st = e; $store };
+                    }
+                    if k * TPR + lt < vecs {
+                        ls += (e.x + e.y) + (e.z + e.w);
+                    }
+                }
+            }
             let mut s1 = a;
             if solo != 0 {
                 // The row is `TPR` neighbouring lanes of one subgroup: a
@@ -406,12 +449,26 @@ macro_rules! row_kernel4 {
                 let mut m = 1usize;
                 while m < TPR {
                     let o = subgroup_shuffle_xor(s1, m as u32);
+                    if online {
+                        let os = subgroup_shuffle_xor(ls, m as u32);
+                        let mx = s1.max(o);
+                        let f = if s1 == mx { 1.0f32 } else { (s1 - mx).exp() };
+                        let g = if o == mx { 1.0f32 } else { (o - mx).exp() };
+                        ls = ls * f + os * g;
+                    }
                     s1 = if op < 2 { s1.max(o) } else { s1 + o };
                     m *= 2;
                 }
             } else {
                 // Over the row's subgroups, through shared memory.
                 s1 = if op < 2 { subgroup_max(a) } else { subgroup_add(a) };
+                if online {
+                    let f = if a == s1 { 1.0f32 } else { (a - s1).exp() };
+                    let sum = subgroup_add(ls * f);
+                    if first_lane {
+                        partial2[t / sg] = sum;
+                    }
+                }
                 if first_lane {
                     partial[t / sg] = s1;
                 }
@@ -421,23 +478,29 @@ macro_rules! row_kernel4 {
                     let p = partial[first_sub + s];
                     s1 = if op < 2 { s1.max(p) } else { s1 + p };
                 }
+                if online {
+                    ls = 0.0f32;
+                    for s in 0..per_row {
+                        let p = partial[first_sub + s];
+                        let f = if p == s1 { 1.0f32 } else { (p - s1).exp() };
+                        ls += partial2[first_sub + s] * f;
+                    }
+                }
                 workgroup_barrier();
             }
             let mean = s1 / cols as f32;
 
             // Step 2: the sum of exp(x - max) or of (x - mean)².
             let mut b = 0.0f32;
-            if op < 2 {
+            if online {
+                // Summed above.
+            } else if op < 2 {
                 #[unroll]
                 for k in 0..PER {
-                    let e = Vec4::new(
-                        (v[k].x - s1).exp(),
-                        (v[k].y - s1).exp(),
-                        (v[k].z - s1).exp(),
-                        (v[k].w - s1).exp(),
-                    );
-                    if op == 0 {
-                        v[k] = e;
+                    let h = { let $u = v[k]; $unhold };
+                    let e = Vec4::new((h.x - s1).exp(), (h.y - s1).exp(), (h.z - s1).exp(), (h.w - s1).exp());
+                    if $keep && op == 0 {
+                        v[k] = { let $st = e; $store };
                     }
                     if k * TPR + lt < vecs {
                         b += (e.x + e.y) + (e.z + e.w);
@@ -446,14 +509,16 @@ macro_rules! row_kernel4 {
             } else if op == 2 {
                 #[unroll]
                 for k in 0..PER {
-                    let d = v[k] - Vec4::splat(mean);
-                    v[k] = d;
+                    let d = { let $u = v[k]; $unhold } - Vec4::splat(mean);
+                    if $keep {
+                        v[k] = { let $st = d; $store };
+                    }
                     if k * TPR + lt < vecs {
                         b += d.dot(d);
                     }
                 }
             }
-            if op != 3 {
+            if op != 3 && !online {
                 let mut j = held + lt;
                 while j < vecs {
                     let $w = x[base + j];
@@ -468,7 +533,11 @@ macro_rules! row_kernel4 {
                 }
             }
             let mut s2 = b;
-            if solo != 0 {
+            if online {
+                s2 = ls;
+            } else if op == 3 {
+                // RMS norm has one statistic: no second reduction.
+            } else if solo != 0 {
                 let mut m = 1usize;
                 while m < TPR {
                     s2 += subgroup_shuffle_xor(s2, m as u32);
@@ -488,7 +557,9 @@ macro_rules! row_kernel4 {
 
             // Step 3: the results (`v` holds exp(x - max), x, or x - mean).
             let scale = if op == 0 {
-                1.0 / s2
+                // Held exps of the online softmax are of x - the thread's max.
+                let f = if !(online && $keep) || a == s1 { 1.0f32 } else { (a - s1).exp() };
+                f / s2
             } else if op == 1 {
                 s1 + s2.ln()
             } else if op == 2 {
@@ -496,22 +567,36 @@ macro_rules! row_kernel4 {
             } else {
                 1.0 / (mean + eps).sqrt()
             };
-            if op == 1 {
-                #[unroll]
-                for k in 0..PER {
-                    v[k] -= Vec4::splat(scale);
-                }
-            } else {
-                #[unroll]
-                for k in 0..PER {
-                    v[k] *= scale;
+            if $keep {
+                if op == 1 {
+                    #[unroll]
+                    for k in 0..PER {
+                        v[k] = { let $st = { let $u = v[k]; $unhold } - Vec4::splat(scale); $store };
+                    }
+                } else {
+                    #[unroll]
+                    for k in 0..PER {
+                        v[k] = { let $st = { let $u = v[k]; $unhold } * scale; $store };
+                    }
                 }
             }
+            // Held as read (`keep` false): each result from `x` again.
+            let shift = if op == 2 { mean } else { 0.0f32 };
             #[unroll]
             for k in 0..PER {
                 let j = k * TPR + lt;
                 if live && j < vecs {
-                    let mut r = v[k];
+                    let h = { let $u = v[k]; $unhold };
+                    let mut r = if $keep {
+                        h
+                    } else if op == 0 {
+                        let d = h - Vec4::splat(s1);
+                        Vec4::new(d.x.exp(), d.y.exp(), d.z.exp(), d.w.exp()) * scale
+                    } else if op == 1 {
+                        h - Vec4::splat(scale)
+                    } else {
+                        (h - Vec4::splat(shift)) * scale
+                    };
                     if affine & 1 != 0 {
                         let $w = gamma[j];
                         r *= $widen;
@@ -568,16 +653,27 @@ row_kernel4!(
     /// scale by `gamma`, bit 1: shift by `beta`. Launch with
     /// `Grid::blocks([rows.div_ceil(WG / TPR)])`; [`VEC_CONFIGS`] lists
     /// the `(WG, PER, TPR)` the ops launch.
-    rows_vec4, Vec4, |w| w, |n| n
+    rows_vec4, Vec4, |w| w, |n| n,
+    held Vec4 = Vec4::ZERO, |p| p, |u| u, |s| s, keep true
 );
 row_kernel4!(
-    /// [`rows_vec4`] over `f16` rows as `F16Vec4`s, in `f32` inside.
-    rows_f16vec4, F16Vec4, |w| w.to_vec4(), |n| F16Vec4::from_vec4(n)
+    /// [`rows_vec4`] over `f16` rows as `F16Vec4`s, in `f32` inside (the
+    /// held numbers widened to `f32`).
+    rows_f16vec4, F16Vec4, |w| w.to_vec4(), |n| F16Vec4::from_vec4(n),
+    held Vec4 = Vec4::ZERO, |p| p.to_vec4(), |u| u, |s| s, keep true
+);
+row_kernel4!(
+    /// [`rows_f16vec4`] holding the row as read (`F16Vec4`s: half the
+    /// registers of the widened ones), each result computed from it again
+    /// (softmax takes each `exp` twice): `f16` rows held in registers at
+    /// two or more blocks a multiprocessor.
+    rows_f16vec4_held, F16Vec4, |w| w.to_vec4(), |n| F16Vec4::from_vec4(n),
+    held F16Vec4 = F16Vec4::ZERO, |p| p, |u| u.to_vec4(), |s| F16Vec4::from_vec4(s), keep false
 );
 
-/// The `(WG, PER, TPR)` of [`rows_vec4`] and [`rows_f16vec4`] the ops
-/// launch (see [`vector_configs`]).
-pub const VEC_CONFIGS: [[usize; 3]; 12] = [
+/// The `(WG, PER, TPR)` of [`rows_vec4`], [`rows_f16vec4`] and
+/// [`rows_f16vec4_held`] the ops launch (see [`vector_configs`]).
+pub const VEC_CONFIGS: [[usize; 3]; 14] = [
     [256, 4, 8],
     [256, 2, 16],
     [256, 1, 32],
@@ -590,6 +686,8 @@ pub const VEC_CONFIGS: [[usize; 3]; 12] = [
     [1024, 8, 1024],
     [512, 16, 512],
     [512, 8, 512],
+    [256, 8, 4],
+    [256, 32, 256],
 ];
 
 /// One launch of the vector kernel `$k` at `config` (each tuple written
@@ -598,7 +696,8 @@ macro_rules! launch_vec {
     ($k:ident, $config:expr, $device:expr, $grid:expr, $args:tt) => {
         launch_vec!(@ $k, $config, $device, $grid, $args,
             [256, 4, 8], [256, 2, 16], [256, 1, 32], [256, 8, 32], [256, 4, 64], [256, 2, 128],
-            [256, 8, 128], [256, 4, 256], [128, 8, 128], [1024, 8, 1024], [512, 16, 512], [512, 8, 512])
+            [256, 8, 128], [256, 4, 256], [128, 8, 128], [1024, 8, 1024], [512, 16, 512], [512, 8, 512],
+            [256, 8, 4], [256, 32, 256])
     };
     (@ $k:ident, $config:expr, $device:expr, $grid:expr, $args:tt, $([$wg:literal, $per:literal, $tpr:literal]),*) => {
         match $config {
@@ -623,8 +722,9 @@ pub trait RowElement: Element + sealed::Sealed {
     /// of 4 are read and written as these on a GPU.
     #[doc(hidden)]
     type Vector: Element;
-    /// Launches this type's vector kernel at `config` (`[WG, PER, TPR]`,
-    /// one of [`VEC_CONFIGS`]).
+    /// Launches this type's vector kernel at `config` (`[WG, PER, TPR,
+    /// HELD]`: one of [`VEC_CONFIGS`], and 1 for the `f16` kernel that
+    /// holds its numbers as read, [`rows_f16vec4_held`]).
     #[doc(hidden)]
     #[allow(clippy::too_many_arguments)]
     fn launch_vec(
@@ -636,7 +736,7 @@ pub trait RowElement: Element + sealed::Sealed {
         y: &mut Buffer<Self::Vector>,
         dims: [u32; 5],
         eps: f32,
-        config: [usize; 3],
+        config: [usize; 4],
     ) -> Result<(), LaunchError>;
     /// Widened to `f32`.
     fn widen(self) -> f32;
@@ -669,9 +769,12 @@ impl RowElement for f32 {
         y: &mut Buffer<Vec4>,
         [rows, cols, op, affine, solo]: [u32; 5],
         eps: f32,
-        config: [usize; 3],
+        [wg, per, tpr, held]: [usize; 4],
     ) -> Result<(), LaunchError> {
-        launch_vec!(rows_vec4, config, device, grid, (x, gamma, beta, y, rows, cols, op, affine, eps, solo))
+        if held & !2 != 0 {
+            return Err(arg_error("config", format!("`f32` rows have no kernel holding them as read (HELD {held})")));
+        }
+        launch_vec!(rows_vec4, [wg, per, tpr], device, grid, (x, gamma, beta, y, rows, cols, op, affine, eps, solo))
     }
     fn widen(self) -> f32 {
         self
@@ -711,9 +814,16 @@ impl RowElement for f16 {
         y: &mut Buffer<F16Vec4>,
         [rows, cols, op, affine, solo]: [u32; 5],
         eps: f32,
-        config: [usize; 3],
+        [wg, per, tpr, held]: [usize; 4],
     ) -> Result<(), LaunchError> {
-        launch_vec!(rows_f16vec4, config, device, grid, (x, gamma, beta, y, rows, cols, op, affine, eps, solo))
+        let c = [wg, per, tpr];
+        match held & !2 {
+            0 => launch_vec!(rows_f16vec4, c, device, grid, (x, gamma, beta, y, rows, cols, op, affine, eps, solo)),
+            1 => {
+                launch_vec!(rows_f16vec4_held, c, device, grid, (x, gamma, beta, y, rows, cols, op, affine, eps, solo))
+            }
+            _ => Err(arg_error("config", format!("HELD is 0 to 3, not {held}"))),
+        }
     }
     fn widen(self) -> f32 {
         self.to_f32()
@@ -800,8 +910,8 @@ pub fn row_op_into<T: RowElement>(
     row_op_with(device, op, x, gamma, beta, y, cols, kernels_on_cpu, None)
 }
 
-/// [`row_op_into`] with the vector kernel's `[WG, PER, TPR]` (one of
-/// [`VEC_CONFIGS`]) chosen by the caller: the benchmark's sweep. `None`:
+/// [`row_op_into`] with the vector kernel's `[WG, PER, TPR, HELD]` (one of
+/// [`VEC_CONFIGS`] and 0, or 1 for [`rows_f16vec4_held`]) chosen by the caller: the benchmark's sweep. `None`:
 /// [`vector_configs`]'s choice.
 #[doc(hidden)]
 #[allow(clippy::too_many_arguments)]
@@ -814,7 +924,7 @@ pub fn row_op_with<T: RowElement>(
     y: &mut Buffer<T>,
     cols: usize,
     kernels_on_cpu: bool,
-    config: Option<[usize; 3]>,
+    config: Option<[usize; 4]>,
 ) -> Result<(), OpError> {
     let n = x.len();
     if cols == 0 {
@@ -854,10 +964,12 @@ pub fn row_op_with<T: RowElement>(
         let mut yv = y.view_as_mut()?;
         let configs = match config {
             Some(c) => vec![c],
-            None => vector_configs(device, cols),
+            None => vector_configs::<T>(device, cols),
         };
         let mut last = None;
         for c in configs {
+            // HELD bit 1: softmax in two passes (bit 2 of `op`).
+            let code = if c[3] & 2 != 0 { code | 4 } else { code };
             let dims = [rows as u32, cols as u32, code, affine, u32::from(solo(device, c[2]))];
             let grid = Grid::blocks([rows.div_ceil(c[0] / c[2])]);
             match T::launch_vec(device, grid, &xv, &gv, &bv, &mut yv, dims, eps, c) {
@@ -895,24 +1007,43 @@ fn solo(device: &Device, tpr: usize) -> bool {
     min == max && tpr <= min
 }
 
-/// The `[WG, PER, TPR]`s of the vector kernels for rows of `cols` on
-/// `device`, best first (the next where the device refuses a block
-/// size): measured on the H200 with `ops2 --only norm --sweep`
+/// The `[WG, PER, TPR, HELD]`s of the vector kernels for rows of `cols`
+/// of `T` on `device`, best first (the next where the device refuses a
+/// block size): measured on the H200 with `ops2 --only norm --sweep`
 /// (docs/performance.md). A row of at most `4 * PER * TPR` numbers is
-/// read once; a config whose `TPR` neither fits one subgroup ([`solo`])
-/// nor is a multiple of the largest subgroup is left out.
+/// held (read once; the rest is read again for each step); HELD 1: the
+/// `f16` row held as read ([`rows_f16vec4_held`], wide rows). A config
+/// whose `TPR` neither fits one subgroup ([`solo`]) nor is a multiple of
+/// the largest subgroup is left out.
 #[doc(hidden)]
-pub fn vector_configs(device: &Device, cols: usize) -> Vec<[usize; 3]> {
+pub fn vector_configs<T: RowElement>(device: &Device, cols: usize) -> Vec<[usize; 4]> {
     let (_, sg_max) = device.subgroup_sizes().map_or((32, 32), |(a, b)| (a as usize, b as usize));
     let vecs = cols / 4;
-    let prefs: &[[usize; 3]] = if vecs <= 32 {
-        &[[256, 4, 8], [256, 2, 16], [256, 1, 32], [256, 4, 64], [256, 4, 256]]
+    let half = std::mem::size_of::<T>() == 2;
+    // [WG, PER, TPR, HELD], best first (H200, 2026-12-04, fourth session).
+    let prefs: &[[usize; 4]] = if vecs <= 32 {
+        if half {
+            &[[256, 4, 8, 0], [256, 2, 16, 0], [256, 1, 32, 0], [256, 4, 64, 0], [256, 4, 256, 0]]
+        } else {
+            &[[256, 2, 16, 0], [256, 4, 8, 0], [256, 1, 32, 0], [256, 4, 64, 0], [256, 4, 256, 0]]
+        }
     } else if vecs <= 256 {
-        &[[256, 8, 32], [256, 4, 64], [256, 2, 128], [256, 4, 256]]
+        if half {
+            &[[256, 8, 32, 0], [256, 4, 64, 0], [256, 2, 128, 0], [256, 4, 256, 0]]
+        } else {
+            &[[256, 4, 64, 0], [256, 8, 32, 0], [256, 2, 128, 0], [256, 4, 256, 0]]
+        }
     } else if vecs <= 1024 {
-        &[[256, 4, 256], [256, 8, 128], [128, 8, 128]]
+        if half {
+            &[[128, 8, 128, 0], [256, 8, 128, 0], [256, 4, 256, 0]]
+        } else {
+            &[[256, 4, 256, 0], [256, 8, 128, 0], [128, 8, 128, 0]]
+        }
+    } else if half {
+        // The row held as read: 4096 vectors a block in registers.
+        &[[512, 8, 512, 1], [1024, 8, 1024, 1], [256, 4, 256, 1]]
     } else {
-        &[[1024, 8, 1024], [512, 16, 512], [256, 4, 256]]
+        &[[512, 8, 512, 0], [1024, 8, 1024, 0], [256, 4, 256, 0]]
     };
     prefs.iter().copied().filter(|c| solo(device, c[2]) || (c[2] >= sg_max && c[2] % sg_max == 0)).collect()
 }

@@ -52,7 +52,7 @@ fn check_at<T: RowElement>(
     cols: usize,
     kernels: bool,
     tol: f64,
-    config: Option<[usize; 3]>,
+    config: Option<[usize; 4]>,
 ) {
     let xs: Vec<T> = data(rows * cols, cols as u32).into_iter().map(T::narrow).collect();
     let gs: Vec<T> = (0..cols).map(|j| T::narrow(1.0 + (j % 13) as f32 / 16.0)).collect();
@@ -99,6 +99,7 @@ fn norms_on_the_gpu_at_every_width() {
         (5, 31),
         (2, 32),
         (9, 33),
+        (2, 127),
         (3, 128),
         (17, 100),
         (4, 129),
@@ -132,9 +133,17 @@ fn vector_kernels_at_every_config() {
         if !(fraction || whole) {
             continue;
         }
+        let [wg, per, tpr] = config;
         for (rows, cols) in [(1, 4), (37, 32), (5, 128), (3, 1000), (2, 4100), (1, 36864)] {
-            check_at::<f32>(&gpu, rows, cols, false, 2e-5, Some(config));
-            check_at::<f16>(&gpu, rows, cols, false, 4e-3, Some(config));
+            check_at::<f32>(&gpu, rows, cols, false, 2e-5, Some([wg, per, tpr, 0]));
+            check_at::<f16>(&gpu, rows, cols, false, 4e-3, Some([wg, per, tpr, 0]));
+            // The f16 kernel holding its numbers as read.
+            check_at::<f16>(&gpu, rows, cols, false, 4e-3, Some([wg, per, tpr, 1]));
+        }
+        // Softmax in two passes where the row is held (HELD bit 1).
+        for (rows, cols) in [(37, 32), (3, 1000)] {
+            check_at::<f32>(&gpu, rows, cols, false, 2e-5, Some([wg, per, tpr, 2]));
+            check_at::<f16>(&gpu, rows, cols, false, 4e-3, Some([wg, per, tpr, 3]));
         }
     }
 }
@@ -167,5 +176,53 @@ fn norms_of_infinities_and_empty_rows() {
         assert!(layer_norm(&device, &empty, None, None, 4, EPS).unwrap().is_empty());
         let e = softmax(&device, &x, 3).unwrap_err().to_string();
         assert!(e.contains("ops::norm") && e.contains("x"), "{e}");
+    }
+}
+
+#[test]
+fn vector_softmax_of_infinite_numbers() {
+    // Rows of 8 (two vectors): a thread whose numbers are all -inf (the
+    // online softmax's merge of a -inf maximum), -inf among finite ones.
+    let n = f32::NEG_INFINITY;
+    let x = [n, 0.0, 1.0, n, 2.0, n, n, 0.0, n, n, n, n, 0.5, 0.0, -1.0, 3.0];
+    let gpu = gpu();
+    let (sg_min, sg_max) = gpu.subgroup_sizes().map(|(a, b)| (a as usize, b as usize)).unwrap();
+    let mut configs: Vec<Option<[usize; 4]>> = vec![None];
+    for [wg, per, tpr] in VEC_CONFIGS {
+        if (sg_min == sg_max && tpr <= sg_min) || (tpr >= sg_max && tpr % sg_max == 0) {
+            configs.extend([Some([wg, per, tpr, 0]), Some([wg, per, tpr, 2])]);
+        }
+    }
+    for device in [Device::cpu(), gpu.clone()] {
+        for &config in &configs {
+            for op in [RowOp::Softmax, RowOp::LogSoftmax] {
+                let want: Vec<f64> = x
+                    .chunks(8)
+                    .flat_map(|r| reference(op, &r.iter().map(|&e| f64::from(e)).collect::<Vec<_>>(), None, None))
+                    .collect();
+                let xb = Buffer::from_slice(&device, &x).unwrap();
+                let mut y = Buffer::<f32>::zeroed(&device, x.len()).unwrap();
+                row_op_with(&device, op, &xb, None, None, &mut y, 8, false, config).unwrap();
+                let got = y.read().unwrap();
+                for (j, (&g, &w)) in got.iter().zip(&want).enumerate() {
+                    let ok = if w.is_infinite() { f64::from(g) == w } else { (f64::from(g) - w).abs() <= 1e-5 };
+                    assert!(ok, "{op:?} {config:?} on {} [{j}]: got {g}, want {w}", device.name());
+                }
+                // f16, held as read too.
+                let xh: Vec<f16> = x.iter().map(|&e| f16::from_f32(e)).collect();
+                let xb = Buffer::from_slice(&device, &xh).unwrap();
+                let mut y = Buffer::<f16>::zeroed(&device, x.len()).unwrap();
+                let held = config.map(|[a, b, c, d]| [a, b, c, d | 1]);
+                for c in [config, held] {
+                    row_op_with(&device, op, &xb, None, None, &mut y, 8, false, c).unwrap();
+                    let got = y.read().unwrap();
+                    for (j, (&g, &w)) in got.iter().zip(&want).enumerate() {
+                        let g = f64::from(g.to_f32());
+                        let ok = if w.is_infinite() { g == w } else { (g - w).abs() <= 4e-3 * w.abs().max(1.0) };
+                        assert!(ok, "f16 {op:?} {c:?} on {} [{j}]: got {g}, want {w}", device.name());
+                    }
+                }
+            }
+        }
     }
 }
