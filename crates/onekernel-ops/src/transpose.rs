@@ -496,65 +496,41 @@ fn run_plan<T: TransposeElement>(
 ) -> Result<(), LaunchError> {
     let (rows, cols) = (r as usize, c as usize);
     let tiles = Grid::blocks([cols.div_ceil(32), rows.div_ceil(32)]);
+    let view =
+        |e: onekernel_runtime::BufferError| LaunchError::Gpu { kernel: "ops::transpose", message: e.to_string() };
     match plan {
         TransposePlan::Tiles => transpose_tiles::launch::<T, 0>(device, tiles, src, dst, r, c)?,
         TransposePlan::Diagonal => transpose_tiles::launch::<T, 1>(device, tiles, src, dst, r, c)?,
+        // The other plans see both buffers as wider elements: borrowed
+        // views (`Buffer::view_as`), so a loop of calls allocates nothing
+        // and reuses its bind groups (a `Buffer::from_wgpu` handle's drop
+        // takes them out of the bind cache). The plans fit the lengths:
+        // `candidates` requires the multiples, the callers `rows * cols`
+        // elements on both sides.
         TransposePlan::HalvesVec4 | TransposePlan::HalvesVec4Tall => {
-            let internal =
-                || LaunchError::Gpu { kernel: "ops::transpose", message: "internal error: UVec4s off the GPU".into() };
-            let (Some(sb), Some(db)) = (src.wgpu_buffer(), dst.wgpu_buffer()) else {
-                return Err(internal());
-            };
-            let gpu = |e: onekernel_runtime::BufferError| LaunchError::Gpu {
-                kernel: "ops::transpose",
-                message: e.to_string(),
-            };
-            let s8 = Buffer::<UVec4>::from_wgpu(device, sb, rows * cols / 8).map_err(gpu)?;
-            let mut d8 = Buffer::<UVec4>::from_wgpu(device, db, rows * cols / 8).map_err(gpu)?;
+            let (s8, mut d8) = (src.view_as::<UVec4>().map_err(view)?, dst.view_as_mut::<UVec4>().map_err(view)?);
             if plan == TransposePlan::HalvesVec4 {
                 let g = Grid::blocks([cols.div_ceil(64), rows.div_ceil(32)]);
-                transpose_halves_vec4::launch::<1>(device, g, &s8, &mut d8, r, c)?;
+                transpose_halves_vec4::launch::<1>(device, g, &*s8, &mut *d8, r, c)?;
             } else {
                 let g = Grid::blocks([cols.div_ceil(64), rows.div_ceil(64)]);
-                transpose_halves_vec4::launch::<2>(device, g, &s8, &mut d8, r, c)?;
+                transpose_halves_vec4::launch::<2>(device, g, &*s8, &mut *d8, r, c)?;
             }
         }
         TransposePlan::Vec4 | TransposePlan::Vec4Tall => {
-            let internal =
-                || LaunchError::Gpu { kernel: "ops::transpose", message: "internal error: UVec4s off the GPU".into() };
-            let (Some(sb), Some(db)) = (src.wgpu_buffer(), dst.wgpu_buffer()) else {
-                return Err(internal());
-            };
-            let gpu = |e: onekernel_runtime::BufferError| LaunchError::Gpu {
-                kernel: "ops::transpose",
-                message: e.to_string(),
-            };
-            let s4 = Buffer::<UVec4>::from_wgpu(device, sb, rows * cols / 4).map_err(gpu)?;
-            let mut d4 = Buffer::<UVec4>::from_wgpu(device, db, rows * cols / 4).map_err(gpu)?;
+            let (s4, mut d4) = (src.view_as::<UVec4>().map_err(view)?, dst.view_as_mut::<UVec4>().map_err(view)?);
             if plan == TransposePlan::Vec4 {
                 let g = Grid::blocks([cols.div_ceil(32), rows.div_ceil(32)]);
-                transpose_vec4::launch::<1>(device, g, &s4, &mut d4, r, c)?;
+                transpose_vec4::launch::<1>(device, g, &*s4, &mut *d4, r, c)?;
             } else {
                 let g = Grid::blocks([cols.div_ceil(32), rows.div_ceil(64)]);
-                transpose_vec4::launch::<2>(device, g, &s4, &mut d4, r, c)?;
+                transpose_vec4::launch::<2>(device, g, &*s4, &mut *d4, r, c)?;
             }
         }
         TransposePlan::Pairs => {
-            let internal = || LaunchError::Gpu {
-                kernel: "ops::transpose",
-                message: "internal error: u32 pairs off the GPU".into(),
-            };
-            let (Some(sb), Some(db)) = (src.wgpu_buffer(), dst.wgpu_buffer()) else {
-                return Err(internal());
-            };
-            let gpu = |e: onekernel_runtime::BufferError| LaunchError::Gpu {
-                kernel: "ops::transpose",
-                message: e.to_string(),
-            };
-            let s32 = Buffer::<u32>::from_wgpu(device, sb, rows * cols / 2).map_err(gpu)?;
-            let mut d32 = Buffer::<u32>::from_wgpu(device, db, rows * cols / 2).map_err(gpu)?;
+            let (s32, mut d32) = (src.view_as::<u32>().map_err(view)?, dst.view_as_mut::<u32>().map_err(view)?);
             let g = Grid::blocks([cols.div_ceil(64), rows.div_ceil(64)]);
-            transpose_pairs::launch(device, g, &s32, &mut d32, r, c)?;
+            transpose_pairs::launch(device, g, &*s32, &mut *d32, r, c)?;
         }
     }
     Ok(())
