@@ -1485,11 +1485,10 @@ fn run_single<T: ReduceElement>(
     let of = (out as &mut dyn Any).downcast_mut::<Buffer<f32>>().ok_or_else(internal)?;
     let g = Grid::blocks(segments);
     if vec4 {
-        let xb = xf.wgpu_buffer().ok_or_else(internal)?;
         let len = xf.len();
-        let x4 = Buffer::<Vec4>::from_wgpu(device, xb, len / 4)?;
+        let x4 = xf.view_prefix_as::<Vec4>(len / 4)?;
         let (n4, tail) = (seg_len_u32(len / 4)?, seg_len_u32(len / 4 * 4)?);
-        reduce_sum_vec4_single::launch(device, g, &x4, xf, n4, seg, tail, partials, counter, of, groups)?;
+        reduce_sum_vec4_single::launch(device, g, &*x4, xf, n4, seg, tail, partials, counter, of, groups)?;
     } else {
         let id = <f32 as ReduceElement>::identity(op);
         by_op!(op, |O| reduce_single_f32::launch::<O>(device, g, xf, seg, id, partials, counter, of, groups))?;
@@ -1513,25 +1512,25 @@ pub(crate) fn launch_vec4<T: Element, A: Element>(
 ) -> Result<(), OpError> {
     let internal =
         || LaunchError::Gpu { kernel: "ops::reduce", message: "internal error: a vec4 plan it cannot run".into() };
-    let (Some(xb), Some(pb), Some(lanes)) = (x.wgpu_buffer(), partials.wgpu_buffer(), vec4_lanes::<T>()) else {
+    let (true, Some(lanes)) = (device.is_gpu(), vec4_lanes::<T>()) else {
         return Err(internal().into());
     };
     let len = x.len();
     let tail = seg_len_u32(if tail { offset + n / 4 * 4 } else { len })?;
     let (o4, n4) = (seg_len_u32(offset / 4)?, seg_len_u32(n / 4)?);
     let g = Grid::blocks(segments);
+    // Borrowed views of the same memory: a loop of calls keeps its bind
+    // groups (`Buffer::view_as`).
     match lanes {
         Lanes::F32 => {
-            let xs = Buffer::<f32>::from_wgpu(device, xb, len)?;
-            let x4 = Buffer::<Vec4>::from_wgpu(device, xb, len / 4)?;
-            let mut p = Buffer::<f32>::from_wgpu(device, pb, partials.len())?;
-            reduce_sum_vec4::launch(device, g, &x4, &xs, &mut p, o4, n4, seg4, tail)?;
+            let (xs, x4) = (x.view_as::<f32>()?, x.view_prefix_as::<Vec4>(len / 4)?);
+            let mut p = partials.view_as_mut::<f32>()?;
+            reduce_sum_vec4::launch(device, g, &*x4, &*xs, &mut *p, o4, n4, seg4, tail)?;
         }
         Lanes::U32 => {
-            let xs = Buffer::<u32>::from_wgpu(device, xb, len)?;
-            let x4 = Buffer::<UVec4>::from_wgpu(device, xb, len / 4)?;
-            let mut p = Buffer::<u32>::from_wgpu(device, pb, partials.len())?;
-            reduce_sum_uvec4::launch(device, g, &x4, &xs, &mut p, o4, n4, seg4, tail)?;
+            let (xs, x4) = (x.view_as::<u32>()?, x.view_prefix_as::<UVec4>(len / 4)?);
+            let mut p = partials.view_as_mut::<u32>()?;
+            reduce_sum_uvec4::launch(device, g, &*x4, &*xs, &mut *p, o4, n4, seg4, tail)?;
         }
     }
     Ok(())

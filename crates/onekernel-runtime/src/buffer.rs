@@ -751,7 +751,27 @@ impl<T: Element> Buffer<T> {
     /// place); [`BufferError::Layout`] and [`BufferError::InvalidElement`]
     /// as [`Buffer::cast`].
     pub fn view_as<U: Element>(&self) -> Result<BufferView<'_, U>, BufferError> {
-        Ok(BufferView { buffer: self.view_buffer("Buffer::view_as")?, _owner: std::marker::PhantomData })
+        Ok(BufferView { buffer: self.view_buffer("Buffer::view_as", None)?, _owner: std::marker::PhantomData })
+    }
+
+    /// [`Buffer::view_as`] of the first `len` `U`s of the memory (which
+    /// must hold them): `n` `f32`s read as their `n / 4` whole `Vec4`s,
+    /// the last `n % 4` left to a scalar view.
+    ///
+    /// ```
+    /// # use onekernel_runtime::{Buffer, Device};
+    /// let device = Device::cpu();
+    /// let x = Buffer::from_slice(&device, &[1.0f32; 7])?;
+    /// assert!(x.view_prefix_as::<glam::Vec4>(1).is_err()); // a GPU buffer only
+    /// # Ok::<(), onekernel_runtime::BufferError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Buffer::view_as`]; [`BufferError::Layout`] when `len` `U`s are
+    /// more bytes than the buffer holds.
+    pub fn view_prefix_as<U: Element>(&self, len: usize) -> Result<BufferView<'_, U>, BufferError> {
+        let buffer = self.view_buffer("Buffer::view_prefix_as", Some(len))?;
+        Ok(BufferView { buffer, _owner: std::marker::PhantomData })
     }
 
     /// [`Buffer::view_as`], writable: the view borrows `self` mutably.
@@ -759,17 +779,36 @@ impl<T: Element> Buffer<T> {
     /// # Errors
     /// As [`Buffer::view_as`].
     pub fn view_as_mut<U: Element>(&mut self) -> Result<BufferViewMut<'_, U>, BufferError> {
-        Ok(BufferViewMut { buffer: self.view_buffer("Buffer::view_as_mut")?, _owner: std::marker::PhantomData })
+        Ok(BufferViewMut { buffer: self.view_buffer("Buffer::view_as_mut", None)?, _owner: std::marker::PhantomData })
     }
 
-    /// A second `Buffer<U>` handle on this buffer's GPU memory (the views'
-    /// drops empty it before it is dropped).
-    fn view_buffer<U: Element>(&self, operation: &'static str) -> Result<Buffer<U>, BufferError> {
+    /// A second `Buffer<U>` handle on this buffer's GPU memory, of `prefix`
+    /// `U`s or all of it (the views' drops empty it before it is dropped).
+    fn view_buffer<U: Element>(
+        &self,
+        operation: &'static str,
+        prefix: Option<usize>,
+    ) -> Result<Buffer<U>, BufferError> {
         check_element::<U>().map_err(invalid_element::<U>)?;
         let Storage::Gpu(memory) = &self.storage else {
             return Err(BufferError::Device(crate::DeviceError::NotAGpu { operation, device: self.device.describe() }));
         };
-        let len = recast_len::<T, U>(self.len, operation)?;
+        let len = match prefix {
+            None => recast_len::<T, U>(self.len, operation)?,
+            Some(len) => {
+                let (want, have) = (byte_offset::<U>(len), byte_offset::<T>(self.len));
+                if want > have {
+                    let problem = format!(
+                        "{len} elements of `{}` are {want} bytes, more than the {have} of {} elements of `{}`",
+                        std::any::type_name::<U>(),
+                        self.len,
+                        std::any::type_name::<T>()
+                    );
+                    return Err(BufferError::Layout { operation, problem });
+                }
+                len
+            }
+        };
         let storage = Storage::Gpu(GpuMemory { buffer: memory.buffer.clone() });
         Ok(Buffer { device: self.device.clone(), len, storage })
     }

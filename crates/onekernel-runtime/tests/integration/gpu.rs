@@ -145,6 +145,35 @@ fn launches_reuse_bind_groups_until_a_buffer_is_dropped() {
     assert_eq!(gpu(&dev).cached_bind_groups(), 0);
 }
 
+/// A borrowed view (`Buffer::view_as`, `view_prefix_as`) launches on the
+/// same memory, and its drop leaves the buffer's bind groups cached (a
+/// loop that views the same buffers reuses them); a prefix longer than
+/// the memory is an error naming the method.
+#[test]
+fn views_launch_on_the_same_memory_and_keep_bind_groups() {
+    let dev = Device::gpu().unwrap();
+    let a = Buffer::from_slice(&dev, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]).unwrap();
+    let mut out = Buffer::<f32>::zeroed(&dev, 8).unwrap();
+    for _ in 0..3 {
+        let first = a.view_prefix_as::<f32>(8).unwrap();
+        assert_eq!(first.len(), 8);
+        scale_add(&dev, 8, &first, &mut out, 1.0).unwrap();
+    }
+    assert_eq!(out.read().unwrap(), [3.0, 6.0, 9.0, 12.0, 15.0, 18.0, 21.0, 24.0]);
+    assert_eq!(gpu(&dev).cached_bind_groups(), 1);
+    let mut whole = Buffer::<f32>::zeroed(&dev, 10).unwrap();
+    {
+        let bits = a.view_as::<u32>().unwrap();
+        let mut w = whole.view_as_mut::<u32>().unwrap();
+        w.copy_from(&bits).unwrap();
+    }
+    assert_eq!(whole.read().unwrap(), a.read().unwrap());
+    assert_eq!(gpu(&dev).cached_bind_groups(), 1);
+    let e = a.view_prefix_as::<onekernel_runtime::glam::Vec4>(3).err().expect("12 floats past 10");
+    assert!(e.to_string().contains("Buffer::view_prefix_as"), "{e}");
+    assert_eq!(a.view_prefix_as::<onekernel_runtime::glam::Vec4>(2).unwrap().len(), 2);
+}
+
 #[test]
 fn empty_grid_is_a_no_op() {
     let dev = gpu_device();
