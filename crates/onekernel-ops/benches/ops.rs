@@ -230,15 +230,7 @@ fn gpu_table(device: &Device, small: bool, variants: bool) {
     println!("| op | key | plan | source | candidates (median µs) |");
     println!("|---|---|---|---|---|");
     for p in onekernel::ops::tuning::picks(device) {
-        let times: Vec<String> = p
-            .outcomes
-            .iter()
-            .map(|o| match &o.result {
-                Ok(t) => format!("{} {:.1}", o.name, t.as_secs_f64() * 1e6),
-                Err(why) => format!("{} dropped ({why})", o.name),
-            })
-            .collect();
-        println!("| {} | {} | {} | {:?} | {} |", p.op, p.key, p.plan, p.source, times.join(", "));
+        println!("| {} | {} | {} | {:?} | {} |", p.op, p.key, p.plan, p.source, p.candidate_times());
     }
 }
 

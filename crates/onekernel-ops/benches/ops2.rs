@@ -446,15 +446,7 @@ fn main() {
         matmuls(&device, shapes, iters.min(10), &mut rows);
     }
     for p in onekernel::ops::tuning::picks(&device) {
-        let times: Vec<String> = p
-            .outcomes
-            .iter()
-            .map(|o| match &o.result {
-                Ok(t) => format!("{} {:.1}", o.name, t.as_secs_f64() * 1e6),
-                Err(why) => format!("{} dropped ({why})", o.name),
-            })
-            .collect();
-        println!("tuned: {} {} -> {} ({:?}): {}", p.op, p.key, p.plan, p.source, times.join(", "));
+        println!("tuned: {} {} -> {} ({:?}): {}", p.op, p.key, p.plan, p.source, p.candidate_times());
     }
     println!("{}\n", device.name());
     println!("| op | shape | kernels (ms) | wall (ms) | rate |");

@@ -29,6 +29,18 @@ fn a_tuned_plan_is_cached_and_read_back() {
     let names: Vec<String> = reduce::candidates::<f32>(&d, ReduceOp::Sum, n).iter().map(|p| p.name()).collect();
     assert!(names.contains(&pick.plan), "{pick:?} not among {names:?}");
     assert_eq!(pick.outcomes.len(), names.len(), "{pick:?}");
+    // One entry per candidate, in order: its name, then its time in µs
+    // or why it was dropped.
+    let times = pick.candidate_times();
+    let entries: Vec<&str> = times.split(", ").collect();
+    assert_eq!(entries.len(), names.len(), "{times}");
+    for ((entry, name), o) in entries.iter().zip(&names).zip(&pick.outcomes) {
+        let rest = entry.strip_prefix(&format!("{name} ")).unwrap_or_else(|| panic!("{entry} names {name}"));
+        match &o.result {
+            Ok(_) => assert!(rest.parse::<f64>().is_ok_and(|t| t > 0.0), "{entry}: a time in µs"),
+            Err(why) => assert_eq!(rest, format!("dropped ({why})")),
+        }
+    }
     // A tuner that only reads the cache finds the same plan there.
     tuning::set_mode(&d, Mode::Cached);
     assert!(tuning::picks(&d).is_empty());
