@@ -395,6 +395,32 @@ fn cpu(n: usize) {
         theirs * 1e3,
         ours / theirs
     );
+    // matmul: the rayon idiom is rows of `C` in parallel, an i-k-j loop.
+    let side = if n >= 1 << 20 { 512 } else { 128 };
+    let a: Vec<f32> = (0..side * side).map(|i| (hash(i) % 17) as f32 / 8.0 - 1.0).collect();
+    let (ab, mut cb) = (Buffer::from_slice(&device, &a).unwrap(), Buffer::<f32>::zeroed(&device, side * side).unwrap());
+    let shape = Shape::new(side, side, side);
+    let ours = best_of(5, || {
+        matmul::matmul_into(&device, &ab, Layout::RowMajor, &ab, Layout::RowMajor, &mut cb, shape).unwrap()
+    });
+    let theirs = best_of(5, || {
+        let mut c = vec![0.0f32; side * side];
+        c.par_chunks_mut(side).enumerate().for_each(|(r, out)| {
+            for j in 0..side {
+                let x = a[r * side + j];
+                for (o, &y) in out.iter_mut().zip(&a[j * side..(j + 1) * side]) {
+                    *o += x * y;
+                }
+            }
+        });
+        std::hint::black_box(c);
+    });
+    println!(
+        "| matmul f32 {side}³ (rayon: rows of C, i-k-j) | {:.2} | {:.2} | {:.2} |",
+        ours * 1e3,
+        theirs * 1e3,
+        ours / theirs
+    );
 }
 
 fn main() {

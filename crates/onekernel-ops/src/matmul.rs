@@ -417,12 +417,6 @@ fn launch_tiled(
     )
 }
 
-/// The same memory as a buffer of `Vec4`s (a GPU buffer only; `None` on
-/// the CPU executor): the tiled kernel reads and writes `Vec4`s.
-fn vec4_view(device: &Device, x: &Buffer<f32>) -> Option<Buffer<Vec4>> {
-    Buffer::<Vec4>::from_wgpu(device, x.wgpu_buffer()?, x.len() / 4).ok()
-}
-
 /// One tuner per device for [`sgemm_tiled`], kept for the program's life so
 /// that its cache is read once.
 fn tuner(device: &Device) -> std::sync::Arc<onekernel_runtime::tune::Tuner> {
@@ -449,7 +443,13 @@ fn matmul_tiled(
     if fits.is_empty() || s.k == 0 {
         return Ok(false);
     }
-    let (Some(a4), Some(b4), Some(mut c4)) = (vec4_view(device, a), vec4_view(device, b), vec4_view(device, c)) else {
+    // The same memory seen as `Vec4`s (the tiled kernel reads and writes
+    // them): borrowed views, so that a loop of products allocates nothing
+    // and keeps the buffers' bind groups (a `Buffer::from_wgpu` handle's
+    // drop takes them out of the bind cache). A tile that fits makes every
+    // length a multiple of 4 (`check_shape`: exact lengths); on the CPU
+    // executor there is no view and the caller runs another kernel.
+    let (Ok(a4), Ok(b4), Ok(mut c4)) = (a.view_as::<Vec4>(), b.view_as::<Vec4>(), c.view_as_mut::<Vec4>()) else {
         return Ok(false);
     };
     let tuner = tuner(device);
@@ -461,7 +461,7 @@ fn matmul_tiled(
         .value("fits", fits.len());
     let mut read: Vec<&str> = Vec::new();
     let choice = tuner.choose(&key, &fits, |&(name, tile)| -> Result<Vec<Vec4>, LaunchError> {
-        launch_tiled(device, tile, (&a4, &b4, &mut c4), s)?;
+        launch_tiled(device, tile, (&a4, &b4, &mut *c4), s)?;
         // The first run of each tile is compared with the first tile's;
         // its timed runs are not read back.
         if read.contains(&name) {
@@ -477,7 +477,7 @@ fn matmul_tiled(
         Ok(choice) => choice.candidate.1,
         Err(_) => fits[0].1,
     };
-    launch_tiled(device, tile, (&a4, &b4, &mut c4), s)?;
+    launch_tiled(device, tile, (&a4, &b4, &mut *c4), s)?;
     Ok(true)
 }
 
@@ -530,8 +530,11 @@ pub mod tiles {
 
 pub use tiles::hgemm_tiles;
 
+/// The op's name in errors.
+const OP: &str = "ops::matmul";
+
 fn arg_error(arg: &'static str, problem: String) -> LaunchError {
-    LaunchError::InvalidArgument { kernel: "ops::matmul", arg, problem }
+    LaunchError::InvalidArgument { kernel: OP, arg, problem }
 }
 
 fn check_shape(a: usize, b: usize, c: usize, s: Shape) -> Result<(), LaunchError> {
@@ -627,8 +630,9 @@ pub fn matmul_with(
     }
     let (at, bt) = (a_layout == Layout::Transposed, b_layout == Layout::Transposed);
     if !device.is_gpu() && !kernels_on_cpu {
-        let out = cpu_product(&host(a)?, at, &host(b)?, bt, shape);
-        return c.write(&out).map_err(|e| LaunchError::Gpu { kernel: "ops::matmul", message: e.to_string() });
+        let (a, b) = (crate::reduce::host_data(OP, a)?, crate::reduce::host_data(OP, b)?);
+        cpu_product(a, at, b, bt, shape, crate::reduce::host_data_mut(OP, c)?);
+        return Ok(());
     }
     if !at && !bt && device.is_gpu() && matmul_tiled(device, a, b, c, shape)? {
         return Ok(());
@@ -714,9 +718,10 @@ pub fn matmul_f16_with(
         return crate::fill::fill_kernel::launch::<f32>(device, Grid::threads(c.len()), c, 0.0);
     }
     if !device.is_gpu() && !kernels_on_cpu {
-        let wide = |v: Vec<f16>| v.into_iter().map(f16::to_f32).collect::<Vec<_>>();
-        let out = cpu_product(&wide(host(a)?), false, &wide(host(b)?), false, shape);
-        return c.write(&out).map_err(|e| LaunchError::Gpu { kernel: "ops::matmul", message: e.to_string() });
+        let wide = |v: &[f16]| v.iter().map(|x| x.to_f32()).collect::<Vec<_>>();
+        let (a, b) = (wide(crate::reduce::host_data(OP, a)?), wide(crate::reduce::host_data(OP, b)?));
+        cpu_product(&a, false, &b, false, shape, crate::reduce::host_data_mut(OP, c)?);
+        return Ok(());
     }
     let (m32, k32, n32) = (m as u32, k as u32, n as u32);
     if m % 128 == 0 && n % 128 == 0 && k % 16 == 0 && k > 0 && has_tiles(device) {
@@ -727,17 +732,19 @@ pub fn matmul_f16_with(
     hgemm_strided::launch(device, grid, a, b, c, m32, k32, n32, 0, 0)
 }
 
-fn host<T: onekernel_runtime::Element>(b: &Buffer<T>) -> Result<Vec<T>, LaunchError> {
-    b.read().map_err(|e| LaunchError::Gpu { kernel: "ops::matmul", message: e.to_string() })
-}
-
-/// The product on the CPU: rows of `C` in parallel, each an `i-k-j` loop
-/// (the inner loop over a row of `B`, which LLVM vectorises), `f32` sums
-/// in the kernels' order along `k`.
-fn cpu_product(a: &[f32], at: bool, b: &[f32], bt: bool, s: Shape) -> Vec<f32> {
+/// The product on the CPU, into `c` (the CPU executor's buffer, in
+/// place): rows of `C` in parallel, each an `i-k-j` loop (the inner loop
+/// over a row of `B`, which LLVM vectorises), `f32` sums in the kernels'
+/// order along `k`. A multiply then an add, where the kernels fuse them
+/// (`fma`): the last bit of a sum can differ from the GPU's (exact sums
+/// agree). `f32::mul_add` would match it, but on a CPU built without FMA
+/// (the default x86-64 target) it is a libm call per term: the product
+/// ran 25× slower than this loop.
+fn cpu_product(a: &[f32], at: bool, b: &[f32], bt: bool, s: Shape, c: &mut [f32]) {
     let Shape { batch, m, k, n } = s;
     // `B` row-major for the inner loop.
-    let b_rows: Vec<f32> = if bt {
+    let transposed: Vec<f32>;
+    let b_rows: &[f32] = if bt {
         let mut t = vec![0.0f32; b.len()];
         for p in 0..batch {
             for j in 0..k {
@@ -746,20 +753,20 @@ fn cpu_product(a: &[f32], at: bool, b: &[f32], bt: bool, s: Shape) -> Vec<f32> {
                 }
             }
         }
-        t
+        transposed = t;
+        &transposed
     } else {
-        b.to_vec()
+        b
     };
-    let mut c = vec![0.0f32; batch * m * n];
     c.par_chunks_mut(n).enumerate().for_each(|(row, out)| {
+        out.fill(0.0);
         let (p, r) = (row / m, row % m);
         let bp = &b_rows[p * k * n..(p + 1) * k * n];
         for j in 0..k {
             let x = if at { a[p * m * k + j * m + r] } else { a[p * m * k + r * k + j] };
             for (o, &y) in out.iter_mut().zip(&bp[j * n..(j + 1) * n]) {
-                *o = x.mul_add(y, *o);
+                *o += x * y;
             }
         }
     });
-    c
 }
