@@ -359,8 +359,28 @@ fn decode(
 
 /// The tile kernel variants by name: `flash_d64`, `flash_d128` (what
 /// [`AttentionKernel::Tiles`] runs) and others for comparison.
-pub const TILE_VARIANTS: [&str; 8] =
-    ["flash_d64", "flash_d128", "wide_d64", "qs_d64", "qs_d128", "direct_d64", "direct_d128", "lean_d128"];
+pub const TILE_VARIANTS: [&str; 14] = [
+    "flash_d64",
+    "flash_d128",
+    "wide_d64",
+    "qs_d64",
+    "qs_d128",
+    "direct_d64",
+    "direct_d128",
+    "lean_d128",
+    "blk_d64",
+    "blk_d128",
+    "nosm_d64",
+    "nosm_d128",
+    "nopv_d64",
+    "nopv_d128",
+];
+
+/// Tile variants that leave out part of the work (the softmax pass, or
+/// `P·V`) to show what that part costs: their answers are wrong.
+pub fn is_profiling_variant(name: &str) -> bool {
+    name.starts_with("nosm_") || name.starts_with("nopv_")
+}
 
 fn default_variant(head_dim: u32) -> &'static str {
     if head_dim == 64 {
@@ -480,6 +500,90 @@ fn tiles(
         "lean_d128" => lean_d128::lean_d128::launch(
             device,
             rows(lean_d128::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "blk_d64" => blk_d64::blk_d64::launch(
+            device,
+            rows(blk_d64::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "blk_d128" => blk_d128::blk_d128::launch(
+            device,
+            rows(blk_d128::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "nosm_d64" => nosm_d64::nosm_d64::launch(
+            device,
+            rows(nosm_d64::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "nosm_d128" => nosm_d128::nosm_d128::launch(
+            device,
+            rows(nosm_d128::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "nopv_d64" => nopv_d64::nopv_d64::launch(
+            device,
+            rows(nopv_d64::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "nopv_d128" => nopv_d128::nopv_d128::launch(
+            device,
+            rows(nopv_d128::BR as u32),
             q,
             k,
             v,
@@ -831,6 +935,323 @@ flash_kernel!(direct_d64, 64, 4, 32, 64, 128, true, false, 8);
 flash_kernel!(direct_d128, 128, 4, 32, 64, 128, true, false, 8);
 // Both.
 flash_kernel!(lean_d128, 128, 4, 32, 64, 128, false, false, 64);
+
+/// The block tile kernel (fifth session): `$nt` = 256 threads, eight
+/// subgroups, 128 query rows per block, 32 keys per step, head dimension
+/// `$d`. Fewer shared-memory tile loads per tile product than
+/// [`flash_d128`]'s 16 rows per subgroup: for `S = Q·Kᵀ` a subgroup owns
+/// 32 query rows × 16 keys (its 2 × `D / 16` tiles of `Q` in registers,
+/// each `K` tile it loads feeds two products), the softmax runs over the
+/// block's 128 × 32 scores in shared memory (two threads a row) and writes
+/// `P` as `F16Vec4`s, and for `O += P·V` a subgroup owns 32 rows × `D / 2`
+/// columns (2 × `D / 32` accumulators: per key tile 2 `P` and `D / 32`
+/// `V` loads for `D / 16` products). `$mode`: 0 the kernel; 1 without the
+/// softmax pass, 2 without `P·V` (profiling variants, wrong answers).
+macro_rules! block_kernel {
+    ($module:ident, $d:tt, $nt:tt, $mode:tt) => {
+        #[kernels]
+        pub mod $module {
+            use onekernel::prelude::*;
+            use onekernel_runtime::tile::{mma, Accumulator, MatrixA, MatrixB};
+            use onekernel_runtime::F16Vec4;
+
+            /// The head dimension.
+            pub const D: usize = $d;
+            /// Subgroups per block.
+            const NSG: usize = 8;
+            /// Threads per block.
+            const NT: usize = $nt;
+            /// Query rows per block.
+            pub const BR: usize = 128;
+            /// Keys per step.
+            const BC: usize = 32;
+            /// The side of a tensor-core tile.
+            const T: usize = 16;
+            /// `f16` values per `F16Vec4`.
+            const L: usize = 4;
+            /// A staged row of `K`, `V` or `Q` in vectors, 16 bytes of padding.
+            const KS: usize = D / L + 2;
+            /// Tiles across a row of `Q`, `K`, `V` or `O`.
+            const DT: usize = D / T;
+            /// Key tiles per step.
+            const CT: usize = BC / T;
+            /// Groups of 32 query rows (two row tiles): subgroup `sg` owns group `sg % RG`.
+            const RG: usize = 4;
+            /// Output column tiles per subgroup.
+            const OC: usize = DT * RG / NSG;
+            /// A 16 × 16 score tile stored column by column, and 16 words of padding.
+            const ST: usize = T * T + 16;
+            /// A row of `P` in vectors: 32 keys and 16 bytes of padding.
+            const PS: usize = BC / L + 2;
+            /// Where `V` (`P`) starts in the staging array.
+            const VO: usize = BC * KS;
+            const PO: usize = 2 * BC * KS;
+            /// Vectors of `K` (of `V`) each thread copies per step.
+            const NV: usize = BC * (D / L) / NT;
+            /// Vectors of `Q` each thread stages per pass (64 rows a pass).
+            const NQ: usize = RG * T * (D / L) / NT;
+            /// Scores each thread of the softmax owns (two threads a row).
+            const KPT: usize = 16;
+            /// How far (in powers of two) a row's maximum may grow past its
+            /// reference before the output is rescaled.
+            const SLACK: f32 = 8.0;
+            /// 0: the kernel; 1: no softmax pass; 2: no `P·V`.
+            const MODE: u32 = $mode;
+
+            /// One block per 128 query rows (`block_id().x`, the last rows
+            /// first) of one (batch, head) (`block_id().y`); arguments as
+            /// for the other tile kernels.
+            #[kernel(workgroup_size = $nt, max_shared_bytes = 49152)]
+            pub fn $module(
+                q: &[F16Vec4],
+                k: &[F16Vec4],
+                v: &[F16Vec4],
+                o: &mut [F16Vec4],
+                seq_q: u32,
+                seq_kv: u32,
+                cap: u32,
+                off: u32,
+                causal: u32,
+                scale_log2: f32,
+            ) {
+                // K (rows 0..BC), V (rows BC..2 BC), then P (128 rows of PS);
+                // before the walk, 64 rows of Q at a time where K and V go.
+                let kvp = shared::<[F16Vec4; 2 * BC * KS + BR * PS]>();
+                // The block's scores: tile (row tile i, key tile j) at (i CT + j) ST.
+                let s_s = shared::<[f32; BR / T * CT * ST]>();
+                let alpha_s = shared::<[f32; BR]>();
+                let l_s = shared::<[f32; BR]>();
+                let flags = shared::<[u32; 4]>();
+                let (seq_q, seq_kv, cap, off) = (seq_q as usize, seq_kv as usize, cap as usize, off as usize);
+                let dv = D / L;
+                let t = thread_id().x;
+                let sg = t / 32;
+                let lane = t % 32;
+                let rg = sg % RG;
+                // S: key tile `sg / RG`; O: column tiles `cb .. cb + OC`.
+                let kb = sg / RG;
+                let cb = (sg / RG) * OC;
+                // The softmax: row r, key tile h.
+                let r = t / 2;
+                let h = t % 2;
+                let bh = block_id().y;
+                let (base_q, base_kv) = (bh * seq_q * dv, bh * cap * dv);
+                let q0 = (grid_dim().x - 1 - block_id().x) * BR;
+                let pos = off + q0 + r;
+                let mine_s = ((r / T) * CT + h) * ST + r % T;
+                if t == 0 {
+                    flags[0] = 0;
+                    flags[1] = 0;
+                }
+
+                // Q in two passes: pass p stages row tile p of each group
+                // (staged row 16 g + i is query row 32 g + 16 p + i).
+                #[unroll]
+                for i in 0..NQ {
+                    let e = t + i * NT;
+                    let sr = e / dv;
+                    let qr = q0 + (sr / T) * 2 * T + sr % T;
+                    kvp[sr * KS + e % dv] = if qr < seq_q { q[base_q + qr * dv + e % dv] } else { F16Vec4::ZERO };
+                }
+                workgroup_barrier();
+                let mut qa = [MatrixA::<T, T>::load(&kvp, rg * T * KS, KS); 2 * DT];
+                #[unroll]
+                for f in 1..DT {
+                    qa[f] = MatrixA::<T, T>::load(&kvp, rg * T * KS + f * T / L, KS);
+                }
+                workgroup_barrier();
+                #[unroll]
+                for i in 0..NQ {
+                    let e = t + i * NT;
+                    let sr = e / dv;
+                    let qr = q0 + (sr / T) * 2 * T + T + sr % T;
+                    kvp[sr * KS + e % dv] = if qr < seq_q { q[base_q + qr * dv + e % dv] } else { F16Vec4::ZERO };
+                }
+                workgroup_barrier();
+                #[unroll]
+                for f in 0..DT {
+                    qa[DT + f] = MatrixA::<T, T>::load(&kvp, rg * T * KS + f * T / L, KS);
+                }
+                let mut acc = [Accumulator::<f32, T, T>::zeros(); 2 * OC];
+                let mut m_ref = f32::NEG_INFINITY;
+                let mut l = 0.0f32;
+                let kend = if causal != 0 { seq_kv.min(off + q0 + BR) } else { seq_kv };
+                // K of the next step and V of this one, a step ahead.
+                let mut next_k = [F16Vec4::ZERO; NV];
+                let mut next_v = [F16Vec4::ZERO; NV];
+                #[unroll]
+                for i in 0..NV {
+                    let e = t + i * NT;
+                    if e / dv < kend {
+                        next_k[i] = k[base_kv + e];
+                        next_v[i] = v[base_kv + e];
+                    }
+                }
+                // Every subgroup has its Q tiles: K of step 0 goes where Q was.
+                workgroup_barrier();
+                #[unroll]
+                for i in 0..NV {
+                    let e = t + i * NT;
+                    kvp[e / dv * KS + e % dv] = next_k[i];
+                    next_k[i] = F16Vec4::ZERO;
+                    if BC + e / dv < kend {
+                        next_k[i] = k[base_kv + BC * dv + e];
+                    }
+                }
+                workgroup_barrier();
+                let mut k0 = 0;
+                let mut parity = 0;
+                while k0 < kend {
+                    // S: 32 rows × 16 keys per subgroup; each K tile feeds two products.
+                    let mut s0 = Accumulator::<f32, T, T>::zeros();
+                    let mut s1 = Accumulator::<f32, T, T>::zeros();
+                    #[unroll]
+                    for f in 0..DT {
+                        let kt = MatrixB::<T, T>::load_col_major(&kvp, kb * T * KS + f * T / L, KS);
+                        s0 = mma(qa[f], kt, s0);
+                        s1 = mma(qa[DT + f], kt, s1);
+                    }
+                    s0.store_col_major(&mut s_s, (2 * rg * CT + kb) * ST, T);
+                    s1.store_col_major(&mut s_s, ((2 * rg + 1) * CT + kb) * ST, T);
+                    // The scores are visible; every subgroup is done with this
+                    // step's K, the last step's V and P.
+                    workgroup_barrier();
+                    let kn = k0 + BC;
+                    #[unroll]
+                    for i in 0..NV {
+                        let e = t + i * NT;
+                        kvp[e / dv * KS + e % dv] = next_k[i];
+                        kvp[VO + e / dv * KS + e % dv] = next_v[i];
+                    }
+                    #[unroll]
+                    for i in 0..NV {
+                        let e = t + i * NT;
+                        let kr = kn + BC + e / dv;
+                        next_k[i] = if kr < kend { k[base_kv + (kn + BC) * dv + e] } else { F16Vec4::ZERO };
+                        let vr = kn + e / dv;
+                        next_v[i] = if vr < kend { v[base_kv + kn * dv + e] } else { F16Vec4::ZERO };
+                    }
+
+                    if MODE != 1 {
+                        // The online softmax of this thread's 16 scores.
+                        let mut x = [0.0f32; KPT];
+                        let mut top = f32::NEG_INFINITY;
+                        #[unroll]
+                        for j in 0..KPT {
+                            let key = k0 + h * T + j;
+                            let valid = key < seq_kv && (causal == 0 || key <= pos);
+                            x[j] = if valid { s_s[mine_s + j * T] * scale_log2 } else { f32::NEG_INFINITY };
+                            top = top.max(x[j]);
+                        }
+                        top = top.max(subgroup_shuffle_xor(top, 1));
+                        let mut alpha = 1.0f32;
+                        if top > m_ref + SLACK {
+                            if m_ref > f32::NEG_INFINITY {
+                                alpha = (m_ref - top).exp2();
+                                flags[parity] = 1;
+                            }
+                            m_ref = top;
+                        }
+                        let mut p = [0.0f32; KPT];
+                        #[unroll]
+                        for j in 0..KPT {
+                            p[j] = if x[j] > f32::NEG_INFINITY { (x[j] - m_ref).exp2() } else { 0.0 };
+                        }
+                        let mut sum = 0.0f32;
+                        #[unroll]
+                        for c in 0..KPT / L {
+                            let e4 = Vec4::new(p[c * L], p[c * L + 1], p[c * L + 2], p[c * L + 3]);
+                            let p4 = F16Vec4::from_vec4(e4);
+                            kvp[PO + r * PS + h * (T / L) + c] = p4;
+                            let back = p4.to_vec4();
+                            sum += back.x + back.y + back.z + back.w;
+                        }
+                        sum += subgroup_shuffle_xor(sum, 1);
+                        l = l * alpha + sum;
+                        if h == 0 {
+                            alpha_s[r] = alpha;
+                        }
+                    }
+                    // P, the next K and this V are visible; whether any row
+                    // must rescale, read by all.
+                    let rescale = workgroup_uniform_load(&flags[parity]);
+                    if t == 0 {
+                        flags[1 - parity] = 0;
+                    }
+                    // Rare: scale the output tiles, two at a time, through
+                    // this subgroup's two tiles of the scores' memory (lane
+                    // `lane` scales query row 32 rg + lane).
+                    if rescale != 0 {
+                        let mine_o = sg * 2 * ST + (lane / T) * ST + lane % T;
+                        let a = alpha_s[rg * 2 * T + lane];
+                        #[unroll]
+                        for j in 0..OC {
+                            acc[j].store_col_major(&mut s_s, sg * 2 * ST, T);
+                            acc[OC + j].store_col_major(&mut s_s, sg * 2 * ST + ST, T);
+                            workgroup_barrier();
+                            #[unroll]
+                            for c in 0..T {
+                                s_s[mine_o + c * T] *= a;
+                            }
+                            workgroup_barrier();
+                            acc[j] = Accumulator::<f32, T, T>::load_col_major(&s_s, sg * 2 * ST, T);
+                            acc[OC + j] = Accumulator::<f32, T, T>::load_col_major(&s_s, sg * 2 * ST + ST, T);
+                            workgroup_barrier();
+                        }
+                    }
+
+                    if MODE != 2 {
+                        // O += P·V: per key tile 2 P tiles and OC V tiles, 2 OC products.
+                        #[unroll]
+                        for j in 0..CT {
+                            let p0 = MatrixA::<T, T>::load(&kvp, PO + rg * 2 * T * PS + j * T / L, PS);
+                            let p1 = MatrixA::<T, T>::load(&kvp, PO + (rg * 2 + 1) * T * PS + j * T / L, PS);
+                            #[unroll]
+                            for c in 0..OC {
+                                let vt = MatrixB::<T, T>::load(&kvp, VO + j * T * KS + (cb + c) * T / L, KS);
+                                acc[c] = mma(p0, vt, acc[c]);
+                                acc[OC + c] = mma(p1, vt, acc[OC + c]);
+                            }
+                        }
+                    }
+                    k0 = kn;
+                    parity = 1 - parity;
+                }
+
+                // O / l, two tiles at a time through the scores' memory, to f16.
+                if h == 0 {
+                    l_s[r] = l;
+                }
+                let row = rg * 2 * T + lane;
+                let qi = q0 + row;
+                let mine_o = sg * 2 * ST + (lane / T) * ST + lane % T;
+                #[unroll]
+                for j in 0..OC {
+                    workgroup_barrier();
+                    acc[j].store_col_major(&mut s_s, sg * 2 * ST, T);
+                    acc[OC + j].store_col_major(&mut s_s, sg * 2 * ST + ST, T);
+                    workgroup_barrier();
+                    if qi < seq_q {
+                        let inv = 1.0 / l_s[row];
+                        #[unroll]
+                        for c in 0..T / L {
+                            let at = mine_o + c * L * T;
+                            let out = Vec4::new(s_s[at], s_s[at + T], s_s[at + 2 * T], s_s[at + 3 * T]) * inv;
+                            o[base_q + qi * dv + (cb + j) * T / L + c] = F16Vec4::from_vec4(out);
+                        }
+                    }
+                }
+            }
+        }
+    };
+}
+
+block_kernel!(blk_d64, 64, 256, 0);
+block_kernel!(blk_d128, 128, 256, 0);
+block_kernel!(nosm_d64, 64, 256, 1);
+block_kernel!(nosm_d128, 128, 256, 1);
+block_kernel!(nopv_d64, 64, 256, 2);
+block_kernel!(nopv_d128, 128, 256, 2);
 
 #[kernels]
 mod simple {
