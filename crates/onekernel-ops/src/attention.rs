@@ -359,7 +359,7 @@ fn decode(
 
 /// The tile kernel variants by name: `flash_d64`, `flash_d128` (what
 /// [`AttentionKernel::Tiles`] runs) and others for comparison.
-pub const TILE_VARIANTS: [&str; 14] = [
+pub const TILE_VARIANTS: [&str; 16] = [
     "flash_d64",
     "flash_d128",
     "wide_d64",
@@ -374,12 +374,15 @@ pub const TILE_VARIANTS: [&str; 14] = [
     "nosm_d128",
     "nopv_d64",
     "nopv_d128",
+    "qk_d64",
+    "qk_d128",
 ];
 
-/// Tile variants that leave out part of the work (the softmax pass, or
-/// `P·V`) to show what that part costs: their answers are wrong.
+/// Tile variants that leave out part of the work (the softmax pass,
+/// `P·V`, or both: `qk_*`) to show what that part costs: their answers
+/// are wrong.
 pub fn is_profiling_variant(name: &str) -> bool {
-    name.starts_with("nosm_") || name.starts_with("nopv_")
+    ["nosm_", "nopv_", "qk_"].iter().any(|p| name.starts_with(p))
 }
 
 fn default_variant(head_dim: u32) -> &'static str {
@@ -584,6 +587,34 @@ fn tiles(
         "nopv_d128" => nopv_d128::nopv_d128::launch(
             device,
             rows(nopv_d128::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "qk_d64" => qk_d64::qk_d64::launch(
+            device,
+            rows(qk_d64::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "qk_d128" => qk_d128::qk_d128::launch(
+            device,
+            rows(qk_d128::BR as u32),
             q,
             k,
             v,
@@ -946,7 +977,8 @@ flash_kernel!(lean_d128, 128, 4, 32, 64, 128, false, false, 64);
 /// `P` as `F16Vec4`s, and for `O += P·V` a subgroup owns 32 rows × `D / 2`
 /// columns (2 × `D / 32` accumulators: per key tile 2 `P` and `D / 32`
 /// `V` loads for `D / 16` products). `$mode`: 0 the kernel; 1 without the
-/// softmax pass, 2 without `P·V` (profiling variants, wrong answers).
+/// softmax pass, 2 without `P·V`, 3 without both (profiling variants, wrong
+/// answers).
 macro_rules! block_kernel {
     ($module:ident, $d:tt, $nt:tt, $mode:tt) => {
         #[kernels]
@@ -995,7 +1027,7 @@ macro_rules! block_kernel {
             /// How far (in powers of two) a row's maximum may grow past its
             /// reference before the output is rescaled.
             const SLACK: f32 = 8.0;
-            /// 0: the kernel; 1: no softmax pass; 2: no `P·V`.
+            /// 0: the kernel; bit 0: no softmax pass; bit 1: no `P·V`.
             const MODE: u32 = $mode;
 
             /// One block per 128 query rows (`block_id().x`, the last rows
@@ -1132,7 +1164,7 @@ macro_rules! block_kernel {
                         next_v[i] = if vr < kend { v[base_kv + kn * dv + e] } else { F16Vec4::ZERO };
                     }
 
-                    if MODE != 1 {
+                    if MODE & 1 == 0 {
                         // The online softmax of this thread's 16 scores.
                         let mut x = [0.0f32; KPT];
                         let mut top = f32::NEG_INFINITY;
@@ -1200,7 +1232,7 @@ macro_rules! block_kernel {
                         }
                     }
 
-                    if MODE != 2 {
+                    if MODE & 2 == 0 {
                         // O += P·V: per key tile 2 P tiles and OC V tiles, 2 OC products.
                         #[unroll]
                         for j in 0..CT {
@@ -1252,6 +1284,8 @@ block_kernel!(nosm_d64, 64, 256, 1);
 block_kernel!(nosm_d128, 128, 256, 1);
 block_kernel!(nopv_d64, 64, 256, 2);
 block_kernel!(nopv_d128, 128, 256, 2);
+block_kernel!(qk_d64, 64, 256, 3);
+block_kernel!(qk_d128, 128, 256, 3);
 
 #[kernels]
 mod simple {
