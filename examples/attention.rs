@@ -233,7 +233,7 @@ fn bench(small: bool, checked: bool, variants: Option<Vec<String>>) -> Result<()
             // `attention_simple` unchecked takes minutes to compile on
             // lavapipe (docs/performance.md): it runs checked.
             let handle = if kernel == AttentionKernel::Simple { &gpu } else { &device };
-            let t = time(handle, s, kernel, if first { 2.0 } else { 0.3 }, &mut data)?;
+            let t = time(handle, s, kernel, if first { 2.0 } else { 1.0 }, &mut data)?;
             first = false;
             let tflops = s.flops() / t * 1e-12;
             println!(

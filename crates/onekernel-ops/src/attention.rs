@@ -359,7 +359,7 @@ fn decode(
 
 /// The tile kernel variants by name: `flash_d64`, `flash_d128` (what
 /// [`AttentionKernel::Tiles`] runs) and others for comparison.
-pub const TILE_VARIANTS: [&str; 16] = [
+pub const TILE_VARIANTS: [&str; 18] = [
     "flash_d64",
     "flash_d128",
     "wide_d64",
@@ -376,6 +376,8 @@ pub const TILE_VARIANTS: [&str; 16] = [
     "nopv_d128",
     "qk_d64",
     "qk_d128",
+    "blk2_d64",
+    "blk2_d128",
 ];
 
 /// Tile variants that leave out part of the work (the softmax pass,
@@ -598,9 +600,12 @@ fn tiles(
             sz[4],
             sl,
         ),
-        "qk_d64" => qk_d64::qk_d64::launch(
+        "qk_d64" => {
+            qk_d64::qk_d64::launch(device, rows(qk_d64::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl)
+        }
+        "qk_d128" => qk_d128::qk_d128::launch(
             device,
-            rows(qk_d64::BR as u32),
+            rows(qk_d128::BR as u32),
             q,
             k,
             v,
@@ -612,9 +617,23 @@ fn tiles(
             sz[4],
             sl,
         ),
-        "qk_d128" => qk_d128::qk_d128::launch(
+        "blk2_d64" => blk2_d64::blk2_d64::launch(
             device,
-            rows(qk_d128::BR as u32),
+            rows(blk2_d64::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "blk2_d128" => blk2_d128::blk2_d128::launch(
+            device,
+            rows(blk2_d128::BR as u32),
             q,
             k,
             v,
@@ -1027,8 +1046,15 @@ macro_rules! block_kernel {
             /// How far (in powers of two) a row's maximum may grow past its
             /// reference before the output is rescaled.
             const SLACK: f32 = 8.0;
-            /// 0: the kernel; bit 0: no softmax pass; bit 1: no `P·V`.
+            /// 0: the kernel; bit 0: no softmax pass; bit 1: no `P·V`; bit 2:
+            /// the scores row-major (each thread's 16 in a row) and no mask
+            /// where every key is visible.
             const MODE: u32 = $mode;
+            /// Whether the scores are stored row-major (`MODE` bit 2).
+            const ROWS: bool = MODE & 4 != 0;
+            /// A row of the row-major scores: 32 and 16 bytes of padding
+            /// (the 8 rows a quarter subgroup reads start in different banks).
+            const SR: usize = BC + 4;
 
             /// One block per 128 query rows (`block_id().x`, the last rows
             /// first) of one (batch, head) (`block_id().y`); arguments as
@@ -1050,7 +1076,9 @@ macro_rules! block_kernel {
                 // before the walk, 64 rows of Q at a time where K and V go.
                 let kvp = shared::<[F16Vec4; 2 * BC * KS + BR * PS]>();
                 // The block's scores: tile (row tile i, key tile j) at (i CT + j) ST.
-                let s_s = shared::<[f32; BR / T * CT * ST]>();
+                // (`ROWS`: row-major, 128 rows of SR; either way its first
+                // 2 NSG tiles of ST also carry the output tiles.)
+                let s_s = shared::<[f32; BR * SR]>();
                 let alpha_s = shared::<[f32; BR]>();
                 let l_s = shared::<[f32; BR]>();
                 let flags = shared::<[u32; 4]>();
@@ -1070,7 +1098,9 @@ macro_rules! block_kernel {
                 let (base_q, base_kv) = (bh * seq_q * dv, bh * cap * dv);
                 let q0 = (grid_dim().x - 1 - block_id().x) * BR;
                 let pos = off + q0 + r;
-                let mine_s = ((r / T) * CT + h) * ST + r % T;
+                // Score j of this thread (column-major tiles, or rows).
+                let mine_s = if ROWS { r * SR + h * T } else { ((r / T) * CT + h) * ST + r % T };
+                let step_s = if ROWS { 1 } else { T };
                 if t == 0 {
                     flags[0] = 0;
                     flags[1] = 0;
@@ -1143,8 +1173,13 @@ macro_rules! block_kernel {
                         s0 = mma(qa[f], kt, s0);
                         s1 = mma(qa[DT + f], kt, s1);
                     }
-                    s0.store_col_major(&mut s_s, (2 * rg * CT + kb) * ST, T);
-                    s1.store_col_major(&mut s_s, ((2 * rg + 1) * CT + kb) * ST, T);
+                    if ROWS {
+                        s0.store(&mut s_s, 2 * rg * T * SR + kb * T, SR);
+                        s1.store(&mut s_s, (2 * rg + 1) * T * SR + kb * T, SR);
+                    } else {
+                        s0.store_col_major(&mut s_s, (2 * rg * CT + kb) * ST, T);
+                        s1.store_col_major(&mut s_s, ((2 * rg + 1) * CT + kb) * ST, T);
+                    }
                     // The scores are visible; every subgroup is done with this
                     // step's K, the last step's V and P.
                     workgroup_barrier();
@@ -1168,12 +1203,22 @@ macro_rules! block_kernel {
                         // The online softmax of this thread's 16 scores.
                         let mut x = [0.0f32; KPT];
                         let mut top = f32::NEG_INFINITY;
-                        #[unroll]
-                        for j in 0..KPT {
-                            let key = k0 + h * T + j;
-                            let valid = key < seq_kv && (causal == 0 || key <= pos);
-                            x[j] = if valid { s_s[mine_s + j * T] * scale_log2 } else { f32::NEG_INFINITY };
-                            top = top.max(x[j]);
+                        // With ROWS, a thread whose 16 keys are all visible skips the mask.
+                        let k1 = k0 + h * T + KPT;
+                        if ROWS && k1 <= seq_kv && (causal == 0 || k1 <= pos + 1) {
+                            #[unroll]
+                            for j in 0..KPT {
+                                x[j] = s_s[mine_s + j] * scale_log2;
+                                top = top.max(x[j]);
+                            }
+                        } else {
+                            #[unroll]
+                            for j in 0..KPT {
+                                let key = k0 + h * T + j;
+                                let valid = key < seq_kv && (causal == 0 || key <= pos);
+                                x[j] = if valid { s_s[mine_s + j * step_s] * scale_log2 } else { f32::NEG_INFINITY };
+                                top = top.max(x[j]);
+                            }
                         }
                         top = top.max(subgroup_shuffle_xor(top, 1));
                         let mut alpha = 1.0f32;
@@ -1286,6 +1331,8 @@ block_kernel!(nopv_d64, 64, 256, 2);
 block_kernel!(nopv_d128, 128, 256, 2);
 block_kernel!(qk_d64, 64, 256, 3);
 block_kernel!(qk_d128, 128, 256, 3);
+block_kernel!(blk2_d64, 64, 256, 4);
+block_kernel!(blk2_d128, 128, 256, 4);
 
 #[kernels]
 mod simple {

@@ -155,14 +155,20 @@ fn tile_variants_agree_with_f64() {
 /// that are not multiples of the 32-key step, a cache larger than the keys.
 #[test]
 fn block_kernels_agree_with_f64() {
-    agree(
-        AttentionKernel::Variant("blk_d64"),
-        &[shape(1, 1, 150, 150, 150, 64, true), shape(1, 1, 130, 70, 72, 64, false), shape(1, 2, 17, 50, 64, 64, true)],
-    );
-    agree(
-        AttentionKernel::Variant("blk_d128"),
-        &[shape(1, 1, 140, 140, 144, 128, true), shape(2, 1, 40, 45, 45, 128, false)],
-    );
+    for (d64, d128) in [("blk_d64", "blk_d128"), ("blk2_d64", "blk2_d128")] {
+        agree(
+            AttentionKernel::Variant(d64),
+            &[
+                shape(1, 1, 150, 150, 150, 64, true),
+                shape(1, 1, 130, 70, 72, 64, false),
+                shape(1, 2, 17, 50, 64, 64, true),
+            ],
+        );
+        agree(
+            AttentionKernel::Variant(d128),
+            &[shape(1, 1, 140, 140, 144, 128, true), shape(2, 1, 40, 45, 45, 128, false)],
+        );
+    }
 }
 
 #[test]
@@ -200,7 +206,12 @@ fn growing_scores_rescale() {
     let v = data(6400, 7, 1.0);
     let want = reference(&q, &k, &v, &s);
     for device in devices() {
-        for kernel in [AttentionKernel::Tiles, AttentionKernel::Variant("blk_d64"), AttentionKernel::Simple] {
+        for kernel in [
+            AttentionKernel::Tiles,
+            AttentionKernel::Variant("blk_d64"),
+            AttentionKernel::Variant("blk2_d64"),
+            AttentionKernel::Simple,
+        ] {
             match run(&device, &s, kernel, (&q, &k, &v)) {
                 Ok(got) => check(&format!("{kernel:?} on {}", device.name()), &got, &want),
                 Err(e) if cannot_run(&device, kernel, &e) => {}
