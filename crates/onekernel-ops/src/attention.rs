@@ -17,7 +17,7 @@
 //! accumulator, so a block of scores lives only in shared memory. Which
 //! kernel runs is chosen per call ([`AttentionKernel::Auto`]):
 //!
-//! - **Tiles** (`flash_*`, head dimensions 64 and 128, devices with
+//! - **Tiles** (`flash_*` and `blk*`, head dimensions 64 and 128, devices with
 //!   16 × 16 × 16 `f16` → `f32` matrix tiles: tensor cores): a block of
 //!   four subgroups owns 64 query rows of one (batch, head); each subgroup
 //!   keeps its 16 rows of `q` in tiles and its output in accumulator tiles
@@ -31,6 +31,18 @@
 //!   past it by `2^8` (the probabilities stay below 256: exact enough in
 //!   `f16`) and only then rescales the output through shared memory:
 //!   rarely, and the block decides together.
+//!
+//!   Above 64 query rows the tile path runs the block kernels
+//!   (`blk_d64`, `blk2_d128`; [`tile_variant`]): eight subgroups, 128
+//!   query rows a block, so that each tile loaded from shared memory
+//!   feeds more products. For `S = Q·Kᵀ` a subgroup owns 32 rows × 16 keys
+//!   (its `Q` tiles in registers; each `K` tile feeds two products); the
+//!   block's 128 × 32 scores go through shared memory to the softmax (two
+//!   threads a row, `P` written back as `F16Vec4`s); for `O += P·V` a
+//!   subgroup owns 32 rows × `D / 2` columns (per key tile 2 `P` and
+//!   `D / 32` `V` loads for `D / 16` products). `blk2_*` stores the scores
+//!   row-major (a thread's 16 scores contiguous) and skips the mask where
+//!   all of a thread's keys are visible.
 //! - **Simple** (`attention_simple`, any head dimension that is a multiple
 //!   of 4 up to 128, every device): one thread per query row, its query
 //!   and output in registers, keys and values read straight from memory
@@ -179,7 +191,7 @@ pub fn attention_with(
     match kernel {
         AttentionKernel::Decode => decode(device, &qv, &kv, &vv, &mut ov, shape)?,
         AttentionKernel::Simple => simple(device, &qv, &kv, &vv, &mut ov, shape)?,
-        AttentionKernel::Tiles => tiles(device, default_variant(shape.head_dim), &qv, &kv, &vv, &mut ov, shape)?,
+        AttentionKernel::Tiles => tiles(device, tile_variant(shape), &qv, &kv, &vv, &mut ov, shape)?,
         AttentionKernel::Variant(name) => tiles(device, name, &qv, &kv, &vv, &mut ov, shape)?,
         AttentionKernel::Auto => unreachable!("chosen above"),
     }
@@ -359,7 +371,7 @@ fn decode(
 
 /// The tile kernel variants by name: `flash_d64`, `flash_d128` (what
 /// [`AttentionKernel::Tiles`] runs) and others for comparison.
-pub const TILE_VARIANTS: [&str; 18] = [
+pub const TILE_VARIANTS: [&str; 19] = [
     "flash_d64",
     "flash_d128",
     "wide_d64",
@@ -378,6 +390,7 @@ pub const TILE_VARIANTS: [&str; 18] = [
     "qk_d128",
     "blk2_d64",
     "blk2_d128",
+    "blk4_d64",
 ];
 
 /// Tile variants that leave out part of the work (the softmax pass,
@@ -387,11 +400,18 @@ pub fn is_profiling_variant(name: &str) -> bool {
     ["nosm_", "nopv_", "qk_"].iter().any(|p| name.starts_with(p))
 }
 
-fn default_variant(head_dim: u32) -> &'static str {
-    if head_dim == 64 {
-        "flash_d64"
-    } else {
-        "flash_d128"
+/// The tile kernel [`AttentionKernel::Tiles`] runs at `shape` (head
+/// dimension 64 or 128): the block kernels of 128 query rows (`blk2_d128`,
+/// `blk_d64`: the fastest on the H200, docs/performance.md, "Fused
+/// attention, fifth session") when there are more than 64 query rows, else
+/// `flash_d64`/`flash_d128` (64 rows a block: less idle work on short
+/// sequences).
+pub fn tile_variant(shape: &AttentionShape) -> &'static str {
+    match (shape.head_dim == 64, shape.seq_q > 64) {
+        (true, true) => "blk_d64",
+        (true, false) => "flash_d64",
+        (false, true) => "blk2_d128",
+        (false, false) => "flash_d128",
     }
 }
 
@@ -634,6 +654,20 @@ fn tiles(
         "blk2_d128" => blk2_d128::blk2_d128::launch(
             device,
             rows(blk2_d128::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "blk4_d64" => blk4_d64::blk4_d64::launch(
+            device,
+            rows(blk4_d64::BR as u32),
             q,
             k,
             v,
@@ -999,7 +1033,7 @@ flash_kernel!(lean_d128, 128, 4, 32, 64, 128, false, false, 64);
 /// softmax pass, 2 without `P·V`, 3 without both (profiling variants, wrong
 /// answers).
 macro_rules! block_kernel {
-    ($module:ident, $d:tt, $nt:tt, $mode:tt) => {
+    ($module:ident, $d:tt, $nsg:tt, $nt:tt, $mode:tt) => {
         #[kernels]
         pub mod $module {
             use onekernel::prelude::*;
@@ -1008,8 +1042,8 @@ macro_rules! block_kernel {
 
             /// The head dimension.
             pub const D: usize = $d;
-            /// Subgroups per block.
-            const NSG: usize = 8;
+            /// Subgroups per block: 8, or 4 (only with `MODE` bit 2).
+            const NSG: usize = $nsg;
             /// Threads per block.
             const NT: usize = $nt;
             /// Query rows per block.
@@ -1041,8 +1075,12 @@ macro_rules! block_kernel {
             const NV: usize = BC * (D / L) / NT;
             /// Vectors of `Q` each thread stages per pass (64 rows a pass).
             const NQ: usize = RG * T * (D / L) / NT;
-            /// Scores each thread of the softmax owns (two threads a row).
-            const KPT: usize = 16;
+            /// Key tiles of `S` per subgroup.
+            const SK: usize = CT * RG / NSG;
+            /// Threads of the softmax a row (2, or 1 with four subgroups).
+            const TPR: usize = NT / BR;
+            /// Scores each thread of the softmax owns.
+            const KPT: usize = BC / TPR;
             /// How far (in powers of two) a row's maximum may grow past its
             /// reference before the output is rescaled.
             const SLACK: f32 = 8.0;
@@ -1088,18 +1126,18 @@ macro_rules! block_kernel {
                 let sg = t / 32;
                 let lane = t % 32;
                 let rg = sg % RG;
-                // S: key tile `sg / RG`; O: column tiles `cb .. cb + OC`.
-                let kb = sg / RG;
+                // S: key tiles `kb .. kb + SK`; O: column tiles `cb .. cb + OC`.
+                let kb = (sg / RG) * SK;
                 let cb = (sg / RG) * OC;
-                // The softmax: row r, key tile h.
-                let r = t / 2;
-                let h = t % 2;
+                // The softmax: row r, keys h KPT .. (h + 1) KPT.
+                let r = t / TPR;
+                let h = t % TPR;
                 let bh = block_id().y;
                 let (base_q, base_kv) = (bh * seq_q * dv, bh * cap * dv);
                 let q0 = (grid_dim().x - 1 - block_id().x) * BR;
                 let pos = off + q0 + r;
                 // Score j of this thread (column-major tiles, or rows).
-                let mine_s = if ROWS { r * SR + h * T } else { ((r / T) * CT + h) * ST + r % T };
+                let mine_s = if ROWS { r * SR + h * KPT } else { ((r / T) * CT + h) * ST + r % T };
                 let step_s = if ROWS { 1 } else { T };
                 if t == 0 {
                     flags[0] = 0;
@@ -1164,21 +1202,26 @@ macro_rules! block_kernel {
                 let mut k0 = 0;
                 let mut parity = 0;
                 while k0 < kend {
-                    // S: 32 rows × 16 keys per subgroup; each K tile feeds two products.
-                    let mut s0 = Accumulator::<f32, T, T>::zeros();
-                    let mut s1 = Accumulator::<f32, T, T>::zeros();
+                    // S: 32 rows × 16 SK keys per subgroup; each K tile feeds two products.
+                    let mut s = [Accumulator::<f32, T, T>::zeros(); 2 * SK];
                     #[unroll]
                     for f in 0..DT {
-                        let kt = MatrixB::<T, T>::load_col_major(&kvp, kb * T * KS + f * T / L, KS);
-                        s0 = mma(qa[f], kt, s0);
-                        s1 = mma(qa[DT + f], kt, s1);
+                        #[unroll]
+                        for j in 0..SK {
+                            let kt = MatrixB::<T, T>::load_col_major(&kvp, (kb + j) * T * KS + f * T / L, KS);
+                            s[j] = mma(qa[f], kt, s[j]);
+                            s[SK + j] = mma(qa[DT + f], kt, s[SK + j]);
+                        }
                     }
-                    if ROWS {
-                        s0.store(&mut s_s, 2 * rg * T * SR + kb * T, SR);
-                        s1.store(&mut s_s, (2 * rg + 1) * T * SR + kb * T, SR);
-                    } else {
-                        s0.store_col_major(&mut s_s, (2 * rg * CT + kb) * ST, T);
-                        s1.store_col_major(&mut s_s, ((2 * rg + 1) * CT + kb) * ST, T);
+                    #[unroll]
+                    for j in 0..SK {
+                        if ROWS {
+                            s[j].store(&mut s_s, 2 * rg * T * SR + (kb + j) * T, SR);
+                            s[SK + j].store(&mut s_s, (2 * rg + 1) * T * SR + (kb + j) * T, SR);
+                        } else {
+                            s[j].store_col_major(&mut s_s, (2 * rg * CT + kb + j) * ST, T);
+                            s[SK + j].store_col_major(&mut s_s, ((2 * rg + 1) * CT + kb + j) * ST, T);
+                        }
                     }
                     // The scores are visible; every subgroup is done with this
                     // step's K, the last step's V and P.
@@ -1203,8 +1246,8 @@ macro_rules! block_kernel {
                         // The online softmax of this thread's 16 scores.
                         let mut x = [0.0f32; KPT];
                         let mut top = f32::NEG_INFINITY;
-                        // With ROWS, a thread whose 16 keys are all visible skips the mask.
-                        let k1 = k0 + h * T + KPT;
+                        // With ROWS, a thread whose keys are all visible skips the mask.
+                        let k1 = k0 + h * KPT + KPT;
                         if ROWS && k1 <= seq_kv && (causal == 0 || k1 <= pos + 1) {
                             #[unroll]
                             for j in 0..KPT {
@@ -1214,13 +1257,17 @@ macro_rules! block_kernel {
                         } else {
                             #[unroll]
                             for j in 0..KPT {
-                                let key = k0 + h * T + j;
+                                let key = k0 + h * KPT + j;
                                 let valid = key < seq_kv && (causal == 0 || key <= pos);
                                 x[j] = if valid { s_s[mine_s + j * step_s] * scale_log2 } else { f32::NEG_INFINITY };
                                 top = top.max(x[j]);
                             }
                         }
-                        top = top.max(subgroup_shuffle_xor(top, 1));
+                        // The row's other thread (with two a row).
+                        let other = subgroup_shuffle_xor(top, 1);
+                        if TPR == 2 {
+                            top = top.max(other);
+                        }
                         let mut alpha = 1.0f32;
                         if top > m_ref + SLACK {
                             if m_ref > f32::NEG_INFINITY {
@@ -1239,11 +1286,14 @@ macro_rules! block_kernel {
                         for c in 0..KPT / L {
                             let e4 = Vec4::new(p[c * L], p[c * L + 1], p[c * L + 2], p[c * L + 3]);
                             let p4 = F16Vec4::from_vec4(e4);
-                            kvp[PO + r * PS + h * (T / L) + c] = p4;
+                            kvp[PO + r * PS + h * (KPT / L) + c] = p4;
                             let back = p4.to_vec4();
                             sum += back.x + back.y + back.z + back.w;
                         }
-                        sum += subgroup_shuffle_xor(sum, 1);
+                        let other = subgroup_shuffle_xor(sum, 1);
+                        if TPR == 2 {
+                            sum += other;
+                        }
                         l = l * alpha + sum;
                         if h == 0 {
                             alpha_s[r] = alpha;
@@ -1323,16 +1373,19 @@ macro_rules! block_kernel {
     };
 }
 
-block_kernel!(blk_d64, 64, 256, 0);
-block_kernel!(blk_d128, 128, 256, 0);
-block_kernel!(nosm_d64, 64, 256, 1);
-block_kernel!(nosm_d128, 128, 256, 1);
-block_kernel!(nopv_d64, 64, 256, 2);
-block_kernel!(nopv_d128, 128, 256, 2);
-block_kernel!(qk_d64, 64, 256, 3);
-block_kernel!(qk_d128, 128, 256, 3);
-block_kernel!(blk2_d64, 64, 256, 4);
-block_kernel!(blk2_d128, 128, 256, 4);
+block_kernel!(blk_d64, 64, 8, 256, 0);
+block_kernel!(blk_d128, 128, 8, 256, 0);
+block_kernel!(nosm_d64, 64, 8, 256, 1);
+block_kernel!(nosm_d128, 128, 8, 256, 1);
+block_kernel!(nopv_d64, 64, 8, 256, 2);
+block_kernel!(nopv_d128, 128, 8, 256, 2);
+block_kernel!(qk_d64, 64, 8, 256, 3);
+block_kernel!(qk_d128, 128, 8, 256, 3);
+block_kernel!(blk2_d64, 64, 8, 256, 4);
+block_kernel!(blk2_d128, 128, 8, 256, 4);
+// Four subgroups (32 rows × 32 keys of S, 32 rows × 64 columns of O each): fewer
+// threads a block, so that two blocks fit an SM's registers.
+block_kernel!(blk4_d64, 64, 4, 128, 4);
 
 #[kernels]
 mod simple {
