@@ -17,7 +17,7 @@
 //! accumulator, so a block of scores lives only in shared memory. Which
 //! kernel runs is chosen per call ([`AttentionKernel::Auto`]):
 //!
-//! - **Tiles** (`flash_*`, head dimensions 64 and 128, devices with
+//! - **Tiles** (`flash_*` and `blk*`, head dimensions 64 and 128, devices with
 //!   16 × 16 × 16 `f16` → `f32` matrix tiles: tensor cores): a block of
 //!   four subgroups owns 64 query rows of one (batch, head); each subgroup
 //!   keeps its 16 rows of `q` in tiles and its output in accumulator tiles
@@ -31,6 +31,18 @@
 //!   past it by `2^8` (the probabilities stay below 256: exact enough in
 //!   `f16`) and only then rescales the output through shared memory:
 //!   rarely, and the block decides together.
+//!
+//!   Above 64 query rows the tile path runs the block kernels
+//!   (`blk_d64`, `blk2_d128`; [`tile_variant`]): eight subgroups, 128
+//!   query rows a block, so that each tile loaded from shared memory
+//!   feeds more products. For `S = Q·Kᵀ` a subgroup owns 32 rows × 16 keys
+//!   (its `Q` tiles in registers; each `K` tile feeds two products); the
+//!   block's 128 × 32 scores go through shared memory to the softmax (two
+//!   threads a row, `P` written back as `F16Vec4`s); for `O += P·V` a
+//!   subgroup owns 32 rows × `D / 2` columns (per key tile 2 `P` and
+//!   `D / 32` `V` loads for `D / 16` products). `blk2_*` stores the scores
+//!   row-major (a thread's 16 scores contiguous) and skips the mask where
+//!   all of a thread's keys are visible.
 //! - **Simple** (`attention_simple`, any head dimension that is a multiple
 //!   of 4 up to 128, every device): one thread per query row, its query
 //!   and output in registers, keys and values read straight from memory
@@ -179,7 +191,7 @@ pub fn attention_with(
     match kernel {
         AttentionKernel::Decode => decode(device, &qv, &kv, &vv, &mut ov, shape)?,
         AttentionKernel::Simple => simple(device, &qv, &kv, &vv, &mut ov, shape)?,
-        AttentionKernel::Tiles => tiles(device, default_variant(shape.head_dim), &qv, &kv, &vv, &mut ov, shape)?,
+        AttentionKernel::Tiles => tiles(device, tile_variant(shape), &qv, &kv, &vv, &mut ov, shape)?,
         AttentionKernel::Variant(name) => tiles(device, name, &qv, &kv, &vv, &mut ov, shape)?,
         AttentionKernel::Auto => unreachable!("chosen above"),
     }
@@ -359,14 +371,47 @@ fn decode(
 
 /// The tile kernel variants by name: `flash_d64`, `flash_d128` (what
 /// [`AttentionKernel::Tiles`] runs) and others for comparison.
-pub const TILE_VARIANTS: [&str; 8] =
-    ["flash_d64", "flash_d128", "wide_d64", "qs_d64", "qs_d128", "direct_d64", "direct_d128", "lean_d128"];
+pub const TILE_VARIANTS: [&str; 19] = [
+    "flash_d64",
+    "flash_d128",
+    "wide_d64",
+    "qs_d64",
+    "qs_d128",
+    "direct_d64",
+    "direct_d128",
+    "lean_d128",
+    "blk_d64",
+    "blk_d128",
+    "nosm_d64",
+    "nosm_d128",
+    "nopv_d64",
+    "nopv_d128",
+    "qk_d64",
+    "qk_d128",
+    "blk2_d64",
+    "blk2_d128",
+    "blk4_d64",
+];
 
-fn default_variant(head_dim: u32) -> &'static str {
-    if head_dim == 64 {
-        "flash_d64"
-    } else {
-        "flash_d128"
+/// Tile variants that leave out part of the work (the softmax pass,
+/// `P·V`, or both: `qk_*`) to show what that part costs: their answers
+/// are wrong.
+pub fn is_profiling_variant(name: &str) -> bool {
+    ["nosm_", "nopv_", "qk_"].iter().any(|p| name.starts_with(p))
+}
+
+/// The tile kernel [`AttentionKernel::Tiles`] runs at `shape` (head
+/// dimension 64 or 128): the block kernels of 128 query rows (`blk2_d128`,
+/// `blk_d64`: the fastest on the H200, docs/performance.md, "Fused
+/// attention, fifth session") when there are more than 64 query rows, else
+/// `flash_d64`/`flash_d128` (64 rows a block: less idle work on short
+/// sequences).
+pub fn tile_variant(shape: &AttentionShape) -> &'static str {
+    match (shape.head_dim == 64, shape.seq_q > 64) {
+        (true, true) => "blk_d64",
+        (true, false) => "flash_d64",
+        (false, true) => "blk2_d128",
+        (false, false) => "flash_d128",
     }
 }
 
@@ -480,6 +525,149 @@ fn tiles(
         "lean_d128" => lean_d128::lean_d128::launch(
             device,
             rows(lean_d128::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "blk_d64" => blk_d64::blk_d64::launch(
+            device,
+            rows(blk_d64::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "blk_d128" => blk_d128::blk_d128::launch(
+            device,
+            rows(blk_d128::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "nosm_d64" => nosm_d64::nosm_d64::launch(
+            device,
+            rows(nosm_d64::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "nosm_d128" => nosm_d128::nosm_d128::launch(
+            device,
+            rows(nosm_d128::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "nopv_d64" => nopv_d64::nopv_d64::launch(
+            device,
+            rows(nopv_d64::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "nopv_d128" => nopv_d128::nopv_d128::launch(
+            device,
+            rows(nopv_d128::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "qk_d64" => {
+            qk_d64::qk_d64::launch(device, rows(qk_d64::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl)
+        }
+        "qk_d128" => qk_d128::qk_d128::launch(
+            device,
+            rows(qk_d128::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "blk2_d64" => blk2_d64::blk2_d64::launch(
+            device,
+            rows(blk2_d64::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "blk2_d128" => blk2_d128::blk2_d128::launch(
+            device,
+            rows(blk2_d128::BR as u32),
+            q,
+            k,
+            v,
+            o,
+            sz[0],
+            sz[1],
+            sz[2],
+            sz[3],
+            sz[4],
+            sl,
+        ),
+        "blk4_d64" => blk4_d64::blk4_d64::launch(
+            device,
+            rows(blk4_d64::BR as u32),
             q,
             k,
             v,
@@ -831,6 +1019,373 @@ flash_kernel!(direct_d64, 64, 4, 32, 64, 128, true, false, 8);
 flash_kernel!(direct_d128, 128, 4, 32, 64, 128, true, false, 8);
 // Both.
 flash_kernel!(lean_d128, 128, 4, 32, 64, 128, false, false, 64);
+
+/// The block tile kernel (fifth session): `$nt` = 256 threads, eight
+/// subgroups, 128 query rows per block, 32 keys per step, head dimension
+/// `$d`. Fewer shared-memory tile loads per tile product than
+/// [`flash_d128`]'s 16 rows per subgroup: for `S = Q·Kᵀ` a subgroup owns
+/// 32 query rows × 16 keys (its 2 × `D / 16` tiles of `Q` in registers,
+/// each `K` tile it loads feeds two products), the softmax runs over the
+/// block's 128 × 32 scores in shared memory (two threads a row) and writes
+/// `P` as `F16Vec4`s, and for `O += P·V` a subgroup owns 32 rows × `D / 2`
+/// columns (2 × `D / 32` accumulators: per key tile 2 `P` and `D / 32`
+/// `V` loads for `D / 16` products). `$mode`: 0 the kernel; 1 without the
+/// softmax pass, 2 without `P·V`, 3 without both (profiling variants, wrong
+/// answers).
+macro_rules! block_kernel {
+    ($module:ident, $d:tt, $nsg:tt, $nt:tt, $mode:tt) => {
+        #[kernels]
+        pub mod $module {
+            use onekernel::prelude::*;
+            use onekernel_runtime::tile::{mma, Accumulator, MatrixA, MatrixB};
+            use onekernel_runtime::F16Vec4;
+
+            /// The head dimension.
+            pub const D: usize = $d;
+            /// Subgroups per block: 8, or 4 (only with `MODE` bit 2).
+            const NSG: usize = $nsg;
+            /// Threads per block.
+            const NT: usize = $nt;
+            /// Query rows per block.
+            pub const BR: usize = 128;
+            /// Keys per step.
+            const BC: usize = 32;
+            /// The side of a tensor-core tile.
+            const T: usize = 16;
+            /// `f16` values per `F16Vec4`.
+            const L: usize = 4;
+            /// A staged row of `K`, `V` or `Q` in vectors, 16 bytes of padding.
+            const KS: usize = D / L + 2;
+            /// Tiles across a row of `Q`, `K`, `V` or `O`.
+            const DT: usize = D / T;
+            /// Key tiles per step.
+            const CT: usize = BC / T;
+            /// Groups of 32 query rows (two row tiles): subgroup `sg` owns group `sg % RG`.
+            const RG: usize = 4;
+            /// Output column tiles per subgroup.
+            const OC: usize = DT * RG / NSG;
+            /// A 16 × 16 score tile stored column by column, and 16 words of padding.
+            const ST: usize = T * T + 16;
+            /// A row of `P` in vectors: 32 keys and 16 bytes of padding.
+            const PS: usize = BC / L + 2;
+            /// Where `V` (`P`) starts in the staging array.
+            const VO: usize = BC * KS;
+            const PO: usize = 2 * BC * KS;
+            /// Vectors of `K` (of `V`) each thread copies per step.
+            const NV: usize = BC * (D / L) / NT;
+            /// Vectors of `Q` each thread stages per pass (64 rows a pass).
+            const NQ: usize = RG * T * (D / L) / NT;
+            /// Key tiles of `S` per subgroup.
+            const SK: usize = CT * RG / NSG;
+            /// Threads of the softmax a row (2, or 1 with four subgroups).
+            const TPR: usize = NT / BR;
+            /// Scores each thread of the softmax owns.
+            const KPT: usize = BC / TPR;
+            /// How far (in powers of two) a row's maximum may grow past its
+            /// reference before the output is rescaled.
+            const SLACK: f32 = 8.0;
+            /// 0: the kernel; bit 0: no softmax pass; bit 1: no `P·V`; bit 2:
+            /// the scores row-major (each thread's 16 in a row) and no mask
+            /// where every key is visible.
+            const MODE: u32 = $mode;
+            /// Whether the scores are stored row-major (`MODE` bit 2).
+            const ROWS: bool = MODE & 4 != 0;
+            /// A row of the row-major scores: 32 and 16 bytes of padding
+            /// (the 8 rows a quarter subgroup reads start in different banks).
+            const SR: usize = BC + 4;
+
+            /// One block per 128 query rows (`block_id().x`, the last rows
+            /// first) of one (batch, head) (`block_id().y`); arguments as
+            /// for the other tile kernels.
+            #[kernel(workgroup_size = $nt, max_shared_bytes = 49152)]
+            pub fn $module(
+                q: &[F16Vec4],
+                k: &[F16Vec4],
+                v: &[F16Vec4],
+                o: &mut [F16Vec4],
+                seq_q: u32,
+                seq_kv: u32,
+                cap: u32,
+                off: u32,
+                causal: u32,
+                scale_log2: f32,
+            ) {
+                // K (rows 0..BC), V (rows BC..2 BC), then P (128 rows of PS);
+                // before the walk, 64 rows of Q at a time where K and V go.
+                let kvp = shared::<[F16Vec4; 2 * BC * KS + BR * PS]>();
+                // The block's scores: tile (row tile i, key tile j) at (i CT + j) ST.
+                // (`ROWS`: row-major, 128 rows of SR; either way its first
+                // 2 NSG tiles of ST also carry the output tiles.)
+                let s_s = shared::<[f32; BR * SR]>();
+                let alpha_s = shared::<[f32; BR]>();
+                let l_s = shared::<[f32; BR]>();
+                let flags = shared::<[u32; 4]>();
+                let (seq_q, seq_kv, cap, off) = (seq_q as usize, seq_kv as usize, cap as usize, off as usize);
+                let dv = D / L;
+                let t = thread_id().x;
+                let sg = t / 32;
+                let lane = t % 32;
+                let rg = sg % RG;
+                // S: key tiles `kb .. kb + SK`; O: column tiles `cb .. cb + OC`.
+                let kb = (sg / RG) * SK;
+                let cb = (sg / RG) * OC;
+                // The softmax: row r, keys h KPT .. (h + 1) KPT.
+                let r = t / TPR;
+                let h = t % TPR;
+                let bh = block_id().y;
+                let (base_q, base_kv) = (bh * seq_q * dv, bh * cap * dv);
+                let q0 = (grid_dim().x - 1 - block_id().x) * BR;
+                let pos = off + q0 + r;
+                // Score j of this thread (column-major tiles, or rows).
+                let mine_s = if ROWS { r * SR + h * KPT } else { ((r / T) * CT + h) * ST + r % T };
+                let step_s = if ROWS { 1 } else { T };
+                if t == 0 {
+                    flags[0] = 0;
+                    flags[1] = 0;
+                }
+
+                // Q in two passes: pass p stages row tile p of each group
+                // (staged row 16 g + i is query row 32 g + 16 p + i).
+                #[unroll]
+                for i in 0..NQ {
+                    let e = t + i * NT;
+                    let sr = e / dv;
+                    let qr = q0 + (sr / T) * 2 * T + sr % T;
+                    kvp[sr * KS + e % dv] = if qr < seq_q { q[base_q + qr * dv + e % dv] } else { F16Vec4::ZERO };
+                }
+                workgroup_barrier();
+                let mut qa = [MatrixA::<T, T>::load(&kvp, rg * T * KS, KS); 2 * DT];
+                #[unroll]
+                for f in 1..DT {
+                    qa[f] = MatrixA::<T, T>::load(&kvp, rg * T * KS + f * T / L, KS);
+                }
+                workgroup_barrier();
+                #[unroll]
+                for i in 0..NQ {
+                    let e = t + i * NT;
+                    let sr = e / dv;
+                    let qr = q0 + (sr / T) * 2 * T + T + sr % T;
+                    kvp[sr * KS + e % dv] = if qr < seq_q { q[base_q + qr * dv + e % dv] } else { F16Vec4::ZERO };
+                }
+                workgroup_barrier();
+                #[unroll]
+                for f in 0..DT {
+                    qa[DT + f] = MatrixA::<T, T>::load(&kvp, rg * T * KS + f * T / L, KS);
+                }
+                let mut acc = [Accumulator::<f32, T, T>::zeros(); 2 * OC];
+                let mut m_ref = f32::NEG_INFINITY;
+                let mut l = 0.0f32;
+                let kend = if causal != 0 { seq_kv.min(off + q0 + BR) } else { seq_kv };
+                // K of the next step and V of this one, a step ahead.
+                let mut next_k = [F16Vec4::ZERO; NV];
+                let mut next_v = [F16Vec4::ZERO; NV];
+                #[unroll]
+                for i in 0..NV {
+                    let e = t + i * NT;
+                    if e / dv < kend {
+                        next_k[i] = k[base_kv + e];
+                        next_v[i] = v[base_kv + e];
+                    }
+                }
+                // Every subgroup has its Q tiles: K of step 0 goes where Q was.
+                workgroup_barrier();
+                #[unroll]
+                for i in 0..NV {
+                    let e = t + i * NT;
+                    kvp[e / dv * KS + e % dv] = next_k[i];
+                    next_k[i] = F16Vec4::ZERO;
+                    if BC + e / dv < kend {
+                        next_k[i] = k[base_kv + BC * dv + e];
+                    }
+                }
+                workgroup_barrier();
+                let mut k0 = 0;
+                let mut parity = 0;
+                while k0 < kend {
+                    // S: 32 rows × 16 SK keys per subgroup; each K tile feeds two products.
+                    let mut s = [Accumulator::<f32, T, T>::zeros(); 2 * SK];
+                    #[unroll]
+                    for f in 0..DT {
+                        #[unroll]
+                        for j in 0..SK {
+                            let kt = MatrixB::<T, T>::load_col_major(&kvp, (kb + j) * T * KS + f * T / L, KS);
+                            s[j] = mma(qa[f], kt, s[j]);
+                            s[SK + j] = mma(qa[DT + f], kt, s[SK + j]);
+                        }
+                    }
+                    #[unroll]
+                    for j in 0..SK {
+                        if ROWS {
+                            s[j].store(&mut s_s, 2 * rg * T * SR + (kb + j) * T, SR);
+                            s[SK + j].store(&mut s_s, (2 * rg + 1) * T * SR + (kb + j) * T, SR);
+                        } else {
+                            s[j].store_col_major(&mut s_s, (2 * rg * CT + kb + j) * ST, T);
+                            s[SK + j].store_col_major(&mut s_s, ((2 * rg + 1) * CT + kb + j) * ST, T);
+                        }
+                    }
+                    // The scores are visible; every subgroup is done with this
+                    // step's K, the last step's V and P.
+                    workgroup_barrier();
+                    let kn = k0 + BC;
+                    #[unroll]
+                    for i in 0..NV {
+                        let e = t + i * NT;
+                        kvp[e / dv * KS + e % dv] = next_k[i];
+                        kvp[VO + e / dv * KS + e % dv] = next_v[i];
+                    }
+                    #[unroll]
+                    for i in 0..NV {
+                        let e = t + i * NT;
+                        let kr = kn + BC + e / dv;
+                        next_k[i] = if kr < kend { k[base_kv + (kn + BC) * dv + e] } else { F16Vec4::ZERO };
+                        let vr = kn + e / dv;
+                        next_v[i] = if vr < kend { v[base_kv + kn * dv + e] } else { F16Vec4::ZERO };
+                    }
+
+                    if MODE & 1 == 0 {
+                        // The online softmax of this thread's 16 scores.
+                        let mut x = [0.0f32; KPT];
+                        let mut top = f32::NEG_INFINITY;
+                        // With ROWS, a thread whose keys are all visible skips the mask.
+                        let k1 = k0 + h * KPT + KPT;
+                        if ROWS && k1 <= seq_kv && (causal == 0 || k1 <= pos + 1) {
+                            #[unroll]
+                            for j in 0..KPT {
+                                x[j] = s_s[mine_s + j] * scale_log2;
+                                top = top.max(x[j]);
+                            }
+                        } else {
+                            #[unroll]
+                            for j in 0..KPT {
+                                let key = k0 + h * KPT + j;
+                                let valid = key < seq_kv && (causal == 0 || key <= pos);
+                                x[j] = if valid { s_s[mine_s + j * step_s] * scale_log2 } else { f32::NEG_INFINITY };
+                                top = top.max(x[j]);
+                            }
+                        }
+                        // The row's other thread (with two a row).
+                        let other = subgroup_shuffle_xor(top, 1);
+                        if TPR == 2 {
+                            top = top.max(other);
+                        }
+                        let mut alpha = 1.0f32;
+                        if top > m_ref + SLACK {
+                            if m_ref > f32::NEG_INFINITY {
+                                alpha = (m_ref - top).exp2();
+                                flags[parity] = 1;
+                            }
+                            m_ref = top;
+                        }
+                        let mut p = [0.0f32; KPT];
+                        #[unroll]
+                        for j in 0..KPT {
+                            p[j] = if x[j] > f32::NEG_INFINITY { (x[j] - m_ref).exp2() } else { 0.0 };
+                        }
+                        let mut sum = 0.0f32;
+                        #[unroll]
+                        for c in 0..KPT / L {
+                            let e4 = Vec4::new(p[c * L], p[c * L + 1], p[c * L + 2], p[c * L + 3]);
+                            let p4 = F16Vec4::from_vec4(e4);
+                            kvp[PO + r * PS + h * (KPT / L) + c] = p4;
+                            let back = p4.to_vec4();
+                            sum += back.x + back.y + back.z + back.w;
+                        }
+                        let other = subgroup_shuffle_xor(sum, 1);
+                        if TPR == 2 {
+                            sum += other;
+                        }
+                        l = l * alpha + sum;
+                        if h == 0 {
+                            alpha_s[r] = alpha;
+                        }
+                    }
+                    // P, the next K and this V are visible; whether any row
+                    // must rescale, read by all.
+                    let rescale = workgroup_uniform_load(&flags[parity]);
+                    if t == 0 {
+                        flags[1 - parity] = 0;
+                    }
+                    // Rare: scale the output tiles, two at a time, through
+                    // this subgroup's two tiles of the scores' memory (lane
+                    // `lane` scales query row 32 rg + lane).
+                    if rescale != 0 {
+                        let mine_o = sg * 2 * ST + (lane / T) * ST + lane % T;
+                        let a = alpha_s[rg * 2 * T + lane];
+                        #[unroll]
+                        for j in 0..OC {
+                            acc[j].store_col_major(&mut s_s, sg * 2 * ST, T);
+                            acc[OC + j].store_col_major(&mut s_s, sg * 2 * ST + ST, T);
+                            workgroup_barrier();
+                            #[unroll]
+                            for c in 0..T {
+                                s_s[mine_o + c * T] *= a;
+                            }
+                            workgroup_barrier();
+                            acc[j] = Accumulator::<f32, T, T>::load_col_major(&s_s, sg * 2 * ST, T);
+                            acc[OC + j] = Accumulator::<f32, T, T>::load_col_major(&s_s, sg * 2 * ST + ST, T);
+                            workgroup_barrier();
+                        }
+                    }
+
+                    if MODE & 2 == 0 {
+                        // O += P·V: per key tile 2 P tiles and OC V tiles, 2 OC products.
+                        #[unroll]
+                        for j in 0..CT {
+                            let p0 = MatrixA::<T, T>::load(&kvp, PO + rg * 2 * T * PS + j * T / L, PS);
+                            let p1 = MatrixA::<T, T>::load(&kvp, PO + (rg * 2 + 1) * T * PS + j * T / L, PS);
+                            #[unroll]
+                            for c in 0..OC {
+                                let vt = MatrixB::<T, T>::load(&kvp, VO + j * T * KS + (cb + c) * T / L, KS);
+                                acc[c] = mma(p0, vt, acc[c]);
+                                acc[OC + c] = mma(p1, vt, acc[OC + c]);
+                            }
+                        }
+                    }
+                    k0 = kn;
+                    parity = 1 - parity;
+                }
+
+                // O / l, two tiles at a time through the scores' memory, to f16.
+                if h == 0 {
+                    l_s[r] = l;
+                }
+                let row = rg * 2 * T + lane;
+                let qi = q0 + row;
+                let mine_o = sg * 2 * ST + (lane / T) * ST + lane % T;
+                #[unroll]
+                for j in 0..OC {
+                    workgroup_barrier();
+                    acc[j].store_col_major(&mut s_s, sg * 2 * ST, T);
+                    acc[OC + j].store_col_major(&mut s_s, sg * 2 * ST + ST, T);
+                    workgroup_barrier();
+                    if qi < seq_q {
+                        let inv = 1.0 / l_s[row];
+                        #[unroll]
+                        for c in 0..T / L {
+                            let at = mine_o + c * L * T;
+                            let out = Vec4::new(s_s[at], s_s[at + T], s_s[at + 2 * T], s_s[at + 3 * T]) * inv;
+                            o[base_q + qi * dv + (cb + j) * T / L + c] = F16Vec4::from_vec4(out);
+                        }
+                    }
+                }
+            }
+        }
+    };
+}
+
+block_kernel!(blk_d64, 64, 8, 256, 0);
+block_kernel!(blk_d128, 128, 8, 256, 0);
+block_kernel!(nosm_d64, 64, 8, 256, 1);
+block_kernel!(nosm_d128, 128, 8, 256, 1);
+block_kernel!(nopv_d64, 64, 8, 256, 2);
+block_kernel!(nopv_d128, 128, 8, 256, 2);
+block_kernel!(qk_d64, 64, 8, 256, 3);
+block_kernel!(qk_d128, 128, 8, 256, 3);
+block_kernel!(blk2_d64, 64, 8, 256, 4);
+block_kernel!(blk2_d128, 128, 8, 256, 4);
+// Four subgroups (32 rows × 32 keys of S, 32 rows × 64 columns of O each): fewer
+// threads a block, so that two blocks fit an SM's registers.
+block_kernel!(blk4_d64, 64, 4, 128, 4);
 
 #[kernels]
 mod simple {
