@@ -369,36 +369,14 @@ fn decode(
     Ok(())
 }
 
-/// The tile kernel variants by name: `flash_d64`, `flash_d128` (what
-/// [`AttentionKernel::Tiles`] runs) and others for comparison.
-pub const TILE_VARIANTS: [&str; 19] = [
-    "flash_d64",
-    "flash_d128",
-    "wide_d64",
-    "qs_d64",
-    "qs_d128",
-    "direct_d64",
-    "direct_d128",
-    "lean_d128",
-    "blk_d64",
-    "blk_d128",
-    "nosm_d64",
-    "nosm_d128",
-    "nopv_d64",
-    "nopv_d128",
-    "qk_d64",
-    "qk_d128",
-    "blk2_d64",
-    "blk2_d128",
-    "blk4_d64",
-];
-
-/// Tile variants that leave out part of the work (the softmax pass,
-/// `P·V`, or both: `qk_*`) to show what that part costs: their answers
-/// are wrong.
-pub fn is_profiling_variant(name: &str) -> bool {
-    ["nosm_", "nopv_", "qk_"].iter().any(|p| name.starts_with(p))
-}
+/// The tile kernel variants by name: `flash_d64`, `flash_d128` (64 query
+/// rows a block, what [`AttentionKernel::Tiles`] runs for short query
+/// sequences), `blk_*` and `blk2_*` (128 rows a block; see
+/// [`tile_variant`]). The variants measured and dropped on the way (more
+/// subgroups, `Q` from shared memory, no prefetch, four-subgroup blocks,
+/// and the profiling variants without the softmax or `P·V`) are in
+/// docs/performance.md, "Fused attention, fifth session".
+pub const TILE_VARIANTS: [&str; 6] = ["flash_d64", "flash_d128", "blk_d64", "blk_d128", "blk2_d64", "blk2_d128"];
 
 /// The tile kernel [`AttentionKernel::Tiles`] runs at `shape` (head
 /// dimension 64 or 128): the block kernels of 128 query rows (`blk2_d128`,
@@ -434,253 +412,29 @@ fn tiles(
         ));
     }
     let rows = |br: u32| Grid::blocks([s.seq_q.div_ceil(br) as usize, bh]);
-    match variant {
-        "flash_d64" => flash_d64::flash_d64::launch(
-            device,
-            rows(flash_d64::BR as u32),
-            q,
-            k,
-            v,
-            o,
-            sz[0],
-            sz[1],
-            sz[2],
-            sz[3],
-            sz[4],
-            sl,
-        ),
-        "flash_d128" => flash_d128::flash_d128::launch(
-            device,
-            rows(flash_d128::BR as u32),
-            q,
-            k,
-            v,
-            o,
-            sz[0],
-            sz[1],
-            sz[2],
-            sz[3],
-            sz[4],
-            sl,
-        ),
-        "wide_d64" => wide_d64::wide_d64::launch(
-            device,
-            rows(wide_d64::BR as u32),
-            q,
-            k,
-            v,
-            o,
-            sz[0],
-            sz[1],
-            sz[2],
-            sz[3],
-            sz[4],
-            sl,
-        ),
-        "qs_d64" => {
-            qs_d64::qs_d64::launch(device, rows(qs_d64::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl)
-        }
-        "qs_d128" => qs_d128::qs_d128::launch(
-            device,
-            rows(qs_d128::BR as u32),
-            q,
-            k,
-            v,
-            o,
-            sz[0],
-            sz[1],
-            sz[2],
-            sz[3],
-            sz[4],
-            sl,
-        ),
-        "direct_d64" => direct_d64::direct_d64::launch(
-            device,
-            rows(direct_d64::BR as u32),
-            q,
-            k,
-            v,
-            o,
-            sz[0],
-            sz[1],
-            sz[2],
-            sz[3],
-            sz[4],
-            sl,
-        ),
-        "direct_d128" => direct_d128::direct_d128::launch(
-            device,
-            rows(direct_d128::BR as u32),
-            q,
-            k,
-            v,
-            o,
-            sz[0],
-            sz[1],
-            sz[2],
-            sz[3],
-            sz[4],
-            sl,
-        ),
-        "lean_d128" => lean_d128::lean_d128::launch(
-            device,
-            rows(lean_d128::BR as u32),
-            q,
-            k,
-            v,
-            o,
-            sz[0],
-            sz[1],
-            sz[2],
-            sz[3],
-            sz[4],
-            sl,
-        ),
-        "blk_d64" => blk_d64::blk_d64::launch(
-            device,
-            rows(blk_d64::BR as u32),
-            q,
-            k,
-            v,
-            o,
-            sz[0],
-            sz[1],
-            sz[2],
-            sz[3],
-            sz[4],
-            sl,
-        ),
-        "blk_d128" => blk_d128::blk_d128::launch(
-            device,
-            rows(blk_d128::BR as u32),
-            q,
-            k,
-            v,
-            o,
-            sz[0],
-            sz[1],
-            sz[2],
-            sz[3],
-            sz[4],
-            sl,
-        ),
-        "nosm_d64" => nosm_d64::nosm_d64::launch(
-            device,
-            rows(nosm_d64::BR as u32),
-            q,
-            k,
-            v,
-            o,
-            sz[0],
-            sz[1],
-            sz[2],
-            sz[3],
-            sz[4],
-            sl,
-        ),
-        "nosm_d128" => nosm_d128::nosm_d128::launch(
-            device,
-            rows(nosm_d128::BR as u32),
-            q,
-            k,
-            v,
-            o,
-            sz[0],
-            sz[1],
-            sz[2],
-            sz[3],
-            sz[4],
-            sl,
-        ),
-        "nopv_d64" => nopv_d64::nopv_d64::launch(
-            device,
-            rows(nopv_d64::BR as u32),
-            q,
-            k,
-            v,
-            o,
-            sz[0],
-            sz[1],
-            sz[2],
-            sz[3],
-            sz[4],
-            sl,
-        ),
-        "nopv_d128" => nopv_d128::nopv_d128::launch(
-            device,
-            rows(nopv_d128::BR as u32),
-            q,
-            k,
-            v,
-            o,
-            sz[0],
-            sz[1],
-            sz[2],
-            sz[3],
-            sz[4],
-            sl,
-        ),
-        "qk_d64" => {
-            qk_d64::qk_d64::launch(device, rows(qk_d64::BR as u32), q, k, v, o, sz[0], sz[1], sz[2], sz[3], sz[4], sl)
-        }
-        "qk_d128" => qk_d128::qk_d128::launch(
-            device,
-            rows(qk_d128::BR as u32),
-            q,
-            k,
-            v,
-            o,
-            sz[0],
-            sz[1],
-            sz[2],
-            sz[3],
-            sz[4],
-            sl,
-        ),
-        "blk2_d64" => blk2_d64::blk2_d64::launch(
-            device,
-            rows(blk2_d64::BR as u32),
-            q,
-            k,
-            v,
-            o,
-            sz[0],
-            sz[1],
-            sz[2],
-            sz[3],
-            sz[4],
-            sl,
-        ),
-        "blk2_d128" => blk2_d128::blk2_d128::launch(
-            device,
-            rows(blk2_d128::BR as u32),
-            q,
-            k,
-            v,
-            o,
-            sz[0],
-            sz[1],
-            sz[2],
-            sz[3],
-            sz[4],
-            sl,
-        ),
-        "blk4_d64" => blk4_d64::blk4_d64::launch(
-            device,
-            rows(blk4_d64::BR as u32),
-            q,
-            k,
-            v,
-            o,
-            sz[0],
-            sz[1],
-            sz[2],
-            sz[3],
-            sz[4],
-            sl,
-        ),
-        other => Err(arg_error("kernel", format!("no tile kernel variant `{other}` (see TILE_VARIANTS)"))),
+    // One arm per variant, from the list that `TILE_VARIANTS` names.
+    macro_rules! launch {
+        ($($name:ident),*) => {
+            match variant {
+                $(stringify!($name) => $name::$name::launch(
+                    device,
+                    rows($name::BR as u32),
+                    q,
+                    k,
+                    v,
+                    o,
+                    sz[0],
+                    sz[1],
+                    sz[2],
+                    sz[3],
+                    sz[4],
+                    sl,
+                ),)*
+                other => Err(arg_error("kernel", format!("no tile kernel variant `{other}` (see TILE_VARIANTS)"))),
+            }
+        };
     }
+    launch!(flash_d64, flash_d128, blk_d64, blk_d128, blk2_d64, blk2_d128)
 }
 
 /// One tile kernel: head dimension `D`, `NSG` subgroups of 32 threads
@@ -1008,17 +762,6 @@ macro_rules! flash_kernel {
 // (29 KiB of shared memory at D = 128).
 flash_kernel!(flash_d64, 64, 4, 32, 64, 128, true, true, 8);
 flash_kernel!(flash_d128, 128, 4, 32, 64, 128, true, true, 8);
-// Eight subgroups (128 query rows per block: K and V read half as often;
-// at D = 128 the shared memory would pass 48 KiB).
-flash_kernel!(wide_d64, 64, 8, 32, 128, 256, true, true, 8);
-// Q's tiles loaded from shared memory at every step (fewer registers).
-flash_kernel!(qs_d64, 64, 4, 32, 64, 128, false, true, 64);
-flash_kernel!(qs_d128, 128, 4, 32, 64, 128, false, true, 64);
-// K and V not held a step ahead (fewer registers).
-flash_kernel!(direct_d64, 64, 4, 32, 64, 128, true, false, 8);
-flash_kernel!(direct_d128, 128, 4, 32, 64, 128, true, false, 8);
-// Both.
-flash_kernel!(lean_d128, 128, 4, 32, 64, 128, false, false, 64);
 
 /// The block tile kernel (fifth session): `$nt` = 256 threads, eight
 /// subgroups, 128 query rows per block, 32 keys per step, head dimension
@@ -1029,9 +772,11 @@ flash_kernel!(lean_d128, 128, 4, 32, 64, 128, false, false, 64);
 /// block's 128 × 32 scores in shared memory (two threads a row) and writes
 /// `P` as `F16Vec4`s, and for `O += P·V` a subgroup owns 32 rows × `D / 2`
 /// columns (2 × `D / 32` accumulators: per key tile 2 `P` and `D / 32`
-/// `V` loads for `D / 16` products). `$mode`: 0 the kernel; 1 without the
-/// softmax pass, 2 without `P·V`, 3 without both (profiling variants, wrong
-/// answers).
+/// `V` loads for `D / 16` products). `$mode`: 0 the kernel, 4 the scores
+/// stored row-major (`blk2_*`); bits 1 and 2 leave out the softmax pass and
+/// `P·V` to time the rest (wrong answers, so no such instance is kept: add
+/// one, e.g. `block_kernel!(qk_d128, 128, 8, 256, 3)`, and a launch arm to
+/// measure the parts again).
 macro_rules! block_kernel {
     ($module:ident, $d:tt, $nsg:tt, $nt:tt, $mode:tt) => {
         #[kernels]
@@ -1375,17 +1120,8 @@ macro_rules! block_kernel {
 
 block_kernel!(blk_d64, 64, 8, 256, 0);
 block_kernel!(blk_d128, 128, 8, 256, 0);
-block_kernel!(nosm_d64, 64, 8, 256, 1);
-block_kernel!(nosm_d128, 128, 8, 256, 1);
-block_kernel!(nopv_d64, 64, 8, 256, 2);
-block_kernel!(nopv_d128, 128, 8, 256, 2);
-block_kernel!(qk_d64, 64, 8, 256, 3);
-block_kernel!(qk_d128, 128, 8, 256, 3);
 block_kernel!(blk2_d64, 64, 8, 256, 4);
 block_kernel!(blk2_d128, 128, 8, 256, 4);
-// Four subgroups (32 rows × 32 keys of S, 32 rows × 64 columns of O each): fewer
-// threads a block, so that two blocks fit an SM's registers.
-block_kernel!(blk4_d64, 64, 4, 128, 4);
 
 #[kernels]
 mod simple {
