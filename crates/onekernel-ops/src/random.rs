@@ -114,6 +114,25 @@ pub mod kernels {
         x
     }
 
+    /// [`philox4x32_10_64`] with each round's two products taken whole
+    /// (one `u64` product gives both the high and the low word, where the
+    /// other rounds multiply twice: `mul_hi_64` and `wrapping_mul`): the
+    /// same numbers.
+    #[helper]
+    pub fn philox4x32_10_wide(c: UVec4, k0: u32, k1: u32) -> UVec4 {
+        let mut x = c;
+        let mut key0 = k0;
+        let mut key1 = k1;
+        for _ in 0..10 {
+            let p0 = u64::from(M0) * u64::from(x.x);
+            let p1 = u64::from(M1) * u64::from(x.z);
+            x = UVec4::new((p1 >> 32) as u32 ^ x.y ^ key0, p1 as u32, (p0 >> 32) as u32 ^ x.w ^ key1, p0 as u32);
+            key0 = key0.wrapping_add(W0);
+            key1 = key1.wrapping_add(W1);
+        }
+        x
+    }
+
     /// The counter of the stream's block `q_lo + g` (with the carry into
     /// the high word of the block index).
     #[helper]
@@ -189,6 +208,47 @@ pub mod kernels {
         let g = global_id().x;
         if g < out.len() {
             out[g] = to_words(philox4x32_10_64(counter(g as u32, q_lo, q_hi), k0, k1), MODE, mean, std);
+        }
+    }
+
+    /// [`philox_vec_64`] over [`philox4x32_10_wide`] (one `u64` product a
+    /// multiply): the same numbers.
+    #[kernel(workgroup_size = 256)]
+    pub fn philox_vec_wide<const MODE: u32>(
+        out: &mut [UVec4],
+        q_lo: u32,
+        q_hi: u32,
+        k0: u32,
+        k1: u32,
+        mean: f32,
+        std: f32,
+    ) {
+        let g = global_id().x;
+        if g < out.len() {
+            out[g] = to_words(philox4x32_10_wide(counter(g as u32, q_lo, q_hi), k0, k1), MODE, mean, std);
+        }
+    }
+
+    /// [`philox_vec_wide`] over a grid of `threads` threads that strides
+    /// the output: thread `g` writes the vectors `g`, `g + threads`, ...
+    /// (each store coalesced across the warp). Launch `threads` threads (a
+    /// few blocks a multiprocessor).
+    #[kernel(workgroup_size = 256)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn philox_vec_stride<const MODE: u32>(
+        out: &mut [UVec4],
+        q_lo: u32,
+        q_hi: u32,
+        k0: u32,
+        k1: u32,
+        mean: f32,
+        std: f32,
+        threads: u32,
+    ) {
+        let mut i = global_id().x;
+        while i < out.len() {
+            out[i] = to_words(philox4x32_10_wide(counter(i as u32, q_lo, q_hi), k0, k1), MODE, mean, std);
+            i += threads as usize;
         }
     }
 
