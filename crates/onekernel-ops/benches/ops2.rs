@@ -55,18 +55,34 @@ struct Row {
     rate: String,
 }
 
-/// Times `iters` calls of `f` (after one warm-up call): per call, the GPU
-/// kernel time and the wall time.
+/// Times `iters` calls of `f` (after 20 ms of warm-up calls), five times:
+/// per call, the median GPU kernel time and the median wall time.
 fn time<E: std::fmt::Debug>(device: &Device, iters: usize, mut f: impl FnMut() -> Result<(), E>) -> (f64, f64) {
-    // A warm-up call, waited for (`time` waits for the device): pipelines
-    // made and compiled by the driver before the clock starts.
-    let (r, _) = device.time(&mut f).expect("timing");
-    r.expect("warm-up");
-    let start = Instant::now();
-    let (r, timing) = device.time(|| (0..iters).try_for_each(|_| f())).expect("timing");
-    r.expect("launch");
-    let wall = start.elapsed().as_secs_f64() / iters as f64;
-    (timing.total.as_secs_f64() / iters as f64, wall)
+    // Warm-up calls, waited for (`time` waits for the device): pipelines
+    // made and compiled by the driver before the clock starts, and the GPU
+    // kept busy for 20 ms first (after the host's work between rows it
+    // may have lowered its clock: rows 2-3x slow in blocks, 2026-12-04).
+    let warm = Instant::now();
+    let mut calls = 0;
+    while calls < 3 || warm.elapsed().as_secs_f64() < 0.02 {
+        let (r, _) = device.time(|| (0..4).try_for_each(|_| f())).expect("timing");
+        r.expect("warm-up");
+        calls += 4;
+    }
+    // Then the median of 5 batches of `iters` calls (as the PyTorch
+    // baseline times).
+    let mut kernels = Vec::new();
+    let mut walls = Vec::new();
+    for _ in 0..5 {
+        let start = Instant::now();
+        let (r, timing) = device.time(|| (0..iters).try_for_each(|_| f())).expect("timing");
+        r.expect("launch");
+        walls.push(start.elapsed().as_secs_f64() / iters as f64);
+        kernels.push(timing.total.as_secs_f64() / iters as f64);
+    }
+    kernels.sort_by(f64::total_cmp);
+    walls.sort_by(f64::total_cmp);
+    (kernels[2], walls[2])
 }
 
 fn hash(i: usize) -> u32 {
@@ -321,6 +337,19 @@ fn random_variants(device: &Device, n: usize, iters: usize, rows: &mut Vec<Row>)
         if int64 {
             one(format!("uniform f32, philox_vec_64{what}"), d, &|d, f| {
                 Ok(philox_vec_64::launch::<1>(
+                    d,
+                    Grid::threads(v),
+                    &mut *f.view_as_mut::<UVec4>()?,
+                    0,
+                    0,
+                    1,
+                    0,
+                    0.0,
+                    1.0,
+                )?)
+            });
+            one(format!("uniform f32, philox_vec_64, MODE 3 (to_unit_bits){what}"), d, &|d, f| {
+                Ok(philox_vec_64::launch::<3>(
                     d,
                     Grid::threads(v),
                     &mut *f.view_as_mut::<UVec4>()?,

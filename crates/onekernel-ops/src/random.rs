@@ -148,6 +148,17 @@ pub mod kernels {
         (w >> 8) as f32 * (1.0 / 16_777_216.0)
     }
 
+    /// [`to_unit`] without an integer-to-float conversion: the top 23 of
+    /// the 24 bits as the mantissa of a float in `[1, 2)`, minus 1 (exact),
+    /// plus the 24th bit's `2^-24` (exact: the sum is `(w >> 8) * 2^-24`,
+    /// which a float holds). The same bits as [`to_unit`] for every word
+    /// (the tests compare all four of each block drawn).
+    #[helper]
+    pub fn to_unit_bits(w: u32) -> f32 {
+        let low = if w & 0x100 != 0 { 1.0 / 16_777_216.0 } else { 0.0f32 };
+        (f32::from_bits(0x3F80_0000 | (w >> 9)) - 1.0) + low
+    }
+
     /// A block's four words as uniform `f32`s (`normal` 0) or as normal
     /// ones (Box–Muller on each pair), times `std` plus `mean`.
     #[helper]
@@ -169,12 +180,20 @@ pub mod kernels {
     }
 
     /// A block's four words as what `MODE` draws, as bits: the words
-    /// themselves (0), uniform `f32`s (1) or normal ones (2), see
-    /// [`to_f32s`].
+    /// themselves (0), uniform `f32`s (1, or 3 through [`to_unit_bits`]:
+    /// the same numbers) or normal ones (2), see [`to_f32s`].
     #[helper]
     pub fn to_words(w: UVec4, mode: u32, mean: f32, std: f32) -> UVec4 {
         if mode == 0 {
             w
+        } else if mode == 3 {
+            // Uniform through `to_unit_bits`: the same numbers as mode 1.
+            UVec4::new(
+                to_unit_bits(w.x).to_bits(),
+                to_unit_bits(w.y).to_bits(),
+                to_unit_bits(w.z).to_bits(),
+                to_unit_bits(w.w).to_bits(),
+            )
         } else {
             let z = to_f32s(w, mode - 1, mean, std);
             UVec4::new(z.x.to_bits(), z.y.to_bits(), z.z.to_bits(), z.w.to_bits())
