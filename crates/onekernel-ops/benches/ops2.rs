@@ -303,85 +303,73 @@ fn floor(device: &Device, n: usize, iters: usize, rows: &mut Vec<Row>) {
 }
 
 /// The Philox kernels of `ops::random` launched one by one for uniform
-/// `f32`s (offset 0, seed 1): each checked bit for bit against
-/// `uniform_into`.
+/// `f32`s (offset 0, seed 1), each into a zeroed buffer of its own; all
+/// timed first, then each checked bit for bit against `uniform_into` (host
+/// work between the timings leaves the GPU idle long enough to lower its
+/// clock: the first runs of this saw 345 MHz in `nvidia-smi`).
 fn random_variants(device: &Device, n: usize, iters: usize, rows: &mut Vec<Row>) {
     use onekernel::ops::random::kernels::{philox_vec, philox_vec_64, philox_vec_stride, philox_vec_wide};
-    let mut want = Buffer::<f32>::zeroed(device, n).unwrap();
-    uniform_into(device, &mut want, 1, 0).unwrap();
-    let want = want.read().unwrap();
-    let mut f = Buffer::<f32>::zeroed(device, n).unwrap();
+    type Launch = Box<dyn Fn(&Device, &mut Buffer<f32>) -> Result<(), onekernel::ops::OpError>>;
     // SAFETY: each kernel guards its stores by the output's length.
     let unchecked = unsafe { device.unchecked() };
     let int64 = onekernel::ops::random::has_int64(device);
     let v = n / 4;
-    let mut one =
-        |name: String,
-         d: &Device,
-         launch: &dyn Fn(&Device, &mut Buffer<f32>) -> Result<(), onekernel::ops::OpError>| {
-            f.write(&vec![0.0; n]).unwrap();
-            let (k, w) = time(d, iters, || launch(d, &mut f));
-            let ok = f.read().unwrap().iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits());
-            rows.push(Row {
-                op: name,
-                shape: format!("2^{}", n.trailing_zeros()),
-                kernels_ms: k * 1e3,
-                wall_ms: w * 1e3,
-                rate: format!("{:.0} GB/s{}", (4 * n) as f64 / k * 1e-9, if ok { "" } else { " WRONG" }),
-            });
-        };
-    for (d, what) in [(device, ""), (&unchecked, " unchecked")] {
-        one(format!("uniform f32, philox_vec (16-bit halves){what}"), d, &|d, f| {
-            Ok(philox_vec::launch::<1>(d, Grid::threads(v), &mut *f.view_as_mut::<UVec4>()?, 0, 0, 1, 0, 0.0, 1.0)?)
-        });
-        if int64 {
-            one(format!("uniform f32, philox_vec_64{what}"), d, &|d, f| {
-                Ok(philox_vec_64::launch::<1>(
-                    d,
-                    Grid::threads(v),
-                    &mut *f.view_as_mut::<UVec4>()?,
-                    0,
-                    0,
-                    1,
-                    0,
-                    0.0,
-                    1.0,
-                )?)
-            });
-            one(format!("uniform f32, philox_vec_64, MODE 3 (to_unit_bits){what}"), d, &|d, f| {
-                Ok(philox_vec_64::launch::<3>(
-                    d,
-                    Grid::threads(v),
-                    &mut *f.view_as_mut::<UVec4>()?,
-                    0,
-                    0,
-                    1,
-                    0,
-                    0.0,
-                    1.0,
-                )?)
-            });
-            one(format!("uniform f32, philox_vec_wide{what}"), d, &|d, f| {
-                Ok(philox_vec_wide::launch::<1>(
-                    d,
-                    Grid::threads(v),
-                    &mut *f.view_as_mut::<UVec4>()?,
-                    0,
-                    0,
-                    1,
-                    0,
-                    0.0,
-                    1.0,
-                )?)
-            });
-            for threads in [1usize << 17, 1 << 18, 1 << 20] {
-                one(format!("uniform f32, philox_vec_stride {threads} threads{what}"), d, &|d, f| {
+    let mut variants: Vec<(String, Launch)> = vec![(
+        "philox_vec (16-bit halves)".into(),
+        Box::new(move |d, f| {
+            Ok(philox_vec::launch::<1>(d, Grid::threads(v), &mut *f.view_as_mut()?, 0, 0, 1, 0, 0.0, 1.0)?)
+        }),
+    )];
+    if int64 {
+        variants.push((
+            "philox_vec_64".into(),
+            Box::new(move |d, f| {
+                Ok(philox_vec_64::launch::<1>(d, Grid::threads(v), &mut *f.view_as_mut()?, 0, 0, 1, 0, 0.0, 1.0)?)
+            }),
+        ));
+        variants.push((
+            "philox_vec_64, MODE 3 (to_unit_bits)".into(),
+            Box::new(move |d, f| {
+                Ok(philox_vec_64::launch::<3>(d, Grid::threads(v), &mut *f.view_as_mut()?, 0, 0, 1, 0, 0.0, 1.0)?)
+            }),
+        ));
+        variants.push((
+            "philox_vec_wide".into(),
+            Box::new(move |d, f| {
+                Ok(philox_vec_wide::launch::<1>(d, Grid::threads(v), &mut *f.view_as_mut()?, 0, 0, 1, 0, 0.0, 1.0)?)
+            }),
+        ));
+        for threads in [1usize << 18, 1 << 20] {
+            variants.push((
+                format!("philox_vec_stride {threads} threads"),
+                Box::new(move |d, f| {
                     let t = threads as u32;
-                    let out = &mut *f.view_as_mut::<UVec4>()?;
+                    let out = &mut *f.view_as_mut()?;
                     Ok(philox_vec_stride::launch::<1>(d, Grid::threads(threads), out, 0, 0, 1, 0, 0.0, 1.0, t)?)
-                });
-            }
+                }),
+            ));
         }
+    }
+    let mut outs = Vec::new();
+    for (d, what) in [(device, ""), (&unchecked, " unchecked")] {
+        for (name, launch) in &variants {
+            let mut f = Buffer::<f32>::zeroed(device, n).unwrap();
+            let (k, w) = time(d, iters, || launch(d, &mut f));
+            outs.push((format!("uniform f32, {name}{what}"), k, w, f));
+        }
+    }
+    let mut want = Buffer::<f32>::zeroed(device, n).unwrap();
+    uniform_into(device, &mut want, 1, 0).unwrap();
+    let want = want.read().unwrap();
+    for (op, k, w, f) in outs {
+        let ok = f.read().unwrap().iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits());
+        rows.push(Row {
+            op,
+            shape: format!("2^{}", n.trailing_zeros()),
+            kernels_ms: k * 1e3,
+            wall_ms: w * 1e3,
+            rate: format!("{:.0} GB/s{}", (4 * n) as f64 / k * 1e-9, if ok { "" } else { " WRONG" }),
+        });
     }
 }
 
