@@ -32,6 +32,12 @@
 //! [`philox_vec_per`] computes 2 or 4 blocks a thread (the same numbers;
 //! on the H200 no faster than one, so the ops use [`philox_vec`]:
 //! `docs/performance.md`).
+//! [`philox_vec_wide`] (each round's two products from one `u64`
+//! product), [`philox_vec_stride`] (a fixed grid striding the output) and
+//! `MODE` 3 ([`to_unit_bits`]: the uniform float without an
+//! integer-to-float conversion) are the same numbers again, kept for the
+//! benchmark (`ops2 --only random`); the H200 numbers are in
+//! `docs/performance.md`.
 //! The const parameter `MODE` of both says what is drawn (words, uniform,
 //! normal). On the CPU executor the same blocks are computed in plain
 //! Rust with rayon and native 64-bit products (the same numbers: the
