@@ -12,7 +12,7 @@ Timing: CUDA events around `iters` back-to-back calls, divided by `iters`;
 3 warm-up calls first, then the median of 5 such batches. Without CUDA
 it runs on the CPU with small sizes (to check that it works).
 
-usage: python3 peers/torch/ops2_baseline.py [--quick] [--only sort,norm,random,matmul]
+usage: python3 peers/torch/ops2_baseline.py [--quick] [--only sort,norm,random,matmul,floor]
 """
 
 import argparse
@@ -109,6 +109,19 @@ def main():
         row("torch.rand f32", f"2^{e}", t, f"{4 * n / t * 1e-9:.0f} GB/s")
         t = time_it(lambda: torch.randn(n, device=dev, out=out), iters)
         row("torch.randn f32", f"2^{e}", t, f"{4 * n / t * 1e-9:.0f} GB/s")
+
+    if "floor" in only:
+        # The memory floor: a copy of 2^24 f32 (the norms' traffic) and a
+        # fill of 2^26 (the random numbers').
+        e = 16 if quick else 24
+        n = 1 << e
+        x = torch.rand(n, device=dev)
+        y = torch.empty(n, device=dev)
+        t = time_it(lambda: y.copy_(x), iters)
+        row("copy_ f32", f"2^{e}", t, f"{8 * n / t * 1e-9:.0f} GB/s")
+        w = torch.empty(4 * n, device=dev)
+        t = time_it(lambda: w.fill_(0.5), iters)
+        row("fill_ f32", f"2^{e + 2}", t, f"{16 * n / t * 1e-9:.0f} GB/s")
 
     if "matmul" in only:
         shapes = [(1, 128, 64, 128), (1, 100, 77, 130), (2, 64, 32, 64)] if quick else \

@@ -8,6 +8,8 @@
 //!     cargo bench -p onekernel-ops --bench ops2 -- --only sort --profile  # the sort, kernel by kernel
 //!     cargo bench -p onekernel-ops --bench ops2 -- --only norm --sweep    # the norms at every vector config
 //!     cargo bench -p onekernel-ops --bench ops2 -- --only norm --types f16 --unchecked  # f16 only, no shader checks
+//!     cargo bench -p onekernel-ops --bench ops2 -- --only norm --sweep --widths 128,1000 --two-pass  # some widths; softmax in two passes too
+//!     cargo bench -p onekernel-ops --bench ops2 -- --only floor,random  # a Vec4 copy and fill (the memory floor), the Philox variants
 //!
 //! Times: `kernels` is the sum of the launches' GPU timestamps per call
 //! (the kernels alone); `wall` is the wall-clock time per call of a loop of
@@ -25,6 +27,26 @@ use onekernel::ops::transpose::{copy_2d, transpose_into, TransposeElement};
 use onekernel::prelude::*;
 use std::time::Instant;
 
+/// The memory floor of the norms: a `Vec4` copy (one read, one write a
+/// number, as a row op).
+#[kernel(workgroup_size = 256)]
+fn copy_vec4(x: &[Vec4], y: &mut [Vec4]) {
+    let i = global_id().x;
+    if i < y.len() {
+        y[i] = x[i];
+    }
+}
+
+/// The memory floor of the random numbers: a `UVec4` fill (one write a
+/// number).
+#[kernel(workgroup_size = 256)]
+fn fill_uvec4(y: &mut [UVec4], v: u32) {
+    let i = global_id().x;
+    if i < y.len() {
+        y[i] = UVec4::splat(v ^ i as u32);
+    }
+}
+
 struct Row {
     op: String,
     shape: String,
@@ -33,18 +55,34 @@ struct Row {
     rate: String,
 }
 
-/// Times `iters` calls of `f` (after one warm-up call): per call, the GPU
-/// kernel time and the wall time.
+/// Times `iters` calls of `f` (after 20 ms of warm-up calls), five times:
+/// per call, the median GPU kernel time and the median wall time.
 fn time<E: std::fmt::Debug>(device: &Device, iters: usize, mut f: impl FnMut() -> Result<(), E>) -> (f64, f64) {
-    // A warm-up call, waited for (`time` waits for the device): pipelines
-    // made and compiled by the driver before the clock starts.
-    let (r, _) = device.time(&mut f).expect("timing");
-    r.expect("warm-up");
-    let start = Instant::now();
-    let (r, timing) = device.time(|| (0..iters).try_for_each(|_| f())).expect("timing");
-    r.expect("launch");
-    let wall = start.elapsed().as_secs_f64() / iters as f64;
-    (timing.total.as_secs_f64() / iters as f64, wall)
+    // Warm-up calls, waited for (`time` waits for the device): pipelines
+    // made and compiled by the driver before the clock starts, and the GPU
+    // kept busy for 20 ms first (after the host's work between rows it
+    // may have lowered its clock: rows 2-3x slow in blocks, 2026-12-04).
+    let warm = Instant::now();
+    let mut calls = 0;
+    while calls < 3 || warm.elapsed().as_secs_f64() < 0.02 {
+        let (r, _) = device.time(|| (0..4).try_for_each(|_| f())).expect("timing");
+        r.expect("warm-up");
+        calls += 4;
+    }
+    // Then the median of 5 batches of `iters` calls (as the PyTorch
+    // baseline times).
+    let mut kernels = Vec::new();
+    let mut walls = Vec::new();
+    for _ in 0..5 {
+        let start = Instant::now();
+        let (r, timing) = device.time(|| (0..iters).try_for_each(|_| f())).expect("timing");
+        r.expect("launch");
+        walls.push(start.elapsed().as_secs_f64() / iters as f64);
+        kernels.push(timing.total.as_secs_f64() / iters as f64);
+    }
+    kernels.sort_by(f64::total_cmp);
+    walls.sort_by(f64::total_cmp);
+    (kernels[2], walls[2])
 }
 
 fn hash(i: usize) -> u32 {
@@ -116,7 +154,15 @@ fn sorts(device: &Device, sizes: &[usize], iters: usize, rows: &mut Vec<Row>) {
 
 /// Every row op at each width; `sweep`: also at every vector kernel
 /// config (`[WG, PER, TPR]`, rows named with it) the device can launch.
-fn norms<T: RowElement>(device: &Device, total: usize, iters: usize, rows: &mut Vec<Row>, sweep: bool) {
+fn norms<T: RowElement>(
+    device: &Device,
+    total: usize,
+    iters: usize,
+    rows: &mut Vec<Row>,
+    sweep: bool,
+    widths: &[usize],
+) {
+    let two_pass = std::env::args().any(|a| a == "--two-pass");
     let tname = if std::mem::size_of::<T>() == 2 { "f16" } else { "f32" };
     let (sg_min, sg_max) = device.subgroup_sizes().map_or((32, 32), |(a, b)| (a as usize, b as usize));
     let mut configs = vec![None];
@@ -132,7 +178,7 @@ fn norms<T: RowElement>(device: &Device, total: usize, iters: usize, rows: &mut 
             );
         }
     }
-    for cols in [128usize, 1000, 4096, 32768] {
+    for &cols in widths {
         let r = (total / cols).max(1);
         let n = r * cols;
         let x: Vec<T> = (0..n).map(|i| T::narrow((hash(i) >> 8) as f32 / 16_777_216.0 * 8.0 - 4.0)).collect();
@@ -148,8 +194,8 @@ fn norms<T: RowElement>(device: &Device, total: usize, iters: usize, rows: &mut 
             ("rms_norm", RowOp::RmsNorm { eps: 1e-5 }, Some(&g), None),
         ];
         for (name, op, gb, bb) in ops {
-            // Softmax also in two passes (HELD bit 1) at each config.
-            let two_pass: Vec<_> = if matches!(op, RowOp::Softmax | RowOp::LogSoftmax) {
+            // Softmax also in two passes (HELD bit 1) at each config (`--two-pass`).
+            let two_pass: Vec<_> = if two_pass && matches!(op, RowOp::Softmax | RowOp::LogSoftmax) {
                 configs.iter().flatten().map(|&[wg, per, tpr, held]| Some([wg, per, tpr, held | 2])).collect()
             } else {
                 Vec::new()
@@ -173,13 +219,16 @@ fn norms<T: RowElement>(device: &Device, total: usize, iters: usize, rows: &mut 
                     (g - w).abs() <= tol * w.abs().max(floor)
                 });
                 let at = config.map_or(String::new(), |c| format!(" {c:?}"));
-                rows.push(Row {
+                let row = Row {
                     op: format!("{name} {tname}{at}"),
                     shape: format!("{r}x{cols}"),
                     kernels_ms: k * 1e3,
                     wall_ms: w * 1e3,
                     rate: format!("{:.0} GB/s{}", bytes / k * 1e-9, if ok { "" } else { " WRONG" }),
-                });
+                };
+                // Each row as it comes too (a sweep cut short keeps its rows).
+                eprintln!("| {} | {} | {:.4} | {:.4} | {} |", row.op, row.shape, row.kernels_ms, row.wall_ms, row.rate);
+                rows.push(row);
             }
         }
     }
@@ -218,6 +267,110 @@ fn random(device: &Device, n: usize, iters: usize, rows: &mut Vec<Row>) {
     row("random u32, offset 1", time(device, iters, || random_u32_into(device, &mut u, 1, 1)));
     row("uniform f32, offset 1", time(device, iters, || uniform_into(device, &mut f, 1, 1)));
     row("normal f32, offset 1", time(device, iters, || normal_into(device, &mut f, 1, 1, 0.0, 1.0)));
+    // The Philox kernels one by one, plain and unchecked.
+    random_variants(device, n, iters, rows);
+}
+
+/// What the hardware gives our launches: a `Vec4` copy of `n` `f32`s (the
+/// norms' traffic) and a `UVec4` fill of `4n` words (the random numbers'),
+/// on the plain handle and on an unchecked one.
+fn floor(device: &Device, n: usize, iters: usize, rows: &mut Vec<Row>) {
+    let x = Buffer::from_slice(device, &(0..n / 4).map(|i| Vec4::splat(i as f32)).collect::<Vec<_>>()).unwrap();
+    let mut y = Buffer::<Vec4>::zeroed(device, n / 4).unwrap();
+    let mut w = Buffer::<UVec4>::zeroed(device, n).unwrap();
+    // SAFETY: both kernels guard their one index by the output's length
+    // and read `x` at the same index (`x` and `y` are as long).
+    let unchecked = unsafe { device.unchecked() };
+    for (d, what) in [(device, ""), (&unchecked, " unchecked")] {
+        let (k, wall) = time(d, iters, || copy_vec4::launch(d, Grid::threads(n / 4), &x, &mut y));
+        rows.push(Row {
+            op: format!("copy f32 as Vec4{what}"),
+            shape: format!("2^{}", n.trailing_zeros()),
+            kernels_ms: k * 1e3,
+            wall_ms: wall * 1e3,
+            rate: format!("{:.0} GB/s", (8 * n) as f64 / k * 1e-9),
+        });
+        let (k, wall) = time(d, iters, || fill_uvec4::launch(d, Grid::threads(n), &mut w, 7));
+        rows.push(Row {
+            op: format!("fill u32 as UVec4{what}"),
+            shape: format!("2^{}", (4 * n).trailing_zeros()),
+            kernels_ms: k * 1e3,
+            wall_ms: wall * 1e3,
+            rate: format!("{:.0} GB/s", (16 * n) as f64 / k * 1e-9),
+        });
+    }
+    assert_eq!(y.read_range(n / 4 - 1..).unwrap()[0], Vec4::splat((n / 4 - 1) as f32));
+}
+
+/// The Philox kernels of `ops::random` launched one by one for uniform
+/// `f32`s (offset 0, seed 1), each into a zeroed buffer of its own; all
+/// timed first, then each checked bit for bit against `uniform_into` (host
+/// work between the timings leaves the GPU idle long enough to lower its
+/// clock: the first runs of this saw 345 MHz in `nvidia-smi`).
+fn random_variants(device: &Device, n: usize, iters: usize, rows: &mut Vec<Row>) {
+    use onekernel::ops::random::kernels::{philox_vec, philox_vec_64, philox_vec_stride, philox_vec_wide};
+    type Launch = Box<dyn Fn(&Device, &mut Buffer<f32>) -> Result<(), onekernel::ops::OpError>>;
+    // SAFETY: each kernel guards its stores by the output's length.
+    let unchecked = unsafe { device.unchecked() };
+    let int64 = onekernel::ops::random::has_int64(device);
+    let v = n / 4;
+    let mut variants: Vec<(String, Launch)> = vec![(
+        "philox_vec (16-bit halves)".into(),
+        Box::new(move |d, f| {
+            Ok(philox_vec::launch::<1>(d, Grid::threads(v), &mut *f.view_as_mut()?, 0, 0, 1, 0, 0.0, 1.0)?)
+        }),
+    )];
+    if int64 {
+        variants.push((
+            "philox_vec_64".into(),
+            Box::new(move |d, f| {
+                Ok(philox_vec_64::launch::<1>(d, Grid::threads(v), &mut *f.view_as_mut()?, 0, 0, 1, 0, 0.0, 1.0)?)
+            }),
+        ));
+        variants.push((
+            "philox_vec_64, MODE 3 (to_unit_bits)".into(),
+            Box::new(move |d, f| {
+                Ok(philox_vec_64::launch::<3>(d, Grid::threads(v), &mut *f.view_as_mut()?, 0, 0, 1, 0, 0.0, 1.0)?)
+            }),
+        ));
+        variants.push((
+            "philox_vec_wide".into(),
+            Box::new(move |d, f| {
+                Ok(philox_vec_wide::launch::<1>(d, Grid::threads(v), &mut *f.view_as_mut()?, 0, 0, 1, 0, 0.0, 1.0)?)
+            }),
+        ));
+        for threads in [1usize << 18, 1 << 20] {
+            variants.push((
+                format!("philox_vec_stride {threads} threads"),
+                Box::new(move |d, f| {
+                    let t = threads as u32;
+                    let out = &mut *f.view_as_mut()?;
+                    Ok(philox_vec_stride::launch::<1>(d, Grid::threads(threads), out, 0, 0, 1, 0, 0.0, 1.0, t)?)
+                }),
+            ));
+        }
+    }
+    let mut outs = Vec::new();
+    for (d, what) in [(device, ""), (&unchecked, " unchecked")] {
+        for (name, launch) in &variants {
+            let mut f = Buffer::<f32>::zeroed(device, n).unwrap();
+            let (k, w) = time(d, iters, || launch(d, &mut f));
+            outs.push((format!("uniform f32, {name}{what}"), k, w, f));
+        }
+    }
+    let mut want = Buffer::<f32>::zeroed(device, n).unwrap();
+    uniform_into(device, &mut want, 1, 0).unwrap();
+    let want = want.read().unwrap();
+    for (op, k, w, f) in outs {
+        let ok = f.read().unwrap().iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits());
+        rows.push(Row {
+            op,
+            shape: format!("2^{}", n.trailing_zeros()),
+            kernels_ms: k * 1e3,
+            wall_ms: w * 1e3,
+            rate: format!("{:.0} GB/s{}", (4 * n) as f64 / k * 1e-9, if ok { "" } else { " WRONG" }),
+        });
+    }
 }
 
 /// The tiled transpose against the strided copy of the same matrix (both
@@ -449,12 +602,20 @@ fn main() {
         // SAFETY: the row kernels index inside their buffers (clamped
         // loads, guarded stores; the tests run them on checked devices).
         let nd = if args.iter().any(|a| a == "--unchecked") { unsafe { device.unchecked() } } else { device.clone() };
+        let widths: Vec<usize> = args
+            .iter()
+            .position(|a| a == "--widths")
+            .and_then(|i| args.get(i + 1))
+            .map_or(vec![128, 1000, 4096, 32768], |s| s.split(',').map(|w| w.parse().expect("--widths")).collect());
         if types.contains("f32") {
-            norms::<f32>(&nd, total, iters, &mut rows, sweep);
+            norms::<f32>(&nd, total, iters, &mut rows, sweep, &widths);
         }
         if types.contains("f16") && device.features().contains(onekernel::abi::Features::F16) {
-            norms::<f16>(&nd, total, iters, &mut rows, sweep);
+            norms::<f16>(&nd, total, iters, &mut rows, sweep, &widths);
         }
+    }
+    if wants("floor") {
+        floor(&device, if quick { 1 << 16 } else { 1 << 24 }, iters, &mut rows);
     }
     if wants("random") {
         random(&device, if quick { 1 << 16 } else { 1 << 26 }, iters, &mut rows);

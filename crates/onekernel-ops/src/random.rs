@@ -32,6 +32,12 @@
 //! [`philox_vec_per`] computes 2 or 4 blocks a thread (the same numbers;
 //! on the H200 no faster than one, so the ops use [`philox_vec`]:
 //! `docs/performance.md`).
+//! [`philox_vec_wide`] (each round's two products from one `u64`
+//! product), [`philox_vec_stride`] (a fixed grid striding the output) and
+//! `MODE` 3 ([`to_unit_bits`]: the uniform float without an
+//! integer-to-float conversion) are the same numbers again, kept for the
+//! benchmark (`ops2 --only random`); the H200 numbers are in
+//! `docs/performance.md`.
 //! The const parameter `MODE` of both says what is drawn (words, uniform,
 //! normal). On the CPU executor the same blocks are computed in plain
 //! Rust with rayon and native 64-bit products (the same numbers: the
@@ -114,6 +120,25 @@ pub mod kernels {
         x
     }
 
+    /// [`philox4x32_10_64`] with each round's two products taken whole
+    /// (one `u64` product gives both the high and the low word, where the
+    /// other rounds multiply twice: `mul_hi_64` and `wrapping_mul`): the
+    /// same numbers.
+    #[helper]
+    pub fn philox4x32_10_wide(c: UVec4, k0: u32, k1: u32) -> UVec4 {
+        let mut x = c;
+        let mut key0 = k0;
+        let mut key1 = k1;
+        for _ in 0..10 {
+            let p0 = u64::from(M0) * u64::from(x.x);
+            let p1 = u64::from(M1) * u64::from(x.z);
+            x = UVec4::new((p1 >> 32) as u32 ^ x.y ^ key0, p1 as u32, (p0 >> 32) as u32 ^ x.w ^ key1, p0 as u32);
+            key0 = key0.wrapping_add(W0);
+            key1 = key1.wrapping_add(W1);
+        }
+        x
+    }
+
     /// The counter of the stream's block `q_lo + g` (with the carry into
     /// the high word of the block index).
     #[helper]
@@ -127,6 +152,17 @@ pub mod kernels {
     #[helper]
     pub fn to_unit(w: u32) -> f32 {
         (w >> 8) as f32 * (1.0 / 16_777_216.0)
+    }
+
+    /// [`to_unit`] without an integer-to-float conversion: the top 23 of
+    /// the 24 bits as the mantissa of a float in `[1, 2)`, minus 1 (exact),
+    /// plus the 24th bit's `2^-24` (exact: the sum is `(w >> 8) * 2^-24`,
+    /// which a float holds). The same bits as [`to_unit`] for every word
+    /// (the tests compare all four of each block drawn).
+    #[helper]
+    pub fn to_unit_bits(w: u32) -> f32 {
+        let low = if w & 0x100 != 0 { 1.0 / 16_777_216.0 } else { 0.0f32 };
+        (f32::from_bits(0x3F80_0000 | (w >> 9)) - 1.0) + low
     }
 
     /// A block's four words as uniform `f32`s (`normal` 0) or as normal
@@ -150,12 +186,20 @@ pub mod kernels {
     }
 
     /// A block's four words as what `MODE` draws, as bits: the words
-    /// themselves (0), uniform `f32`s (1) or normal ones (2), see
-    /// [`to_f32s`].
+    /// themselves (0), uniform `f32`s (1, or 3 through [`to_unit_bits`]:
+    /// the same numbers) or normal ones (2), see [`to_f32s`].
     #[helper]
     pub fn to_words(w: UVec4, mode: u32, mean: f32, std: f32) -> UVec4 {
         if mode == 0 {
             w
+        } else if mode == 3 {
+            // Uniform through `to_unit_bits`: the same numbers as mode 1.
+            UVec4::new(
+                to_unit_bits(w.x).to_bits(),
+                to_unit_bits(w.y).to_bits(),
+                to_unit_bits(w.z).to_bits(),
+                to_unit_bits(w.w).to_bits(),
+            )
         } else {
             let z = to_f32s(w, mode - 1, mean, std);
             UVec4::new(z.x.to_bits(), z.y.to_bits(), z.z.to_bits(), z.w.to_bits())
@@ -189,6 +233,47 @@ pub mod kernels {
         let g = global_id().x;
         if g < out.len() {
             out[g] = to_words(philox4x32_10_64(counter(g as u32, q_lo, q_hi), k0, k1), MODE, mean, std);
+        }
+    }
+
+    /// [`philox_vec_64`] over [`philox4x32_10_wide`] (one `u64` product a
+    /// multiply): the same numbers.
+    #[kernel(workgroup_size = 256)]
+    pub fn philox_vec_wide<const MODE: u32>(
+        out: &mut [UVec4],
+        q_lo: u32,
+        q_hi: u32,
+        k0: u32,
+        k1: u32,
+        mean: f32,
+        std: f32,
+    ) {
+        let g = global_id().x;
+        if g < out.len() {
+            out[g] = to_words(philox4x32_10_wide(counter(g as u32, q_lo, q_hi), k0, k1), MODE, mean, std);
+        }
+    }
+
+    /// [`philox_vec_wide`] over a grid of `threads` threads that strides
+    /// the output: thread `g` writes the vectors `g`, `g + threads`, ...
+    /// (each store coalesced across the warp). Launch `threads` threads (a
+    /// few blocks a multiprocessor).
+    #[kernel(workgroup_size = 256)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn philox_vec_stride<const MODE: u32>(
+        out: &mut [UVec4],
+        q_lo: u32,
+        q_hi: u32,
+        k0: u32,
+        k1: u32,
+        mean: f32,
+        std: f32,
+        threads: u32,
+    ) {
+        let mut i = global_id().x;
+        while i < out.len() {
+            out[i] = to_words(philox4x32_10_wide(counter(i as u32, q_lo, q_hi), k0, k1), MODE, mean, std);
+            i += threads as usize;
         }
     }
 
