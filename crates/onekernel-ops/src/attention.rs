@@ -371,12 +371,13 @@ fn decode(
 
 /// The tile kernel variants by name: `flash_d64`, `flash_d128` (64 query
 /// rows a block, what [`AttentionKernel::Tiles`] runs for short query
-/// sequences), `blk_*` and `blk2_*` (128 rows a block; see
-/// [`tile_variant`]). The variants measured and dropped on the way (more
-/// subgroups, `Q` from shared memory, no prefetch, four-subgroup blocks,
-/// and the profiling variants without the softmax or `P·V`) are in
-/// docs/performance.md, "Fused attention, fifth session".
-pub const TILE_VARIANTS: [&str; 6] = ["flash_d64", "flash_d128", "blk_d64", "blk_d128", "blk2_d64", "blk2_d128"];
+/// sequences), `blk_d64` and `blk2_d128` (128 rows a block, for long ones;
+/// see [`tile_variant`]). The variants measured and dropped on the way
+/// (`blk_d128`, `blk2_d64`, more subgroups, `Q` from shared memory, no
+/// prefetch, four-subgroup blocks, and the profiling variants without the
+/// softmax or `P·V`) are in docs/performance.md, "Fused attention, fifth
+/// session".
+pub const TILE_VARIANTS: [&str; 4] = ["flash_d64", "flash_d128", "blk_d64", "blk2_d128"];
 
 /// The tile kernel [`AttentionKernel::Tiles`] runs at `shape` (head
 /// dimension 64 or 128): the block kernels of 128 query rows (`blk2_d128`,
@@ -434,7 +435,7 @@ fn tiles(
             }
         };
     }
-    launch!(flash_d64, flash_d128, blk_d64, blk_d128, blk2_d64, blk2_d128)
+    launch!(flash_d64, flash_d128, blk_d64, blk2_d128)
 }
 
 /// One tile kernel: head dimension `D`, `NSG` subgroups of 32 threads
@@ -1119,8 +1120,6 @@ macro_rules! block_kernel {
 }
 
 block_kernel!(blk_d64, 64, 8, 256, 0);
-block_kernel!(blk_d128, 128, 8, 256, 0);
-block_kernel!(blk2_d64, 64, 8, 256, 4);
 block_kernel!(blk2_d128, 128, 8, 256, 4);
 
 #[kernels]
