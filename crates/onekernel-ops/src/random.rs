@@ -90,13 +90,18 @@ pub mod kernels {
     }
 
     /// Philox 4×32 with 10 rounds: the block of counter `c` under key `k`
-    /// (products from 16-bit halves: any device).
+    /// (products from 16-bit halves: any device). The rounds are unrolled
+    /// (`#[unroll]`, here and in the other forms): as a loop, wgpu's
+    /// checked launches bound it with a counter of their own, and the
+    /// kernels ran at 0.14 ms for 2^26 numbers on the H200 against 0.085
+    /// unchecked; unrolled there is no loop to bound.
     #[helper]
     pub fn philox4x32_10(c: UVec4, k0: u32, k1: u32) -> UVec4 {
         let mut x = c;
         let mut key0 = k0;
         let mut key1 = k1;
-        for _ in 0..10 {
+        #[unroll]
+        for _round in 0..10 {
             x = philox_round(x, mul_hi(M0, x.x), mul_hi(M1, x.z), key0, key1);
             // The key for the next round (unused after the tenth).
             key0 = key0.wrapping_add(W0);
@@ -112,7 +117,8 @@ pub mod kernels {
         let mut x = c;
         let mut key0 = k0;
         let mut key1 = k1;
-        for _ in 0..10 {
+        #[unroll]
+        for _round in 0..10 {
             x = philox_round(x, mul_hi_64(M0, x.x), mul_hi_64(M1, x.z), key0, key1);
             key0 = key0.wrapping_add(W0);
             key1 = key1.wrapping_add(W1);
@@ -129,7 +135,8 @@ pub mod kernels {
         let mut x = c;
         let mut key0 = k0;
         let mut key1 = k1;
-        for _ in 0..10 {
+        #[unroll]
+        for _round in 0..10 {
             let p0 = u64::from(M0) * u64::from(x.x);
             let p1 = u64::from(M1) * u64::from(x.z);
             x = UVec4::new((p1 >> 32) as u32 ^ x.y ^ key0, p1 as u32, (p0 >> 32) as u32 ^ x.w ^ key1, p0 as u32);

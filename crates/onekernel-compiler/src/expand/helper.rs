@@ -38,6 +38,9 @@ pub fn expand_helper_checked(item: &syn::ItemFn, problems: &[crate::diagnostic::
     let errors = crate::diagnostic::to_syn_error(problems).map(|e| e.to_compile_error());
     let mut rust = item.clone();
     syn::visit_mut::VisitMut::visit_item_fn_mut(&mut DebugMacros, &mut rust);
+    // `#[unroll]` is for the GPU module (the kernels that call the helper
+    // unroll its loops); rustc would reject the attribute on the host fn.
+    syn::visit_mut::VisitMut::visit_item_fn_mut(&mut super::fallback::StripUnroll, &mut rust);
     quote! {
         #errors
 
