@@ -32,7 +32,7 @@ macro_rules! language_cases {
                 helpers_and_uniform_scalars: helpers_and_scalars;
                 literals_are_typed_as_rustc_types_them: literals;
                 local_arrays: local_arrays;
-                unrolled_loops: unrolled;
+                unrolled_loops: unrolled, unrolled_in_helper;
                 split_arrays: split_arrays;
                 tuples_and_integer_match: tuples_and_match;
                 more_methods_on_edge_values: more_methods;

@@ -127,6 +127,31 @@ pub fn unrolled(a: &[f32], out: &mut [f32]) {
     out[i] = s;
 }
 
+/// A helper with an unrolled loop: the kernels that call it get one copy
+/// of the body per iteration (no loop in their WGSL, the coefficients in
+/// registers); the host function, which the CPU executor and the reference
+/// call, keeps the loop.
+#[helper]
+pub fn horner4(x: f32) -> f32 {
+    let mut c = [0.0f32; 4];
+    let mut s = 0.0f32;
+    #[unroll]
+    for j in 0..4 {
+        c[j] = (j * 2 + 1) as f32;
+        s = s * x + c[j];
+    }
+    s
+}
+
+/// [`horner4`] of each element.
+#[kernel(workgroup_size = 64)]
+pub fn unrolled_in_helper(a: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        out[i] = horner4(a[i]);
+    }
+}
+
 /// Local arrays indexed only by constants (in unrolled loops), which the
 /// shader holds as one variable per element (`lower/split_arrays.rs`):
 /// a non-zero initialiser, vectors and their lanes, nested arrays (zeroed

@@ -347,7 +347,20 @@ fn unrolled_loops() {
         });
         assert_eq!(c, want, "cpu, n = {n}");
         assert_close("gpu unrolled", &g, &want, 1e-6);
+        let mut want = vec![0.0; n];
+        reference::unrolled_in_helper(n, &a, &mut want);
+        let (c, g) = on_both(|d| {
+            let mut out = zeros(d, n);
+            kernels::unrolled_in_helper::launch(d, n, &buf(d, &a), &mut out).unwrap();
+            out.read().unwrap()
+        });
+        // The driver may fuse `s * x + c` into an fma (docs/semantics.md).
+        assert_close("cpu unrolled_in_helper", &c, &want, 1e-6);
+        assert_close("gpu unrolled_in_helper", &g, &want, 1e-5);
     }
+    // The helper's loop is unrolled in the kernel's module: four copies, no loop.
+    let wgsl = kernels::unrolled_in_helper::WGSL;
+    assert!(!wgsl.contains("loop"), "{wgsl}");
 }
 
 fn split_arrays() {

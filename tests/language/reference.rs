@@ -57,6 +57,13 @@ pub fn unrolled(count: usize, a: &[f32], out: &mut [f32]) {
     }
 }
 
+pub fn unrolled_in_helper(count: usize, a: &[f32], out: &mut [f32]) {
+    for i in 0..count {
+        let x = a[i];
+        out[i] = ((x + 3.0) * x + 5.0) * x + 7.0;
+    }
+}
+
 pub fn split_arrays(count: usize, a: &[f32], out: &mut [f32]) {
     for i in 0..count {
         let x = a[i];
