@@ -132,6 +132,7 @@ pub fn unrolled(a: &[f32], out: &mut [f32]) {
 /// registers); the host function, which the CPU executor and the reference
 /// call, keeps the loop.
 #[helper]
+#[allow(clippy::needless_range_loop)] // the index is the point: it unrolls
 pub fn horner4(x: f32) -> f32 {
     let mut c = [0.0f32; 4];
     let mut s = 0.0f32;
