@@ -8,7 +8,7 @@
 //!     cargo run --release --example attention -- --wgsl       # print the d64 tile kernel's WGSL
 //!     cargo run --release --example attention -- --bench      # GPU TFLOP/s at the transformer shapes
 //!     cargo run --release --example attention -- --bench --variants   # every tile kernel variant
-//!     cargo run --release --example attention -- --bench --variants=blk,nopv   # those named so
+//!     cargo run --release --example attention -- --bench --variants=blk,flash  # those whose names start so
 //!     cargo run --release --example attention -- --bench --small      # small shapes (lavapipe)
 //!
 //! The op picks the kernel: matrix tiles (tensor cores) where the device
