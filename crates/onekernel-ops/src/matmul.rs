@@ -459,17 +459,20 @@ fn matmul_tiled(
         .size("k", s.k)
         .size("n", s.n)
         .value("fits", fits.len());
-    let mut read: Vec<&str> = Vec::new();
-    let choice = tuner.choose(&key, &fits, |&(name, tile)| -> Result<Vec<Vec4>, LaunchError> {
-        launch_tiled(device, tile, (&a4, &b4, &mut *c4), s)?;
-        // The first run of each tile is compared with the first tile's;
-        // its timed runs are not read back.
-        if read.contains(&name) {
-            return Ok(Vec::new());
-        }
-        read.push(name);
-        c4.read().map_err(|e| LaunchError::Gpu { kernel: "ops::matmul", message: e.to_string() })
-    });
+    let choice = tuner.choose_launched(
+        &key,
+        &fits,
+        |&(_, tile), purpose| -> Result<Option<Vec<Vec4>>, LaunchError> {
+            launch_tiled(device, tile, (&a4, &b4, &mut *c4), s)?;
+            // Only the check reads the product back (compared with the
+            // first tile's); the timed runs only launch.
+            if purpose == onekernel_runtime::tune::Purpose::Time {
+                return Ok(None);
+            }
+            c4.read().map(Some).map_err(|e| LaunchError::Gpu { kernel: "ops::matmul", message: e.to_string() })
+        },
+        |a, b| a == b,
+    );
     // A tuner that cannot time (a product inside the caller's
     // `Device::time`, which cannot nest) leaves the first tile that fits;
     // a later product outside it tunes.

@@ -1438,9 +1438,9 @@ pub fn reduce_with_plan<T: ReduceElement>(
                 include_str!("reduce.rs"),
                 &key,
                 &named,
-                |(_, p)| -> Result<T, OpError> {
+                |(_, p), purpose| -> Result<Option<T>, OpError> {
                     run_plan(device, x, op, out, scratch, *p)?;
-                    Ok(out.read_range(..1)?[0])
+                    Ok(if purpose == crate::tuning::Purpose::Check { Some(out.read_range(..1)?[0]) } else { None })
                 },
                 |a, b| T::close(*a, *b),
             );

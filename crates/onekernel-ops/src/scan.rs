@@ -734,9 +734,13 @@ fn scan_impl<T: ScanElement>(
                 include_str!("scan.rs"),
                 &key,
                 &named,
-                |(_, p)| -> Result<Vec<T>, OpError> {
+                |(_, p), purpose| -> Result<Option<Vec<T>>, OpError> {
                     run_plan(device, (x.buffer(), wx), op, inclusive, (&mut *out_buf, wo), scratch, (n, *p))?;
-                    Ok(out_buf.read_range(range.clone())?)
+                    Ok(if purpose == crate::tuning::Purpose::Check {
+                        Some(out_buf.read_range(range.clone())?)
+                    } else {
+                        None
+                    })
                 },
                 |a, b| a.len() == b.len() && a.iter().zip(b).all(|(&a, &b)| T::close(a, b)),
             );

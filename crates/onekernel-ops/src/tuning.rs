@@ -41,6 +41,7 @@
 //! ```
 
 use crate::prelude::*;
+pub use onekernel_runtime::tune::Purpose;
 use onekernel_runtime::tune::{Candidate, Key, Tuner};
 pub use onekernel_runtime::tune::{Mode, Outcome, Source};
 use std::collections::HashMap;
@@ -153,16 +154,18 @@ fn tuner(device: &Device, op: &'static str, source: &'static str) -> Arc<Tuner> 
 
 /// The index of the candidate to run for `key`: tuned (or cached) on a
 /// miss, the first candidate where the tuner cannot time (inside
-/// [`Device::time`]) or every candidate failed. `run` launches a candidate
-/// and returns its output; `agrees` compares an output with the first
-/// candidate's.
+/// [`Device::time`]) or every candidate failed. `run(candidate, purpose)`
+/// launches a candidate and, for [`Purpose::Check`] (once a candidate),
+/// returns its output read back: the timed launches ([`Purpose::Time`])
+/// read nothing back, so that the GPU does not idle between them and lower
+/// its clocks. `agrees` compares an output with the first candidate's.
 pub(crate) fn choose<C: Candidate, O, E: std::fmt::Display>(
     device: &Device,
     op: &'static str,
     source: &'static str,
     key: &Key,
     candidates: &[C],
-    run: impl FnMut(&C) -> Result<O, E>,
+    run: impl FnMut(&C, Purpose) -> Result<Option<O>, E>,
     agrees: impl FnMut(&O, &O) -> bool,
 ) -> usize {
     if candidates.len() <= 1 {
@@ -181,7 +184,7 @@ pub(crate) fn choose<C: Candidate, O, E: std::fmt::Display>(
         return 0;
     }
     let tuner = tuner(device, op, source);
-    let (index, pick) = match tuner.choose_checked(key, candidates, run, agrees) {
+    let (index, pick) = match tuner.choose_launched(key, candidates, run, agrees) {
         Ok(c) => {
             (c.index, Pick { op, key: key_text, plan: c.name().into_owned(), source: c.source, outcomes: c.outcomes })
         }

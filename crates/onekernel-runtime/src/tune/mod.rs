@@ -14,7 +14,10 @@
 //! [`Tuner::samples`] times with [`Device::time`] (GPU timestamps where the
 //! device has them, else the wall clock), in rounds of one launch of every
 //! candidate (a clock that drifts weighs on all alike), and keeps the
-//! median. Candidates
+//! median. [`Tuner::choose_launched`] takes the launch and the read-back
+//! apart, so that only launches are repeated and timed (a large read-back
+//! between timed launches idles the GPU, which may lower its clocks).
+//! Candidates
 //! whose closure returns `Err` (a launch the device refuses: too much
 //! shared memory, a workgroup too large) or whose output disagrees are
 //! dropped. The fastest of the rest wins, and is remembered: in memory, and
@@ -301,6 +304,15 @@ impl std::error::Error for TuneError {
 /// for a GPU's clocks to come back up after the host's compiles.
 pub const WARM_UP: Duration = Duration::from_millis(200);
 
+/// Why [`Tuner::choose_launched`] runs a candidate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    /// Once a candidate, first: launch it and return its output, read back.
+    Check,
+    /// The warm-up and the timed runs: launch it only (return `None`).
+    Time,
+}
+
 /// Chooses among a kernel's candidates on one device, remembering the
 /// winners (see the [module docs](self)).
 ///
@@ -476,11 +488,55 @@ impl Tuner {
         key: &Key,
         candidates: &'c [C],
         mut run: impl FnMut(&C) -> Result<O, E>,
+        agrees: impl FnMut(&O, &O) -> bool,
+    ) -> Result<Choice<'c, C>, TuneError>
+    where
+        C: Candidate,
+        E: fmt::Display,
+    {
+        self.tune(key, candidates, |c: &C, _| run(c).map(Some), agrees)
+    }
+
+    /// As [`Tuner::choose_checked`], but only the check reads outputs back:
+    /// `run(candidate, purpose)` launches the candidate and, for
+    /// [`Purpose::Check`] (once a candidate), returns its output read back
+    /// (`Some`); for [`Purpose::Time`] (the warm-up and the timed launches)
+    /// it only launches and returns `None`. Use it where reading back takes
+    /// long (a large buffer): between the timed launches of
+    /// [`Tuner::choose_checked`] the GPU idles while the host reads, and
+    /// may lower its clocks (on an H200, memory-bound candidates were
+    /// timed at 345 MHz instead of 1980, 2-3x slow, 2026-12-04).
+    ///
+    /// # Errors
+    /// See [`Tuner::choose_checked`]; a candidate that returns `None` for
+    /// [`Purpose::Check`] is dropped.
+    pub fn choose_launched<'c, C, O, E>(
+        &self,
+        key: &Key,
+        candidates: &'c [C],
+        run: impl FnMut(&C, Purpose) -> Result<Option<O>, E>,
+        agrees: impl FnMut(&O, &O) -> bool,
+    ) -> Result<Choice<'c, C>, TuneError>
+    where
+        C: Candidate,
+        E: fmt::Display,
+    {
+        self.tune(key, candidates, run, agrees)
+    }
+
+    /// The tuning itself: `run(candidate, purpose)` launches the candidate
+    /// and, for [`Purpose::Check`], returns its output (`Some`).
+    fn tune<'c, C, O, E, R>(
+        &self,
+        key: &Key,
+        candidates: &'c [C],
+        mut run: R,
         mut agrees: impl FnMut(&O, &O) -> bool,
     ) -> Result<Choice<'c, C>, TuneError>
     where
         C: Candidate,
         E: fmt::Display,
+        R: FnMut(&C, Purpose) -> Result<Option<O>, E>,
     {
         let names: Vec<String> = candidates.iter().map(|c| c.name().into_owned()).collect();
         if names.is_empty() {
@@ -527,9 +583,10 @@ impl Tuner {
         for (i, c) in candidates.iter().enumerate() {
             let name = &names[i];
             progress.show(i + 1, candidates.len(), name);
-            match run(c) {
+            match run(c, Purpose::Check) {
                 Err(e) => dropped.push((name.clone(), e.to_string())),
-                Ok(out) => match &reference {
+                Ok(None) => dropped.push((name.clone(), "it returned no output to check".to_string())),
+                Ok(Some(out)) => match &reference {
                     None => {
                         reference = Some((name.clone(), out));
                         ran[i] = true;
@@ -542,12 +599,15 @@ impl Tuner {
             }
         }
         // The clocks back up: the first candidate that ran, again, for
-        // at least `WARM_UP` of wall time.
+        // at least `WARM_UP` of wall time, four launches between waits (a
+        // wait after every launch leaves the GPU idle for the round trip).
         if let Some(first) = ran.iter().position(|&r| r) {
             let started = std::time::Instant::now();
-            while started.elapsed() < WARM_UP {
-                if run(&candidates[first]).is_err() {
-                    break;
+            'warm: while started.elapsed() < WARM_UP {
+                for _ in 0..4 {
+                    if run(&candidates[first], Purpose::Time).is_err() {
+                        break 'warm;
+                    }
                 }
                 self.device
                     .synchronize()
@@ -559,7 +619,7 @@ impl Tuner {
                 if !ran[i] {
                     break;
                 }
-                if let Err(e) = run(c) {
+                if let Err(e) = run(c, Purpose::Time) {
                     dropped.push((names[i].clone(), e.to_string()));
                     ran[i] = false;
                 }
@@ -577,7 +637,7 @@ impl Tuner {
                 }
                 let (r, timing) = self
                     .device
-                    .time(|| run(c))
+                    .time(|| run(c, Purpose::Time))
                     .map_err(|source| TuneError::Device { kernel: self.kernel.clone(), source })?;
                 if let Err(e) = r {
                     dropped.push((names[i].clone(), e.to_string()));

@@ -10,7 +10,7 @@
 use crate::common;
 use common::*;
 use onekernel_runtime::__private::*;
-use onekernel_runtime::tune::{Key, Mode, Source, TuneError, Tuner, CACHE_DIR_ENV, FILE_NAME, TUNE_ENV};
+use onekernel_runtime::tune::{Key, Mode, Purpose, Source, TuneError, Tuner, CACHE_DIR_ENV, FILE_NAME, TUNE_ENV};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -348,4 +348,55 @@ fn user_check_and_errors() {
     assert!(matches!(tuner.choose(&key, &none, |_| Ok::<u8, String>(0)), Err(TuneError::NoCandidates { .. })));
     let err = tuner.choose(&key, &["x", "x"], |_| Ok::<u8, String>(0)).unwrap_err();
     assert_eq!(err.to_string(), "tuning `host`: two candidates are named `x`");
+}
+
+/// `choose_launched` reads each candidate's output once, for the check,
+/// and only launches it for the warm-up and the timed runs (a read-back
+/// between timed launches idles the GPU); a candidate that returns no
+/// output for the check is dropped, one whose output disagrees too.
+#[test]
+fn choose_launched_reads_back_once_a_candidate() {
+    let gpu = Device::gpu().expect("the GPU tests need an adapter (try `source .ci/env.sh` for lavapipe)");
+    for dev in [Device::cpu(), gpu] {
+        let (a, out) = inputs(N);
+        let want = expected_scale_add(&a, &out, 0.5, N);
+        let ab = Buffer::from_slice(&dev, &a).unwrap();
+        let mut ob = Buffer::from_slice(&dev, &out).unwrap();
+        let checks = RefCell::new(BTreeMap::<&str, usize>::new());
+        let launches = RefCell::new(BTreeMap::<&str, usize>::new());
+        let tuner = Tuner::new(&dev, "scale_add", &[&SCALE_ADD]).mode(Mode::Full).without_cache_file().samples(3);
+        let names = ["full", "no_output", "half_grid"];
+        let choice = tuner
+            .choose_launched(
+                &Key::new().size("n", N),
+                &names,
+                |&name, purpose| -> Result<Option<Vec<f32>>, LaunchError> {
+                    *launches.borrow_mut().entry(name).or_default() += 1;
+                    ob.write(&out).unwrap();
+                    let grid = if name == "half_grid" { N / 2 } else { N };
+                    scale_add(&dev, Grid::threads(grid), &ab, &mut ob, 0.5)?;
+                    if purpose == Purpose::Time || name == "no_output" {
+                        return Ok(None);
+                    }
+                    *checks.borrow_mut().entry(name).or_default() += 1;
+                    Ok(Some(ob.read().unwrap()))
+                },
+                |a, b| a == b,
+            )
+            .unwrap();
+        assert_eq!(choice.name(), "full");
+        let outcome = |i: usize| choice.outcomes[i].result.clone();
+        assert!(outcome(1).unwrap_err().contains("no output"), "{:?}", choice.outcomes);
+        assert!(outcome(2).unwrap_err().contains("differs from that of `full`"), "{:?}", choice.outcomes);
+        // One read-back each for the check; the winner also ran the
+        // warm-up (at least four launches) and three timed launches.
+        assert_eq!(checks.borrow().get("full"), Some(&1));
+        assert_eq!(checks.borrow().get("half_grid"), Some(&1));
+        assert!(launches.borrow()["full"] >= 1 + 4 + 3, "{:?}", launches.borrow());
+        assert_eq!(launches.borrow()["no_output"], 1, "{:?}", launches.borrow());
+        // And the winner computes the right thing.
+        ob.write(&out).unwrap();
+        scale_add(&dev, Grid::threads(N), &ab, &mut ob, 0.5).unwrap();
+        assert_eq!(ob.read().unwrap(), want);
+    }
 }
