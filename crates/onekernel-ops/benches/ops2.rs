@@ -19,9 +19,7 @@
 
 use onekernel::ops::matmul::{self, Layout, Shape};
 use onekernel::ops::norm::{row_op_into, row_op_with, RowElement, RowOp, VEC_CONFIGS};
-use onekernel::ops::random::{
-    fill_with_per, normal_into, random_u32_into, random_u32_with_per, uniform_into, Distribution,
-};
+use onekernel::ops::random::{normal_into, random_u32_into, uniform_into};
 use onekernel::ops::sort::{sort_into, sort_pairs_into, Order, SortScratch};
 use onekernel::ops::transpose::{copy_2d, transpose_into, TransposeElement};
 use onekernel::prelude::*;
@@ -251,18 +249,6 @@ fn random(device: &Device, n: usize, iters: usize, rows: &mut Vec<Row>) {
     row("random u32", time(device, iters, || random_u32_into(device, &mut u, 1, 0)));
     row("uniform f32", time(device, iters, || uniform_into(device, &mut f, 1, 0)));
     row("normal f32", time(device, iters, || normal_into(device, &mut f, 1, 0, 0.0, 1.0)));
-    // Two and four blocks of four a thread (the same numbers).
-    for per in [2u32, 4] {
-        let t = time(device, iters, || random_u32_with_per(device, &mut u, 1, 0, false, per));
-        row(&format!("random u32, {per} blocks a thread"), t);
-        let t = time(device, iters, || fill_with_per(device, &mut f, Distribution::Uniform, 1, 0, false, per));
-        row(&format!("uniform f32, {per} blocks a thread"), t);
-        let normal = Distribution::Normal { mean: 0.0, std: 1.0 };
-        row(
-            &format!("normal f32, {per} blocks a thread"),
-            time(device, iters, || fill_with_per(device, &mut f, normal, 1, 0, false, per)),
-        );
-    }
     // From an offset not a multiple of 4: the staged (scalar-store) kernels.
     row("random u32, offset 1", time(device, iters, || random_u32_into(device, &mut u, 1, 1)));
     row("uniform f32, offset 1", time(device, iters, || uniform_into(device, &mut f, 1, 1)));
@@ -308,7 +294,7 @@ fn floor(device: &Device, n: usize, iters: usize, rows: &mut Vec<Row>) {
 /// work between the timings leaves the GPU idle long enough to lower its
 /// clock: the first runs of this saw 345 MHz in `nvidia-smi`).
 fn random_variants(device: &Device, n: usize, iters: usize, rows: &mut Vec<Row>) {
-    use onekernel::ops::random::kernels::{philox_vec, philox_vec_64, philox_vec_stride, philox_vec_wide};
+    use onekernel::ops::random::kernels::{philox_vec, philox_vec_64};
     type Launch = Box<dyn Fn(&Device, &mut Buffer<f32>) -> Result<(), onekernel::ops::OpError>>;
     // SAFETY: each kernel guards its stores by the output's length.
     let unchecked = unsafe { device.unchecked() };
@@ -327,28 +313,6 @@ fn random_variants(device: &Device, n: usize, iters: usize, rows: &mut Vec<Row>)
                 Ok(philox_vec_64::launch::<1>(d, Grid::threads(v), &mut *f.view_as_mut()?, 0, 0, 1, 0, 0.0, 1.0)?)
             }),
         ));
-        variants.push((
-            "philox_vec_64, MODE 3 (to_unit_bits)".into(),
-            Box::new(move |d, f| {
-                Ok(philox_vec_64::launch::<3>(d, Grid::threads(v), &mut *f.view_as_mut()?, 0, 0, 1, 0, 0.0, 1.0)?)
-            }),
-        ));
-        variants.push((
-            "philox_vec_wide".into(),
-            Box::new(move |d, f| {
-                Ok(philox_vec_wide::launch::<1>(d, Grid::threads(v), &mut *f.view_as_mut()?, 0, 0, 1, 0, 0.0, 1.0)?)
-            }),
-        ));
-        for threads in [1usize << 18, 1 << 20] {
-            variants.push((
-                format!("philox_vec_stride {threads} threads"),
-                Box::new(move |d, f| {
-                    let t = threads as u32;
-                    let out = &mut *f.view_as_mut()?;
-                    Ok(philox_vec_stride::launch::<1>(d, Grid::threads(threads), out, 0, 0, 1, 0, 0.0, 1.0, t)?)
-                }),
-            ));
-        }
     }
     let mut outs = Vec::new();
     for (d, what) in [(device, ""), (&unchecked, " unchecked")] {

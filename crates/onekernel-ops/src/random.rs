@@ -29,16 +29,13 @@
 //! ([`philox_vec`]); any other output goes through
 //! [`philox_words`], where a block of 256 threads
 //! stages its 1024 numbers in shared memory and writes them coalesced.
-//! [`philox_vec_per`] computes 2 or 4 blocks a thread (the same numbers;
-//! on the H200 no faster than one, so the ops use [`philox_vec`]:
-//! `docs/performance.md`).
-//! [`philox_vec_wide`] (each round's two products from one `u64`
-//! product), [`philox_vec_stride`] (a fixed grid striding the output) and
-//! `MODE` 3 ([`to_unit_bits`]: the uniform float without an
-//! integer-to-float conversion) are the same numbers again, kept for the
-//! benchmark (`ops2 --only random`); the H200 numbers are in
-//! `docs/performance.md`.
-//! The const parameter `MODE` of both says what is drawn (words, uniform,
+//! The `*_64` kernels take both words of each product from one `u64`
+//! product (12% faster on the H200 than a high word from one product and
+//! a `wrapping_mul` for the low one). Two or four blocks a thread, a grid
+//! striding the output and the uniform float from the word's bits (no
+//! integer-to-float conversion) were built and measured too, and were no
+//! faster (`docs/performance.md`). The const parameter `MODE` of the four
+//! kernels says what is drawn (words, uniform,
 //! normal). On the CPU executor the same blocks are computed in plain
 //! Rust with rayon and native 64-bit products (the same numbers: the
 //! tests compare both); [`fill_into`]'s
@@ -74,13 +71,6 @@ pub mod kernels {
         ah * bh + (lohi >> 16) + (hilo >> 16) + (cross >> 16)
     }
 
-    /// The high 32 bits of `a * b` from a native 64-bit product (one
-    /// instruction where the device has 64-bit integers, `SHADER_INT64`).
-    #[helper]
-    pub fn mul_hi_64(a: u32, b: u32) -> u32 {
-        ((u64::from(a) * u64::from(b)) >> 32) as u32
-    }
-
     /// One Philox round: `x` with its products `M0 * x.x` and `M1 * x.z`
     /// (their high words `hi0`, `hi1` computed by the caller, from 16-bit
     /// halves or one 64-bit product) under the round's key.
@@ -111,27 +101,12 @@ pub mod kernels {
     }
 
     /// [`philox4x32_10`] with native 64-bit products (`SHADER_INT64`): the
-    /// same numbers.
+    /// same numbers. Each round's two products are taken whole (one `u64`
+    /// product gives both the high and the low word; on the H200 this ran
+    /// 12% faster than a `mul_hi` from a `u64` product plus a
+    /// `wrapping_mul`, 2026-12-04).
     #[helper]
     pub fn philox4x32_10_64(c: UVec4, k0: u32, k1: u32) -> UVec4 {
-        let mut x = c;
-        let mut key0 = k0;
-        let mut key1 = k1;
-        #[unroll]
-        for _round in 0..10 {
-            x = philox_round(x, mul_hi_64(M0, x.x), mul_hi_64(M1, x.z), key0, key1);
-            key0 = key0.wrapping_add(W0);
-            key1 = key1.wrapping_add(W1);
-        }
-        x
-    }
-
-    /// [`philox4x32_10_64`] with each round's two products taken whole
-    /// (one `u64` product gives both the high and the low word, where the
-    /// other rounds multiply twice: `mul_hi_64` and `wrapping_mul`): the
-    /// same numbers.
-    #[helper]
-    pub fn philox4x32_10_wide(c: UVec4, k0: u32, k1: u32) -> UVec4 {
         let mut x = c;
         let mut key0 = k0;
         let mut key1 = k1;
@@ -161,17 +136,6 @@ pub mod kernels {
         (w >> 8) as f32 * (1.0 / 16_777_216.0)
     }
 
-    /// [`to_unit`] without an integer-to-float conversion: the top 23 of
-    /// the 24 bits as the mantissa of a float in `[1, 2)`, minus 1 (exact),
-    /// plus the 24th bit's `2^-24` (exact: the sum is `(w >> 8) * 2^-24`,
-    /// which a float holds). The same bits as [`to_unit`] for every word
-    /// (the tests compare all four of each block drawn).
-    #[helper]
-    pub fn to_unit_bits(w: u32) -> f32 {
-        let low = if w & 0x100 != 0 { 1.0 / 16_777_216.0 } else { 0.0f32 };
-        (f32::from_bits(0x3F80_0000 | (w >> 9)) - 1.0) + low
-    }
-
     /// A block's four words as uniform `f32`s (`normal` 0) or as normal
     /// ones (Box–Muller on each pair), times `std` plus `mean`.
     #[helper]
@@ -193,20 +157,12 @@ pub mod kernels {
     }
 
     /// A block's four words as what `MODE` draws, as bits: the words
-    /// themselves (0), uniform `f32`s (1, or 3 through [`to_unit_bits`]:
-    /// the same numbers) or normal ones (2), see [`to_f32s`].
+    /// themselves (0), uniform `f32`s (1) or normal ones (2), see
+    /// [`to_f32s`].
     #[helper]
     pub fn to_words(w: UVec4, mode: u32, mean: f32, std: f32) -> UVec4 {
         if mode == 0 {
             w
-        } else if mode == 3 {
-            // Uniform through `to_unit_bits`: the same numbers as mode 1.
-            UVec4::new(
-                to_unit_bits(w.x).to_bits(),
-                to_unit_bits(w.y).to_bits(),
-                to_unit_bits(w.z).to_bits(),
-                to_unit_bits(w.w).to_bits(),
-            )
         } else {
             let z = to_f32s(w, mode - 1, mean, std);
             UVec4::new(z.x.to_bits(), z.y.to_bits(), z.z.to_bits(), z.w.to_bits())
@@ -240,76 +196,6 @@ pub mod kernels {
         let g = global_id().x;
         if g < out.len() {
             out[g] = to_words(philox4x32_10_64(counter(g as u32, q_lo, q_hi), k0, k1), MODE, mean, std);
-        }
-    }
-
-    /// [`philox_vec_64`] over [`philox4x32_10_wide`] (one `u64` product a
-    /// multiply): the same numbers.
-    #[kernel(workgroup_size = 256)]
-    pub fn philox_vec_wide<const MODE: u32>(
-        out: &mut [UVec4],
-        q_lo: u32,
-        q_hi: u32,
-        k0: u32,
-        k1: u32,
-        mean: f32,
-        std: f32,
-    ) {
-        let g = global_id().x;
-        if g < out.len() {
-            out[g] = to_words(philox4x32_10_wide(counter(g as u32, q_lo, q_hi), k0, k1), MODE, mean, std);
-        }
-    }
-
-    /// [`philox_vec_wide`] over a grid of `threads` threads that strides
-    /// the output: thread `g` writes the vectors `g`, `g + threads`, ...
-    /// (each store coalesced across the warp). Launch `threads` threads (a
-    /// few blocks a multiprocessor).
-    #[kernel(workgroup_size = 256)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn philox_vec_stride<const MODE: u32>(
-        out: &mut [UVec4],
-        q_lo: u32,
-        q_hi: u32,
-        k0: u32,
-        k1: u32,
-        mean: f32,
-        std: f32,
-        threads: u32,
-    ) {
-        let mut i = global_id().x;
-        while i < out.len() {
-            out[i] = to_words(philox4x32_10_wide(counter(i as u32, q_lo, q_hi), k0, k1), MODE, mean, std);
-            i += threads as usize;
-        }
-    }
-
-    /// [`philox_vec`] with `PER` blocks a thread: thread `g` of `threads`
-    /// computes the vectors `g`, `g + threads`, ... (`PER` of them, each
-    /// store coalesced across the warp), with 64-bit products where
-    /// `I64` is 1. The same numbers as [`philox_vec`]; launch
-    /// `threads = out.len().div_ceil(PER)` threads.
-    #[kernel(workgroup_size = 256)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn philox_vec_per<const MODE: u32, const PER: u32, const I64: u32>(
-        out: &mut [UVec4],
-        q_lo: u32,
-        q_hi: u32,
-        k0: u32,
-        k1: u32,
-        mean: f32,
-        std: f32,
-        threads: u32,
-    ) {
-        let g = global_id().x;
-        #[unroll]
-        for k in 0..PER {
-            let i = g + k as usize * threads as usize;
-            if i < out.len() {
-                let c = counter(i as u32, q_lo, q_hi);
-                let w = if I64 != 0 { philox4x32_10_64(c, k0, k1) } else { philox4x32_10(c, k0, k1) };
-                out[i] = to_words(w, MODE, mean, std);
-            }
         }
     }
 
@@ -464,26 +350,6 @@ pub fn fill_into(
     offset: u64,
     kernels_on_cpu: bool,
 ) -> Result<(), OpError> {
-    fill_with_per(device, out, distribution, seed, offset, kernels_on_cpu, DEFAULT_PER)
-}
-
-/// Blocks of four a thread of the GPU's vector path computes
-/// ([`philox_vec`]: 1; [`philox_vec_per`]: 2 or 4).
-pub const DEFAULT_PER: u32 = 1;
-
-/// [`fill_into`] with `per` blocks a thread on the GPU's vector path (1:
-/// [`philox_vec`], 2 or 4: [`philox_vec_per`]); the same numbers. For the
-/// benchmark and the tests.
-#[doc(hidden)]
-pub fn fill_with_per(
-    device: &Device,
-    out: &mut Buffer<f32>,
-    distribution: Distribution,
-    seed: u64,
-    offset: u64,
-    kernels_on_cpu: bool,
-    per: u32,
-) -> Result<(), OpError> {
     check_range(out.len(), offset)?;
     if out.is_empty() {
         return Ok(());
@@ -504,7 +370,7 @@ pub fn fill_with_per(
         Distribution::Uniform => (1, 0.0, 1.0),
         Distribution::Normal { mean, std } => (2, mean, std),
     };
-    draw(device, out, mode, seed, offset, mean, std, per)
+    draw(device, out, mode, seed, offset, mean, std)
 }
 
 /// The kernels' launch for `out` (`u32`s or `f32`s, as bits): on a GPU,
@@ -521,7 +387,6 @@ fn draw<T: Element>(
     offset: u64,
     mean: f32,
     std: f32,
-    per: u32,
 ) -> Result<(), OpError> {
     let n = out.len();
     let (q, skip) = (offset / 4, (offset % 4) as u32);
@@ -544,40 +409,6 @@ fn draw<T: Element>(
                 }
             }
         };
-    }
-    if device.is_gpu() && skip == 0 && n % 4 == 0 && per > 1 {
-        let mut v = out.view_as_mut::<UVec4>()?;
-        let threads = (n / 4).div_ceil(per as usize);
-        let (grid, t) = (Grid::threads(threads), threads as u32);
-        macro_rules! by_per {
-            (|$p:ident, $i:ident| $launch:expr) => {
-                match (per, int64) {
-                    (2, true) => {
-                        const $p: u32 = 2;
-                        const $i: u32 = 1;
-                        $launch
-                    }
-                    (2, false) => {
-                        const $p: u32 = 2;
-                        const $i: u32 = 0;
-                        $launch
-                    }
-                    (_, true) => {
-                        const $p: u32 = 4;
-                        const $i: u32 = 1;
-                        $launch
-                    }
-                    (_, false) => {
-                        const $p: u32 = 4;
-                        const $i: u32 = 0;
-                        $launch
-                    }
-                }
-            };
-        }
-        return Ok(by_mode!(|M| by_per!(|P, I| philox_vec_per::launch::<M, P, I>(
-            device, grid, &mut *v, lo, hi, k0, k1, mean, std, t
-        )))?);
     }
     if device.is_gpu() && skip == 0 && n % 4 == 0 {
         let mut v = out.view_as_mut::<UVec4>()?;
@@ -628,19 +459,6 @@ pub fn random_u32_with(
     offset: u64,
     kernels_on_cpu: bool,
 ) -> Result<(), OpError> {
-    random_u32_with_per(device, out, seed, offset, kernels_on_cpu, DEFAULT_PER)
-}
-
-/// [`random_u32_with`] with `per` blocks a thread (see [`fill_with_per`]).
-#[doc(hidden)]
-pub fn random_u32_with_per(
-    device: &Device,
-    out: &mut Buffer<u32>,
-    seed: u64,
-    offset: u64,
-    kernels_on_cpu: bool,
-    per: u32,
-) -> Result<(), OpError> {
     check_range(out.len(), offset)?;
     if out.is_empty() {
         return Ok(());
@@ -650,7 +468,7 @@ pub fn random_u32_with_per(
         host_fill(&mut v, seed, offset, |w| w);
         return Ok(out.write(&v)?);
     }
-    draw(device, out, 0, seed, offset, 0.0, 1.0, per)
+    draw(device, out, 0, seed, offset, 0.0, 1.0)
 }
 
 fn check_range(n: usize, offset: u64) -> Result<(), OpError> {

@@ -109,7 +109,7 @@ fn both_multiplies_give_the_same_stream() {
     // runs (lavapipe and the CPU executor have 64-bit integers, so the
     // ops pick the `_64` kernels there), launched directly: the staged
     // kernels at any offset, the vector ones from offset 0.
-    use onekernel::ops::random::kernels::{philox_vec, philox_vec_64, philox_vec_per, philox_words, philox_words_64};
+    use onekernel::ops::random::kernels::{philox_vec, philox_vec_64, philox_words, philox_words_64};
     for device in [Device::cpu(), gpu()] {
         for (seed, offset, n) in [(3u64, 0u64, 1usize), (9, 5, 1027), (u64::MAX, (1u64 << 34) - 2, 3001)] {
             let (q, skip) = (offset / 4, (offset % 4) as u32);
@@ -137,118 +137,6 @@ fn both_multiplies_give_the_same_stream() {
             let mut v = Buffer::<UVec4>::zeroed(&device, vecs).unwrap();
             philox_vec_64::launch::<0>(&device, Grid::threads(vecs), &mut v, lo, hi, k0, k1, 0.0, 1.0).unwrap();
             assert_eq!(v.read().unwrap(), want_v, "vector 64-bit on {}", device.name());
-            // Two and four blocks a thread, both multiplies (any device:
-            // the CPU executor runs these kernels too).
-            for per in [2usize, 4] {
-                let t = vecs.div_ceil(per);
-                let (g, tt) = (Grid::threads(t), t as u32);
-                let mut v = Buffer::<UVec4>::zeroed(&device, vecs).unwrap();
-                if per == 2 {
-                    philox_vec_per::launch::<0, 2, 0>(&device, g, &mut v, lo, hi, k0, k1, 0.0, 1.0, tt).unwrap();
-                } else {
-                    philox_vec_per::launch::<0, 4, 0>(&device, g, &mut v, lo, hi, k0, k1, 0.0, 1.0, tt).unwrap();
-                }
-                assert_eq!(v.read().unwrap(), want_v, "{per} blocks a thread, 16-bit on {}", device.name());
-                let mut v = Buffer::<UVec4>::zeroed(&device, vecs).unwrap();
-                if per == 2 {
-                    philox_vec_per::launch::<1, 2, 1>(&device, g, &mut v, lo, hi, k0, k1, 0.0, 1.0, tt).unwrap();
-                } else {
-                    philox_vec_per::launch::<1, 4, 1>(&device, g, &mut v, lo, hi, k0, k1, 0.0, 1.0, tt).unwrap();
-                }
-                let want_uv: Vec<UVec4> = want_v
-                    .iter()
-                    .map(|w| UVec4::from_array(w.to_array().map(|w| ((w >> 8) as f32 / 16_777_216.0).to_bits())))
-                    .collect();
-                assert_eq!(v.read().unwrap(), want_uv, "{per} blocks a thread, uniform 64-bit on {}", device.name());
-            }
-        }
-    }
-}
-
-#[test]
-fn to_unit_bits_is_to_unit_for_every_24_bit_value() {
-    // Every value of the 24 bits used, with the low 8 bits (ignored) all
-    // zero and all one.
-    use onekernel::ops::random::kernels::{to_unit, to_unit_bits};
-    for top in 0u32..1 << 24 {
-        for w in [top << 8, top << 8 | 0xff] {
-            assert_eq!(to_unit_bits(w).to_bits(), to_unit(w).to_bits(), "word {w:#x}");
-        }
-    }
-}
-
-#[test]
-fn whole_products_and_strided_grids_give_the_same_stream() {
-    // `philox_vec_wide` (each round's two products taken whole) and
-    // `philox_vec_stride` (a fixed grid striding the output) against the
-    // reference, words and uniform `f32`s, on the CPU executor and the GPU;
-    // grids smaller than, equal to and larger than the output.
-    use onekernel::ops::random::kernels::{philox_vec_64, philox_vec_stride, philox_vec_wide};
-    for device in [Device::cpu(), gpu()] {
-        for (seed, offset, vecs) in [(3u64, 0u64, 1usize), (9, 8, 257), (u64::MAX, (1u64 << 34) - 4, 1000)] {
-            let q = offset / 4;
-            let (lo, hi, k0, k1) = (q as u32, (q >> 32) as u32, seed as u32, (seed >> 32) as u32);
-            let want: Vec<UVec4> = (0..vecs as u64)
-                .map(|i| UVec4::from_array(std::array::from_fn(|w| stream(seed, (q + i) * 4 + w as u64))))
-                .collect();
-            let want_u: Vec<UVec4> = want
-                .iter()
-                .map(|w| UVec4::from_array(w.to_array().map(|w| ((w >> 8) as f32 / 16_777_216.0).to_bits())))
-                .collect();
-            let mut v = Buffer::<UVec4>::zeroed(&device, vecs).unwrap();
-            philox_vec_wide::launch::<0>(&device, Grid::threads(vecs), &mut v, lo, hi, k0, k1, 0.0, 1.0).unwrap();
-            assert_eq!(v.read().unwrap(), want, "whole products on {}", device.name());
-            let mut v = Buffer::<UVec4>::zeroed(&device, vecs).unwrap();
-            philox_vec_wide::launch::<1>(&device, Grid::threads(vecs), &mut v, lo, hi, k0, k1, 0.0, 1.0).unwrap();
-            assert_eq!(v.read().unwrap(), want_u, "whole products, uniform on {}", device.name());
-            // MODE 3: uniform through `to_unit_bits`, the same bits.
-            let mut v = Buffer::<UVec4>::zeroed(&device, vecs).unwrap();
-            philox_vec_64::launch::<3>(&device, Grid::threads(vecs), &mut v, lo, hi, k0, k1, 0.0, 1.0).unwrap();
-            assert_eq!(v.read().unwrap(), want_u, "uniform through to_unit_bits on {}", device.name());
-            for threads in [1usize, 33, 256, vecs, vecs + 100] {
-                let t = threads as u32;
-                let mut v = Buffer::<UVec4>::zeroed(&device, vecs).unwrap();
-                philox_vec_stride::launch::<0>(&device, Grid::threads(threads), &mut v, lo, hi, k0, k1, 0.0, 1.0, t)
-                    .unwrap();
-                assert_eq!(v.read().unwrap(), want, "{threads} threads striding on {}", device.name());
-                let mut v = Buffer::<UVec4>::zeroed(&device, vecs).unwrap();
-                philox_vec_stride::launch::<1>(&device, Grid::threads(threads), &mut v, lo, hi, k0, k1, 0.0, 1.0, t)
-                    .unwrap();
-                assert_eq!(v.read().unwrap(), want_u, "{threads} threads striding, uniform on {}", device.name());
-            }
-        }
-    }
-}
-
-/// The ops with 2 and 4 blocks a thread on the GPU's vector path (whole
-/// vectors from offsets that are multiples of 4): the same numbers as one
-/// block a thread.
-#[test]
-fn blocks_per_thread_give_the_same_numbers() {
-    use onekernel::ops::random::{fill_with_per, random_u32_with_per};
-    let device = gpu();
-    for &n in LENGTHS.iter().chain(&[100_000usize]) {
-        for (seed, offset) in [(0u64, 0u64), (42, 8), (7, (1u64 << 34) - 4)] {
-            let want: Vec<u32> = (0..n as u64).map(|i| stream(seed, offset + i)).collect();
-            let want_u: Vec<f32> = want.iter().map(|&w| (w >> 8) as f32 / 16_777_216.0).collect();
-            let mut normal_one = Buffer::<f32>::zeroed(&device, n).unwrap();
-            let dist = Distribution::Normal { mean: 1.0, std: 2.0 };
-            fill_with_per(&device, &mut normal_one, dist, seed, offset, false, 1).unwrap();
-            let normal_one = normal_one.read().unwrap();
-            for per in [1u32, 2, 4] {
-                let mut out = Buffer::<u32>::zeroed(&device, n).unwrap();
-                random_u32_with_per(&device, &mut out, seed, offset, false, per).unwrap();
-                assert!(out.read().unwrap() == want, "u32 n={n} offset={offset} per={per}");
-                let mut u = Buffer::<f32>::zeroed(&device, n).unwrap();
-                fill_with_per(&device, &mut u, Distribution::Uniform, seed, offset, false, per).unwrap();
-                assert!(u.read().unwrap() == want_u, "uniform n={n} offset={offset} per={per}");
-                fill_with_per(&device, &mut u, dist, seed, offset, false, per).unwrap();
-                let got = u.read().unwrap();
-                assert!(
-                    got.iter().zip(&normal_one).all(|(g, w)| (g - w).abs() <= 1e-5 * w.abs().max(1.0)),
-                    "normal n={n} per={per}"
-                );
-            }
         }
     }
 }
