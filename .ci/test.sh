@@ -4,6 +4,8 @@
 # 15-minute budget of CI (all of .ci/run, on 2 cores) stays visible.
 set -euo pipefail
 export CARGO_TERM_COLOR=never
+# As .ci/run (which compiled the tests this way): no incremental caches.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 step() {
