@@ -1816,12 +1816,13 @@ mod tests {
         for (input, slot, k, n) in [(Input::H, 0, w, 3 * w), (Input::M, 1, 4 * w, w)] {
             let x = values(rows * k, k as u32);
             let wt = values(k * n, n as u32);
+            let wf: Vec<f32> = wt.iter().map(|v| v.to_f32()).collect();
             let mut want = vec![0.0f32; rows * n];
             for r in 0..rows {
                 for j in 0..k {
                     let xv = x[r * k + j].to_f32();
                     for c in 0..n {
-                        want[r * n + c] += xv * wt[j * n + c].to_f32();
+                        want[r * n + c] += xv * wf[j * n + c];
                     }
                 }
             }
