@@ -240,7 +240,8 @@ fn subgroup_scan_kernels_on_the_cpu() {
             let (xo4, oo4) = (3, 2);
             let u: Vec<u32> = (0..n).map(|i| hash(i, 90 + chunks as u32)).collect();
             let f: Vec<f32> = (0..n).map(|i| (hash(i, 91) % 9) as f32 - 4.0).collect();
-            let seg_total_u = |s: usize| u[s * seg4 * 4..((s + 1) * seg4 * 4).min(n)].iter().fold(0u32, |a, &v| a.wrapping_add(v));
+            let seg_total_u =
+                |s: usize| u[s * seg4 * 4..((s + 1) * seg4 * 4).min(n)].iter().fold(0u32, |a, &v| a.wrapping_add(v));
             let seg_total_f = |s: usize| f[s * seg4 * 4..((s + 1) * seg4 * 4).min(n)].iter().sum::<f32>();
             let tu = Buffer::from_slice(d, &(0..segments).map(seg_total_u).collect::<Vec<_>>()).unwrap();
             let tf = Buffer::from_slice(d, &(0..segments).map(seg_total_f).collect::<Vec<_>>()).unwrap();
@@ -298,7 +299,8 @@ fn subgroup_plans_on_the_gpu() {
         let u: Vec<u32> = (0..n).map(|i| hash(i, 92)).collect();
         let s: Vec<i32> = (0..n).map(|i| hash(i, 93) as i32).collect();
         let f: Vec<f32> = (0..n).map(|i| (hash(i, 94) % 9) as f32 - 4.0).collect();
-        let plans: Vec<ScanPlan> = scan::candidates::<u32>(d, ReduceOp::Sum, n, 0).into_iter().filter(|p| p.chunks > 0).collect();
+        let plans: Vec<ScanPlan> =
+            scan::candidates::<u32>(d, ReduceOp::Sum, n, 0).into_iter().filter(|p| p.chunks > 0).collect();
         assert_eq!(!plans.is_empty(), fits, "{n}: subgroup plans {plans:?}");
         for plan in plans {
             check_plan(d, &u, ReduceOp::Sum, plan, "u32");
