@@ -302,7 +302,9 @@ fn subgroup_plans_on_the_gpu() {
         let plans: Vec<ScanPlan> =
             scan::candidates::<u32>(d, ReduceOp::Sum, n, 0).into_iter().filter(|p| p.chunks > 0).collect();
         assert_eq!(!plans.is_empty(), fits, "{n}: subgroup plans {plans:?}");
-        for plan in plans {
+        // The longest length with the first two plans only (lavapipe's time).
+        let most = if n > 100_000 { 2 } else { plans.len() };
+        for plan in plans.into_iter().take(most) {
             check_plan(d, &u, ReduceOp::Sum, plan, "u32");
             check_plan(d, &s, ReduceOp::Sum, plan, "i32");
             check_plan(d, &f, ReduceOp::Sum, plan, "f32");
