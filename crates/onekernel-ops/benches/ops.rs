@@ -7,6 +7,7 @@
 //!     cargo bench -p onekernel-ops --bench ops -- --cpu     # the CPU table only
 //!     cargo bench -p onekernel-ops --bench ops -- --small   # small sizes (lavapipe)
 //!     cargo bench -p onekernel-ops --bench ops -- --gpu --variants  # and other segment counts of reduce and scan
+//!     cargo bench -p onekernel-ops --bench ops -- --gpu --only scan --variants  # the scan rows, every plan
 //!
 //! `peers/torch/ops_baseline.py` prints PyTorch's numbers for the same
 //! rows (`sum`, `cumsum`, `bincount`, `transpose(..).contiguous()`, `copy_`).
@@ -19,17 +20,44 @@ use onekernel::prelude::*;
 use std::time::Instant;
 
 /// The median over 5 batches of the GPU time of one call of `f` (the sum
-/// of its launches' timestamps), after one warm-up call.
-fn time_gpu(device: &Device, iters: usize, mut f: impl FnMut()) -> f64 {
-    f();
-    let mut samples: Vec<f64> = (0..5)
-        .map(|_| {
-            let ((), t) = device.time(|| (0..iters).for_each(|_| f())).unwrap();
-            t.total.as_secs_f64() / iters as f64
-        })
-        .collect();
-    samples.sort_by(f64::total_cmp);
-    samples[2]
+/// of its launches' timestamps), after warm-up calls.
+fn time_gpu(device: &Device, iters: usize, f: impl FnMut()) -> f64 {
+    time_gpu_launches(device, iters, f).0
+}
+
+/// [`time_gpu`], and the median over the batches of each launch of a call
+/// (by its place in the call: a scan's pass 1 and pass 2).
+fn time_gpu_launches(device: &Device, iters: usize, mut f: impl FnMut()) -> (f64, Vec<f64>) {
+    // Warm-up calls, waited for: pipelines made before the clock starts,
+    // and the GPU kept busy for 200 ms first (after the host's work between
+    // rows it may have lowered its clocks: rows 2-3x slow, 2026-12-04; 20
+    // ms left the 2^26 scan rows 2-4x slow after the host's check of the
+    // row before).
+    let warm = Instant::now();
+    let mut calls = 0;
+    while calls < 3 || warm.elapsed().as_secs_f64() < 0.2 {
+        let ((), _) = device.time(|| (0..4).for_each(|_| f())).unwrap();
+        calls += 4;
+    }
+    let mut samples = Vec::new();
+    let mut launches: Vec<Vec<f64>> = Vec::new();
+    for _ in 0..5 {
+        let ((), t) = device.time(|| (0..iters).for_each(|_| f())).unwrap();
+        samples.push(t.total.as_secs_f64() / iters as f64);
+        let per_call = t.per_launch.len() / iters;
+        launches.resize(per_call, Vec::new());
+        for (k, l) in launches.iter_mut().enumerate() {
+            l.push(
+                t.per_launch.iter().skip(k).step_by(per_call.max(1)).map(|d| d.as_secs_f64()).sum::<f64>()
+                    / iters as f64,
+            );
+        }
+    }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    (median(samples), launches.into_iter().map(median).collect())
 }
 
 /// The best of `runs` wall-clock runs of `f`, in seconds.
@@ -55,13 +83,57 @@ fn row(op: &str, shape: &str, dtype: &str, seconds: f64, bytes: f64, note: &str)
     println!("| {op} | {shape} | {dtype} | {:.4} | {:.1} | {note} |", seconds * 1e3, bytes / seconds * 1e-9);
 }
 
-fn gpu_table(device: &Device, small: bool, variants: bool) {
+/// The scan rows: an inclusive sum of i32 (PyTorch's cumsum bar), read +
+/// write; with `variants` every candidate plan, with its two passes.
+fn scan_rows(device: &Device, shift: u32, variants: bool) {
+    for n in [1_000_003usize, 1 << 24, 1 << 26].map(|n| n >> shift) {
+        let x: Vec<i32> = (0..n).map(|i| (i % 5) as i32 - (i % 3 == 0) as i32 * 7).collect();
+        let mut acc = 0i32;
+        let want: Vec<i32> = x
+            .iter()
+            .map(|&v| {
+                acc = acc.wrapping_add(v);
+                acc
+            })
+            .collect();
+        let b = Buffer::from_slice(device, &x).unwrap();
+        let mut out = Buffer::<i32>::zeroed(device, n).unwrap();
+        let mut s = ScanScratch::for_len(device, n).unwrap();
+        let check = |out: &mut Buffer<i32>, what: &str| {
+            let got = out.read().unwrap();
+            let diff = got.iter().zip(&want).position(|(a, b)| a != b);
+            assert!(diff.is_none(), "scan {what} of {n}: first difference at {diff:?}");
+            out.write(&vec![0; n]).unwrap();
+        };
+        let passes = |l: &[f64]| match l {
+            [a, b] => format!("pass 1 {:.4} + pass 2 {:.4}", a * 1e3, b * 1e3),
+            _ => format!("{} launches", l.len()),
+        };
+        let (t, l) = time_gpu_launches(device, 10, || {
+            scan::scan_into(device, &b, ReduceOp::Sum, true, &mut out, &mut s).unwrap()
+        });
+        check(&mut out, "default");
+        row("scan inclusive sum", &label(n), "i32", t, (n * 8) as f64, &format!("default plan; {}", passes(&l)));
+        if variants {
+            for plan in scan::candidates::<i32>(device, ReduceOp::Sum, n, 0) {
+                let (t, l) = time_gpu_launches(device, 10, || {
+                    scan::scan_with_plan(device, &b, ReduceOp::Sum, true, &mut out, &mut s, plan).unwrap()
+                });
+                check(&mut out, &plan.name());
+                let note = format!("plan {} (variant): {}", plan.name(), passes(&l));
+                row("scan inclusive sum", &label(n), "i32", t, (n * 8) as f64, &note);
+            }
+        }
+    }
+}
+
+fn gpu_table(device: &Device, small: bool, variants: bool, only: Option<&str>) {
     println!("\n## onekernel::ops on {}\n", device.name());
     println!("GPU kernel time (timestamps), median of 5 batches. GB/s: bytes read + written once.\n");
     println!("| op | shape | dtype | time (ms) | GB/s | note |");
     println!("|---|---|---|---|---|---|");
     let shift = if small { 6 } else { 0 };
-    if !small {
+    if !small && only != Some("scan") {
         // The GPU idles at a low clock and takes a moment to reach its full
         // one: about 2 s of sums before anything is tuned or timed.
         let n = 1 << 26;
@@ -76,6 +148,12 @@ fn gpu_table(device: &Device, small: bool, variants: bool) {
                 })
                 .unwrap();
         }
+    }
+
+    if only == Some("scan") {
+        scan_rows(device, shift, variants);
+        print_picks(device);
+        return;
     }
 
     // reduce: sum of f32 (the bar), and min, f16, i32 at 2^24.
@@ -142,29 +220,7 @@ fn gpu_table(device: &Device, small: bool, variants: bool) {
         }
     }
 
-    // scan: inclusive sum of i32 (PyTorch's cumsum bar), read + write.
-    for n in [1_000_003usize, 1 << 24, 1 << 26].map(|n| n >> shift) {
-        let x: Vec<i32> = (0..n).map(|i| (i % 5) as i32).collect();
-        let b = Buffer::from_slice(device, &x).unwrap();
-        let mut out = Buffer::<i32>::zeroed(device, n).unwrap();
-        let mut s = ScanScratch::for_len(device, n).unwrap();
-        let t = time_gpu(device, 10, || scan::scan_into(device, &b, ReduceOp::Sum, true, &mut out, &mut s).unwrap());
-        let last = out.read_range(n - 1..).unwrap()[0];
-        assert_eq!(last, x.iter().fold(0i32, |a, &v| a.wrapping_add(v)), "scan");
-        let segs = scan::plan(device, n).1;
-        row("scan inclusive sum", &label(n), "i32", t, (n * 8) as f64, &format!("{segs} segments"));
-        if variants {
-            for target in [256usize, 512, 1024, 4096] {
-                let t = time_gpu(device, 10, || {
-                    scan::scan_into_segments(device, &b, ReduceOp::Sum, true, &mut out, &mut s, target).unwrap()
-                });
-                let segs = scan::plan_for(n, target).1;
-                row("scan inclusive sum", &label(n), "i32", t, (n * 8) as f64, &format!("{segs} segments (variant)"));
-            }
-            let last = out.read_range(n - 1..).unwrap()[0];
-            assert_eq!(last, x.iter().fold(0i32, |a, &v| a.wrapping_add(v)), "scan variant");
-        }
-    }
+    scan_rows(device, shift, variants);
 
     // histogram: 10M u32 into 256 and 65,536 bins.
     let n = 10_000_000 >> shift;
@@ -225,7 +281,11 @@ fn gpu_table(device: &Device, small: bool, variants: bool) {
         }
     }
 
-    // What the tuner chose for each op and size, and every candidate's time.
+    print_picks(device);
+}
+
+/// What the tuner chose for each op and size, and every candidate's time.
+fn print_picks(device: &Device) {
     println!("\n### Tuned plans (`onekernel::ops::tuning::picks`)\n");
     println!("| op | key | plan | source | candidates (median µs) |");
     println!("|---|---|---|---|---|");
@@ -383,7 +443,10 @@ fn main() {
     let small = has("--small");
     if !has("--cpu") {
         match Device::gpu() {
-            Ok(gpu) => gpu_table(&gpu, small || gpu.name().contains("llvmpipe"), has("--variants")),
+            Ok(gpu) => {
+                let only = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).map(String::as_str);
+                gpu_table(&gpu, small || gpu.name().contains("llvmpipe"), has("--variants"), only)
+            }
             Err(e) => println!("no GPU: {e}"),
         }
     }

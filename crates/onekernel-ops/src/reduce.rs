@@ -451,13 +451,25 @@ macro_rules! vec4_sum_kernel {
         /// most 3 before its end; `tail = x.len()` adds none), and the
         /// partials meet in a shared-memory tree into `out[b]`. GPU only
         /// (a vector buffer over a scalar buffer's memory exists there);
-        /// the CPU executor runs [`reduce_segments`].
+        /// the CPU executor runs [`reduce_segments`]. With `reverse` 1,
+        /// workgroup `b` sums segment `grid - 1 - b` (the scan's pass 1:
+        /// the start of the input, which its pass 2 reads first, is read
+        /// last, so it may still be in the cache).
         #[kernel(workgroup_size = 256)]
         #[allow(clippy::too_many_arguments)]
-        pub fn $name(x4: &[$vec], x: &[$lane], out: &mut [$lane], offset4: u32, n4: u32, seg_len4: u32, tail: u32) {
+        pub fn $name(
+            x4: &[$vec],
+            x: &[$lane],
+            out: &mut [$lane],
+            offset4: u32,
+            n4: u32,
+            seg_len4: u32,
+            tail: u32,
+            reverse: u32,
+        ) {
             let tree = shared::<[$lane; 256]>();
             let tid = thread_id().x;
-            let seg = block_id().x;
+            let seg = if reverse != 0 { grid_dim().x - 1 - block_id().x } else { block_id().x };
             let start = offset4 as usize + seg * seg_len4 as usize;
             let end = (start + seg_len4 as usize).min(offset4 as usize + n4 as usize).min(x4.len());
             let mut acc = [$vec::splat($zero); 8];
@@ -1468,7 +1480,7 @@ fn run_plan<T: ReduceElement>(
     }
     let partials = scratch.partials(device, segments)?;
     if vec4 {
-        launch_vec4(device, x, (0, n, true), partials, seg, segments)?;
+        launch_vec4(device, x, (0, n, true, false), partials, seg, segments)?;
     } else {
         T::launch_partials(device, op, x, partials, 0, seg, seg, segments)?;
     }
@@ -1513,11 +1525,12 @@ fn run_single<T: ReduceElement>(
 /// `partials`, both seen as the kernel's vectors and lanes (GPU buffers of
 /// `f32`, `i32` or `u32`; anything else is an internal error); `tail`:
 /// whether workgroup 0 adds the last `n % 4` elements (the whole-buffer
-/// reduction; a scan's last segment total is never read).
+/// reduction; a scan's last segment total is never read); `reverse`:
+/// whether the workgroups take the segments last first (the scan's).
 pub(crate) fn launch_vec4<T: Element, A: Element>(
     device: &Device,
     x: &Buffer<T>,
-    (offset, n, tail): (usize, usize, bool),
+    (offset, n, tail, reverse): (usize, usize, bool, bool),
     partials: &mut Buffer<A>,
     seg4: u32,
     segments: usize,
@@ -1531,18 +1544,19 @@ pub(crate) fn launch_vec4<T: Element, A: Element>(
     let tail = seg_len_u32(if tail { offset + n / 4 * 4 } else { len })?;
     let (o4, n4) = (seg_len_u32(offset / 4)?, seg_len_u32(n / 4)?);
     let g = Grid::blocks(segments);
+    let rev = reverse as u32;
     // Borrowed views of the same memory: a loop of calls keeps its bind
     // groups (`Buffer::view_as`).
     match lanes {
         Lanes::F32 => {
             let (xs, x4) = (x.view_as::<f32>()?, x.view_prefix_as::<Vec4>(len / 4)?);
             let mut p = partials.view_as_mut::<f32>()?;
-            reduce_sum_vec4::launch(device, g, &*x4, &*xs, &mut *p, o4, n4, seg4, tail)?;
+            reduce_sum_vec4::launch(device, g, &*x4, &*xs, &mut *p, o4, n4, seg4, tail, rev)?;
         }
         Lanes::U32 => {
             let (xs, x4) = (x.view_as::<u32>()?, x.view_prefix_as::<UVec4>(len / 4)?);
             let mut p = partials.view_as_mut::<u32>()?;
-            reduce_sum_uvec4::launch(device, g, &*x4, &*xs, &mut *p, o4, n4, seg4, tail)?;
+            reduce_sum_uvec4::launch(device, g, &*x4, &*xs, &mut *p, o4, n4, seg4, tail, rev)?;
         }
     }
     Ok(())

@@ -44,6 +44,24 @@
 //! `f32`, `i32` and `u32` the reduction pass reading `Vec4`s
 //! ([`crate::reduce::reduce_sum_vec4`]).
 //!
+//! # The subgroup scan (sums of 4-byte lanes)
+//!
+//! For sums of `f32`, `i32` and `u32` whose length and offsets are
+//! multiples of 4, on a GPU with subgroups of 8 to 256 lanes, step 2 can
+//! instead be [`scan_sum_vec4`] / [`scan_sum_uvec4`] (plans with
+//! [`ScanPlan::chunks`] > 0, the first candidates where they fit): no
+//! shared-memory staging of the elements. A step covers 1, 2 or 4 chunks
+//! of 1024 elements; thread `t` loads vector `t` of each chunk (coalesced
+//! 16-byte loads, all in flight together, the next step's issued before
+//! this step's scan), scans its 4 lanes in
+//! registers, the 256 thread totals of a chunk are scanned within each
+//! subgroup by shuffles (no subgroup-scan builtin in WGSL) and the
+//! subgroup totals go through shared memory: one barrier a step, then
+//! coalesced 16-byte stores. The reduction pass may take the segments last
+//! first ([`ScanPlan::reverse`]): the start of the input, which step 2
+//! reads first, is then the input read last and may still be in the GPU's
+//! L2 cache. Still two launches, and still no workgroup waits for another.
+//!
 //! # Views
 //!
 //! [`scan_view_into`] scans a contiguous [`View2d`] (a range of rows of a
@@ -312,6 +330,242 @@ float_scan! {
     store: |v| { f16::from_f32(v) }
 }
 
+/// The subgroup scan of sums of 4-byte lanes read as vectors, written once
+/// for `Vec4` (`f32`) and `UVec4` (`i32`, `u32`: two's-complement sums
+/// wrap to the same bits); see the module's "The subgroup scan".
+/// `|$a, $b| $add` adds two lanes (wrapping for `u32`).
+macro_rules! scan_sum_vec4_kernel {
+    ($(#[$meta:meta])* $name:ident, $vec:ident, $lane:ty, $zero:expr, |$a:ident, $b:ident| $add:expr) => {
+        $(#[$meta])*
+        ///
+        /// Scans `n4` vectors of `x4` from `x_offset4` into `out4` from
+        /// `out_offset4`, in segments of `seg_len4` vectors (a multiple of
+        /// `256 * U`), one workgroup of 256 threads per segment, starting
+        /// from the sum of `totals[0..b]` (the segment totals of the
+        /// reduction pass; none when `totals` is shorter); `inclusive` is 1
+        /// for an inclusive scan, 0 for an exclusive one. A step covers `U`
+        /// chunks of 256 vectors: thread `t` loads vector `t` of each
+        /// (coalesced 16-byte loads, `U` in flight; the next step's are
+        /// issued before this step's scan), scans its 4 lanes in
+        /// registers, the thread totals are scanned in subgroups (shuffles)
+        /// and the subgroup totals meet in shared memory: one barrier a
+        /// step (the subgroup totals alternate between two halves of
+        /// `sums`). Needs subgroups of 8 lanes or more that divide 256.
+        #[kernel(workgroup_size = 256)]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name<const U: usize>(
+            x4: &[$vec],
+            out4: &mut [$vec],
+            totals: &[$lane],
+            x_offset4: u32,
+            out_offset4: u32,
+            n4: u32,
+            seg_len4: u32,
+            inclusive: u32,
+        ) {
+            // Two halves of 4 chunks of at most 32 subgroup totals.
+            let sums = shared::<[$lane; 256]>();
+            let tid = thread_id().x;
+            let seg = block_id().x;
+            let lane = subgroup_invocation_id();
+            let sg = subgroup_size() as usize;
+            let wid = tid / sg;
+            let nsg = 256 / sg;
+            let seg_start = seg * seg_len4 as usize;
+            let seg_end = (seg_start + seg_len4 as usize).min(n4 as usize);
+            let xo = x_offset4 as usize;
+            let oo = out_offset4 as usize;
+            // The first step's loads, issued before the carry is summed;
+            // each step issues the next one's before its own scan (the
+            // identity past the end).
+            let mut next = [$vec::splat($zero); 4];
+            #[unroll]
+            for u in 0..U {
+                let j = seg_start + u * 256 + tid;
+                if j < seg_end {
+                    next[u] = x4[xo + j];
+                }
+            }
+            // The carry into this segment: the totals of the segments
+            // before it, eight loads a thread at once.
+            let mut part = $zero;
+            let mut t0 = 0;
+            while t0 < seg {
+                #[unroll]
+                for k in 0..8 {
+                    let t = t0 + k * 256 + tid;
+                    if t < seg && t < totals.len() {
+                        let $a = part;
+                        let $b = totals[t];
+                        part = $add;
+                    }
+                }
+                t0 += 2048;
+            }
+            // Summed across the subgroup by shuffles (not `subgroup_add`,
+            // whose identity may be `+0.0`: the sum of `-0.0`s stays `-0.0`).
+            let mut off = 1u32;
+            while (off as usize) < sg {
+                let $a = part;
+                let $b = subgroup_shuffle_xor(part, off);
+                part = $add;
+                off *= 2;
+            }
+            if lane == 0 {
+                sums[wid] = part;
+            }
+            workgroup_barrier();
+            let mut carry = $zero;
+            for s in 0..nsg {
+                let $a = carry;
+                let $b = sums[s];
+                carry = $add;
+            }
+            workgroup_barrier();
+            let mut half = 0;
+            let mut base = seg_start;
+            while base < seg_end {
+                let v = next;
+                let after = base + U * 256;
+                #[unroll]
+                for u in 0..U {
+                    let j = after + u * 256 + tid;
+                    next[u] = $vec::splat($zero);
+                    if j < seg_end {
+                        next[u] = x4[xo + j];
+                    }
+                }
+                // Each thread's 4 lanes scanned in registers; the thread
+                // totals scanned in the subgroup (inclusive, then shifted
+                // by one lane: exclusive).
+                let mut p1 = [$zero; 4];
+                let mut p2 = [$zero; 4];
+                let mut p3 = [$zero; 4];
+                let mut inc = [$zero; 4];
+                #[unroll]
+                for u in 0..U {
+                    let w = v[u];
+                    p1[u] = {
+                        let $a = w.x;
+                        let $b = w.y;
+                        $add
+                    };
+                    p2[u] = {
+                        let $a = p1[u];
+                        let $b = w.z;
+                        $add
+                    };
+                    p3[u] = {
+                        let $a = p2[u];
+                        let $b = w.w;
+                        $add
+                    };
+                    inc[u] = p3[u];
+                }
+                let mut off = 1u32;
+                while (off as usize) < sg {
+                    #[unroll]
+                    for u in 0..U {
+                        let y = subgroup_shuffle(inc[u], if lane >= off { lane - off } else { lane });
+                        if lane >= off {
+                            let $a = y;
+                            let $b = inc[u];
+                            inc[u] = $add;
+                        }
+                    }
+                    off *= 2;
+                }
+                let mut exc = [$zero; 4];
+                #[unroll]
+                for u in 0..U {
+                    let y = subgroup_shuffle(inc[u], if lane > 0 { lane - 1 } else { 0 });
+                    exc[u] = if lane > 0 { y } else { $zero };
+                }
+                if lane as usize == sg - 1 {
+                    #[unroll]
+                    for u in 0..U {
+                        sums[half + u * 32 + wid] = inc[u];
+                    }
+                }
+                workgroup_barrier();
+                // Chunk `u`'s vector `t` starts after `carry`, the chunks
+                // before `u` and the subgroups before this one.
+                #[unroll]
+                for u in 0..U {
+                    let mut before = $zero;
+                    let mut all = $zero;
+                    for s in 0..nsg {
+                        let sv = sums[half + u * 32 + s];
+                        if s < wid {
+                            let $a = before;
+                            let $b = sv;
+                            before = $add;
+                        }
+                        let $a = all;
+                        let $b = sv;
+                        all = $add;
+                    }
+                    let pre = {
+                        let $a = carry;
+                        let $b = before;
+                        let c = $add;
+                        let $a = c;
+                        let $b = exc[u];
+                        $add
+                    };
+                    let w = v[u];
+                    let s0 = {
+                        let $a = pre;
+                        let $b = w.x;
+                        $add
+                    };
+                    let s1 = {
+                        let $a = pre;
+                        let $b = p1[u];
+                        $add
+                    };
+                    let s2 = {
+                        let $a = pre;
+                        let $b = p2[u];
+                        $add
+                    };
+                    let r = if inclusive != 0 {
+                        let s3 = {
+                            let $a = pre;
+                            let $b = p3[u];
+                            $add
+                        };
+                        $vec::new(s0, s1, s2, s3)
+                    } else {
+                        $vec::new(pre, s0, s1, s2)
+                    };
+                    let j = base + u * 256 + tid;
+                    if j < seg_end {
+                        out4[oo + j] = r;
+                    }
+                    let $a = carry;
+                    let $b = all;
+                    carry = $add;
+                }
+                half = 128 - half;
+                base += U * 256;
+            }
+        }
+    };
+}
+
+scan_sum_vec4_kernel! {
+    /// The subgroup scan of `f32` sums read as `Vec4`s (the float sums in
+    /// this kernel's order: lanes, threads, subgroups, chunks, segments).
+    scan_sum_vec4, Vec4, f32, -0.0, |a, b| a + b
+}
+
+scan_sum_vec4_kernel! {
+    /// The subgroup scan of `i32` and `u32` sums read as `UVec4`s (an
+    /// `i32` buffer's bits: two's-complement sums wrap to the same bits).
+    scan_sum_uvec4, UVec4, u32, 0, |a, b| a.wrapping_add(b)
+}
+
 mod sealed {
     pub trait Sealed {}
 }
@@ -413,7 +667,7 @@ fn cpu_segments() -> usize {
 /// [`plan`] for about `target` segments.
 #[doc(hidden)]
 pub fn plan_for(n: usize, target: usize) -> (usize, usize) {
-    ScanPlan { segments: target, k: 7, vec4: false }.split(n)
+    ScanPlan::tiles(target, 7, false).split(n)
 }
 
 /// One way to run a scan: what the tuner ([`crate::tuning`]) chooses
@@ -430,19 +684,46 @@ pub struct ScanPlan {
     /// ([`crate::reduce::reduce_sum_vec4`], `reduce_sum_uvec4`: sums of
     /// `f32`, `i32`, `u32` on a GPU, from an offset that is a multiple of 4).
     pub vec4: bool,
+    /// 0: the tile scan ([`scan_segments`], `k` elements a thread). 1, 2
+    /// or 4: the subgroup scan ([`scan_sum_uvec4`], [`scan_sum_vec4`]) with
+    /// that many chunks of 1024 elements a step (segments of whole steps),
+    /// after the vector reduction pass, where it fits: a sum of `f32`,
+    /// `i32` or `u32` of a multiple of 4 elements from offsets that are
+    /// multiples of 4 (and an output buffer of a multiple of 4), on a GPU
+    /// with subgroups of 8 to 256 lanes; a plan where it does not fit runs
+    /// the tile scan (`k`, `vec4`).
+    pub chunks: usize,
+    /// The reduction pass takes the segments last first (subgroup plans
+    /// only): the start of the input, which the scan reads first, is read
+    /// last, so it may still be in the GPU's cache.
+    pub reverse: bool,
 }
 
 impl ScanPlan {
     /// The plan's name, as the tuning cache keeps it: `k7_s2048`,
-    /// `k15_s1024_vec4`.
+    /// `k15_s1024_vec4`, `sub4_s2048_rev`.
     pub fn name(&self) -> String {
+        if self.chunks > 0 {
+            return format!("sub{}_s{}{}", self.chunks, self.segments, if self.reverse { "_rev" } else { "" });
+        }
         format!("k{}_s{}{}", self.k, self.segments, if self.vec4 { "_vec4" } else { "" })
     }
 
+    /// A tile-scan plan (`chunks` 0, `reverse` false).
+    pub fn tiles(segments: usize, k: usize, vec4: bool) -> Self {
+        ScanPlan { segments, k, vec4, chunks: 0, reverse: false }
+    }
+
+    /// A subgroup-scan plan of `chunks` chunks a step (`k` 7 and `vec4`,
+    /// the plan where it does not fit).
+    pub fn subgroup(segments: usize, chunks: usize, reverse: bool) -> Self {
+        ScanPlan { segments, k: 7, vec4: true, chunks, reverse }
+    }
+
     /// `(segment length, segments)` of `n` elements: segments of whole
-    /// tiles of `k * 256`.
+    /// tiles of `k * 256` (steps of `chunks * 1024` for a subgroup plan).
     pub fn split(&self, n: usize) -> (usize, usize) {
-        let tile = self.k * 256;
+        let tile = if self.chunks > 0 { self.chunks * 1024 } else { self.k * 256 };
         let seg = n.div_ceil(self.segments.max(1)).next_multiple_of(tile).max(tile);
         (seg, n.div_ceil(seg).max(1))
     }
@@ -454,15 +735,39 @@ fn vec4_fits<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offset: us
     device.is_gpu() && op == ReduceOp::Sum && n >= 4096 && offset % 4 == 0 && crate::reduce::vec4_lanes::<T>().is_some()
 }
 
+/// Whether `device` has subgroups the subgroup scan takes: 8 to 256
+/// lanes (a power of two: each divides the workgroup of 256).
+fn subgroups_fit(device: &Device) -> bool {
+    device.subgroup_sizes().is_some_and(|(lo, hi)| lo >= 8 && hi <= 256)
+}
+
+/// Whether the subgroup scan can run: the vector reduction pass fits, `n`
+/// and both offsets are multiples of 4, the output buffer holds whole
+/// vectors, and the device's subgroups fit.
+fn subgroup_scan_fits<T: ScanElement>(
+    device: &Device,
+    op: ReduceOp,
+    n: usize,
+    (x_offset, out_offset, out_len): (usize, usize, usize),
+) -> bool {
+    vec4_fits::<T>(device, op, n, x_offset)
+        && n % 4 == 0
+        && out_offset % 4 == 0
+        && out_len % 4 == 0
+        && subgroups_fit(device)
+}
+
 /// The plans the tuner times for a scan with `op` of `n` elements of `T`
-/// from `offset` on `device`, the default first: on a GPU tiles of 7, 11
+/// from `offset` on `device`, the default first: on a GPU where it fits
+/// the subgroup scan (2 or 4 chunks a step, about 1024 to 4096
+/// segments, the reduction pass in either order), then tiles of 7, 11
 /// and 15 elements a thread (11 and 15 where the accumulator has 4 bytes)
 /// with about 1024 or 2048 segments, each also with the vector reduction
 /// pass where it fits (plans that would run the same launches once); on
 /// the CPU executor one plan.
 pub fn candidates<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offset: usize) -> Vec<ScanPlan> {
     if !device.is_gpu() {
-        return vec![ScanPlan { segments: cpu_segments(), k: 7, vec4: false }];
+        return vec![ScanPlan::tiles(cpu_segments(), 7, false)];
     }
     let mut base = vec![(7, 2048), (7, 1024)];
     if std::mem::size_of::<T::Acc>() <= 4 {
@@ -470,17 +775,27 @@ pub fn candidates<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offse
     }
     let vec4 = vec4_fits::<T>(device, op, n, offset);
     let mut plans = Vec::new();
+    if vec4 && n % 4 == 0 && subgroups_fit(device) {
+        // The default first: 4 chunks, about 2048 segments, the reduction
+        // last segment first (the best or within 3% of it on the H200 at
+        // 2^24 and 2^26, 2026-12-04).
+        for (chunks, segments) in [(4, 2048), (4, 1024), (2, 2048), (4, 4096)] {
+            plans.push(ScanPlan::subgroup(segments, chunks, true));
+            plans.push(ScanPlan::subgroup(segments, chunks, false));
+        }
+    }
     for (k, segments) in base {
-        plans.push(ScanPlan { segments, k, vec4: false });
+        plans.push(ScanPlan::tiles(segments, k, false));
         if vec4 {
-            plans.push(ScanPlan { segments, k, vec4: true });
+            plans.push(ScanPlan::tiles(segments, k, true));
         }
     }
     let mut seen = Vec::new();
     plans.retain(|p| {
         let (seg, count) = p.split(n);
-        // One segment: no reduction pass, so its loads do not matter.
-        let s = (p.k, seg, count, p.vec4 && count > 1);
+        // One segment: no reduction pass, so its loads and order do not
+        // matter.
+        let s = (p.k, p.chunks, seg, count, p.vec4 && count > 1, p.reverse && count > 1);
         let new = !seen.contains(&s);
         seen.push(s);
         new
@@ -611,7 +926,7 @@ pub fn scan_into_segments<T: ScanElement>(
     scratch: &mut ScanScratch<T>,
     target: usize,
 ) -> Result<(), OpError> {
-    scan_whole(device, x, op, inclusive, out, scratch, Some(ScanPlan { segments: target, k: 7, vec4: false }))
+    scan_whole(device, x, op, inclusive, out, scratch, Some(ScanPlan::tiles(target, 7, false)))
 }
 
 /// [`scan_into`] with `plan` (one that does not fit runs with 7 elements a
@@ -767,20 +1082,78 @@ fn run_plan<T: ScanElement>(
         11 | 15 if std::mem::size_of::<T::Acc>() <= 4 => plan.k,
         _ => 7,
     };
-    let plan = ScanPlan { k, vec4, ..plan };
+    let chunks = match plan.chunks {
+        1 | 2 | 4 if subgroup_scan_fits::<T>(device, op, n, (wx.offset as usize, wo.offset as usize, out.len())) => {
+            plan.chunks
+        }
+        _ => 0,
+    };
+    let plan = ScanPlan { k, vec4, chunks, reverse: plan.reverse && chunks > 0, ..plan };
     let (seg, segments) = plan.split(n);
     // `n` is at most the end of the view, checked by `Window::of`.
     let (seg, n32) = (seg as u32, n as u32);
     let totals = scratch.totals(device, segments)?;
     if segments > 1 {
         if vec4 {
-            crate::reduce::launch_vec4(device, x, (wx.offset as usize, n, false), totals, seg / 4, segments)?;
+            let shape = (wx.offset as usize, n, false, plan.reverse);
+            crate::reduce::launch_vec4(device, x, shape, totals, seg / 4, segments)?;
         } else {
             T::launch_partials(device, op, x, totals, wx.offset, seg, seg, segments)?;
         }
     }
+    if chunks > 0 {
+        let offsets = (wx.offset as usize, wo.offset as usize);
+        return launch_subgroup_scan(device, x, out, totals, offsets, (n, seg as usize, segments), inclusive, chunks);
+    }
     // One segment: no totals (the kernel reads `totals[0..0]`).
     Ok(T::launch_scan(device, op, x, out, totals, (wx.offset, wo.offset), n32, seg, segments, inclusive, plan.k)?)
+}
+
+/// The subgroup scan ([`scan_sum_vec4`], [`scan_sum_uvec4`]) of the `n`
+/// elements of `x` from `offsets.0` into `out` from `offsets.1`, both seen
+/// as vectors, in `segments` segments of `seg` elements, `chunks` chunks
+/// a step ([`subgroup_scan_fits`] holds: anything else is an internal
+/// error).
+#[allow(clippy::too_many_arguments)]
+fn launch_subgroup_scan<T: ScanElement>(
+    device: &Device,
+    x: &Buffer<T>,
+    out: &mut Buffer<T>,
+    totals: &Buffer<T::Acc>,
+    (x_offset, out_offset): (usize, usize),
+    (n, seg, segments): (usize, usize, usize),
+    inclusive: bool,
+    chunks: usize,
+) -> Result<(), OpError> {
+    use crate::reduce::Lanes;
+    let internal =
+        || LaunchError::Gpu { kernel: "ops::scan", message: "internal error: a subgroup plan it cannot run".into() };
+    let Some(lanes) = crate::reduce::vec4_lanes::<T>() else {
+        return Err(internal().into());
+    };
+    let u32_of = |v: usize| u32::try_from(v).map_err(|_| internal());
+    let (xo4, oo4, n4, seg4) = (u32_of(x_offset / 4)?, u32_of(out_offset / 4)?, u32_of(n / 4)?, u32_of(seg / 4)?);
+    let len = x.len();
+    let g = Grid::blocks(segments);
+    let inc = inclusive as u32;
+    macro_rules! go {
+        ($kernel:ident, $vec:ty, $lane:ty) => {{
+            let x4 = x.view_prefix_as::<$vec>(len / 4)?;
+            let t = totals.view_as::<$lane>()?;
+            let mut o4 = out.view_as_mut::<$vec>()?;
+            match chunks {
+                1 => $kernel::launch::<1>(device, g, &*x4, &mut *o4, &*t, xo4, oo4, n4, seg4, inc)?,
+                2 => $kernel::launch::<2>(device, g, &*x4, &mut *o4, &*t, xo4, oo4, n4, seg4, inc)?,
+                4 => $kernel::launch::<4>(device, g, &*x4, &mut *o4, &*t, xo4, oo4, n4, seg4, inc)?,
+                _ => return Err(internal().into()),
+            }
+        }};
+    }
+    match lanes {
+        Lanes::F32 => go!(scan_sum_vec4, Vec4, f32),
+        Lanes::U32 => go!(scan_sum_uvec4, UVec4, u32),
+    }
+    Ok(())
 }
 
 /// The host implementation on the parallel CPU executor: the same steps

@@ -214,9 +214,131 @@ fn wider_tiles_on_the_cpu_kernels() {
         let u: Vec<u32> = (0..n).map(|i| hash(i, 77)).collect();
         let f: Vec<f32> = (0..n).map(|i| (hash(i, 78) % 9) as f32 - 4.0).collect();
         for k in [11, 15] {
-            let plan = ScanPlan { segments: 3, k, vec4: true };
+            let plan = ScanPlan::tiles(3, k, true);
             check_plan(d, &u, ReduceOp::Sum, plan, "u32 cpu kernels");
             check_plan(d, &f, ReduceOp::Min, plan, "f32 min cpu kernels");
         }
+    }
+}
+
+/// The subgroup scan kernels launched directly on the CPU executor
+/// (32-lane subgroups; serial and race-checked): 1, 2 and 4 chunks a step,
+/// one and several segments, a last step cut short, offsets into both
+/// buffers (the vectors around the output untouched), inclusive and
+/// exclusive, wrapping `u32` and `f32` sums, against plain Rust.
+#[test]
+fn subgroup_scan_kernels_on_the_cpu() {
+    use onekernel::ops::scan::{scan_sum_uvec4, scan_sum_vec4};
+    let race = Device::cpu_race_checked();
+    // (vectors, vectors a segment, chunks a step)
+    let cases: &[(usize, usize, usize)] = &[(1, 256, 1), (300, 256, 1), (700, 512, 2), (1030, 1024, 4), (1029, 512, 2)];
+    for (name, d) in [("cpu kernels", serial()), ("race checked", &race)] {
+        for &(n4, seg4, chunks) in cases {
+            let n = n4 * 4;
+            let segments = n4.div_ceil(seg4);
+            let g = Grid::blocks(segments);
+            let (xo4, oo4) = (3, 2);
+            let u: Vec<u32> = (0..n).map(|i| hash(i, 90 + chunks as u32)).collect();
+            let f: Vec<f32> = (0..n).map(|i| (hash(i, 91) % 9) as f32 - 4.0).collect();
+            let seg_total_u =
+                |s: usize| u[s * seg4 * 4..((s + 1) * seg4 * 4).min(n)].iter().fold(0u32, |a, &v| a.wrapping_add(v));
+            let seg_total_f = |s: usize| f[s * seg4 * 4..((s + 1) * seg4 * 4).min(n)].iter().sum::<f32>();
+            let tu = Buffer::from_slice(d, &(0..segments).map(seg_total_u).collect::<Vec<_>>()).unwrap();
+            let tf = Buffer::from_slice(d, &(0..segments).map(seg_total_f).collect::<Vec<_>>()).unwrap();
+            let mut xu = vec![UVec4::splat(7); xo4];
+            xu.extend(u.chunks(4).map(UVec4::from_slice));
+            let mut xf = vec![Vec4::splat(7.0); xo4];
+            xf.extend(f.chunks(4).map(Vec4::from_slice));
+            let (xu, xf) = (Buffer::from_slice(d, &xu).unwrap(), Buffer::from_slice(d, &xf).unwrap());
+            for inclusive in [true, false] {
+                let what = format!("{name}: {n4} vectors, {seg4} a segment, {chunks} chunks, inclusive={inclusive}");
+                let (n4, s4, inc) = (n4 as u32, seg4 as u32, inclusive as u32);
+                let mut ou = Buffer::from_slice(d, &vec![UVec4::splat(9); oo4 + n4 as usize + 1]).unwrap();
+                let mut of = Buffer::from_slice(d, &vec![Vec4::splat(9.0); oo4 + n4 as usize + 1]).unwrap();
+                let (x4, o4) = (xo4 as u32, oo4 as u32);
+                match chunks {
+                    1 => {
+                        scan_sum_uvec4::launch::<1>(d, g, &xu, &mut ou, &tu, x4, o4, n4, s4, inc).unwrap();
+                        scan_sum_vec4::launch::<1>(d, g, &xf, &mut of, &tf, x4, o4, n4, s4, inc).unwrap();
+                    }
+                    2 => {
+                        scan_sum_uvec4::launch::<2>(d, g, &xu, &mut ou, &tu, x4, o4, n4, s4, inc).unwrap();
+                        scan_sum_vec4::launch::<2>(d, g, &xf, &mut of, &tf, x4, o4, n4, s4, inc).unwrap();
+                    }
+                    _ => {
+                        scan_sum_uvec4::launch::<4>(d, g, &xu, &mut ou, &tu, x4, o4, n4, s4, inc).unwrap();
+                        scan_sum_vec4::launch::<4>(d, g, &xf, &mut of, &tf, x4, o4, n4, s4, inc).unwrap();
+                    }
+                }
+                let (gu, gf) = (ou.read().unwrap(), of.read().unwrap());
+                let end = oo4 + n4 as usize;
+                assert!(gu[..oo4].iter().chain(&gu[end..]).all(|&v| v == UVec4::splat(9)), "{what}: u32 outside");
+                assert!(gf[..oo4].iter().chain(&gf[end..]).all(|&v| v == Vec4::splat(9.0)), "{what}: f32 outside");
+                let gu: Vec<u32> = gu[oo4..end].iter().flat_map(|v| v.to_array()).collect();
+                let gf: Vec<f32> = gf[oo4..end].iter().flat_map(|v| v.to_array()).collect();
+                let (wu, wf) = (reference(&u, ReduceOp::Sum, inclusive), reference(&f, ReduceOp::Sum, inclusive));
+                let diff = gu.iter().zip(&wu).position(|(a, b)| a != b);
+                assert!(diff.is_none(), "{what}: u32 first difference at {diff:?}");
+                let diff = gf.iter().zip(&wf).position(|(a, b)| a.to_bits() != b.to_bits());
+                assert!(diff.is_none(), "{what}: f32 first difference at {diff:?}");
+            }
+        }
+    }
+}
+
+/// The subgroup plans on the GPU, where its subgroups fit (8 lanes on
+/// lavapipe): every candidate at the edges of a step, a segment and the
+/// plan's fit (a length that is not a multiple of 4 runs the tile scan),
+/// `u32` that wraps, `i32`, `f32`; views at offsets that are multiples of
+/// 4 (the subgroup scan) and that are not (the tile scan); 2^24 + 4 once.
+#[test]
+fn subgroup_plans_on_the_gpu() {
+    let d = gpu();
+    let fits = d.subgroup_sizes().is_some_and(|(lo, hi)| lo >= 8 && hi <= 256);
+    for n in [4096, 4100, 8192, 12_292, 65_540, 1_000_004] {
+        let u: Vec<u32> = (0..n).map(|i| hash(i, 92)).collect();
+        let s: Vec<i32> = (0..n).map(|i| hash(i, 93) as i32).collect();
+        let f: Vec<f32> = (0..n).map(|i| (hash(i, 94) % 9) as f32 - 4.0).collect();
+        let plans: Vec<ScanPlan> =
+            scan::candidates::<u32>(d, ReduceOp::Sum, n, 0).into_iter().filter(|p| p.chunks > 0).collect();
+        assert_eq!(!plans.is_empty(), fits, "{n}: subgroup plans {plans:?}");
+        // The longest length with the first two plans only (lavapipe's time).
+        let most = if n > 100_000 { 2 } else { plans.len() };
+        for plan in plans.into_iter().take(most) {
+            check_plan(d, &u, ReduceOp::Sum, plan, "u32");
+            check_plan(d, &s, ReduceOp::Sum, plan, "i32");
+            check_plan(d, &f, ReduceOp::Sum, plan, "f32");
+        }
+    }
+    // Plans that do not fit run the tile scan.
+    let u: Vec<u32> = (0..4099).map(|i| hash(i, 95)).collect();
+    check_plan(d, &u, ReduceOp::Sum, ScanPlan::subgroup(2, 1, true), "u32 4099");
+    check_plan(d, &u, ReduceOp::Max, ScanPlan::subgroup(2, 1, true), "u32 max");
+    let h: Vec<f16> = (0..4100).map(|i| f16::from_f32((hash(i, 96) % 9) as f32)).collect();
+    check_plan(d, &h, ReduceOp::Sum, ScanPlan::subgroup(2, 1, false), "f16");
+    // Rows of a matrix into a range of a buffer: from offsets 4 * 64 into
+    // 8 * 64 (the subgroup scan), from 64 into 8 * 64 + 2 (not a multiple
+    // of 4: the tile scan).
+    let (rows, cols) = (100, 64);
+    let m: Vec<u32> = (0..rows * cols).map(|i| hash(i, 97)).collect();
+    let b = Buffer::from_slice(d, &m).unwrap();
+    for (from, to, out_shift) in [(4, 8, 0), (1, 8, 2)] {
+        let mut out = Buffer::<u32>::zeroed(d, rows * cols + 4).unwrap();
+        {
+            let x = b.view_2d(rows, cols).unwrap().slice_rows(from..from + 80).unwrap();
+            let buf_rows = out.view_2d_mut(1, rows * cols + 4).unwrap();
+            let mut o = buf_rows.slice_cols(to * cols + out_shift..(to + 80) * cols + out_shift).unwrap();
+            scan::scan_view_into(d, x, ReduceOp::Sum, true, &mut o, &mut ScanScratch::new()).unwrap();
+        }
+        let got = out.read().unwrap();
+        let at = to * cols + out_shift;
+        let want = reference(&m[from * cols..(from + 80) * cols], ReduceOp::Sum, true);
+        assert_eq!(&got[at..at + 80 * cols], &want[..], "rows {from}.. into {at}..");
+        assert!(got[..at].iter().chain(&got[at + 80 * cols..]).all(|&v| v == 0), "wrote outside the view");
+    }
+    let n = (1 << 24) + 4;
+    let u: Vec<u32> = (0..n).map(|i| hash(i, 98)).collect();
+    if let Some(&plan) = scan::candidates::<u32>(d, ReduceOp::Sum, n, 0).iter().find(|p| p.chunks > 0 && p.reverse) {
+        check_plan(d, &u, ReduceOp::Sum, plan, "u32 2^24 + 4");
     }
 }
