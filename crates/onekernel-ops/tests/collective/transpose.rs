@@ -60,38 +60,25 @@ fn copies_of_views() {
     }
 }
 
-/// Every plan the tuner may choose on the GPU (`f16` as `u32` pairs, the
-/// tiles in grid and diagonal order, `f32` as `UVec4`s in 32 × 32 and 64 ×
-/// 32 tiles, `f16` eight a `UVec4` in 32 × 64 and 64 × 64 tiles) at the
-/// edges of their tiles.
+/// Every plan the tuner may choose on the GPU (`f16` as `u32` pairs,
+/// `f32` as words, the tiles; every tile shape and order) at the edges of
+/// their tiles and of their groups of tiles (600 rows: 10 tile rows of 64,
+/// groups of 8; 1100 and 2200 rows: groups of 32 and a rest).
 #[test]
 fn every_plan_on_the_gpu() {
     let d = gpu();
-    let shapes =
-        [(2, 2), (2, 64), (64, 2), (62, 66), (64, 64), (66, 130), (128, 128), (100, 100), (1000, 778), (1000, 777)];
-    let shapes =
-        shapes.into_iter().chain([(4, 8), (36, 100), (132, 68), (96, 4), (1000, 776), (8, 8), (72, 136), (200, 8)]);
-    for (rows, cols) in shapes {
+    let shapes = [(1, 1), (2, 2), (1, 33), (33, 1), (31, 32), (32, 33), (2, 64), (64, 2), (62, 66), (64, 64)];
+    let shapes = shapes.into_iter().chain([(66, 130), (130, 126), (128, 128), (200, 8), (600, 70), (1100, 40)]);
+    for (rows, cols) in shapes.chain([(2200, 6), (1000, 778), (1000, 777)]) {
         let h: Vec<f16> = (0..rows * cols).map(|i| f16::from_bits(hash(i, 44) as u16)).collect();
         let a: Vec<f32> = (0..rows * cols).map(|i| hash(i, 45) as f32).collect();
         let (bh, ba) = (Buffer::from_slice(d, &h).unwrap(), Buffer::from_slice(d, &a).unwrap());
         let even = rows % 2 == 0 && cols % 2 == 0;
         let plans = transpose::candidates::<f16>(d, rows, cols);
-        assert_eq!(plans.contains(&transpose::TransposePlan::Pairs), even, "{rows}x{cols}: {plans:?}");
-        let vec4 = rows % 4 == 0 && cols % 4 == 0;
-        assert_eq!(transpose::candidates::<f32>(d, rows, cols).contains(&transpose::TransposePlan::Vec4), vec4);
-        let eights = rows % 8 == 0 && cols % 8 == 0;
-        let halves = transpose::candidates::<f16>(d, rows, cols).contains(&transpose::TransposePlan::HalvesVec4);
-        assert_eq!(halves, eights, "{rows}x{cols}");
-        for plan in [
-            transpose::TransposePlan::Pairs,
-            transpose::TransposePlan::Tiles,
-            transpose::TransposePlan::Diagonal,
-            transpose::TransposePlan::Vec4,
-            transpose::TransposePlan::Vec4Tall,
-            transpose::TransposePlan::HalvesVec4,
-            transpose::TransposePlan::HalvesVec4Tall,
-        ] {
+        let pairs = plans.iter().filter(|p| matches!(p, transpose::TransposePlan::Pairs(_))).count();
+        assert_eq!(pairs, if even { transpose::PAIR_PLANS.len() } else { 0 }, "{rows}x{cols}: {plans:?}");
+        assert!(plans.contains(&transpose::TransposePlan::Tiles), "{rows}x{cols}: {plans:?}");
+        for plan in plans {
             let mut out = Buffer::<f16>::zeroed(d, rows * cols).unwrap();
             transpose::transpose_with_plan(d, &bh, rows, cols, &mut out, plan).unwrap();
             let got = out.read().unwrap();
@@ -99,6 +86,10 @@ fn every_plan_on_the_gpu() {
                 got.iter().zip(reference(&h, rows, cols)).all(|(x, y)| x.to_bits() == y.to_bits()),
                 "{rows}x{cols} f16 {plan:?}"
             );
+        }
+        let plans = transpose::candidates::<f32>(d, rows, cols);
+        assert_eq!(plans.len(), transpose::WORD_PLANS.len() + 1, "{rows}x{cols}: {plans:?}");
+        for plan in plans {
             let mut out = Buffer::<f32>::zeroed(d, rows * cols).unwrap();
             transpose::transpose_with_plan(d, &ba, rows, cols, &mut out, plan).unwrap();
             let got = out.read().unwrap();
@@ -106,6 +97,44 @@ fn every_plan_on_the_gpu() {
                 got.iter().zip(reference(&a, rows, cols)).all(|(x, y)| x.to_bits() == y.to_bits()),
                 "{rows}x{cols} f32 {plan:?}"
             );
+        }
+    }
+}
+
+/// The word and pair kernels on the CPU executor (serial, and
+/// race-checked at one shape of two tiles and a partial one each way)
+/// against plain Rust, at the edges of their tiles and strips of tiles
+/// (520 × 64: whole strips of 16 tiles of 32 rows and of 8 tiles of 64,
+/// and a partial one): `f32` bits as words, `f16` bits as `u32` pairs.
+#[test]
+fn word_and_pair_plans_on_the_cpu_executor() {
+    let race = Device::cpu_race_checked();
+    let shapes = [(1, 1), (2, 2), (1, 33), (33, 1), (31, 32), (32, 33), (62, 66), (130, 70), (600, 6), (520, 64)];
+    for (rows, cols) in shapes {
+        let a: Vec<u32> = (0..rows * cols).map(|i| hash(i, 46)).collect();
+        let want = reference(&a, rows, cols);
+        let h: Vec<u16> = (0..rows * cols).map(|i| hash(i, 47) as u16).collect();
+        let hwant = reference(&h, rows, cols);
+        let (r, c) = (rows as u32, cols as u32);
+        let race_here = (rows, cols) == (130, 70);
+        let devices: Vec<&Device> = if race_here { vec![serial(), &race] } else { vec![serial()] };
+        for d in devices {
+            let src = Buffer::from_slice(d, &a).unwrap();
+            for i in 0..transpose::WORD_PLANS.len() as u8 {
+                let mut out = Buffer::<u32>::zeroed(d, rows * cols).unwrap();
+                transpose::words_plan(d, &src, &mut out, r, c, i).unwrap();
+                assert_eq!(out.read().unwrap(), want, "{rows}x{cols} {}", transpose::WORD_PLANS[i as usize].0);
+            }
+            if rows % 2 == 0 && cols % 2 == 0 {
+                let words: Vec<u32> = h.chunks(2).map(|p| p[0] as u32 | (p[1] as u32) << 16).collect();
+                let src = Buffer::from_slice(d, &words).unwrap();
+                for i in 0..transpose::PAIR_PLANS.len() as u8 {
+                    let mut out = Buffer::<u32>::zeroed(d, rows * cols / 2).unwrap();
+                    transpose::pairs_plan(d, &src, &mut out, r, c, i).unwrap();
+                    let got: Vec<u16> = out.read().unwrap().iter().flat_map(|w| [*w as u16, (w >> 16) as u16]).collect();
+                    assert_eq!(got, hwant, "{rows}x{cols} {}", transpose::PAIR_PLANS[i as usize].0);
+                }
+            }
         }
     }
 }
