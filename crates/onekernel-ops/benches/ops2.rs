@@ -35,6 +35,16 @@ fn copy_vec4(x: &[Vec4], y: &mut [Vec4]) {
     }
 }
 
+/// A scalar copy (one `u32` a thread): the floor of kernels that move one
+/// 4-byte word a memory instruction.
+#[kernel(workgroup_size = 256)]
+fn copy_u32(x: &[u32], y: &mut [u32]) {
+    let i = global_id().x;
+    if i < y.len() {
+        y[i] = x[i];
+    }
+}
+
 /// The memory floor of the random numbers: a `UVec4` fill (one write a
 /// number).
 #[kernel(workgroup_size = 256)]
@@ -371,6 +381,16 @@ fn transposes(device: &Device, shapes: &[(usize, usize)], iters: usize, rows: &m
             time(&unchecked, iters, || transpose_into(&unchecked, &a, r, c, &mut out)),
         );
         if std::env::args().any(|a| a == "--variants") {
+            // The floor: the same bytes copied as `Vec4`s and as `u32`s.
+            let bytes_n = n * std::mem::size_of::<T>();
+            let (x4, mut y4) = (a.view_as::<Vec4>().unwrap(), out.view_as_mut::<Vec4>().unwrap());
+            let t = time(device, iters, || copy_vec4::launch(device, Grid::threads(bytes_n / 16), &*x4, &mut *y4));
+            push(format!("copy {tname} as Vec4 (floor)"), t);
+            drop((x4, y4));
+            let (x1, mut y1) = (a.view_as::<u32>().unwrap(), out.view_as_mut::<u32>().unwrap());
+            let t = time(device, iters, || copy_u32::launch(device, Grid::threads(bytes_n / 4), &*x1, &mut *y1));
+            push(format!("copy {tname} as u32 (floor)"), t);
+            drop((x1, y1));
             // Every plan the tuner chooses among, in this process.
             for plan in onekernel::ops::transpose::candidates::<T>(device, r, c) {
                 let t = time(device, iters, || {

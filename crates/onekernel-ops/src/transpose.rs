@@ -20,20 +20,16 @@
 //!
 //! [`transpose_tiles`]: each workgroup of 32 × 8 threads moves a 32 × 32
 //! tile through shared memory (each thread 4 elements, their loads
-//! unbranched in whole tiles: on the H200 this took the transpose of
-//! 8192² `f32` from 1493 to 3522 GB/s; two tiles a workgroup measured
-//! half that), so that both the
-//! reads of `src`'s rows and the writes of `dst`'s rows are coalesced;
-//! the tile's rows are 33 elements long so that a column of the tile falls
-//! in 32 different banks; `DIAG` walks the tiles in diagonal order.
+//! unbranched in whole tiles), so that both the reads of `src`'s rows and
+//! the writes of `dst`'s rows are coalesced; the tile's rows are 33
+//! elements long so that a column of the tile falls in 32 different banks.
+//! [`transpose_words`]: 4-byte elements as `u32`s, 64 × 32 tiles (8
+//! elements a thread, all loads in flight before the stores; on the H200
+//! 8192² `f32` in 0.146 ms against 0.153 for the tiles).
 //! [`transpose_pairs`]: 2-byte elements (`f16`) of even `rows` and `cols`
 //! moved as `u32` pairs, a 64 × 64 tile a workgroup (half the loads and
-//! stores of the scalar kernel, each twice as wide). [`transpose_vec4`]:
-//! 4-byte elements of `rows` and `cols` multiples of 4 moved as `UVec4`s
-//! (16-byte loads and stores, a quarter of the memory instructions);
-//! [`transpose_halves_vec4`]: 2-byte ones of multiples of 8, eight to a
-//! `UVec4`. Which of these runs on
-//! a GPU is the tuner's choice ([`crate::tuning`], [`candidates`]).
+//! stores of the scalar kernel, each twice as wide). Which of these runs
+//! on a GPU is the tuner's choice ([`crate::tuning`], [`candidates`]).
 //! [`copy_strided`]: one thread per element of two views (the runtime's
 //! [`View2d`] and [`View2dMut`]: an offset and a row stride), coalesced
 //! along the rows on both sides.
@@ -53,27 +49,17 @@ use onekernel_runtime::{Element, View2d, View2dMut};
 
 /// `dst` (`cols × rows`) = the transpose of `src` (`rows × cols`), both
 /// row-major: one workgroup of 32 × 8 threads per 32 × 32 tile
-/// (`Grid::blocks([cols.div_ceil(32), rows.div_ceil(32)])`).
-///
-/// `DIAG` 1 (a square grid of tiles only): workgroup `(x, y)` moves tile
-/// `((x + y) % grid_dim().x, x)`, so that the workgroups running at once
-/// write tiles spread over `dst`'s rows rather than one column of tiles
-/// (the diagonal order of NVIDIA's transpose paper); 0: tile `(x, y)`.
+/// (`Grid::blocks([cols.div_ceil(32), rows.div_ceil(32)])`), tiles in the
+/// grid's order.
 #[kernel(workgroup_size = (32, 8))]
-pub fn transpose_tiles<T: Num, const DIAG: u32>(src: &[T], dst: &mut [T], rows: u32, cols: u32) {
+pub fn transpose_tiles<T: Num>(src: &[T], dst: &mut [T], rows: u32, cols: u32) {
     let tile = shared::<[[T; 33]; 32]>();
     let tx = thread_id().x;
     let ty = thread_id().y;
     let rows = rows as usize;
     let cols = cols as usize;
-    let mut bx = block_id().x;
-    let mut by = block_id().y;
-    if DIAG != 0 {
-        bx = (block_id().x + block_id().y) % grid_dim().x;
-        by = block_id().x;
-    }
-    let c0 = bx * 32;
-    let r0 = by * 32;
+    let c0 = block_id().x * 32;
+    let r0 = block_id().y * 32;
     if r0 + 32 <= rows && c0 + 32 <= cols {
         // A whole tile (all but the edges): no branch around the loads,
         // so that a thread's four are in flight together.
@@ -102,6 +88,67 @@ pub fn transpose_tiles<T: Num, const DIAG: u32>(src: &[T], dst: &mut [T], rows: 
             let r = r0 + tx;
             if c < cols && r < rows {
                 dst[c * rows + r] = tile[tx][ty + k * 8];
+            }
+        }
+    }
+}
+
+/// The transpose of a `rows × cols` matrix of 4-byte elements (`f32`,
+/// `i32`, `u32`, moved as their bits): a workgroup of 32 × 8 threads moves
+/// a tile of 64 rows × 32 columns through shared memory (rows of 33 words:
+/// the writes of a row and the reads of a column both fall in 32 different
+/// banks), 8 elements a thread, all of a whole tile's loads issued before
+/// any store: twice the bytes in flight of [`transpose_tiles`]' 4, and
+/// each output row's piece 256 bytes long. The shared tile is sized
+/// exactly (8.4 KB): its size limits how many workgroups an SM holds (on
+/// the H200 a 32 × 32 tile in a 16.6 KB array ran at half the speed of the
+/// same tile in 4.2 KB). Launch `Grid::blocks([cols.div_ceil(32),
+/// rows.div_ceil(64)])`.
+#[kernel(workgroup_size = (32, 8))]
+pub fn transpose_words(src: &[u32], dst: &mut [u32], rows: u32, cols: u32) {
+    let tile = shared::<[[u32; 33]; 64]>();
+    let tx = thread_id().x;
+    let ty = thread_id().y;
+    let rows = rows as usize;
+    let cols = cols as usize;
+    let c0 = block_id().x * 32;
+    let r0 = block_id().y * 64;
+    if r0 + 64 <= rows && c0 + 32 <= cols {
+        // A whole tile: no branch around the loads, so that they are all
+        // in flight together.
+        #[unroll]
+        for k in 0..8 {
+            tile[ty + k * 8][tx] = src[(r0 + ty + k * 8) * cols + c0 + tx];
+        }
+        workgroup_barrier();
+        // Output row c0 + oc (source column oc), elements r0 + tx + 32 h.
+        #[unroll]
+        for k in 0..4 {
+            let oc = ty + k * 8;
+            #[unroll]
+            for h in 0..2 {
+                let r = tx + h * 32;
+                dst[(c0 + oc) * rows + r0 + r] = tile[r][oc];
+            }
+        }
+    } else {
+        #[unroll]
+        for k in 0..8 {
+            let r = ty + k * 8;
+            if r0 + r < rows && c0 + tx < cols {
+                tile[r][tx] = src[(r0 + r) * cols + c0 + tx];
+            }
+        }
+        workgroup_barrier();
+        #[unroll]
+        for k in 0..4 {
+            let oc = ty + k * 8;
+            #[unroll]
+            for h in 0..2 {
+                let r = tx + h * 32;
+                if c0 + oc < cols && r0 + r < rows {
+                    dst[(c0 + oc) * rows + r0 + r] = tile[r][oc];
+                }
             }
         }
     }
@@ -150,115 +197,13 @@ pub fn transpose_pairs(src: &[u32], dst: &mut [u32], rows: u32, cols: u32) {
     for k in 0..8 {
         let oc = ty + k * 8;
         let shift = (oc as u32 % 2) * 16;
-        let a = (tile[tx][oc / 2] >> shift) & 0xffff;
-        let b = (tile[32 + tx][oc / 2] >> shift) & 0xffff;
         let c = w0 * 2 + oc;
         let wr = r0 / 2 + tx;
+        // Past the edge the tile holds nothing: read only what is written.
         if c < wcols * 2 && wr < wrows {
+            let a = (tile[tx][oc / 2] >> shift) & 0xffff;
+            let b = (tile[32 + tx][oc / 2] >> shift) & 0xffff;
             dst[c * wrows + wr] = a | (b << 16);
-        }
-    }
-}
-
-/// The transpose of a `rows × cols` matrix of 4-byte elements (`f32`,
-/// `i32`, `u32`, as their bits; `rows` and `cols` multiples of 4) read and
-/// written as `UVec4`s: `src` holds `rows × cols / 4` vectors (four
-/// neighbouring columns each), `dst` `cols × rows / 4` (four neighbouring
-/// rows of the source each). A workgroup of 8 × 32 threads moves a tile of
-/// `32 * R` rows × 32 columns: `R` 16-byte loads a thread (each warp reads
-/// four 128-byte row pieces), into shared memory as words (rows of 33:
-/// both the stores, `tile[r][4 tx + j]`, and the reads, `tile[4 tx +
-/// j][c]`, fall in 32 different banks across a warp), then `R` 16-byte
-/// stores a thread (`32 * R * 4`-byte row pieces of `dst`). A quarter of
-/// the scalar kernel's memory instructions. `R` is 1 or 2. Launch
-/// `Grid::blocks([cols.div_ceil(32), rows.div_ceil(32 * R)])`.
-#[kernel(workgroup_size = (8, 32))]
-pub fn transpose_vec4<const R: u32>(src: &[UVec4], dst: &mut [UVec4], rows: u32, cols: u32) {
-    let tile = shared::<[[u32; 33]; 64]>();
-    let tx = thread_id().x;
-    let ty = thread_id().y;
-    let rows = rows as usize;
-    let cols = cols as usize;
-    let (rows4, cols4) = (rows / 4, cols / 4);
-    let c0 = block_id().x * 32;
-    let r0 = block_id().y * 32 * R as usize;
-    let whole = r0 + 32 * R as usize <= rows && c0 + 32 <= cols;
-    #[unroll]
-    for k in 0..R {
-        let r = ty + k as usize * 32;
-        if whole || (r0 + r < rows && c0 / 4 + tx < cols4) {
-            let v = src[(r0 + r) * cols4 + c0 / 4 + tx];
-            tile[r][4 * tx] = v.x;
-            tile[r][4 * tx + 1] = v.y;
-            tile[r][4 * tx + 2] = v.z;
-            tile[r][4 * tx + 3] = v.w;
-        }
-    }
-    workgroup_barrier();
-    // Output row c0 + ty (source column), vector r0 / 4 + q (source rows
-    // r0 + 4 q .. r0 + 4 q + 4).
-    #[unroll]
-    for k in 0..R {
-        let q = tx + k as usize * 8;
-        if whole || (c0 + ty < cols && r0 / 4 + q < rows4) {
-            let v = UVec4::new(tile[4 * q][ty], tile[4 * q + 1][ty], tile[4 * q + 2][ty], tile[4 * q + 3][ty]);
-            dst[(c0 + ty) * rows4 + r0 / 4 + q] = v;
-        }
-    }
-}
-
-/// The transpose of a `rows × cols` matrix of 2-byte elements (`f16`;
-/// `rows` and `cols` multiples of 8) read and written as `UVec4`s of eight
-/// elements: a workgroup of 8 × 32 threads moves a tile of `32 * R` rows ×
-/// 64 columns: `R` 16-byte loads a thread (eight elements of a row, each
-/// kept in a shared word of its own, rows of 65 words), then `R` 16-byte
-/// stores, each eight elements of a column of the tile put together with
-/// shifts and ors (no `f16` arithmetic: any device). `R` is 1 or 2. Launch
-/// `Grid::blocks([cols.div_ceil(64), rows.div_ceil(32 * R)])`.
-#[kernel(workgroup_size = (8, 32), max_shared_bytes = 16640)]
-pub fn transpose_halves_vec4<const R: u32>(src: &[UVec4], dst: &mut [UVec4], rows: u32, cols: u32) {
-    let tile = shared::<[[u32; 65]; 64]>();
-    let tx = thread_id().x;
-    let ty = thread_id().y;
-    let rows = rows as usize;
-    let cols = cols as usize;
-    let (rows8, cols8) = (rows / 8, cols / 8);
-    let c0 = block_id().x * 64;
-    let r0 = block_id().y * 32 * R as usize;
-    let whole = r0 + 32 * R as usize <= rows && c0 + 64 <= cols;
-    #[unroll]
-    for k in 0..R {
-        let r = ty + k as usize * 32;
-        if whole || (r0 + r < rows && c0 / 8 + tx < cols8) {
-            let v = src[(r0 + r) * cols8 + c0 / 8 + tx];
-            tile[r][8 * tx] = v.x & 0xffff;
-            tile[r][8 * tx + 1] = v.x >> 16;
-            tile[r][8 * tx + 2] = v.y & 0xffff;
-            tile[r][8 * tx + 3] = v.y >> 16;
-            tile[r][8 * tx + 4] = v.z & 0xffff;
-            tile[r][8 * tx + 5] = v.z >> 16;
-            tile[r][8 * tx + 6] = v.w & 0xffff;
-            tile[r][8 * tx + 7] = v.w >> 16;
-        }
-    }
-    workgroup_barrier();
-    // Vector e of the tile's output: row c0 + oc (source column), vector
-    // r0 / 8 + q (source rows r0 + 8 q .. r0 + 8 q + 8).
-    let t = ty * 8 + tx;
-    #[unroll]
-    for k in 0..R {
-        let e = t + k as usize * 256;
-        let oc = e / (4 * R as usize);
-        let q = e % (4 * R as usize);
-        if whole || (c0 + oc < cols && r0 / 8 + q < rows8) {
-            let b = 8 * q;
-            let v = UVec4::new(
-                tile[b][oc] | (tile[b + 1][oc] << 16),
-                tile[b + 2][oc] | (tile[b + 3][oc] << 16),
-                tile[b + 4][oc] | (tile[b + 5][oc] << 16),
-                tile[b + 6][oc] | (tile[b + 7][oc] << 16),
-            );
-            dst[(c0 + oc) * rows8 + r0 / 8 + q] = v;
         }
     }
 }
@@ -373,8 +318,7 @@ pub fn transpose_into<T: TransposeElement>(
         let key = onekernel_runtime::tune::Key::new()
             .value("bytes", std::mem::size_of::<T>())
             .size("rows", rows)
-            .size("cols", cols)
-            .value("square", plans.contains(&TransposePlan::Diagonal));
+            .size("cols", cols);
         let named: Vec<(&str, TransposePlan)> = plans.iter().map(|p| (p.name(), *p)).collect();
         let i = crate::tuning::choose(
             device,
@@ -401,24 +345,14 @@ pub fn transpose_into<T: TransposeElement>(
 /// among.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TransposePlan {
-    /// [`transpose_tiles`], tiles in the grid's order.
+    /// [`transpose_tiles`]: any element type, 32 × 32 tiles.
     Tiles,
-    /// [`transpose_tiles`] in diagonal order (a square grid of tiles).
-    Diagonal,
+    /// [`transpose_words`]: 4-byte elements as `u32`s, 64 × 32 tiles (on a
+    /// GPU).
+    Words,
     /// [`transpose_pairs`]: 2-byte elements as `u32` pairs (even `rows` and
     /// `cols`, on a GPU).
     Pairs,
-    /// [`transpose_vec4`] with `R` = 1: 4-byte elements as `UVec4`s
-    /// (`rows` and `cols` multiples of 4, on a GPU), 32 × 32 tiles.
-    Vec4,
-    /// [`transpose_vec4`] with `R` = 2: 64 × 32 tiles.
-    Vec4Tall,
-    /// [`transpose_halves_vec4`] with `R` = 1: 2-byte elements as `UVec4`s
-    /// of eight (`rows` and `cols` multiples of 8, on a GPU), 32 × 64
-    /// tiles.
-    HalvesVec4,
-    /// [`transpose_halves_vec4`] with `R` = 2: 64 × 64 tiles.
-    HalvesVec4Tall,
 }
 
 impl TransposePlan {
@@ -426,46 +360,40 @@ impl TransposePlan {
     pub fn name(&self) -> &'static str {
         match self {
             TransposePlan::Tiles => "tiles",
-            TransposePlan::Diagonal => "tiles_diagonal",
+            TransposePlan::Words => "words_tall",
             TransposePlan::Pairs => "u32_pairs",
-            TransposePlan::Vec4 => "vec4",
-            TransposePlan::Vec4Tall => "vec4_tall",
-            TransposePlan::HalvesVec4 => "halves_vec4",
-            TransposePlan::HalvesVec4Tall => "halves_vec4_tall",
         }
     }
 }
 
 /// The plans the tuner times for a `rows × cols` transpose of `T` on
-/// `device`, the default first: on a GPU, `u32` pairs for 2-byte elements
-/// of even `rows` and `cols` (first), the tiles in the grid's order and,
-/// for a square grid of tiles, in diagonal order, then `UVec4`s for 4-byte
-/// elements of `rows` and `cols` multiples of 4 (32 × 32 and 64 × 32
-/// tiles) and for 2-byte ones of multiples of 8 (eight a vector, 32 × 64
-/// and 64 × 64 tiles); on the CPU executor the tiles.
+/// `device`, the default first: on a GPU, for 2-byte elements of even
+/// `rows` and `cols` the `u32` pairs, for 4-byte elements the words, then
+/// the tiles; on the CPU executor the tiles.
 pub fn candidates<T: Element>(device: &Device, rows: usize, cols: usize) -> Vec<TransposePlan> {
     if !device.is_gpu() {
         return vec![TransposePlan::Tiles];
     }
-    let mut plans = Vec::new();
-    if std::mem::size_of::<T>() == 2 && rows % 2 == 0 && cols % 2 == 0 {
-        plans.push(TransposePlan::Pairs);
+    [TransposePlan::Pairs, TransposePlan::Words, TransposePlan::Tiles]
+        .into_iter()
+        .filter(|p| fits::<T>(*p, rows, cols))
+        .collect()
+}
+
+/// Whether `plan` moves a `rows × cols` matrix of `T`: the tiles any, the
+/// words 4-byte elements, the pairs 2-byte ones of even `rows` and `cols`.
+fn fits<T: Element>(plan: TransposePlan, rows: usize, cols: usize) -> bool {
+    match plan {
+        TransposePlan::Tiles => true,
+        TransposePlan::Words => std::mem::size_of::<T>() == 4,
+        TransposePlan::Pairs => std::mem::size_of::<T>() == 2 && rows % 2 == 0 && cols % 2 == 0,
     }
-    plans.push(TransposePlan::Tiles);
-    if rows.div_ceil(32) == cols.div_ceil(32) && rows > 32 {
-        plans.push(TransposePlan::Diagonal);
-    }
-    if std::mem::size_of::<T>() == 4 && rows % 4 == 0 && cols % 4 == 0 {
-        plans.extend([TransposePlan::Vec4, TransposePlan::Vec4Tall]);
-    }
-    if std::mem::size_of::<T>() == 2 && rows % 8 == 0 && cols % 8 == 0 {
-        plans.extend([TransposePlan::HalvesVec4, TransposePlan::HalvesVec4Tall]);
-    }
-    plans
 }
 
 /// [`transpose_into`] with `plan` (one that does not fit runs as
-/// [`TransposePlan::Tiles`]): the tests run every plan through this.
+/// [`TransposePlan::Tiles`]; off a GPU, [`transpose_into`]): the tests
+/// run every plan through this on the GPU, and through [`words_plan`] and
+/// [`pairs_plan`] on the CPU executor.
 ///
 /// # Errors
 /// As [`transpose_into`].
@@ -483,11 +411,13 @@ pub fn transpose_with_plan<T: TransposeElement>(
     if n != Some(src.len()) || n != Some(dst.len()) || !device.is_gpu() {
         return Ok(transpose_into(device, src, rows, cols, dst)?);
     }
+    same_device(OP, "src", device, src)?;
+    same_device(OP, "dst", device, dst)?;
     if rows == 0 || cols == 0 {
         return Ok(());
     }
     let (r, c) = (u32_arg(OP, "rows", rows)?, u32_arg(OP, "cols", cols)?);
-    let plan = if candidates::<T>(device, rows, cols).contains(&plan) { plan } else { TransposePlan::Tiles };
+    let plan = if fits::<T>(plan, rows, cols) { plan } else { TransposePlan::Tiles };
     Ok(run_plan(device, src, (r, c), dst, plan)?)
 }
 
@@ -499,45 +429,53 @@ fn run_plan<T: TransposeElement>(
     plan: TransposePlan,
 ) -> Result<(), LaunchError> {
     let (rows, cols) = (r as usize, c as usize);
-    let tiles = Grid::blocks([cols.div_ceil(32), rows.div_ceil(32)]);
     let view =
         |e: onekernel_runtime::BufferError| LaunchError::Gpu { kernel: "ops::transpose", message: e.to_string() };
     match plan {
-        TransposePlan::Tiles => transpose_tiles::launch::<T, 0>(device, tiles, src, dst, r, c)?,
-        TransposePlan::Diagonal => transpose_tiles::launch::<T, 1>(device, tiles, src, dst, r, c)?,
-        // The other plans see both buffers as wider elements: borrowed
-        // views (`Buffer::view_as`), so a loop of calls allocates nothing
-        // and reuses its bind groups (a `Buffer::from_wgpu` handle's drop
-        // takes them out of the bind cache). The plans fit the lengths:
-        // `candidates` requires the multiples, the callers `rows * cols`
-        // elements on both sides.
-        TransposePlan::HalvesVec4 | TransposePlan::HalvesVec4Tall => {
-            let (s8, mut d8) = (src.view_as::<UVec4>().map_err(view)?, dst.view_as_mut::<UVec4>().map_err(view)?);
-            if plan == TransposePlan::HalvesVec4 {
-                let g = Grid::blocks([cols.div_ceil(64), rows.div_ceil(32)]);
-                transpose_halves_vec4::launch::<1>(device, g, &*s8, &mut *d8, r, c)?;
-            } else {
-                let g = Grid::blocks([cols.div_ceil(64), rows.div_ceil(64)]);
-                transpose_halves_vec4::launch::<2>(device, g, &*s8, &mut *d8, r, c)?;
-            }
+        TransposePlan::Tiles => {
+            transpose_tiles::launch::<T>(device, Grid::blocks([cols.div_ceil(32), rows.div_ceil(32)]), src, dst, r, c)?
         }
-        TransposePlan::Vec4 | TransposePlan::Vec4Tall => {
-            let (s4, mut d4) = (src.view_as::<UVec4>().map_err(view)?, dst.view_as_mut::<UVec4>().map_err(view)?);
-            if plan == TransposePlan::Vec4 {
-                let g = Grid::blocks([cols.div_ceil(32), rows.div_ceil(32)]);
-                transpose_vec4::launch::<1>(device, g, &*s4, &mut *d4, r, c)?;
-            } else {
-                let g = Grid::blocks([cols.div_ceil(32), rows.div_ceil(64)]);
-                transpose_vec4::launch::<2>(device, g, &*s4, &mut *d4, r, c)?;
-            }
+        // The other plans see both buffers as `u32`s: borrowed views
+        // (`Buffer::view_as`), so a loop of calls allocates nothing and
+        // reuses its bind groups (a `Buffer::from_wgpu` handle's drop takes
+        // them out of the bind cache). The plans fit the lengths:
+        // `candidates` gives them for 4-byte elements and for 2-byte ones
+        // of even `rows` and `cols`, the callers `rows * cols` elements on
+        // both sides.
+        TransposePlan::Words => {
+            let (s, mut d) = (src.view_as::<u32>().map_err(view)?, dst.view_as_mut::<u32>().map_err(view)?);
+            words_plan(device, &s, &mut d, r, c)?
         }
         TransposePlan::Pairs => {
-            let (s32, mut d32) = (src.view_as::<u32>().map_err(view)?, dst.view_as_mut::<u32>().map_err(view)?);
-            let g = Grid::blocks([cols.div_ceil(64), rows.div_ceil(64)]);
-            transpose_pairs::launch(device, g, &*s32, &mut *d32, r, c)?;
+            let (s, mut d) = (src.view_as::<u32>().map_err(view)?, dst.view_as_mut::<u32>().map_err(view)?);
+            pairs_plan(device, &s, &mut d, r, c)?
         }
     }
     Ok(())
+}
+
+/// The transpose of `rows × cols` 4-byte elements held as `u32`s by
+/// [`transpose_words`] (the tests run it on the CPU executor, where
+/// `Buffer::view_as` is not).
+///
+/// # Errors
+/// The launch's.
+#[doc(hidden)]
+pub fn words_plan(device: &Device, s: &Buffer<u32>, d: &mut Buffer<u32>, r: u32, c: u32) -> Result<(), LaunchError> {
+    let g = Grid::blocks([(c as usize).div_ceil(32), (r as usize).div_ceil(64)]);
+    transpose_words::launch(device, g, s, d, r, c)
+}
+
+/// The transpose of `rows × cols` 2-byte elements (even `rows` and
+/// `cols`) held as `u32` pairs by [`transpose_pairs`] (the tests run it on
+/// the CPU executor).
+///
+/// # Errors
+/// The launch's.
+#[doc(hidden)]
+pub fn pairs_plan(device: &Device, s: &Buffer<u32>, d: &mut Buffer<u32>, r: u32, c: u32) -> Result<(), LaunchError> {
+    let g = Grid::blocks([(c as usize).div_ceil(64), (r as usize).div_ceil(64)]);
+    transpose_pairs::launch(device, g, s, d, r, c)
 }
 
 /// The host implementation on the parallel CPU executor: 64 × 64 blocks
