@@ -188,7 +188,7 @@ fn norms<T: RowElement>(
             for [wg, per, tpr] in STREAM_CONFIGS {
                 if sg_min == sg_max && tpr <= sg_min && cols / 4 <= per * tpr {
                     for steps in [1, 2, 4, 8] {
-                        configs.push(Some([wg, per, tpr, STREAM | steps * COUNT]));
+                        configs.push(Some([wg, per, tpr, STREAM | (steps * COUNT)]));
                     }
                 }
             }

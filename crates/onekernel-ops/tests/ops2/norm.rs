@@ -172,7 +172,7 @@ fn stream_kernels_at_every_config() {
             widths.dedup();
             for (i, &cols) in widths.iter().enumerate() {
                 let rows = [37, 5, 70, 3, 9, 4, 2][i];
-                for held_bits in [STREAM, STREAM | 2 * COUNT, STREAM | 4 * COUNT] {
+                for held_bits in [STREAM, STREAM | (2 * COUNT), STREAM | (4 * COUNT)] {
                     let c = Some([wg, per, tpr, held_bits]);
                     check_at::<f32>(&device, rows, cols, kernels, 2e-5, c);
                     check_at::<f16>(&device, rows, cols, kernels, 4e-3, c);
@@ -252,7 +252,7 @@ fn vector_softmax_of_infinite_numbers() {
             configs = vec![None];
         }
         for [wg, per, tpr] in stream_configs(&device) {
-            configs.extend([Some([wg, per, tpr, STREAM]), Some([wg, per, tpr, STREAM | 2 * COUNT])]);
+            configs.extend([Some([wg, per, tpr, STREAM]), Some([wg, per, tpr, STREAM | (2 * COUNT)])]);
         }
         for &config in &configs {
             for op in [RowOp::Softmax, RowOp::LogSoftmax] {
