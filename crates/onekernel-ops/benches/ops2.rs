@@ -10,6 +10,7 @@
 //!     cargo bench -p onekernel-ops --bench ops2 -- --only norm --types f16 --unchecked  # f16 only, no shader checks
 //!     cargo bench -p onekernel-ops --bench ops2 -- --only norm --sweep --widths 128,1000 --two-pass  # some widths; softmax in two passes too
 //!     cargo bench -p onekernel-ops --bench ops2 -- --only floor,random  # a Vec4 copy and fill (the memory floor), the Philox variants
+//!     cargo bench -p onekernel-ops --bench ops2 -- --only norm --stream --widths 128,1000  # the stream kernel's configs
 //!
 //! Times: `kernels` is the sum of the launches' GPU timestamps per call
 //! (the kernels alone); `wall` is the wall-clock time per call of a loop of
@@ -18,7 +19,7 @@
 //! its gaps too). The rate column is from `kernels`.
 
 use onekernel::ops::matmul::{self, Layout, Shape};
-use onekernel::ops::norm::{row_op_into, row_op_with, RowElement, RowOp, VEC_CONFIGS};
+use onekernel::ops::norm::{row_op_into, row_op_with, RowElement, RowOp, COUNT, STREAM, STREAM_CONFIGS, VEC_CONFIGS};
 use onekernel::ops::random::{normal_into, random_u32_into, uniform_into};
 use onekernel::ops::sort::{sort_into, sort_pairs_into, Order, SortScratch};
 use onekernel::ops::transpose::{copy_2d, transpose_into, TransposeElement};
@@ -186,7 +187,20 @@ fn norms<T: RowElement>(
             );
         }
     }
+    // `--stream`: the stream kernel at each of its configs that holds the
+    // row (HELD 4; steps 1, 2, 4, 8).
+    let stream = std::env::args().any(|a| a == "--stream");
     for &cols in widths {
+        let mut configs = configs.clone();
+        if stream && cols % 4 == 0 {
+            for [wg, per, tpr] in STREAM_CONFIGS {
+                if sg_min == sg_max && tpr <= sg_min && cols / 4 <= per * tpr {
+                    for steps in [1, 2, 4, 8] {
+                        configs.push(Some([wg, per, tpr, STREAM | (steps * COUNT)]));
+                    }
+                }
+            }
+        }
         let r = (total / cols).max(1);
         let n = r * cols;
         let x: Vec<T> = (0..n).map(|i| T::narrow((hash(i) >> 8) as f32 / 16_777_216.0 * 8.0 - 4.0)).collect();

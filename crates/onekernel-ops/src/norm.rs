@@ -51,10 +51,19 @@
 //! them again; [`vector_configs`] says which kernel a width takes
 //! (`HELD`, the configuration's fourth number).
 //!
+//! Rows of at most 1024 numbers whose lanes fit one subgroup take the
+//! stream kernel first ([`rows_vec4_stream`], [`rows_f16vec4_stream`];
+//! HELD [`STREAM`] in [`vector_configs`]): the row held whole by `TPR`
+//! neighbouring lanes, each statistic a shuffle butterfly, no shared
+//! memory, no barrier, no re-read loop, and the op a const parameter, so
+//! that each module holds one op's code alone (5-16% faster than the
+//! kernel above at rows of 128 and 1000 on the H200).
+//!
 //! On the CPU executor the same arithmetic runs as plain Rust over rows
 //! with rayon (faster there than the cooperative kernel);
 //! [`row_op_into`]'s `kernels_on_cpu` runs the kernel instead (the tests
-//! do).
+//! do; with a configuration given to `row_op_with`, the vector kernels on
+//! copies of the buffers as vectors).
 
 use crate::prelude::*;
 use crate::OpError;
@@ -671,6 +680,195 @@ row_kernel4!(
     held F16Vec4 = F16Vec4::ZERO, |p| p, |u| u.to_vec4(), |s| F16Vec4::from_vec4(s), keep false
 );
 
+macro_rules! row_kernel_stream {
+    ($(#[$doc:meta])* $name:ident, $V:ty, |$w:ident| $widen:expr, |$n:ident| $narrow:expr) => {
+        $(#[$doc])*
+        #[kernel(workgroup_size = WG, max_workgroup_invocations = 1024)]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name<const WG: usize, const PER: usize, const TPR: usize, const OP: usize>(
+            x: &[$V],
+            gamma: &[$V],
+            beta: &[$V],
+            y: &mut [$V],
+            rows: u32,
+            cols: u32,
+            affine: u32,
+            eps: f32,
+            steps: u32,
+        ) {
+            // The op, fixed in the module (0 softmax, 1 log-softmax, 2 layer
+            // norm, 3 RMS norm): a module per op, holding that op's code
+            // alone (1.07-1.09x faster at narrow rows than reading it at
+            // launch, H200).
+            let op = OP as u32;
+            let t = thread_id().x;
+            let vecs = cols as usize / 4;
+            let last = vecs - 1;
+            let rows = rows as usize;
+            let lt = t % TPR;
+            // This thread's row at each step: the grid's rows apart.
+            let stride = grid_dim().x * (WG / TPR);
+            let mut row = block_id().x * (WG / TPR) + t / TPR;
+            let mut base = row.min(rows - 1) * vecs;
+            // The first row's loads (clamped: a thread past the last row
+            // reads the last row, a lane past the row's end its last vector,
+            // masked below), all in flight at once.
+            let mut v = [Vec4::ZERO; PER];
+            #[unroll]
+            for k in 0..PER {
+                let $w = x[base + (k * TPR + lt).min(last)];
+                v[k] = $widen;
+            }
+            let mut s = 0u32;
+            while s < steps {
+                // The next row's loads before this row's reductions and
+                // stores: they are in flight while this row is finished.
+                let next = row + stride;
+                let nbase = next.min(rows - 1) * vecs;
+                let mut nv = [Vec4::ZERO; PER];
+                if s + 1 < steps {
+                    #[unroll]
+                    for k in 0..PER {
+                        let $w = x[nbase + (k * TPR + lt).min(last)];
+                        nv[k] = $widen;
+                    }
+                }
+                // Step 1: the maximum, the sum or the sum of squares, over
+                // the row's `TPR` lanes with shuffles (a butterfly).
+                let mut a = if op < 2 { f32::NEG_INFINITY } else { 0.0f32 };
+                #[unroll]
+                for k in 0..PER {
+                    let e = v[k];
+                    if op < 2 {
+                        a = a.max(e.x.max(e.y).max(e.z.max(e.w)));
+                    } else if k * TPR + lt < vecs {
+                        a += if op == 2 { (e.x + e.y) + (e.z + e.w) } else { e.dot(e) };
+                    }
+                }
+                #[unroll]
+                for i in 0..5 {
+                    let m = 1u32 << i;
+                    if (m as usize) < TPR {
+                        let o = subgroup_shuffle_xor(a, m);
+                        a = if op < 2 { a.max(o) } else { a + o };
+                    }
+                }
+                // Step 2: the sum of exp(x - max) or of (x - mean)²; `v`
+                // becomes exp(x - max) (softmax) or x - mean (layer norm).
+                let mean = a / cols as f32;
+                let mut b = 0.0f32;
+                if op < 3 {
+                    #[unroll]
+                    for k in 0..PER {
+                        let h = v[k];
+                        let e = if op < 2 {
+                            let d = h - Vec4::splat(a);
+                            Vec4::new(d.x.exp(), d.y.exp(), d.z.exp(), d.w.exp())
+                        } else {
+                            h - Vec4::splat(mean)
+                        };
+                        if op != 1 {
+                            v[k] = e;
+                        }
+                        if k * TPR + lt < vecs {
+                            b += if op < 2 { (e.x + e.y) + (e.z + e.w) } else { e.dot(e) };
+                        }
+                    }
+                    #[unroll]
+                    for i in 0..5 {
+                        let m = 1u32 << i;
+                        if (m as usize) < TPR {
+                            b += subgroup_shuffle_xor(b, m);
+                        }
+                    }
+                }
+                // Step 3: the results.
+                let scale = if op == 0 {
+                    1.0 / b
+                } else if op == 1 {
+                    a + b.ln()
+                } else if op == 2 {
+                    1.0 / (b / cols as f32 + eps).sqrt()
+                } else {
+                    1.0 / (mean + eps).sqrt()
+                };
+                if row < rows {
+                    #[unroll]
+                    for k in 0..PER {
+                        let j = k * TPR + lt;
+                        if j < vecs {
+                            let mut r = if op == 1 { v[k] - Vec4::splat(scale) } else { v[k] * scale };
+                            if affine & 1 != 0 {
+                                let $w = gamma[j];
+                                r *= $widen;
+                            }
+                            if affine & 2 != 0 {
+                                let $w = beta[j];
+                                r += $widen;
+                            }
+                            let $n = r;
+                            y[base + j] = $narrow;
+                        }
+                    }
+                }
+                #[unroll]
+                for k in 0..PER {
+                    v[k] = nv[k];
+                }
+                row = next;
+                base = nbase;
+                s += 1;
+            }
+        }
+    };
+}
+
+row_kernel_stream!(
+    /// The row operations over `f32` rows (a multiple of 4 wide, as
+    /// `Vec4`s) that one subgroup's `TPR` neighbouring lanes hold whole
+    /// (`cols / 4 <= PER * TPR`, `TPR` at most the subgroup size): each
+    /// row reduced with shuffles alone, and each group of `TPR` lanes
+    /// takes `steps` rows, the grid's rows apart, loading the next row
+    /// before it reduces and stores this one (loads in flight while the
+    /// stores are). `OP` is the op (0 softmax, 1 log-softmax, 2 layer
+    /// norm, 3 RMS norm), fixed in the module.
+    /// Launch with `Grid::blocks([rows.div_ceil(WG / TPR * steps)])`;
+    /// [`STREAM_CONFIGS`] lists the `(WG, PER, TPR)` the ops launch.
+    rows_vec4_stream, Vec4, |w| w, |n| n
+);
+row_kernel_stream!(
+    /// [`rows_vec4_stream`] over `f16` rows as `F16Vec4`s, in `f32` inside.
+    rows_f16vec4_stream, F16Vec4, |w| w.to_vec4(), |n| F16Vec4::from_vec4(n)
+);
+
+/// The `(WG, PER, TPR)` of [`rows_vec4_stream`] and [`rows_f16vec4_stream`]
+/// the ops launch (see [`vector_configs`]).
+pub const STREAM_CONFIGS: [[usize; 3]; 4] = [[256, 1, 32], [256, 4, 8], [256, 8, 32], [128, 8, 32]];
+
+/// One launch of the stream kernel `$k` at `config` with `OP` the op (0
+/// to 3; each tuple written out: const generic arguments are part of the
+/// source).
+macro_rules! launch_stream {
+    ($k:ident, $config:expr, $op:expr, $device:expr, $grid:expr, $args:tt) => {
+        launch_stream!(@ $k, $config, $op, $device, $grid, $args,
+            [256, 1, 32], [256, 4, 8], [256, 8, 32], [128, 8, 32])
+    };
+    (@ $k:ident, $config:expr, $op:expr, $device:expr, $grid:expr, $args:tt, $([$wg:literal, $per:literal, $tpr:literal]),*) => {
+        match ($config, $op) {
+            $(
+                ([$wg, $per, $tpr], 0) => launch_stream!(@call $k, $wg, $per, $tpr, 0, $device, $grid, $args),
+                ([$wg, $per, $tpr], 1) => launch_stream!(@call $k, $wg, $per, $tpr, 1, $device, $grid, $args),
+                ([$wg, $per, $tpr], 2) => launch_stream!(@call $k, $wg, $per, $tpr, 2, $device, $grid, $args),
+                ([$wg, $per, $tpr], _) => launch_stream!(@call $k, $wg, $per, $tpr, 3, $device, $grid, $args),
+            )*
+            (other, _) => Err(arg_error("config", format!("no stream row kernel is written for {other:?}"))),
+        }
+    };
+    (@call $k:ident, $wg:literal, $per:literal, $tpr:literal, $op:literal, $device:expr, $grid:expr, ($($arg:expr),*)) => {
+        $k::launch::<$wg, $per, $tpr, $op>($device, $grid, $($arg),*)
+    };
+}
+
 /// The `(WG, PER, TPR)` of [`rows_vec4`], [`rows_f16vec4`] and
 /// [`rows_f16vec4_held`] the ops launch (see [`vector_configs`]).
 pub const VEC_CONFIGS: [[usize; 3]; 14] = [
@@ -771,6 +969,17 @@ impl RowElement for f32 {
         eps: f32,
         [wg, per, tpr, held]: [usize; 4],
     ) -> Result<(), LaunchError> {
+        if held & STREAM != 0 {
+            let steps = solo;
+            return launch_stream!(
+                rows_vec4_stream,
+                [wg, per, tpr],
+                op,
+                device,
+                grid,
+                (x, gamma, beta, y, rows, cols, affine, eps, steps)
+            );
+        }
         if held & !2 != 0 {
             return Err(arg_error("config", format!("`f32` rows have no kernel holding them as read (HELD {held})")));
         }
@@ -817,6 +1026,17 @@ impl RowElement for f16 {
         [wg, per, tpr, held]: [usize; 4],
     ) -> Result<(), LaunchError> {
         let c = [wg, per, tpr];
+        if held & STREAM != 0 {
+            let steps = solo;
+            return launch_stream!(
+                rows_f16vec4_stream,
+                c,
+                op,
+                device,
+                grid,
+                (x, gamma, beta, y, rows, cols, affine, eps, steps)
+            );
+        }
         match held & !2 {
             0 => launch_vec!(rows_f16vec4, c, device, grid, (x, gamma, beta, y, rows, cols, op, affine, eps, solo)),
             1 => {
@@ -957,6 +1177,8 @@ pub fn row_op_with<T: RowElement>(
     let (code, eps) = op.code();
     // A missing `gamma`/`beta` binds `x` (read-only, unread).
     let (g, b) = (gamma.unwrap_or(x), beta.unwrap_or(x));
+    // The vector kernels run on a GPU, and on the CPU executor where a
+    // configuration is given with `kernels_on_cpu` (the tests).
     if device.is_gpu() && cols % 4 == 0 {
         // The buffers seen as vectors (borrowed views: no allocation, and
         // the bind groups of the last launch are reused).
@@ -966,21 +1188,21 @@ pub fn row_op_with<T: RowElement>(
             Some(c) => vec![c],
             None => vector_configs::<T>(device, cols),
         };
-        let mut last = None;
-        for c in configs {
-            // HELD bit 1: softmax in two passes (bit 2 of `op`).
-            let code = if c[3] & 2 != 0 { code | 4 } else { code };
-            let dims = [rows as u32, cols as u32, code, affine, u32::from(solo(device, c[2]))];
-            let grid = Grid::blocks([rows.div_ceil(c[0] / c[2])]);
-            match T::launch_vec(device, grid, &xv, &gv, &bv, &mut yv, dims, eps, c) {
-                // Blocks of this size are more than the device has: the next.
-                Err(e @ LaunchError::WorkgroupTooLarge { .. }) => last = Some(e),
-                done => return Ok(done?),
-            }
+        // None the device takes: the scalar kernels below.
+        if !configs.is_empty() {
+            return vector_launches::<T>(device, &configs, &xv, &gv, &bv, &mut yv, [rows, cols], code, affine, eps);
         }
-        if let Some(e) = last {
-            return Err(e.into());
-        }
+    }
+    if let (Some(c), false, 0) = (config, device.is_gpu(), cols % 4) {
+        // The CPU executor has no views: the numbers copied to vectors and
+        // back (the tests' path).
+        let vecs = |buf: &Buffer<T>| -> Result<Buffer<T::Vector>, OpError> {
+            Ok(Buffer::from_slice(device, bytemuck::cast_slice(&buf.read()?))?)
+        };
+        let (xv, gv, bv) = (vecs(x)?, vecs(g)?, vecs(b)?);
+        let mut yv = Buffer::zeroed(device, n / 4)?;
+        vector_launches::<T>(device, &[c], &xv, &gv, &bv, &mut yv, [rows, cols], code, affine, eps)?;
+        return Ok(y.write(bytemuck::cast_slice(&yv.read()?))?);
     }
     let dims = |tpr: usize| [rows as u32, cols as u32, tpr as u32, code, affine];
     if cols > 4096 {
@@ -999,6 +1221,61 @@ pub fn row_op_with<T: RowElement>(
     Ok(T::launch(device, grid, x, g, b, y, dims(tpr), eps, kernel)?)
 }
 
+/// The vector kernel's launch at the first of `configs` the device
+/// takes (the next where it refuses a block size).
+#[allow(clippy::too_many_arguments)]
+fn vector_launches<T: RowElement>(
+    device: &Device,
+    configs: &[[usize; 4]],
+    xv: &Buffer<T::Vector>,
+    gv: &Buffer<T::Vector>,
+    bv: &Buffer<T::Vector>,
+    yv: &mut Buffer<T::Vector>,
+    [rows, cols]: [usize; 2],
+    code: u32,
+    affine: u32,
+    eps: f32,
+) -> Result<(), OpError> {
+    let mut last = None;
+    for &c in configs {
+        let (grid, dims) = if c[3] & STREAM != 0 {
+            // The stream kernel: the row held whole by lanes of one subgroup.
+            let [wg, per, tpr, held] = c;
+            if !solo(device, tpr) {
+                return Err(arg_error("config", format!("{c:?}: rows of {tpr} lanes are not in one subgroup")).into());
+            }
+            if cols / 4 > per * tpr {
+                return Err(
+                    arg_error("config", format!("{c:?} holds rows up to {} wide, not {cols}", 4 * per * tpr)).into()
+                );
+            }
+            let steps = (held / COUNT).max(1);
+            let grid = Grid::blocks([rows.div_ceil(wg / tpr * steps)]);
+            (grid, [rows as u32, cols as u32, code, affine, steps as u32])
+        } else {
+            // HELD bit 1: softmax in two passes (bit 2 of `op`).
+            let code = if c[3] & 2 != 0 { code | 4 } else { code };
+            let grid = Grid::blocks([rows.div_ceil(c[0] / c[2])]);
+            (grid, [rows as u32, cols as u32, code, affine, u32::from(solo(device, c[2]))])
+        };
+        match T::launch_vec(device, grid, xv, gv, bv, yv, dims, eps, c) {
+            // Blocks of this size are more than the device has: the next.
+            Err(e @ LaunchError::WorkgroupTooLarge { .. }) => last = Some(e),
+            done => return Ok(done?),
+        }
+    }
+    Err(last.unwrap_or_else(|| arg_error("config", "no vector row kernel is given".into())).into())
+}
+
+/// HELD bit 2: the stream kernel ([`rows_vec4_stream`],
+/// [`rows_f16vec4_stream`]); HELD / [`COUNT`]: rows a row's lanes take
+/// (`steps`, 0 taken as 1).
+#[doc(hidden)]
+pub const STREAM: usize = 4;
+/// The unit of HELD's count (the stream kernel's steps).
+#[doc(hidden)]
+pub const COUNT: usize = 32;
+
 /// Whether rows of `tpr` threads are `tpr` neighbouring lanes of one
 /// subgroup on `device` (its subgroups all of one size, at least `tpr`):
 /// then the vector kernels reduce a row with shuffles alone (`solo`).
@@ -1012,26 +1289,30 @@ fn solo(device: &Device, tpr: usize) -> bool {
 /// block size): measured on the H200 with `ops2 --only norm --sweep`
 /// (docs/performance.md). A row of at most `4 * PER * TPR` numbers is
 /// held (read once; the rest is read again for each step); HELD 1: the
-/// `f16` row held as read ([`rows_f16vec4_held`], wide rows). A config
-/// whose `TPR` neither fits one subgroup ([`solo`]) nor is a multiple of
-/// the largest subgroup is left out.
+/// `f16` row held as read ([`rows_f16vec4_held`], wide rows); HELD
+/// [`STREAM`]: the stream kernel ([`rows_vec4_stream`], rows up to 1024
+/// numbers). A config whose `TPR` neither fits one subgroup ([`solo`]) nor
+/// is a multiple of the largest subgroup is left out, and a stream config
+/// whose `TPR` does not fit one.
 #[doc(hidden)]
 pub fn vector_configs<T: RowElement>(device: &Device, cols: usize) -> Vec<[usize; 4]> {
     let (_, sg_max) = device.subgroup_sizes().map_or((32, 32), |(a, b)| (a as usize, b as usize));
     let vecs = cols / 4;
     let half = std::mem::size_of::<T>() == 2;
-    // [WG, PER, TPR, HELD], best first (H200, 2026-12-04, fourth session).
+    // [WG, PER, TPR, HELD], best first (H200, 2026-12-04, fourth session;
+    // the stream kernel first, sixth session, where a row's lanes are one
+    // subgroup's: else the next).
     let prefs: &[[usize; 4]] = if vecs <= 32 {
         if half {
-            &[[256, 4, 8, 0], [256, 2, 16, 0], [256, 1, 32, 0], [256, 4, 64, 0], [256, 4, 256, 0]]
+            &[[256, 4, 8, STREAM], [256, 4, 8, 0], [256, 2, 16, 0], [256, 1, 32, 0], [256, 4, 64, 0], [256, 4, 256, 0]]
         } else {
-            &[[256, 2, 16, 0], [256, 4, 8, 0], [256, 1, 32, 0], [256, 4, 64, 0], [256, 4, 256, 0]]
+            &[[256, 1, 32, STREAM], [256, 2, 16, 0], [256, 4, 8, 0], [256, 1, 32, 0], [256, 4, 64, 0], [256, 4, 256, 0]]
         }
     } else if vecs <= 256 {
         if half {
-            &[[256, 8, 32, 0], [256, 4, 64, 0], [256, 2, 128, 0], [256, 4, 256, 0]]
+            &[[128, 8, 32, STREAM], [256, 8, 32, 0], [256, 4, 64, 0], [256, 2, 128, 0], [256, 4, 256, 0]]
         } else {
-            &[[256, 4, 64, 0], [256, 8, 32, 0], [256, 2, 128, 0], [256, 4, 256, 0]]
+            &[[256, 8, 32, STREAM], [256, 4, 64, 0], [256, 8, 32, 0], [256, 2, 128, 0], [256, 4, 256, 0]]
         }
     } else if vecs <= 1024 {
         if half {
@@ -1045,7 +1326,11 @@ pub fn vector_configs<T: RowElement>(device: &Device, cols: usize) -> Vec<[usize
     } else {
         &[[512, 8, 512, 0], [1024, 8, 1024, 0], [256, 4, 256, 0]]
     };
-    prefs.iter().copied().filter(|c| solo(device, c[2]) || (c[2] >= sg_max && c[2] % sg_max == 0)).collect()
+    prefs
+        .iter()
+        .copied()
+        .filter(|c| solo(device, c[2]) || (c[3] & STREAM == 0 && c[2] >= sg_max && c[2] % sg_max == 0))
+        .collect()
 }
 
 fn host<T: Element>(b: &Buffer<T>) -> Result<Vec<T>, OpError> {

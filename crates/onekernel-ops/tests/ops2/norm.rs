@@ -1,7 +1,9 @@
 //! `ops::norm` against plain Rust in `f64`.
 
 use super::common::{gpu, hash};
-use onekernel::ops::norm::{layer_norm, row_op_with, softmax, RowElement, RowOp, VEC_CONFIGS};
+use onekernel::ops::norm::{
+    layer_norm, row_op_with, softmax, RowElement, RowOp, COUNT, STREAM, STREAM_CONFIGS, VEC_CONFIGS,
+};
 use onekernel::prelude::*;
 
 const EPS: f32 = 1e-5;
@@ -148,6 +150,55 @@ fn vector_kernels_at_every_config() {
     }
 }
 
+/// The stream configs `device` can launch (rows of `TPR` lanes of one
+/// subgroup: any on the CPU executor, whose subgroups are 32 lanes).
+fn stream_configs(device: &Device) -> Vec<[usize; 3]> {
+    let (sg_min, sg_max) = device.subgroup_sizes().map_or((32, 32), |(a, b)| (a as usize, b as usize));
+    STREAM_CONFIGS.into_iter().filter(|c| sg_min == sg_max && c[2] <= sg_min).collect()
+}
+
+#[test]
+fn stream_kernels_at_every_config() {
+    // The stream kernel at each config, on the CPU executor and the GPU:
+    // widths of one vector, 32 vectors and either side of it, 1000, the
+    // widest row the config holds and less; rows that leave the
+    // grid's last step part full; 1, 2 and 4 rows a lane group.
+    for (device, kernels) in [(Device::cpu(), true), (gpu(), false)] {
+        for [wg, per, tpr] in stream_configs(&device) {
+            let held = 4 * per * tpr;
+            let mut widths = vec![4, 124, 128, 132, 1000, held - 4, held];
+            widths.retain(|&w| w <= held);
+            widths.sort_unstable();
+            widths.dedup();
+            for (i, &cols) in widths.iter().enumerate() {
+                let rows = [37, 5, 70, 3, 9, 4, 2][i];
+                for held_bits in [STREAM, STREAM | (2 * COUNT), STREAM | (4 * COUNT)] {
+                    let c = Some([wg, per, tpr, held_bits]);
+                    check_at::<f32>(&device, rows, cols, kernels, 2e-5, c);
+                    check_at::<f16>(&device, rows, cols, kernels, 4e-3, c);
+                }
+            }
+            // A row wider than the config holds is an error naming it.
+            let x = Buffer::from_slice(&device, &vec![1.0f32; 2 * held + 8]).unwrap();
+            let mut y = Buffer::<f32>::zeroed(&device, x.len()).unwrap();
+            let e = row_op_with(
+                &device,
+                RowOp::Softmax,
+                &x,
+                None,
+                None,
+                &mut y,
+                held + 4,
+                kernels,
+                Some([wg, per, tpr, STREAM]),
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(e.contains("ops::norm") && e.contains("config"), "{e}");
+        }
+    }
+}
+
 #[test]
 fn norms_kernel_on_the_cpu_executor() {
     let cpu = Device::cpu();
@@ -194,6 +245,15 @@ fn vector_softmax_of_infinite_numbers() {
         }
     }
     for device in [Device::cpu(), gpu.clone()] {
+        // The stream kernel too (on the CPU executor through its kernel).
+        let mut configs = configs.clone();
+        let kernels = !device.is_gpu();
+        if kernels {
+            configs = vec![None];
+        }
+        for [wg, per, tpr] in stream_configs(&device) {
+            configs.extend([Some([wg, per, tpr, STREAM]), Some([wg, per, tpr, STREAM | (2 * COUNT)])]);
+        }
         for &config in &configs {
             for op in [RowOp::Softmax, RowOp::LogSoftmax] {
                 let want: Vec<f64> = x
@@ -202,7 +262,7 @@ fn vector_softmax_of_infinite_numbers() {
                     .collect();
                 let xb = Buffer::from_slice(&device, &x).unwrap();
                 let mut y = Buffer::<f32>::zeroed(&device, x.len()).unwrap();
-                row_op_with(&device, op, &xb, None, None, &mut y, 8, false, config).unwrap();
+                row_op_with(&device, op, &xb, None, None, &mut y, 8, kernels && config.is_some(), config).unwrap();
                 let got = y.read().unwrap();
                 for (j, (&g, &w)) in got.iter().zip(&want).enumerate() {
                     let ok = if w.is_infinite() { f64::from(g) == w } else { (f64::from(g) - w).abs() <= 1e-5 };
@@ -212,9 +272,9 @@ fn vector_softmax_of_infinite_numbers() {
                 let xh: Vec<f16> = x.iter().map(|&e| f16::from_f32(e)).collect();
                 let xb = Buffer::from_slice(&device, &xh).unwrap();
                 let mut y = Buffer::<f16>::zeroed(&device, x.len()).unwrap();
-                let held = config.map(|[a, b, c, d]| [a, b, c, d | 1]);
-                for c in [config, held] {
-                    row_op_with(&device, op, &xb, None, None, &mut y, 8, false, c).unwrap();
+                let held = config.filter(|c| c[3] & STREAM == 0).map(|[a, b, c, d]| [a, b, c, d | 1]);
+                for c in [config, held].into_iter().filter(|c| c.is_some() || config.is_none()) {
+                    row_op_with(&device, op, &xb, None, None, &mut y, 8, kernels && c.is_some(), c).unwrap();
                     let got = y.read().unwrap();
                     for (j, (&g, &w)) in got.iter().zip(&want).enumerate() {
                         let g = f64::from(g.to_f32());
