@@ -9,8 +9,8 @@
 //! its output. On a cache miss it runs each candidate once (a warm-up,
 //! which also builds its pipeline) and checks its output against the first
 //! candidate that ran (or with a check of yours); once all have run, it
-//! runs the first again for [`WARM_UP`] (a GPU's clocks drop while the host
-//! compiles), then times each
+//! runs the first again for at least [`WARM_UP`] and until its time stops
+//! falling (a GPU's clocks drop while the host compiles), then times each
 //! [`Tuner::samples`] times with [`Device::time`] (GPU timestamps where the
 //! device has them, else the wall clock), in rounds of one launch of every
 //! candidate (a clock that drifts weighs on all alike), and keeps the
@@ -299,10 +299,18 @@ impl std::error::Error for TuneError {
     }
 }
 
-/// How long a tuning runs its first candidate again, after every
-/// candidate has built its pipeline and before any is timed: long enough
-/// for a GPU's clocks to come back up after the host's compiles.
+/// How long a tuning at least runs its first candidate again, after every
+/// candidate has built its pipeline and before any is timed, so that a
+/// GPU's clocks come back up after the host's compiles; it goes on while
+/// the candidate's time still falls, up to [`WARM_UP_MAX`].
 pub const WARM_UP: Duration = Duration::from_millis(200);
+
+/// The longest the warm-up runs (see [`WARM_UP`]), when the candidate's
+/// time keeps falling.
+pub const WARM_UP_MAX: Duration = Duration::from_secs(2);
+
+/// The warm-up compares the candidate's best time in windows this long.
+const WARM_UP_WINDOW: Duration = Duration::from_millis(50);
 
 /// Why [`Tuner::choose_launched`] runs a candidate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -557,11 +565,11 @@ impl Tuner {
             key: key.to_string(),
             candidates: names.clone(),
         };
-        if let Some((entry, source)) = self.lookup(&id) {
-            if let Some(index) = names.iter().position(|n| *n == entry.winner) {
-                let outcomes = outcomes_of(&entry, &names);
-                return Ok(Choice { index, candidate: &candidates[index], source, outcomes });
-            }
+        if let Some((entry, source)) = self.lookup(&id)
+            && let Some(index) = names.iter().position(|n| *n == entry.winner)
+        {
+            let outcomes = outcomes_of(&entry, &names);
+            return Ok(Choice { index, candidate: &candidates[index], source, outcomes });
         }
         if self.mode == Mode::Cached {
             return Ok(default());
@@ -598,20 +606,40 @@ impl Tuner {
                 },
             }
         }
-        // The clocks back up: the first candidate that ran, again, for
-        // at least `WARM_UP` of wall time, four launches between waits (a
-        // wait after every launch leaves the GPU idle for the round trip).
+        // The clocks back up: the first candidate that ran, again, four
+        // launches between waits (a wait after every launch leaves the GPU
+        // idle for the round trip), for at least `WARM_UP` and until its
+        // time stops falling, at most `WARM_UP_MAX`: a GPU that idled at a
+        // low clock takes longer than `WARM_UP` to raise it (an H200 at 345
+        // MHz still ran an 8192^2 transpose 2.5x slow after 0.2 s of it).
+        // The time is the best of each window of `WARM_UP_WINDOW`; it has
+        // stopped falling when a window's is within 3% of the last one's.
         if let Some(first) = ran.iter().position(|&r| r) {
             let started = std::time::Instant::now();
-            'warm: while started.elapsed() < WARM_UP {
-                for _ in 0..4 {
-                    if run(&candidates[first], Purpose::Time).is_err() {
-                        break 'warm;
-                    }
-                }
-                self.device
-                    .synchronize()
+            let mut window = (std::time::Instant::now(), None::<Duration>);
+            let mut last_window: Option<Duration> = None;
+            loop {
+                let (r, timing) = self
+                    .device
+                    .time(|| (0..4).try_for_each(|_| run(&candidates[first], Purpose::Time).map(drop)))
                     .map_err(|source| TuneError::Device { kernel: self.kernel.clone(), source })?;
+                if r.is_err() {
+                    break;
+                }
+                let t = if timing.launches() > 0 { timing.total } else { timing.elapsed };
+                window.1 = Some(window.1.map_or(t, |best| best.min(t)));
+                if window.0.elapsed() < WARM_UP_WINDOW {
+                    continue;
+                }
+                let best = window.1.take().unwrap_or_default();
+                let settled = last_window.is_some_and(|last| best.as_secs_f64() >= 0.97 * last.as_secs_f64());
+                last_window = Some(best);
+                window.0 = std::time::Instant::now();
+                // (A CPU has no clock to wait for: `WARM_UP` there.)
+                let settled = settled || !self.device.is_gpu();
+                if (settled && started.elapsed() >= WARM_UP) || started.elapsed() >= WARM_UP_MAX {
+                    break;
+                }
             }
         }
         for (i, c) in candidates.iter().enumerate() {
