@@ -1160,10 +1160,10 @@ pub fn row_op_with<T: RowElement>(
         return Err(arg_error("y", format!("has {} elements where `x` has {n}", y.len())).into());
     }
     for (arg, b) in [("gamma", gamma), ("beta", beta)] {
-        if let Some(b) = b {
-            if b.len() != cols {
-                return Err(arg_error(arg, format!("has {} elements for rows of {cols}", b.len())).into());
-            }
+        if let Some(b) = b
+            && b.len() != cols
+        {
+            return Err(arg_error(arg, format!("has {} elements for rows of {cols}", b.len())).into());
         }
     }
     if n == 0 {

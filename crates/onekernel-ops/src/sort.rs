@@ -1013,13 +1013,12 @@ fn radix_passes<V: SortValue>(
     mut keys: Option<(&Buffer<u32>, &mut Buffer<u32>)>,
     values: Option<(&Buffer<V>, &mut Buffer<V>)>,
 ) -> Result<(), LaunchError> {
-    if let Some((narrowest, _)) = device.subgroup_sizes() {
-        if (narrowest as usize) < MIN_SUBGROUP {
-            let problem = format!(
-                "has subgroups of {narrowest} lanes; the sort ranks keys in subgroups of {MIN_SUBGROUP} or more"
-            );
-            return Err(arg_error("device", problem));
-        }
+    if let Some((narrowest, _)) = device.subgroup_sizes()
+        && (narrowest as usize) < MIN_SUBGROUP
+    {
+        let problem =
+            format!("has subgroups of {narrowest} lanes; the sort ranks keys in subgroups of {MIN_SUBGROUP} or more");
+        return Err(arg_error("device", problem));
     }
     let (per_block, blocks) = plan(n);
     let grid = Grid::blocks([blocks]);

@@ -173,10 +173,10 @@ pub(crate) fn choose<C: Candidate, O, E: std::fmt::Display>(
     }
     let key_text = key.to_string();
     let memo = (device.id(), op, key_text.clone());
-    if let Some(p) = registry().picks.get(&memo) {
-        if let Some(i) = candidates.iter().position(|c| c.name() == p.plan.as_str()) {
-            return i;
-        }
+    if let Some(p) = registry().picks.get(&memo)
+        && let Some(i) = candidates.iter().position(|c| c.name() == p.plan.as_str())
+    {
+        return i;
     }
     // Inside the caller's `Device::time` nothing can be timed: the default
     // plan, and no launch of the tuner's counted in the caller's timing.

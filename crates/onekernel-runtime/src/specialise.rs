@@ -209,10 +209,10 @@ fn sizes(
 fn names(kernel: &'static KernelInfo, indices: impl Iterator<Item = u16>) -> (&'static str, String) {
     let mut seen: Vec<&'static str> = Vec::new();
     for i in indices {
-        if let Some(p) = kernel.consts.params.get(usize::from(i)) {
-            if !seen.contains(&&*p.name) {
-                seen.push(&p.name);
-            }
+        if let Some(p) = kernel.consts.params.get(usize::from(i))
+            && !seen.contains(&&*p.name)
+        {
+            seen.push(&p.name);
         }
     }
     let list = seen.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");

@@ -364,10 +364,10 @@ mod tests {
         let mut out: Vec<Option<R>> = vec![None; n];
         for _ in 0..2 {
             for (t, c) in calls.iter_mut().enumerate() {
-                if out[t].is_none() {
-                    if let Poll::Ready(r) = c.as_mut().poll(&mut cx) {
-                        out[t] = Some(r);
-                    }
+                if out[t].is_none()
+                    && let Poll::Ready(r) = c.as_mut().poll(&mut cx)
+                {
+                    out[t] = Some(r);
                 }
             }
         }
@@ -423,10 +423,10 @@ mod tests {
         let mut out = vec![None; n];
         for _ in 0..2 {
             for (t, c) in calls.iter_mut().enumerate() {
-                if out[t].is_none() {
-                    if let Poll::Ready(r) = c.as_mut().poll(&mut cx) {
-                        out[t] = Some(r);
-                    }
+                if out[t].is_none()
+                    && let Poll::Ready(r) = c.as_mut().poll(&mut cx)
+                {
+                    out[t] = Some(r);
                 }
             }
         }

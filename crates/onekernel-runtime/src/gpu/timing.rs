@@ -227,10 +227,10 @@ impl GpuDevice {
         match timed {
             TimedPass::Untimed => {}
             TimedPass::Timestamps { index, .. } => {
-                if let Some(scope) = self.shared.timing.lock().as_mut() {
-                    if let Some((_, s)) = scope.submitted.get_mut(index) {
-                        *s = true;
-                    }
+                if let Some(scope) = self.shared.timing.lock().as_mut()
+                    && let Some((_, s)) = scope.submitted.get_mut(index)
+                {
+                    *s = true;
                 }
             }
             TimedPass::Wall => {
