@@ -9,8 +9,9 @@
 //! its output. On a cache miss it runs each candidate once (a warm-up,
 //! which also builds its pipeline) and checks its output against the first
 //! candidate that ran (or with a check of yours); once all have run, it
-//! runs the first again for at least [`WARM_UP`] and until its time stops
-//! falling (a GPU's clocks drop while the host compiles), then times each
+//! runs the first again until its time has stopped falling for 0.3 s, at
+//! least [`WARM_UP`] (a GPU's clocks drop while the host compiles), then
+//! times each
 //! [`Tuner::samples`] times with [`Device::time`] (GPU timestamps where the
 //! device has them, else the wall clock), in rounds of one launch of every
 //! candidate (a clock that drifts weighs on all alike), and keeps the
@@ -301,8 +302,8 @@ impl std::error::Error for TuneError {
 
 /// How long a tuning at least runs its first candidate again, after every
 /// candidate has built its pipeline and before any is timed, so that a
-/// GPU's clocks come back up after the host's compiles; it goes on while
-/// the candidate's time still falls, up to [`WARM_UP_MAX`].
+/// GPU's clocks come back up after the host's compiles; it goes on until
+/// the candidate's time has not fallen for 0.3 s, up to [`WARM_UP_MAX`].
 pub const WARM_UP: Duration = Duration::from_millis(200);
 
 /// The longest the warm-up runs (see [`WARM_UP`]), when the candidate's
@@ -310,7 +311,7 @@ pub const WARM_UP: Duration = Duration::from_millis(200);
 pub const WARM_UP_MAX: Duration = Duration::from_secs(2);
 
 /// The warm-up compares the candidate's best time in windows this long.
-const WARM_UP_WINDOW: Duration = Duration::from_millis(50);
+const WARM_UP_WINDOW: Duration = Duration::from_millis(100);
 
 /// Why [`Tuner::choose_launched`] runs a candidate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -613,11 +614,14 @@ impl Tuner {
         // low clock takes longer than `WARM_UP` to raise it (an H200 at 345
         // MHz still ran an 8192^2 transpose 2.5x slow after 0.2 s of it).
         // The time is the best of each window of `WARM_UP_WINDOW`; it has
-        // stopped falling when a window's is within 3% of the last one's.
+        // stopped falling when three windows in a row came within 3% of the
+        // best so far (with one window compared to the last, the H200 still
+        // ran 25% slow after the warm-up: its clock climbs in steps).
         if let Some(first) = ran.iter().position(|&r| r) {
             let started = std::time::Instant::now();
             let mut window = (std::time::Instant::now(), None::<Duration>);
-            let mut last_window: Option<Duration> = None;
+            let mut best_so_far: Option<Duration> = None;
+            let mut flat_windows = 0;
             loop {
                 let (r, timing) = self
                     .device
@@ -632,11 +636,14 @@ impl Tuner {
                     continue;
                 }
                 let best = window.1.take().unwrap_or_default();
-                let settled = last_window.is_some_and(|last| best.as_secs_f64() >= 0.97 * last.as_secs_f64());
-                last_window = Some(best);
+                match best_so_far {
+                    Some(b) if best.as_secs_f64() >= 0.97 * b.as_secs_f64() => flat_windows += 1,
+                    _ => flat_windows = 0,
+                }
+                best_so_far = Some(best_so_far.map_or(best, |b| b.min(best)));
                 window.0 = std::time::Instant::now();
                 // (A CPU has no clock to wait for: `WARM_UP` there.)
-                let settled = settled || !self.device.is_gpu();
+                let settled = flat_windows >= 3 || !self.device.is_gpu();
                 if (settled && started.elapsed() >= WARM_UP) || started.elapsed() >= WARM_UP_MAX {
                     break;
                 }
