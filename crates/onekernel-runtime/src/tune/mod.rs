@@ -93,6 +93,7 @@ pub use key::{bucket, Key};
 
 use crate::device::{Device, DeviceBackend};
 use crate::error::DeviceError;
+use crate::timing::Timing;
 use cache::{Entries, Entry, EntryId};
 use onekernel_abi::KernelInfo;
 use std::borrow::Cow;
@@ -320,6 +321,21 @@ pub enum Purpose {
     Check,
     /// The warm-up and the timed runs: launch it only (return `None`).
     Time,
+}
+
+impl Purpose {
+    /// What a [`Tuner::choose_launched`] closure returns after launching:
+    /// `read()` (the output read back) for [`Purpose::Check`], `None`
+    /// without calling it for [`Purpose::Time`].
+    ///
+    /// # Errors
+    /// `read`'s.
+    pub fn output<O, E>(self, read: impl FnOnce() -> Result<O, E>) -> Result<Option<O>, E> {
+        match self {
+            Purpose::Check => read().map(Some),
+            Purpose::Time => Ok(None),
+        }
+    }
 }
 
 /// Chooses among a kernel's candidates on one device, remembering the
@@ -607,47 +623,8 @@ impl Tuner {
                 },
             }
         }
-        // The clocks back up: the first candidate that ran, again, four
-        // launches between waits (a wait after every launch leaves the GPU
-        // idle for the round trip), for at least `WARM_UP` and until its
-        // time stops falling, at most `WARM_UP_MAX`: a GPU that idled at a
-        // low clock takes longer than `WARM_UP` to raise it (an H200 at 345
-        // MHz still ran an 8192^2 transpose 2.5x slow after 0.2 s of it).
-        // The time is the best of each window of `WARM_UP_WINDOW`; it has
-        // stopped falling when three windows in a row came within 3% of the
-        // best so far (with one window compared to the last, the H200 still
-        // ran 25% slow after the warm-up: its clock climbs in steps).
         if let Some(first) = ran.iter().position(|&r| r) {
-            let started = std::time::Instant::now();
-            let mut window = (std::time::Instant::now(), None::<Duration>);
-            let mut best_so_far: Option<Duration> = None;
-            let mut flat_windows = 0;
-            loop {
-                let (r, timing) = self
-                    .device
-                    .time(|| (0..4).try_for_each(|_| run(&candidates[first], Purpose::Time).map(drop)))
-                    .map_err(|source| TuneError::Device { kernel: self.kernel.clone(), source })?;
-                if r.is_err() {
-                    break;
-                }
-                let t = if timing.launches() > 0 { timing.total } else { timing.elapsed };
-                window.1 = Some(window.1.map_or(t, |best| best.min(t)));
-                if window.0.elapsed() < WARM_UP_WINDOW {
-                    continue;
-                }
-                let best = window.1.take().unwrap_or_default();
-                match best_so_far {
-                    Some(b) if best.as_secs_f64() >= 0.97 * b.as_secs_f64() => flat_windows += 1,
-                    _ => flat_windows = 0,
-                }
-                best_so_far = Some(best_so_far.map_or(best, |b| b.min(best)));
-                window.0 = std::time::Instant::now();
-                // (A CPU has no clock to wait for: `WARM_UP` there.)
-                let settled = flat_windows >= 3 || !self.device.is_gpu();
-                if (settled && started.elapsed() >= WARM_UP) || started.elapsed() >= WARM_UP_MAX {
-                    break;
-                }
-            }
+            self.warm_up(|| (0..4).try_for_each(|_| run(&candidates[first], Purpose::Time).map(drop)))?;
         }
         for (i, c) in candidates.iter().enumerate() {
             for _ in 1..self.warmups {
@@ -679,7 +656,7 @@ impl Tuner {
                     ran[i] = false;
                     continue;
                 }
-                samples[i].push(if timing.launches() > 0 { timing.total } else { timing.elapsed });
+                samples[i].push(run_time(&timing));
                 clock = Some(timing.clock);
             }
         }
@@ -709,6 +686,51 @@ impl Tuner {
         let outcomes = outcomes_of(&entry, &names);
         self.remember(entry);
         Ok(Choice { index, candidate: &candidates[index], source: Source::Tuned, outcomes })
+    }
+
+    /// Brings the clocks back up before timing: `batch` (four launches of
+    /// the first candidate that ran; a wait after every launch would leave
+    /// the GPU idle for the round trip) again and again, for at least
+    /// `WARM_UP` and until its time stops falling, at most `WARM_UP_MAX`:
+    /// a GPU that idled at a low clock takes longer than `WARM_UP` to raise
+    /// it (an H200 at 345 MHz still ran an 8192^2 transpose 2.5x slow after
+    /// 0.2 s of it). The time is the best of each window of
+    /// `WARM_UP_WINDOW`; it has stopped falling when three windows in a row
+    /// came within 3% of the best so far (with one window compared to the
+    /// last, the H200 still ran 25% slow after the warm-up: its clock
+    /// climbs in steps). A CPU has no clock to wait for: `WARM_UP` there.
+    /// A batch that fails ends the warm-up (the timed runs drop it).
+    fn warm_up<E>(&self, mut batch: impl FnMut() -> Result<(), E>) -> Result<(), TuneError> {
+        let started = std::time::Instant::now();
+        let mut window_started = started;
+        let mut window_best = Duration::MAX;
+        let mut best_so_far = Duration::MAX;
+        let mut flat_windows = 0;
+        loop {
+            let (r, timing) = self
+                .device
+                .time(&mut batch)
+                .map_err(|source| TuneError::Device { kernel: self.kernel.clone(), source })?;
+            if r.is_err() {
+                return Ok(());
+            }
+            window_best = window_best.min(run_time(&timing));
+            if window_started.elapsed() < WARM_UP_WINDOW {
+                continue;
+            }
+            if best_so_far != Duration::MAX && window_best.as_secs_f64() >= 0.97 * best_so_far.as_secs_f64() {
+                flat_windows += 1;
+            } else {
+                flat_windows = 0;
+            }
+            best_so_far = best_so_far.min(window_best);
+            window_best = Duration::MAX;
+            window_started = std::time::Instant::now();
+            let settled = flat_windows >= 3 || !self.device.is_gpu();
+            if (settled && started.elapsed() >= WARM_UP) || started.elapsed() >= WARM_UP_MAX {
+                return Ok(());
+            }
+        }
     }
 
     /// The cached entry for `id`: this tuner's memory (with the cache file,
@@ -818,6 +840,16 @@ fn device_identity(device: &Device) -> (String, String) {
 }
 
 /// The outcomes recorded in `entry`, in the candidates' order.
+/// A run's time: its launches' device time, or its wall time where it
+/// launched nothing.
+fn run_time(timing: &Timing) -> Duration {
+    if timing.launches() > 0 {
+        timing.total
+    } else {
+        timing.elapsed
+    }
+}
+
 fn outcomes_of(entry: &Entry, names: &[String]) -> Vec<Outcome> {
     names
         .iter()
