@@ -299,16 +299,10 @@ pub enum Distribution {
     },
 }
 
-/// Philox with native 64-bit products: what the CPU executor runs.
+/// Philox with native 64-bit products: what the CPU executor runs (the
+/// `*_64` kernels' rounds, [`kernels::philox4x32_10_64`], as plain Rust).
 fn philox_host(ctr: [u32; 4], key: [u32; 2]) -> [u32; 4] {
-    let (mut c, mut k) = (ctr, key);
-    for _ in 0..10 {
-        let p0 = u64::from(M0) * u64::from(c[0]);
-        let p1 = u64::from(M1) * u64::from(c[2]);
-        c = [(p1 >> 32) as u32 ^ c[1] ^ k[0], p1 as u32, (p0 >> 32) as u32 ^ c[3] ^ k[1], p0 as u32];
-        k = [k[0].wrapping_add(W0), k[1].wrapping_add(W1)];
-    }
-    c
+    kernels::philox4x32_10_64(UVec4::from_array(ctr), key[0], key[1]).to_array()
 }
 
 /// Numbers `offset .. offset + out.len()` of the stream on the CPU, each
