@@ -1,27 +1,11 @@
 #!/usr/bin/env python3
 """PyTorch's copy_ and copy_(a.t()) at the shapes of `ops2 --only transpose` (1000x777,
 8192x8192; f32, f16): CUDA events, 3 warm-up calls, median of 5 batches of 20."""
-import statistics
 import torch
 
+from ops_baseline import make_timer  # the timer of the other baselines (seconds a call)
 
-def time_it(fn, iters=20, batches=5):
-    for _ in range(3):
-        fn()
-    # keep the GPU busy ~50 ms so that the clock is up
-    torch.cuda.synchronize()
-    s = []
-    for _ in range(batches):
-        torch.cuda.synchronize()
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(iters):
-            fn()
-        b.record()
-        torch.cuda.synchronize()
-        s.append(a.elapsed_time(b) / iters)
-    return statistics.median(s)
+time_it = make_timer("cuda")
 
 
 print("| PyTorch op | shape | ms | GB/s |")
@@ -35,5 +19,5 @@ for rows, cols in [(1000, 777), (8192, 8192)]:
             o.copy_(a)
         nbytes = 2 * rows * cols * size
         for what, fn in [("copy_", lambda: o.copy_(a)), ("copy_(a.t())", lambda: ot.copy_(a.t()))]:
-            t = time_it(fn)
+            t = time_it(fn, 20) * 1e3
             print(f"| {what} {name} | {rows}x{cols} | {t:.4f} | {nbytes / t * 1e-6:.0f} |")
