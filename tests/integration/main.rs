@@ -4,8 +4,8 @@
 //! cooperation suites are their own binaries (`tests/language`,
 //! `tests/cooperation`).
 //!
-//! Run one module with a filter: `cargo test --test integration checked::`;
-//! the trybuild suite with `cargo test --test integration ui::`.
+//! Run one module with a filter: `cargo test --test integration checked::`.
+//! The trybuild compile-fail suite is a package of its own (`tests/ui`).
 
 mod checked;
 mod compiles;
@@ -23,4 +23,3 @@ mod shader_checks;
 mod smoke_macro;
 mod struct_layouts;
 mod structs;
-mod ui;
