@@ -62,6 +62,17 @@
 //! reads first, is then the input read last and may still be in the GPU's
 //! L2 cache. Still two launches, and still no workgroup waits for another.
 //!
+//! # The single pass (sums of `i32` and `u32`)
+//!
+//! Where the subgroup scan fits and the lanes are integers, the tuner also
+//! times single-pass plans ([`ScanPlan::lookback`], [`lookback`]): one
+//! launch that reads the input once, each tile finding the sum of the
+//! tiles before it from what they published (a decoupled look-back over a
+//! window of up to 32 predecessors at a time). A tile that waits too long
+//! for a predecessor reduces that predecessor's input itself, so no
+//! workgroup waits on another without limit: safe on every backend, as
+//! the two-pass plans are, which stay the default.
+//!
 //! # Views
 //!
 //! [`scan_view_into`] scans a contiguous [`View2d`] (a range of rows of a
@@ -93,6 +104,8 @@ use crate::prelude::*;
 use crate::reduce::{check_same_device, host_data, host_data_mut, ReduceElement, ReduceOp};
 use crate::OpError;
 use onekernel_runtime::{View2d, View2dMut};
+
+pub mod lookback;
 
 /// Elements a workgroup scans per tile: 7 per thread (an odd count, so that
 /// the threads' reads of their 7 consecutive elements in shared memory hit
@@ -697,12 +710,20 @@ pub struct ScanPlan {
     /// only): the start of the input, which the scan reads first, is read
     /// last, so it may still be in the GPU's cache.
     pub reverse: bool,
+    /// The single pass ([`lookback::lookback_sum_uvec4`]) with tiles of
+    /// `chunks` (2 or 4) chunks of 1024 elements, where it fits: where the
+    /// subgroup scan fits, for sums of `i32` and `u32`; a plan where it
+    /// does not fit runs the subgroup scan (`segments`), or the tile scan.
+    pub lookback: bool,
 }
 
 impl ScanPlan {
     /// The plan's name, as the tuning cache keeps it: `k7_s2048`,
-    /// `k15_s1024_vec4`, `sub4_s2048_rev`.
+    /// `k15_s1024_vec4`, `sub4_s2048_rev`, `lookback4`.
     pub fn name(&self) -> String {
+        if self.lookback {
+            return format!("lookback{}", self.chunks);
+        }
         if self.chunks > 0 {
             return format!("sub{}_s{}{}", self.chunks, self.segments, if self.reverse { "_rev" } else { "" });
         }
@@ -711,13 +732,25 @@ impl ScanPlan {
 
     /// A tile-scan plan (`chunks` 0, `reverse` false).
     pub fn tiles(segments: usize, k: usize, vec4: bool) -> Self {
-        ScanPlan { segments, k, vec4, chunks: 0, reverse: false }
+        ScanPlan { segments, k, vec4, chunks: 0, reverse: false, lookback: false }
     }
 
     /// A subgroup-scan plan of `chunks` chunks a step (`k` 7 and `vec4`,
     /// the plan where it does not fit).
     pub fn subgroup(segments: usize, chunks: usize, reverse: bool) -> Self {
-        ScanPlan { segments, k: 7, vec4: true, chunks, reverse }
+        ScanPlan { segments, k: 7, vec4: true, chunks, reverse, lookback: false }
+    }
+
+    /// A single-pass plan of tiles of `chunks` chunks of 1024 elements
+    /// (where it does not fit: the subgroup scan of `chunks` a step, about
+    /// 2048 segments).
+    pub fn single_pass(chunks: usize) -> Self {
+        ScanPlan { lookback: true, ..Self::subgroup(2048, chunks, true) }
+    }
+
+    /// The look-back's tiles of `n` elements.
+    fn lookback_tiles(&self, n: usize) -> usize {
+        n.div_ceil(self.chunks * 1024).max(1)
     }
 
     /// `(segment length, segments)` of `n` elements: segments of whole
@@ -757,6 +790,13 @@ fn subgroup_scan_fits<T: ScanElement>(
         && subgroups_fit(device)
 }
 
+/// Whether the single pass can run: the subgroup scan fits and the lanes
+/// are integers (`i32`, `u32`; see [`lookback`] for why not `f32`).
+fn lookback_fits<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offsets: (usize, usize, usize)) -> bool {
+    matches!(crate::reduce::vec4_lanes::<T>(), Some(crate::reduce::Lanes::U32))
+        && subgroup_scan_fits::<T>(device, op, n, offsets)
+}
+
 /// The plans the tuner times for a scan with `op` of `n` elements of `T`
 /// from `offset` on `device`, the default first: on a GPU where it fits
 /// the subgroup scan (2 or 4 chunks a step, about 1024 to 4096
@@ -783,6 +823,9 @@ pub fn candidates<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offse
             plans.push(ScanPlan::subgroup(segments, chunks, true));
             plans.push(ScanPlan::subgroup(segments, chunks, false));
         }
+        if matches!(crate::reduce::vec4_lanes::<T>(), Some(crate::reduce::Lanes::U32)) {
+            plans.extend([ScanPlan::single_pass(4), ScanPlan::single_pass(2)]);
+        }
     }
     for (k, segments) in base {
         plans.push(ScanPlan::tiles(segments, k, false));
@@ -795,7 +838,7 @@ pub fn candidates<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offse
         let (seg, count) = p.split(n);
         // One segment: no reduction pass, so its loads and order do not
         // matter.
-        let s = (p.k, p.chunks, seg, count, p.vec4 && count > 1, p.reverse && count > 1);
+        let s = (p.k, p.chunks, seg, count, p.vec4 && count > 1, p.reverse && count > 1, p.lookback);
         let new = !seen.contains(&s);
         seen.push(s);
         new
@@ -803,15 +846,21 @@ pub fn candidates<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offse
     plans
 }
 
-/// Scratch space of a scan: the segment totals. Reused by [`scan_into`]
-/// across calls (grown when a larger input needs more).
+/// Scratch space of a scan: the segment totals, and the single pass's
+/// counters and tile words. Reused by [`scan_into`] across calls (grown
+/// when a larger input needs more).
 pub struct ScanScratch<T: ScanElement> {
     totals: Option<Buffer<T::Acc>>,
+    /// The single pass's words ([`lookback`]) and the epoch of the last
+    /// launch that wrote them.
+    state: Option<(Buffer<u32>, u32)>,
+    /// The single pass's `max_spin`.
+    spin: u32,
 }
 
 impl<T: ScanElement> Default for ScanScratch<T> {
     fn default() -> Self {
-        ScanScratch { totals: None }
+        ScanScratch { totals: None, state: None, spin: lookback::DEFAULT_SPIN }
     }
 }
 
@@ -827,9 +876,40 @@ impl<T: ScanElement> ScanScratch<T> {
     /// `OpError::Buffer` when the allocation fails.
     pub fn for_len(device: &Device, n: usize) -> Result<Self, OpError> {
         let mut s = Self::default();
-        let most = candidates::<T>(device, ReduceOp::Sum, n, 0).iter().map(|p| p.split(n).1).max().unwrap_or(1);
-        s.totals(device, most)?;
+        let plans = candidates::<T>(device, ReduceOp::Sum, n, 0);
+        s.totals(device, plans.iter().map(|p| p.split(n).1).max().unwrap_or(1))?;
+        if let Some(tiles) = plans.iter().filter(|p| p.lookback).map(|p| p.lookback_tiles(n)).max() {
+            s.lookback_state(device, tiles)?;
+        }
         Ok(s)
+    }
+
+    /// The same scratch, its single pass waiting `spin` reads for a
+    /// predecessor (0: never; each tile reduces every predecessor's input
+    /// itself): the tests run the fallback with it.
+    #[doc(hidden)]
+    pub fn with_spin(self, spin: u32) -> Self {
+        ScanScratch { spin, ..self }
+    }
+
+    /// The single pass's words for `tiles` tiles and the epoch of the next
+    /// launch: new (zeroed) ones when they are too few, of another device,
+    /// or when the epochs start again (a word of an earlier cycle could
+    /// carry the same epoch).
+    fn lookback_state(&mut self, device: &Device, tiles: usize) -> Result<(&mut Buffer<u32>, u32), OpError> {
+        let words = 2 + 2 * tiles;
+        let fits = self.state.as_ref().is_some_and(|(b, epoch)| {
+            b.len() >= words && b.device().id() == device.id() && *epoch < lookback::MAX_EPOCH
+        });
+        if !fits {
+            self.state = None;
+        }
+        let (buffer, epoch) = match &mut self.state {
+            Some(s) => s,
+            slot => slot.insert((Buffer::zeroed(device, words)?, 0)),
+        };
+        *epoch += 1;
+        Ok((buffer, *epoch))
     }
 
     fn totals(&mut self, device: &Device, len: usize) -> Result<&mut Buffer<T::Acc>, OpError> {
@@ -1071,6 +1151,10 @@ fn run_plan<T: ScanElement>(
     scratch: &mut ScanScratch<T>,
     (n, plan): (usize, ScanPlan),
 ) -> Result<(), OpError> {
+    let offsets = (wx.offset as usize, wo.offset as usize, out.len());
+    if plan.lookback && matches!(plan.chunks, 2 | 4) && lookback_fits::<T>(device, op, n, offsets) {
+        return launch_lookback(device, x, out, scratch, (offsets.0, offsets.1), n, inclusive, plan.chunks);
+    }
     let vec4 = plan.vec4 && vec4_fits::<T>(device, op, n, wx.offset as usize);
     // 11 and 15 (tiles past 16 KiB of 8-byte values) only for 4-byte
     // accumulators; any other `k` is 7.
@@ -1079,12 +1163,10 @@ fn run_plan<T: ScanElement>(
         _ => 7,
     };
     let chunks = match plan.chunks {
-        1 | 2 | 4 if subgroup_scan_fits::<T>(device, op, n, (wx.offset as usize, wo.offset as usize, out.len())) => {
-            plan.chunks
-        }
+        1 | 2 | 4 if subgroup_scan_fits::<T>(device, op, n, offsets) => plan.chunks,
         _ => 0,
     };
-    let plan = ScanPlan { k, vec4, chunks, reverse: plan.reverse && chunks > 0, ..plan };
+    let plan = ScanPlan { k, vec4, chunks, reverse: plan.reverse && chunks > 0, lookback: false, ..plan };
     let (seg, segments) = plan.split(n);
     // `n` is at most the end of the view, checked by `Window::of`.
     let (seg, n32) = (seg as u32, n as u32);
@@ -1148,6 +1230,44 @@ fn launch_subgroup_scan<T: ScanElement>(
     match lanes {
         Lanes::F32 => go!(scan_sum_vec4, Vec4, f32),
         Lanes::U32 => go!(scan_sum_uvec4, UVec4, u32),
+    }
+    Ok(())
+}
+
+/// The single pass ([`lookback::lookback_sum_uvec4`]) of the `n` elements
+/// of `x` from `offsets.0` into `out` from `offsets.1`, both seen as
+/// `UVec4`s, tiles of `chunks` chunks of 1024 elements ([`lookback_fits`]
+/// holds: anything else is an internal error).
+#[allow(clippy::too_many_arguments)]
+fn launch_lookback<T: ScanElement>(
+    device: &Device,
+    x: &Buffer<T>,
+    out: &mut Buffer<T>,
+    scratch: &mut ScanScratch<T>,
+    (x_offset, out_offset): (usize, usize),
+    n: usize,
+    inclusive: bool,
+    chunks: usize,
+) -> Result<(), OpError> {
+    let internal =
+        || LaunchError::Gpu { kernel: "ops::scan", message: "internal error: a single-pass plan it cannot run".into() };
+    let u32_of = |v: usize| u32::try_from(v).map_err(|_| internal());
+    let (xo4, oo4, n4) = (u32_of(x_offset / 4)?, u32_of(out_offset / 4)?, u32_of(n / 4)?);
+    let tiles = n.div_ceil(chunks * 1024);
+    let spin = scratch.spin;
+    let (state, epoch) = scratch.lookback_state(device, tiles)?;
+    let len = x.len();
+    let x4 = x.view_prefix_as::<UVec4>(len / 4)?;
+    let mut o4 = out.view_as_mut::<UVec4>()?;
+    let (g, inc) = (Grid::blocks(tiles), inclusive as u32);
+    match chunks {
+        2 => {
+            lookback::lookback_sum_uvec4::launch::<2>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?
+        }
+        4 => {
+            lookback::lookback_sum_uvec4::launch::<4>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?
+        }
+        _ => return Err(internal().into()),
     }
     Ok(())
 }

@@ -171,7 +171,10 @@ fn check_plan<T: ScanElement>(d: &Device, x: &[T], op: ReduceOp, plan: ScanPlan,
 
 /// Every plan the tuner may choose on the GPU (7, 11, 15 elements a
 /// thread; 1024 or 2048 segments; the vector reduction pass), at the
-/// edges of a tile and a vector, past the grid fold, against plain Rust.
+/// edges of a tile and a vector, against plain Rust; 2^24 + 3 (past the
+/// grid fold) with the first plan with and without the vector pass (each
+/// plan ran at the shorter lengths: on lavapipe every plan at 2^24 + 3
+/// took most of this suite's time).
 #[test]
 fn every_plan_on_the_gpu() {
     let d = gpu();
@@ -200,7 +203,9 @@ fn every_plan_on_the_gpu() {
     }
     let n = (1 << 24) + 3;
     let u: Vec<u32> = (0..n).map(|i| hash(i, 76)).collect();
-    for plan in scan::candidates::<u32>(d, ReduceOp::Sum, n, 0).into_iter().filter(|p| p.vec4 || p.k == 7) {
+    let plans = scan::candidates::<u32>(d, ReduceOp::Sum, n, 0);
+    for vec4 in [true, false] {
+        let plan = *plans.iter().find(|p| p.vec4 == vec4).expect("a plan with and without the vector pass");
         check_plan(d, &u, ReduceOp::Sum, plan, "u32 2^24 + 3");
     }
 }
@@ -299,8 +304,10 @@ fn subgroup_plans_on_the_gpu() {
         let u: Vec<u32> = (0..n).map(|i| hash(i, 92)).collect();
         let s: Vec<i32> = (0..n).map(|i| hash(i, 93) as i32).collect();
         let f: Vec<f32> = (0..n).map(|i| (hash(i, 94) % 9) as f32 - 4.0).collect();
-        let plans: Vec<ScanPlan> =
-            scan::candidates::<u32>(d, ReduceOp::Sum, n, 0).into_iter().filter(|p| p.chunks > 0).collect();
+        let plans: Vec<ScanPlan> = scan::candidates::<u32>(d, ReduceOp::Sum, n, 0)
+            .into_iter()
+            .filter(|p| p.chunks > 0 && !p.lookback)
+            .collect();
         assert_eq!(!plans.is_empty(), fits, "{n}: subgroup plans {plans:?}");
         // The longest length with the first two plans only (lavapipe's time).
         let most = if n > 100_000 { 2 } else { plans.len() };
@@ -341,4 +348,106 @@ fn subgroup_plans_on_the_gpu() {
     if let Some(&plan) = scan::candidates::<u32>(d, ReduceOp::Sum, n, 0).iter().find(|p| p.chunks > 0 && p.reverse) {
         check_plan(d, &u, ReduceOp::Sum, plan, "u32 2^24 + 4");
     }
+}
+
+/// The single-pass kernel launched directly on the CPU executor (serial
+/// and race-checked): one tile and several, a last tile cut short, offsets
+/// into both buffers (the vectors around the output untouched), inclusive
+/// and exclusive, wrapping sums; three launches on the same words, the
+/// epoch counted up (words of an earlier launch must read as unpublished),
+/// with the look-back (spin 256) and the fallback forced (spin 0); the
+/// counters back at 0 after each launch.
+#[test]
+fn single_pass_kernel_on_the_cpu() {
+    use onekernel::ops::scan::lookback::lookback_sum_uvec4;
+    let race = Device::cpu_race_checked();
+    // (vectors, chunks a tile)
+    let cases: &[(usize, usize)] = &[(1, 2), (511, 2), (512, 2), (2049, 4), (3000, 2)];
+    for (name, d) in [("cpu kernels", serial()), ("race checked", &race)] {
+        for &(n4, chunks) in cases {
+            let n = n4 * 4;
+            let tiles = n4.div_ceil(chunks * 256);
+            let (xo4, oo4) = (3, 2);
+            let u: Vec<u32> = (0..n).map(|i| hash(i, 110 + chunks as u32)).collect();
+            let mut xu = vec![UVec4::splat(7); xo4];
+            xu.extend(u.chunks(4).map(UVec4::from_slice));
+            let xu = Buffer::from_slice(d, &xu).unwrap();
+            let mut state = Buffer::<u32>::zeroed(d, 2 + 2 * tiles).unwrap();
+            for (epoch, spin, inclusive) in [(1, 256, true), (2, 0, false), (3, 256, false)] {
+                let what = format!("{name}: {n4} vectors, {chunks} chunks a tile, spin {spin}, inclusive={inclusive}");
+                let mut ou = Buffer::from_slice(d, &vec![UVec4::splat(9); oo4 + n4 + 1]).unwrap();
+                let g = Grid::blocks(tiles);
+                let (x4, o4, n4u, inc) = (xo4 as u32, oo4 as u32, n4 as u32, inclusive as u32);
+                if chunks == 2 {
+                    lookback_sum_uvec4::launch::<2>(d, g, &xu, &mut ou, &mut state, x4, o4, n4u, inc, epoch, spin)
+                } else {
+                    lookback_sum_uvec4::launch::<4>(d, g, &xu, &mut ou, &mut state, x4, o4, n4u, inc, epoch, spin)
+                }
+                .unwrap();
+                let got = ou.read().unwrap();
+                let end = oo4 + n4;
+                assert!(got[..oo4].iter().chain(&got[end..]).all(|&v| v == UVec4::splat(9)), "{what}: outside");
+                let got: Vec<u32> = got[oo4..end].iter().flat_map(|v| v.to_array()).collect();
+                let diff = got.iter().zip(reference(&u, ReduceOp::Sum, inclusive)).position(|(a, b)| *a != b);
+                assert!(diff.is_none(), "{what}: first difference at {diff:?}");
+                assert_eq!(state.read().unwrap()[..2], [0, 0], "{what}: counters not reset");
+            }
+        }
+    }
+}
+
+/// The single-pass plans on the GPU (lavapipe runs workgroups on several
+/// threads, so tiles do wait for their predecessors there), where they
+/// fit (sums of `i32` and `u32`; elsewhere the subgroup scan or the tile
+/// scan runs): at the edges of a tile, `u32` that wraps and `i32`,
+/// inclusive and exclusive, the fallback forced (spin 0: every tile
+/// reduces its predecessors' input itself) and a single wait (spin 1);
+/// the scratch reused across lengths and plans (its epoch counted up);
+/// 2^24 + 4 once. (Offsets: `single_pass_kernel_on_the_cpu`.) Lengths
+/// under 4096 run the tile scan.
+#[test]
+fn single_pass_plans_on_the_gpu() {
+    let d = gpu();
+    let fits = d.subgroup_sizes().is_some_and(|(lo, hi)| lo >= 8 && hi <= 256);
+    let run = |x: &[u32], plan: ScanPlan, scratch: &mut ScanScratch<u32>, what: &str| {
+        let b = Buffer::from_slice(d, x).unwrap();
+        let mut out = Buffer::<u32>::zeroed(d, x.len()).unwrap();
+        for inclusive in [true, false] {
+            scan::scan_with_plan(d, &b, ReduceOp::Sum, inclusive, &mut out, scratch, plan).unwrap();
+            let got = out.read().unwrap();
+            let diff = got.iter().zip(reference(x, ReduceOp::Sum, inclusive)).position(|(a, b)| *a != b);
+            assert!(
+                diff.is_none(),
+                "{what}: {plan:?} inclusive={inclusive} of {}: first difference at {diff:?}",
+                x.len()
+            );
+        }
+    };
+    for n in [4096, 8192, 12_292, 65_540, 1_000_004] {
+        let plans: Vec<ScanPlan> =
+            scan::candidates::<u32>(d, ReduceOp::Sum, n, 0).into_iter().filter(|p| p.lookback).collect();
+        assert_eq!(plans.len(), if fits { 2 } else { 0 }, "{n}: single-pass plans {plans:?}");
+        assert!(scan::candidates::<f32>(d, ReduceOp::Sum, n, 0).iter().all(|p| !p.lookback), "f32 sums stay two-pass");
+    }
+    let mut scratch = ScanScratch::<u32>::new();
+    for n in [4, 1020, 4096, 4100, 8192, 12_292, 65_540, 1_000_004] {
+        let u: Vec<u32> = (0..n).map(|i| hash(i, 120)).collect();
+        let s: Vec<u32> = (0..n).map(|i| hash(i, 121) % 1000).collect();
+        for chunks in if n > 100_000 { &[4][..] } else { &[4, 2] } {
+            let chunks = *chunks;
+            run(&u, ScanPlan::single_pass(chunks), &mut scratch, "u32");
+            run(&s, ScanPlan::single_pass(chunks), &mut scratch, "small u32");
+        }
+    }
+    let i: Vec<i32> = (0..65_540).map(|i| hash(i, 122) as i32).collect();
+    check_plan(d, &i, ReduceOp::Sum, ScanPlan::single_pass(4), "i32");
+    for spin in [0, 1] {
+        let mut scratch = ScanScratch::<u32>::new().with_spin(spin);
+        for n in [4100, 12_292, 40_964] {
+            let u: Vec<u32> = (0..n).map(|i| hash(i, 123)).collect();
+            run(&u, ScanPlan::single_pass(2), &mut scratch, &format!("spin {spin}"));
+        }
+    }
+    let u: Vec<u32> = (0..(1 << 24) + 4).map(|i| hash(i, 124)).collect();
+    run(&u, ScanPlan::single_pass(4), &mut scratch, "u32 2^24 + 4");
 }
