@@ -180,14 +180,10 @@ pub fn attention_with(
         }
         other => other,
     };
-    let d = shape.head_dim as usize;
-    let rows_q = (shape.batch * shape.heads * shape.seq_q) as usize;
-    let rows_kv = (shape.batch * shape.heads * shape.kv_capacity) as usize;
-    // The kernels read four features at a time: views of the buffers as
-    // `F16Vec4`s (the same memory on a GPU, copies on the CPU executor).
-    let (qv, kv, vv) =
-        (vec4_view(device, q, rows_q * d)?, vec4_view(device, k, rows_kv * d)?, vec4_view(device, v, rows_kv * d)?);
-    let mut ov = vec4_view(device, out, rows_q * d)?;
+    // The kernels read four features at a time: the buffers seen as
+    // `F16Vec4`s (`check` made every length a multiple of 4).
+    let (qv, kv, vv) = (Vec4s::of(device, q)?, Vec4s::of(device, k)?, Vec4s::of(device, v)?);
+    let mut ov = Vec4sMut::of(device, out)?;
     match kernel {
         AttentionKernel::Decode => decode(device, &qv, &kv, &vv, &mut ov, shape)?,
         AttentionKernel::Simple => simple(device, &qv, &kv, &vv, &mut ov, shape)?,
@@ -195,11 +191,7 @@ pub fn attention_with(
         AttentionKernel::Variant(name) => tiles(device, name, &qv, &kv, &vv, &mut ov, shape)?,
         AttentionKernel::Auto => unreachable!("chosen above"),
     }
-    if !device.is_gpu() {
-        // The CPU executor ran on a copy: back into `out`.
-        out.write(bytemuck::cast_slice(&ov.read()?))?;
-    }
-    Ok(())
+    ov.finish()
 }
 
 /// The kernel [`AttentionKernel::Auto`] picks for `shape` on `device`.
@@ -289,12 +281,76 @@ fn check(
     Ok(())
 }
 
-/// `buf` seen as `len / 4` `F16Vec4`s: the same memory on a GPU, a copy on
-/// the CPU executor.
-fn vec4_view(device: &Device, buf: &Buffer<f16>, len: usize) -> Result<Buffer<F16Vec4>, OpError> {
-    match buf.wgpu_buffer() {
-        Some(w) if device.is_gpu() => Ok(Buffer::from_wgpu(device, w, len / 4)?),
-        _ => Ok(Buffer::from_pod_slice(device, &buf.read()?)?),
+/// An `f16` buffer (of a multiple of 4 values) seen as `F16Vec4`s: on a
+/// GPU a borrowed view of the same memory (no copy, and a loop of calls
+/// keeps its bind groups, which a `Buffer::from_wgpu` handle's drop would
+/// take out of the bind cache); on the CPU executor, which has no views, a
+/// copy.
+enum Vec4s<'a> {
+    View(onekernel_runtime::BufferView<'a, F16Vec4>),
+    Copy(Buffer<F16Vec4>),
+}
+
+impl<'a> Vec4s<'a> {
+    fn of(device: &Device, buf: &'a Buffer<f16>) -> Result<Self, OpError> {
+        Ok(if device.is_gpu() {
+            Vec4s::View(buf.view_as()?)
+        } else {
+            Vec4s::Copy(Buffer::from_pod_slice(device, &buf.read()?)?)
+        })
+    }
+}
+
+impl std::ops::Deref for Vec4s<'_> {
+    type Target = Buffer<F16Vec4>;
+    fn deref(&self) -> &Buffer<F16Vec4> {
+        match self {
+            Vec4s::View(v) => v,
+            Vec4s::Copy(b) => b,
+        }
+    }
+}
+
+/// [`Vec4s`], written: on the CPU executor [`Vec4sMut::finish`] copies the
+/// kernel's output back into the buffer.
+enum Vec4sMut<'a> {
+    View(onekernel_runtime::BufferViewMut<'a, F16Vec4>),
+    Copy(Buffer<F16Vec4>, &'a mut Buffer<f16>),
+}
+
+impl<'a> Vec4sMut<'a> {
+    fn of(device: &Device, buf: &'a mut Buffer<f16>) -> Result<Self, OpError> {
+        if device.is_gpu() {
+            return Ok(Vec4sMut::View(buf.view_as_mut()?));
+        }
+        let copy = Buffer::from_pod_slice(device, &buf.read()?)?;
+        Ok(Vec4sMut::Copy(copy, buf))
+    }
+
+    fn finish(self) -> Result<(), OpError> {
+        if let Vec4sMut::Copy(copy, buf) = self {
+            buf.write(bytemuck::cast_slice(&copy.read()?))?;
+        }
+        Ok(())
+    }
+}
+
+impl std::ops::Deref for Vec4sMut<'_> {
+    type Target = Buffer<F16Vec4>;
+    fn deref(&self) -> &Buffer<F16Vec4> {
+        match self {
+            Vec4sMut::View(v) => v,
+            Vec4sMut::Copy(b, _) => b,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Vec4sMut<'_> {
+    fn deref_mut(&mut self) -> &mut Buffer<F16Vec4> {
+        match self {
+            Vec4sMut::View(v) => v,
+            Vec4sMut::Copy(b, _) => b,
+        }
     }
 }
 
