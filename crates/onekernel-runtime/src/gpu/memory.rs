@@ -143,25 +143,30 @@ impl Completion {
             self.recorded.wait_timeout_while(state, timeout, |s| s.0.is_none()).unwrap_or_else(|p| p.into_inner());
         state.0.is_some()
     }
+}
 
-    /// Waits up to [`CALLBACK_GRACE`] for a map callback after the GPU is
-    /// done, polling `device` (without blocking) between waits of a
-    /// millisecond: a callback that a poll did not run (another thread's
-    /// poll collected it, or the backend resolves the mapping at a later
-    /// poll) runs at the next one. Waiting on the callback alone stalled
-    /// reads for seconds each when nothing else polled (the runtime's
-    /// element-type test: 80-116 s beside other tests, 0.5 s alone).
-    fn await_callback(&self, device: &wgpu::Device) -> bool {
-        let start = std::time::Instant::now();
-        loop {
-            if self.wait_done(std::time::Duration::from_millis(1)) {
-                return true;
-            }
-            if start.elapsed() >= CALLBACK_GRACE {
-                return false;
-            }
-            let _ = device.poll(wgpu::PollType::Poll);
+/// Waits up to [`CALLBACK_GRACE`] for a map callback's outcome once the GPU
+/// is done (`take(d)`: the outcome, waiting up to `d` for it), polling
+/// `device` without blocking between waits of a millisecond: a callback
+/// that a poll did not run (another thread's poll collected it, or the
+/// backend resolves the mapping at a later poll) runs at the next one.
+/// Waiting on the callback alone stalled reads for seconds each when
+/// nothing else polled (the runtime's element-type test: 80-116 s beside
+/// other tests, 0.5 s alone). Every read-back waits through this: buffer
+/// reads, recorded launches' checks, timestamps.
+pub(super) fn await_map_callback<R>(
+    device: &wgpu::Device,
+    mut take: impl FnMut(std::time::Duration) -> Option<R>,
+) -> Option<R> {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(r) = take(std::time::Duration::from_millis(1)) {
+            return Some(r);
         }
+        if start.elapsed() >= CALLBACK_GRACE {
+            return None;
+        }
+        let _ = device.poll(wgpu::PollType::Poll);
     }
 }
 
@@ -214,7 +219,7 @@ impl Poller {
                         // defers it, one more full wait covers it.
                         Ok(()) if !done.is_done() => {
                             let again = device.poll(wgpu::PollType::wait_indefinitely()).map(drop);
-                            if !done.await_callback(&device) {
+                            if await_map_callback(&device, |d| done.wait_done(d).then_some(())).is_none() {
                                 done.complete(Err(match again {
                                     Err(e) => format!("waiting for the GPU failed: {e}"),
                                     Ok(()) => "the map callback never ran".into(),
@@ -471,7 +476,7 @@ impl GpuDevice {
             // The callback runs during a poll once the copy is done; one
             // more full wait covers any backend that defers it.
             self.wait(None)?;
-            done.await_callback(self.wgpu_device());
+            await_map_callback(self.wgpu_device(), |d| done.wait_done(d).then_some(()));
             result = done.take();
         }
         let result = result.unwrap_or_else(|| Err("the map callback never ran".into()));

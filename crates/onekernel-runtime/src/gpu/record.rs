@@ -387,13 +387,12 @@ impl GpuDevice {
             let _ = tx.send(r);
         });
         self.wait(None).map_err(|e| self.explain_device(e))?;
-        // The callback may run on another thread's poll, just after ours
-        // returned (see `memory::CALLBACK_GRACE`).
+        // The callback may run at a later poll (`memory::await_map_callback`).
         let gpu_err = |message: String| DeviceError::Gpu { message };
-        match rx.recv_timeout(std::time::Duration::from_secs(10)) {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => return Err(gpu_err(format!("reading a recorded launch's checks: {e}"))),
-            Err(_) => return Err(gpu_err("reading a recorded launch's checks: the map callback never ran".into())),
+        match super::memory::await_map_callback(self.wgpu_device(), |d| rx.recv_timeout(d).ok()) {
+            Some(Ok(())) => {}
+            Some(Err(e)) => return Err(gpu_err(format!("reading a recorded launch's checks: {e}"))),
+            None => return Err(gpu_err("reading a recorded launch's checks: the map callback never ran".into())),
         }
         let mut words = [0u32; report::WORDS as usize];
         {

@@ -153,12 +153,11 @@ impl GpuDevice {
             let _ = tx.send(r);
         });
         self.synchronize()?;
-        // The callback may run on another thread's poll, just after ours
-        // returned (see `memory::CALLBACK_GRACE`).
-        match rx.recv_timeout(std::time::Duration::from_secs(10)) {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => return Err(gpu_err(format!("reading the timestamps back: {e}"))),
-            Err(_) => return Err(gpu_err("reading the timestamps back: the map callback never ran".into())),
+        // The callback may run at a later poll (`memory::await_map_callback`).
+        match super::memory::await_map_callback(self.wgpu_device(), |d| rx.recv_timeout(d).ok()) {
+            Some(Ok(())) => {}
+            Some(Err(e)) => return Err(gpu_err(format!("reading the timestamps back: {e}"))),
+            None => return Err(gpu_err("reading the timestamps back: the map callback never ran".into())),
         }
         let ticks = {
             let view = readback.get_mapped_range(..).map_err(|e| gpu_err(e.to_string()))?;
