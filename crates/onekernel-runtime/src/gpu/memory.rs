@@ -154,7 +154,7 @@ impl Completion {
 /// nothing else polled (the runtime's element-type test: 80-116 s beside
 /// other tests, 0.5 s alone). Every read-back waits through this: buffer
 /// reads, recorded launches' checks, timestamps.
-pub(super) fn await_map_callback<R>(
+fn await_map_callback<R>(
     device: &wgpu::Device,
     mut take: impl FnMut(std::time::Duration) -> Option<R>,
 ) -> Option<R> {
@@ -460,6 +460,32 @@ impl GpuDevice {
         staging.buffer().unmap();
         staging.mapped = false;
         Ok(())
+    }
+
+    /// Maps `buffer` (`MAP_READ`, the target of work already submitted)
+    /// for reading: `wait` waits for that work (the caller's way of
+    /// waiting: its errors explained, prints drained, ...), then the map
+    /// callback ([`await_map_callback`]). The small read-backs (recorded
+    /// launches' checks, timestamps) take this; buffer reads go through
+    /// [`GpuDevice::read`]'s staging buffers. `what` names the read-back in
+    /// an error.
+    pub(super) fn map_for_reading(
+        &self,
+        buffer: &wgpu::Buffer,
+        what: &str,
+        wait: impl FnOnce() -> Result<(), DeviceError>,
+    ) -> Result<(), DeviceError> {
+        let (tx, rx) = mpsc::channel();
+        buffer.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        wait()?;
+        let message = match await_map_callback(self.wgpu_device(), |d| rx.recv_timeout(d).ok()) {
+            Some(Ok(())) => return Ok(()),
+            Some(Err(e)) => format!("{what}: {e}"),
+            None => format!("{what}: the map callback never ran"),
+        };
+        Err(DeviceError::Gpu { message })
     }
 
     /// Copies `bytes` of the buffer into `out` after all work queued so far,

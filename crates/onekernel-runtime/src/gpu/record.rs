@@ -382,18 +382,10 @@ impl GpuDevice {
     /// work) and returns its words.
     fn read_mapped_report(&self, staging: &wgpu::Buffer) -> Result<[u32; report::WORDS as usize], DeviceError> {
         self.check_alive()?;
-        let (tx, rx) = std::sync::mpsc::channel();
-        staging.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
-        self.wait(None).map_err(|e| self.explain_device(e))?;
-        // The callback may run at a later poll (`memory::await_map_callback`).
+        self.map_for_reading(staging, "reading a recorded launch's checks", || {
+            self.wait(None).map_err(|e| self.explain_device(e))
+        })?;
         let gpu_err = |message: String| DeviceError::Gpu { message };
-        match super::memory::await_map_callback(self.wgpu_device(), |d| rx.recv_timeout(d).ok()) {
-            Some(Ok(())) => {}
-            Some(Err(e)) => return Err(gpu_err(format!("reading a recorded launch's checks: {e}"))),
-            None => return Err(gpu_err("reading a recorded launch's checks: the map callback never ran".into())),
-        }
         let mut words = [0u32; report::WORDS as usize];
         {
             let view = staging.get_mapped_range(..).map_err(|e| gpu_err(e.to_string()))?;

@@ -148,17 +148,7 @@ impl GpuDevice {
                 readback
             })
             .map_err(gpu_err)?;
-        let (tx, rx) = std::sync::mpsc::channel();
-        readback.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
-        self.synchronize()?;
-        // The callback may run at a later poll (`memory::await_map_callback`).
-        match super::memory::await_map_callback(self.wgpu_device(), |d| rx.recv_timeout(d).ok()) {
-            Some(Ok(())) => {}
-            Some(Err(e)) => return Err(gpu_err(format!("reading the timestamps back: {e}"))),
-            None => return Err(gpu_err("reading the timestamps back: the map callback never ran".into())),
-        }
+        self.map_for_reading(&readback, "reading the timestamps back", || self.synchronize())?;
         let ticks = {
             let view = readback.get_mapped_range(..).map_err(|e| gpu_err(e.to_string()))?;
             view.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))).collect()
