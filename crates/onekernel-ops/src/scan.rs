@@ -790,11 +790,16 @@ fn subgroup_scan_fits<T: ScanElement>(
         && subgroups_fit(device)
 }
 
-/// Whether the single pass can run: the subgroup scan fits and the lanes
-/// are integers (`i32`, `u32`; see [`lookback`] for why not `f32`).
-fn lookback_fits<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offsets: (usize, usize, usize)) -> bool {
+/// Whether `T`'s vector lanes are integers (`i32`, `u32`): the single
+/// pass's types (see [`lookback`] for why not `f32`).
+fn integer_lanes<T: ScanElement>() -> bool {
     matches!(crate::reduce::vec4_lanes::<T>(), Some(crate::reduce::Lanes::U32))
-        && subgroup_scan_fits::<T>(device, op, n, offsets)
+}
+
+/// Whether the single pass can run: the subgroup scan fits and the lanes
+/// are integers.
+fn lookback_fits<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offsets: (usize, usize, usize)) -> bool {
+    integer_lanes::<T>() && subgroup_scan_fits::<T>(device, op, n, offsets)
 }
 
 /// The plans the tuner times for a scan with `op` of `n` elements of `T`
@@ -823,7 +828,7 @@ pub fn candidates<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offse
             plans.push(ScanPlan::subgroup(segments, chunks, true));
             plans.push(ScanPlan::subgroup(segments, chunks, false));
         }
-        if matches!(crate::reduce::vec4_lanes::<T>(), Some(crate::reduce::Lanes::U32)) {
+        if integer_lanes::<T>() {
             plans.extend([ScanPlan::single_pass(4), ScanPlan::single_pass(2)]);
         }
     }
@@ -1153,7 +1158,7 @@ fn run_plan<T: ScanElement>(
 ) -> Result<(), OpError> {
     let offsets = (wx.offset as usize, wo.offset as usize, out.len());
     if plan.lookback && matches!(plan.chunks, 2 | 4) && lookback_fits::<T>(device, op, n, offsets) {
-        return launch_lookback(device, x, out, scratch, (offsets.0, offsets.1), n, inclusive, plan.chunks);
+        return launch_lookback(device, x, out, scratch, (offsets.0, offsets.1), n, inclusive, plan);
     }
     let vec4 = plan.vec4 && vec4_fits::<T>(device, op, n, wx.offset as usize);
     // 11 and 15 (tiles past 16 KiB of 8-byte values) only for 4-byte
@@ -1236,8 +1241,8 @@ fn launch_subgroup_scan<T: ScanElement>(
 
 /// The single pass ([`lookback::lookback_sum_uvec4`]) of the `n` elements
 /// of `x` from `offsets.0` into `out` from `offsets.1`, both seen as
-/// `UVec4`s, tiles of `chunks` chunks of 1024 elements ([`lookback_fits`]
-/// holds: anything else is an internal error).
+/// `UVec4`s, tiles of `plan.chunks` chunks of 1024 elements
+/// ([`lookback_fits`] holds: anything else is an internal error).
 #[allow(clippy::too_many_arguments)]
 fn launch_lookback<T: ScanElement>(
     device: &Device,
@@ -1247,20 +1252,20 @@ fn launch_lookback<T: ScanElement>(
     (x_offset, out_offset): (usize, usize),
     n: usize,
     inclusive: bool,
-    chunks: usize,
+    plan: ScanPlan,
 ) -> Result<(), OpError> {
     let internal =
         || LaunchError::Gpu { kernel: "ops::scan", message: "internal error: a single-pass plan it cannot run".into() };
     let u32_of = |v: usize| u32::try_from(v).map_err(|_| internal());
     let (xo4, oo4, n4) = (u32_of(x_offset / 4)?, u32_of(out_offset / 4)?, u32_of(n / 4)?);
-    let tiles = n.div_ceil(chunks * 1024);
+    let tiles = plan.lookback_tiles(n);
     let spin = scratch.spin;
     let (state, epoch) = scratch.lookback_state(device, tiles)?;
     let len = x.len();
     let x4 = x.view_prefix_as::<UVec4>(len / 4)?;
     let mut o4 = out.view_as_mut::<UVec4>()?;
     let (g, inc) = (Grid::blocks(tiles), inclusive as u32);
-    match chunks {
+    match plan.chunks {
         2 => {
             lookback::lookback_sum_uvec4::launch::<2>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?
         }

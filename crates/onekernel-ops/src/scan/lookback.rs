@@ -237,15 +237,17 @@ pub fn lookback_sum_uvec4<const U: usize>(
             let taken = (decided >> 2) as usize;
             if done {
                 more = false;
-            } else if whole {
-                top -= taken;
             } else {
                 top -= taken;
+                // `spins` counts reads in a row with the same tile
+                // unpublished: progress starts it again.
                 if taken > 0 {
                     spins = 0;
                 }
-                spins += 1;
-                if spins >= max_spin {
+                if !whole {
+                    spins += 1;
+                }
+                if !whole && spins >= max_spin {
                     // The fallback: tile `top`'s total from its input.
                     let fs = top * vt;
                     let fe = (fs + vt).min(n4 as usize);
