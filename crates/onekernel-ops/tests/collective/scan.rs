@@ -157,11 +157,22 @@ fn a_range_of_rows_into_a_range_of_rows() {
 
 /// `x` scanned with `plan` on `d`, bitwise against plain Rust.
 fn check_plan<T: ScanElement>(d: &Device, x: &[T], op: ReduceOp, plan: ScanPlan, what: &str) {
+    check_plan_with(d, x, op, plan, &mut ScanScratch::new(), what);
+}
+
+/// [`check_plan`] with the caller's scratch (reused across calls).
+fn check_plan_with<T: ScanElement>(
+    d: &Device,
+    x: &[T],
+    op: ReduceOp,
+    plan: ScanPlan,
+    scratch: &mut ScanScratch<T>,
+    what: &str,
+) {
     let b = Buffer::from_slice(d, x).unwrap();
     let mut out = Buffer::<T>::zeroed(d, x.len()).unwrap();
-    let mut scratch = ScanScratch::new();
     for inclusive in [true, false] {
-        scan::scan_with_plan(d, &b, op, inclusive, &mut out, &mut scratch, plan).unwrap();
+        scan::scan_with_plan(d, &b, op, inclusive, &mut out, scratch, plan).unwrap();
         let got = out.read().unwrap();
         let want = reference(x, op, inclusive);
         let diff = got.iter().zip(&want).position(|(a, b)| bytemuck::bytes_of(a) != bytemuck::bytes_of(b));
@@ -409,20 +420,6 @@ fn single_pass_kernel_on_the_cpu() {
 fn single_pass_plans_on_the_gpu() {
     let d = gpu();
     let fits = d.subgroup_sizes().is_some_and(|(lo, hi)| lo >= 8 && hi <= 256);
-    let run = |x: &[u32], plan: ScanPlan, scratch: &mut ScanScratch<u32>, what: &str| {
-        let b = Buffer::from_slice(d, x).unwrap();
-        let mut out = Buffer::<u32>::zeroed(d, x.len()).unwrap();
-        for inclusive in [true, false] {
-            scan::scan_with_plan(d, &b, ReduceOp::Sum, inclusive, &mut out, scratch, plan).unwrap();
-            let got = out.read().unwrap();
-            let diff = got.iter().zip(reference(x, ReduceOp::Sum, inclusive)).position(|(a, b)| *a != b);
-            assert!(
-                diff.is_none(),
-                "{what}: {plan:?} inclusive={inclusive} of {}: first difference at {diff:?}",
-                x.len()
-            );
-        }
-    };
     for n in [4096, 8192, 12_292, 65_540, 1_000_004] {
         let plans: Vec<ScanPlan> =
             scan::candidates::<u32>(d, ReduceOp::Sum, n, 0).into_iter().filter(|p| p.lookback).collect();
@@ -435,8 +432,8 @@ fn single_pass_plans_on_the_gpu() {
         let s: Vec<u32> = (0..n).map(|i| hash(i, 121) % 1000).collect();
         for chunks in if n > 100_000 { &[4][..] } else { &[4, 2] } {
             let chunks = *chunks;
-            run(&u, ScanPlan::single_pass(chunks), &mut scratch, "u32");
-            run(&s, ScanPlan::single_pass(chunks), &mut scratch, "small u32");
+            check_plan_with(d, &u, ReduceOp::Sum, ScanPlan::single_pass(chunks), &mut scratch, "u32");
+            check_plan_with(d, &s, ReduceOp::Sum, ScanPlan::single_pass(chunks), &mut scratch, "small u32");
         }
     }
     let i: Vec<i32> = (0..65_540).map(|i| hash(i, 122) as i32).collect();
@@ -445,9 +442,9 @@ fn single_pass_plans_on_the_gpu() {
         let mut scratch = ScanScratch::<u32>::new().with_spin(spin);
         for n in [4100, 12_292, 40_964] {
             let u: Vec<u32> = (0..n).map(|i| hash(i, 123)).collect();
-            run(&u, ScanPlan::single_pass(2), &mut scratch, &format!("spin {spin}"));
+            check_plan_with(d, &u, ReduceOp::Sum, ScanPlan::single_pass(2), &mut scratch, &format!("spin {spin}"));
         }
     }
     let u: Vec<u32> = (0..(1 << 24) + 4).map(|i| hash(i, 124)).collect();
-    run(&u, ScanPlan::single_pass(4), &mut scratch, "u32 2^24 + 4");
+    check_plan_with(d, &u, ReduceOp::Sum, ScanPlan::single_pass(4), &mut scratch, "u32 2^24 + 4");
 }
