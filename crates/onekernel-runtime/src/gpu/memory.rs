@@ -154,10 +154,7 @@ impl Completion {
 /// nothing else polled (the runtime's element-type test: 80-116 s beside
 /// other tests, 0.5 s alone). Every read-back waits through this: buffer
 /// reads, recorded launches' checks, timestamps.
-fn await_map_callback<R>(
-    device: &wgpu::Device,
-    mut take: impl FnMut(std::time::Duration) -> Option<R>,
-) -> Option<R> {
+fn await_map_callback<R>(device: &wgpu::Device, mut take: impl FnMut(std::time::Duration) -> Option<R>) -> Option<R> {
     let start = std::time::Instant::now();
     loop {
         if let Some(r) = take(std::time::Duration::from_millis(1)) {
