@@ -28,7 +28,11 @@
 //! 8192² `f32` in 0.146 ms against 0.153 for the tiles).
 //! [`transpose_pairs`]: 2-byte elements (`f16`) of even `rows` and `cols`
 //! moved as `u32` pairs, a 64 × 64 tile a workgroup (half the loads and
-//! stores of the scalar kernel, each twice as wide). Which of these runs
+//! stores of the scalar kernel, each twice as wide).
+//! [`transpose_quads`] (4-byte elements) and [`transpose_octets`] (2-byte):
+//! no shared memory at all, each thread a 4 × 4 or 8 × 8 block transposed
+//! in registers, read and written as `UVec4`s in whole 32-byte sectors
+//! (`rows` and `cols` multiples of the block's side). Which of these runs
 //! on a GPU is the tuner's choice ([`crate::tuning`], [`candidates`]).
 //! [`copy_strided`]: one thread per element of two views (the runtime's
 //! [`View2d`] and [`View2dMut`]: an offset and a row stride), coalesced
@@ -208,6 +212,116 @@ pub fn transpose_pairs(src: &[u32], dst: &mut [u32], rows: u32, cols: u32) {
     }
 }
 
+/// The transpose of a `rows × cols` matrix of 4-byte elements (`rows` and
+/// `cols` multiples of 4) read and written as `UVec4`s, with no shared
+/// memory and no barrier: `src` holds `rows × cols / 4` of them (four
+/// neighbouring columns each), `dst` `cols × rows / 4`. Each thread loads
+/// a 4 × 4 block (four `UVec4`s, one from each of four rows), transposes
+/// it in registers and stores four `UVec4`s, one into each of four rows of
+/// `dst`. Neighbouring lanes take neighbouring blocks so that every memory
+/// access is whole 32-byte sectors: a lane pair two blocks down the
+/// columns (its stores: 32 bytes of each output row), sixteen pairs along
+/// the rows (its loads: 256 bytes of each input row). A workgroup of 256
+/// threads covers 64 × 64 elements. Why: the shared-memory tiles are held
+/// back by how many of them an SM keeps (the H200's figures in
+/// `docs/performance.md`), and their 4-byte accesses issue four times the
+/// memory instructions of a `Vec4` copy; this kernel holds its 64 bytes in
+/// registers and moves them in 16-byte accesses on both sides. Launch
+/// `Grid::blocks([(cols / 4).div_ceil(16), (rows / 4).div_ceil(16)])`.
+#[kernel(workgroup_size = 256)]
+pub fn transpose_quads(src: &[UVec4], dst: &mut [UVec4], rows: u32, cols: u32) {
+    let t = thread_id().x;
+    // Blocks down the rows (= `UVec4`s in a row of `dst`) and along them.
+    let down = rows as usize / 4;
+    let along = cols as usize / 4;
+    let b = block_id().y * 16 + (t / 32) * 2 + t % 2;
+    let j = block_id().x * 16 + (t / 2) % 16;
+    if b < down && j < along {
+        let s = b * 4 * along + j;
+        let a0 = src[s];
+        let a1 = src[s + along];
+        let a2 = src[s + 2 * along];
+        let a3 = src[s + 3 * along];
+        // Row 4 j + k of `dst` holds column k of the block.
+        let o = j * 4 * down + b;
+        dst[o] = UVec4::new(a0.x, a1.x, a2.x, a3.x);
+        dst[o + down] = UVec4::new(a0.y, a1.y, a2.y, a3.y);
+        dst[o + 2 * down] = UVec4::new(a0.z, a1.z, a2.z, a3.z);
+        dst[o + 3 * down] = UVec4::new(a0.w, a1.w, a2.w, a3.w);
+    }
+}
+
+/// Lane by lane, the low halves of `a` and `b` in one word each: `a`'s
+/// low, `b`'s high (two `f16`s of one column, from rows `r` and `r + 1`).
+#[helper]
+fn low_halves(a: UVec4, b: UVec4) -> UVec4 {
+    UVec4::new(
+        (a.x & 0xffff) | (b.x << 16),
+        (a.y & 0xffff) | (b.y << 16),
+        (a.z & 0xffff) | (b.z << 16),
+        (a.w & 0xffff) | (b.w << 16),
+    )
+}
+
+/// Lane by lane, the high halves of `a` and `b` in one word each: `a`'s
+/// low, `b`'s high.
+#[helper]
+fn high_halves(a: UVec4, b: UVec4) -> UVec4 {
+    UVec4::new(
+        (a.x >> 16) | (b.x & 0xffff_0000),
+        (a.y >> 16) | (b.y & 0xffff_0000),
+        (a.z >> 16) | (b.z & 0xffff_0000),
+        (a.w >> 16) | (b.w & 0xffff_0000),
+    )
+}
+
+/// The transpose of a `rows × cols` matrix of 2-byte elements (`f16`;
+/// `rows` and `cols` multiples of 8) read and written as `UVec4`s of eight
+/// halves, with no shared memory and no barrier: [`transpose_quads`] with
+/// 8 × 8 blocks of halves (eight `UVec4`s in and out a thread, 128
+/// bytes), each output word put together from the halves of two input
+/// words with shifts and masks (no `f16` arithmetic: any device). A
+/// workgroup of 256 threads covers 128 × 128 elements. Launch
+/// `Grid::blocks([(cols / 8).div_ceil(16), (rows / 8).div_ceil(16)])`.
+#[kernel(workgroup_size = 256)]
+pub fn transpose_octets(src: &[UVec4], dst: &mut [UVec4], rows: u32, cols: u32) {
+    let t = thread_id().x;
+    let down = rows as usize / 8;
+    let along = cols as usize / 8;
+    let b = block_id().y * 16 + (t / 32) * 2 + t % 2;
+    let j = block_id().x * 16 + (t / 2) % 16;
+    if b < down && j < along {
+        let s = b * 8 * along + j;
+        let a0 = src[s];
+        let a1 = src[s + along];
+        let a2 = src[s + 2 * along];
+        let a3 = src[s + 3 * along];
+        let a4 = src[s + 4 * along];
+        let a5 = src[s + 5 * along];
+        let a6 = src[s + 6 * along];
+        let a7 = src[s + 7 * along];
+        // Lane `q` of `l01`: column 2 q of rows 0 and 1 (one word of
+        // `dst`'s row 8 j + 2 q); of `h01`: column 2 q + 1.
+        let l01 = low_halves(a0, a1);
+        let l23 = low_halves(a2, a3);
+        let l45 = low_halves(a4, a5);
+        let l67 = low_halves(a6, a7);
+        let h01 = high_halves(a0, a1);
+        let h23 = high_halves(a2, a3);
+        let h45 = high_halves(a4, a5);
+        let h67 = high_halves(a6, a7);
+        let o = j * 8 * down + b;
+        dst[o] = UVec4::new(l01.x, l23.x, l45.x, l67.x);
+        dst[o + down] = UVec4::new(h01.x, h23.x, h45.x, h67.x);
+        dst[o + 2 * down] = UVec4::new(l01.y, l23.y, l45.y, l67.y);
+        dst[o + 3 * down] = UVec4::new(h01.y, h23.y, h45.y, h67.y);
+        dst[o + 4 * down] = UVec4::new(l01.z, l23.z, l45.z, l67.z);
+        dst[o + 5 * down] = UVec4::new(h01.z, h23.z, h45.z, h67.z);
+        dst[o + 6 * down] = UVec4::new(l01.w, l23.w, l45.w, l67.w);
+        dst[o + 7 * down] = UVec4::new(h01.w, h23.w, h45.w, h67.w);
+    }
+}
+
 /// `dst[dst_offset + r * dst_row + c] = src[src_offset + r * src_row + c]`
 /// for `r < rows`, `c < cols`: one thread per element
 /// (`Grid::threads([cols, rows])`), coalesced on both sides.
@@ -349,6 +463,14 @@ pub enum TransposePlan {
     /// [`transpose_pairs`]: 2-byte elements as `u32` pairs (even `rows` and
     /// `cols`, on a GPU).
     Pairs,
+    /// [`transpose_quads`]: 4-byte elements as `UVec4`s, 4 × 4 blocks a
+    /// thread, no shared memory (`rows` and `cols` multiples of 4, on a
+    /// GPU).
+    Quads,
+    /// [`transpose_octets`]: 2-byte elements as `UVec4`s, 8 × 8 blocks a
+    /// thread, no shared memory (`rows` and `cols` multiples of 8, on a
+    /// GPU).
+    Octets,
 }
 
 impl TransposePlan {
@@ -358,38 +480,48 @@ impl TransposePlan {
             TransposePlan::Tiles => "tiles",
             TransposePlan::Words => "words_tall",
             TransposePlan::Pairs => "u32_pairs",
+            TransposePlan::Quads => "quads_4x4",
+            TransposePlan::Octets => "octets_8x8",
         }
     }
 }
 
 /// The plans the tuner times for a `rows × cols` transpose of `T` on
 /// `device`, the default first: on a GPU, for 2-byte elements of even
-/// `rows` and `cols` the `u32` pairs, for 4-byte elements the words, then
-/// the tiles; on the CPU executor the tiles.
+/// `rows` and `cols` the `u32` pairs (then the octets where `rows` and
+/// `cols` are multiples of 8), for 4-byte elements the words (then the
+/// quads where they are multiples of 4), then the tiles; on the CPU
+/// executor the tiles. The register-block plans (quads, octets) come after
+/// the measured defaults: the tuner keeps them where they are faster.
 pub fn candidates<T: Element>(device: &Device, rows: usize, cols: usize) -> Vec<TransposePlan> {
     if !device.is_gpu() {
         return vec![TransposePlan::Tiles];
     }
-    [TransposePlan::Pairs, TransposePlan::Words, TransposePlan::Tiles]
+    [TransposePlan::Pairs, TransposePlan::Octets, TransposePlan::Words, TransposePlan::Quads, TransposePlan::Tiles]
         .into_iter()
         .filter(|p| fits::<T>(*p, rows, cols))
         .collect()
 }
 
 /// Whether `plan` moves a `rows × cols` matrix of `T`: the tiles any, the
-/// words 4-byte elements, the pairs 2-byte ones of even `rows` and `cols`.
+/// words 4-byte elements, the pairs 2-byte ones of even `rows` and `cols`,
+/// the quads 4-byte ones and the octets 2-byte ones where `rows` and
+/// `cols` are multiples of their blocks' side (4, 8).
 fn fits<T: Element>(plan: TransposePlan, rows: usize, cols: usize) -> bool {
+    let (size, multiple) = (std::mem::size_of::<T>(), |k: usize| rows % k == 0 && cols % k == 0);
     match plan {
         TransposePlan::Tiles => true,
-        TransposePlan::Words => std::mem::size_of::<T>() == 4,
-        TransposePlan::Pairs => std::mem::size_of::<T>() == 2 && rows % 2 == 0 && cols % 2 == 0,
+        TransposePlan::Words => size == 4,
+        TransposePlan::Pairs => size == 2 && multiple(2),
+        TransposePlan::Quads => size == 4 && multiple(4),
+        TransposePlan::Octets => size == 2 && multiple(8),
     }
 }
 
 /// [`transpose_into`] with `plan` (one that does not fit runs as
 /// [`TransposePlan::Tiles`]; off a GPU, [`transpose_into`]): the tests
-/// run every plan through this on the GPU, and through [`words_plan`] and
-/// [`pairs_plan`] on the CPU executor.
+/// run every plan through this on the GPU, and through [`words_plan`],
+/// [`pairs_plan`], [`quads_plan`] and [`octets_plan`] on the CPU executor.
 ///
 /// # Errors
 /// As [`transpose_into`].
@@ -431,13 +563,13 @@ fn run_plan<T: TransposeElement>(
         TransposePlan::Tiles => {
             transpose_tiles::launch::<T>(device, Grid::blocks([cols.div_ceil(32), rows.div_ceil(32)]), src, dst, r, c)?
         }
-        // The other plans see both buffers as `u32`s: borrowed views
-        // (`Buffer::view_as`), so a loop of calls allocates nothing and
-        // reuses its bind groups (a `Buffer::from_wgpu` handle's drop takes
-        // them out of the bind cache). The plans fit the lengths:
-        // `candidates` gives them for 4-byte elements and for 2-byte ones
-        // of even `rows` and `cols`, the callers `rows * cols` elements on
-        // both sides.
+        // The other plans see both buffers as `u32`s or `UVec4`s: borrowed
+        // views (`Buffer::view_as`), so a loop of calls allocates nothing
+        // and reuses its bind groups (a `Buffer::from_wgpu` handle's drop
+        // takes them out of the bind cache). The plans fit the lengths:
+        // `fits` gives them for the element sizes and the multiples of
+        // `rows` and `cols` they move whole, the callers `rows * cols`
+        // elements on both sides.
         TransposePlan::Words => {
             let (s, mut d) = (src.view_as::<u32>().map_err(view)?, dst.view_as_mut::<u32>().map_err(view)?);
             words_plan(device, &s, &mut d, r, c)?
@@ -445,6 +577,14 @@ fn run_plan<T: TransposeElement>(
         TransposePlan::Pairs => {
             let (s, mut d) = (src.view_as::<u32>().map_err(view)?, dst.view_as_mut::<u32>().map_err(view)?);
             pairs_plan(device, &s, &mut d, r, c)?
+        }
+        TransposePlan::Quads => {
+            let (s, mut d) = (src.view_as::<UVec4>().map_err(view)?, dst.view_as_mut::<UVec4>().map_err(view)?);
+            quads_plan(device, &s, &mut d, r, c)?
+        }
+        TransposePlan::Octets => {
+            let (s, mut d) = (src.view_as::<UVec4>().map_err(view)?, dst.view_as_mut::<UVec4>().map_err(view)?);
+            octets_plan(device, &s, &mut d, r, c)?
         }
     }
     Ok(())
@@ -472,6 +612,42 @@ pub fn words_plan(device: &Device, s: &Buffer<u32>, d: &mut Buffer<u32>, r: u32,
 pub fn pairs_plan(device: &Device, s: &Buffer<u32>, d: &mut Buffer<u32>, r: u32, c: u32) -> Result<(), LaunchError> {
     let g = Grid::blocks([(c as usize).div_ceil(64), (r as usize).div_ceil(64)]);
     transpose_pairs::launch(device, g, s, d, r, c)
+}
+
+/// The transpose of `rows × cols` 4-byte elements (multiples of 4 rows and
+/// columns) held as `UVec4`s by [`transpose_quads`] (the tests run it on
+/// the CPU executor).
+///
+/// # Errors
+/// The launch's.
+#[doc(hidden)]
+pub fn quads_plan(
+    device: &Device,
+    s: &Buffer<UVec4>,
+    d: &mut Buffer<UVec4>,
+    r: u32,
+    c: u32,
+) -> Result<(), LaunchError> {
+    let g = Grid::blocks([(c as usize / 4).div_ceil(16), (r as usize / 4).div_ceil(16)]);
+    transpose_quads::launch(device, g, s, d, r, c)
+}
+
+/// The transpose of `rows × cols` 2-byte elements (multiples of 8 rows and
+/// columns) held as `UVec4`s by [`transpose_octets`] (the tests run it on
+/// the CPU executor).
+///
+/// # Errors
+/// The launch's.
+#[doc(hidden)]
+pub fn octets_plan(
+    device: &Device,
+    s: &Buffer<UVec4>,
+    d: &mut Buffer<UVec4>,
+    r: u32,
+    c: u32,
+) -> Result<(), LaunchError> {
+    let g = Grid::blocks([(c as usize / 8).div_ceil(16), (r as usize / 8).div_ceil(16)]);
+    transpose_octets::launch(device, g, s, d, r, c)
 }
 
 /// The host implementation on the parallel CPU executor: 64 × 64 blocks

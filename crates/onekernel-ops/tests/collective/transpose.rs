@@ -67,13 +67,16 @@ fn every_plan_on_the_gpu() {
     let d = gpu();
     let shapes = [(1, 1), (2, 2), (1, 33), (33, 1), (31, 32), (32, 33), (2, 64), (64, 2), (62, 66), (64, 64)];
     let shapes = shapes.into_iter().chain([(66, 130), (130, 126), (128, 128), (200, 8), (1000, 778), (1000, 777)]);
+    // The register blocks: one block, partial workgroups each way, whole ones.
+    let shapes = shapes.chain([(4, 4), (8, 8), (4, 12), (68, 8), (136, 264), (256, 128), (1000, 776)]);
     for (rows, cols) in shapes {
         let h: Vec<f16> = (0..rows * cols).map(|i| f16::from_bits(hash(i, 44) as u16)).collect();
         let a: Vec<f32> = (0..rows * cols).map(|i| hash(i, 45) as f32).collect();
         let (bh, ba) = (Buffer::from_slice(d, &h).unwrap(), Buffer::from_slice(d, &a).unwrap());
-        let even = rows % 2 == 0 && cols % 2 == 0;
+        let multiple = |k: usize| rows % k == 0 && cols % k == 0;
         let plans = transpose::candidates::<f16>(d, rows, cols);
-        assert_eq!(plans.contains(&transpose::TransposePlan::Pairs), even, "{rows}x{cols}: {plans:?}");
+        assert_eq!(plans.contains(&transpose::TransposePlan::Pairs), multiple(2), "{rows}x{cols}: {plans:?}");
+        assert_eq!(plans.contains(&transpose::TransposePlan::Octets), multiple(8), "{rows}x{cols}: {plans:?}");
         assert!(plans.contains(&transpose::TransposePlan::Tiles), "{rows}x{cols}: {plans:?}");
         for plan in plans {
             let mut out = Buffer::<f16>::zeroed(d, rows * cols).unwrap();
@@ -85,7 +88,12 @@ fn every_plan_on_the_gpu() {
             );
         }
         let plans = transpose::candidates::<f32>(d, rows, cols);
-        assert_eq!(plans, [transpose::TransposePlan::Words, transpose::TransposePlan::Tiles], "{rows}x{cols}");
+        let quads = multiple(4).then_some(transpose::TransposePlan::Quads);
+        let want: Vec<_> = [Some(transpose::TransposePlan::Words), quads, Some(transpose::TransposePlan::Tiles)]
+            .into_iter()
+            .flatten()
+            .collect();
+        assert_eq!(plans, want, "{rows}x{cols}");
         for plan in plans {
             let mut out = Buffer::<f32>::zeroed(d, rows * cols).unwrap();
             transpose::transpose_with_plan(d, &ba, rows, cols, &mut out, plan).unwrap();
@@ -98,21 +106,22 @@ fn every_plan_on_the_gpu() {
     }
 }
 
-/// The word and pair kernels on the CPU executor (serial, and
-/// race-checked at one shape of two tiles and a partial one each way)
-/// against plain Rust, at the edges of their tiles: `f32` bits as words,
-/// `f16` bits as `u32` pairs.
+/// The word, pair, quad and octet kernels on the CPU executor (serial,
+/// and race-checked at one shape of two tiles and a partial one each way)
+/// against plain Rust, at the edges of their tiles: `f32` bits as words and
+/// `UVec4`s, `f16` bits as `u32` pairs and `UVec4`s.
 #[test]
 fn word_and_pair_plans_on_the_cpu_executor() {
     let race = Device::cpu_race_checked();
     let shapes = [(1, 1), (2, 2), (1, 33), (33, 1), (31, 32), (32, 33), (62, 66), (130, 70), (600, 6)];
+    let shapes = shapes.into_iter().chain([(4, 4), (8, 16), (72, 136), (136, 72)]);
     for (rows, cols) in shapes {
         let a: Vec<u32> = (0..rows * cols).map(|i| hash(i, 46)).collect();
         let want = reference(&a, rows, cols);
         let h: Vec<u16> = (0..rows * cols).map(|i| hash(i, 47) as u16).collect();
         let hwant = reference(&h, rows, cols);
         let (r, c) = (rows as u32, cols as u32);
-        let race_here = (rows, cols) == (130, 70);
+        let race_here = (rows, cols) == (130, 70) || (rows, cols) == (136, 72);
         let devices: Vec<&Device> = if race_here { vec![serial(), &race] } else { vec![serial()] };
         for d in devices {
             let src = Buffer::from_slice(d, &a).unwrap();
@@ -126,6 +135,32 @@ fn word_and_pair_plans_on_the_cpu_executor() {
                 transpose::pairs_plan(d, &src, &mut out, r, c).unwrap();
                 let got: Vec<u16> = out.read().unwrap().iter().flat_map(|w| [*w as u16, (w >> 16) as u16]).collect();
                 assert_eq!(got, hwant, "{rows}x{cols} pairs");
+            }
+            if rows % 4 == 0 && cols % 4 == 0 {
+                let quads: Vec<UVec4> = a.chunks(4).map(UVec4::from_slice).collect();
+                let src = Buffer::from_slice(d, &quads).unwrap();
+                let mut out = Buffer::<UVec4>::zeroed(d, rows * cols / 4).unwrap();
+                transpose::quads_plan(d, &src, &mut out, r, c).unwrap();
+                let got: Vec<u32> = out.read().unwrap().iter().flat_map(|v| v.to_array()).collect();
+                assert_eq!(got, want, "{rows}x{cols} quads");
+            }
+            if rows % 8 == 0 && cols % 8 == 0 {
+                let word = |p: &[u16]| p[0] as u32 | (p[1] as u32) << 16;
+                let octets: Vec<UVec4> = h
+                    .chunks(8)
+                    .map(|o| UVec4::new(word(&o[0..]), word(&o[2..]), word(&o[4..]), word(&o[6..])))
+                    .collect();
+                let src = Buffer::from_slice(d, &octets).unwrap();
+                let mut out = Buffer::<UVec4>::zeroed(d, rows * cols / 8).unwrap();
+                transpose::octets_plan(d, &src, &mut out, r, c).unwrap();
+                let got: Vec<u16> = out
+                    .read()
+                    .unwrap()
+                    .iter()
+                    .flat_map(|v| v.to_array())
+                    .flat_map(|w| [w as u16, (w >> 16) as u16])
+                    .collect();
+                assert_eq!(got, hwant, "{rows}x{cols} octets");
             }
         }
     }
