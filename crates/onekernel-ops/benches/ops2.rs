@@ -223,6 +223,20 @@ fn norms<T: RowElement>(
                 Vec::new()
             };
             for &config in configs.iter().chain(&two_pass) {
+                // The op's own choice: tuned here, outside the timing (a
+                // call inside `Device::time` runs the default config).
+                let mut tuned = String::new();
+                if config.is_none() {
+                    row_op_with(device, op, &xb, gb, bb, &mut y, cols, false, None).unwrap();
+                    let key = format!("op={name}, type={tname}, ");
+                    let rb = format!("rows<={}, cols<={}", r.next_power_of_two(), cols.next_power_of_two());
+                    if let Some(p) = onekernel::ops::tuning::picks(device)
+                        .into_iter()
+                        .find(|p| p.op == "ops::norm" && p.key.starts_with(&key) && p.key.ends_with(&rb))
+                    {
+                        tuned = format!(" ({}: {})", p.plan, p.candidate_times());
+                    }
+                }
                 let (k, w) = time(device, iters, || row_op_with(device, op, &xb, gb, bb, &mut y, cols, false, config));
                 // The first rows against the CPU executor's plain Rust.
                 let m = r.min(8) * cols;
@@ -240,7 +254,7 @@ fn norms<T: RowElement>(
                     let (g, w) = (g.widen(), w.widen());
                     (g - w).abs() <= tol * w.abs().max(floor)
                 });
-                let at = config.map_or(String::new(), |c| format!(" {c:?}"));
+                let at = config.map_or(tuned, |c| format!(" {c:?}"));
                 let row = Row {
                     op: format!("{name} {tname}{at}"),
                     shape: format!("{r}x{cols}"),

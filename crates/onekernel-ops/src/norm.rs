@@ -28,8 +28,11 @@
 //! load for four numbers; the views are borrowed with
 //! `Buffer::view_as`, so a loop of calls allocates nothing and reuses its
 //! bind groups). Its block size `WG`, vectors a thread `PER` and threads a
-//! row `TPR` are const parameters, chosen per width by
-//! [`vector_configs`] from [`VEC_CONFIGS`]: narrow rows take a fraction of
+//! row `TPR` are const parameters: [`vector_configs`] gives a few of
+//! [`VEC_CONFIGS`] per width, best first on the H200, and the tuner
+//! ([`crate::tuning`]) times them on the device at hand the first time it
+//! sees an (op, type, size) and keeps the fastest (the first where tuning
+//! is off). On the H200: narrow rows take a fraction of
 //! a subgroup each (`TPR` 8: four rows a subgroup, 32 a block), a row
 //! that one subgroup covers (`solo`) is reduced with subgroup shuffles
 //! alone (a butterfly over its `TPR` lanes: no shared memory, no
@@ -66,6 +69,7 @@
 //! copies of the buffers as vectors).
 
 use crate::prelude::*;
+use crate::tuning::Purpose;
 use crate::OpError;
 use onekernel_runtime::Element;
 use rayon::prelude::*;
@@ -91,6 +95,16 @@ pub enum RowOp {
 }
 
 impl RowOp {
+    /// The op's name (the tuning key's `op`).
+    fn name(self) -> &'static str {
+        match self {
+            RowOp::Softmax => "softmax",
+            RowOp::LogSoftmax => "log_softmax",
+            RowOp::LayerNorm { .. } => "layer_norm",
+            RowOp::RmsNorm { .. } => "rms_norm",
+        }
+    }
+
     fn code(self) -> (u32, f32) {
         match self {
             RowOp::Softmax => (0, 0.0),
@@ -1182,15 +1196,28 @@ pub fn row_op_with<T: RowElement>(
     if device.is_gpu() && cols % 4 == 0 {
         // The buffers seen as vectors (borrowed views: no allocation, and
         // the bind groups of the last launch are reused).
-        let (xv, gv, bv) = (x.view_as()?, g.view_as()?, b.view_as()?);
-        let mut yv = y.view_as_mut()?;
+        let launch = |configs: &[[usize; 4]], y: &mut Buffer<T>| -> Result<(), OpError> {
+            let (xv, gv, bv) = (x.view_as()?, g.view_as()?, b.view_as()?);
+            let mut yv = y.view_as_mut()?;
+            vector_launches::<T>(device, configs, &xv, &gv, &bv, &mut yv, [rows, cols], code, affine, eps)
+        };
         let configs = match config {
             Some(c) => vec![c],
             None => vector_configs::<T>(device, cols),
         };
         // None the device takes: the scalar kernels below.
         if !configs.is_empty() {
-            return vector_launches::<T>(device, &configs, &xv, &gv, &bv, &mut yv, [rows, cols], code, affine, eps);
+            let first = match config {
+                Some(_) => 0,
+                None => tuned_config::<T>(device, op, [rows, cols], affine, &configs, |c, purpose| {
+                    launch(&[*c], y)?;
+                    purpose.output(|| Ok(y.read()?))
+                }),
+            };
+            // The chosen config, then the later ones where the device
+            // refuses its block size (the default's fallback: a tuned
+            // choice has run here).
+            return launch(&configs[first..], y);
         }
     }
     if let (Some(c), false, 0) = (config, device.is_gpu(), cols % 4) {
@@ -1219,6 +1246,64 @@ pub fn row_op_with<T: RowElement>(
     let tpr = threads_per_row(device, cols, per);
     let grid = Grid::blocks([rows.div_ceil(256 / tpr)]);
     Ok(T::launch(device, grid, x, g, b, y, dims(tpr), eps, kernel)?)
+}
+
+/// The index in `configs` (the vector kernel's `[WG, PER, TPR, HELD]`s for
+/// this width, the measured default first) of the one to run for `op` over
+/// `rows × cols` of `T`: chosen by the tuner ([`crate::tuning`]) the first
+/// time a (device, op, type, affine, size bucket) is seen, the default
+/// where tuning is off or cannot time. `run(config, purpose)` launches a
+/// config and reads `y` back for the check. Each config's output is
+/// compared with the default's within rounding (their sums run in other
+/// orders: 1e-4 of the larger magnitude, or of 1, for `f32`; 1e-2 for
+/// `f16`, a few of its units in the last place).
+fn tuned_config<T: RowElement>(
+    device: &Device,
+    op: RowOp,
+    [rows, cols]: [usize; 2],
+    affine: u32,
+    configs: &[[usize; 4]],
+    mut run: impl FnMut(&[usize; 4], Purpose) -> Result<Option<Vec<T>>, OpError>,
+) -> usize {
+    if configs.len() <= 1 {
+        return 0;
+    }
+    let key = onekernel_runtime::tune::Key::new()
+        .value("op", op.name())
+        .element::<T>("type")
+        .value("affine", affine)
+        .size("rows", rows)
+        .size("cols", cols);
+    let named: Vec<(String, [usize; 4])> = configs.iter().map(|c| (config_name(c), *c)).collect();
+    let tol = if std::mem::size_of::<T>() == 2 { 1e-2 } else { 1e-4 };
+    let close = |a: &Vec<T>, b: &Vec<T>| {
+        a.iter().zip(b).all(|(a, b)| {
+            let (a, b) = (a.widen(), b.widen());
+            a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= tol * a.abs().max(b.abs()).max(1.0)
+        })
+    };
+    crate::tuning::choose(device, "ops::norm", include_str!("norm.rs"), &key, &named, |(_, c), p| run(c, p), close)
+}
+
+/// A config's name in the tuning cache and [`crate::tuning::picks`]:
+/// `wg512_per8_tpr512_held` (`_stream`, `_two_pass`, `_steps2` as HELD
+/// says).
+fn config_name([wg, per, tpr, held]: &[usize; 4]) -> String {
+    let mut name = format!("wg{wg}_per{per}_tpr{tpr}");
+    if held & STREAM != 0 {
+        name.push_str("_stream");
+        if held / COUNT > 1 {
+            name.push_str(&format!("_steps{}", held / COUNT));
+        }
+    } else {
+        if held & 1 != 0 {
+            name.push_str("_held");
+        }
+        if held & 2 != 0 {
+            name.push_str("_two_pass");
+        }
+    }
+    name
 }
 
 /// The vector kernel's launch at the first of `configs` the device
@@ -1285,9 +1370,11 @@ fn solo(device: &Device, tpr: usize) -> bool {
 }
 
 /// The `[WG, PER, TPR, HELD]`s of the vector kernels for rows of `cols`
-/// of `T` on `device`, best first (the next where the device refuses a
-/// block size): measured on the H200 with `ops2 --only norm --sweep`
-/// (docs/performance.md). A row of at most `4 * PER * TPR` numbers is
+/// of `T` on `device`, the candidates the tuner times ([`crate::tuning`];
+/// key: op, type, whether `gamma`/`beta` are given, rows and `cols`
+/// bucketed), best first on the H200 (`ops2 --only norm --sweep`,
+/// docs/performance.md): the first is the default where tuning is off,
+/// the next where the device refuses a block size. A row of at most `4 * PER * TPR` numbers is
 /// held (read once; the rest is read again for each step); HELD 1: the
 /// `f16` row held as read ([`rows_f16vec4_held`], wide rows); HELD
 /// [`STREAM`]: the stream kernel ([`rows_vec4_stream`], rows up to 1024
@@ -1316,15 +1403,16 @@ pub fn vector_configs<T: RowElement>(device: &Device, cols: usize) -> Vec<[usize
         }
     } else if vecs <= 1024 {
         if half {
-            &[[128, 8, 128, 0], [256, 8, 128, 0], [256, 4, 256, 0]]
+            &[[128, 8, 128, 0], [256, 8, 128, 0], [256, 4, 256, 0], [128, 8, 128, 1], [256, 4, 256, 1]]
         } else {
             &[[256, 4, 256, 0], [256, 8, 128, 0], [128, 8, 128, 0]]
         }
     } else if half {
-        // The row held as read: 4096 vectors a block in registers.
-        &[[512, 8, 512, 1], [1024, 8, 1024, 1], [256, 4, 256, 1]]
+        // The row held as read: 4096 vectors a block in registers (the
+        // whole of a 32768-wide row in `[512, 16, 512, 1]`).
+        &[[512, 8, 512, 1], [1024, 8, 1024, 1], [256, 4, 256, 1], [512, 16, 512, 1], [512, 8, 512, 0]]
     } else {
-        &[[512, 8, 512, 0], [1024, 8, 1024, 0], [256, 4, 256, 0]]
+        &[[512, 8, 512, 0], [1024, 8, 1024, 0], [256, 4, 256, 0], [512, 16, 512, 0]]
     };
     prefs
         .iter()

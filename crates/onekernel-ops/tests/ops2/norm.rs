@@ -1,12 +1,22 @@
 //! `ops::norm` against plain Rust in `f64`.
 
-use super::common::{gpu, hash};
+use super::common::hash;
 use onekernel::ops::norm::{
-    layer_norm, row_op_with, softmax, RowElement, RowOp, COUNT, STREAM, STREAM_CONFIGS, VEC_CONFIGS,
+    layer_norm, row_op_with, softmax, vector_configs, RowElement, RowOp, COUNT, STREAM, STREAM_CONFIGS, VEC_CONFIGS,
 };
+use onekernel::ops::tuning::{self, Mode, Source};
 use onekernel::prelude::*;
 
 const EPS: f32 = 1e-5;
+
+/// The GPU with the ops' tuners off: each call runs the default config
+/// (every config is run by `vector_kernels_at_every_config`, and
+/// `the_norms_tune_on_a_gpu` tunes on a device of its own).
+fn gpu() -> Device {
+    let d = super::common::gpu();
+    tuning::set_mode(&d, Mode::Off);
+    d
+}
 
 /// Each op of `row`, in f64, with `gamma`/`beta` applied to the norms.
 fn reference(op: RowOp, row: &[f64], g: Option<&[f64]>, b: Option<&[f64]>) -> Vec<f64> {
@@ -285,4 +295,48 @@ fn vector_softmax_of_infinite_numbers() {
             }
         }
     }
+}
+
+#[test]
+fn the_norms_tune_on_a_gpu() {
+    // A device and a cache of its own: the first call times every config
+    // the width has (each checked against the default's output), keeps
+    // the fastest, and a tuner that only reads the cache finds it there.
+    let d = super::common::gpu();
+    let dir = tempfile::tempdir().unwrap();
+    tuning::set_cache_dir(&d, dir.path());
+    tuning::set_mode(&d, Mode::Full);
+    let (rows, cols) = (33, 1000);
+    let xs = data(rows * cols, 7);
+    let x = Buffer::from_slice(&d, &xs).unwrap();
+    let mut y = Buffer::<f32>::zeroed(&d, rows * cols).unwrap();
+    let configs = vector_configs::<f32>(&d, cols);
+    assert!(configs.len() > 1, "{configs:?}: nothing to tune");
+    let check = |y: &Buffer<f32>| {
+        let got = y.read().unwrap();
+        for r in 0..rows {
+            let row: Vec<f64> = xs[r * cols..(r + 1) * cols].iter().map(|&e| f64::from(e)).collect();
+            let want = reference(RowOp::Softmax, &row, None, None);
+            for j in 0..cols {
+                let (g, w) = (f64::from(got[r * cols + j]), want[j]);
+                assert!((g - w).abs() * cols as f64 <= 2e-5 * (w * cols as f64).max(1.0), "[{r}][{j}]: {g} {w}");
+            }
+        }
+    };
+    row_op_with(&d, RowOp::Softmax, &x, None, None, &mut y, cols, false, None).unwrap();
+    check(&y);
+    let picks = tuning::picks(&d);
+    let pick = picks.iter().find(|p| p.op == "ops::norm").expect("a pick of ops::norm");
+    assert_eq!(pick.source, Source::Tuned, "{pick:?}");
+    assert!(pick.key.contains("softmax") && pick.key.contains("1024"), "{pick:?}");
+    // One outcome a config, each timed (none dropped: all agree).
+    assert_eq!(pick.outcomes.len(), configs.len(), "{pick:?}");
+    assert!(pick.outcomes.iter().all(|o| o.result.is_ok()), "{}", pick.candidate_times());
+    tuning::set_mode(&d, Mode::Cached);
+    y = Buffer::<f32>::zeroed(&d, rows * cols).unwrap();
+    row_op_with(&d, RowOp::Softmax, &x, None, None, &mut y, cols, false, None).unwrap();
+    check(&y);
+    let again = tuning::picks(&d);
+    let p2 = again.iter().find(|p| p.op == "ops::norm").expect("a pick");
+    assert_eq!((p2.source, &p2.plan), (Source::Cached, &pick.plan));
 }
