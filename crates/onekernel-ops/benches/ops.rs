@@ -8,6 +8,7 @@
 //!     cargo bench -p onekernel-ops --bench ops -- --small   # small sizes (lavapipe)
 //!     cargo bench -p onekernel-ops --bench ops -- --gpu --variants  # and other segment counts of reduce and scan
 //!     cargo bench -p onekernel-ops --bench ops -- --gpu --only scan --variants  # the scan rows, every plan
+//!     cargo bench -p onekernel-ops --bench ops -- --gpu --only histogram --variants  # the histogram rows, every plan
 //!
 //! `peers/torch/ops_baseline.py` prints PyTorch's numbers for the same
 //! rows (`sum`, `cumsum`, `bincount`, `transpose(..).contiguous()`, `copy_`).
@@ -127,6 +128,29 @@ fn scan_rows(device: &Device, shift: u32, variants: bool) {
     }
 }
 
+/// The histogram rows: 10M `u32` into 256 and 65,536 bins (tuned first);
+/// with `variants` every candidate plan.
+fn histogram_rows(device: &Device, shift: u32, variants: bool) {
+    let n = 10_000_000 >> shift;
+    for bins in [256usize, 65_536] {
+        let v: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) % bins as u32).collect();
+        let b = Buffer::from_slice(device, &v).unwrap();
+        let mut counts = Buffer::<u32>::zeroed(device, bins).unwrap();
+        // Tuned here (a call inside `Device::time` runs the default plan).
+        histogram::histogram_into(device, &b, &mut counts).unwrap();
+        let t = time_gpu(device, 10, || histogram::histogram_into(device, &b, &mut counts).unwrap());
+        assert_eq!(counts.read().unwrap().iter().map(|&c| c as usize).sum::<usize>(), n, "histogram");
+        row("histogram", &format!("{n} into {bins}"), "u32", t, (n * 4) as f64, "time includes clearing the counts");
+        if variants {
+            for plan in histogram::candidates(device, n, bins) {
+                let t = time_gpu(device, 10, || histogram::add_with_plan(device, &b, &mut counts, plan).unwrap());
+                let note = format!("plan {} (variant; adds, no clearing)", plan.name());
+                row("histogram", &format!("{n} into {bins}"), "u32", t, (n * 4) as f64, &note);
+            }
+        }
+    }
+}
+
 fn gpu_table(device: &Device, small: bool, variants: bool, only: Option<&str>) {
     println!("\n## onekernel::ops on {}\n", device.name());
     println!("GPU kernel time (timestamps), median of 5 batches. GB/s: bytes read + written once.\n");
@@ -152,6 +176,11 @@ fn gpu_table(device: &Device, small: bool, variants: bool, only: Option<&str>) {
 
     if only == Some("scan") {
         scan_rows(device, shift, variants);
+        print_picks(device);
+        return;
+    }
+    if only == Some("histogram") {
+        histogram_rows(device, shift, variants);
         print_picks(device);
         return;
     }
@@ -222,16 +251,7 @@ fn gpu_table(device: &Device, small: bool, variants: bool, only: Option<&str>) {
 
     scan_rows(device, shift, variants);
 
-    // histogram: 10M u32 into 256 and 65,536 bins.
-    let n = 10_000_000 >> shift;
-    for bins in [256usize, 65_536] {
-        let v: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) % bins as u32).collect();
-        let b = Buffer::from_slice(device, &v).unwrap();
-        let mut counts = Buffer::<u32>::zeroed(device, bins).unwrap();
-        let t = time_gpu(device, 10, || histogram::histogram_into(device, &b, &mut counts).unwrap());
-        assert_eq!(counts.read().unwrap().iter().map(|&c| c as usize).sum::<usize>(), n, "histogram");
-        row("histogram", &format!("{n} into {bins}"), "u32", t, (n * 4) as f64, "time includes clearing the counts");
-    }
+    histogram_rows(device, shift, variants);
 
     // transpose against a plain (row-major to row-major) copy.
     for (rows, cols) in [(1000usize, 777usize), (8192 >> (shift / 2), 8192 >> (shift / 2))] {

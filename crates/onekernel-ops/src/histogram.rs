@@ -21,7 +21,9 @@
 //! adds its non-zero bins to the global counts with one atomic each. Past
 //! that, every value is one atomic add on the global counts
 //! ([`histogram_global`]: many bins spread the values thinly, so atomics
-//! rarely collide). Counts wrap past `u32::MAX`.
+//! rarely collide; [`histogram_global4`], four values a thread read as a
+//! `UVec4`, is the tuner's other candidate there, [`candidates`]). Counts
+//! wrap past `u32::MAX`.
 //!
 //! # On the CPU executor
 //!
@@ -31,6 +33,7 @@
 
 use crate::prelude::*;
 use crate::reduce::{host_data, host_data_mut, runs_on_host};
+use crate::tuning::Purpose;
 use crate::OpError;
 
 /// The most bins the shared-memory kernel holds (16 KiB of `AtomicU32`,
@@ -88,6 +91,128 @@ pub fn histogram_global(values: &[u32], counts: &[AtomicU32], bins: u32) {
     }
 }
 
+/// [`histogram_global`] with four values a thread, read as one `UVec4`:
+/// `values4` is the first `values.len() / 4` quadruples of `values` (the
+/// same memory, seen twice), and the first threads also take the last
+/// `values.len() % 4` values. A quarter of the threads and load
+/// instructions, four atomics in flight a thread: for many bins, where
+/// every value is an atomic on the global counts and the atomics' rate is
+/// what bounds the kernel. Launch `max(values.len() / 4, 4)` threads.
+#[kernel(workgroup_size = 256)]
+pub fn histogram_global4(values4: &[UVec4], values: &[u32], counts: &[AtomicU32], bins: u32) {
+    let i = global_id().x;
+    if i < values4.len() {
+        let v = values4[i];
+        if v.x < bins {
+            counts[v.x as usize].fetch_add(1, Ordering::Relaxed);
+        }
+        if v.y < bins {
+            counts[v.y as usize].fetch_add(1, Ordering::Relaxed);
+        }
+        if v.z < bins {
+            counts[v.z as usize].fetch_add(1, Ordering::Relaxed);
+        }
+        if v.w < bins {
+            counts[v.w as usize].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    let rest = values4.len() * 4 + i;
+    if i < 4 && rest < values.len() {
+        let v = values[rest];
+        if v < bins {
+            counts[v as usize].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// One way to run a histogram: what the tuner ([`crate::tuning`]) chooses
+/// among.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HistogramPlan {
+    /// [`histogram_shared`]: a private histogram per workgroup (up to
+    /// [`SHARED_BINS`] bins).
+    Shared,
+    /// [`histogram_global`]: an atomic on the global counts per value,
+    /// one value a thread.
+    Global,
+    /// [`histogram_global4`]: the same, four values a thread read as a
+    /// `UVec4` (on a GPU, at least 4 values).
+    Global4,
+}
+
+impl HistogramPlan {
+    /// The plan's name, as the tuning cache keeps it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            HistogramPlan::Shared => "shared",
+            HistogramPlan::Global => "global",
+            HistogramPlan::Global4 => "global_vec4",
+        }
+    }
+}
+
+/// The plans the tuner times for `n` values into `bins` bins on `device`,
+/// the default first: up to [`SHARED_BINS`] bins the shared-memory kernel
+/// alone; past that the global atomics, one value a thread, then (on a
+/// GPU, at least 4 values) four a thread.
+pub fn candidates(device: &Device, n: usize, bins: usize) -> Vec<HistogramPlan> {
+    if bins <= SHARED_BINS {
+        vec![HistogramPlan::Shared]
+    } else if device.is_gpu() && n >= 4 {
+        vec![HistogramPlan::Global, HistogramPlan::Global4]
+    } else {
+        vec![HistogramPlan::Global]
+    }
+}
+
+/// Runs `plan` (one of [`candidates`]) over `values` into `counts`
+/// (added to them; `counts` not empty): [`histogram_add`]'s launch, which
+/// the tests call with each plan.
+///
+/// # Errors
+/// The launch's; `OpError::Buffer` where `Global4`'s view of `values` is
+/// refused (off a GPU).
+#[doc(hidden)]
+pub fn add_with_plan(
+    device: &Device,
+    values: &Buffer<u32>,
+    counts: &mut Buffer<u32>,
+    plan: HistogramPlan,
+) -> Result<(), OpError> {
+    let (n, bins) = (values.len(), counts.len() as u32);
+    match plan {
+        HistogramPlan::Shared => {
+            let (seg, segments) = crate::reduce::plan(device, n);
+            histogram_shared::launch(device, Grid::blocks(segments), values, counts, bins, seg as u32)?
+        }
+        HistogramPlan::Global => histogram_global::launch(device, n, values, counts, bins)?,
+        HistogramPlan::Global4 => {
+            // A borrowed view of the whole quadruples (no allocation).
+            let values4 = values.view_prefix_as::<UVec4>(n / 4)?;
+            global4_plan(device, &values4, values, counts)?
+        }
+    }
+    Ok(())
+}
+
+/// [`histogram_global4`] over `values` (`values4`: its first
+/// `values.len() / 4` quadruples) into `counts`: the op's plan on a GPU,
+/// where `values4` is a view of `values`; the tests run it on the CPU
+/// executor with a copy.
+///
+/// # Errors
+/// The launch's.
+#[doc(hidden)]
+pub fn global4_plan(
+    device: &Device,
+    values4: &Buffer<UVec4>,
+    values: &Buffer<u32>,
+    counts: &mut Buffer<u32>,
+) -> Result<(), LaunchError> {
+    let threads = (values.len() / 4).max(4);
+    histogram_global4::launch(device, threads, values4, values, counts, counts.len() as u32)
+}
+
 /// Adds the histogram of `values` to `counts` (`counts.len()` bins, which
 /// must not be 0), without clearing it first: call it on several buffers
 /// to count them all, or [`histogram_into`] to start from zero. No
@@ -130,12 +255,37 @@ pub fn histogram_add(device: &Device, values: &Buffer<u32>, counts: &mut Buffer<
         }
         return Ok(());
     }
-    if bins <= SHARED_BINS {
-        let (seg, segments) = crate::reduce::plan(device, n);
-        Ok(histogram_shared::launch(device, Grid::blocks(segments), values, counts, bins as u32, seg as u32)?)
+    let plans = candidates(device, n, bins);
+    let plan = if plans.len() == 1 {
+        plans[0]
     } else {
-        Ok(histogram_global::launch(device, n, values, counts, bins as u32)?)
-    }
+        // Tuned on counts of its own (the caller's are added to, not
+        // cleared): allocated on a miss only.
+        let key = onekernel_runtime::tune::Key::new().size("values", n).size("bins", bins);
+        let named: Vec<(&str, HistogramPlan)> = plans.iter().map(|p| (p.name(), *p)).collect();
+        let mut scratch: Option<Buffer<u32>> = None;
+        let i = crate::tuning::choose(
+            device,
+            OP,
+            include_str!("histogram.rs"),
+            &key,
+            &named,
+            |(_, p), purpose| -> Result<Option<Vec<u32>>, OpError> {
+                let s = match &mut scratch {
+                    Some(s) => s,
+                    None => scratch.insert(Buffer::zeroed(device, bins)?),
+                };
+                if purpose == Purpose::Check {
+                    crate::fill::fill(device, s, 0)?;
+                }
+                add_with_plan(device, values, s, *p)?;
+                purpose.output(|| Ok(s.read()?))
+            },
+            |a, b| a == b,
+        );
+        plans[i]
+    };
+    add_with_plan(device, values, counts, plan)
 }
 
 /// The host implementation: a histogram per chunk, added up.

@@ -57,3 +57,38 @@ fn the_shared_kernel_has_no_races() {
     let b = Buffer::from_slice(&d, &values).unwrap();
     assert_eq!(histogram::histogram(&d, &b, 256).unwrap().read().unwrap(), reference(&values, 256));
 }
+
+/// Every plan the tuner may choose for many bins, on the GPU (the shared
+/// device runs the default), at lengths around the four values a thread of
+/// `global_vec4`; and its kernel on the CPU executor (serial and
+/// race-checked) from a copy of the values as `UVec4`s.
+#[test]
+fn every_plan_for_many_bins() {
+    let bins = 5000;
+    for n in [4, 5, 6, 7, 8, 1023, 1024, 1025, 1027, 65_537] {
+        let values: Vec<u32> =
+            (0..n).map(|i| if i % 7 == 0 { 4999 } else { hash(i, 33) % (bins as u32 + 300) }).collect();
+        let want = reference(&values, bins);
+        let d = gpu();
+        let plans = histogram::candidates(d, n, bins);
+        assert_eq!(plans, [histogram::HistogramPlan::Global, histogram::HistogramPlan::Global4], "{n}");
+        let b = Buffer::from_slice(d, &values).unwrap();
+        for plan in plans {
+            let mut counts = Buffer::from_slice(d, &vec![1u32; bins]).unwrap();
+            histogram::add_with_plan(d, &b, &mut counts, plan).unwrap();
+            let got: Vec<u32> = counts.read().unwrap().iter().map(|c| c - 1).collect();
+            assert!(got == want, "{n} values, {plan:?}");
+        }
+        if n > 1100 {
+            continue;
+        }
+        let race = Device::cpu_race_checked();
+        for d in [serial(), &race] {
+            let quads: Vec<UVec4> = values.chunks_exact(4).map(UVec4::from_slice).collect();
+            let (b4, b) = (Buffer::from_slice(d, &quads).unwrap(), Buffer::from_slice(d, &values).unwrap());
+            let mut counts = Buffer::<u32>::zeroed(d, bins).unwrap();
+            histogram::global4_plan(d, &b4, &b, &mut counts).unwrap();
+            assert!(counts.read().unwrap() == want, "{}: {n} values, global_vec4", d.name());
+        }
+    }
+}

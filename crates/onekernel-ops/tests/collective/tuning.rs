@@ -68,3 +68,29 @@ fn the_cpu_executor_has_one_plan_and_tunes_nothing() {
         assert!(tuning::picks(d).is_empty(), "{:?}", tuning::picks(d));
     }
 }
+
+#[test]
+fn the_histogram_tunes_on_counts_of_its_own() {
+    // `histogram_add` adds to the caller's counts: the tuning's runs count
+    // into a scratch histogram, so the caller's get the values once.
+    let d = Device::gpu().expect("a GPU adapter (lavapipe in CI)");
+    let dir = tempfile::tempdir().unwrap();
+    tuning::set_cache_dir(&d, dir.path());
+    tuning::set_mode(&d, Mode::Full);
+    let (n, bins) = (70_001, 6000);
+    let values: Vec<u32> = (0..n).map(|i| hash(i, 81) % 6500).collect();
+    let b = Buffer::from_slice(&d, &values).unwrap();
+    let mut counts = Buffer::from_slice(&d, &vec![7u32; bins]).unwrap();
+    onekernel::ops::histogram::histogram_add(&d, &b, &mut counts).unwrap();
+    let mut want = vec![7u32; bins];
+    for &v in &values {
+        if (v as usize) < bins {
+            want[v as usize] += 1;
+        }
+    }
+    assert!(counts.read().unwrap() == want, "the caller's counts got the values once");
+    let picks = tuning::picks(&d);
+    let pick = picks.iter().find(|p| p.op == "ops::histogram").expect("a pick of ops::histogram");
+    assert_eq!((pick.source, pick.outcomes.len()), (Source::Tuned, 2), "{pick:?}");
+    assert!(pick.outcomes.iter().all(|o| o.result.is_ok()), "{}", pick.candidate_times());
+}
