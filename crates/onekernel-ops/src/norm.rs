@@ -1255,8 +1255,10 @@ pub fn row_op_with<T: RowElement>(
 /// where tuning is off or cannot time. `run(config, purpose)` launches a
 /// config and reads `y` back for the check. Each config's output is
 /// compared with the default's within rounding (their sums run in other
-/// orders: 1e-4 of the larger magnitude, or of 1, for `f32`; 1e-2 for
-/// `f16`, a few of its units in the last place).
+/// orders): 1e-4 of the larger magnitude for `f32`, 1e-2 for `f16` (a few
+/// of its units in the last place), magnitudes taken as at least 1, or
+/// `1 / cols` for softmax (whose numbers are that small on average: a
+/// config writing zeros must not pass).
 fn tuned_config<T: RowElement>(
     device: &Device,
     op: RowOp,
@@ -1276,10 +1278,11 @@ fn tuned_config<T: RowElement>(
         .size("cols", cols);
     let named: Vec<(String, [usize; 4])> = configs.iter().map(|c| (config_name(c), *c)).collect();
     let tol = if std::mem::size_of::<T>() == 2 { 1e-2 } else { 1e-4 };
+    let floor = if op == RowOp::Softmax { 1.0 / cols as f32 } else { 1.0 };
     let close = |a: &Vec<T>, b: &Vec<T>| {
         a.iter().zip(b).all(|(a, b)| {
             let (a, b) = (a.widen(), b.widen());
-            a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= tol * a.abs().max(b.abs()).max(1.0)
+            a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= tol * a.abs().max(b.abs()).max(floor)
         })
     };
     crate::tuning::choose(device, "ops::norm", include_str!("norm.rs"), &key, &named, |(_, c), p| run(c, p), close)
