@@ -212,6 +212,17 @@ pub fn transpose_pairs(src: &[u32], dst: &mut [u32], rows: u32, cols: u32) {
     }
 }
 
+/// The block (down the rows, along them) thread `t` of workgroup `(bx,
+/// by)` moves in [`transpose_quads`] and [`transpose_octets`]: lane pairs
+/// take two blocks down the columns (their stores: two whole 16-byte
+/// pieces, a 32-byte sector, of each output row), sixteen pairs go along
+/// the rows (their loads: 256 contiguous bytes of each input row), and a
+/// workgroup's 8 subgroups of 32 stack down: 16 × 16 blocks a workgroup.
+#[helper]
+fn register_block(t: usize, bx: usize, by: usize) -> (usize, usize) {
+    (by * 16 + (t / 32) * 2 + t % 2, bx * 16 + (t / 2) % 16)
+}
+
 /// The transpose of a `rows × cols` matrix of 4-byte elements (`rows` and
 /// `cols` multiples of 4) read and written as `UVec4`s, with no shared
 /// memory and no barrier: `src` holds `rows × cols / 4` of them (four
@@ -219,9 +230,7 @@ pub fn transpose_pairs(src: &[u32], dst: &mut [u32], rows: u32, cols: u32) {
 /// a 4 × 4 block (four `UVec4`s, one from each of four rows), transposes
 /// it in registers and stores four `UVec4`s, one into each of four rows of
 /// `dst`. Neighbouring lanes take neighbouring blocks so that every memory
-/// access is whole 32-byte sectors: a lane pair two blocks down the
-/// columns (its stores: 32 bytes of each output row), sixteen pairs along
-/// the rows (its loads: 256 bytes of each input row). A workgroup of 256
+/// access is whole 32-byte sectors ([`register_block`]). A workgroup of 256
 /// threads covers 64 × 64 elements. Why: the shared-memory tiles are held
 /// back by how many of them an SM keeps (the H200's figures in
 /// `docs/performance.md`), and their 4-byte accesses issue four times the
@@ -230,12 +239,10 @@ pub fn transpose_pairs(src: &[u32], dst: &mut [u32], rows: u32, cols: u32) {
 /// `Grid::blocks([(cols / 4).div_ceil(16), (rows / 4).div_ceil(16)])`.
 #[kernel(workgroup_size = 256)]
 pub fn transpose_quads(src: &[UVec4], dst: &mut [UVec4], rows: u32, cols: u32) {
-    let t = thread_id().x;
     // Blocks down the rows (= `UVec4`s in a row of `dst`) and along them.
     let down = rows as usize / 4;
     let along = cols as usize / 4;
-    let b = block_id().y * 16 + (t / 32) * 2 + t % 2;
-    let j = block_id().x * 16 + (t / 2) % 16;
+    let (b, j) = register_block(thread_id().x, block_id().x, block_id().y);
     if b < down && j < along {
         let s = b * 4 * along + j;
         let a0 = src[s];
@@ -285,11 +292,9 @@ fn high_halves(a: UVec4, b: UVec4) -> UVec4 {
 /// `Grid::blocks([(cols / 8).div_ceil(16), (rows / 8).div_ceil(16)])`.
 #[kernel(workgroup_size = 256)]
 pub fn transpose_octets(src: &[UVec4], dst: &mut [UVec4], rows: u32, cols: u32) {
-    let t = thread_id().x;
     let down = rows as usize / 8;
     let along = cols as usize / 8;
-    let b = block_id().y * 16 + (t / 32) * 2 + t % 2;
-    let j = block_id().x * 16 + (t / 2) % 16;
+    let (b, j) = register_block(thread_id().x, block_id().x, block_id().y);
     if b < down && j < along {
         let s = b * 8 * along + j;
         let a0 = src[s];
