@@ -230,9 +230,9 @@ fn register_block(t: usize, bx: usize, by: usize) -> (usize, usize) {
 /// a 4 × 4 block (four `UVec4`s, one from each of four rows), transposes
 /// it in registers and stores four `UVec4`s, one into each of four rows of
 /// `dst`. Neighbouring lanes take neighbouring blocks so that every memory
-/// access is whole 32-byte sectors (lane pairs down the columns, sixteen pairs
-/// along the rows). A workgroup of 256
-/// threads covers 64 × 64 elements. Why: the shared-memory tiles are held
+/// access is whole 32-byte sectors (lane pairs down the columns, sixteen
+/// pairs along the rows). A workgroup of 256 threads covers 64 × 64
+/// elements. Why: the shared-memory tiles are held
 /// back by how many of them an SM keeps (the H200's figures in
 /// `docs/performance.md`), and their 4-byte accesses issue four times the
 /// memory instructions of a `Vec4` copy; this kernel holds its 64 bytes in
