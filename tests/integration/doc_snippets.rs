@@ -20,6 +20,7 @@ fn tested_sources() -> String {
         "tests/integration/compiles",
         "tests/ui/fail",
         "benches",
+        "crates/onekernel-ops/examples",
     ] {
         let Ok(entries) = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(dir)) else { continue };
         for e in entries.flatten() {
