@@ -1412,10 +1412,18 @@ pub fn vector_configs<T: RowElement>(device: &Device, cols: usize) -> Vec<[usize
         }
     } else if half {
         // The row held as read: 4096 vectors a block in registers (the
-        // whole of a 32768-wide row in `[512, 16, 512, 1]`).
-        &[[512, 8, 512, 1], [1024, 8, 1024, 1], [256, 4, 256, 1], [512, 16, 512, 1], [512, 8, 512, 0]]
+        // whole of a 32768-wide row in `[512, 16, 512, 1]` and in
+        // `[256, 32, 256, 1]`: fewer threads a row, more rows at once).
+        &[
+            [512, 8, 512, 1],
+            [1024, 8, 1024, 1],
+            [256, 4, 256, 1],
+            [512, 16, 512, 1],
+            [256, 32, 256, 1],
+            [512, 8, 512, 0],
+        ]
     } else {
-        &[[512, 8, 512, 0], [1024, 8, 1024, 0], [256, 4, 256, 0], [512, 16, 512, 0]]
+        &[[512, 8, 512, 0], [1024, 8, 1024, 0], [256, 4, 256, 0], [512, 16, 512, 0], [256, 32, 256, 0]]
     };
     prefs
         .iter()
