@@ -21,9 +21,9 @@
 //! adds its non-zero bins to the global counts with one atomic each. Past
 //! that, every value is one atomic add on the global counts
 //! ([`histogram_global`]: many bins spread the values thinly, so atomics
-//! rarely collide; [`histogram_global4`], four values a thread read as a
-//! `UVec4`, is the tuner's other candidate there, [`candidates`]). Counts
-//! wrap past `u32::MAX`.
+//! rarely collide). On a GPU the tuner also times
+//! [`histogram_global4`] (four values a thread read as a `UVec4`) against
+//! either ([`candidates`]). Counts wrap past `u32::MAX`.
 //!
 //! # On the CPU executor
 //!
@@ -152,16 +152,18 @@ impl HistogramPlan {
 }
 
 /// The plans the tuner times for `n` values into `bins` bins on `device`,
-/// the default first: up to [`SHARED_BINS`] bins the shared-memory kernel
-/// alone; past that the global atomics, one value a thread, then (on a
-/// GPU, at least 4 values) four a thread.
+/// the default first: up to [`SHARED_BINS`] bins the shared-memory kernel,
+/// past that the global atomics one value a thread; then, on a GPU and for
+/// at least 4 values, the global atomics four values a thread (up to 4096
+/// bins too: each workgroup of the shared kernel adds all its non-zero
+/// bins to the global counts, as many atomics as values where the values
+/// spread thinly over thousands of bins).
 pub fn candidates(device: &Device, n: usize, bins: usize) -> Vec<HistogramPlan> {
-    if bins <= SHARED_BINS {
-        vec![HistogramPlan::Shared]
-    } else if device.is_gpu() && n >= 4 {
-        vec![HistogramPlan::Global, HistogramPlan::Global4]
+    let first = if bins <= SHARED_BINS { HistogramPlan::Shared } else { HistogramPlan::Global };
+    if device.is_gpu() && n >= 4 {
+        vec![first, HistogramPlan::Global4]
     } else {
-        vec![HistogramPlan::Global]
+        vec![first]
     }
 }
 

@@ -58,28 +58,31 @@ fn the_shared_kernel_has_no_races() {
     assert_eq!(histogram::histogram(&d, &b, 256).unwrap().read().unwrap(), reference(&values, 256));
 }
 
-/// Every plan the tuner may choose for many bins, on the GPU (the shared
-/// device runs the default), at lengths around the four values a thread of
-/// `global_vec4`; and its kernel on the CPU executor (serial and
-/// race-checked) from a copy of the values as `UVec4`s.
+/// Every plan the tuner may choose, on the GPU (the shared device runs the
+/// default), at lengths around the four values a thread of `global_vec4`,
+/// into few bins and many; and `global_vec4`'s kernel on the CPU executor
+/// (serial and race-checked) from a copy of the values as `UVec4`s.
 #[test]
-fn every_plan_for_many_bins() {
-    let bins = 5000;
-    for n in [4, 5, 6, 7, 8, 1023, 1024, 1025, 1027, 65_537] {
+fn every_plan_on_the_gpu() {
+    use histogram::HistogramPlan::{Global, Global4, Shared};
+    for (bins, n) in
+        [5000, 256].into_iter().flat_map(|b| [4, 5, 6, 7, 8, 1023, 1024, 1025, 1027, 65_537].map(|n| (b, n)))
+    {
         let values: Vec<u32> =
-            (0..n).map(|i| if i % 7 == 0 { 4999 } else { hash(i, 33) % (bins as u32 + 300) }).collect();
+            (0..n).map(|i| if i % 7 == 0 { bins as u32 - 1 } else { hash(i, 33) % (bins as u32 + 300) }).collect();
         let want = reference(&values, bins);
         let d = gpu();
         let plans = histogram::candidates(d, n, bins);
-        assert_eq!(plans, [histogram::HistogramPlan::Global, histogram::HistogramPlan::Global4], "{n}");
+        assert_eq!(plans, [if bins > 4096 { Global } else { Shared }, Global4], "{n} into {bins}");
+        assert_eq!(histogram::candidates(d, 3, bins).len(), 1, "fewer than 4 values: one plan");
         let b = Buffer::from_slice(d, &values).unwrap();
         for plan in plans {
             let mut counts = Buffer::from_slice(d, &vec![1u32; bins]).unwrap();
             histogram::add_with_plan(d, &b, &mut counts, plan).unwrap();
             let got: Vec<u32> = counts.read().unwrap().iter().map(|c| c - 1).collect();
-            assert!(got == want, "{n} values, {plan:?}");
+            assert!(got == want, "{n} values into {bins}, {plan:?}");
         }
-        if n > 1100 {
+        if n > 1100 || bins != 5000 {
             continue;
         }
         let race = Device::cpu_race_checked();
