@@ -1,21 +1,21 @@
 //! The tuner of the memory-bound ops: which plan of [`crate::reduce`],
-//! [`crate::scan`], [`crate::transpose`] and [`crate::norm`] runs, chosen
-//! per device, op, element type and size.
+//! [`crate::scan`], [`crate::transpose`], [`crate::histogram`] and
+//! [`crate::norm`] runs, chosen per device, op, element type and size.
 //!
-//! Each of these ops has a few candidate plans (how many segments the
-//! input is cut into, scalar or `Vec4` loads, how many elements a thread
-//! scans, how a transpose moves its tile, how many threads share a row of
-//! a softmax). The fastest plan depends on the
-//! device and the size, so the first call for a new (device, op, element
-//! type, size bucket) on a GPU times every candidate with the runtime's
-//! autotuner ([`onekernel_runtime::tune`], the way [`crate::matmul`] tunes
-//! its tiles): each candidate runs once and its result is compared with the
-//! first candidate's (exactly for integers and moved bits, within rounding
-//! for float sums and row statistics, whose order differs between plans), then it is timed 5
-//! times, and the fastest is kept, in memory and in the tuning cache file
-//! (`tune.toml`, see [`onekernel_runtime::tune`]), so later runs of the
-//! program tune nothing. The key is bucketed by size (the next power of
-//! two).
+//! Each of these ops has a few candidate plans (how many segments the input
+//! is cut into, scalar or `Vec4` loads, how many elements a thread scans,
+//! how a transpose moves its tile, how many values a histogram's thread
+//! counts, how many threads share a row of a softmax). The fastest plan
+//! depends on the device and the size, so the first call for a new (device,
+//! op, element type, size bucket) on a GPU times every candidate with the
+//! runtime's autotuner ([`onekernel_runtime::tune`], the way
+//! [`crate::matmul`] tunes its tiles): each candidate runs once and its
+//! result is compared with the first candidate's (exactly for integers and
+//! moved bits, within rounding for float sums and row statistics, whose
+//! order differs between plans), then it is timed 5 times, and the fastest
+//! is kept, in memory and in the tuning cache file (`tune.toml`, see
+//! [`onekernel_runtime::tune`]), so later runs of the program tune nothing.
+//! The key is bucketed by size (the next power of two).
 //!
 //! A call inside [`Device::time`] cannot tune (timings do not nest): it runs
 //! the default plan (the first candidate) until a call outside tunes; call
@@ -52,7 +52,8 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 /// What a tuner chose for one problem: the latest choice per (op, key).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pick {
-    /// The op (`ops::reduce`, `ops::scan`, `ops::transpose`, `ops::norm`).
+    /// The op (`ops::reduce`, `ops::scan`, `ops::transpose`, `ops::histogram`,
+    /// `ops::norm`).
     pub op: &'static str,
     /// The problem key (element type, size bucket, ...).
     pub key: String,
