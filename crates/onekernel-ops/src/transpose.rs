@@ -29,10 +29,11 @@
 //! [`transpose_pairs`]: 2-byte elements (`f16`) of even `rows` and `cols`
 //! moved as `u32` pairs, a 64 × 64 tile a workgroup (half the loads and
 //! stores of the scalar kernel, each twice as wide).
-//! [`transpose_quads`] (4-byte elements) and [`transpose_octets`] (2-byte):
-//! no shared memory at all, each thread a 4 × 4 or 8 × 8 block transposed
-//! in registers, read and written as `UVec4`s in whole 32-byte sectors
-//! (`rows` and `cols` multiples of the block's side). Which of these runs
+//! [`transpose_quads`] (4-byte elements), [`transpose_octets`] (2-byte)
+//! and [`transpose_duos`] (8-byte): no shared memory at all, each thread a
+//! 4 × 4, 8 × 8 or 2 × 2 block transposed in registers, read and written
+//! as `UVec4`s in whole 32-byte sectors (`rows` and `cols` multiples of
+//! the block's side). Which of these runs
 //! on a GPU is the tuner's choice ([`crate::tuning`], [`candidates`]).
 //! [`copy_strided`]: one thread per element of two views (the runtime's
 //! [`View2d`] and [`View2dMut`]: an offset and a row stride), coalesced
@@ -213,7 +214,8 @@ pub fn transpose_pairs(src: &[u32], dst: &mut [u32], rows: u32, cols: u32) {
 }
 
 /// The block (down the rows, along them) thread `t` of workgroup `(bx,
-/// by)` moves in [`transpose_quads`] and [`transpose_octets`]: lane pairs
+/// by)` moves in [`transpose_quads`], [`transpose_octets`] and
+/// [`transpose_duos`]: lane pairs
 /// take two blocks down the columns (their stores: two whole 16-byte
 /// pieces, a 32-byte sector, of each output row), sixteen pairs go along
 /// the rows (their loads: 256 contiguous bytes of each input row), and a
@@ -325,6 +327,29 @@ pub fn transpose_octets(src: &[UVec4], dst: &mut [UVec4], rows: u32, cols: u32) 
         dst[o + 5 * down] = UVec4::new(h01.z, h23.z, h45.z, h67.z);
         dst[o + 6 * down] = UVec4::new(l01.w, l23.w, l45.w, l67.w);
         dst[o + 7 * down] = UVec4::new(h01.w, h23.w, h45.w, h67.w);
+    }
+}
+
+/// The transpose of a `rows × cols` matrix of 8-byte elements (`f64`,
+/// `i64`, `u64`; `rows` and `cols` even) read and written as `UVec4`s of
+/// two elements: [`transpose_quads`] with 2 × 2 blocks (two `UVec4`s in and
+/// out a thread, each element two words that move together). A workgroup
+/// of 256 threads covers 32 × 32 elements. Launch `Grid::blocks([(cols /
+/// 2).div_ceil(16), (rows / 2).div_ceil(16)])`.
+#[kernel(workgroup_size = 256)]
+pub fn transpose_duos(src: &[UVec4], dst: &mut [UVec4], rows: u32, cols: u32) {
+    let down = rows as usize / 2;
+    let along = cols as usize / 2;
+    let (b, j) = register_block(thread_id().x, block_id().x, block_id().y);
+    if b < down && j < along {
+        let s = b * 2 * along + j;
+        let a0 = src[s];
+        let a1 = src[s + along];
+        // Row 2 j of `dst`: the first element of each source row; row
+        // 2 j + 1: the second.
+        let o = j * 2 * down + b;
+        dst[o] = UVec4::new(a0.x, a0.y, a1.x, a1.y);
+        dst[o + down] = UVec4::new(a0.z, a0.w, a1.z, a1.w);
     }
 }
 
@@ -477,6 +502,9 @@ pub enum TransposePlan {
     /// thread, no shared memory (`rows` and `cols` multiples of 8, on a
     /// GPU).
     Octets,
+    /// [`transpose_duos`]: 8-byte elements as `UVec4`s, 2 × 2 blocks a
+    /// thread, no shared memory (even `rows` and `cols`, on a GPU).
+    Duos,
 }
 
 impl TransposePlan {
@@ -488,6 +516,7 @@ impl TransposePlan {
             TransposePlan::Pairs => "u32_pairs",
             TransposePlan::Quads => "quads_4x4",
             TransposePlan::Octets => "octets_8x8",
+            TransposePlan::Duos => "duos_2x2",
         }
     }
 }
@@ -496,23 +525,22 @@ impl TransposePlan {
 /// `device`, the default first: on a GPU, for 2-byte elements of even
 /// `rows` and `cols` the `u32` pairs (then the octets where `rows` and
 /// `cols` are multiples of 8), for 4-byte elements the words (then the
-/// quads where they are multiples of 4), then the tiles; on the CPU
-/// executor the tiles. The register-block plans (quads, octets) come after
+/// quads where they are multiples of 4), then the tiles (then, for 8-byte
+/// elements of even `rows` and `cols`, the duos); on the CPU executor the
+/// tiles. The register-block plans (quads, octets) come after
 /// the measured defaults: the tuner keeps them where they are faster.
 pub fn candidates<T: Element>(device: &Device, rows: usize, cols: usize) -> Vec<TransposePlan> {
     if !device.is_gpu() {
         return vec![TransposePlan::Tiles];
     }
-    [TransposePlan::Pairs, TransposePlan::Octets, TransposePlan::Words, TransposePlan::Quads, TransposePlan::Tiles]
-        .into_iter()
-        .filter(|p| fits::<T>(*p, rows, cols))
-        .collect()
+    use TransposePlan::*;
+    [Pairs, Octets, Words, Quads, Tiles, Duos].into_iter().filter(|p| fits::<T>(*p, rows, cols)).collect()
 }
 
 /// Whether `plan` moves a `rows × cols` matrix of `T`: the tiles any, the
 /// words 4-byte elements, the pairs 2-byte ones of even `rows` and `cols`,
-/// the quads 4-byte ones and the octets 2-byte ones where `rows` and
-/// `cols` are multiples of their blocks' side (4, 8).
+/// the quads 4-byte ones, the octets 2-byte ones and the duos 8-byte ones
+/// where `rows` and `cols` are multiples of their blocks' side (4, 8, 2).
 fn fits<T: Element>(plan: TransposePlan, rows: usize, cols: usize) -> bool {
     let (size, multiple) = (std::mem::size_of::<T>(), |k: usize| rows % k == 0 && cols % k == 0);
     match plan {
@@ -521,13 +549,15 @@ fn fits<T: Element>(plan: TransposePlan, rows: usize, cols: usize) -> bool {
         TransposePlan::Pairs => size == 2 && multiple(2),
         TransposePlan::Quads => size == 4 && multiple(4),
         TransposePlan::Octets => size == 2 && multiple(8),
+        TransposePlan::Duos => size == 8 && multiple(2),
     }
 }
 
 /// [`transpose_into`] with `plan` (one that does not fit runs as
 /// [`TransposePlan::Tiles`]; off a GPU, [`transpose_into`]): the tests
 /// run every plan through this on the GPU, and through [`words_plan`],
-/// [`pairs_plan`], [`quads_plan`] and [`octets_plan`] on the CPU executor.
+/// [`pairs_plan`], [`quads_plan`], [`octets_plan`] and [`duos_plan`] on the
+/// CPU executor.
 ///
 /// # Errors
 /// As [`transpose_into`].
@@ -592,6 +622,10 @@ fn run_plan<T: TransposeElement>(
             let (s, mut d) = (src.view_as::<UVec4>().map_err(view)?, dst.view_as_mut::<UVec4>().map_err(view)?);
             octets_plan(device, &s, &mut d, r, c)?
         }
+        TransposePlan::Duos => {
+            let (s, mut d) = (src.view_as::<UVec4>().map_err(view)?, dst.view_as_mut::<UVec4>().map_err(view)?);
+            duos_plan(device, &s, &mut d, r, c)?
+        }
     }
     Ok(())
 }
@@ -654,6 +688,18 @@ pub fn octets_plan(
 ) -> Result<(), LaunchError> {
     let g = Grid::blocks([(c as usize / 8).div_ceil(16), (r as usize / 8).div_ceil(16)]);
     transpose_octets::launch(device, g, s, d, r, c)
+}
+
+/// The transpose of `rows × cols` 8-byte elements (even `rows` and
+/// `cols`) held as `UVec4`s by [`transpose_duos`] (the tests run it on the
+/// CPU executor).
+///
+/// # Errors
+/// The launch's.
+#[doc(hidden)]
+pub fn duos_plan(device: &Device, s: &Buffer<UVec4>, d: &mut Buffer<UVec4>, r: u32, c: u32) -> Result<(), LaunchError> {
+    let g = Grid::blocks([(c as usize / 2).div_ceil(16), (r as usize / 2).div_ceil(16)]);
+    transpose_duos::launch(device, g, s, d, r, c)
 }
 
 /// The host implementation on the parallel CPU executor: 64 × 64 blocks

@@ -87,6 +87,18 @@ fn every_plan_on_the_gpu() {
                 "{rows}x{cols} f16 {plan:?}"
             );
         }
+        // 8-byte elements: the tiles, and the duos where both are even.
+        let w: Vec<u64> = (0..rows * cols).map(|i| (hash(i, 49) as u64) << 32 | hash(i, 50) as u64).collect();
+        let bw = Buffer::from_slice(d, &w).unwrap();
+        let plans = transpose::candidates::<u64>(d, rows, cols);
+        let duos = multiple(2).then_some(transpose::TransposePlan::Duos);
+        let want: Vec<_> = [Some(transpose::TransposePlan::Tiles), duos].into_iter().flatten().collect();
+        assert_eq!(plans, want, "{rows}x{cols} u64");
+        for plan in plans {
+            let mut out = Buffer::<u64>::zeroed(d, rows * cols).unwrap();
+            transpose::transpose_with_plan(d, &bw, rows, cols, &mut out, plan).unwrap();
+            assert_eq!(out.read().unwrap(), reference(&w, rows, cols), "{rows}x{cols} u64 {plan:?}");
+        }
         let plans = transpose::candidates::<f32>(d, rows, cols);
         let quads = multiple(4).then_some(transpose::TransposePlan::Quads);
         let want: Vec<_> = [Some(transpose::TransposePlan::Words), quads, Some(transpose::TransposePlan::Tiles)]
@@ -106,10 +118,11 @@ fn every_plan_on_the_gpu() {
     }
 }
 
-/// The word, pair, quad and octet kernels on the CPU executor (serial,
-/// and race-checked at one shape of two tiles and a partial one each way)
-/// against plain Rust, at the edges of their tiles: `f32` bits as words and
-/// `UVec4`s, `f16` bits as `u32` pairs and `UVec4`s.
+/// The word, pair, quad, octet and duo kernels on the CPU executor
+/// (serial, and race-checked at one shape of two tiles and a partial one
+/// each way) against plain Rust, at the edges of their tiles: `f32` bits as
+/// words and `UVec4`s, `f16` bits as `u32` pairs and `UVec4`s, pairs of
+/// words as 8-byte elements (`rows / 2` of them a column).
 #[test]
 fn word_and_pair_plans_on_the_cpu_executor() {
     let race = Device::cpu_race_checked();
@@ -143,6 +156,18 @@ fn word_and_pair_plans_on_the_cpu_executor() {
                 transpose::quads_plan(d, &src, &mut out, r, c).unwrap();
                 let got: Vec<u32> = out.read().unwrap().iter().flat_map(|v| v.to_array()).collect();
                 assert_eq!(got, want, "{rows}x{cols} quads");
+            }
+            if rows % 4 == 0 && cols % 2 == 0 {
+                // 8-byte elements: each pair of words of `a` one element, a
+                // `rows / 2 × cols` matrix of them (both even).
+                let duos: Vec<UVec4> = a.chunks(4).map(UVec4::from_slice).collect();
+                let src = Buffer::from_slice(d, &duos).unwrap();
+                let mut out = Buffer::<UVec4>::zeroed(d, rows * cols / 4).unwrap();
+                transpose::duos_plan(d, &src, &mut out, r / 2, c).unwrap();
+                let pairs: Vec<[u32; 2]> = a.chunks(2).map(|p| [p[0], p[1]]).collect();
+                let got: Vec<u32> = out.read().unwrap().iter().flat_map(|v| v.to_array()).collect();
+                let want: Vec<u32> = reference(&pairs, rows / 2, cols).concat();
+                assert_eq!(got, want, "{rows}/2 x {cols} duos");
             }
             if rows % 8 == 0 && cols % 8 == 0 {
                 let word = |p: &[u16]| p[0] as u32 | (p[1] as u32) << 16;
