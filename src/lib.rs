@@ -238,8 +238,10 @@ pub use onekernel_runtime::{BufferError, DataRace, DeviceError, LaunchError, Rac
 // (`Device::available`), and what `Device::record` recorded.
 pub use onekernel_runtime::{AvailableDevice, Recorded};
 // What a device is (`Device::kind`), and 2-D views of a buffer (rows,
-// columns, blocks) as the ops take them.
-pub use onekernel_runtime::{DeviceKind, Layout2d, View2d, View2dMut};
+// columns, blocks) as the ops take them; a buffer's GPU memory seen as
+// another element type (`Buffer::view_as`, `view_as_mut`), nameable so
+// that a program can keep or return one.
+pub use onekernel_runtime::{BufferView, BufferViewMut, DeviceKind, Layout2d, View2d, View2dMut};
 
 /// Everything a kernel file needs: `use onekernel::prelude::*;`
 pub mod prelude {
