@@ -16,8 +16,8 @@
 //!   kernel too, over more candidates), over the same GPU memory viewed as
 //!   `Vec4`s: for row-major operands on a GPU whose shape one of its tiles
 //!   divides (`m` a multiple of 32, `n` of 64, `k` of 16 at least). The
-//!   tile is chosen per shape by the autotuner (`onekernel::tune`, one
-//!   tuner per device, its results in the tuning cache), so the first
+//!   tile is chosen per shape by the ops' tuner ([`crate::tuning`]: its
+//!   mode, cache directory and picks, as for the other ops), so the first
 //!   product of a new shape times each tile that fits.
 //! - [`sgemm_fast`] is `examples/sgemm.rs`'s `sgemm_vec4` over `f32`
 //!   buffers (four neighbouring `f32`s where that kernel reads a `Vec4`):
@@ -417,18 +417,6 @@ fn launch_tiled(
     )
 }
 
-/// One tuner per device for [`sgemm_tiled`], kept for the program's life so
-/// that its cache is read once.
-fn tuner(device: &Device) -> std::sync::Arc<onekernel_runtime::tune::Tuner> {
-    use std::collections::HashMap;
-    use std::sync::{Arc, Mutex, OnceLock};
-    static TUNERS: OnceLock<Mutex<HashMap<u64, Arc<onekernel_runtime::tune::Tuner>>>> = OnceLock::new();
-    let mut map = TUNERS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
-    Arc::clone(map.entry(device.id()).or_insert_with(|| {
-        Arc::new(onekernel_runtime::tune::Tuner::new(device, "ops::matmul", &[&sgemm_tiled::KERNEL]))
-    }))
-}
-
 /// `c = a × b` with the tuner's tile of [`sgemm_tiled`], if some tile
 /// divides the shape and the buffers are GPU buffers: `Ok(false)` when not.
 fn matmul_tiled(
@@ -452,14 +440,20 @@ fn matmul_tiled(
     let (Ok(a4), Ok(b4), Ok(mut c4)) = (a.view_as::<Vec4>(), b.view_as::<Vec4>(), c.view_as_mut::<Vec4>()) else {
         return Ok(false);
     };
-    let tuner = tuner(device);
     let key = onekernel_runtime::tune::Key::new()
         .size("batch", s.batch)
         .size("m", s.m)
         .size("k", s.k)
         .size("n", s.n)
         .value("fits", fits.len());
-    let choice = tuner.choose_launched(
+    // The ops' tuner (`crate::tuning`: its mode, cache directory and
+    // picks). One that cannot time (a product inside the caller's
+    // `Device::time`, which cannot nest) leaves the first tile that fits;
+    // a later product outside it tunes.
+    let i = crate::tuning::choose(
+        device,
+        "ops::matmul",
+        include_str!("matmul.rs"),
         &key,
         &fits,
         |&(_, tile), purpose| -> Result<Option<Vec<Vec4>>, LaunchError> {
@@ -470,13 +464,7 @@ fn matmul_tiled(
         },
         |a, b| a == b,
     );
-    // A tuner that cannot time (a product inside the caller's
-    // `Device::time`, which cannot nest) leaves the first tile that fits;
-    // a later product outside it tunes.
-    let tile = match choice {
-        Ok(choice) => choice.candidate.1,
-        Err(_) => fits[0].1,
-    };
+    let tile = fits[i].1;
     launch_tiled(device, tile, (&a4, &b4, &mut *c4), s)?;
     Ok(true)
 }

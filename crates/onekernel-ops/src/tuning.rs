@@ -1,19 +1,20 @@
-//! The tuner of the memory-bound ops: which plan of [`crate::reduce`],
-//! [`crate::scan`], [`crate::transpose`], [`crate::histogram`] and
-//! [`crate::norm`] runs, chosen per device, op, element type and size.
+//! The ops' tuner: which plan of [`crate::reduce`], [`crate::scan`],
+//! [`crate::transpose`], [`crate::histogram`] and [`crate::norm`] runs,
+//! and which tile [`crate::matmul`]'s tiled kernel takes, chosen per
+//! device, op, element type and size.
 //!
 //! Each of these ops has a few candidate plans (how many segments the input
 //! is cut into, scalar or `Vec4` loads, how many elements a thread scans,
 //! how a transpose moves its tile, how many values a histogram's thread
-//! counts, how many threads share a row of a softmax). The fastest plan
-//! depends on the device and the size, so the first call for a new (device,
-//! op, element type, size bucket) on a GPU times every candidate with the
-//! runtime's autotuner ([`onekernel_runtime::tune`], the way
-//! [`crate::matmul`] tunes its tiles): each candidate runs once and its
-//! result is compared with the first candidate's (exactly for integers and
-//! moved bits, within rounding for float sums and row statistics, whose
-//! order differs between plans), then it is timed 5 times, and the fastest
-//! is kept, in memory and in the tuning cache file (`tune.toml`, see
+//! counts, how many threads share a row of a softmax, a matrix product's
+//! tile). The fastest plan depends on the device and the size, so the first
+//! call for a new (device, op, element type, size bucket) on a GPU times
+//! every candidate with the runtime's autotuner
+//! ([`onekernel_runtime::tune`]): each candidate runs once and its result
+//! is compared with the first candidate's (exactly for integers and moved
+//! bits, within rounding for float sums and row statistics, whose order
+//! differs between plans), then it is timed 5 times, and the fastest is
+//! kept, in memory and in the tuning cache file (`tune.toml`, see
 //! [`onekernel_runtime::tune`]), so later runs of the program tune nothing.
 //! The key is bucketed by size (the next power of two).
 //!
@@ -53,7 +54,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pick {
     /// The op (`ops::reduce`, `ops::scan`, `ops::transpose`, `ops::histogram`,
-    /// `ops::norm`).
+    /// `ops::norm`, `ops::matmul`).
     pub op: &'static str,
     /// The problem key (element type, size bucket, ...).
     pub key: String,

@@ -104,3 +104,26 @@ fn matmul_errors_name_the_buffer() {
     let e = e.to_string();
     assert!(e.contains("ops::matmul") && e.contains('b'), "{e}");
 }
+
+#[test]
+fn the_tiled_product_takes_the_ops_tuner() {
+    // The tile of a product that tiles fit is the ops' tuner's choice: it
+    // follows `tuning::set_mode` and `set_cache_dir`, and lists its pick.
+    use onekernel::ops::tuning::{self, Mode, Source};
+    let d = gpu();
+    let dir = tempfile::tempdir().unwrap();
+    tuning::set_cache_dir(&d, dir.path());
+    let s = Shape { batch: 1, m: 64, k: 32, n: 128 };
+    let (a, b) = (data(s.m * s.k, 61), data(s.k * s.n, 62));
+    let (ab, bb) = (Buffer::from_slice(&d, &a).unwrap(), Buffer::from_slice(&d, &b).unwrap());
+    let want = reference(&a, &b, s);
+    for (mode, source) in [(Mode::Off, Source::Default), (Mode::Full, Source::Tuned), (Mode::Cached, Source::Cached)] {
+        tuning::set_mode(&d, mode);
+        let c = matmul(&d, &ab, Layout::RowMajor, &bb, Layout::RowMajor, s).unwrap().read().unwrap();
+        assert_eq!(c, want, "{mode:?}");
+        let picks = tuning::picks(&d);
+        let pick = picks.iter().find(|p| p.op == "ops::matmul").unwrap_or_else(|| panic!("{mode:?}: {picks:?}"));
+        assert_eq!(pick.source, source, "{mode:?}: {pick:?}");
+        assert!(pick.plan.starts_with("v4_"), "{pick:?}");
+    }
+}
