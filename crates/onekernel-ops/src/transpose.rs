@@ -556,8 +556,7 @@ fn fits<T: Element>(plan: TransposePlan, rows: usize, cols: usize) -> bool {
 /// [`transpose_into`] with `plan` (one that does not fit runs as
 /// [`TransposePlan::Tiles`]; off a GPU, [`transpose_into`]): the tests
 /// run every plan through this on the GPU, and through [`words_plan`],
-/// [`pairs_plan`], [`quads_plan`], [`octets_plan`] and [`duos_plan`] on the
-/// CPU executor.
+/// [`pairs_plan`] and [`blocks_plan`] on the CPU executor.
 ///
 /// # Errors
 /// As [`transpose_into`].
@@ -614,17 +613,11 @@ fn run_plan<T: TransposeElement>(
             let (s, mut d) = (src.view_as::<u32>().map_err(view)?, dst.view_as_mut::<u32>().map_err(view)?);
             pairs_plan(device, &s, &mut d, r, c)?
         }
-        TransposePlan::Quads => {
+        TransposePlan::Quads | TransposePlan::Octets | TransposePlan::Duos => {
+            // The block's side: as many elements as a `UVec4`'s 16 bytes hold.
+            let side = 16 / std::mem::size_of::<T>();
             let (s, mut d) = (src.view_as::<UVec4>().map_err(view)?, dst.view_as_mut::<UVec4>().map_err(view)?);
-            quads_plan(device, &s, &mut d, r, c)?
-        }
-        TransposePlan::Octets => {
-            let (s, mut d) = (src.view_as::<UVec4>().map_err(view)?, dst.view_as_mut::<UVec4>().map_err(view)?);
-            octets_plan(device, &s, &mut d, r, c)?
-        }
-        TransposePlan::Duos => {
-            let (s, mut d) = (src.view_as::<UVec4>().map_err(view)?, dst.view_as_mut::<UVec4>().map_err(view)?);
-            duos_plan(device, &s, &mut d, r, c)?
+            blocks_plan(device, side, &s, &mut d, r, c)?
         }
     }
     Ok(())
@@ -654,52 +647,35 @@ pub fn pairs_plan(device: &Device, s: &Buffer<u32>, d: &mut Buffer<u32>, r: u32,
     transpose_pairs::launch(device, g, s, d, r, c)
 }
 
-/// The transpose of `rows × cols` 4-byte elements (multiples of 4 rows and
-/// columns) held as `UVec4`s by [`transpose_quads`] (the tests run it on
-/// the CPU executor).
+/// The transpose of `rows × cols` elements held as `UVec4`s by the
+/// register-block kernel for `side × side` blocks: [`transpose_duos`] (2:
+/// 8-byte elements), [`transpose_quads`] (4: 4-byte ones) or
+/// [`transpose_octets`] (8: 2-byte ones), `rows` and `cols` multiples of
+/// `side` (the tests run it on the CPU executor).
 ///
 /// # Errors
-/// The launch's.
+/// `LaunchError::InvalidArgument` naming `side` when it is not 2, 4 or 8;
+/// the launch's.
 #[doc(hidden)]
-pub fn quads_plan(
+pub fn blocks_plan(
     device: &Device,
+    side: usize,
     s: &Buffer<UVec4>,
     d: &mut Buffer<UVec4>,
     r: u32,
     c: u32,
 ) -> Result<(), LaunchError> {
-    let g = Grid::blocks([(c as usize / 4).div_ceil(16), (r as usize / 4).div_ceil(16)]);
-    transpose_quads::launch(device, g, s, d, r, c)
-}
-
-/// The transpose of `rows × cols` 2-byte elements (multiples of 8 rows and
-/// columns) held as `UVec4`s by [`transpose_octets`] (the tests run it on
-/// the CPU executor).
-///
-/// # Errors
-/// The launch's.
-#[doc(hidden)]
-pub fn octets_plan(
-    device: &Device,
-    s: &Buffer<UVec4>,
-    d: &mut Buffer<UVec4>,
-    r: u32,
-    c: u32,
-) -> Result<(), LaunchError> {
-    let g = Grid::blocks([(c as usize / 8).div_ceil(16), (r as usize / 8).div_ceil(16)]);
-    transpose_octets::launch(device, g, s, d, r, c)
-}
-
-/// The transpose of `rows × cols` 8-byte elements (even `rows` and
-/// `cols`) held as `UVec4`s by [`transpose_duos`] (the tests run it on the
-/// CPU executor).
-///
-/// # Errors
-/// The launch's.
-#[doc(hidden)]
-pub fn duos_plan(device: &Device, s: &Buffer<UVec4>, d: &mut Buffer<UVec4>, r: u32, c: u32) -> Result<(), LaunchError> {
-    let g = Grid::blocks([(c as usize / 2).div_ceil(16), (r as usize / 2).div_ceil(16)]);
-    transpose_duos::launch(device, g, s, d, r, c)
+    let g = Grid::blocks([(c as usize / side.max(1)).div_ceil(16), (r as usize / side.max(1)).div_ceil(16)]);
+    match side {
+        2 => transpose_duos::launch(device, g, s, d, r, c),
+        4 => transpose_quads::launch(device, g, s, d, r, c),
+        8 => transpose_octets::launch(device, g, s, d, r, c),
+        _ => Err(LaunchError::InvalidArgument {
+            kernel: "ops::transpose",
+            arg: "side",
+            problem: format!("is {side}: the register blocks are 2, 4 or 8 elements a side"),
+        }),
+    }
 }
 
 /// The host implementation on the parallel CPU executor: 64 × 64 blocks

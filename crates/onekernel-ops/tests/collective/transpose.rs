@@ -153,7 +153,7 @@ fn word_and_pair_plans_on_the_cpu_executor() {
                 let quads: Vec<UVec4> = a.chunks(4).map(UVec4::from_slice).collect();
                 let src = Buffer::from_slice(d, &quads).unwrap();
                 let mut out = Buffer::<UVec4>::zeroed(d, rows * cols / 4).unwrap();
-                transpose::quads_plan(d, &src, &mut out, r, c).unwrap();
+                transpose::blocks_plan(d, 4, &src, &mut out, r, c).unwrap();
                 let got: Vec<u32> = out.read().unwrap().iter().flat_map(|v| v.to_array()).collect();
                 assert_eq!(got, want, "{rows}x{cols} quads");
             }
@@ -163,7 +163,7 @@ fn word_and_pair_plans_on_the_cpu_executor() {
                 let duos: Vec<UVec4> = a.chunks(4).map(UVec4::from_slice).collect();
                 let src = Buffer::from_slice(d, &duos).unwrap();
                 let mut out = Buffer::<UVec4>::zeroed(d, rows * cols / 4).unwrap();
-                transpose::duos_plan(d, &src, &mut out, r / 2, c).unwrap();
+                transpose::blocks_plan(d, 2, &src, &mut out, r / 2, c).unwrap();
                 let pairs: Vec<[u32; 2]> = a.chunks(2).map(|p| [p[0], p[1]]).collect();
                 let got: Vec<u32> = out.read().unwrap().iter().flat_map(|v| v.to_array()).collect();
                 let want: Vec<u32> = reference(&pairs, rows / 2, cols).concat();
@@ -177,7 +177,7 @@ fn word_and_pair_plans_on_the_cpu_executor() {
                     .collect();
                 let src = Buffer::from_slice(d, &octets).unwrap();
                 let mut out = Buffer::<UVec4>::zeroed(d, rows * cols / 8).unwrap();
-                transpose::octets_plan(d, &src, &mut out, r, c).unwrap();
+                transpose::blocks_plan(d, 8, &src, &mut out, r, c).unwrap();
                 let got: Vec<u16> = out
                     .read()
                     .unwrap()
@@ -189,6 +189,15 @@ fn word_and_pair_plans_on_the_cpu_executor() {
             }
         }
     }
+}
+
+#[test]
+fn register_blocks_are_2_4_or_8_a_side() {
+    let d = serial();
+    let src = Buffer::from_slice(d, &[UVec4::splat(1); 9]).unwrap();
+    let mut out = Buffer::<UVec4>::zeroed(d, 9).unwrap();
+    let err = transpose::blocks_plan(d, 3, &src, &mut out, 6, 6).unwrap_err().to_string();
+    assert!(err.contains("ops::transpose") && err.contains("`side`"), "{err}");
 }
 
 #[test]
