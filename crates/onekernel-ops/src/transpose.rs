@@ -29,12 +29,12 @@
 //! [`transpose_pairs`]: 2-byte elements (`f16`) of even `rows` and `cols`
 //! moved as `u32` pairs, a 64 × 64 tile a workgroup (half the loads and
 //! stores of the scalar kernel, each twice as wide).
-//! [`transpose_quads`] (4-byte elements), [`transpose_octets`] (2-byte)
-//! and [`transpose_duos`] (8-byte): no shared memory at all, each thread a
-//! 4 × 4, 8 × 8 or 2 × 2 block transposed in registers, read and written
-//! as `UVec4`s in whole 32-byte sectors (`rows` and `cols` multiples of
-//! the block's side). Which of these runs
-//! on a GPU is the tuner's choice ([`crate::tuning`], [`candidates`]).
+//! [`transpose_quads`] (4-byte elements), [`transpose_octets`] (2-byte) and
+//! [`transpose_duos`] (8-byte): no shared memory at all, each thread a
+//! 4 × 4, 8 × 8 or 2 × 2 block transposed in registers, read and written as
+//! `UVec4`s in whole 32-byte sectors (`rows` and `cols` multiples of the
+//! block's side). Which of these runs on a GPU is the tuner's choice
+//! ([`crate::tuning`], [`candidates`]).
 //! [`copy_strided`]: one thread per element of two views (the runtime's
 //! [`View2d`] and [`View2dMut`]: an offset and a row stride), coalesced
 //! along the rows on both sides.
@@ -213,13 +213,13 @@ pub fn transpose_pairs(src: &[u32], dst: &mut [u32], rows: u32, cols: u32) {
     }
 }
 
-/// The block (down the rows, along them) thread `t` of workgroup `(bx,
-/// by)` moves in [`transpose_quads`], [`transpose_octets`] and
-/// [`transpose_duos`]: lane pairs
-/// take two blocks down the columns (their stores: two whole 16-byte
-/// pieces, a 32-byte sector, of each output row), sixteen pairs go along
-/// the rows (their loads: 256 contiguous bytes of each input row), and a
-/// workgroup's 8 subgroups of 32 stack down: 16 × 16 blocks a workgroup.
+/// The block (down the rows, along them) thread `t` of workgroup `(bx, by)`
+/// moves in [`transpose_quads`], [`transpose_octets`] and
+/// [`transpose_duos`]: lane pairs take two blocks down the columns (their
+/// stores: two whole 16-byte pieces, a 32-byte sector, of each output row),
+/// sixteen pairs go along the rows (their loads: 256 contiguous bytes of
+/// each input row), and a workgroup's 8 subgroups of 32 stack down: 16 × 16
+/// blocks a workgroup.
 #[helper]
 fn register_block(t: usize, bx: usize, by: usize) -> (usize, usize) {
     (by * 16 + (t / 32) * 2 + t % 2, bx * 16 + (t / 2) % 16)
@@ -228,17 +228,17 @@ fn register_block(t: usize, bx: usize, by: usize) -> (usize, usize) {
 /// The transpose of a `rows × cols` matrix of 4-byte elements (`rows` and
 /// `cols` multiples of 4) read and written as `UVec4`s, with no shared
 /// memory and no barrier: `src` holds `rows × cols / 4` of them (four
-/// neighbouring columns each), `dst` `cols × rows / 4`. Each thread loads
-/// a 4 × 4 block (four `UVec4`s, one from each of four rows), transposes
-/// it in registers and stores four `UVec4`s, one into each of four rows of
+/// neighbouring columns each), `dst` `cols × rows / 4`. Each thread loads a
+/// 4 × 4 block (four `UVec4`s, one from each of four rows), transposes it
+/// in registers and stores four `UVec4`s, one into each of four rows of
 /// `dst`. Neighbouring lanes take neighbouring blocks so that every memory
 /// access is whole 32-byte sectors (lane pairs down the columns, sixteen
 /// pairs along the rows). A workgroup of 256 threads covers 64 × 64
-/// elements. Why: the shared-memory tiles are held
-/// back by how many of them an SM keeps (the H200's figures in
-/// `docs/performance.md`), and their 4-byte accesses issue four times the
-/// memory instructions of a `Vec4` copy; this kernel holds its 64 bytes in
-/// registers and moves them in 16-byte accesses on both sides. Launch
+/// elements. Why: the shared-memory tiles are held back by how many of them
+/// an SM keeps (the H200's figures in `docs/performance.md`), and their
+/// 4-byte accesses issue four times the memory instructions of a `Vec4`
+/// copy; this kernel holds its 64 bytes in registers and moves them in
+/// 16-byte accesses on both sides. Launch
 /// `Grid::blocks([(cols / 4).div_ceil(16), (rows / 4).div_ceil(16)])`.
 #[kernel(workgroup_size = 256)]
 pub fn transpose_quads(src: &[UVec4], dst: &mut [UVec4], rows: u32, cols: u32) {
@@ -334,8 +334,8 @@ pub fn transpose_octets(src: &[UVec4], dst: &mut [UVec4], rows: u32, cols: u32) 
 /// `i64`, `u64`; `rows` and `cols` even) read and written as `UVec4`s of
 /// two elements: [`transpose_quads`] with 2 × 2 blocks (two `UVec4`s in and
 /// out a thread, each element two words that move together). A workgroup
-/// of 256 threads covers 32 × 32 elements. Launch `Grid::blocks([(cols /
-/// 2).div_ceil(16), (rows / 2).div_ceil(16)])`.
+/// of 256 threads covers 32 × 32 elements. Launch
+/// `Grid::blocks([(cols / 2).div_ceil(16), (rows / 2).div_ceil(16)])`.
 #[kernel(workgroup_size = 256)]
 pub fn transpose_duos(src: &[UVec4], dst: &mut [UVec4], rows: u32, cols: u32) {
     let down = rows as usize / 2;
