@@ -68,7 +68,9 @@
 //! times single-pass plans ([`ScanPlan::lookback`], [`lookback`]): one
 //! launch that reads the input once, each tile finding the sum of the
 //! tiles before it from what they published (a decoupled look-back over a
-//! window of up to 32 predecessors at a time). A tile that waits too long
+//! window of predecessors: each subgroup's lanes read one tile each, up to
+//! 256 tiles a step; tiles of 4, 8 or 16 chunks of 1024 elements, in the
+//! workgroups' order). A tile that waits too long
 //! for a predecessor reduces that predecessor's input itself, so no
 //! workgroup waits on another without limit: safe on every backend, as
 //! the two-pass plans are, which stay the default.
@@ -448,32 +450,27 @@ macro_rules! scan_sum_vec4_kernel {
                         next[u] = x4[xo + j];
                     }
                 }
-                // Each thread's 4 lanes scanned in registers; the thread
-                // totals scanned in the subgroup (inclusive, then shifted
-                // by one lane: exclusive).
-                let mut p1 = [$zero; 4];
-                let mut p2 = [$zero; 4];
-                let mut p3 = [$zero; 4];
+                // Each thread's totals of its 4 lanes; the thread totals
+                // scanned in the subgroup (inclusive, then shifted by one
+                // lane: exclusive). The lanes' own prefixes are summed again
+                // at the stores, in the same order (the same bits), rather
+                // than held: fewer registers, more workgroups a
+                // multiprocessor.
                 let mut inc = [$zero; 4];
                 #[unroll]
                 for u in 0..U {
                     let w = v[u];
-                    p1[u] = {
+                    inc[u] = {
                         let $a = w.x;
                         let $b = w.y;
-                        $add
-                    };
-                    p2[u] = {
-                        let $a = p1[u];
+                        let p1 = $add;
+                        let $a = p1;
                         let $b = w.z;
-                        $add
-                    };
-                    p3[u] = {
-                        let $a = p2[u];
+                        let p2 = $add;
+                        let $a = p2;
                         let $b = w.w;
                         $add
                     };
-                    inc[u] = p3[u];
                 }
                 let mut off = 1u32;
                 while (off as usize) < sg {
@@ -527,6 +524,16 @@ macro_rules! scan_sum_vec4_kernel {
                         $add
                     };
                     let w = v[u];
+                    let p1 = {
+                        let $a = w.x;
+                        let $b = w.y;
+                        $add
+                    };
+                    let p2 = {
+                        let $a = p1;
+                        let $b = w.z;
+                        $add
+                    };
                     let s0 = {
                         let $a = pre;
                         let $b = w.x;
@@ -534,18 +541,23 @@ macro_rules! scan_sum_vec4_kernel {
                     };
                     let s1 = {
                         let $a = pre;
-                        let $b = p1[u];
+                        let $b = p1;
                         $add
                     };
                     let s2 = {
                         let $a = pre;
-                        let $b = p2[u];
+                        let $b = p2;
                         $add
                     };
                     let r = if inclusive != 0 {
+                        let p3 = {
+                            let $a = p2;
+                            let $b = w.w;
+                            $add
+                        };
                         let s3 = {
                             let $a = pre;
-                            let $b = p3[u];
+                            let $b = p3;
                             $add
                         };
                         $vec::new(s0, s1, s2, s3)
@@ -711,18 +723,29 @@ pub struct ScanPlan {
     /// last, so it may still be in the GPU's cache.
     pub reverse: bool,
     /// The single pass ([`lookback::lookback_sum_uvec4`]) with tiles of
-    /// `chunks` (2 or 4) chunks of 1024 elements, where it fits: where the
+    /// `chunks` (2, 4, 8 or 16; 2 and 4 without [`ScanPlan::in_order`])
+    /// chunks of 1024 elements, where it fits: where the
     /// subgroup scan fits, for sums of `i32` and `u32`; a plan where it
     /// does not fit runs the subgroup scan (`segments`), or the tile scan.
     pub lookback: bool,
+    /// The single pass's look-back reads a window with every subgroup of
+    /// the workgroup (256 tiles a step with subgroups of 32), not with one
+    /// subgroup's lanes (32 tiles).
+    pub wide: bool,
+    /// The single pass's tiles are the workgroups' own indices, not taken
+    /// from a counter (one atomic fewer before a tile's loads); implies
+    /// [`ScanPlan::wide`].
+    pub in_order: bool,
 }
 
 impl ScanPlan {
     /// The plan's name, as the tuning cache keeps it: `k7_s2048`,
-    /// `k15_s1024_vec4`, `sub4_s2048_rev`, `lookback4`.
+    /// `k15_s1024_vec4`, `sub4_s2048_rev`, `lookback4`, `lookback8wo`
+    /// (`w`: [`ScanPlan::wide`], `o`: [`ScanPlan::in_order`]).
     pub fn name(&self) -> String {
         if self.lookback {
-            return format!("lookback{}", self.chunks);
+            let (w, o) = (if self.wide { "w" } else { "" }, if self.in_order { "o" } else { "" });
+            return format!("lookback{}{w}{o}", self.chunks);
         }
         if self.chunks > 0 {
             return format!("sub{}_s{}{}", self.chunks, self.segments, if self.reverse { "_rev" } else { "" });
@@ -732,13 +755,13 @@ impl ScanPlan {
 
     /// A tile-scan plan (`chunks` 0, `reverse` false).
     pub fn tiles(segments: usize, k: usize, vec4: bool) -> Self {
-        ScanPlan { segments, k, vec4, chunks: 0, reverse: false, lookback: false }
+        ScanPlan { segments, k, vec4, chunks: 0, reverse: false, lookback: false, wide: false, in_order: false }
     }
 
     /// A subgroup-scan plan of `chunks` chunks a step (`k` 7 and `vec4`,
     /// the plan where it does not fit).
     pub fn subgroup(segments: usize, chunks: usize, reverse: bool) -> Self {
-        ScanPlan { segments, k: 7, vec4: true, chunks, reverse, lookback: false }
+        ScanPlan { segments, k: 7, vec4: true, chunks, reverse, lookback: false, wide: false, in_order: false }
     }
 
     /// A single-pass plan of tiles of `chunks` chunks of 1024 elements
@@ -746,6 +769,18 @@ impl ScanPlan {
     /// 2048 segments).
     pub fn single_pass(chunks: usize) -> Self {
         ScanPlan { lookback: true, ..Self::subgroup(2048, chunks, true) }
+    }
+
+    /// [`ScanPlan::single_pass`] whose look-back reads a window with every
+    /// subgroup ([`ScanPlan::wide`]).
+    pub fn single_pass_wide(chunks: usize) -> Self {
+        ScanPlan { wide: true, ..Self::single_pass(chunks) }
+    }
+
+    /// [`ScanPlan::single_pass_wide`] whose tiles are the workgroups' own
+    /// indices ([`ScanPlan::in_order`]).
+    pub fn single_pass_in_order(chunks: usize) -> Self {
+        ScanPlan { in_order: true, ..Self::single_pass_wide(chunks) }
     }
 
     /// The look-back's tiles of `n` elements.
@@ -829,7 +864,15 @@ pub fn candidates<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offse
             plans.push(ScanPlan::subgroup(segments, chunks, false));
         }
         if integer_lanes::<T>() {
-            plans.extend([ScanPlan::single_pass(4), ScanPlan::single_pass(2)]);
+            // The single pass with every subgroup's window and tiles in the
+            // workgroups' order (on the H200, 2026-12-05: 8 chunks a tile
+            // the fastest plan at 2^24, 9% behind two passes at 2^26; the
+            // counter and one subgroup's window 25-33% slower).
+            plans.extend([
+                ScanPlan::single_pass_in_order(8),
+                ScanPlan::single_pass_in_order(4),
+                ScanPlan::single_pass_in_order(16),
+            ]);
         }
     }
     for (k, segments) in base {
@@ -843,7 +886,8 @@ pub fn candidates<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offse
         let (seg, count) = p.split(n);
         // One segment: no reduction pass, so its loads and order do not
         // matter.
-        let s = (p.k, p.chunks, seg, count, p.vec4 && count > 1, p.reverse && count > 1, p.lookback);
+        let s =
+            (p.k, p.chunks, seg, count, p.vec4 && count > 1, p.reverse && count > 1, p.lookback, p.wide, p.in_order);
         let new = !seen.contains(&s);
         seen.push(s);
         new
@@ -1157,7 +1201,8 @@ fn run_plan<T: ScanElement>(
     (n, plan): (usize, ScanPlan),
 ) -> Result<(), OpError> {
     let offsets = (wx.offset as usize, wo.offset as usize, out.len());
-    if plan.lookback && matches!(plan.chunks, 2 | 4) && lookback_fits::<T>(device, op, n, offsets) {
+    let written = matches!(plan.chunks, 2 | 4) || (plan.in_order && matches!(plan.chunks, 8 | 16));
+    if plan.lookback && written && lookback_fits::<T>(device, op, n, offsets) {
         return launch_lookback(device, x, out, scratch, (offsets.0, offsets.1), n, inclusive, plan);
     }
     let vec4 = plan.vec4 && vec4_fits::<T>(device, op, n, wx.offset as usize);
@@ -1171,7 +1216,16 @@ fn run_plan<T: ScanElement>(
         1 | 2 | 4 if subgroup_scan_fits::<T>(device, op, n, offsets) => plan.chunks,
         _ => 0,
     };
-    let plan = ScanPlan { k, vec4, chunks, reverse: plan.reverse && chunks > 0, lookback: false, ..plan };
+    let plan = ScanPlan {
+        k,
+        vec4,
+        chunks,
+        reverse: plan.reverse && chunks > 0,
+        lookback: false,
+        wide: false,
+        in_order: false,
+        ..plan
+    };
     let (seg, segments) = plan.split(n);
     // `n` is at most the end of the view, checked by `Window::of`.
     let (seg, n32) = (seg as u32, n as u32);
@@ -1265,13 +1319,18 @@ fn launch_lookback<T: ScanElement>(
     let x4 = x.view_prefix_as::<UVec4>(len / 4)?;
     let mut o4 = out.view_as_mut::<UVec4>()?;
     let (g, inc) = (Grid::blocks(tiles), inclusive as u32);
-    match plan.chunks {
-        2 => {
-            lookback::lookback_sum_uvec4::launch::<2>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?
-        }
-        4 => {
-            lookback::lookback_sum_uvec4::launch::<4>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?
-        }
+    use lookback::lookback_sum_uvec4 as k;
+    // Tiles in the workgroups' order are written with the wide window only.
+    let how = usize::from(plan.wide || plan.in_order) | usize::from(plan.in_order) << 1;
+    match (plan.chunks, how) {
+        (2, 0) => k::launch::<2, 0>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+        (4, 0) => k::launch::<4, 0>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+        (2, 1) => k::launch::<2, 1>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+        (4, 1) => k::launch::<4, 1>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+        (2, 3) => k::launch::<2, 3>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+        (4, 3) => k::launch::<4, 3>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+        (8, 3) => k::launch::<8, 3>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+        (16, 3) => k::launch::<16, 3>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
         _ => return Err(internal().into()),
     }
     Ok(())

@@ -5,11 +5,16 @@
 //!
 //! Reduce-then-scan ([`super::scan_sum_uvec4`] after a reduction pass)
 //! reads the input twice; this reads it once, in one launch of one
-//! workgroup a tile of `U * 1024` elements:
+//! workgroup a tile of `U * 1024` elements (`U` 2, 4 or 8):
 //!
 //! 1. Thread 0 takes the tile's index `t` from an atomic counter
 //!    (`state[0]`), so a tile only ever looks back at tiles whose
 //!    workgroups took their index before it, that is, that are running.
+//!    With `WIDE` bit 1 the tile is the workgroup's own index instead: no
+//!    atomic round trip before the loads (and none at the end to reset
+//!    the counter); a predecessor whose workgroup has not started is
+//!    waited for `max_spin` reads like any other, then reduced from its
+//!    input, so this too never waits unboundedly.
 //! 2. The tile is loaded (`UVec4`s, coalesced) and scanned as the
 //!    subgroup scan's step: lanes in registers, thread totals by shuffles,
 //!    subgroup totals in shared memory. Thread 0 publishes the tile's
@@ -30,7 +35,12 @@
 //!    never runs two workgroups at once the scan is slow, not stuck.
 //!    Subgroup 0's view decides (thread 0 writes the step, every thread
 //!    reads it with `workgroup_uniform_load`), so every thread takes the
-//!    same path.
+//!    same path. With `WIDE` bit 0 every subgroup reads a window of its
+//!    own, one after another back from `top` (`W` times the subgroup count
+//!    a step: 256 tiles with subgroups of 32, where the prefix then moves
+//!    up to 256 tiles a step, not 32); thread 0 adds their whole windows in
+//!    order up to the first that stops, through shared memory (a barrier
+//!    more a step).
 //! 4. Thread 0 publishes the tile's `PREFIX`; every thread writes its
 //!    outputs from it.
 //!
@@ -71,7 +81,7 @@ pub(crate) const DEFAULT_SPIN: u32 = 256;
 /// lanes or more that divide 256.
 #[kernel(workgroup_size = 256)]
 #[allow(clippy::too_many_arguments)]
-pub fn lookback_sum_uvec4<const U: usize>(
+pub fn lookback_sum_uvec4<const U: usize, const WIDE: usize>(
     x4: &[UVec4],
     out4: &mut [UVec4],
     state: &[AtomicU32],
@@ -82,12 +92,14 @@ pub fn lookback_sum_uvec4<const U: usize>(
     epoch: u32,
     max_spin: u32,
 ) {
-    // `U` chunks of at most 32 subgroup totals.
-    let sums = shared::<[u32; 128]>();
+    // `U` (at most 16) chunks of at most 32 subgroup totals.
+    let sums = shared::<[u32; 512]>();
     // A fallback reduction's subgroup totals.
     let red = shared::<[u32; 32]>();
     // The tile index, the look-back's step, the tile's exclusive prefix.
     let info = shared::<[u32; 3]>();
+    // A wide window's per-subgroup steps, takes and sums.
+    let look = shared::<[u32; 96]>();
     let tid = thread_id().x;
     let lane = subgroup_invocation_id();
     let sg = subgroup_size() as usize;
@@ -97,15 +109,19 @@ pub fn lookback_sum_uvec4<const U: usize>(
     let vt = U * 256;
     // `n4` is at least 1 (an empty scan launches nothing).
     let tiles = (n4 as usize - 1) / vt + 1;
-    if tid == 0 {
+    // The tile: the next from the counter, or (`WIDE` bit 1) the
+    // workgroup's own index (no atomic before the loads; a predecessor not
+    // yet running is waited for `max_spin` reads, then reduced from its
+    // input).
+    if tid == 0 && WIDE & 2 == 0 {
         info[0] = state[0].fetch_add(1, Ordering::Relaxed);
     }
-    let t = workgroup_uniform_load(&info[0]) as usize;
+    let t = if WIDE & 2 != 0 { block_id().x } else { workgroup_uniform_load(&info[0]) as usize };
     let xo = x_offset4 as usize;
     let oo = out_offset4 as usize;
     let start = t * vt;
     let end = (start + vt).min(n4 as usize);
-    let mut v = [UVec4::splat(0); 4];
+    let mut v = [UVec4::ZERO; U];
     #[unroll]
     for u in 0..U {
         let j = start + u * 256 + tid;
@@ -113,19 +129,15 @@ pub fn lookback_sum_uvec4<const U: usize>(
             v[u] = x4[xo + j];
         }
     }
-    // Each thread's 4 lanes scanned in registers, the thread totals
-    // scanned in the subgroup (inclusive, then shifted by one lane).
-    let mut p1 = [0u32; 4];
-    let mut p2 = [0u32; 4];
-    let mut p3 = [0u32; 4];
-    let mut inc = [0u32; 4];
+    // Each thread's totals of its 4 lanes, scanned in the subgroup
+    // (inclusive, then shifted by one lane); the lanes' own prefixes are
+    // added again at the stores (fewer registers held across the
+    // look-back: more workgroups a multiprocessor).
+    let mut inc = [0u32; U];
     #[unroll]
     for u in 0..U {
         let w = v[u];
-        p1[u] = w.x.wrapping_add(w.y);
-        p2[u] = p1[u].wrapping_add(w.z);
-        p3[u] = p2[u].wrapping_add(w.w);
-        inc[u] = p3[u];
+        inc[u] = w.x.wrapping_add(w.y).wrapping_add(w.z.wrapping_add(w.w));
     }
     let mut off = 1u32;
     while (off as usize) < sg {
@@ -138,7 +150,7 @@ pub fn lookback_sum_uvec4<const U: usize>(
         }
         off *= 2;
     }
-    let mut exc = [0u32; 4];
+    let mut exc = [0u32; U];
     #[unroll]
     for u in 0..U {
         let y = subgroup_shuffle(inc[u], if lane > 0 { lane - 1 } else { 0 });
@@ -153,7 +165,7 @@ pub fn lookback_sum_uvec4<const U: usize>(
     workgroup_barrier();
     // Where each of this thread's chunks starts within the tile, and the
     // tile's total.
-    let mut within = [0u32; 4];
+    let mut within = [0u32; U];
     let mut aggregate = 0u32;
     #[unroll]
     for u in 0..U {
@@ -189,9 +201,11 @@ pub fn lookback_sum_uvec4<const U: usize>(
             // (subgroups over 32 lanes) an empty AGGREGATE.
             let mut flag = 1u32;
             let mut val = 0u32;
+            // This lane's tile, back from `top`.
+            let back = if WIDE & 1 != 0 { wid * window + lane as usize } else { lane as usize };
             if (lane as usize) < window {
-                if lane as usize <= top {
-                    let j = top - lane as usize;
+                if back <= top {
+                    let j = top - back;
                     let lo = state[2 + 2 * j].load(Ordering::Relaxed);
                     let hi = state[3 + 2 * j].load(Ordering::Relaxed);
                     let seen = lo >> 16;
@@ -226,7 +240,32 @@ pub fn lookback_sum_uvec4<const U: usize>(
                 s = s.wrapping_add(subgroup_shuffle_xor(s, off));
                 off *= 2;
             }
-            if tid == 0 {
+            if WIDE & 1 != 0 {
+                // The subgroups' windows in order: whole ones are added
+                // until the first that stops (a PREFIX or a waiting tile).
+                if lane == 0 {
+                    look[3 * wid] = step;
+                    look[3 * wid + 1] = take;
+                    look[3 * wid + 2] = s;
+                }
+                workgroup_barrier();
+                if tid == 0 {
+                    let mut all = 1u32;
+                    let mut taken = 0u32;
+                    let mut going = true;
+                    for w in 0..nsg {
+                        if going {
+                            excl = excl.wrapping_add(look[3 * w + 2]);
+                            taken += look[3 * w + 1];
+                            if look[3 * w] != 1 {
+                                all = look[3 * w];
+                                going = false;
+                            }
+                        }
+                    }
+                    info[1] = all | taken << 2;
+                }
+            } else if tid == 0 {
                 excl = excl.wrapping_add(s);
                 info[1] = step | take << 2;
             }
@@ -300,16 +339,17 @@ pub fn lookback_sum_uvec4<const U: usize>(
         let pre = carry.wrapping_add(within[u]);
         let w = v[u];
         let s0 = pre.wrapping_add(w.x);
-        let s1 = pre.wrapping_add(p1[u]);
-        let s2 = pre.wrapping_add(p2[u]);
-        let r =
-            if inclusive != 0 { UVec4::new(s0, s1, s2, pre.wrapping_add(p3[u])) } else { UVec4::new(pre, s0, s1, s2) };
+        let s1 = s0.wrapping_add(w.y);
+        let s2 = s1.wrapping_add(w.z);
+        let r = if inclusive != 0 { UVec4::new(s0, s1, s2, s2.wrapping_add(w.w)) } else { UVec4::new(pre, s0, s1, s2) };
         let j = start + u * 256 + tid;
         if j < end {
             out4[oo + j] = r;
         }
     }
-    if tid == 0 {
+    // The counter's reset (by the last tile to finish); tiles in the
+    // workgroups' order take none.
+    if tid == 0 && WIDE & 2 == 0 {
         let done = state[1].fetch_add(1, Ordering::AcqRel);
         if done as usize + 1 == tiles {
             state[0].store(0, Ordering::Relaxed);

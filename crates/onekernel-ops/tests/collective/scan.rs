@@ -373,7 +373,7 @@ fn single_pass_kernel_on_the_cpu() {
     use onekernel::ops::scan::lookback::lookback_sum_uvec4;
     let race = Device::cpu_race_checked();
     // (vectors, chunks a tile)
-    let cases: &[(usize, usize)] = &[(1, 2), (511, 2), (512, 2), (2049, 4), (3000, 2)];
+    let cases: &[(usize, usize)] = &[(1, 2), (511, 2), (512, 2), (2049, 4), (3000, 2), (2048, 8), (4099, 8)];
     for (name, d) in [("cpu kernels", serial()), ("race checked", &race)] {
         for &(n4, chunks) in cases {
             let n = n4 * 4;
@@ -384,15 +384,26 @@ fn single_pass_kernel_on_the_cpu() {
             xu.extend(u.chunks(4).map(UVec4::from_slice));
             let xu = Buffer::from_slice(d, &xu).unwrap();
             let mut state = Buffer::<u32>::zeroed(d, 2 + 2 * tiles).unwrap();
-            for (epoch, spin, inclusive) in [(1, 256, true), (2, 0, false), (3, 256, false)] {
+            for (epoch, spin, inclusive) in
+                [(1, 256, true), (2, 0, false), (3, 256, false), (4, 256, true), (5, 0, true), (6, 0, false)]
+            {
                 let what = format!("{name}: {n4} vectors, {chunks} chunks a tile, spin {spin}, inclusive={inclusive}");
                 let mut ou = Buffer::from_slice(d, &vec![UVec4::splat(9); oo4 + n4 + 1]).unwrap();
                 let g = Grid::blocks(tiles);
                 let (x4, o4, n4u, inc) = (xo4 as u32, oo4 as u32, n4 as u32, inclusive as u32);
-                if chunks == 2 {
-                    lookback_sum_uvec4::launch::<2>(d, g, &xu, &mut ou, &mut state, x4, o4, n4u, inc, epoch, spin)
-                } else {
-                    lookback_sum_uvec4::launch::<4>(d, g, &xu, &mut ou, &mut state, x4, o4, n4u, inc, epoch, spin)
+                // The look-back's variants in turn: 0 one subgroup's window,
+                // 1 every subgroup's, 3 that with the workgroups' own tiles.
+                let how = [0, 1, 3][epoch as usize % 3];
+                let (k, st) = (&xu, &mut state);
+                match (chunks, how) {
+                    // Tiles of 8 chunks: in the workgroups' order only.
+                    (8, _) => lookback_sum_uvec4::launch::<8, 3>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin),
+                    (2, 0) => lookback_sum_uvec4::launch::<2, 0>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin),
+                    (2, 1) => lookback_sum_uvec4::launch::<2, 1>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin),
+                    (2, _) => lookback_sum_uvec4::launch::<2, 3>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin),
+                    (_, 0) => lookback_sum_uvec4::launch::<4, 0>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin),
+                    (_, 1) => lookback_sum_uvec4::launch::<4, 1>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin),
+                    _ => lookback_sum_uvec4::launch::<4, 3>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin),
                 }
                 .unwrap();
                 let got = ou.read().unwrap();
@@ -423,7 +434,7 @@ fn single_pass_plans_on_the_gpu() {
     for n in [4096, 8192, 12_292, 65_540, 1_000_004] {
         let plans: Vec<ScanPlan> =
             scan::candidates::<u32>(d, ReduceOp::Sum, n, 0).into_iter().filter(|p| p.lookback).collect();
-        assert_eq!(plans.len(), if fits { 2 } else { 0 }, "{n}: single-pass plans {plans:?}");
+        assert_eq!(plans.len(), if fits { 3 } else { 0 }, "{n}: single-pass plans {plans:?}");
         assert!(scan::candidates::<f32>(d, ReduceOp::Sum, n, 0).iter().all(|p| !p.lookback), "f32 sums stay two-pass");
     }
     let mut scratch = ScanScratch::<u32>::new();
@@ -432,9 +443,26 @@ fn single_pass_plans_on_the_gpu() {
         let s: Vec<u32> = (0..n).map(|i| hash(i, 121) % 1000).collect();
         for chunks in if n > 100_000 { &[4][..] } else { &[4, 2] } {
             let chunks = *chunks;
-            check_plan_with(d, &u, ReduceOp::Sum, ScanPlan::single_pass(chunks), &mut scratch, "u32");
-            check_plan_with(d, &s, ReduceOp::Sum, ScanPlan::single_pass(chunks), &mut scratch, "small u32");
+            for plan in [
+                ScanPlan::single_pass(chunks),
+                ScanPlan::single_pass_wide(chunks),
+                ScanPlan::single_pass_in_order(chunks),
+            ] {
+                check_plan_with(d, &u, ReduceOp::Sum, plan, &mut scratch, "u32");
+                check_plan_with(d, &s, ReduceOp::Sum, plan, &mut scratch, "small u32");
+            }
         }
+    }
+    for n in [4, 8192, 8196, 40_964, 1_000_004] {
+        let u: Vec<u32> = (0..n).map(|i| hash(i, 125)).collect();
+        check_plan_with(
+            d,
+            &u,
+            ReduceOp::Sum,
+            ScanPlan::single_pass_in_order(8),
+            &mut scratch,
+            "u32, tiles of 8 chunks",
+        );
     }
     let i: Vec<i32> = (0..65_540).map(|i| hash(i, 122) as i32).collect();
     check_plan(d, &i, ReduceOp::Sum, ScanPlan::single_pass(4), "i32");
@@ -443,6 +471,14 @@ fn single_pass_plans_on_the_gpu() {
         for n in [4100, 12_292, 40_964] {
             let u: Vec<u32> = (0..n).map(|i| hash(i, 123)).collect();
             check_plan_with(d, &u, ReduceOp::Sum, ScanPlan::single_pass(2), &mut scratch, &format!("spin {spin}"));
+            check_plan_with(
+                d,
+                &u,
+                ReduceOp::Sum,
+                ScanPlan::single_pass_wide(2),
+                &mut scratch,
+                &format!("wide, spin {spin}"),
+            );
         }
     }
     let u: Vec<u32> = (0..(1 << 24) + 4).map(|i| hash(i, 124)).collect();
