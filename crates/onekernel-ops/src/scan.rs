@@ -69,7 +69,7 @@
 //! launch that reads the input once, each tile finding the sum of the
 //! tiles before it from what they published (a decoupled look-back over a
 //! window of predecessors: each subgroup's lanes read one tile each, up to
-//! 256 tiles a step; tiles of 4, 8 or 16 chunks of 1024 elements, in the
+//! 256 tiles a step; tiles of 4 or 8 chunks of 1024 elements, in the
 //! workgroups' order). A tile that waits too long
 //! for a predecessor reduces that predecessor's input itself, so no
 //! workgroup waits on another without limit: safe on every backend, as
@@ -723,7 +723,7 @@ pub struct ScanPlan {
     /// last, so it may still be in the GPU's cache.
     pub reverse: bool,
     /// The single pass ([`lookback::lookback_sum_uvec4`]) with tiles of
-    /// `chunks` (2, 4, 8 or 16; 2 and 4 without [`ScanPlan::in_order`])
+    /// `chunks` (2, 4 or 8; 8 only with [`ScanPlan::in_order`])
     /// chunks of 1024 elements, where it fits: where the
     /// subgroup scan fits, for sums of `i32` and `u32`; a plan where it
     /// does not fit runs the subgroup scan (`segments`), or the tile scan.
@@ -866,13 +866,10 @@ pub fn candidates<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offse
         if integer_lanes::<T>() {
             // The single pass with every subgroup's window and tiles in the
             // workgroups' order (on the H200, 2026-12-05: 8 chunks a tile
-            // the fastest plan at 2^24, 9% behind two passes at 2^26; the
-            // counter and one subgroup's window 25-33% slower).
-            plans.extend([
-                ScanPlan::single_pass_in_order(8),
-                ScanPlan::single_pass_in_order(4),
-                ScanPlan::single_pass_in_order(16),
-            ]);
+            // the fastest plan at 2^24, 6-9% behind two passes at 2^26; 16
+            // chunks 4-6% slower than 8; the counter and one subgroup's
+            // window 25-33% slower).
+            plans.extend([ScanPlan::single_pass_in_order(8), ScanPlan::single_pass_in_order(4)]);
         }
     }
     for (k, segments) in base {
@@ -1201,7 +1198,7 @@ fn run_plan<T: ScanElement>(
     (n, plan): (usize, ScanPlan),
 ) -> Result<(), OpError> {
     let offsets = (wx.offset as usize, wo.offset as usize, out.len());
-    let written = matches!(plan.chunks, 2 | 4) || (plan.in_order && matches!(plan.chunks, 8 | 16));
+    let written = matches!(plan.chunks, 2 | 4) || (plan.in_order && plan.chunks == 8);
     if plan.lookback && written && lookback_fits::<T>(device, op, n, offsets) {
         return launch_lookback(device, x, out, scratch, (offsets.0, offsets.1), n, inclusive, plan);
     }
@@ -1330,7 +1327,6 @@ fn launch_lookback<T: ScanElement>(
         (2, 3) => k::launch::<2, 3>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
         (4, 3) => k::launch::<4, 3>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
         (8, 3) => k::launch::<8, 3>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
-        (16, 3) => k::launch::<16, 3>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
         _ => return Err(internal().into()),
     }
     Ok(())

@@ -92,8 +92,8 @@ pub fn lookback_sum_uvec4<const U: usize, const WIDE: usize>(
     epoch: u32,
     max_spin: u32,
 ) {
-    // `U` (at most 16) chunks of at most 32 subgroup totals.
-    let sums = shared::<[u32; 512]>();
+    // `U` (at most 8) chunks of at most 32 subgroup totals.
+    let sums = shared::<[u32; 256]>();
     // A fallback reduction's subgroup totals.
     let red = shared::<[u32; 32]>();
     // The tile index, the look-back's step, the tile's exclusive prefix.
