@@ -1318,15 +1318,15 @@ fn launch_lookback<T: ScanElement>(
     let (g, inc) = (Grid::blocks(tiles), inclusive as u32);
     use lookback::lookback_sum_uvec4 as k;
     // Tiles in the workgroups' order are written with the wide window only.
-    let how = usize::from(plan.wide || plan.in_order) | usize::from(plan.in_order) << 1;
-    match (plan.chunks, how) {
-        (2, 0) => k::launch::<2, 0>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
-        (4, 0) => k::launch::<4, 0>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
-        (2, 1) => k::launch::<2, 1>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
-        (4, 1) => k::launch::<4, 1>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
-        (2, 3) => k::launch::<2, 3>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
-        (4, 3) => k::launch::<4, 3>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
-        (8, 3) => k::launch::<8, 3>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+    let wide = plan.wide || plan.in_order;
+    match (plan.chunks, wide, plan.in_order) {
+        (2, false, _) => k::launch::<2, 0, 0>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+        (4, false, _) => k::launch::<4, 0, 0>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+        (2, true, false) => k::launch::<2, 1, 0>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+        (4, true, false) => k::launch::<4, 1, 0>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+        (2, true, true) => k::launch::<2, 1, 1>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+        (4, true, true) => k::launch::<4, 1, 1>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+        (8, true, true) => k::launch::<8, 1, 1>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
         _ => return Err(internal().into()),
     }
     Ok(())

@@ -10,7 +10,7 @@
 //! 1. Thread 0 takes the tile's index `t` from an atomic counter
 //!    (`state[0]`), so a tile only ever looks back at tiles whose
 //!    workgroups took their index before it, that is, that are running.
-//!    With `WIDE` bit 1 the tile is the workgroup's own index instead: no
+//!    With `IN_ORDER` 1 the tile is the workgroup's own index instead: no
 //!    atomic round trip before the loads (and none at the end to reset
 //!    the counter); a predecessor whose workgroup has not started is
 //!    waited for `max_spin` reads like any other, then reduced from its
@@ -35,7 +35,7 @@
 //!    never runs two workgroups at once the scan is slow, not stuck.
 //!    Subgroup 0's view decides (thread 0 writes the step, every thread
 //!    reads it with `workgroup_uniform_load`), so every thread takes the
-//!    same path. With `WIDE` bit 0 every subgroup reads a window of its
+//!    same path. With `WIDE` 1 every subgroup reads a window of its
 //!    own, one after another back from `top` (`W` times the subgroup count
 //!    a step: 256 tiles with subgroups of 32, where the prefix then moves
 //!    up to 256 tiles a step, not 32); thread 0 adds their whole windows in
@@ -81,7 +81,7 @@ pub(crate) const DEFAULT_SPIN: u32 = 256;
 /// lanes or more that divide 256.
 #[kernel(workgroup_size = 256)]
 #[allow(clippy::too_many_arguments)]
-pub fn lookback_sum_uvec4<const U: usize, const WIDE: usize>(
+pub fn lookback_sum_uvec4<const U: usize, const WIDE: usize, const IN_ORDER: usize>(
     x4: &[UVec4],
     out4: &mut [UVec4],
     state: &[AtomicU32],
@@ -109,14 +109,14 @@ pub fn lookback_sum_uvec4<const U: usize, const WIDE: usize>(
     let vt = U * 256;
     // `n4` is at least 1 (an empty scan launches nothing).
     let tiles = (n4 as usize - 1) / vt + 1;
-    // The tile: the next from the counter, or (`WIDE` bit 1) the
+    // The tile: the next from the counter, or (`IN_ORDER`) the
     // workgroup's own index (no atomic before the loads; a predecessor not
     // yet running is waited for `max_spin` reads, then reduced from its
     // input).
-    if tid == 0 && WIDE & 2 == 0 {
+    if tid == 0 && IN_ORDER == 0 {
         info[0] = state[0].fetch_add(1, Ordering::Relaxed);
     }
-    let t = if WIDE & 2 != 0 { block_id().x } else { workgroup_uniform_load(&info[0]) as usize };
+    let t = if IN_ORDER != 0 { block_id().x } else { workgroup_uniform_load(&info[0]) as usize };
     let xo = x_offset4 as usize;
     let oo = out_offset4 as usize;
     let start = t * vt;
@@ -202,7 +202,7 @@ pub fn lookback_sum_uvec4<const U: usize, const WIDE: usize>(
             let mut flag = 1u32;
             let mut val = 0u32;
             // This lane's tile, back from `top`.
-            let back = if WIDE & 1 != 0 { wid * window + lane as usize } else { lane as usize };
+            let back = if WIDE != 0 { wid * window + lane as usize } else { lane as usize };
             if (lane as usize) < window {
                 if back <= top {
                     let j = top - back;
@@ -240,7 +240,7 @@ pub fn lookback_sum_uvec4<const U: usize, const WIDE: usize>(
                 s = s.wrapping_add(subgroup_shuffle_xor(s, off));
                 off *= 2;
             }
-            if WIDE & 1 != 0 {
+            if WIDE != 0 {
                 // The subgroups' windows in order: whole ones are added
                 // until the first that stops (a PREFIX or a waiting tile).
                 if lane == 0 {
@@ -349,7 +349,7 @@ pub fn lookback_sum_uvec4<const U: usize, const WIDE: usize>(
     }
     // The counter's reset (by the last tile to finish); tiles in the
     // workgroups' order take none.
-    if tid == 0 && WIDE & 2 == 0 {
+    if tid == 0 && IN_ORDER == 0 {
         let done = state[1].fetch_add(1, Ordering::AcqRel);
         if done as usize + 1 == tiles {
             state[0].store(0, Ordering::Relaxed);

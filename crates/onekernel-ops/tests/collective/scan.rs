@@ -392,18 +392,30 @@ fn single_pass_kernel_on_the_cpu() {
                 let g = Grid::blocks(tiles);
                 let (x4, o4, n4u, inc) = (xo4 as u32, oo4 as u32, n4 as u32, inclusive as u32);
                 // The look-back's variants in turn: 0 one subgroup's window,
-                // 1 every subgroup's, 3 that with the workgroups' own tiles.
-                let how = [0, 1, 3][epoch as usize % 3];
+                // 1 every subgroup's, 2 that with the workgroups' own tiles.
+                let how = epoch as usize % 3;
                 let (k, st) = (&xu, &mut state);
                 match (chunks, how) {
                     // Tiles of 8 chunks: in the workgroups' order only.
-                    (8, _) => lookback_sum_uvec4::launch::<8, 3>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin),
-                    (2, 0) => lookback_sum_uvec4::launch::<2, 0>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin),
-                    (2, 1) => lookback_sum_uvec4::launch::<2, 1>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin),
-                    (2, _) => lookback_sum_uvec4::launch::<2, 3>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin),
-                    (_, 0) => lookback_sum_uvec4::launch::<4, 0>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin),
-                    (_, 1) => lookback_sum_uvec4::launch::<4, 1>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin),
-                    _ => lookback_sum_uvec4::launch::<4, 3>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin),
+                    (8, _) => {
+                        lookback_sum_uvec4::launch::<8, 1, 1>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin)
+                    }
+                    (2, 0) => {
+                        lookback_sum_uvec4::launch::<2, 0, 0>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin)
+                    }
+                    (2, 1) => {
+                        lookback_sum_uvec4::launch::<2, 1, 0>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin)
+                    }
+                    (2, _) => {
+                        lookback_sum_uvec4::launch::<2, 1, 1>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin)
+                    }
+                    (_, 0) => {
+                        lookback_sum_uvec4::launch::<4, 0, 0>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin)
+                    }
+                    (_, 1) => {
+                        lookback_sum_uvec4::launch::<4, 1, 0>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin)
+                    }
+                    _ => lookback_sum_uvec4::launch::<4, 1, 1>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin),
                 }
                 .unwrap();
                 let got = ou.read().unwrap();
