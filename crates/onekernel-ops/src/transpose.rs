@@ -31,7 +31,8 @@
 //! stores of the scalar kernel, each twice as wide).
 //! [`transpose_quads`] (4-byte elements), [`transpose_octets`] (2-byte) and
 //! [`transpose_duos`] (8-byte): no shared memory at all, each thread a
-//! 4 × 4, 8 × 8 or 2 × 2 block transposed in registers, read and written as
+//! 4 × 4, 8 × 8 or 2 × 2 block transposed in registers (the quads and
+//! octets also two blocks a thread: more bytes in flight), read and written as
 //! `UVec4`s (`rows` and `cols` multiples of the block's side; on the H200
 //! 8192² `f16` in 0.078 ms against 0.083 for the pairs). Which of these
 //! runs on a GPU is the tuner's choice ([`crate::tuning`],
@@ -232,36 +233,52 @@ fn register_block(t: usize, bx: usize, by: usize) -> (usize, usize) {
 /// The transpose of a `rows × cols` matrix of 4-byte elements (`rows` and
 /// `cols` multiples of 4) read and written as `UVec4`s, with no shared
 /// memory and no barrier: `src` holds `rows × cols / 4` of them (four
-/// neighbouring columns each), `dst` `cols × rows / 4`. Each thread loads a
-/// 4 × 4 block (four `UVec4`s, one from each of four rows), transposes it
-/// in registers and stores four `UVec4`s, one into each of four rows of
-/// `dst`. Neighbouring lanes take neighbouring blocks so that every memory
-/// access is whole sectors (8 blocks down the columns, 4 along the rows
-/// a subgroup: `register_block`). A workgroup of 256 threads covers 64 × 64
-/// elements. Why: the shared-memory tiles are held back by how many of them
+/// neighbouring columns each), `dst` `cols × rows / 4`. Each thread loads
+/// `K` 4 × 4 blocks (four `UVec4`s each, one from each of four rows; the
+/// blocks 16 apart along the rows), transposes them in registers and
+/// stores four `UVec4`s a block, one into each of four rows of `dst`, all
+/// loads issued before the first store. Neighbouring lanes take
+/// neighbouring blocks so that every memory access is whole sectors (8
+/// blocks down the columns, 4 along the rows a subgroup:
+/// `register_block`). A workgroup of 256 threads covers 64 rows × 64 `K`
+/// columns. Why: the shared-memory tiles are held back by how many of them
 /// an SM keeps (the H200's figures in `docs/performance.md`), and their
 /// 4-byte accesses issue four times the memory instructions of a `Vec4`
-/// copy; this kernel holds its 64 bytes in registers and moves them in
-/// 16-byte accesses on both sides. Launch
-/// `Grid::blocks([(cols / 4).div_ceil(16), (rows / 4).div_ceil(16)])`.
+/// copy; this kernel holds its `64 K` bytes in registers and moves them in
+/// 16-byte accesses on both sides (`K` 2: twice the bytes in flight a
+/// thread). Launch `Grid::blocks([(cols / 4).div_ceil(16 K), (rows /
+/// 4).div_ceil(16)])`.
 #[kernel(workgroup_size = 256)]
-pub fn transpose_quads(src: &[UVec4], dst: &mut [UVec4], rows: u32, cols: u32) {
+pub fn transpose_quads<const K: usize>(src: &[UVec4], dst: &mut [UVec4], rows: u32, cols: u32) {
     // Blocks down the rows (= `UVec4`s in a row of `dst`) and along them.
     let down = rows as usize / 4;
     let along = cols as usize / 4;
-    let (b, j) = register_block(thread_id().x, block_id().x, block_id().y);
+    let (b, j) = register_block(thread_id().x, block_id().x * K, block_id().y);
     if b < down && j < along {
-        let s = b * 4 * along + j;
-        let a0 = src[s];
-        let a1 = src[s + along];
-        let a2 = src[s + 2 * along];
-        let a3 = src[s + 3 * along];
-        // Row 4 j + k of `dst` holds column k of the block.
-        let o = j * 4 * down + b;
-        dst[o] = UVec4::new(a0.x, a1.x, a2.x, a3.x);
-        dst[o + down] = UVec4::new(a0.y, a1.y, a2.y, a3.y);
-        dst[o + 2 * down] = UVec4::new(a0.z, a1.z, a2.z, a3.z);
-        dst[o + 3 * down] = UVec4::new(a0.w, a1.w, a2.w, a3.w);
+        let mut a = [[UVec4::ZERO; 4]; K];
+        #[unroll]
+        for k in 0..K {
+            // A block past the last column loads the last one again (so
+            // that the loads stay unbranched) and is not stored.
+            let s = b * 4 * along + (j + 16 * k).min(along - 1);
+            #[unroll]
+            for i in 0..4 {
+                a[k][i] = src[s + i * along];
+            }
+        }
+        #[unroll]
+        for k in 0..K {
+            if j + 16 * k < along {
+                // Row 4 (j + 16 k) + i of `dst` holds column i of block k.
+                let o = (j + 16 * k) * 4 * down + b;
+                // (Indexed, not copied whole: a copied array leaves the
+                // registers.)
+                dst[o] = UVec4::new(a[k][0].x, a[k][1].x, a[k][2].x, a[k][3].x);
+                dst[o + down] = UVec4::new(a[k][0].y, a[k][1].y, a[k][2].y, a[k][3].y);
+                dst[o + 2 * down] = UVec4::new(a[k][0].z, a[k][1].z, a[k][2].z, a[k][3].z);
+                dst[o + 3 * down] = UVec4::new(a[k][0].w, a[k][1].w, a[k][2].w, a[k][3].w);
+            }
+        }
     }
 }
 
@@ -292,45 +309,52 @@ fn high_halves(a: UVec4, b: UVec4) -> UVec4 {
 /// The transpose of a `rows × cols` matrix of 2-byte elements (`f16`;
 /// `rows` and `cols` multiples of 8) read and written as `UVec4`s of eight
 /// halves, with no shared memory and no barrier: [`transpose_quads`] with
-/// 8 × 8 blocks of halves (eight `UVec4`s in and out a thread, 128
-/// bytes), each output word put together from the halves of two input
-/// words with shifts and masks (no `f16` arithmetic: any device). A
-/// workgroup of 256 threads covers 128 × 128 elements. Launch
-/// `Grid::blocks([(cols / 8).div_ceil(16), (rows / 8).div_ceil(16)])`.
+/// 8 × 8 blocks of halves (eight `UVec4`s in and out a block, 128 bytes;
+/// `K` blocks a thread, 16 apart along the rows), each output word put
+/// together from the halves of two input words with shifts and masks (no
+/// `f16` arithmetic: any device). A workgroup of 256 threads covers 128
+/// rows × 128 `K` columns. Launch `Grid::blocks([(cols / 8).div_ceil(16
+/// K), (rows / 8).div_ceil(16)])`.
 #[kernel(workgroup_size = 256)]
-pub fn transpose_octets(src: &[UVec4], dst: &mut [UVec4], rows: u32, cols: u32) {
+pub fn transpose_octets<const K: usize>(src: &[UVec4], dst: &mut [UVec4], rows: u32, cols: u32) {
     let down = rows as usize / 8;
     let along = cols as usize / 8;
-    let (b, j) = register_block(thread_id().x, block_id().x, block_id().y);
+    let (b, j) = register_block(thread_id().x, block_id().x * K, block_id().y);
     if b < down && j < along {
-        let s = b * 8 * along + j;
-        let a0 = src[s];
-        let a1 = src[s + along];
-        let a2 = src[s + 2 * along];
-        let a3 = src[s + 3 * along];
-        let a4 = src[s + 4 * along];
-        let a5 = src[s + 5 * along];
-        let a6 = src[s + 6 * along];
-        let a7 = src[s + 7 * along];
-        // Lane `q` of `l01`: column 2 q of rows 0 and 1 (one word of
-        // `dst`'s row 8 j + 2 q); of `h01`: column 2 q + 1.
-        let l01 = low_halves(a0, a1);
-        let l23 = low_halves(a2, a3);
-        let l45 = low_halves(a4, a5);
-        let l67 = low_halves(a6, a7);
-        let h01 = high_halves(a0, a1);
-        let h23 = high_halves(a2, a3);
-        let h45 = high_halves(a4, a5);
-        let h67 = high_halves(a6, a7);
-        let o = j * 8 * down + b;
-        dst[o] = UVec4::new(l01.x, l23.x, l45.x, l67.x);
-        dst[o + down] = UVec4::new(h01.x, h23.x, h45.x, h67.x);
-        dst[o + 2 * down] = UVec4::new(l01.y, l23.y, l45.y, l67.y);
-        dst[o + 3 * down] = UVec4::new(h01.y, h23.y, h45.y, h67.y);
-        dst[o + 4 * down] = UVec4::new(l01.z, l23.z, l45.z, l67.z);
-        dst[o + 5 * down] = UVec4::new(h01.z, h23.z, h45.z, h67.z);
-        dst[o + 6 * down] = UVec4::new(l01.w, l23.w, l45.w, l67.w);
-        dst[o + 7 * down] = UVec4::new(h01.w, h23.w, h45.w, h67.w);
+        let mut a = [[UVec4::ZERO; 8]; K];
+        #[unroll]
+        for k in 0..K {
+            // Past the last column: the last block again, not stored.
+            let s = b * 8 * along + (j + 16 * k).min(along - 1);
+            #[unroll]
+            for i in 0..8 {
+                a[k][i] = src[s + i * along];
+            }
+        }
+        #[unroll]
+        for k in 0..K {
+            if j + 16 * k < along {
+                // Lane `q` of `l01`: column 2 q of rows 0 and 1 (one word
+                // of `dst`'s row 8 j + 2 q); of `h01`: column 2 q + 1.
+                let l01 = low_halves(a[k][0], a[k][1]);
+                let l23 = low_halves(a[k][2], a[k][3]);
+                let l45 = low_halves(a[k][4], a[k][5]);
+                let l67 = low_halves(a[k][6], a[k][7]);
+                let h01 = high_halves(a[k][0], a[k][1]);
+                let h23 = high_halves(a[k][2], a[k][3]);
+                let h45 = high_halves(a[k][4], a[k][5]);
+                let h67 = high_halves(a[k][6], a[k][7]);
+                let o = (j + 16 * k) * 8 * down + b;
+                dst[o] = UVec4::new(l01.x, l23.x, l45.x, l67.x);
+                dst[o + down] = UVec4::new(h01.x, h23.x, h45.x, h67.x);
+                dst[o + 2 * down] = UVec4::new(l01.y, l23.y, l45.y, l67.y);
+                dst[o + 3 * down] = UVec4::new(h01.y, h23.y, h45.y, h67.y);
+                dst[o + 4 * down] = UVec4::new(l01.z, l23.z, l45.z, l67.z);
+                dst[o + 5 * down] = UVec4::new(h01.z, h23.z, h45.z, h67.z);
+                dst[o + 6 * down] = UVec4::new(l01.w, l23.w, l45.w, l67.w);
+                dst[o + 7 * down] = UVec4::new(h01.w, h23.w, h45.w, h67.w);
+            }
+        }
     }
 }
 
@@ -502,10 +526,15 @@ pub enum TransposePlan {
     /// thread, no shared memory (`rows` and `cols` multiples of 4, on a
     /// GPU).
     Quads,
+    /// [`transpose_quads`] with two blocks a thread (twice the bytes in
+    /// flight).
+    Quads2,
     /// [`transpose_octets`]: 2-byte elements as `UVec4`s, 8 × 8 blocks a
     /// thread, no shared memory (`rows` and `cols` multiples of 8, on a
     /// GPU).
     Octets,
+    /// [`transpose_octets`] with two blocks a thread.
+    Octets2,
     /// [`transpose_duos`]: 8-byte elements as `UVec4`s, 2 × 2 blocks a
     /// thread, no shared memory (even `rows` and `cols`, on a GPU).
     Duos,
@@ -519,7 +548,9 @@ impl TransposePlan {
             TransposePlan::Words => "words_tall",
             TransposePlan::Pairs => "u32_pairs",
             TransposePlan::Quads => "quads_4x4",
+            TransposePlan::Quads2 => "quads_4x4x2",
             TransposePlan::Octets => "octets_8x8",
+            TransposePlan::Octets2 => "octets_8x8x2",
             TransposePlan::Duos => "duos_2x2",
         }
     }
@@ -527,17 +558,21 @@ impl TransposePlan {
 
 /// The plans the tuner times for a `rows × cols` transpose of `T` on
 /// `device`, the default first: on a GPU, for 2-byte elements the octets
-/// where `rows` and `cols` are multiples of 8, then the `u32` pairs where
-/// they are even; for 4-byte elements the words (then the quads where
-/// `rows` and `cols` are multiples of 4: as fast on the H200); then the
-/// tiles (then, for 8-byte elements of even `rows` and `cols`, the duos);
-/// on the CPU executor the tiles.
+/// (one block a thread, then two) where `rows` and `cols` are multiples of
+/// 8, then the `u32` pairs where they are even; for 4-byte elements the
+/// words (then the quads, one block a thread and two, where `rows` and
+/// `cols` are multiples of 4: one block as fast as the words on the H200);
+/// then the tiles (then, for 8-byte elements of even `rows` and `cols`,
+/// the duos); on the CPU executor the tiles.
 pub fn candidates<T: Element>(device: &Device, rows: usize, cols: usize) -> Vec<TransposePlan> {
     if !device.is_gpu() {
         return vec![TransposePlan::Tiles];
     }
     use TransposePlan::*;
-    [Octets, Pairs, Words, Quads, Tiles, Duos].into_iter().filter(|p| fits::<T>(*p, rows, cols)).collect()
+    [Octets, Octets2, Pairs, Words, Quads, Quads2, Tiles, Duos]
+        .into_iter()
+        .filter(|p| fits::<T>(*p, rows, cols))
+        .collect()
 }
 
 /// Whether `plan` moves a `rows × cols` matrix of `T`: the tiles any, the
@@ -550,8 +585,8 @@ fn fits<T: Element>(plan: TransposePlan, rows: usize, cols: usize) -> bool {
         TransposePlan::Tiles => true,
         TransposePlan::Words => size == 4,
         TransposePlan::Pairs => size == 2 && multiple(2),
-        TransposePlan::Quads => size == 4 && multiple(4),
-        TransposePlan::Octets => size == 2 && multiple(8),
+        TransposePlan::Quads | TransposePlan::Quads2 => size == 4 && multiple(4),
+        TransposePlan::Octets | TransposePlan::Octets2 => size == 2 && multiple(8),
         TransposePlan::Duos => size == 8 && multiple(2),
     }
 }
@@ -616,11 +651,16 @@ fn run_plan<T: TransposeElement>(
             let (s, mut d) = (src.view_as::<u32>().map_err(view)?, dst.view_as_mut::<u32>().map_err(view)?);
             pairs_plan(device, &s, &mut d, r, c)?
         }
-        TransposePlan::Quads | TransposePlan::Octets | TransposePlan::Duos => {
+        TransposePlan::Quads
+        | TransposePlan::Quads2
+        | TransposePlan::Octets
+        | TransposePlan::Octets2
+        | TransposePlan::Duos => {
             // The block's side: as many elements as a `UVec4`'s 16 bytes hold.
             let side = 16 / std::mem::size_of::<T>();
+            let blocks = if matches!(plan, TransposePlan::Quads2 | TransposePlan::Octets2) { 2 } else { 1 };
             let (s, mut d) = (src.view_as::<UVec4>().map_err(view)?, dst.view_as_mut::<UVec4>().map_err(view)?);
-            blocks_plan(device, side, &s, &mut d, r, c)?
+            blocks_plan(device, side, blocks, &s, &mut d, r, c)?
         }
     }
     Ok(())
@@ -651,33 +691,35 @@ pub fn pairs_plan(device: &Device, s: &Buffer<u32>, d: &mut Buffer<u32>, r: u32,
 }
 
 /// The transpose of `rows × cols` elements held as `UVec4`s by the
-/// register-block kernel for `side × side` blocks: [`transpose_duos`] (2:
-/// 8-byte elements), [`transpose_quads`] (4: 4-byte ones) or
-/// [`transpose_octets`] (8: 2-byte ones), `rows` and `cols` multiples of
-/// `side` (the tests run it on the CPU executor).
+/// register-block kernel for `side × side` blocks, `blocks` of them a
+/// thread: [`transpose_duos`] (2: 8-byte elements; one block),
+/// [`transpose_quads`] (4: 4-byte ones) or [`transpose_octets`] (8: 2-byte
+/// ones; one block or two), `rows` and `cols` multiples of `side` (the
+/// tests run it on the CPU executor).
 ///
 /// # Errors
-/// `LaunchError::InvalidArgument` naming `side` when it is not 2, 4 or 8;
-/// the launch's.
+/// `LaunchError::InvalidArgument` naming `side` when it is not 2, 4 or 8,
+/// or `blocks` when it is not 1 or 2 (1 for the duos); the launch's.
 #[doc(hidden)]
 pub fn blocks_plan(
     device: &Device,
     side: usize,
+    blocks: usize,
     s: &Buffer<UVec4>,
     d: &mut Buffer<UVec4>,
     r: u32,
     c: u32,
 ) -> Result<(), LaunchError> {
-    let g = Grid::blocks([(c as usize / side.max(1)).div_ceil(16), (r as usize / side.max(1)).div_ceil(16)]);
-    match side {
-        2 => transpose_duos::launch(device, g, s, d, r, c),
-        4 => transpose_quads::launch(device, g, s, d, r, c),
-        8 => transpose_octets::launch(device, g, s, d, r, c),
-        _ => Err(LaunchError::InvalidArgument {
-            kernel: "ops::transpose",
-            arg: "side",
-            problem: format!("is {side}: the register blocks are 2, 4 or 8 elements a side"),
-        }),
+    let invalid = |arg, problem: String| Err(LaunchError::InvalidArgument { kernel: "ops::transpose", arg, problem });
+    let g = || Grid::blocks([(c as usize / side).div_ceil(16 * blocks), (r as usize / side).div_ceil(16)]);
+    match (side, blocks) {
+        (2, 1) => transpose_duos::launch(device, g(), s, d, r, c),
+        (4, 1) => transpose_quads::launch::<1>(device, g(), s, d, r, c),
+        (4, 2) => transpose_quads::launch::<2>(device, g(), s, d, r, c),
+        (8, 1) => transpose_octets::launch::<1>(device, g(), s, d, r, c),
+        (8, 2) => transpose_octets::launch::<2>(device, g(), s, d, r, c),
+        (2 | 4 | 8, _) => invalid("blocks", format!("is {blocks}: the duos take 1 block a thread, the others 1 or 2")),
+        _ => invalid("side", format!("is {side}: the register blocks are 2, 4 or 8 elements a side")),
     }
 }
 

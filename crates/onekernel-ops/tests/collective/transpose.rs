@@ -68,7 +68,7 @@ fn every_plan_on_the_gpu() {
     let shapes = [(1, 1), (2, 2), (1, 33), (33, 1), (31, 32), (32, 33), (2, 64), (64, 2), (62, 66), (64, 64)];
     let shapes = shapes.into_iter().chain([(66, 130), (130, 126), (128, 128), (200, 8), (1000, 778), (1000, 777)]);
     // The register blocks: one block, partial workgroups each way, whole ones.
-    let shapes = shapes.chain([(4, 4), (8, 8), (4, 12), (68, 8), (136, 264), (256, 128), (1000, 776)]);
+    let shapes = shapes.chain([(4, 4), (8, 8), (4, 12), (68, 8), (136, 264), (256, 128), (1000, 776), (16, 200)]);
     for (rows, cols) in shapes {
         let h: Vec<f16> = (0..rows * cols).map(|i| f16::from_bits(hash(i, 44) as u16)).collect();
         let a: Vec<f32> = (0..rows * cols).map(|i| hash(i, 45) as f32).collect();
@@ -77,6 +77,7 @@ fn every_plan_on_the_gpu() {
         let plans = transpose::candidates::<f16>(d, rows, cols);
         assert_eq!(plans.contains(&transpose::TransposePlan::Pairs), multiple(2), "{rows}x{cols}: {plans:?}");
         assert_eq!(plans.contains(&transpose::TransposePlan::Octets), multiple(8), "{rows}x{cols}: {plans:?}");
+        assert_eq!(plans.contains(&transpose::TransposePlan::Octets2), multiple(8), "{rows}x{cols}: {plans:?}");
         assert!(plans.contains(&transpose::TransposePlan::Tiles), "{rows}x{cols}: {plans:?}");
         for plan in plans {
             let mut out = Buffer::<f16>::zeroed(d, rows * cols).unwrap();
@@ -101,10 +102,12 @@ fn every_plan_on_the_gpu() {
         }
         let plans = transpose::candidates::<f32>(d, rows, cols);
         let quads = multiple(4).then_some(transpose::TransposePlan::Quads);
-        let want: Vec<_> = [Some(transpose::TransposePlan::Words), quads, Some(transpose::TransposePlan::Tiles)]
-            .into_iter()
-            .flatten()
-            .collect();
+        let quads2 = multiple(4).then_some(transpose::TransposePlan::Quads2);
+        let want: Vec<_> =
+            [Some(transpose::TransposePlan::Words), quads, quads2, Some(transpose::TransposePlan::Tiles)]
+                .into_iter()
+                .flatten()
+                .collect();
         assert_eq!(plans, want, "{rows}x{cols}");
         for plan in plans {
             let mut out = Buffer::<f32>::zeroed(d, rows * cols).unwrap();
@@ -127,7 +130,7 @@ fn every_plan_on_the_gpu() {
 fn word_and_pair_plans_on_the_cpu_executor() {
     let race = Device::cpu_race_checked();
     let shapes = [(1, 1), (2, 2), (1, 33), (33, 1), (31, 32), (32, 33), (62, 66), (130, 70), (600, 6)];
-    let shapes = shapes.into_iter().chain([(4, 4), (8, 16), (72, 136), (136, 72)]);
+    let shapes = shapes.into_iter().chain([(4, 4), (8, 16), (72, 136), (136, 72), (8, 200)]);
     for (rows, cols) in shapes {
         let a: Vec<u32> = (0..rows * cols).map(|i| hash(i, 46)).collect();
         let want = reference(&a, rows, cols);
@@ -149,13 +152,13 @@ fn word_and_pair_plans_on_the_cpu_executor() {
                 let got: Vec<u16> = out.read().unwrap().iter().flat_map(|w| [*w as u16, (w >> 16) as u16]).collect();
                 assert_eq!(got, hwant, "{rows}x{cols} pairs");
             }
-            if rows % 4 == 0 && cols % 4 == 0 {
+            for blocks in [1, 2].into_iter().filter(|_| rows % 4 == 0 && cols % 4 == 0) {
                 let quads: Vec<UVec4> = a.chunks(4).map(UVec4::from_slice).collect();
                 let src = Buffer::from_slice(d, &quads).unwrap();
                 let mut out = Buffer::<UVec4>::zeroed(d, rows * cols / 4).unwrap();
-                transpose::blocks_plan(d, 4, &src, &mut out, r, c).unwrap();
+                transpose::blocks_plan(d, 4, blocks, &src, &mut out, r, c).unwrap();
                 let got: Vec<u32> = out.read().unwrap().iter().flat_map(|v| v.to_array()).collect();
-                assert_eq!(got, want, "{rows}x{cols} quads");
+                assert_eq!(got, want, "{rows}x{cols} quads, {blocks} a thread");
             }
             if rows % 4 == 0 && cols % 2 == 0 {
                 // 8-byte elements: each pair of words of `a` one element, a
@@ -163,13 +166,13 @@ fn word_and_pair_plans_on_the_cpu_executor() {
                 let duos: Vec<UVec4> = a.chunks(4).map(UVec4::from_slice).collect();
                 let src = Buffer::from_slice(d, &duos).unwrap();
                 let mut out = Buffer::<UVec4>::zeroed(d, rows * cols / 4).unwrap();
-                transpose::blocks_plan(d, 2, &src, &mut out, r / 2, c).unwrap();
+                transpose::blocks_plan(d, 2, 1, &src, &mut out, r / 2, c).unwrap();
                 let pairs: Vec<[u32; 2]> = a.chunks(2).map(|p| [p[0], p[1]]).collect();
                 let got: Vec<u32> = out.read().unwrap().iter().flat_map(|v| v.to_array()).collect();
                 let want: Vec<u32> = reference(&pairs, rows / 2, cols).concat();
                 assert_eq!(got, want, "{rows}/2 x {cols} duos");
             }
-            if rows % 8 == 0 && cols % 8 == 0 {
+            for blocks in [1, 2].into_iter().filter(|_| rows % 8 == 0 && cols % 8 == 0) {
                 let word = |p: &[u16]| p[0] as u32 | (p[1] as u32) << 16;
                 let octets: Vec<UVec4> = h
                     .chunks(8)
@@ -177,7 +180,7 @@ fn word_and_pair_plans_on_the_cpu_executor() {
                     .collect();
                 let src = Buffer::from_slice(d, &octets).unwrap();
                 let mut out = Buffer::<UVec4>::zeroed(d, rows * cols / 8).unwrap();
-                transpose::blocks_plan(d, 8, &src, &mut out, r, c).unwrap();
+                transpose::blocks_plan(d, 8, blocks, &src, &mut out, r, c).unwrap();
                 let got: Vec<u16> = out
                     .read()
                     .unwrap()
@@ -185,19 +188,23 @@ fn word_and_pair_plans_on_the_cpu_executor() {
                     .flat_map(|v| v.to_array())
                     .flat_map(|w| [w as u16, (w >> 16) as u16])
                     .collect();
-                assert_eq!(got, hwant, "{rows}x{cols} octets");
+                assert_eq!(got, hwant, "{rows}x{cols} octets, {blocks} a thread");
             }
         }
     }
 }
 
 #[test]
-fn register_blocks_are_2_4_or_8_a_side() {
+fn register_blocks_are_2_4_or_8_a_side_1_or_2_a_thread() {
     let d = serial();
     let src = Buffer::from_slice(d, &[UVec4::splat(1); 9]).unwrap();
     let mut out = Buffer::<UVec4>::zeroed(d, 9).unwrap();
-    let err = transpose::blocks_plan(d, 3, &src, &mut out, 6, 6).unwrap_err().to_string();
+    let err = transpose::blocks_plan(d, 3, 1, &src, &mut out, 6, 6).unwrap_err().to_string();
     assert!(err.contains("ops::transpose") && err.contains("`side`"), "{err}");
+    for (side, blocks) in [(4, 0), (8, 3), (2, 2)] {
+        let err = transpose::blocks_plan(d, side, blocks, &src, &mut out, 4, 8).unwrap_err().to_string();
+        assert!(err.contains("ops::transpose") && err.contains("`blocks`"), "{side} {blocks}: {err}");
+    }
 }
 
 #[test]
