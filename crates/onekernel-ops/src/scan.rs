@@ -723,29 +723,18 @@ pub struct ScanPlan {
     /// last, so it may still be in the GPU's cache.
     pub reverse: bool,
     /// The single pass ([`lookback::lookback_sum_uvec4`]) with tiles of
-    /// `chunks` (2, 4 or 8; 8 only with [`ScanPlan::in_order`])
-    /// chunks of 1024 elements, where it fits: where the
+    /// `chunks` (2, 4 or 8) chunks of 1024 elements, where it fits: where the
     /// subgroup scan fits, for sums of `i32` and `u32`; a plan where it
     /// does not fit runs the subgroup scan (`segments`), or the tile scan.
     pub lookback: bool,
-    /// The single pass's look-back reads a window with every subgroup of
-    /// the workgroup (256 tiles a step with subgroups of 32), not with one
-    /// subgroup's lanes (32 tiles).
-    pub wide: bool,
-    /// The single pass's tiles are the workgroups' own indices, not taken
-    /// from a counter (one atomic fewer before a tile's loads); implies
-    /// [`ScanPlan::wide`].
-    pub in_order: bool,
 }
 
 impl ScanPlan {
     /// The plan's name, as the tuning cache keeps it: `k7_s2048`,
-    /// `k15_s1024_vec4`, `sub4_s2048_rev`, `lookback4`, `lookback8wo`
-    /// (`w`: [`ScanPlan::wide`], `o`: [`ScanPlan::in_order`]).
+    /// `k15_s1024_vec4`, `sub4_s2048_rev`, `lookback8`.
     pub fn name(&self) -> String {
         if self.lookback {
-            let (w, o) = (if self.wide { "w" } else { "" }, if self.in_order { "o" } else { "" });
-            return format!("lookback{}{w}{o}", self.chunks);
+            return format!("lookback{}", self.chunks);
         }
         if self.chunks > 0 {
             return format!("sub{}_s{}{}", self.chunks, self.segments, if self.reverse { "_rev" } else { "" });
@@ -755,13 +744,13 @@ impl ScanPlan {
 
     /// A tile-scan plan (`chunks` 0, `reverse` false).
     pub fn tiles(segments: usize, k: usize, vec4: bool) -> Self {
-        ScanPlan { segments, k, vec4, chunks: 0, reverse: false, lookback: false, wide: false, in_order: false }
+        ScanPlan { segments, k, vec4, chunks: 0, reverse: false, lookback: false }
     }
 
     /// A subgroup-scan plan of `chunks` chunks a step (`k` 7 and `vec4`,
     /// the plan where it does not fit).
     pub fn subgroup(segments: usize, chunks: usize, reverse: bool) -> Self {
-        ScanPlan { segments, k: 7, vec4: true, chunks, reverse, lookback: false, wide: false, in_order: false }
+        ScanPlan { segments, k: 7, vec4: true, chunks, reverse, lookback: false }
     }
 
     /// A single-pass plan of tiles of `chunks` chunks of 1024 elements
@@ -769,18 +758,6 @@ impl ScanPlan {
     /// 2048 segments).
     pub fn single_pass(chunks: usize) -> Self {
         ScanPlan { lookback: true, ..Self::subgroup(2048, chunks, true) }
-    }
-
-    /// [`ScanPlan::single_pass`] whose look-back reads a window with every
-    /// subgroup ([`ScanPlan::wide`]).
-    pub fn single_pass_wide(chunks: usize) -> Self {
-        ScanPlan { wide: true, ..Self::single_pass(chunks) }
-    }
-
-    /// [`ScanPlan::single_pass_wide`] whose tiles are the workgroups' own
-    /// indices ([`ScanPlan::in_order`]).
-    pub fn single_pass_in_order(chunks: usize) -> Self {
-        ScanPlan { in_order: true, ..Self::single_pass_wide(chunks) }
     }
 
     /// The look-back's tiles of `n` elements.
@@ -864,12 +841,10 @@ pub fn candidates<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offse
             plans.push(ScanPlan::subgroup(segments, chunks, false));
         }
         if integer_lanes::<T>() {
-            // The single pass with every subgroup's window and tiles in the
-            // workgroups' order (on the H200, 2026-12-05: 8 chunks a tile
-            // the fastest plan at 2^24, 6-9% behind two passes at 2^26; 16
-            // chunks 4-6% slower than 8; the counter and one subgroup's
-            // window 25-33% slower).
-            plans.extend([ScanPlan::single_pass_in_order(8), ScanPlan::single_pass_in_order(4)]);
+            // The single pass (on the H200, 2026-12-05: 8 chunks a tile the
+            // fastest plan at 2^24, 6-9% behind two passes at 2^26; 16
+            // chunks 4-6% slower than 8; 2 slower than 4).
+            plans.extend([ScanPlan::single_pass(8), ScanPlan::single_pass(4)]);
         }
     }
     for (k, segments) in base {
@@ -883,8 +858,7 @@ pub fn candidates<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offse
         let (seg, count) = p.split(n);
         // One segment: no reduction pass, so its loads and order do not
         // matter.
-        let s =
-            (p.k, p.chunks, seg, count, p.vec4 && count > 1, p.reverse && count > 1, p.lookback, p.wide, p.in_order);
+        let s = (p.k, p.chunks, seg, count, p.vec4 && count > 1, p.reverse && count > 1, p.lookback);
         let new = !seen.contains(&s);
         seen.push(s);
         new
@@ -893,8 +867,8 @@ pub fn candidates<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offse
 }
 
 /// Scratch space of a scan: the segment totals, and the single pass's
-/// counters and tile words. Reused by [`scan_into`] across calls (grown
-/// when a larger input needs more).
+/// tile words. Reused by [`scan_into`] across calls (grown when a larger
+/// input needs more).
 pub struct ScanScratch<T: ScanElement> {
     totals: Option<Buffer<T::Acc>>,
     /// The single pass's words ([`lookback`]) and the epoch of the last
@@ -943,7 +917,7 @@ impl<T: ScanElement> ScanScratch<T> {
     /// or when the epochs start again (a word of an earlier cycle could
     /// carry the same epoch).
     fn lookback_state(&mut self, device: &Device, tiles: usize) -> Result<(&mut Buffer<u32>, u32), OpError> {
-        let words = 2 + 2 * tiles;
+        let words = 2 * tiles;
         let fits = self.state.as_ref().is_some_and(|(b, epoch)| {
             b.len() >= words && b.device().id() == device.id() && *epoch < lookback::MAX_EPOCH
         });
@@ -1198,8 +1172,7 @@ fn run_plan<T: ScanElement>(
     (n, plan): (usize, ScanPlan),
 ) -> Result<(), OpError> {
     let offsets = (wx.offset as usize, wo.offset as usize, out.len());
-    let written = matches!(plan.chunks, 2 | 4) || (plan.in_order && plan.chunks == 8);
-    if plan.lookback && written && lookback_fits::<T>(device, op, n, offsets) {
+    if plan.lookback && matches!(plan.chunks, 2 | 4 | 8) && lookback_fits::<T>(device, op, n, offsets) {
         return launch_lookback(device, x, out, scratch, (offsets.0, offsets.1), n, inclusive, plan);
     }
     let vec4 = plan.vec4 && vec4_fits::<T>(device, op, n, wx.offset as usize);
@@ -1213,16 +1186,7 @@ fn run_plan<T: ScanElement>(
         1 | 2 | 4 if subgroup_scan_fits::<T>(device, op, n, offsets) => plan.chunks,
         _ => 0,
     };
-    let plan = ScanPlan {
-        k,
-        vec4,
-        chunks,
-        reverse: plan.reverse && chunks > 0,
-        lookback: false,
-        wide: false,
-        in_order: false,
-        ..plan
-    };
+    let plan = ScanPlan { k, vec4, chunks, reverse: plan.reverse && chunks > 0, lookback: false, ..plan };
     let (seg, segments) = plan.split(n);
     // `n` is at most the end of the view, checked by `Window::of`.
     let (seg, n32) = (seg as u32, n as u32);
@@ -1317,16 +1281,10 @@ fn launch_lookback<T: ScanElement>(
     let mut o4 = out.view_as_mut::<UVec4>()?;
     let (g, inc) = (Grid::blocks(tiles), inclusive as u32);
     use lookback::lookback_sum_uvec4 as k;
-    // Tiles in the workgroups' order are written with the wide window only.
-    let wide = plan.wide || plan.in_order;
-    match (plan.chunks, wide, plan.in_order) {
-        (2, false, _) => k::launch::<2, 0, 0>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
-        (4, false, _) => k::launch::<4, 0, 0>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
-        (2, true, false) => k::launch::<2, 1, 0>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
-        (4, true, false) => k::launch::<4, 1, 0>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
-        (2, true, true) => k::launch::<2, 1, 1>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
-        (4, true, true) => k::launch::<4, 1, 1>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
-        (8, true, true) => k::launch::<8, 1, 1>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+    match plan.chunks {
+        2 => k::launch::<2>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+        4 => k::launch::<4>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+        8 => k::launch::<8>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
         _ => return Err(internal().into()),
     }
     Ok(())
