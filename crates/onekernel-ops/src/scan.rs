@@ -46,8 +46,8 @@
 //!
 //! # The subgroup scan (sums of 4-byte lanes)
 //!
-//! For sums of `f32`, `i32` and `u32` whose length and offsets are
-//! multiples of 4, on a GPU with subgroups of 8 to 256 lanes, step 2 can
+//! For sums of `f32`, `i32` and `u32` whose offsets are multiples of 4, on
+//! a GPU with subgroups of 8 to 256 lanes, step 2 can
 //! instead be [`scan_sum_vec4`] / [`scan_sum_uvec4`] (plans with
 //! [`ScanPlan::chunks`] > 0, the first candidates where they fit): no
 //! shared-memory staging of the elements. A step covers 1, 2 or 4 chunks
@@ -61,6 +61,9 @@
 //! first ([`ScanPlan::reverse`]): the start of the input, which step 2
 //! reads first, is then the input read last and may still be in the GPU's
 //! L2 cache. Still two launches, and still no workgroup waits for another.
+//! Where the length is not a multiple of 4, the last 1 to 3 elements
+//! follow in a third launch of one thread ([`scan_tail_sum`], the sums in
+//! the vector kernels' order).
 //!
 //! # The single pass (sums of `i32` and `u32`)
 //!
@@ -591,6 +594,43 @@ scan_sum_vec4_kernel! {
     scan_sum_uvec4, UVec4, u32, 0, |a, b| a.wrapping_add(b)
 }
 
+/// `a + b` of two words: as `f32` bits (`float` 1) or wrapping integers.
+#[helper]
+fn add_words(a: u32, b: u32, float: u32) -> u32 {
+    if float != 0 {
+        (f32::from_bits(a) + f32::from_bits(b)).to_bits()
+    } else {
+        a.wrapping_add(b)
+    }
+}
+
+/// The last `r` (1 to 3) elements of a sum of 4-byte lanes whose first
+/// `n / 4` vectors a vector scan ([`scan_sum_vec4`], [`scan_sum_uvec4`],
+/// [`lookback::lookback_sum_uvec4`]) has written, element `x_at` of `x`
+/// into element `out_at` of `out` on: one thread goes on in order from the
+/// inclusive sum before them (`out[out_at - 1]`, plus `x[x_at - 1]` for an
+/// exclusive scan), the sums the vector kernels would have taken. `float`
+/// 1: the words are `f32` bits; 0: `i32` or `u32` (sums wrap). Launch one
+/// workgroup.
+#[kernel(workgroup_size = 1)]
+pub fn scan_tail_sum(x: &[u32], out: &mut [u32], x_at: u32, out_at: u32, r: u32, inclusive: u32, float: u32) {
+    let (xa, oa) = (x_at as usize, out_at as usize);
+    let mut acc = out[oa - 1];
+    if inclusive == 0 {
+        acc = add_words(acc, x[xa - 1], float);
+    }
+    for i in 0..r as usize {
+        let v = x[xa + i];
+        if inclusive != 0 {
+            acc = add_words(acc, v, float);
+            out[oa + i] = acc;
+        } else {
+            out[oa + i] = acc;
+            acc = add_words(acc, v, float);
+        }
+    }
+}
+
 mod sealed {
     pub trait Sealed {}
 }
@@ -713,8 +753,8 @@ pub struct ScanPlan {
     /// or 4: the subgroup scan ([`scan_sum_uvec4`], [`scan_sum_vec4`]) with
     /// that many chunks of 1024 elements a step (segments of whole steps),
     /// after the vector reduction pass, where it fits: a sum of `f32`,
-    /// `i32` or `u32` of a multiple of 4 elements from offsets that are
-    /// multiples of 4 (and an output buffer of a multiple of 4), on a GPU
+    /// `i32` or `u32` of at least 4096 elements from offsets that are
+    /// multiples of 4 (the last `n % 4` by [`scan_tail_sum`]), on a GPU
     /// with subgroups of 8 to 256 lanes; a plan where it does not fit runs
     /// the tile scan (`k`, `vec4`).
     pub chunks: usize,
@@ -786,20 +826,16 @@ fn subgroups_fit(device: &Device) -> bool {
     device.subgroup_sizes().is_some_and(|(lo, hi)| lo >= 8 && hi <= 256)
 }
 
-/// Whether the subgroup scan can run: the vector reduction pass fits, `n`
-/// and both offsets are multiples of 4, the output buffer holds whole
-/// vectors, and the device's subgroups fit.
+/// Whether the subgroup scan can run: the vector reduction pass fits, the
+/// output's offset is a multiple of 4 too, and the device's subgroups fit
+/// (any `n`: the last `n % 4` elements are [`scan_tail_sum`]'s).
 fn subgroup_scan_fits<T: ScanElement>(
     device: &Device,
     op: ReduceOp,
     n: usize,
-    (x_offset, out_offset, out_len): (usize, usize, usize),
+    (x_offset, out_offset): (usize, usize),
 ) -> bool {
-    vec4_fits::<T>(device, op, n, x_offset)
-        && n % 4 == 0
-        && out_offset % 4 == 0
-        && out_len % 4 == 0
-        && subgroups_fit(device)
+    vec4_fits::<T>(device, op, n, x_offset) && out_offset % 4 == 0 && subgroups_fit(device)
 }
 
 /// Whether `T`'s vector lanes are integers (`i32`, `u32`): the single
@@ -810,7 +846,7 @@ fn integer_lanes<T: ScanElement>() -> bool {
 
 /// Whether the single pass can run: the subgroup scan fits and the lanes
 /// are integers.
-fn lookback_fits<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offsets: (usize, usize, usize)) -> bool {
+fn lookback_fits<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offsets: (usize, usize)) -> bool {
     integer_lanes::<T>() && subgroup_scan_fits::<T>(device, op, n, offsets)
 }
 
@@ -832,7 +868,7 @@ pub fn candidates<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offse
     }
     let vec4 = vec4_fits::<T>(device, op, n, offset);
     let mut plans = Vec::new();
-    if vec4 && n % 4 == 0 && subgroups_fit(device) {
+    if vec4 && subgroups_fit(device) {
         // The default first: 4 chunks, about 2048 segments, the reduction
         // last segment first (the best or within 3% of it on the H200 at
         // 2^24 and 2^26, 2026-12-04).
@@ -1171,9 +1207,10 @@ fn run_plan<T: ScanElement>(
     scratch: &mut ScanScratch<T>,
     (n, plan): (usize, ScanPlan),
 ) -> Result<(), OpError> {
-    let offsets = (wx.offset as usize, wo.offset as usize, out.len());
+    let offsets = (wx.offset as usize, wo.offset as usize);
     if plan.lookback && matches!(plan.chunks, 2 | 4 | 8) && lookback_fits::<T>(device, op, n, offsets) {
-        return launch_lookback(device, x, out, scratch, (offsets.0, offsets.1), n, inclusive, plan);
+        launch_lookback(device, x, out, scratch, offsets, n, inclusive, plan)?;
+        return launch_tail(device, x, out, offsets, n, inclusive);
     }
     let vec4 = plan.vec4 && vec4_fits::<T>(device, op, n, wx.offset as usize);
     // 11 and 15 (tiles past 16 KiB of 8-byte values) only for 4-byte
@@ -1200,8 +1237,8 @@ fn run_plan<T: ScanElement>(
         }
     }
     if chunks > 0 {
-        let offsets = (wx.offset as usize, wo.offset as usize);
-        return launch_subgroup_scan(device, x, out, totals, offsets, (n, seg as usize, segments), inclusive, chunks);
+        launch_subgroup_scan(device, x, out, totals, offsets, (n, seg as usize, segments), inclusive, chunks)?;
+        return launch_tail(device, x, out, offsets, n, inclusive);
     }
     // One segment: no totals (the kernel reads `totals[0..0]`).
     Ok(T::launch_scan(device, op, x, out, totals, (wx.offset, wo.offset), n32, seg, segments, inclusive, plan.k)?)
@@ -1231,14 +1268,14 @@ fn launch_subgroup_scan<T: ScanElement>(
     };
     let u32_of = |v: usize| u32::try_from(v).map_err(|_| internal());
     let (xo4, oo4, n4, seg4) = (u32_of(x_offset / 4)?, u32_of(out_offset / 4)?, u32_of(n / 4)?, u32_of(seg / 4)?);
-    let len = x.len();
+    let (len, out_len) = (x.len(), out.len());
     let g = Grid::blocks(segments);
     let inc = inclusive as u32;
     macro_rules! go {
         ($kernel:ident, $vec:ty, $lane:ty) => {{
             let x4 = x.view_prefix_as::<$vec>(len / 4)?;
             let t = totals.view_as::<$lane>()?;
-            let mut o4 = out.view_as_mut::<$vec>()?;
+            let mut o4 = out.view_prefix_as_mut::<$vec>(out_len / 4)?;
             match chunks {
                 1 => $kernel::launch::<1>(device, g, &*x4, &mut *o4, &*t, xo4, oo4, n4, seg4, inc)?,
                 2 => $kernel::launch::<2>(device, g, &*x4, &mut *o4, &*t, xo4, oo4, n4, seg4, inc)?,
@@ -1276,9 +1313,9 @@ fn launch_lookback<T: ScanElement>(
     let tiles = plan.lookback_tiles(n);
     let spin = scratch.spin;
     let (state, epoch) = scratch.lookback_state(device, tiles)?;
-    let len = x.len();
+    let (len, out_len) = (x.len(), out.len());
     let x4 = x.view_prefix_as::<UVec4>(len / 4)?;
-    let mut o4 = out.view_as_mut::<UVec4>()?;
+    let mut o4 = out.view_prefix_as_mut::<UVec4>(out_len / 4)?;
     let (g, inc) = (Grid::blocks(tiles), inclusive as u32);
     use lookback::lookback_sum_uvec4 as k;
     match plan.chunks {
@@ -1287,6 +1324,31 @@ fn launch_lookback<T: ScanElement>(
         8 => k::launch::<8>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
         _ => return Err(internal().into()),
     }
+    Ok(())
+}
+
+/// The last `n % 4` elements of a vector scan (the subgroup scan, the
+/// single pass) of the `n` elements of `x` from `offsets.0` into `out` from
+/// `offsets.1` ([`scan_tail_sum`]; nothing when `n` is a multiple of 4).
+fn launch_tail<T: ScanElement>(
+    device: &Device,
+    x: &Buffer<T>,
+    out: &mut Buffer<T>,
+    (x_offset, out_offset): (usize, usize),
+    n: usize,
+    inclusive: bool,
+) -> Result<(), OpError> {
+    let (whole, r) = (n / 4 * 4, n % 4);
+    if r == 0 {
+        return Ok(());
+    }
+    let internal =
+        || LaunchError::Gpu { kernel: "ops::scan", message: "internal error: a tail of a scan it cannot run".into() };
+    let u32_of = |v: usize| u32::try_from(v).map_err(|_| internal());
+    let float = matches!(crate::reduce::vec4_lanes::<T>(), Some(crate::reduce::Lanes::F32)) as u32;
+    let (xw, mut ow) = (x.view_as::<u32>()?, out.view_as_mut::<u32>()?);
+    let (xa, oa) = (u32_of(x_offset + whole)?, u32_of(out_offset + whole)?);
+    scan_tail_sum::launch(device, Grid::blocks(1), &*xw, &mut *ow, xa, oa, r as u32, inclusive as u32, float)?;
     Ok(())
 }
 

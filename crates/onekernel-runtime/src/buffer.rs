@@ -782,6 +782,17 @@ impl<T: Element> Buffer<T> {
         Ok(BufferViewMut { buffer: self.view_buffer("Buffer::view_as_mut", None)?, _owner: std::marker::PhantomData })
     }
 
+    /// [`Buffer::view_prefix_as`], writable: the first `len` `U`s of the
+    /// memory (`n` `u32`s written as their `n / 4` whole `UVec4`s, the
+    /// last `n % 4` through a scalar view after it is dropped).
+    ///
+    /// # Errors
+    /// As [`Buffer::view_prefix_as`].
+    pub fn view_prefix_as_mut<U: Element>(&mut self, len: usize) -> Result<BufferViewMut<'_, U>, BufferError> {
+        let buffer = self.view_buffer("Buffer::view_prefix_as_mut", Some(len))?;
+        Ok(BufferViewMut { buffer, _owner: std::marker::PhantomData })
+    }
+
     /// A second `Buffer<U>` handle on this buffer's GPU memory, of `prefix`
     /// `U`s or all of it (the views' drops empty it before it is dropped).
     fn view_buffer<U: Element>(

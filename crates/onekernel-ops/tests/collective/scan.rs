@@ -311,7 +311,8 @@ fn subgroup_scan_kernels_on_the_cpu() {
 fn subgroup_plans_on_the_gpu() {
     let d = gpu();
     let fits = d.subgroup_sizes().is_some_and(|(lo, hi)| lo >= 8 && hi <= 256);
-    for n in [4096, 4100, 8192, 12_292, 65_540, 1_000_004] {
+    // Lengths that are not multiples of 4: the vectors, then the tail.
+    for n in [4096, 4097, 4100, 8192, 8195, 12_292, 65_540, 65_542, 1_000_003, 1_000_004] {
         let u: Vec<u32> = (0..n).map(|i| hash(i, 92)).collect();
         let s: Vec<i32> = (0..n).map(|i| hash(i, 93) as i32).collect();
         let f: Vec<f32> = (0..n).map(|i| (hash(i, 94) % 9) as f32 - 4.0).collect();
@@ -328,9 +329,10 @@ fn subgroup_plans_on_the_gpu() {
             check_plan(d, &f, ReduceOp::Sum, plan, "f32");
         }
     }
-    // Plans that do not fit run the tile scan.
-    let u: Vec<u32> = (0..4099).map(|i| hash(i, 95)).collect();
-    check_plan(d, &u, ReduceOp::Sum, ScanPlan::subgroup(2, 1, true), "u32 4099");
+    // Plans that do not fit run the tile scan (under 4096 elements; not a
+    // sum).
+    let u: Vec<u32> = (0..4095).map(|i| hash(i, 95)).collect();
+    check_plan(d, &u, ReduceOp::Sum, ScanPlan::subgroup(2, 1, true), "u32 4095");
     check_plan(d, &u, ReduceOp::Max, ScanPlan::subgroup(2, 1, true), "u32 max");
     let h: Vec<f16> = (0..4100).map(|i| f16::from_f32((hash(i, 96) % 9) as f32)).collect();
     check_plan(d, &h, ReduceOp::Sum, ScanPlan::subgroup(2, 1, false), "f16");
@@ -358,6 +360,51 @@ fn subgroup_plans_on_the_gpu() {
     let u: Vec<u32> = (0..n).map(|i| hash(i, 98)).collect();
     if let Some(&plan) = scan::candidates::<u32>(d, ReduceOp::Sum, n, 0).iter().find(|p| p.chunks > 0 && p.reverse) {
         check_plan(d, &u, ReduceOp::Sum, plan, "u32 2^24 + 4");
+    }
+}
+
+/// The tail of a vector scan (`scan_tail_sum`: the last 1 to 3 elements
+/// after the vectors) on the CPU executor and the GPU, launched directly:
+/// `u32` sums that wrap and `f32` sums (as bits), inclusive and exclusive,
+/// from offsets into both buffers; the words around the tail untouched.
+#[test]
+fn scan_tails_on_every_device() {
+    use onekernel::ops::scan::scan_tail_sum;
+    let x: Vec<u32> = (0..11).map(|i| hash(i, 130) | 0x8000_0000).collect();
+    let f: Vec<f32> = (0..11).map(|i| (hash(i, 131) % 7) as f32 * 0.25 - 1.0).collect();
+    for (name, d) in devices() {
+        for r in 1..=3usize {
+            for inclusive in [true, false] {
+                for float in [false, true] {
+                    let words: Vec<u32> = if float { f.iter().map(|v| v.to_bits()).collect() } else { x.clone() };
+                    // The scan of words 2..6 of `x` (a vector, then the
+                    // tail) into words 3.. of `out`: the vector's results
+                    // written as a vector kernel would have.
+                    let add = |a: u32, b: u32| {
+                        if float {
+                            (f32::from_bits(a) + f32::from_bits(b)).to_bits()
+                        } else {
+                            a.wrapping_add(b)
+                        }
+                    };
+                    let mut want = vec![7u32; 12];
+                    let mut acc = if float { (-0.0f32).to_bits() } else { 0 };
+                    for i in 0..4 + r {
+                        let before = acc;
+                        acc = add(acc, words[2 + i]);
+                        want[3 + i] = if inclusive { acc } else { before };
+                    }
+                    let mut start = vec![7u32; 12];
+                    start[3..7].copy_from_slice(&want[3..7]);
+                    let xb = Buffer::from_slice(d, &words).unwrap();
+                    let mut out = Buffer::from_slice(d, &start).unwrap();
+                    let (inc, fl) = (inclusive as u32, float as u32);
+                    scan_tail_sum::launch(d, Grid::blocks(1), &xb, &mut out, 6, 7, r as u32, inc, fl).unwrap();
+                    let what = format!("{name}: r={r} inclusive={inclusive} float={float}");
+                    assert_eq!(out.read().unwrap(), want, "{what}");
+                }
+            }
+        }
     }
 }
 
@@ -428,7 +475,7 @@ fn single_pass_plans_on_the_gpu() {
         assert!(scan::candidates::<f32>(d, ReduceOp::Sum, n, 0).iter().all(|p| !p.lookback), "f32 sums stay two-pass");
     }
     let mut scratch = ScanScratch::<u32>::new();
-    for n in [4, 1020, 4096, 4100, 8192, 12_292, 65_540, 1_000_004] {
+    for n in [4, 1020, 4096, 4099, 4100, 8192, 8193, 12_292, 65_540, 65_541, 1_000_003, 1_000_004] {
         let u: Vec<u32> = (0..n).map(|i| hash(i, 120)).collect();
         let s: Vec<u32> = (0..n).map(|i| hash(i, 121) % 1000).collect();
         for &chunks in if n > 100_000 { &[4][..] } else { &[8, 4, 2] } {
@@ -440,7 +487,7 @@ fn single_pass_plans_on_the_gpu() {
         let u: Vec<u32> = (0..n).map(|i| hash(i, 125)).collect();
         check_plan_with(d, &u, ReduceOp::Sum, ScanPlan::single_pass(8), &mut scratch, "u32, tiles of 8 chunks");
     }
-    let i: Vec<i32> = (0..65_540).map(|i| hash(i, 122) as i32).collect();
+    let i: Vec<i32> = (0..65_539).map(|i| hash(i, 122) as i32).collect();
     check_plan(d, &i, ReduceOp::Sum, ScanPlan::single_pass(4), "i32");
     for spin in [0, 1] {
         let mut scratch = ScanScratch::<u32>::new().with_spin(spin);

@@ -145,7 +145,7 @@ fn launches_reuse_bind_groups_until_a_buffer_is_dropped() {
     assert_eq!(gpu(&dev).cached_bind_groups(), 0);
 }
 
-/// A borrowed view (`Buffer::view_as`, `view_prefix_as`) launches on the
+/// A borrowed view (`Buffer::view_as`, `view_prefix_as`, `_mut`) launches on the
 /// same memory, and its drop leaves the buffer's bind groups cached (a
 /// loop that views the same buffers reuses them); a prefix longer than
 /// the memory is an error naming the method.
@@ -172,6 +172,17 @@ fn views_launch_on_the_same_memory_and_keep_bind_groups() {
     let e = a.view_prefix_as::<onekernel_runtime::glam::Vec4>(3).err().expect("12 floats past 10");
     assert!(e.to_string().contains("Buffer::view_prefix_as"), "{e}");
     assert_eq!(a.view_prefix_as::<onekernel_runtime::glam::Vec4>(2).unwrap().len(), 2);
+    // A writable prefix: the first 8 of 10 floats as two `Vec4`s, the last
+    // two untouched.
+    let mut ten = Buffer::from_slice(&dev, &[-1.0f32; 10]).unwrap();
+    {
+        let mut w = ten.view_prefix_as_mut::<onekernel_runtime::glam::Vec4>(2).unwrap();
+        assert_eq!(w.len(), 2);
+        w.copy_from(&a.view_prefix_as::<onekernel_runtime::glam::Vec4>(2).unwrap()).unwrap();
+    }
+    assert_eq!(ten.read().unwrap(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, -1.0, -1.0]);
+    let e = ten.view_prefix_as_mut::<onekernel_runtime::glam::Vec4>(3).err().expect("12 floats past 10");
+    assert!(e.to_string().contains("Buffer::view_prefix_as_mut"), "{e}");
 }
 
 #[test]
