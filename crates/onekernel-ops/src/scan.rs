@@ -767,12 +767,19 @@ pub struct ScanPlan {
     /// subgroup scan fits, for sums of `i32` and `u32`; a plan where it
     /// does not fit runs the subgroup scan (`segments`), or the tile scan.
     pub lookback: bool,
+    /// The single pass with about `segments` workgroups that take tiles
+    /// one after another from a counter, each loading its next tile before
+    /// its current one's look-back (two tiles in flight a workgroup).
+    pub ahead: bool,
 }
 
 impl ScanPlan {
     /// The plan's name, as the tuning cache keeps it: `k7_s2048`,
-    /// `k15_s1024_vec4`, `sub4_s2048_rev`, `lookback8`.
+    /// `k15_s1024_vec4`, `sub4_s2048_rev`, `lookback8`, `lookback4_ahead1024`.
     pub fn name(&self) -> String {
+        if self.lookback && self.ahead {
+            return format!("lookback{}_ahead{}", self.chunks, self.segments);
+        }
         if self.lookback {
             return format!("lookback{}", self.chunks);
         }
@@ -784,13 +791,13 @@ impl ScanPlan {
 
     /// A tile-scan plan (`chunks` 0, `reverse` false).
     pub fn tiles(segments: usize, k: usize, vec4: bool) -> Self {
-        ScanPlan { segments, k, vec4, chunks: 0, reverse: false, lookback: false }
+        ScanPlan { segments, k, vec4, chunks: 0, reverse: false, lookback: false, ahead: false }
     }
 
     /// A subgroup-scan plan of `chunks` chunks a step (`k` 7 and `vec4`,
     /// the plan where it does not fit).
     pub fn subgroup(segments: usize, chunks: usize, reverse: bool) -> Self {
-        ScanPlan { segments, k: 7, vec4: true, chunks, reverse, lookback: false }
+        ScanPlan { segments, k: 7, vec4: true, chunks, reverse, lookback: false, ahead: false }
     }
 
     /// A single-pass plan of tiles of `chunks` chunks of 1024 elements
@@ -798,6 +805,12 @@ impl ScanPlan {
     /// 2048 segments).
     pub fn single_pass(chunks: usize) -> Self {
         ScanPlan { lookback: true, ..Self::subgroup(2048, chunks, true) }
+    }
+
+    /// A single-pass plan of at most `workgroups` workgroups that each take
+    /// tile after tile ([`ScanPlan::ahead`]).
+    pub fn single_pass_ahead(chunks: usize, workgroups: usize) -> Self {
+        ScanPlan { ahead: true, segments: workgroups, ..Self::single_pass(chunks) }
     }
 
     /// The look-back's tiles of `n` elements.
@@ -881,6 +894,12 @@ pub fn candidates<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offse
             // fastest plan at 2^24, 6-9% behind two passes at 2^26; 16
             // chunks 4-6% slower than 8; 2 slower than 4).
             plans.extend([ScanPlan::single_pass(8), ScanPlan::single_pass(4)]);
+            // Workgroups that keep two tiles in flight (not yet measured on
+            // the H200: the single pass above is bound by a tile's loads,
+            // scan, look-back and stores in sequence). 1024 workgroups: more
+            // than an H200 holds at once (the rest start at the end and find
+            // no tile left).
+            plans.extend([ScanPlan::single_pass_ahead(4, 1024), ScanPlan::single_pass_ahead(8, 1024)]);
         }
     }
     for (k, segments) in base {
@@ -894,7 +913,7 @@ pub fn candidates<T: ScanElement>(device: &Device, op: ReduceOp, n: usize, offse
         let (seg, count) = p.split(n);
         // One segment: no reduction pass, so its loads and order do not
         // matter.
-        let s = (p.k, p.chunks, seg, count, p.vec4 && count > 1, p.reverse && count > 1, p.lookback);
+        let s = (p.k, p.chunks, seg, count, p.vec4 && count > 1, p.reverse && count > 1, p.lookback, p.ahead);
         let new = !seen.contains(&s);
         seen.push(s);
         new
@@ -953,7 +972,9 @@ impl<T: ScanElement> ScanScratch<T> {
     /// or when the epochs start again (a word of an earlier cycle could
     /// carry the same epoch).
     fn lookback_state(&mut self, device: &Device, tiles: usize) -> Result<(&mut Buffer<u32>, u32), OpError> {
-        let words = 2 * tiles;
+        // The two counters of the plans that take tiles one after another,
+        // then the tiles' words.
+        let words = 2 + 2 * tiles;
         let fits = self.state.as_ref().is_some_and(|(b, epoch)| {
             b.len() >= words && b.device().id() == device.id() && *epoch < lookback::MAX_EPOCH
         });
@@ -1223,7 +1244,7 @@ fn run_plan<T: ScanElement>(
         1 | 2 | 4 if subgroup_scan_fits::<T>(device, op, n, offsets) => plan.chunks,
         _ => 0,
     };
-    let plan = ScanPlan { k, vec4, chunks, reverse: plan.reverse && chunks > 0, lookback: false, ..plan };
+    let plan = ScanPlan { k, vec4, chunks, reverse: plan.reverse && chunks > 0, lookback: false, ahead: false, ..plan };
     let (seg, segments) = plan.split(n);
     // `n` is at most the end of the view, checked by `Window::of`.
     let (seg, n32) = (seg as u32, n as u32);
@@ -1316,12 +1337,23 @@ fn launch_lookback<T: ScanElement>(
     let (len, out_len) = (x.len(), out.len());
     let x4 = x.view_prefix_as::<UVec4>(len / 4)?;
     let mut o4 = out.view_prefix_as_mut::<UVec4>(out_len / 4)?;
-    let (g, inc) = (Grid::blocks(tiles), inclusive as u32);
+    let inc = inclusive as u32;
     use lookback::lookback_sum_uvec4 as k;
+    if plan.ahead {
+        let g = Grid::blocks(tiles.min(plan.segments.max(1)));
+        match plan.chunks {
+            2 => k::launch::<2, 1>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+            4 => k::launch::<4, 1>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+            8 => k::launch::<8, 1>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+            _ => return Err(internal().into()),
+        }
+        return Ok(());
+    }
+    let g = Grid::blocks(tiles);
     match plan.chunks {
-        2 => k::launch::<2>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
-        4 => k::launch::<4>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
-        8 => k::launch::<8>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+        2 => k::launch::<2, 0>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+        4 => k::launch::<4, 0>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
+        8 => k::launch::<8, 0>(device, g, &*x4, &mut *o4, state, xo4, oo4, n4, inc, epoch, spin)?,
         _ => return Err(internal().into()),
     }
     Ok(())

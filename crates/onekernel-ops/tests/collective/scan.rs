@@ -413,7 +413,9 @@ fn scan_tails_on_every_device() {
 /// into both buffers (the vectors around the output untouched), inclusive
 /// and exclusive, wrapping sums; three launches on the same words, the
 /// epoch counted up (words of an earlier launch must read as unpublished),
-/// with the look-back (spin 256) and the fallback forced (spin 0).
+/// with the look-back (spin 256) and the fallback forced (spin 0); a
+/// workgroup a tile, and a few workgroups (or more than the tiles) taking
+/// tile after tile, their counters back at 0 after each launch.
 #[test]
 fn single_pass_kernel_on_the_cpu() {
     use onekernel::ops::scan::lookback::lookback_sum_uvec4;
@@ -429,21 +431,43 @@ fn single_pass_kernel_on_the_cpu() {
             let mut xu = vec![UVec4::splat(7); xo4];
             xu.extend(u.chunks(4).map(UVec4::from_slice));
             let xu = Buffer::from_slice(d, &xu).unwrap();
-            let mut state = Buffer::<u32>::zeroed(d, 2 * tiles).unwrap();
+            let mut state = Buffer::<u32>::zeroed(d, 2 + 2 * tiles).unwrap();
             for (epoch, spin, inclusive) in
                 [(1, 256, true), (2, 0, false), (3, 256, false), (4, 256, true), (5, 0, true), (6, 0, false)]
             {
-                let what = format!("{name}: {n4} vectors, {chunks} chunks a tile, spin {spin}, inclusive={inclusive}");
+                // Even epochs: a workgroup a tile; odd: 1 to 3 workgroups
+                // taking tile after tile (`AHEAD`), or more than the tiles.
+                let ahead = epoch % 2 == 1;
+                let groups = if ahead { [1, 2, 3, tiles + 2][(epoch as usize / 2) % 4] } else { tiles };
+                let what = format!(
+                    "{name}: {n4} vectors, {chunks} chunks a tile, spin {spin}, inclusive={inclusive}, {groups} groups"
+                );
                 let mut ou = Buffer::from_slice(d, &vec![UVec4::splat(9); oo4 + n4 + 1]).unwrap();
-                let g = Grid::blocks(tiles);
+                let g = Grid::blocks(groups);
                 let (x4, o4, n4u, inc) = (xo4 as u32, oo4 as u32, n4 as u32, inclusive as u32);
                 let (k, st) = (&xu, &mut state);
-                match chunks {
-                    2 => lookback_sum_uvec4::launch::<2>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin),
-                    4 => lookback_sum_uvec4::launch::<4>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin),
-                    _ => lookback_sum_uvec4::launch::<8>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin),
+                match (chunks, ahead) {
+                    (2, false) => {
+                        lookback_sum_uvec4::launch::<2, 0>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin)
+                    }
+                    (4, false) => {
+                        lookback_sum_uvec4::launch::<4, 0>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin)
+                    }
+                    (_, false) => {
+                        lookback_sum_uvec4::launch::<8, 0>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin)
+                    }
+                    (2, true) => {
+                        lookback_sum_uvec4::launch::<2, 1>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin)
+                    }
+                    (4, true) => {
+                        lookback_sum_uvec4::launch::<4, 1>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin)
+                    }
+                    (_, true) => {
+                        lookback_sum_uvec4::launch::<8, 1>(d, g, k, &mut ou, st, x4, o4, n4u, inc, epoch, spin)
+                    }
                 }
                 .unwrap();
+                assert_eq!(state.read().unwrap()[..2], [0, 0], "{what}: counters not reset");
                 let got = ou.read().unwrap();
                 let end = oo4 + n4;
                 assert!(got[..oo4].iter().chain(&got[end..]).all(|&v| v == UVec4::splat(9)), "{what}: outside");
@@ -471,7 +495,7 @@ fn single_pass_plans_on_the_gpu() {
     for n in [4096, 8192, 12_292, 65_540, 1_000_004] {
         let plans: Vec<ScanPlan> =
             scan::candidates::<u32>(d, ReduceOp::Sum, n, 0).into_iter().filter(|p| p.lookback).collect();
-        assert_eq!(plans.len(), if fits { 2 } else { 0 }, "{n}: single-pass plans {plans:?}");
+        assert_eq!(plans.len(), if fits { 4 } else { 0 }, "{n}: single-pass plans {plans:?}");
         assert!(scan::candidates::<f32>(d, ReduceOp::Sum, n, 0).iter().all(|p| !p.lookback), "f32 sums stay two-pass");
     }
     let mut scratch = ScanScratch::<u32>::new();
@@ -481,6 +505,11 @@ fn single_pass_plans_on_the_gpu() {
         for &chunks in if n > 100_000 { &[4][..] } else { &[8, 4, 2] } {
             check_plan_with(d, &u, ReduceOp::Sum, ScanPlan::single_pass(chunks), &mut scratch, "u32");
             check_plan_with(d, &s, ReduceOp::Sum, ScanPlan::single_pass(chunks), &mut scratch, "small u32");
+            // Tile after tile: one workgroup, three, the tuner's 1024.
+            for groups in [1, 3, 1024] {
+                let plan = ScanPlan::single_pass_ahead(chunks, groups);
+                check_plan_with(d, &u, ReduceOp::Sum, plan, &mut scratch, &format!("u32, {groups} groups"));
+            }
         }
     }
     for n in [4, 8192, 8196, 40_964, 1_000_004] {
@@ -496,6 +525,8 @@ fn single_pass_plans_on_the_gpu() {
             for chunks in [2, 8] {
                 let what = format!("{chunks} chunks, spin {spin}");
                 check_plan_with(d, &u, ReduceOp::Sum, ScanPlan::single_pass(chunks), &mut scratch, &what);
+                let plan = ScanPlan::single_pass_ahead(chunks, 4);
+                check_plan_with(d, &u, ReduceOp::Sum, plan, &mut scratch, &format!("{what}, 4 groups ahead"));
             }
         }
     }
