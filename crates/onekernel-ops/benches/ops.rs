@@ -108,6 +108,7 @@ fn scan_rows(device: &Device, shift: u32, variants: bool) {
         };
         let passes = |l: &[f64]| match l {
             [a, b] => format!("pass 1 {:.4} + pass 2 {:.4}", a * 1e3, b * 1e3),
+            [a, b, c] => format!("pass 1 {:.4} + pass 2 {:.4} + tail {:.4}", a * 1e3, b * 1e3, c * 1e3),
             _ => format!("{} launches", l.len()),
         };
         let (t, l) = time_gpu_launches(device, 10, || {
@@ -116,7 +117,14 @@ fn scan_rows(device: &Device, shift: u32, variants: bool) {
         check(&mut out, "default");
         row("scan inclusive sum", &label(n), "i32", t, (n * 8) as f64, &format!("default plan; {}", passes(&l)));
         if variants {
-            for plan in scan::candidates::<i32>(device, ReduceOp::Sum, n, 0) {
+            // The candidates, and the single pass that keeps two tiles in
+            // flight at other workgroup counts (how many a device holds at
+            // once bounds what helps: 132 multiprocessors on the H200).
+            let ahead = [264, 396, 528, 2048].map(|g| scan::ScanPlan::single_pass_ahead(4, g));
+            let extra = ahead
+                .into_iter()
+                .filter(|_| scan::candidates::<i32>(device, ReduceOp::Sum, n, 0).iter().any(|p| p.ahead));
+            for plan in scan::candidates::<i32>(device, ReduceOp::Sum, n, 0).into_iter().chain(extra) {
                 let (t, l) = time_gpu_launches(device, 10, || {
                     scan::scan_with_plan(device, &b, ReduceOp::Sum, true, &mut out, &mut s, plan).unwrap()
                 });
