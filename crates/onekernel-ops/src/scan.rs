@@ -73,10 +73,11 @@
 //! tiles before it from what they published (a decoupled look-back over a
 //! window of predecessors: each subgroup's lanes read one tile each, up to
 //! 256 tiles a step; tiles of 4 or 8 chunks of 1024 elements, in the
-//! workgroups' order). A tile that waits too long
-//! for a predecessor reduces that predecessor's input itself, so no
-//! workgroup waits on another without limit: safe on every backend, as
-//! the two-pass plans are, which stay the default.
+//! workgroups' order, or taken one after another from a counter by fewer
+//! workgroups that keep two tiles in flight each: [`ScanPlan::ahead`]). A
+//! tile that waits too long for a predecessor reduces that predecessor's
+//! input itself, so no workgroup waits on another without limit: safe on
+//! every backend, as the two-pass plans are, which stay the default.
 //!
 //! # Views
 //!
