@@ -885,7 +885,7 @@ macro_rules! launch_stream {
 
 /// The `(WG, PER, TPR)` of [`rows_vec4`], [`rows_f16vec4`] and
 /// [`rows_f16vec4_held`] the ops launch (see [`vector_configs`]).
-pub const VEC_CONFIGS: [[usize; 3]; 14] = [
+pub const VEC_CONFIGS: [[usize; 3]; 17] = [
     [256, 4, 8],
     [256, 2, 16],
     [256, 1, 32],
@@ -900,6 +900,9 @@ pub const VEC_CONFIGS: [[usize; 3]; 14] = [
     [512, 8, 512],
     [256, 8, 4],
     [256, 32, 256],
+    [256, 2, 256],
+    [512, 2, 512],
+    [1024, 2, 1024],
 ];
 
 /// One launch of the vector kernel `$k` at `config` (each tuple written
@@ -909,7 +912,7 @@ macro_rules! launch_vec {
         launch_vec!(@ $k, $config, $device, $grid, $args,
             [256, 4, 8], [256, 2, 16], [256, 1, 32], [256, 8, 32], [256, 4, 64], [256, 2, 128],
             [256, 8, 128], [256, 4, 256], [128, 8, 128], [1024, 8, 1024], [512, 16, 512], [512, 8, 512],
-            [256, 8, 4], [256, 32, 256])
+            [256, 8, 4], [256, 32, 256], [256, 2, 256], [512, 2, 512], [1024, 2, 1024])
     };
     (@ $k:ident, $config:expr, $device:expr, $grid:expr, $args:tt, $([$wg:literal, $per:literal, $tpr:literal]),*) => {
         match $config {
@@ -1440,9 +1443,24 @@ pub fn vector_configs<T: RowElement>(device: &Device, cols: usize) -> Vec<[usize
             [512, 16, 512, 1],
             [256, 32, 256, 1],
             [512, 8, 512, 0],
+            // Few numbers held and the rest read again at each step (from
+            // the L2 cache, which holds a 2^24-number f16 input whole):
+            // more rows at once a multiprocessor (not yet measured).
+            [256, 2, 256, 0],
+            [512, 2, 512, 0],
+            [1024, 2, 1024, 0],
         ]
     } else {
-        &[[512, 8, 512, 0], [1024, 8, 1024, 0], [256, 4, 256, 0], [512, 16, 512, 0], [256, 32, 256, 0]]
+        &[
+            [512, 8, 512, 0],
+            [1024, 8, 1024, 0],
+            [256, 4, 256, 0],
+            [512, 16, 512, 0],
+            [256, 32, 256, 0],
+            [256, 2, 256, 0],
+            [512, 2, 512, 0],
+            [1024, 2, 1024, 0],
+        ]
     };
     prefs
         .iter()
