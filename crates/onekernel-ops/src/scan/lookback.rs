@@ -22,13 +22,13 @@
 //!    subgroup: lane `l` of subgroup `s` reads the words of tile
 //!    `top - s W - l` (`W` times the subgroup count a step: 256 tiles
 //!    with subgroups of 32, so the prefix moves up to 256 tiles a step;
-//!    one subgroup's 32 bounded 2^24 at ~0.1 ms on the H200). In each window two ballots
-//!    find the nearest `PREFIX` and the nearest tile not yet published.
-//!    When every tile up to the nearest `PREFIX` is published, their sum (a
-//!    shuffle butterfly) completes the prefix; when the whole window holds
-//!    aggregates, it is added and the next window is looked at; otherwise
-//!    the published ones before the waiting tile are added and the look
-//!    starts again at it. Thread 0 adds the subgroups' windows in order up
+//!    one subgroup's 32 bounded 2^24 at ~0.1 ms on the H200). In each
+//!    window two ballots find the nearest `PREFIX` and the nearest tile
+//!    not yet published. When every tile up to the nearest `PREFIX` is
+//!    published, their sum (a shuffle butterfly) completes the prefix;
+//!    when the whole window holds aggregates, it is added and the next
+//!    window is looked at; otherwise the published ones before the waiting
+//!    tile are added and the look starts again at it. Thread 0 adds the subgroups' windows in order up
 //!    to the first that stops, through shared memory, and writes the step;
 //!    every thread reads it with `workgroup_uniform_load`, so every thread
 //!    takes the same path. After `max_spin` reads in a row with the same
@@ -79,13 +79,13 @@ pub(crate) const DEFAULT_SPIN: u32 = 256;
 /// The single-pass inclusive or exclusive sum of `n4` `UVec4`s (the lanes
 /// of an `i32` or `u32` buffer; sums wrap) of `x4` from `x_offset4` into
 /// `out4` from `out_offset4`, in one launch of `n4.div_ceil(U * 256)`
-/// workgroups (`AHEAD` 0) or of any number (`AHEAD` 1; see the module). `state` holds `2 + 2 * tiles` words,
-/// `state[0]` and `state[1]` 0 before the launch (and again after it);
-/// `epoch` (1 to 16383) differs from the epoch of the launch that last
-/// wrote the other words; `max_spin`: reads of a waiting predecessor
-/// before reducing its input (0: every predecessor is reduced from the
-/// input, which the tests use to run the fallback). Needs subgroups of 8
-/// lanes or more that divide 256.
+/// workgroups (`AHEAD` 0) or of any number (`AHEAD` 1; see the module).
+/// `state` holds `2 + 2 * tiles` words, `state[0]` and `state[1]` 0
+/// before the launch (and again after it); `epoch` (1 to 16383) differs
+/// from the epoch of the launch that last wrote the other words;
+/// `max_spin`: reads of a waiting predecessor before reducing its input
+/// (0: every predecessor is reduced from the input, which the tests use to
+/// run the fallback). Needs subgroups of 8 lanes or more that divide 256.
 #[kernel(workgroup_size = 256)]
 #[allow(clippy::too_many_arguments)]
 pub fn lookback_sum_uvec4<const U: usize, const AHEAD: usize>(
@@ -227,7 +227,8 @@ pub fn lookback_sum_uvec4<const U: usize, const AHEAD: usize>(
         // subgroup 0, whose view decides).
         let mut excl = 0u32;
         if t > 0 {
-            // The window's nearest tile; lane `l` reads tile `top - l`.
+            // The nearest tile of the look; lane `l` of subgroup `s` reads
+            // tile `top - s W - l`.
             let mut top = t - 1;
             let mut spins = 0u32;
             let mut more = true;
