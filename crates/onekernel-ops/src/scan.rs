@@ -814,9 +814,10 @@ impl ScanPlan {
         ScanPlan { ahead: true, segments: workgroups, ..Self::single_pass(chunks) }
     }
 
-    /// The look-back's tiles of `n` elements.
+    /// The look-back's tiles of `n` elements: of its `n / 4` whole vectors,
+    /// as the kernel counts them (the last `n % 4` are the tail's).
     fn lookback_tiles(&self, n: usize) -> usize {
-        n.div_ceil(self.chunks * 1024).max(1)
+        (n / 4).div_ceil(self.chunks * 256).max(1)
     }
 
     /// `(segment length, segments)` of `n` elements: segments of whole
