@@ -120,12 +120,12 @@ fn scan_rows(device: &Device, shift: u32, variants: bool) {
             // The candidates, and the single pass that keeps two tiles in
             // flight at other workgroup counts (how many a device holds at
             // once bounds what helps: 132 multiprocessors on the H200).
-            let ahead = [(4, 264), (4, 396), (4, 528), (4, 2048), (8, 264), (8, 528)]
-                .map(|(chunks, g)| scan::ScanPlan::single_pass_ahead(chunks, g));
-            let extra = ahead
-                .into_iter()
-                .filter(|_| scan::candidates::<i32>(device, ReduceOp::Sum, n, 0).iter().any(|p| p.ahead));
-            for plan in scan::candidates::<i32>(device, ReduceOp::Sum, n, 0).into_iter().chain(extra) {
+            let mut plans = scan::candidates::<i32>(device, ReduceOp::Sum, n, 0);
+            if plans.iter().any(|p| p.ahead) {
+                let ahead = [(4, 264), (4, 396), (4, 528), (4, 2048), (8, 264), (8, 528)];
+                plans.extend(ahead.map(|(chunks, g)| scan::ScanPlan::single_pass_ahead(chunks, g)));
+            }
+            for plan in plans {
                 let (t, l) = time_gpu_launches(device, 10, || {
                     scan::scan_with_plan(device, &b, ReduceOp::Sum, true, &mut out, &mut s, plan).unwrap()
                 });

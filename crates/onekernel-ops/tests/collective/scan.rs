@@ -439,10 +439,11 @@ fn single_pass_kernel_on_the_cpu() {
             for (epoch, spin, inclusive) in
                 [(1, 256, true), (2, 0, false), (3, 256, false), (4, 256, true), (5, 0, true), (6, 0, false)]
             {
-                // Even epochs: a workgroup a tile; odd: 1 to 3 workgroups
-                // taking tile after tile (`AHEAD`), or more than the tiles.
+                // Even epochs: a workgroup a tile; odd (1, 3, 5): one
+                // workgroup, three, or more than the tiles, taking tile after
+                // tile (`AHEAD`).
                 let ahead = epoch % 2 == 1;
-                let groups = if ahead { [1, 2, 3, tiles + 2][(epoch as usize / 2) % 4] } else { tiles };
+                let groups = if ahead { [1, 3, tiles + 2][epoch as usize / 2] } else { tiles };
                 let what = format!(
                     "{name}: {n4} vectors, {chunks} chunks a tile, spin {spin}, inclusive={inclusive}, {groups} groups"
                 );
